@@ -1,0 +1,60 @@
+//! The application: shared state and the router that production and tests
+//! both serve.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use tower_http::trace::TraceLayer;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer};
+
+use crate::config::Config;
+use crate::db::Pool;
+use crate::db::sessions::PgSessionStore;
+use crate::web;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: Pool,
+    pub config: Arc<Config>,
+}
+
+impl AppState {
+    pub fn new(pool: Pool, config: Config) -> AppState {
+        AppState {
+            pool,
+            config: Arc::new(config),
+        }
+    }
+}
+
+pub const SESSION_COOKIE: &str = "seatmap_session";
+
+pub fn build_router(state: AppState) -> Router {
+    let sessions = SessionManagerLayer::new(PgSessionStore::new(state.pool.clone()))
+        .with_name(SESSION_COOKIE)
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_secure(state.config.secure_cookies)
+        .with_expiry(Expiry::OnInactivity(time::Duration::hours(12)));
+    web::router()
+        .fallback(web::not_found)
+        .layer(middleware::from_fn(html_errors))
+        .layer(sessions)
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// API paths answer errors in JSON; every other path gets the error page.
+async fn html_errors(request: Request, next: Next) -> Response {
+    let is_api = request.uri().path().starts_with("/api/");
+    let response = next.run(request).await;
+    if is_api {
+        response
+    } else {
+        web::pages::render_error_page(response)
+    }
+}

@@ -1,0 +1,223 @@
+//! Typed configuration, read from the environment once at start-up.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub database: DatabaseSource,
+    pub addr: SocketAddr,
+    pub hold_ttl: Duration,
+    pub max_seats_per_hold: u32,
+    pub db: DbSettings,
+    pub secure_cookies: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum DatabaseSource {
+    /// `DATABASE_URL` was set.
+    Url(Secret),
+    /// A private cluster in this folder (`SEATMAP_DATA_DIR`, default `.seatmap`).
+    Embedded { data_dir: PathBuf },
+}
+
+/// Pool and timeout settings. Short timeouts keep a stuck lock or a slow
+/// database from turning into requests that hang: they fail fast with 503.
+#[derive(Debug, Clone)]
+pub struct DbSettings {
+    pub pool_size: usize,
+    pub pool_wait: Duration,
+    pub lock_timeout: Duration,
+    pub statement_timeout: Duration,
+}
+
+impl Default for DbSettings {
+    fn default() -> Self {
+        DbSettings {
+            pool_size: 16,
+            pool_wait: Duration::from_secs(2),
+            lock_timeout: Duration::from_secs(2),
+            statement_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A string that never appears in logs or `Debug` output (it may hold a password).
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+pub const DEFAULT_HOLD_TTL_SECS: u64 = 480;
+pub const DEFAULT_MAX_SEATS_PER_HOLD: u32 = 10;
+
+impl Config {
+    pub fn from_env() -> anyhow::Result<Config> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Same as [`Config::from_env`] over any lookup, so parsing is testable
+    /// without touching the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        let get = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+        let database = match get("DATABASE_URL") {
+            Some(url) => DatabaseSource::Url(Secret::new(url)),
+            None => DatabaseSource::Embedded {
+                data_dir: get("SEATMAP_DATA_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from(".seatmap")),
+            },
+        };
+        let defaults = DbSettings::default();
+        let config = Config {
+            database,
+            addr: parse(&get, "SEATMAP_ADDR", "127.0.0.1:3000".parse()?)?,
+            hold_ttl: Duration::from_secs(parse_in(
+                &get,
+                "HOLD_TTL_SECS",
+                DEFAULT_HOLD_TTL_SECS,
+                1..=86_400,
+            )?),
+            max_seats_per_hold: parse_in(
+                &get,
+                "MAX_SEATS_PER_HOLD",
+                DEFAULT_MAX_SEATS_PER_HOLD,
+                1..=100,
+            )?,
+            db: DbSettings {
+                pool_size: parse_in(&get, "DATABASE_POOL_SIZE", defaults.pool_size, 1..=500)?,
+                ..defaults
+            },
+            secure_cookies: get("SEATMAP_SECURE_COOKIES").is_some_and(|v| v == "1" || v == "true"),
+        };
+        Ok(config)
+    }
+
+    /// A configuration for tests: given database, ephemeral port, defaults elsewhere.
+    pub fn for_tests(database_url: &str) -> Config {
+        Config {
+            database: DatabaseSource::Url(Secret::new(database_url)),
+            addr: "127.0.0.1:0".parse().expect("literal address"),
+            hold_ttl: Duration::from_secs(DEFAULT_HOLD_TTL_SECS),
+            max_seats_per_hold: DEFAULT_MAX_SEATS_PER_HOLD,
+            db: DbSettings::default(),
+            secure_cookies: false,
+        }
+    }
+}
+
+fn parse<T>(get: &impl Fn(&str) -> Option<String>, name: &str, default: T) -> anyhow::Result<T>
+where
+    T: FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    match get(name) {
+        Some(raw) => raw
+            .trim()
+            .parse()
+            .with_context(|| format!("{name}={raw:?} is not valid")),
+        None => Ok(default),
+    }
+}
+
+fn parse_in<T>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> anyhow::Result<T>
+where
+    T: FromStr + PartialOrd + fmt::Display,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    let value = parse(get, name, default)?;
+    anyhow::ensure!(
+        range.contains(&value),
+        "{name}={value} is out of range ({}..={})",
+        range.start(),
+        range.end()
+    );
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config_from(pairs: &[(&str, &str)]) -> anyhow::Result<Config> {
+        let env: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|name| env.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_use_the_embedded_database_and_documented_limits() {
+        let config = config_from(&[]).unwrap();
+        assert!(
+            matches!(config.database, DatabaseSource::Embedded { ref data_dir } if data_dir == &PathBuf::from(".seatmap"))
+        );
+        assert_eq!(config.addr.to_string(), "127.0.0.1:3000");
+        assert_eq!(config.hold_ttl, Duration::from_secs(480));
+        assert_eq!(config.max_seats_per_hold, 10);
+        assert!(!config.secure_cookies);
+    }
+
+    #[test]
+    fn reads_every_documented_variable() {
+        let config = config_from(&[
+            ("DATABASE_URL", "postgres://u:pw@localhost/db"),
+            ("SEATMAP_ADDR", "0.0.0.0:8080"),
+            ("HOLD_TTL_SECS", "30"),
+            ("MAX_SEATS_PER_HOLD", "4"),
+            ("SEATMAP_SECURE_COOKIES", "1"),
+        ])
+        .unwrap();
+        assert!(
+            matches!(config.database, DatabaseSource::Url(ref s) if s.expose() == "postgres://u:pw@localhost/db")
+        );
+        assert_eq!(config.addr.port(), 8080);
+        assert_eq!(config.hold_ttl, Duration::from_secs(30));
+        assert_eq!(config.max_seats_per_hold, 4);
+        assert!(config.secure_cookies);
+    }
+
+    #[test]
+    fn rejects_bad_values_naming_the_variable() {
+        for (name, value) in [
+            ("HOLD_TTL_SECS", "0"),
+            ("HOLD_TTL_SECS", "soon"),
+            ("MAX_SEATS_PER_HOLD", "-1"),
+            ("SEATMAP_ADDR", "nowhere"),
+        ] {
+            let err = config_from(&[(name, value)]).unwrap_err().to_string();
+            assert!(err.contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn database_url_is_not_printed_by_debug() {
+        let config = config_from(&[("DATABASE_URL", "postgres://u:hunter2@h/db")]).unwrap();
+        assert!(!format!("{config:?}").contains("hunter2"));
+    }
+}

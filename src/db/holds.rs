@@ -1,0 +1,290 @@
+//! Holds: one buyer's basket of seats for one event, with a fixed expiry.
+
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+use super::{GenericClient, Pool, events, retrying, seats};
+use crate::error::{AppError, AppResult};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldState {
+    Open,
+    Released,
+    Purchased,
+    Expired,
+}
+
+impl HoldState {
+    fn from_db(state: &str) -> HoldState {
+        match state {
+            "OPEN" => HoldState::Open,
+            "RELEASED" => HoldState::Released,
+            "PURCHASED" => HoldState::Purchased,
+            _ => HoldState::Expired,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Hold {
+    pub id: Uuid,
+    pub event_id: i64,
+    pub state: HoldState,
+    pub expires_at: OffsetDateTime,
+    /// Open and not yet past its expiry, by the database's clock.
+    pub live: bool,
+}
+
+/// What a successful claim leaves the buyer holding.
+#[derive(Debug, Clone)]
+pub struct HoldSummary {
+    pub hold_id: Uuid,
+    pub expires_at: OffsetDateTime,
+    pub seat_ids: Vec<i64>,
+}
+
+const HOLD_COLUMNS: &str =
+    "id, event_id, state, expires_at, (state = 'OPEN' AND expires_at > now()) AS live";
+
+fn hold_from_row(row: &Row) -> Hold {
+    Hold {
+        id: row.get("id"),
+        event_id: row.get("event_id"),
+        state: HoldState::from_db(row.get("state")),
+        expires_at: row.get("expires_at"),
+        live: row.get("live"),
+    }
+}
+
+/// The buyer's live hold for the event, if any.
+pub async fn live_for_buyer(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Uuid,
+) -> AppResult<Option<Hold>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds
+              WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()"
+        ))
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id, &buyer_id])
+        .await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+/// The hold, locked for this transaction, if it exists and is the buyer's.
+async fn lock_for_buyer(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    buyer_id: Uuid,
+) -> AppResult<Option<Hold>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 AND buyer_id = $2 FOR UPDATE"
+        ))
+        .await?;
+    let row = client.query_opt(&statement, &[&hold_id, &buyer_id]).await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+pub(super) async fn lock_for_buyer_or_404(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    buyer_id: Uuid,
+) -> AppResult<Hold> {
+    lock_for_buyer(client, hold_id, buyer_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("Hold"))
+}
+
+/// The buyer's open hold for the event, locked; a new one expiring `ttl`
+/// from now if there is none. A lapsed open hold is closed first, so the
+/// one-open-hold-per-buyer index lets the new one in. The lock serialises
+/// one buyer's concurrent requests for the event.
+async fn lock_or_open(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Uuid,
+    ttl: Duration,
+) -> AppResult<Hold> {
+    let close_lapsed = client
+        .prepare_cached(
+            "UPDATE holds SET state = 'EXPIRED', closed_at = now()
+              WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at <= now()",
+        )
+        .await?;
+    client
+        .execute(&close_lapsed, &[&event_id, &buyer_id])
+        .await?;
+    let open = client
+        .prepare_cached(
+            "INSERT INTO holds (id, event_id, buyer_id, expires_at)
+             VALUES ($3, $1, $2, now() + make_interval(secs => $4))
+             ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING",
+        )
+        .await?;
+    client
+        .execute(
+            &open,
+            &[&event_id, &buyer_id, &Uuid::new_v4(), &ttl.as_secs_f64()],
+        )
+        .await?;
+    let lock = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds
+              WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' FOR UPDATE"
+        ))
+        .await?;
+    let row = client.query_one(&lock, &[&event_id, &buyer_id]).await?;
+    Ok(hold_from_row(&row))
+}
+
+/// Adds `seat_ids` (sorted, distinct) to the buyer's hold for the event, all
+/// or nothing. On any refusal the transaction rolls back, so a failed
+/// attempt neither creates a hold nor changes its expiry.
+pub async fn claim_seats(
+    pool: &Pool,
+    event_id: i64,
+    buyer_id: Uuid,
+    seat_ids: &[i64],
+    ttl: Duration,
+    max_seats: u32,
+) -> AppResult<HoldSummary> {
+    retrying(|| claim_seats_once(pool, event_id, buyer_id, seat_ids, ttl, max_seats)).await
+}
+
+async fn claim_seats_once(
+    pool: &Pool,
+    event_id: i64,
+    buyer_id: Uuid,
+    seat_ids: &[i64],
+    ttl: Duration,
+    max_seats: u32,
+) -> AppResult<HoldSummary> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    if !events::exists(&tx, event_id).await? {
+        return Err(AppError::not_found("Event"));
+    }
+    let known = seats::ids_in_event(&tx, event_id, seat_ids).await?;
+    if known.len() != seat_ids.len() {
+        let unknown: Vec<String> = seat_ids
+            .iter()
+            .filter(|id| !known.contains(id))
+            .map(ToString::to_string)
+            .collect();
+        return Err(AppError::NotFound(format!(
+            "No seat {} in this event.",
+            unknown.join(", ")
+        )));
+    }
+    let hold = lock_or_open(&tx, event_id, buyer_id, ttl).await?;
+    let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, seat_ids).await?;
+    if claimed.len() != seat_ids.len() {
+        let taken = seat_ids
+            .iter()
+            .copied()
+            .filter(|id| !claimed.contains(id))
+            .collect();
+        return Err(AppError::SeatsUnavailable { seat_ids: taken });
+    }
+    let held = seats::held_by(&tx, hold.id).await?;
+    if held.len() > max_seats as usize {
+        return Err(AppError::HoldLimit { max: max_seats });
+    }
+    tx.commit().await?;
+    Ok(HoldSummary {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: held,
+    })
+}
+
+async fn close(client: &impl GenericClient, hold_id: Uuid, state: &str) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE holds SET state = $2, closed_at = now() WHERE id = $1 AND state = 'OPEN'",
+        )
+        .await?;
+    client.execute(&statement, &[&hold_id, &state]).await?;
+    Ok(())
+}
+
+pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: Uuid) -> AppResult<()> {
+    close(client, hold_id, "PURCHASED").await
+}
+
+fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
+    if hold.state == HoldState::Purchased {
+        return Err(AppError::Conflict {
+            code: "already_purchased",
+            message: "This hold has already been bought.".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Puts one seat of the buyer's hold back on sale. The hold closes when its
+/// last seat goes, so an empty hold never keeps a timer running.
+pub async fn release_seat(
+    pool: &Pool,
+    hold_id: Uuid,
+    seat_id: i64,
+    buyer_id: Uuid,
+) -> AppResult<()> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        if !seats::release_one(&tx, hold.id, seat_id).await? {
+            return Err(AppError::not_found("Seat in this hold"));
+        }
+        if seats::held_by(&tx, hold.id).await?.is_empty() {
+            close(&tx, hold.id, "RELEASED").await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    })
+    .await
+}
+
+/// Puts every seat of the buyer's hold back on sale and closes it. Returns
+/// the seats released (none if it was already closed).
+pub async fn release_hold(pool: &Pool, hold_id: Uuid, buyer_id: Uuid) -> AppResult<Vec<i64>> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        let released = seats::release_all(&tx, hold.id).await?;
+        close(&tx, hold.id, "RELEASED").await?;
+        tx.commit().await?;
+        Ok(released)
+    })
+    .await
+}
+
+/// The buyer's most recent hold for the event, in any state.
+pub async fn latest_for_buyer(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Uuid,
+) -> AppResult<Option<Hold>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds
+              WHERE event_id = $1 AND buyer_id = $2
+              ORDER BY created_at DESC LIMIT 1"
+        ))
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id, &buyer_id])
+        .await?;
+    Ok(row.as_ref().map(hold_from_row))
+}

@@ -1,0 +1,128 @@
+//! Every SQL statement of the app lives under this module. Functions take
+//! `&impl GenericClient` so the same query runs on a pooled client or inside
+//! a transaction; operations that need several statements atomically take
+//! the pool, run one transaction, and retry it on deadlock or serialization
+//! failure.
+
+pub mod demo;
+pub mod events;
+pub mod holds;
+pub mod orders;
+pub mod seats;
+pub mod sessions;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use deadpool_postgres::{Manager, ManagerConfig, RecyclingMethod, Runtime};
+use tokio_postgres::NoTls;
+
+pub use deadpool_postgres::{GenericClient, Pool};
+
+use crate::config::DbSettings;
+use crate::error::AppResult;
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// How many times a transaction runs in all before a deadlock or
+/// serialization failure is reported (as 503).
+pub const MAX_ATTEMPTS: u32 = 4;
+
+static RETRIES: AtomicU64 = AtomicU64::new(0);
+
+/// Transactions re-run after a deadlock or serialization failure, since start.
+pub fn retries_total() -> u64 {
+    RETRIES.load(Ordering::Relaxed)
+}
+
+/// A bounded pool whose connections carry short lock and statement
+/// timeouts, so no request can wait on the database for long.
+pub fn build_pool(mut pg: tokio_postgres::Config, settings: &DbSettings) -> anyhow::Result<Pool> {
+    pg.options(format!(
+        "-c lock_timeout={} -c statement_timeout={} -c idle_in_transaction_session_timeout=30000",
+        settings.lock_timeout.as_millis(),
+        settings.statement_timeout.as_millis()
+    ))
+    .application_name("seatmap")
+    .connect_timeout(Duration::from_secs(3));
+    let manager = Manager::from_config(
+        pg,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(settings.pool_size)
+        .wait_timeout(Some(settings.pool_wait))
+        .create_timeout(Some(Duration::from_secs(3)))
+        .recycle_timeout(Some(Duration::from_secs(1)))
+        .runtime(Runtime::Tokio1)
+        .build()
+        .context("building the database pool")
+}
+
+/// Applies pending migrations. An advisory lock keeps several instances
+/// starting at once from racing each other.
+pub async fn migrate(pool: &Pool) -> anyhow::Result<()> {
+    const MIGRATION_LOCK: i64 = 0x5ea7_3a90;
+    let mut client = pool.get().await.context("connecting to run migrations")?;
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    let client_ref: &mut tokio_postgres::Client = &mut client;
+    let outcome = embedded::migrations::runner()
+        .run_async(client_ref)
+        .await
+        .context("running migrations");
+    client
+        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    outcome.map(|_| ())
+}
+
+/// Creates `name` if the server doesn't have it (for the embedded cluster).
+pub async fn ensure_database(admin: &tokio_postgres::Client, name: &str) -> anyhow::Result<()> {
+    let exists = admin
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .await?
+        .is_some();
+    if !exists {
+        admin
+            .batch_execute(&format!("CREATE DATABASE {}", quote_ident(name)))
+            .await?;
+    }
+    Ok(())
+}
+
+/// Quotes an identifier for the few statements (CREATE/DROP DATABASE) that
+/// can't take parameters.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Runs `attempt` again, a bounded number of times, when it fails with a
+/// deadlock or serialization failure. Each attempt must be one whole
+/// transaction, so re-running it is safe.
+pub async fn retrying<T, F, Fut>(mut attempt: F) -> AppResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = AppResult<T>>,
+{
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Err(err) if err.is_retryable() && tries < MAX_ATTEMPTS => {
+                RETRIES.fetch_add(1, Ordering::Relaxed);
+                tracing::info!(tries, error = %err, "retrying transaction");
+                tokio::time::sleep(Duration::from_millis(5 * u64::from(tries))).await;
+                tries += 1;
+            }
+            outcome => return outcome,
+        }
+    }
+}

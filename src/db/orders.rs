@@ -1,0 +1,192 @@
+//! Orders: turning a live hold into sold seats, and reading an order back.
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{GenericClient, Pool, holds, retrying};
+use crate::domain::rules::BuyerDetails;
+use crate::error::{AppError, AppResult};
+
+#[derive(Debug, Clone)]
+pub struct OrderCreated {
+    pub order_id: Uuid,
+    pub event_id: i64,
+    pub seat_ids: Vec<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct OrderLine {
+    pub seat_id: i64,
+    pub section: String,
+    pub row_label: String,
+    pub seat_label: String,
+    pub tier_name: String,
+    pub price_cents: i32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Order {
+    pub id: Uuid,
+    pub event_id: i64,
+    pub event_name: String,
+    pub venue: String,
+    pub starts_at: OffsetDateTime,
+    pub buyer_name: String,
+    pub buyer_email: String,
+    pub created_at: OffsetDateTime,
+    pub lines: Vec<OrderLine>,
+}
+
+/// Buys the buyer's hold in one transaction: every seat still held by it
+/// becomes SOLD with an order line, or nothing happens. A lapsed hold is
+/// refused with `HoldExpired`, even if nobody has taken its seats yet.
+pub async fn purchase(
+    pool: &Pool,
+    hold_id: Uuid,
+    buyer_id: Uuid,
+    buyer: &BuyerDetails,
+) -> AppResult<OrderCreated> {
+    retrying(|| purchase_once(pool, hold_id, buyer_id, buyer)).await
+}
+
+async fn purchase_once(
+    pool: &Pool,
+    hold_id: Uuid,
+    buyer_id: Uuid,
+    buyer: &BuyerDetails,
+) -> AppResult<OrderCreated> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let hold = holds::lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+    match hold.state {
+        holds::HoldState::Purchased => {
+            return Err(AppError::Conflict {
+                code: "already_purchased",
+                message: "This hold has already been bought.".into(),
+            });
+        }
+        holds::HoldState::Released => {
+            return Err(AppError::Conflict {
+                code: "hold_released",
+                message: "This hold was released; its seats are back on sale.".into(),
+            });
+        }
+        _ if !hold.live => return Err(AppError::HoldExpired),
+        _ => {}
+    }
+
+    let count_held = tx
+        .prepare_cached("SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'")
+        .await?;
+    let expected: i64 = tx.query_one(&count_held, &[&hold.id]).await?.get(0);
+    if expected == 0 {
+        return Err(AppError::validation(
+            "empty_hold",
+            "There are no seats in this hold to buy.",
+        ));
+    }
+
+    let order_id = Uuid::new_v4();
+    let insert_order = tx
+        .prepare_cached(
+            "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .await?;
+    tx.execute(
+        &insert_order,
+        &[
+            &order_id,
+            &hold.event_id,
+            &hold.id,
+            &buyer_id,
+            &buyer.name,
+            &buyer.email,
+        ],
+    )
+    .await?;
+    let sell = tx
+        .prepare_cached(
+            "WITH sold AS (
+                 UPDATE seats
+                    SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL
+                  WHERE hold_id = $2 AND status = 'HELD' AND held_until > now()
+              RETURNING id, tier_id
+             )
+             INSERT INTO order_lines (order_id, seat_id, price_cents)
+             SELECT $1, sold.id, t.price_cents
+               FROM sold JOIN price_tiers t ON t.id = sold.tier_id
+          RETURNING seat_id",
+        )
+        .await?;
+    let rows = tx.query(&sell, &[&order_id, &hold.id]).await?;
+    // Fewer than expected means a seat's hold lapsed as we bought it and
+    // another buyer claimed it: all or nothing, so refuse the whole order.
+    if rows.len() as i64 != expected {
+        return Err(AppError::HoldExpired);
+    }
+    holds::mark_purchased(&tx, hold.id).await?;
+    tx.commit().await?;
+    let mut seat_ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
+    seat_ids.sort_unstable();
+    Ok(OrderCreated {
+        order_id,
+        event_id: hold.event_id,
+        seat_ids,
+    })
+}
+
+/// The order with its seats, if it exists and is the buyer's.
+pub async fn find_for_buyer(
+    client: &impl GenericClient,
+    order_id: Uuid,
+    buyer_id: Uuid,
+) -> AppResult<Option<Order>> {
+    let header = client
+        .prepare_cached(
+            "SELECT o.id, o.event_id, e.name AS event_name, e.venue, e.starts_at,
+                    o.buyer_name, o.buyer_email, o.created_at
+               FROM orders o JOIN events e ON e.id = o.event_id
+              WHERE o.id = $1 AND o.buyer_id = $2",
+        )
+        .await?;
+    let Some(row) = client.query_opt(&header, &[&order_id, &buyer_id]).await? else {
+        return Ok(None);
+    };
+    let lines = client
+        .prepare_cached(
+            "SELECT s.id, sec.name AS section, s.row_label, s.seat_label,
+                    t.name AS tier_name, l.price_cents
+               FROM order_lines l
+               JOIN seats s ON s.id = l.seat_id
+               JOIN sections sec ON sec.id = s.section_id
+               JOIN price_tiers t ON t.id = s.tier_id
+              WHERE l.order_id = $1
+              ORDER BY sec.sort_order, s.row_index, s.position",
+        )
+        .await?;
+    let lines = client
+        .query(&lines, &[&order_id])
+        .await?
+        .iter()
+        .map(|line| OrderLine {
+            seat_id: line.get("id"),
+            section: line.get("section"),
+            row_label: line.get("row_label"),
+            seat_label: line.get("seat_label"),
+            tier_name: line.get("tier_name"),
+            price_cents: line.get("price_cents"),
+        })
+        .collect();
+    Ok(Some(Order {
+        id: row.get("id"),
+        event_id: row.get("event_id"),
+        event_name: row.get("event_name"),
+        venue: row.get("venue"),
+        starts_at: row.get("starts_at"),
+        buyer_name: row.get("buyer_name"),
+        buyer_email: row.get("buyer_email"),
+        created_at: row.get("created_at"),
+        lines,
+    }))
+}

@@ -1,0 +1,183 @@
+//! Seat rows: reading them for a viewer, and the conditional updates that
+//! claim and release them. No function here reads a status and then writes
+//! it: each write carries its own condition and is judged by the rows it
+//! touched.
+
+use time::OffsetDateTime;
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+use super::GenericClient;
+use crate::domain::seat::SeatState;
+use crate::error::AppResult;
+
+#[derive(Debug, Clone)]
+pub struct Seat {
+    pub id: i64,
+    pub section: String,
+    pub section_id: i64,
+    pub row_label: String,
+    pub seat_label: String,
+    pub row_index: i32,
+    pub position: i32,
+    pub x: f32,
+    pub y: f32,
+    pub tier_code: String,
+    pub tier_name: String,
+    pub price_cents: i32,
+    pub state: SeatState,
+}
+
+/// `$2` is the viewer's hold (or NULL), to tell "mine" from "held".
+const SEAT_SELECT: &str = "
+    SELECT s.id, sec.name AS section, s.section_id, s.row_label, s.seat_label,
+           s.row_index, s.position, s.x, s.y,
+           t.code AS tier_code, t.name AS tier_name, t.price_cents,
+           CASE WHEN s.status = 'HELD' AND s.held_until < now() THEN 'AVAILABLE'
+                ELSE s.status END AS effective_status,
+           coalesce(s.hold_id = $2, false) AS held_by_viewer
+      FROM seats s
+      JOIN sections sec ON sec.id = s.section_id
+      JOIN price_tiers t ON t.id = s.tier_id";
+
+const LAYOUT_ORDER: &str = "ORDER BY sec.sort_order, s.row_index, s.position";
+
+fn seat_from_row(row: &Row) -> Seat {
+    Seat {
+        id: row.get("id"),
+        section: row.get("section"),
+        section_id: row.get("section_id"),
+        row_label: row.get("row_label"),
+        seat_label: row.get("seat_label"),
+        row_index: row.get("row_index"),
+        position: row.get("position"),
+        x: row.get("x"),
+        y: row.get("y"),
+        tier_code: row.get("tier_code"),
+        tier_name: row.get("tier_name"),
+        price_cents: row.get("price_cents"),
+        state: SeatState::from_row(row.get("effective_status"), row.get("held_by_viewer")),
+    }
+}
+
+/// Every seat of the event in layout order, as `viewer_hold`'s owner sees it.
+pub async fn for_event(
+    client: &impl GenericClient,
+    event_id: i64,
+    viewer_hold: Option<Uuid>,
+) -> AppResult<Vec<Seat>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "{SEAT_SELECT} WHERE s.event_id = $1 {LAYOUT_ORDER}"
+        ))
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &viewer_hold]).await?;
+    Ok(rows.iter().map(seat_from_row).collect())
+}
+
+/// The given seats of the event (unknown ids are left out), in layout order.
+pub async fn by_ids(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat_ids: &[i64],
+    viewer_hold: Option<Uuid>,
+) -> AppResult<Vec<Seat>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "{SEAT_SELECT} WHERE s.event_id = $1 AND s.id = ANY($3) {LAYOUT_ORDER}"
+        ))
+        .await?;
+    let rows = client
+        .query(&statement, &[&event_id, &viewer_hold, &seat_ids])
+        .await?;
+    Ok(rows.iter().map(seat_from_row).collect())
+}
+
+/// Which of `seat_ids` belong to the event.
+pub async fn ids_in_event(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat_ids: &[i64],
+) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached("SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id")
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &seat_ids]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Claims the free seats among `seat_ids` for the hold and returns the ids
+/// it claimed. A seat is free if it is available or its hold has lapsed
+/// (lazy expiry); a seat already in this hold counts as claimed. Row locks
+/// are taken in id order, so two overlapping claims can't deadlock.
+pub async fn claim(
+    client: &impl GenericClient,
+    event_id: i64,
+    hold_id: Uuid,
+    held_until: OffsetDateTime,
+    seat_ids: &[i64],
+) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached(
+            "WITH target AS (
+                 SELECT id FROM seats
+                  WHERE event_id = $1 AND id = ANY($2)
+                    AND (status = 'AVAILABLE'
+                         OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
+                  ORDER BY id
+                    FOR UPDATE
+             )
+             UPDATE seats s
+                SET status = 'HELD', hold_id = $3, held_until = $4
+               FROM target
+              WHERE s.id = target.id
+                AND (s.status = 'AVAILABLE'
+                     OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
+          RETURNING s.id",
+        )
+        .await?;
+    let rows = client
+        .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
+        .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// The seats a hold still has, in id order.
+pub async fn held_by(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached("SELECT id FROM seats WHERE hold_id = $1 AND status = 'HELD' ORDER BY id")
+        .await?;
+    let rows = client.query(&statement, &[&hold_id]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Puts one seat of the hold back on sale. False if the seat is not (or no
+/// longer) in this hold.
+pub async fn release_one(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    seat_id: i64,
+) -> AppResult<bool> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+              WHERE id = $2 AND hold_id = $1 AND status = 'HELD'",
+        )
+        .await?;
+    Ok(client.execute(&statement, &[&hold_id, &seat_id]).await? == 1)
+}
+
+/// Puts every seat of the hold back on sale and returns their ids.
+pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+              WHERE hold_id = $1 AND status = 'HELD'
+          RETURNING id",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&hold_id]).await?;
+    let mut ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
+    ids.sort_unstable();
+    Ok(ids)
+}

@@ -1,0 +1,6 @@
+//! Pure types and rules: no I/O, unit-tested here.
+
+pub mod layout;
+pub mod money;
+pub mod rules;
+pub mod seat;

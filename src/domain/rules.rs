@@ -1,0 +1,133 @@
+//! Input rules for holds and purchases, checked before anything touches
+//! the database so bad input gets a precise 4xx.
+
+use email_address::EmailAddress;
+
+use crate::error::AppError;
+
+/// A pick request's seat ids, sorted (the claim order) and checked: not
+/// empty, no duplicates, not over the per-hold limit.
+pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, AppError> {
+    if seat_ids.is_empty() {
+        return Err(AppError::validation(
+            "no_seats",
+            "Choose at least one seat.",
+        ));
+    }
+    if seat_ids.len() > max_seats as usize {
+        return Err(AppError::HoldLimit { max: max_seats });
+    }
+    let mut sorted = seat_ids.to_vec();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Err(AppError::validation(
+            "duplicate_seats",
+            "The same seat appears more than once in the request.",
+        ));
+    }
+    Ok(sorted)
+}
+
+pub struct BuyerDetails {
+    pub name: String,
+    pub email: String,
+}
+
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_EMAIL_CHARS: usize = 254;
+
+/// The name and email on an order. Stricter than the database's CHECKs, so
+/// anything accepted here is also accepted there.
+pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> {
+    let name = name.trim();
+    if name.is_empty()
+        || name.chars().count() > MAX_NAME_CHARS
+        || name.chars().any(char::is_control)
+    {
+        return Err(AppError::validation(
+            "invalid_name",
+            format!("Enter your name (1 to {MAX_NAME_CHARS} characters)."),
+        ));
+    }
+    let email = email.trim();
+    let plain = email.len() <= MAX_EMAIL_CHARS
+        && email.matches('@').count() == 1
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && email
+            .rsplit_once('@')
+            .is_some_and(|(_, domain)| domain.contains('.') && !domain.ends_with('.'));
+    if !plain || !EmailAddress::is_valid(email) {
+        return Err(AppError::validation(
+            "invalid_email",
+            "Enter a valid email address, like name@example.com.",
+        ));
+    }
+    Ok(BuyerDetails {
+        name: name.to_string(),
+        email: email.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(err: AppError) -> String {
+        match err {
+            AppError::Validation { code, .. } => code.to_string(),
+            AppError::HoldLimit { .. } => "hold_limit".to_string(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn seat_ids_are_sorted_for_a_fixed_claim_order() {
+        assert_eq!(seat_ids_to_claim(&[9, 3, 5], 10).unwrap(), vec![3, 5, 9]);
+    }
+
+    #[test]
+    fn empty_duplicate_and_oversized_requests_are_refused() {
+        assert_eq!(code(seat_ids_to_claim(&[], 10).unwrap_err()), "no_seats");
+        assert_eq!(
+            code(seat_ids_to_claim(&[4, 4], 10).unwrap_err()),
+            "duplicate_seats"
+        );
+        assert_eq!(
+            code(seat_ids_to_claim(&[1, 2, 3], 2).unwrap_err()),
+            "hold_limit"
+        );
+    }
+
+    #[test]
+    fn accepts_ordinary_names_and_emails_trimmed() {
+        let details = buyer_details("  Ada Lovelace ", " ada@example.com ").unwrap();
+        assert_eq!(details.name, "Ada Lovelace");
+        assert_eq!(details.email, "ada@example.com");
+    }
+
+    #[test]
+    fn refuses_bad_emails_and_names() {
+        for email in [
+            "",
+            "not-an-email",
+            "a@b",
+            "two@@example.com",
+            "\"a b\"@example.com",
+            "a@b@example.com",
+            "trailing@example.",
+        ] {
+            assert_eq!(
+                code(buyer_details("Ada", email).unwrap_err()),
+                "invalid_email",
+                "{email}"
+            );
+        }
+        let long = "x".repeat(MAX_NAME_CHARS + 1);
+        for name in ["", "   ", long.as_str(), "bell\u{7}"] {
+            assert_eq!(
+                code(buyer_details(name, "a@example.com").unwrap_err()),
+                "invalid_name"
+            );
+        }
+    }
+}

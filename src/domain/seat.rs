@@ -1,0 +1,101 @@
+use serde::Serialize;
+
+/// A seat as one viewer sees it. A hold that has passed its expiry is
+/// already `Available` here: expiry is lazy, and the read agrees with what
+/// the next claim would do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeatState {
+    Available,
+    /// Held by someone else.
+    Held,
+    /// Held by the viewer.
+    Mine,
+    Sold,
+    Blocked,
+}
+
+impl SeatState {
+    /// From the row's effective status (expired holds already read as
+    /// `AVAILABLE`) and whether its hold is the viewer's.
+    pub fn from_row(effective_status: &str, held_by_viewer: bool) -> SeatState {
+        match effective_status {
+            "AVAILABLE" => SeatState::Available,
+            "HELD" if held_by_viewer => SeatState::Mine,
+            "HELD" => SeatState::Held,
+            "SOLD" => SeatState::Sold,
+            _ => SeatState::Blocked,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeatState::Available => "available",
+            SeatState::Held => "held",
+            SeatState::Mine => "mine",
+            SeatState::Sold => "sold",
+            SeatState::Blocked => "blocked",
+        }
+    }
+
+    /// What a person reads (and a screen reader says) for this state.
+    pub fn label(self) -> &'static str {
+        match self {
+            SeatState::Available => "available",
+            SeatState::Held => "held by another buyer",
+            SeatState::Mine => "held by you",
+            SeatState::Sold => "sold",
+            SeatState::Blocked => "not for sale",
+        }
+    }
+
+    /// A glyph drawn on the seat, so the state never depends on colour alone.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            SeatState::Available => "",
+            SeatState::Held => "◷",
+            SeatState::Mine => "✓",
+            SeatState::Sold => "✕",
+            SeatState::Blocked => "—",
+        }
+    }
+
+    pub const ALL: [SeatState; 5] = [
+        SeatState::Available,
+        SeatState::Mine,
+        SeatState::Held,
+        SeatState::Sold,
+        SeatState::Blocked,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_seats_are_mine_only_when_the_hold_is_the_viewers() {
+        assert_eq!(SeatState::from_row("HELD", true), SeatState::Mine);
+        assert_eq!(SeatState::from_row("HELD", false), SeatState::Held);
+        assert_eq!(
+            SeatState::from_row("AVAILABLE", false),
+            SeatState::Available
+        );
+        assert_eq!(SeatState::from_row("SOLD", false), SeatState::Sold);
+        assert_eq!(SeatState::from_row("BLOCKED", false), SeatState::Blocked);
+    }
+
+    #[test]
+    fn every_state_but_available_has_a_glyph_and_all_glyphs_differ() {
+        let glyphs: Vec<&str> = SeatState::ALL
+            .iter()
+            .filter(|s| **s != SeatState::Available)
+            .map(|s| s.glyph())
+            .collect();
+        assert!(glyphs.iter().all(|g| !g.is_empty()));
+        let mut unique = glyphs.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), glyphs.len());
+    }
+}

@@ -1,0 +1,10 @@
+//! seatmap: a ticketing seat map where PostgreSQL alone decides who gets a seat.
+
+pub mod app;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod pg_cluster;
+pub mod startup;
+pub mod web;

@@ -1,0 +1,48 @@
+use std::process::ExitCode;
+
+use seatmap::config::Config;
+use seatmap::startup;
+
+const USAGE: &str = "\
+usage: seatmap [serve]   run the web app (default)
+       seatmap demo      seed the demo event into the configured database and print its id
+
+Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
+SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10).";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,tower_http=warn".into()),
+        )
+        .init();
+    let command = std::env::args().nth(1);
+    if matches!(command.as_deref(), Some("help" | "--help" | "-h")) {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("seatmap: configuration error: {err:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match command.as_deref() {
+        None | Some("serve") => startup::serve(config).await,
+        Some("demo") => startup::demo(config).await.map(|id| println!("{id}")),
+        Some(other) => {
+            eprintln!("seatmap: unknown command {other:?}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("seatmap: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

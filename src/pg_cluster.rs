@@ -1,0 +1,334 @@
+//! A private PostgreSQL cluster run from the system's binaries.
+//!
+//! The app uses it when no `DATABASE_URL` is given, and the tests use it
+//! when no `TEST_DATABASE_URL` is given. No crate does this without
+//! downloading PostgreSQL builds (which this project must not do), so it is
+//! written here: find `initdb`/`postgres`, initialise a data folder once,
+//! run the server as a child listening only on a Unix socket inside that
+//! folder, and stop it on shutdown.
+//!
+//! `initdb` refuses to run as root, so when we are root the cluster runs as
+//! the unprivileged `postgres` user and the data folder is handed to it.
+
+use std::fs;
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::{Pid, User};
+
+/// The port only names the socket file (`.s.PGSQL.<port>`); there is no TCP listener.
+const SOCKET_PORT: u16 = 5432;
+/// Unix socket paths are limited to 107 bytes on Linux.
+const MAX_SOCKET_PATH: usize = 107;
+pub const SUPERUSER: &str = "postgres";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// fsync on: the app's own data must survive a power cut.
+    Durable,
+    /// fsync off: throwaway test clusters, where speed matters and loss doesn't.
+    Throwaway,
+}
+
+/// A running cluster. Dropping it does not stop the server; call [`PgCluster::stop`].
+/// If this process dies without stopping it, the kernel sends the server
+/// SIGTERM (parent-death signal), so no orphan outlives us.
+pub struct PgCluster {
+    data_dir: PathBuf,
+    pid: Pid,
+    exited: Mutex<mpsc::Receiver<()>>,
+}
+
+impl PgCluster {
+    /// Initialises `data_dir` if it holds no cluster yet, then starts the
+    /// server and waits until it accepts connections. Blocking: call it from
+    /// `spawn_blocking` in async code.
+    pub fn start(data_dir: &Path, durability: Durability) -> anyhow::Result<PgCluster> {
+        let bin_dir = find_bin_dir()?;
+        let run_as = RunAs::detect()?;
+        let data_dir = absolute(data_dir)?;
+        let socket_path_len = data_dir.as_os_str().len() + "/.s.PGSQL.5432".len();
+        if socket_path_len > MAX_SOCKET_PATH {
+            bail!(
+                "the data folder path {} is too long for a Unix socket ({} > {} bytes); \
+                 set SEATMAP_DATA_DIR to a shorter path",
+                data_dir.display(),
+                socket_path_len,
+                MAX_SOCKET_PATH
+            );
+        }
+        if !data_dir.join("PG_VERSION").exists() {
+            init_data_dir(&bin_dir, &data_dir, &run_as)?;
+        }
+
+        let log_path = data_dir.join("server.log");
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .with_context(|| format!("opening {}", log_path.display()))?;
+        let mut settings = vec![
+            "listen_addresses=".to_string(),
+            format!("unix_socket_directories={}", data_dir.display()),
+            "max_connections=200".to_string(),
+        ];
+        if durability == Durability::Throwaway {
+            settings.extend(
+                [
+                    "fsync=off",
+                    "synchronous_commit=off",
+                    "full_page_writes=off",
+                ]
+                .map(String::from),
+            );
+        }
+        let mut command = Command::new(bin_dir.join("postgres"));
+        command
+            .arg("-D")
+            .arg(&data_dir)
+            .arg("-p")
+            .arg(SOCKET_PORT.to_string());
+        for setting in &settings {
+            command.arg("-c").arg(setting);
+        }
+        command
+            .current_dir(&data_dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        run_as.apply(&mut command);
+        // SAFETY: prctl is async-signal-safe and touches no memory of ours.
+        unsafe {
+            command.pre_exec(|| {
+                nix::sys::prctl::set_pdeathsig(Signal::SIGTERM).map_err(io::Error::from)
+            });
+        }
+
+        // The parent-death signal fires when the *thread* that forked the
+        // child ends, so the child is spawned from a thread that lives exactly
+        // as long as the server does (it waits on it).
+        let (pid_tx, pid_rx) = mpsc::channel();
+        let (exited_tx, exited_rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("postgres-supervisor".into())
+            .spawn(move || match command.spawn() {
+                Ok(mut child) => {
+                    let _ = pid_tx.send(Ok(child.id()));
+                    let _ = child.wait();
+                    let _ = exited_tx.send(());
+                }
+                Err(err) => {
+                    let _ = pid_tx.send(Err(err));
+                }
+            })?;
+        let pid = pid_rx
+            .recv()?
+            .with_context(|| format!("starting {}", bin_dir.join("postgres").display()))?;
+        let cluster = PgCluster {
+            data_dir,
+            pid: Pid::from_raw(pid as i32),
+            exited: Mutex::new(exited_rx),
+        };
+        cluster.wait_until_ready(&bin_dir, &log_path)?;
+        Ok(cluster)
+    }
+
+    fn wait_until_ready(&self, bin_dir: &Path, log_path: &Path) -> anyhow::Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if self.has_exited() {
+                bail!(
+                    "PostgreSQL exited during start-up. Its log ({}) ends with:\n{}",
+                    log_path.display(),
+                    tail(log_path, 20)
+                );
+            }
+            let ready = Command::new(bin_dir.join("pg_isready"))
+                .arg("-q")
+                .arg("-h")
+                .arg(&self.data_dir)
+                .arg("-p")
+                .arg(SOCKET_PORT.to_string())
+                .status()
+                .map(|status| status.success())
+                .unwrap_or(false);
+            if ready {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "PostgreSQL did not accept connections within 60 s. Its log ({}) ends with:\n{}",
+                    log_path.display(),
+                    tail(log_path, 20)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn has_exited(&self) -> bool {
+        let exited = self.exited.lock().unwrap_or_else(|e| e.into_inner());
+        !matches!(exited.try_recv(), Err(mpsc::TryRecvError::Empty))
+    }
+
+    /// Connection settings for `dbname` as the superuser, over the socket.
+    pub fn connect_config(&self, dbname: &str) -> tokio_postgres::Config {
+        let mut config = tokio_postgres::Config::new();
+        config
+            .host_path(&self.data_dir)
+            .port(SOCKET_PORT)
+            .user(SUPERUSER)
+            .dbname(dbname);
+        config
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
+    /// waiting up to 30 s. Blocking.
+    pub fn stop(&self) -> anyhow::Result<()> {
+        if self.has_exited() {
+            return Ok(());
+        }
+        kill(self.pid, Signal::SIGINT).context("signalling PostgreSQL to stop")?;
+        let exited = self.exited.lock().unwrap_or_else(|e| e.into_inner());
+        match exited.recv_timeout(Duration::from_secs(30)) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => Ok(()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                bail!("PostgreSQL did not stop within 30 s")
+            }
+        }
+    }
+}
+
+/// Who runs `initdb` and `postgres`: ourselves, or `postgres` when we are root.
+struct RunAs {
+    user: Option<User>,
+}
+
+impl RunAs {
+    fn detect() -> anyhow::Result<RunAs> {
+        if !nix::unistd::geteuid().is_root() {
+            return Ok(RunAs { user: None });
+        }
+        let user = User::from_name(SUPERUSER)?.with_context(|| {
+            "running as root, and initdb refuses root: create an unprivileged \
+             'postgres' user (installing Debian's postgresql package does), \
+             or set DATABASE_URL"
+        })?;
+        Ok(RunAs { user: Some(user) })
+    }
+
+    fn apply(&self, command: &mut Command) {
+        if let Some(user) = &self.user {
+            command
+                .uid(user.uid.as_raw())
+                .gid(user.gid.as_raw())
+                .env("HOME", &user.dir)
+                .env("USER", &user.name);
+        }
+    }
+
+    /// Gives the unprivileged user the data folder, and makes its parent
+    /// traversable so the server can reach it.
+    fn prepare(&self, data_dir: &Path) -> anyhow::Result<()> {
+        fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating the data folder {}", data_dir.display()))?;
+        if let Some(user) = &self.user {
+            nix::unistd::chown(data_dir, Some(user.uid), Some(user.gid))
+                .with_context(|| format!("handing {} to {}", data_dir.display(), user.name))?;
+            if let Some(parent) = data_dir.parent() {
+                let mut perms = fs::metadata(parent)?.permissions();
+                if perms.mode() & 0o001 == 0 {
+                    perms.set_mode(perms.mode() | 0o011);
+                    fs::set_permissions(parent, perms)?;
+                }
+            }
+        }
+        fs::set_permissions(data_dir, fs::Permissions::from_mode(0o700))?;
+        Ok(())
+    }
+}
+
+fn init_data_dir(bin_dir: &Path, data_dir: &Path, run_as: &RunAs) -> anyhow::Result<()> {
+    run_as.prepare(data_dir)?;
+    let mut command = Command::new(bin_dir.join("initdb"));
+    command
+        .arg("-D")
+        .arg(data_dir)
+        .args(["--auth=trust", "--encoding=UTF8", "--locale=C"])
+        .arg(format!("--username={SUPERUSER}"))
+        .current_dir(data_dir)
+        .stdin(Stdio::null());
+    run_as.apply(&mut command);
+    let output = command
+        .output()
+        .with_context(|| format!("running {}", bin_dir.join("initdb").display()))?;
+    if !output.status.success() {
+        bail!(
+            "initdb failed for {}:\n{}{}",
+            data_dir.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+/// The folder holding `initdb` and `postgres`: on PATH, else the newest
+/// `/usr/lib/postgresql/*/bin`.
+pub fn find_bin_dir() -> anyhow::Result<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let mut versioned: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((version, entry.path().join("bin")))
+        })
+        .collect();
+    versioned.sort_by(|a, b| b.0.cmp(&a.0));
+    on_path
+        .into_iter()
+        .chain(versioned.into_iter().map(|(_, dir)| dir))
+        .find(|dir| {
+            ["initdb", "postgres", "pg_isready"]
+                .iter()
+                .all(|bin| dir.join(bin).is_file())
+        })
+        .context(
+            "no PostgreSQL server binaries (initdb, postgres) on PATH or under \
+             /usr/lib/postgresql/*/bin. Install them (Debian: apt-get install postgresql) \
+             or set DATABASE_URL to an existing database",
+        )
+}
+
+fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
+    if path.is_absolute() {
+        Ok(path.to_path_buf())
+    } else {
+        Ok(std::env::current_dir()?.join(path))
+    }
+}
+
+fn tail(path: &Path, lines: usize) -> String {
+    let mut text = String::new();
+    if let Ok(mut file) = fs::File::open(path) {
+        let _ = file.read_to_string(&mut text);
+    }
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,125 @@
+//! Connecting to the configured database (or starting the embedded one),
+//! serving, and the `demo` command.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+
+use crate::app::{AppState, build_router};
+use crate::config::{Config, DatabaseSource};
+use crate::db::{self, Pool};
+use crate::pg_cluster::{Durability, PgCluster};
+
+const EMBEDDED_DATABASE: &str = "seatmap";
+
+/// The pool, and the embedded cluster behind it when there is one.
+pub struct Database {
+    pub pool: Pool,
+    cluster: Option<PgCluster>,
+}
+
+impl Database {
+    pub async fn connect(config: &Config) -> anyhow::Result<Database> {
+        let (pg_config, cluster) = match &config.database {
+            DatabaseSource::Url(url) => {
+                let pg_config: tokio_postgres::Config = url
+                    .expose()
+                    .parse()
+                    .context("DATABASE_URL is not a valid PostgreSQL connection string")?;
+                (pg_config, None)
+            }
+            DatabaseSource::Embedded { data_dir } => {
+                let pg_data = data_dir.join("pgdata");
+                tracing::info!(data_dir = %pg_data.display(), "starting the embedded PostgreSQL");
+                let cluster = tokio::task::spawn_blocking(move || {
+                    PgCluster::start(&pg_data, Durability::Durable)
+                })
+                .await??;
+                let (admin, connection) = cluster
+                    .connect_config("postgres")
+                    .connect(tokio_postgres::NoTls)
+                    .await
+                    .context("connecting to the embedded PostgreSQL")?;
+                let connection = tokio::spawn(connection);
+                db::ensure_database(&admin, EMBEDDED_DATABASE).await?;
+                drop(admin);
+                let _ = connection.await;
+                (cluster.connect_config(EMBEDDED_DATABASE), Some(cluster))
+            }
+        };
+        let pool = db::build_pool(pg_config, &config.db)?;
+        db::migrate(&pool).await?;
+        Ok(Database { pool, cluster })
+    }
+
+    pub fn is_embedded(&self) -> bool {
+        self.cluster.is_some()
+    }
+
+    /// Closes the pool and stops the embedded cluster, if any.
+    pub async fn shutdown(self) {
+        self.pool.close();
+        if let Some(cluster) = self.cluster {
+            match tokio::task::spawn_blocking(move || cluster.stop()).await {
+                Ok(Ok(())) => tracing::info!("embedded PostgreSQL stopped"),
+                Ok(Err(err)) => tracing::error!(error = ?err, "stopping the embedded PostgreSQL"),
+                Err(err) => tracing::error!(error = ?err, "stopping the embedded PostgreSQL"),
+            }
+        }
+    }
+}
+
+/// Runs the web app until SIGINT or SIGTERM, then drains and shuts down.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let database = Database::connect(&config).await?;
+    if database.is_embedded() {
+        let event_id = db::demo::seed_demo(&database.pool).await?;
+        tracing::info!(event_id, "demo event ready");
+    }
+    let listener = TcpListener::bind(config.addr)
+        .await
+        .with_context(|| format!("binding {}", config.addr))?;
+    let addr = listener.local_addr()?;
+    let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
+    let app = build_router(AppState::new(database.pool.clone(), config));
+    println!("seatmap is running at http://{addr}/");
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await;
+    sweeper.abort();
+    database.shutdown().await;
+    served.context("serving HTTP")
+}
+
+/// `seatmap demo`: seeds the demo event into the configured database.
+pub async fn demo(config: Config) -> anyhow::Result<i64> {
+    let database = Database::connect(&config).await?;
+    let seeded = db::demo::seed_demo(&database.pool).await;
+    database.shutdown().await;
+    Ok(seeded?)
+}
+
+/// Expired session rows are harmless (loads ignore them) but would pile up.
+async fn sweep_sessions(pool: Pool) {
+    let store = db::sessions::PgSessionStore::new(pool);
+    let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        every_hour.tick().await;
+        match store.delete_expired().await {
+            Ok(deleted) => tracing::debug!(deleted, "expired sessions deleted"),
+            Err(err) => tracing::warn!(error = %err, "deleting expired sessions"),
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing the SIGTERM handler");
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate.recv() => {},
+    }
+    tracing::info!("shutting down: draining requests");
+}

@@ -1,0 +1,179 @@
+//! The JSON API. Its shapes are a contract (see README): change them only
+//! by adding fields.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{delete, get, post};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
+use crate::domain::rules;
+use crate::domain::seat::SeatState;
+use crate::error::{AppError, AppResult};
+use crate::web::extract::{ApiJson, Buyer, IdPath, Viewer};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/events", get(list_events))
+        .route("/api/events/{event_id}/seats", get(event_seats))
+        .route("/api/events/{event_id}/holds", post(create_hold))
+        .route("/api/holds/{hold_id}", delete(release_hold))
+        .route("/api/holds/{hold_id}/seats/{seat_id}", delete(release_seat))
+        .route("/api/holds/{hold_id}/purchase", post(purchase))
+}
+
+#[derive(Serialize)]
+struct HoldJson {
+    hold_id: Uuid,
+    #[serde(with = "time::serde::rfc3339")]
+    expires_at: OffsetDateTime,
+    seat_ids: Vec<i64>,
+}
+
+impl From<HoldSummary> for HoldJson {
+    fn from(hold: HoldSummary) -> HoldJson {
+        HoldJson {
+            hold_id: hold.hold_id,
+            expires_at: hold.expires_at,
+            seat_ids: hold.seat_ids,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct SeatJson {
+    id: i64,
+    section: String,
+    row: String,
+    number: String,
+    tier: String,
+    price_cents: i32,
+    status: SeatState,
+}
+
+impl From<Seat> for SeatJson {
+    fn from(seat: Seat) -> SeatJson {
+        SeatJson {
+            id: seat.id,
+            section: seat.section,
+            row: seat.row_label,
+            number: seat.seat_label,
+            tier: seat.tier_code,
+            price_cents: seat.price_cents,
+            status: seat.state,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EventSeatsJson {
+    event: EventSummary,
+    hold: Option<HoldJson>,
+    seats: Vec<SeatJson>,
+}
+
+async fn list_events(State(state): State<AppState>) -> AppResult<Json<Vec<EventSummary>>> {
+    let client = state.pool.get().await?;
+    Ok(Json(db::events::list(&client).await?))
+}
+
+async fn event_seats(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+) -> AppResult<Json<EventSeatsJson>> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    let hold = match viewer.buyer_id {
+        Some(buyer_id) => db::holds::live_for_buyer(&client, event_id, buyer_id).await?,
+        None => None,
+    };
+    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let hold = hold.map(|hold| HoldJson {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: seats
+            .iter()
+            .filter(|s| s.state == SeatState::Mine)
+            .map(|s| s.id)
+            .collect(),
+    });
+    Ok(Json(EventSeatsJson {
+        event,
+        hold,
+        seats: seats.into_iter().map(SeatJson::from).collect(),
+    }))
+}
+
+#[derive(Deserialize)]
+struct CreateHoldBody {
+    seat_ids: Vec<i64>,
+}
+
+async fn create_hold(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    buyer: Buyer,
+    ApiJson(body): ApiJson<CreateHoldBody>,
+) -> AppResult<impl IntoResponse> {
+    let seat_ids = rules::seat_ids_to_claim(&body.seat_ids, state.config.max_seats_per_hold)?;
+    let hold = db::holds::claim_seats(
+        &state.pool,
+        event_id,
+        buyer.id,
+        &seat_ids,
+        state.config.hold_ttl,
+        state.config.max_seats_per_hold,
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(HoldJson::from(hold))))
+}
+
+async fn release_hold(
+    State(state): State<AppState>,
+    IdPath(hold_id): IdPath<Uuid>,
+    buyer: Buyer,
+) -> AppResult<StatusCode> {
+    db::holds::release_hold(&state.pool, hold_id, buyer.id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn release_seat(
+    State(state): State<AppState>,
+    IdPath((hold_id, seat_id)): IdPath<(Uuid, i64)>,
+    buyer: Buyer,
+) -> AppResult<StatusCode> {
+    db::holds::release_seat(&state.pool, hold_id, seat_id, buyer.id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+struct PurchaseBody {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+}
+
+async fn purchase(
+    State(state): State<AppState>,
+    IdPath(hold_id): IdPath<Uuid>,
+    buyer: Buyer,
+    ApiJson(body): ApiJson<PurchaseBody>,
+) -> AppResult<impl IntoResponse> {
+    let details = rules::buyer_details(&body.name, &body.email)?;
+    let order = db::orders::purchase(&state.pool, hold_id, buyer.id, &details).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "order_id": order.order_id, "seat_ids": order.seat_ids })),
+    ))
+}

@@ -1,0 +1,153 @@
+//! Extractors whose rejections are `AppError`s, so malformed input gets the
+//! same documented JSON (or HTML) error as everything else, and the caller's
+//! identity from the session.
+
+use axum::extract::rejection::{FormRejection, JsonRejection, PathRejection};
+use axum::extract::{FromRequest, FromRequestParts};
+use axum::http::request::Parts;
+use serde::{Deserialize, Serialize};
+use tower_sessions::Session;
+use uuid::Uuid;
+
+use crate::error::AppError;
+
+#[derive(FromRequest)]
+#[from_request(via(axum::Json), rejection(AppError))]
+pub struct ApiJson<T>(pub T);
+
+impl From<JsonRejection> for AppError {
+    fn from(rejection: JsonRejection) -> AppError {
+        AppError::BadRequest(format!("Invalid JSON body: {}", rejection.body_text()))
+    }
+}
+
+#[derive(FromRequest)]
+#[from_request(via(axum::Form), rejection(AppError))]
+pub struct FormInput<T>(pub T);
+
+impl From<FormRejection> for AppError {
+    fn from(rejection: FormRejection) -> AppError {
+        AppError::BadRequest(format!("Invalid form: {}", rejection.body_text()))
+    }
+}
+
+/// Path ids. One that doesn't even parse names nothing that exists: 404.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(AppError))]
+pub struct IdPath<T>(pub T);
+
+impl From<PathRejection> for AppError {
+    fn from(_: PathRejection) -> AppError {
+        AppError::not_found("Page")
+    }
+}
+
+const BUYER_KEY: &str = "buyer_id";
+const NOTICE_KEY: &str = "notice";
+
+fn session_error(err: tower_sessions::session::Error) -> AppError {
+    AppError::Unavailable(anyhow::Error::new(err).context("session store"))
+}
+
+async fn session_from(parts: &mut Parts) -> Result<Session, AppError> {
+    Session::from_request_parts(parts, &())
+        .await
+        .map_err(|(_, message)| AppError::Internal(anyhow::anyhow!(message)))
+}
+
+/// The caller as a buyer. The id lives in the session data rather than
+/// being the session id, so it survives session-id rotation. Created (and
+/// the cookie set) on first use.
+pub struct Buyer {
+    pub id: Uuid,
+    pub session: Session,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Buyer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Buyer, AppError> {
+        let session = session_from(parts).await?;
+        let id = match session
+            .get::<Uuid>(BUYER_KEY)
+            .await
+            .map_err(session_error)?
+        {
+            Some(id) => id,
+            None => {
+                let id = Uuid::new_v4();
+                session.insert(BUYER_KEY, id).await.map_err(session_error)?;
+                id
+            }
+        };
+        Ok(Buyer { id, session })
+    }
+}
+
+/// The caller, if they already have a buyer id; never creates a session.
+pub struct Viewer {
+    pub buyer_id: Option<Uuid>,
+    pub session: Session,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Viewer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Viewer, AppError> {
+        let session = session_from(parts).await?;
+        let buyer_id = session
+            .get::<Uuid>(BUYER_KEY)
+            .await
+            .map_err(session_error)?;
+        Ok(Viewer { buyer_id, session })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoticeKind {
+    Success,
+    Info,
+    Error,
+}
+
+/// A one-line message shown once on the next page (post/redirect/get).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Notice {
+    pub kind: NoticeKind,
+    pub text: String,
+}
+
+impl Notice {
+    /// The css modifier (and ARIA role choice) for this kind.
+    pub fn css(&self) -> &'static str {
+        match self.kind {
+            NoticeKind::Success => "success",
+            NoticeKind::Info => "info",
+            NoticeKind::Error => "error",
+        }
+    }
+
+    pub fn new(kind: NoticeKind, text: impl Into<String>) -> Notice {
+        Notice {
+            kind,
+            text: text.into(),
+        }
+    }
+}
+
+pub async fn push_notice(session: &Session, notice: &Notice) -> Result<(), AppError> {
+    session
+        .insert(NOTICE_KEY, notice)
+        .await
+        .map_err(session_error)
+}
+
+pub async fn take_notice(session: &Session) -> Result<Option<Notice>, AppError> {
+    session.remove(NOTICE_KEY).await.map_err(session_error)
+}
+
+/// Whether htmx sent the request (and so wants a fragment, not a redirect).
+pub fn is_htmx(headers: &axum::http::HeaderMap) -> bool {
+    headers.get("hx-request").is_some_and(|v| v == "true")
+}

@@ -1,0 +1,23 @@
+//! HTTP: one module per area, each with its own `router()`.
+
+pub mod api;
+pub mod assets;
+pub mod extract;
+pub mod pages;
+pub mod views;
+
+use axum::Router;
+
+use crate::app::AppState;
+use crate::error::AppError;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(api::router())
+        .merge(pages::router())
+        .merge(assets::router())
+}
+
+pub async fn not_found() -> AppError {
+    AppError::not_found("Page")
+}

@@ -1,0 +1,480 @@
+//! Server-rendered pages for buyers. Every action is a plain form POST that
+//! redirects back (works with JavaScript off); when htmx sends it, the
+//! answer is a fragment instead: the hold panel, the seats that changed
+//! (out-of-band) and a notice.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::domain::money::format_cents;
+use crate::domain::rules;
+use crate::domain::seat::SeatState;
+use crate::error::{AppError, AppResult, ErrorSummary};
+use crate::web::extract::{
+    Buyer, FormInput, IdPath, Notice, NoticeKind, Viewer, is_htmx, push_notice, take_notice,
+};
+use crate::web::views::{
+    self, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend, TierLegend,
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/", get(index))
+        .route("/events/{event_id}", get(event_page))
+        .route("/events/{event_id}/seats", post(seat_action))
+        .route("/events/{event_id}/hold/release", post(release_all))
+        .route("/events/{event_id}/purchase", post(purchase))
+        .route("/orders/{order_id}", get(order_page))
+}
+
+/// The one place a template becomes a response: a render failure is a 500
+/// with the generic error page, never a panic.
+fn render(template: &impl Template) -> AppResult<Html<String>> {
+    template
+        .render()
+        .map(Html)
+        .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("rendering a template")))
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    title: String,
+    message: String,
+}
+
+/// Replaces an error response's JSON body with the error page (same status
+/// and headers). Other responses pass through.
+pub fn render_error_page(response: Response) -> Response {
+    let Some(summary) = response.extensions().get::<ErrorSummary>().cloned() else {
+        return response;
+    };
+    let page = ErrorPage {
+        title: summary
+            .status
+            .canonical_reason()
+            .unwrap_or("Error")
+            .to_string(),
+        message: summary.message,
+    };
+    let (mut parts, _) = response.into_parts();
+    let body = match page.render() {
+        Ok(html) => html,
+        Err(err) => {
+            tracing::error!(error = %err, "rendering the error page");
+            format!("{} {}", summary.status.as_u16(), page.title)
+        }
+    };
+    parts.headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, body.into())
+}
+
+#[derive(Template)]
+#[template(path = "events/index.html")]
+struct IndexPage {
+    events: Vec<EventHeader>,
+}
+
+async fn index(State(state): State<AppState>) -> AppResult<Html<String>> {
+    let client = state.pool.get().await?;
+    let events = db::events::list(&client).await?;
+    render(&IndexPage {
+        events: events.iter().map(EventHeader::from).collect(),
+    })
+}
+
+#[derive(Template)]
+#[template(path = "events/show.html")]
+struct EventPage {
+    event: EventHeader,
+    sections: Vec<SectionView>,
+    tiers: Vec<TierLegend>,
+    statuses: Vec<StatusLegend>,
+    panel: HoldPanel,
+    notice: Option<Notice>,
+    oob: bool,
+}
+
+async fn event_page(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+) -> AppResult<Response> {
+    let notice = take_notice(&viewer.session).await?;
+    event_page_response(&state, event_id, viewer.buyer_id, notice, None).await
+}
+
+/// The whole event page. `buy_form` refills the buy form after a refused
+/// purchase, and then the page answers 422.
+async fn event_page_response(
+    state: &AppState,
+    event_id: i64,
+    buyer_id: Option<Uuid>,
+    notice: Option<Notice>,
+    buy_form: Option<BuyForm>,
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    let hold = live_hold(&client, event_id, buyer_id).await?;
+    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let held: Vec<&Seat> = seats
+        .iter()
+        .filter(|s| s.state == SeatState::Mine)
+        .collect();
+    let mut panel = HoldPanel::new(
+        event_id,
+        state.config.hold_ttl,
+        hold.as_ref(),
+        &held,
+        OffsetDateTime::now_utc(),
+    );
+    let status = match buy_form {
+        Some(form) => {
+            panel.buyer_name = form.name;
+            panel.buyer_email = form.email;
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        None => StatusCode::OK,
+    };
+    let page = EventPage {
+        event: EventHeader::from(&event),
+        sections: views::sections(&seats, &tiers),
+        tiers: views::tier_legend(&tiers),
+        statuses: views::status_legend(),
+        panel,
+        notice,
+        oob: false,
+    };
+    Ok((status, render(&page)?).into_response())
+}
+
+async fn live_hold(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Option<Uuid>,
+) -> AppResult<Option<Hold>> {
+    match buyer_id {
+        Some(buyer_id) => db::holds::live_for_buyer(client, event_id, buyer_id).await,
+        None => Ok(None),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "events/_seat_action.html")]
+struct SeatActionFragment {
+    panel: HoldPanel,
+    seats: Vec<SeatView>,
+    notice: Option<Notice>,
+    oob: bool,
+}
+
+/// Answers a seat action: a fragment for htmx, otherwise the notice goes in
+/// the session and the browser is sent back to the map.
+async fn respond(
+    state: &AppState,
+    event_id: i64,
+    buyer: &Buyer,
+    headers: &HeaderMap,
+    notice: Option<Notice>,
+    changed_seat_ids: &[i64],
+) -> AppResult<Response> {
+    if !is_htmx(headers) {
+        if let Some(notice) = &notice {
+            push_notice(&buyer.session, notice).await?;
+        }
+        return Ok(Redirect::to(&format!("/events/{event_id}")).into_response());
+    }
+    let client = state.pool.get().await?;
+    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    let hold_id = hold.as_ref().map(|h| h.id);
+    let held_ids = match hold_id {
+        Some(id) => db::seats::held_by(&client, id).await?,
+        None => Vec::new(),
+    };
+    let held = db::seats::by_ids(&client, event_id, &held_ids, hold_id).await?;
+    let changed = db::seats::by_ids(&client, event_id, changed_seat_ids, hold_id).await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let held_refs: Vec<&Seat> = held.iter().collect();
+    let fragment = SeatActionFragment {
+        panel: HoldPanel::new(
+            event_id,
+            state.config.hold_ttl,
+            hold.as_ref(),
+            &held_refs,
+            OffsetDateTime::now_utc(),
+        ),
+        seats: changed.iter().map(|s| SeatView::new(s, &tiers)).collect(),
+        notice,
+        oob: true,
+    };
+    Ok(render(&fragment)?.into_response())
+}
+
+#[derive(Deserialize)]
+struct SeatActionForm {
+    hold: Option<i64>,
+    release: Option<i64>,
+    inspect: Option<i64>,
+}
+
+enum SeatOutcome {
+    Held,
+    Taken,
+    OverLimit(u32),
+    Released,
+    NotInHold,
+    Inspected,
+}
+
+async fn seat_action(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    headers: HeaderMap,
+    buyer: Buyer,
+    FormInput(form): FormInput<SeatActionForm>,
+) -> AppResult<Response> {
+    let (seat_id, outcome) = match form {
+        SeatActionForm {
+            hold: Some(seat_id),
+            ..
+        } => {
+            let claimed = db::holds::claim_seats(
+                &state.pool,
+                event_id,
+                buyer.id,
+                &[seat_id],
+                state.config.hold_ttl,
+                state.config.max_seats_per_hold,
+            )
+            .await;
+            let outcome = match claimed {
+                Ok(_) => SeatOutcome::Held,
+                Err(AppError::SeatsUnavailable { .. }) => SeatOutcome::Taken,
+                Err(AppError::HoldLimit { max }) => SeatOutcome::OverLimit(max),
+                Err(other) => return Err(other),
+            };
+            (seat_id, outcome)
+        }
+        SeatActionForm {
+            release: Some(seat_id),
+            ..
+        } => {
+            let client = state.pool.get().await?;
+            let outcome = match live_hold(&client, event_id, Some(buyer.id)).await? {
+                None => SeatOutcome::NotInHold,
+                Some(hold) => {
+                    match db::holds::release_seat(&state.pool, hold.id, seat_id, buyer.id).await {
+                        Ok(()) => SeatOutcome::Released,
+                        Err(AppError::NotFound(_)) => SeatOutcome::NotInHold,
+                        Err(other) => return Err(other),
+                    }
+                }
+            };
+            (seat_id, outcome)
+        }
+        SeatActionForm {
+            inspect: Some(seat_id),
+            ..
+        } => (seat_id, SeatOutcome::Inspected),
+        _ => {
+            return Err(AppError::BadRequest(
+                "Choose a seat: the form names none.".into(),
+            ));
+        }
+    };
+
+    let client = state.pool.get().await?;
+    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    let seat = db::seats::by_ids(&client, event_id, &[seat_id], hold.map(|h| h.id))
+        .await?
+        .pop()
+        .ok_or_else(|| AppError::NotFound(format!("No seat {seat_id} in this event.")))?;
+    drop(client);
+    let notice = seat_notice(&seat, &outcome);
+    respond(&state, event_id, &buyer, &headers, Some(notice), &[seat_id]).await
+}
+
+fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
+    let name = views::seat_name(seat);
+    let price = format_cents(i64::from(seat.price_cents));
+    match outcome {
+        SeatOutcome::Held => Notice::new(NoticeKind::Success, format!("Holding {name} ({price}).")),
+        SeatOutcome::Taken => Notice::new(
+            NoticeKind::Error,
+            format!("Sorry, {name} was just taken by someone else. Please pick another seat."),
+        ),
+        SeatOutcome::OverLimit(max) => Notice::new(
+            NoticeKind::Error,
+            format!("You can hold at most {max} seats at once. Release one to pick {name}."),
+        ),
+        SeatOutcome::Released => Notice::new(
+            NoticeKind::Info,
+            format!("Released {name}; it is back on sale."),
+        ),
+        SeatOutcome::NotInHold => Notice::new(
+            NoticeKind::Info,
+            format!("{name} is no longer in your hold."),
+        ),
+        SeatOutcome::Inspected => {
+            let text = match seat.state {
+                SeatState::Available => {
+                    format!("{name} is available again. Select it to hold it.")
+                }
+                SeatState::Mine => format!("{name} is in your hold."),
+                SeatState::Held => format!(
+                    "{name} is held by another buyer. If they don't buy it, it goes back on sale when their hold runs out."
+                ),
+                SeatState::Sold => format!("{name} is sold."),
+                SeatState::Blocked => format!("{name} is not for sale."),
+            };
+            Notice::new(NoticeKind::Info, text)
+        }
+    }
+}
+
+async fn release_all(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    headers: HeaderMap,
+    buyer: Buyer,
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    drop(client);
+    let (released, notice) = match hold {
+        Some(hold) => {
+            let released = db::holds::release_hold(&state.pool, hold.id, buyer.id).await?;
+            let notice = Notice::new(
+                NoticeKind::Info,
+                format!(
+                    "Released {} seat(s); they are back on sale.",
+                    released.len()
+                ),
+            );
+            (released, notice)
+        }
+        None => (
+            Vec::new(),
+            Notice::new(NoticeKind::Info, "You have no seats on hold."),
+        ),
+    };
+    respond(&state, event_id, &buyer, &headers, Some(notice), &released).await
+}
+
+#[derive(Deserialize)]
+struct BuyForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+}
+
+async fn purchase(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    buyer: Buyer,
+    FormInput(form): FormInput<BuyForm>,
+) -> AppResult<Response> {
+    let back = Redirect::to(&format!("/events/{event_id}"));
+    let client = state.pool.get().await?;
+    let latest = db::holds::latest_for_buyer(&client, event_id, buyer.id).await?;
+    drop(client);
+    let Some(hold) = latest else {
+        push_notice(
+            &buyer.session,
+            &Notice::new(NoticeKind::Info, "You have no seats on hold."),
+        )
+        .await?;
+        return Ok(back.into_response());
+    };
+    let details = match rules::buyer_details(&form.name, &form.email) {
+        Ok(details) => details,
+        Err(err @ AppError::Validation { .. }) => {
+            let notice = Notice::new(NoticeKind::Error, err.to_string());
+            return event_page_response(&state, event_id, Some(buyer.id), Some(notice), Some(form))
+                .await;
+        }
+        Err(other) => return Err(other),
+    };
+    let refusal = match db::orders::purchase(&state.pool, hold.id, buyer.id, &details).await {
+        Ok(order) => {
+            return Ok(Redirect::to(&format!("/orders/{}", order.order_id)).into_response());
+        }
+        Err(AppError::HoldExpired) => format!(
+            "Your hold expired at {}, so its seats went back on sale and could not be bought. \
+             The map shows them as they are now.",
+            views::display_time(hold.expires_at)
+        ),
+        Err(err @ (AppError::Conflict { .. } | AppError::Validation { .. })) => err.to_string(),
+        Err(other) => return Err(other),
+    };
+    push_notice(&buyer.session, &Notice::new(NoticeKind::Error, refusal)).await?;
+    Ok(back.into_response())
+}
+
+#[derive(Template)]
+#[template(path = "orders/show.html")]
+struct OrderPage {
+    order_id: String,
+    event: String,
+    event_id: i64,
+    venue: String,
+    starts: String,
+    buyer_name: String,
+    buyer_email: String,
+    lines: Vec<OrderLineView>,
+    total: String,
+}
+
+async fn order_page(
+    State(state): State<AppState>,
+    IdPath(order_id): IdPath<Uuid>,
+    viewer: Viewer,
+) -> AppResult<Html<String>> {
+    let buyer_id = viewer
+        .buyer_id
+        .ok_or_else(|| AppError::not_found("Order"))?;
+    let client = state.pool.get().await?;
+    let order = db::orders::find_for_buyer(&client, order_id, buyer_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("Order"))?;
+    let total: i64 = order.lines.iter().map(|l| i64::from(l.price_cents)).sum();
+    render(&OrderPage {
+        order_id: order.id.to_string(),
+        event: order.event_name,
+        event_id: order.event_id,
+        venue: order.venue,
+        starts: views::display_time(order.starts_at),
+        buyer_name: order.buyer_name,
+        buyer_email: order.buyer_email,
+        lines: order
+            .lines
+            .iter()
+            .map(|line| OrderLineView {
+                name: format!(
+                    "{}, row {}, seat {}",
+                    line.section, line.row_label, line.seat_label
+                ),
+                tier: line.tier_name.clone(),
+                price: format_cents(i64::from(line.price_cents)),
+            })
+            .collect(),
+        total: format_cents(total),
+    })
+}

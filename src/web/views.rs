@@ -1,0 +1,356 @@
+//! View models: everything a template shows, computed here so templates
+//! hold no logic.
+
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+use crate::db::events::{EventSummary, Tier};
+use crate::db::holds::Hold;
+use crate::db::seats::Seat;
+use crate::domain::layout::SEAT_PITCH;
+use crate::domain::money::format_cents;
+use crate::domain::seat::SeatState;
+
+/// Seats are drawn this many pixels from the section's left edge, leaving
+/// room for the row labels.
+const ROW_LABEL_GUTTER: f32 = 28.0;
+const SEAT_SIZE: f32 = 26.0;
+
+pub fn display_time(at: OffsetDateTime) -> String {
+    at.format(format_description!(
+        "[weekday repr:short] [day padding:none] [month repr:short] [year], [hour]:[minute] UTC"
+    ))
+    .unwrap_or_else(|_| at.to_string())
+}
+
+fn clock_time(at: OffsetDateTime) -> String {
+    at.format(format_description!("[hour]:[minute]:[second] UTC"))
+        .unwrap_or_else(|_| at.to_string())
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+pub fn seat_name(seat: &Seat) -> String {
+    format!(
+        "{}, row {}, seat {}",
+        seat.section, seat.row_label, seat.seat_label
+    )
+}
+
+pub struct EventHeader {
+    pub id: i64,
+    pub name: String,
+    pub venue: String,
+    pub starts: String,
+    pub seats_available: i64,
+    pub seats_total: i64,
+    pub sold_out: bool,
+}
+
+impl From<&EventSummary> for EventHeader {
+    fn from(event: &EventSummary) -> EventHeader {
+        EventHeader {
+            id: event.id,
+            name: event.name.clone(),
+            venue: event.venue.clone(),
+            starts: display_time(event.starts_at),
+            seats_available: event.seats_available,
+            seats_total: event.seats_total,
+            sold_out: event.seats_available == 0,
+        }
+    }
+}
+
+pub struct SeatView {
+    pub id: i64,
+    /// css modifier: available, held, mine, sold, blocked
+    pub state: &'static str,
+    /// The form field the button submits: hold, release or inspect.
+    pub action: &'static str,
+    pub label: String,
+    pub text: String,
+    pub tier_class: String,
+    pub left: f32,
+    pub top: f32,
+    pub pressed: Option<&'static str>,
+    pub taken: bool,
+}
+
+impl SeatView {
+    pub fn new(seat: &Seat, tiers: &[Tier]) -> SeatView {
+        let price = format_cents(i64::from(seat.price_cents));
+        let (action, pressed, taken) = match seat.state {
+            SeatState::Available => ("hold", Some("false"), false),
+            SeatState::Mine => ("release", Some("true"), false),
+            SeatState::Held | SeatState::Sold | SeatState::Blocked => ("inspect", None, true),
+        };
+        let glyph = seat.state.glyph();
+        SeatView {
+            id: seat.id,
+            state: seat.state.as_str(),
+            action,
+            label: format!(
+                "{}, {} {}, {}",
+                seat_name(seat),
+                seat.tier_name,
+                price,
+                seat.state.label()
+            ),
+            text: if glyph.is_empty() {
+                seat.seat_label.clone()
+            } else {
+                glyph.to_string()
+            },
+            tier_class: tier_class(tiers, &seat.tier_code),
+            left: ROW_LABEL_GUTTER + seat.x,
+            top: seat.y,
+            pressed,
+            taken,
+        }
+    }
+}
+
+fn tier_class(tiers: &[Tier], code: &str) -> String {
+    let index = tiers.iter().position(|t| t.code == code).unwrap_or(0);
+    format!("tier-{}", index % 6)
+}
+
+pub struct RowLabel {
+    pub label: String,
+    pub top: f32,
+}
+
+pub struct SectionView {
+    pub id: i64,
+    pub name: String,
+    pub width: f32,
+    pub height: f32,
+    pub rows: Vec<RowLabel>,
+    pub seats: Vec<SeatView>,
+}
+
+/// Groups seats (in layout order) into sections sized to fit them.
+pub fn sections(seats: &[Seat], tiers: &[Tier]) -> Vec<SectionView> {
+    let mut sections: Vec<SectionView> = Vec::new();
+    for seat in seats {
+        if sections.last().is_none_or(|s| s.id != seat.section_id) {
+            sections.push(SectionView {
+                id: seat.section_id,
+                name: seat.section.clone(),
+                width: 0.0,
+                height: 0.0,
+                rows: Vec::new(),
+                seats: Vec::new(),
+            });
+        }
+        let section = sections.last_mut().expect("pushed above");
+        if section
+            .rows
+            .last()
+            .is_none_or(|r| r.label != seat.row_label)
+        {
+            section.rows.push(RowLabel {
+                label: seat.row_label.clone(),
+                top: seat.y,
+            });
+        }
+        let view = SeatView::new(seat, tiers);
+        section.width = section.width.max(view.left + SEAT_SIZE);
+        section.height = section.height.max(view.top + SEAT_SIZE);
+        section.seats.push(view);
+    }
+    for section in &mut sections {
+        section.width += SEAT_PITCH - SEAT_SIZE;
+    }
+    sections
+}
+
+pub struct TierLegend {
+    pub class: String,
+    pub name: String,
+    pub price: String,
+}
+
+pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
+    tiers
+        .iter()
+        .map(|tier| TierLegend {
+            class: tier_class(tiers, &tier.code),
+            name: tier.name.clone(),
+            price: format_cents(i64::from(tier.price_cents)),
+        })
+        .collect()
+}
+
+pub struct StatusLegend {
+    pub state: &'static str,
+    pub glyph: &'static str,
+    pub label: &'static str,
+}
+
+pub fn status_legend() -> Vec<StatusLegend> {
+    SeatState::ALL
+        .iter()
+        .map(|state| StatusLegend {
+            state: state.as_str(),
+            glyph: state.glyph(),
+            label: state.label(),
+        })
+        .collect()
+}
+
+pub struct HeldSeat {
+    pub id: i64,
+    pub name: String,
+    pub tier: String,
+    pub price: String,
+}
+
+pub struct HoldView {
+    pub expires_at: String,
+    pub expires_clock: String,
+    pub server_now: String,
+    pub remaining: String,
+    pub seats: Vec<HeldSeat>,
+    pub total: String,
+}
+
+/// The hold panel of one event page.
+pub struct HoldPanel {
+    pub event_id: i64,
+    /// How long a new hold lasts, for the empty panel's explanation.
+    pub hold_minutes: u64,
+    pub hold: Option<HoldView>,
+    pub buyer_name: String,
+    pub buyer_email: String,
+}
+
+impl HoldPanel {
+    /// `held` are the seats of `hold` (state Mine). `now` is the database's clock.
+    pub fn new(
+        event_id: i64,
+        hold_ttl: std::time::Duration,
+        hold: Option<&Hold>,
+        held: &[&Seat],
+        now: OffsetDateTime,
+    ) -> HoldPanel {
+        let hold = hold.filter(|_| !held.is_empty()).map(|hold| {
+            let remaining = (hold.expires_at - now).whole_seconds().max(0);
+            HoldView {
+                expires_at: rfc3339(hold.expires_at),
+                expires_clock: clock_time(hold.expires_at),
+                server_now: rfc3339(now),
+                remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
+                seats: held
+                    .iter()
+                    .map(|seat| HeldSeat {
+                        id: seat.id,
+                        name: seat_name(seat),
+                        tier: seat.tier_name.clone(),
+                        price: format_cents(i64::from(seat.price_cents)),
+                    })
+                    .collect(),
+                total: format_cents(held.iter().map(|s| i64::from(s.price_cents)).sum()),
+            }
+        });
+        HoldPanel {
+            event_id,
+            hold_minutes: hold_ttl.as_secs().div_ceil(60),
+            hold,
+            buyer_name: String::new(),
+            buyer_email: String::new(),
+        }
+    }
+}
+
+pub struct OrderLineView {
+    pub name: String,
+    pub tier: String,
+    pub price: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat(id: i64, section_id: i64, row: &str, x: f32, y: f32, state: SeatState) -> Seat {
+        Seat {
+            id,
+            section: format!("S{section_id}"),
+            section_id,
+            row_label: row.into(),
+            seat_label: id.to_string(),
+            row_index: 0,
+            position: 0,
+            x,
+            y,
+            tier_code: "std".into(),
+            tier_name: "Standard".into(),
+            price_cents: 4500,
+            state,
+        }
+    }
+
+    fn tiers() -> Vec<Tier> {
+        vec![Tier {
+            code: "std".into(),
+            name: "Standard".into(),
+            price_cents: 4500,
+        }]
+    }
+
+    #[test]
+    fn seat_buttons_say_everything_a_screen_reader_needs() {
+        let view = SeatView::new(&seat(7, 1, "C", 0.0, 0.0, SeatState::Held), &tiers());
+        assert_eq!(
+            view.label,
+            "S1, row C, seat 7, Standard €45, held by another buyer"
+        );
+        assert_eq!(view.action, "inspect");
+        assert!(view.taken);
+        assert_eq!(view.text, "◷");
+        let mine = SeatView::new(&seat(8, 1, "C", 30.0, 0.0, SeatState::Mine), &tiers());
+        assert_eq!((mine.action, mine.pressed), ("release", Some("true")));
+    }
+
+    #[test]
+    fn seats_group_into_sections_with_one_label_per_row() {
+        let seats = vec![
+            seat(1, 1, "A", 0.0, 0.0, SeatState::Available),
+            seat(2, 1, "A", 30.0, 0.0, SeatState::Available),
+            seat(3, 1, "B", 0.0, 30.0, SeatState::Sold),
+            seat(4, 2, "A", 0.0, 0.0, SeatState::Available),
+        ];
+        let sections = sections(&seats, &tiers());
+        assert_eq!(sections.len(), 2);
+        assert_eq!(sections[0].rows.len(), 2);
+        assert_eq!(sections[0].seats.len(), 3);
+        assert!(sections[0].width >= ROW_LABEL_GUTTER + 30.0 + SEAT_SIZE);
+        assert!(sections[0].height >= 30.0 + SEAT_SIZE);
+    }
+
+    const TTL: std::time::Duration = std::time::Duration::from_secs(480);
+
+    #[test]
+    fn hold_panel_counts_down_from_the_servers_clock() {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let hold = Hold {
+            id: uuid::Uuid::nil(),
+            event_id: 1,
+            state: crate::db::holds::HoldState::Open,
+            expires_at: now + time::Duration::seconds(7 * 60 + 5),
+            live: true,
+        };
+        let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
+        let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
+        let panel = HoldPanel::new(1, TTL, Some(&hold), &[&a, &b], now);
+        let view = panel.hold.unwrap();
+        assert_eq!(view.remaining, "07:05");
+        assert_eq!(view.total, "€90");
+        assert_eq!(view.seats.len(), 2);
+        assert!(HoldPanel::new(1, TTL, Some(&hold), &[], now).hold.is_none());
+    }
+}
