@@ -112,9 +112,9 @@ impl Config {
     }
 
     /// A configuration for tests: given database, ephemeral port, defaults elsewhere.
-    pub fn for_tests(database_url: &str) -> Config {
+    pub fn for_tests(database: DatabaseSource) -> Config {
         Config {
-            database: DatabaseSource::Url(Secret::new(database_url)),
+            database,
             addr: "127.0.0.1:0".parse().expect("literal address"),
             hold_ttl: Duration::from_secs(DEFAULT_HOLD_TTL_SECS),
             max_seats_per_hold: DEFAULT_MAX_SEATS_PER_HOLD,

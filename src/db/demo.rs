@@ -59,7 +59,8 @@ async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &EventSpec)
         section_ids.push(row.get::<_, i64>(0));
     }
 
-    // One statement for all seats: arrays in, unnest out.
+    // One statement for all seats: arrays in, unnest out. Ids follow layout
+    // order (ORDER BY ordinality), so "claim in id order" is also left to right.
     let seats = grid_seats(spec);
     let section_col: Vec<i64> = seats.iter().map(|s| section_ids[s.section_index]).collect();
     let tier_col: Vec<&str> = seats.iter().map(|s| s.tier.as_str()).collect();
@@ -78,8 +79,10 @@ async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &EventSpec)
                 l.row_index, l.position, l.x, l.y, l.rank
            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
                        $6::int[], $7::int[], $8::real[], $9::real[], $10::int[])
-                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank)
-           JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier",
+                WITH ORDINALITY
+                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, ord)
+           JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
+          ORDER BY l.ord",
             &[
                 &event_id,
                 &section_col,

@@ -69,14 +69,18 @@ pub fn build_pool(mut pg: tokio_postgres::Config, settings: &DbSettings) -> anyh
 /// Applies pending migrations. An advisory lock keeps several instances
 /// starting at once from racing each other.
 pub async fn migrate(pool: &Pool) -> anyhow::Result<()> {
-    const MIGRATION_LOCK: i64 = 0x5ea7_3a90;
     let mut client = pool.get().await.context("connecting to run migrations")?;
+    migrate_client(&mut client).await
+}
+
+/// [`migrate`] on a plain connection (tests migrate a template this way).
+pub async fn migrate_client(client: &mut tokio_postgres::Client) -> anyhow::Result<()> {
+    const MIGRATION_LOCK: i64 = 0x5ea7_3a90;
     client
         .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
         .await?;
-    let client_ref: &mut tokio_postgres::Client = &mut client;
     let outcome = embedded::migrations::runner()
-        .run_async(client_ref)
+        .run_async(client)
         .await
         .context("running migrations");
     client

@@ -28,6 +28,7 @@ pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, A
     Ok(sorted)
 }
 
+#[derive(Debug)]
 pub struct BuyerDetails {
     pub name: String,
     pub email: String,

@@ -1,1 +1,10 @@
-// integration tests: see support.rs
+//! Integration tests: the real router over HTTP against a real PostgreSQL,
+//! one fresh database per test (see support.rs).
+
+mod bad_input;
+mod claims;
+mod pages;
+mod purchase;
+mod schema;
+mod sessions;
+mod support;

@@ -1,0 +1,297 @@
+//! Who gets a seat when many ask at once, and what the database shows after.
+
+use std::collections::{HashMap, HashSet};
+
+use futures::future::join_all;
+use reqwest::StatusCode;
+
+use crate::support::{Api, ids, spawn_app, spawn_app_with, statuses};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_hundred_sessions_race_for_one_seat_and_exactly_one_wins() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 10).await;
+    let seat = event.seat_ids[4];
+    let buyers: Vec<Api> = (0..200).map(|_| app.buyer()).collect();
+
+    let wanted = [seat];
+    let answers = join_all(buyers.iter().map(|b| b.hold(event.id, &wanted))).await;
+
+    let winners: Vec<usize> = answers
+        .iter()
+        .enumerate()
+        .filter(|(_, (status, _))| *status == StatusCode::CREATED)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one 201");
+    for (i, (status, body)) in answers.iter().enumerate() {
+        if i != winners[0] {
+            assert_eq!(*status, StatusCode::CONFLICT, "{body}");
+            assert_eq!(body["error"], "seats_unavailable");
+            assert_eq!(ids(&body["seat_ids"]), vec![seat]);
+        }
+    }
+    let winner_hold = answers[winners[0]].1["hold_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let client = app.sql().await;
+    let rows = client
+        .query(
+            "SELECT status, hold_id::text FROM seats WHERE id = $1",
+            &[&seat],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows[0].get::<_, String>(0), "HELD");
+    assert_eq!(
+        rows[0].get::<_, Option<String>>(1),
+        Some(winner_hold.clone())
+    );
+    // Losers' transactions rolled back whole: no stray holds were left behind.
+    let holds: i64 = client
+        .query_one(
+            "SELECT count(*) FROM holds WHERE event_id = $1",
+            &[&event.id],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(holds, 1);
+    // The winner sees the seat as theirs; a loser sees it as held.
+    assert_eq!(
+        statuses(&buyers[winners[0]].seats(event.id).await)[&seat],
+        "mine"
+    );
+    let loser = if winners[0] == 0 { 1 } else { 0 };
+    assert_eq!(
+        statuses(&buyers[loser].seats(event.id).await)[&seat],
+        "held"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 12).await;
+    let s = &event.seat_ids;
+    // Sixty buyers ask for overlapping triples (in both orders, to invite
+    // deadlocks if claims did not lock in a fixed order).
+    let requests: Vec<Vec<i64>> = (0..60)
+        .map(|i| {
+            let start = i % 10;
+            let mut triple = vec![s[start], s[start + 1], s[start + 2]];
+            if i % 2 == 1 {
+                triple.reverse();
+            }
+            triple
+        })
+        .collect();
+    let buyers: Vec<Api> = requests.iter().map(|_| app.buyer()).collect();
+    let answers = join_all(
+        buyers
+            .iter()
+            .zip(&requests)
+            .map(|(buyer, seats)| buyer.hold(event.id, seats)),
+    )
+    .await;
+
+    let mut granted: HashMap<i64, usize> = HashMap::new();
+    for (i, (status, body)) in answers.iter().enumerate() {
+        match *status {
+            StatusCode::CREATED => {
+                let mut held = ids(&body["seat_ids"]);
+                held.sort_unstable();
+                let mut asked = requests[i].clone();
+                asked.sort_unstable();
+                assert_eq!(held, asked, "a success holds exactly what was asked");
+                for seat in held {
+                    assert!(
+                        granted.insert(seat, i).is_none(),
+                        "seat {seat} granted twice"
+                    );
+                }
+            }
+            StatusCode::CONFLICT => {
+                let unavailable: HashSet<i64> = ids(&body["seat_ids"]).into_iter().collect();
+                assert!(!unavailable.is_empty());
+                assert!(unavailable.iter().all(|id| requests[i].contains(id)));
+            }
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    assert!(!granted.is_empty(), "someone must win");
+
+    // The database agrees: each granted seat is held by its winner's hold,
+    // and no other seat is held at all (losers left nothing behind).
+    let client = app.sql().await;
+    let rows = client
+        .query(
+            "SELECT s.id, h.id::text FROM seats s JOIN holds h ON h.id = s.hold_id
+              WHERE s.event_id = $1 AND s.status = 'HELD'",
+            &[&event.id],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), granted.len());
+    for row in rows {
+        let seat: i64 = row.get(0);
+        let hold: String = row.get(1);
+        let winner = granted[&seat];
+        assert_eq!(answers[winner].1["hold_id"].as_str().unwrap(), hold);
+    }
+}
+
+#[tokio::test]
+async fn one_hold_per_session_whose_expiry_is_fixed_by_the_first_seat() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 10).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let rival = app.buyer();
+
+    let (status, first) = buyer.hold(event.id, &[s[0]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (status, second) = buyer.hold(event.id, &[s[1], s[2]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        second["hold_id"], first["hold_id"],
+        "one hold per session per event"
+    );
+    assert_eq!(
+        second["expires_at"], first["expires_at"],
+        "adding seats does not extend it"
+    );
+    assert_eq!(ids(&second["seat_ids"]), vec![s[0], s[1], s[2]]);
+
+    // A failed action leaves the hold (and its expiry) as it was.
+    let (status, _) = rival.hold(event.id, &[s[5]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = buyer.hold(event.id, &[s[3], s[5]]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    let seats = buyer.seats(event.id).await;
+    assert_eq!(seats["hold"]["expires_at"], first["expires_at"]);
+    assert_eq!(ids(&seats["hold"]["seat_ids"]), vec![s[0], s[1], s[2]]);
+    assert_eq!(
+        statuses(&seats)[&s[3]],
+        "available",
+        "all or nothing: s3 not taken"
+    );
+    assert_eq!(statuses(&seats)[&s[5]], "held");
+
+    // Asking again for a seat already held is harmless.
+    let (status, again) = buyer.hold(event.id, &[s[0]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(ids(&again["seat_ids"]), vec![s[0], s[1], s[2]]);
+}
+
+#[tokio::test]
+async fn the_hold_limit_counts_seats_already_held() {
+    let app = spawn_app_with(|c| c.max_seats_per_hold = 3).await;
+    let event = app.create_event(1, 10).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    assert_eq!(
+        buyer.hold(event.id, &[s[0], s[1]]).await.0,
+        StatusCode::CREATED
+    );
+    let (status, body) = buyer.hold(event.id, &[s[2], s[3]]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"], "hold_limit");
+    let seats = buyer.seats(event.id).await;
+    assert_eq!(ids(&seats["hold"]["seat_ids"]), vec![s[0], s[1]]);
+    assert_eq!(statuses(&seats)[&s[2]], "available");
+    assert_eq!(buyer.hold(event.id, &[s[2]]).await.0, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn an_expired_hold_is_claimable_and_reads_as_available_without_any_sweeper() {
+    let app = spawn_app_with(|c| c.hold_ttl = std::time::Duration::from_secs(1)).await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let first = app.buyer();
+    let second = app.buyer();
+    let (status, _) = first.hold(event.id, &[s[0], s[1]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(second.hold(event.id, &[s[1]]).await.0, StatusCode::CONFLICT);
+
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let seats = second.seats(event.id).await;
+    assert_eq!(statuses(&seats)[&s[0]], "available");
+    assert_eq!(statuses(&seats)[&s[1]], "available");
+    let (_, events) = second.get("/api/events").await;
+    assert_eq!(events[0]["seats_available"], 6);
+
+    let (status, body) = second.hold(event.id, &[s[1]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // The first buyer's next pick opens a fresh hold.
+    let (status, fresh) = first.hold(event.id, &[s[3]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(ids(&fresh["seat_ids"]), vec![s[3]]);
+}
+
+#[tokio::test]
+async fn releasing_seats_puts_them_back_on_sale() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let other = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[s[0], s[1], s[2]]).await;
+    let hold_id = hold["hold_id"].as_str().unwrap();
+
+    let (status, _) = buyer
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[1]))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(other.hold(event.id, &[s[1]]).await.0, StatusCode::CREATED);
+    // Releasing a seat that is not in the hold is a 404 and changes nothing.
+    let (status, _) = buyer
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[1]))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(statuses(&other.seats(event.id).await)[&s[1]], "mine");
+
+    let (status, _) = buyer.delete(&format!("/api/holds/{hold_id}")).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let seats = buyer.seats(event.id).await;
+    assert!(seats["hold"].is_null());
+    assert_eq!(statuses(&seats)[&s[0]], "available");
+    assert_eq!(statuses(&seats)[&s[2]], "available");
+    assert_eq!(statuses(&seats)[&s[1]], "held");
+}
+
+#[tokio::test]
+async fn a_session_cannot_release_or_buy_another_sessions_hold() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let owner = app.buyer();
+    let intruder = app.buyer();
+    let (_, hold) = owner.hold(event.id, &[s[0], s[1]]).await;
+    let hold_id = hold["hold_id"].as_str().unwrap();
+
+    let (status, body) = intruder.delete(&format!("/api/holds/{hold_id}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, _) = intruder
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[0]))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = intruder
+        .purchase(&hold["hold_id"], "Mallory", "mallory@example.com")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let seats = owner.seats(event.id).await;
+    assert_eq!(ids(&seats["hold"]["seat_ids"]), vec![s[0], s[1]]);
+    let orders: i64 = app
+        .sql()
+        .await
+        .query_one("SELECT count(*) FROM orders", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(orders, 0);
+}

@@ -1,0 +1,267 @@
+//! The server-rendered pages, driven as a browser without JavaScript would
+//! (form posts and redirects) and as htmx does (fragments).
+
+use reqwest::StatusCode;
+use reqwest::header::LOCATION;
+
+use crate::support::{Api, spawn_app, spawn_app_with, statuses};
+
+async fn page(buyer: &Api, path: &str) -> (StatusCode, String) {
+    let response = buyer
+        .http
+        .get(format!("{}{path}", buyer.base))
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+async fn post_form(
+    buyer: &Api,
+    path: &str,
+    form: &[(&str, String)],
+    htmx: bool,
+) -> reqwest::Response {
+    let mut request = buyer.http.post(format!("{}{path}", buyer.base)).form(form);
+    if htmx {
+        request = request.header("HX-Request", "true");
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_event_list_and_seat_map_render_every_seat_as_a_labelled_button() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 5).await;
+    let visitor = app.buyer();
+    let (status, html) = page(&visitor, "/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(&format!("href=\"/events/{}\"", event.id)));
+    assert!(html.contains("10 of 10 seats left"));
+
+    let (status, html) = page(&visitor, &format!("/events/{}", event.id)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        html.matches("class=\"seat seat--available tier-").count(),
+        10
+    );
+    assert!(html.contains("aria-label=\"Stalls, row B, seat 3, Standard €45, available\""));
+    for legend in [
+        "held by you",
+        "held by another buyer",
+        "sold",
+        "not for sale",
+    ] {
+        assert!(html.contains(legend), "legend lacks {legend}");
+    }
+    assert!(html.contains("src=\"/static/htmx.min.js\""));
+    // The vendored scripts are served by the app itself.
+    for asset in ["/static/htmx.min.js", "/static/app.js", "/static/app.css"] {
+        let response = visitor
+            .http
+            .get(format!("{}{asset}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{asset}");
+    }
+}
+
+#[tokio::test]
+async fn without_javascript_a_buyer_holds_seats_and_buys_through_forms_and_redirects() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let map = format!("/events/{}", event.id);
+
+    for seat in [s[1], s[2]] {
+        let response = post_form(
+            &buyer,
+            &format!("{map}/seats"),
+            &[("hold", seat.to_string())],
+            false,
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        assert_eq!(response.headers()[LOCATION], map.as_str());
+    }
+    let (_, html) = page(&buyer, &map).await;
+    assert!(
+        html.contains("Holding Stalls, row A, seat 3 (€45)."),
+        "notice after redirect"
+    );
+    assert_eq!(html.matches("seat seat--mine tier-").count(), 2);
+    assert!(html.contains("aria-pressed=\"true\""));
+    assert!(html.contains("data-expires-at=\""));
+    assert!(html.contains("Held for <strong class=\"countdown__time\">0"));
+    assert!(html.contains("Buy for €90"));
+    // The notice is shown once.
+    let (_, again) = page(&buyer, &map).await;
+    assert!(!again.contains("Holding Stalls"));
+
+    // Clicking my seat again releases it.
+    let response = post_form(
+        &buyer,
+        &format!("{map}/seats"),
+        &[("release", s[2].to_string())],
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(statuses(&buyer.seats(event.id).await)[&s[2]], "available");
+
+    let response = post_form(
+        &buyer,
+        &format!("{map}/purchase"),
+        &[
+            ("name", "Grace Hopper".into()),
+            ("email", "grace@example.com".into()),
+        ],
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let order_path = response.headers()[LOCATION].to_str().unwrap().to_string();
+    assert!(order_path.starts_with("/orders/"));
+    let (status, html) = page(&buyer, &order_path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Order confirmed"));
+    assert!(html.contains("Stalls, row A, seat 2"));
+    assert!(html.contains("€45"));
+    assert!(html.contains("Grace Hopper"));
+    // Another session can't see the order.
+    let (status, _) = page(&app.buyer(), &order_path).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn htmx_actions_answer_with_the_panel_the_changed_seat_and_a_notice() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let rival = app.buyer();
+    let seats_path = format!("/events/{}/seats", event.id);
+
+    let response = post_form(&buyer, &seats_path, &[("hold", s[0].to_string())], true).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let fragment = response.text().await.unwrap();
+    assert!(
+        fragment.starts_with("<section id=\"hold-panel\""),
+        "{fragment}"
+    );
+    assert!(fragment.contains(&format!("id=\"seat-{}\" class=\"seat seat--mine", s[0])));
+    assert!(fragment.contains("hx-swap-oob=\"true\""));
+    assert!(fragment.contains("Holding Stalls, row A, seat 1"));
+
+    // The rival clicks the same (stale, still "available") seat: told it's
+    // taken, shown as held, and nothing changes.
+    let response = post_form(&rival, &seats_path, &[("hold", s[0].to_string())], true).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let fragment = response.text().await.unwrap();
+    assert!(
+        fragment.contains("was just taken by someone else"),
+        "{fragment}"
+    );
+    assert!(fragment.contains(&format!("id=\"seat-{}\" class=\"seat seat--held", s[0])));
+    assert!(fragment.contains("You hold no seats"));
+
+    // Clicking a taken seat explains it and changes nothing.
+    let response = post_form(&rival, &seats_path, &[("inspect", s[0].to_string())], true).await;
+    let fragment = response.text().await.unwrap();
+    assert!(fragment.contains("is held by another buyer"), "{fragment}");
+    assert_eq!(statuses(&buyer.seats(event.id).await)[&s[0]], "mine");
+}
+
+#[tokio::test]
+async fn the_buy_form_refuses_bad_details_keeping_them_and_explains_an_expired_hold() {
+    let app = spawn_app_with(|c| c.hold_ttl = std::time::Duration::from_secs(1)).await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let map = format!("/events/{}", event.id);
+    post_form(
+        &buyer,
+        &format!("{map}/seats"),
+        &[("hold", s[0].to_string())],
+        false,
+    )
+    .await;
+
+    let response = post_form(
+        &buyer,
+        &format!("{map}/purchase"),
+        &[("name", "Ada".into()), ("email", "ada-at-example".into())],
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = response.text().await.unwrap();
+    assert!(html.contains("Enter a valid email address"));
+    assert!(html.contains("value=\"ada-at-example\""));
+
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let response = post_form(
+        &buyer,
+        &format!("{map}/purchase"),
+        &[("name", "Ada".into()), ("email", "ada@example.com".into())],
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let (_, html) = page(&buyer, &map).await;
+    assert!(html.contains("Your hold expired at"), "{html}");
+    assert!(html.contains("could not be bought"));
+    assert_eq!(
+        html.matches("seat seat--available tier-").count(),
+        4,
+        "seats shown as they now are"
+    );
+    let orders: i64 = app
+        .sql()
+        .await
+        .query_one("SELECT count(*) FROM orders", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(orders, 0);
+}
+
+#[tokio::test]
+async fn bad_page_requests_get_an_html_error_page_not_a_500() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let visitor = app.buyer();
+    for path in [
+        "/events/999999",
+        "/events/abc",
+        "/nowhere",
+        "/orders/not-a-uuid",
+        "/static/missing.js",
+    ] {
+        let (status, html) = page(&visitor, path).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(html.contains("<h1>Not Found</h1>"), "{path}: {html}");
+    }
+    let seats_path = format!("/events/{}/seats", event.id);
+    for form in [vec![("hold", "abc".to_string())], vec![]] {
+        let response = post_form(&visitor, &seats_path, &form, false).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{form:?}");
+        assert!(
+            response
+                .text()
+                .await
+                .unwrap()
+                .contains("<h1>Bad Request</h1>")
+        );
+    }
+    let response = post_form(
+        &visitor,
+        &seats_path,
+        &[("hold", "424242".to_string())],
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}

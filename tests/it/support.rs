@@ -1,0 +1,510 @@
+//! Test harness: a real PostgreSQL, a fresh database per test, and the real
+//! app served on an ephemeral port.
+//!
+//! The server is `TEST_DATABASE_URL` when set (it needs CREATEDB rights);
+//! otherwise one throwaway cluster per test process, started from the system
+//! binaries (as the `postgres` user when we are root). Each test gets a
+//! database cloned from a migrated template and dropped when the test ends;
+//! databases left by crashed runs are swept when the template is made.
+
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::StatusCode;
+use seatmap::app::{AppState, build_router};
+use seatmap::config::{Config, DatabaseSource, Secret};
+use seatmap::db::{self, Pool};
+use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
+use seatmap::pg_cluster::{Durability, PgCluster};
+use seatmap::startup::Database;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use tokio::sync::OnceCell;
+use tokio_postgres::NoTls;
+
+const TEST_DB_PREFIX: &str = "seatmap_test_";
+const TEMPLATE_PREFIX: &str = "seatmap_tpl_";
+/// Databases of ours older than this are leftovers of crashed runs.
+const STALE_AFTER_SECS: u64 = 2 * 3600;
+
+enum Server {
+    External(tokio_postgres::Config),
+    Cluster(PgCluster),
+}
+
+impl Server {
+    fn config_for(&self, dbname: &str) -> tokio_postgres::Config {
+        match self {
+            Server::External(base) => {
+                let mut config = base.clone();
+                config.dbname(dbname);
+                config
+            }
+            Server::Cluster(cluster) => cluster.connect_config(dbname),
+        }
+    }
+
+    fn admin_config(&self) -> tokio_postgres::Config {
+        match self {
+            Server::External(base) => base.clone(),
+            Server::Cluster(cluster) => cluster.connect_config("postgres"),
+        }
+    }
+}
+
+fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| match std::env::var("TEST_DATABASE_URL") {
+        Ok(url) if !url.trim().is_empty() => Server::External(
+            url.parse()
+                .expect("TEST_DATABASE_URL is not a valid PostgreSQL connection string"),
+        ),
+        _ => {
+            sweep_stale_cluster_dirs();
+            let root = std::env::temp_dir().join(format!("seatmap-it-{}", std::process::id()));
+            let cluster = PgCluster::start(&root.join("pgdata"), Durability::Throwaway)
+                .unwrap_or_else(|err| {
+                    panic!(
+                        "the integration tests need PostgreSQL and could not start one: {err:#}\n\
+                         Set TEST_DATABASE_URL to a server where this user may CREATE DATABASE, \
+                         or install the server binaries (Debian: apt-get install postgresql)."
+                    )
+                });
+            Server::Cluster(cluster)
+        }
+    })
+}
+
+/// Throwaway clusters of test processes that have exited.
+fn sweep_stale_cluster_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("seatmap-it-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn unix_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_secs()
+}
+
+async fn connect(config: &tokio_postgres::Config) -> tokio_postgres::Client {
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .unwrap_or_else(|err| panic!("connecting to the test PostgreSQL: {err}"));
+    tokio::spawn(connection);
+    client
+}
+
+async fn template() -> &'static str {
+    static TEMPLATE: OnceCell<String> = OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            let admin = connect(&server().admin_config()).await;
+            sweep_stale_databases(&admin).await;
+            let name = format!("{TEMPLATE_PREFIX}{}_{}", unix_secs(), std::process::id());
+            admin
+                .batch_execute(&format!("CREATE DATABASE {}", db::quote_ident(&name)))
+                .await
+                .expect("creating the template database");
+            let (mut client, connection) = server()
+                .config_for(&name)
+                .connect(NoTls)
+                .await
+                .expect("connecting to the template database");
+            let connection = tokio::spawn(connection);
+            db::migrate_client(&mut client)
+                .await
+                .expect("migrating the template database");
+            drop(client);
+            let _ = connection.await;
+            name
+        })
+        .await
+}
+
+async fn sweep_stale_databases(admin: &tokio_postgres::Client) {
+    let rows = admin
+        .query(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'seatmap\\_test\\_%' OR datname LIKE 'seatmap\\_tpl\\_%'",
+            &[],
+        )
+        .await
+        .expect("listing databases");
+    let now = unix_secs();
+    for row in rows {
+        let name: String = row.get(0);
+        let created = name
+            .trim_start_matches(TEST_DB_PREFIX)
+            .trim_start_matches(TEMPLATE_PREFIX)
+            .split('_')
+            .next()
+            .and_then(|secs| secs.parse::<u64>().ok());
+        if created.is_some_and(|secs| now.saturating_sub(secs) > STALE_AFTER_SECS) {
+            let _ = admin
+                .batch_execute(&format!(
+                    "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                    db::quote_ident(&name)
+                ))
+                .await;
+        }
+    }
+}
+
+/// A database of its own for one test, dropped when the test ends.
+pub struct TestDb {
+    pub name: String,
+}
+
+impl TestDb {
+    pub async fn create() -> TestDb {
+        let template = template().await;
+        let name = format!(
+            "{TEST_DB_PREFIX}{}_{}",
+            unix_secs(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let admin = connect(&server().admin_config()).await;
+        let sql = format!(
+            "CREATE DATABASE {} TEMPLATE {}",
+            db::quote_ident(&name),
+            db::quote_ident(template)
+        );
+        // The template's migration connection may still be closing, or
+        // another test may be copying it this instant: both are brief.
+        let mut attempts = 0;
+        loop {
+            match admin.batch_execute(&sql).await {
+                Ok(()) => break,
+                Err(err)
+                    if attempts < 100
+                        && err.code() == Some(&tokio_postgres::error::SqlState::OBJECT_IN_USE) =>
+                {
+                    attempts += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(err) => panic!("creating test database {name}: {err}"),
+            }
+        }
+        TestDb { name }
+    }
+
+    pub fn pg_config(&self) -> tokio_postgres::Config {
+        server().config_for(&self.name)
+    }
+
+    /// A libpq key/value connection string, the form DATABASE_URL also takes.
+    pub fn conninfo(&self) -> String {
+        let config = self.pg_config();
+        let quote = |v: &str| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"));
+        let mut parts = Vec::new();
+        if let Some(host) = config.get_hosts().first() {
+            let host = match host {
+                tokio_postgres::config::Host::Tcp(h) => h.clone(),
+                tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+            };
+            parts.push(format!("host={}", quote(&host)));
+        }
+        if let Some(port) = config.get_ports().first() {
+            parts.push(format!("port={port}"));
+        }
+        if let Some(user) = config.get_user() {
+            parts.push(format!("user={}", quote(user)));
+        }
+        if let Some(password) = config.get_password() {
+            parts.push(format!(
+                "password={}",
+                quote(&String::from_utf8_lossy(password))
+            ));
+        }
+        parts.push(format!("dbname={}", quote(&self.name)));
+        parts.join(" ")
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop runs inside the test's runtime, which can't be blocked on;
+        // a short-lived thread with its own runtime does the DROP.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime for dropping the test database");
+            runtime.block_on(async {
+                let admin = connect(&server().admin_config()).await;
+                admin
+                    .batch_execute(&format!(
+                        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                        db::quote_ident(&name)
+                    ))
+                    .await
+            })
+        })
+        .join();
+        if let Ok(Err(err)) = dropped {
+            eprintln!("warning: could not drop test database {}: {err}", self.name);
+        }
+    }
+}
+
+/// The app, served on 127.0.0.1:0 against its own database.
+pub struct TestApp {
+    pub base: String,
+    pub pool: Pool,
+    pub config: Config,
+    /// Held so the database lives (and is dropped) with the app.
+    _db: TestDb,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
+    let db = TestDb::create().await;
+    let mut config = Config::for_tests(DatabaseSource::Url(Secret::new(db.conninfo())));
+    config.db.pool_size = 20;
+    adjust(&mut config);
+    let base = serve(&config).await;
+    let database = Database::connect(&config)
+        .await
+        .expect("connecting the test app's own pool");
+    TestApp {
+        base,
+        pool: database.pool,
+        config,
+        _db: db,
+    }
+}
+
+/// Serves another instance of the app (own pool, same database) and returns its base URL.
+pub async fn serve(config: &Config) -> String {
+    let database = Database::connect(config)
+        .await
+        .expect("connecting the app to the test database");
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .expect("binding an ephemeral port");
+    let addr = listener.local_addr().expect("local address");
+    let app = build_router(AppState::new(database.pool, config.clone()));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+/// An event built for a test: rows of seats, all in one tier unless
+/// `tiers` says otherwise.
+pub struct EventFixture {
+    pub id: i64,
+    /// In layout order: section by section, row by row, left to right.
+    pub seat_ids: Vec<i64>,
+}
+
+impl TestApp {
+    pub async fn second_instance(&self) -> String {
+        serve(&self.config).await
+    }
+
+    /// One section "Stalls" with `rows` rows of `per_row` seats at €45.
+    pub async fn create_event(&self, rows: usize, per_row: u32) -> EventFixture {
+        self.create_event_with(vec![SectionSpec {
+            name: "Stalls".into(),
+            rows: (0..rows)
+                .map(|i| RowSpec {
+                    label: row_label(i),
+                    seats: per_row,
+                    tier: "std".into(),
+                })
+                .collect(),
+        }])
+        .await
+    }
+
+    pub async fn create_event_with(&self, sections: Vec<SectionSpec>) -> EventFixture {
+        let spec = EventSpec {
+            slug: None,
+            name: "Test Night".into(),
+            venue: "Test Hall".into(),
+            starts_at: OffsetDateTime::now_utc() + time::Duration::days(7),
+            tiers: vec![
+                TierSpec {
+                    code: "std".into(),
+                    name: "Standard".into(),
+                    price_cents: 4500,
+                },
+                TierSpec {
+                    code: "vip".into(),
+                    name: "VIP".into(),
+                    price_cents: 9900,
+                },
+            ],
+            sections,
+        };
+        let id = db::demo::create_event(&self.pool, &spec)
+            .await
+            .expect("creating the test event");
+        let client = self.pool.get().await.expect("pool");
+        let seat_ids = db::seats::for_event(&client, id, None)
+            .await
+            .expect("listing seats")
+            .iter()
+            .map(|s| s.id)
+            .collect();
+        EventFixture { id, seat_ids }
+    }
+
+    /// A new browser-like client: its own cookie jar, so its own session.
+    pub fn buyer(&self) -> Api {
+        Api::new(&self.base)
+    }
+
+    pub async fn sql(&self) -> deadpool_postgres::Object {
+        self.pool.get().await.expect("pool")
+    }
+}
+
+/// A JSON API client with a cookie jar.
+pub struct Api {
+    pub http: reqwest::Client,
+    pub base: String,
+}
+
+impl Api {
+    pub fn new(base: &str) -> Api {
+        Api {
+            http: reqwest::Client::builder()
+                .cookie_store(true)
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(Duration::from_secs(30))
+                .build()
+                .expect("http client"),
+            base: base.to_string(),
+        }
+    }
+
+    pub fn on(&self, base: &str) -> Api {
+        Api {
+            http: self.http.clone(),
+            base: base.to_string(),
+        }
+    }
+
+    async fn answer(response: reqwest::Response) -> (StatusCode, Value) {
+        let status = response.status();
+        let text = response.text().await.expect("response body");
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text)
+                .unwrap_or_else(|_| panic!("{status}: body is not JSON: {text}"))
+        };
+        (status, body)
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("GET");
+        Self::answer(response).await
+    }
+
+    pub async fn post_raw(&self, path: &str, body: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("POST");
+        Self::answer(response).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.post_raw(path, &body.to_string()).await
+    }
+
+    pub async fn delete(&self, path: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .delete(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("DELETE");
+        Self::answer(response).await
+    }
+
+    pub async fn hold(&self, event_id: i64, seat_ids: &[i64]) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/events/{event_id}/holds"),
+            json!({ "seat_ids": seat_ids }),
+        )
+        .await
+    }
+
+    pub async fn seats(&self, event_id: i64) -> Value {
+        let (status, body) = self.get(&format!("/api/events/{event_id}/seats")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    }
+
+    pub async fn purchase(&self, hold_id: &Value, name: &str, email: &str) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/holds/{}/purchase", id_segment(hold_id)),
+            json!({ "name": name, "email": email }),
+        )
+        .await
+    }
+}
+
+/// An opaque id from the API, as a path segment.
+pub fn id_segment(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The seat ids (as i64) a JSON array lists.
+pub fn ids(value: &Value) -> Vec<i64> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("expected an array of ids, got {value}"))
+        .iter()
+        .map(|v| v.as_i64().expect("numeric seat id"))
+        .collect()
+}
+
+/// The status the API reports for each seat, by id.
+pub fn statuses(seats_body: &Value) -> std::collections::HashMap<i64, String> {
+    seats_body["seats"]
+        .as_array()
+        .expect("seats array")
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_i64().expect("id"),
+                s["status"].as_str().expect("status").to_string(),
+            )
+        })
+        .collect()
+}
