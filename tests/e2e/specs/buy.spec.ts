@@ -1,0 +1,91 @@
+import { test, expect, Page } from '@playwright/test';
+
+// Each test takes seats in its own row of the demo event, so the tests can
+// run in parallel against one server without taking each other's seats.
+
+async function openDemoEvent(page: Page) {
+  await page.goto('/');
+  await page.getByRole('link', { name: /Demo Night/ }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Demo Night');
+}
+
+function seat(page: Page, row: string, number: number) {
+  return page.getByRole('button', {
+    name: new RegExp(`^Orchestra, row ${row}, seat ${number}, `),
+  });
+}
+
+async function buyAndConfirm(page: Page, row: string, numbers: number[]) {
+  await page.getByLabel('Name').fill('Ada Lovelace');
+  await page.getByLabel('Email').fill('ada@example.com');
+  await page.getByRole('button', { name: /^Buy for/ }).click();
+  await expect(page).toHaveURL(/\/orders\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole('heading', { name: 'Order confirmed' })).toBeVisible();
+  for (const n of numbers) {
+    await expect(page.getByRole('cell', { name: `Orchestra, row ${row}, seat ${n}` })).toBeVisible();
+  }
+}
+
+test('pick two seats, watch the countdown, buy them', async ({ page }) => {
+  await openDemoEvent(page);
+  for (const n of [14, 15]) {
+    await seat(page, 'C', n).click();
+    await expect(seat(page, 'C', n)).toHaveAttribute('aria-pressed', 'true');
+    await expect(seat(page, 'C', n)).toHaveAccessibleName(/held by you$/);
+  }
+  const panel = page.locator('#hold-panel');
+  await expect(panel).toContainText('Orchestra, row C, seat 14');
+  await expect(panel).toContainText('Orchestra, row C, seat 15');
+  await expect(panel).toContainText('€170');
+
+  // The countdown ticks down from the server's expiry (8 minutes by default).
+  const clock = panel.locator('.countdown__time');
+  await expect(clock).toHaveText(/^0[78]:\d\d$/);
+  const first = await clock.textContent();
+  await expect(clock).not.toHaveText(first!, { timeout: 3_000 });
+
+  await buyAndConfirm(page, 'C', [14, 15]);
+
+  // Back on the map, the seats are sold to everyone, including a stranger.
+  await page.getByRole('link', { name: 'Back to the seat map' }).click();
+  await expect(seat(page, 'C', 14)).toHaveAccessibleName(/sold$/);
+});
+
+test.describe('with JavaScript disabled', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('seats are form buttons that post and redirect, and buying still works', async ({ page }) => {
+    await openDemoEvent(page);
+    for (const n of [20, 21]) {
+      await seat(page, 'D', n).click();
+      await expect(page).toHaveURL(/\/events\/\d+$/);
+      await expect(seat(page, 'D', n)).toHaveAttribute('aria-pressed', 'true');
+    }
+    const panel = page.locator('#hold-panel');
+    await expect(panel).toContainText('Orchestra, row D, seat 21');
+    await expect(panel.locator('.countdown')).toContainText(/Held for 0[78]:\d\d/);
+    await expect(page.getByRole('status')).toContainText('Holding Orchestra, row D, seat 21');
+    await buyAndConfirm(page, 'D', [20, 21]);
+  });
+});
+
+test('a taken seat is explained, not changed', async ({ page, browser }) => {
+  await openDemoEvent(page);
+  await seat(page, 'E', 5).click();
+  await expect(seat(page, 'E', 5)).toHaveAttribute('aria-pressed', 'true');
+
+  const rivalContext = await browser.newContext();
+  const rival = await rivalContext.newPage();
+  await openDemoEvent(rival);
+  await expect(seat(rival, 'E', 5)).toHaveAccessibleName(/held by another buyer$/);
+  // aria-disabled tells assistive tech the seat can't be taken, but the
+  // button still works (it explains why); Playwright's click refuses
+  // aria-disabled elements, so the click is forced.
+  await seat(rival, 'E', 5).click({ force: true });
+  await expect(rival.getByRole('status')).toContainText('is held by another buyer');
+  await expect(seat(rival, 'E', 5)).toHaveAccessibleName(/held by another buyer$/);
+  await rivalContext.close();
+
+  await page.reload();
+  await expect(seat(page, 'E', 5)).toHaveAttribute('aria-pressed', 'true');
+});

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs every test seatmap has: unit, integration (against a real PostgreSQL)
+# and browser (Playwright driving Debian's Chromium). Installs what is
+# missing first, so it works on a fresh machine:
+#
+#     bash tests/run-all.sh
+#
+# The integration tests start a throwaway PostgreSQL from the system's
+# binaries, or use TEST_DATABASE_URL if set. The browser tests start the app
+# itself with its embedded PostgreSQL. Nothing downloads a browser.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n== %s\n' "$*"; }
+
+have_pg_server() {
+  command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null
+}
+
+missing=()
+have_pg_server || missing+=(postgresql)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]} (Debian packages)"
+  if [ "$(id -u)" = 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "missing: ${missing[*]}. Install them as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  "${sudo[@]}" apt-get update -qq || exit 1
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" || exit 1
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo is missing: install Rust (https://rustup.rs) and run this again" >&2
+  exit 1
+fi
+
+failed=()
+
+say "unit and integration tests (cargo test)"
+cargo test --locked || failed+=("cargo test")
+
+say "browser tests (Playwright, /usr/bin/chromium)"
+if cargo build --locked --bin seatmap; then
+  e2e_data=$(mktemp -d "${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")
+  chmod 755 "$e2e_data"
+  trap 'rm -rf "$e2e_data"' EXIT
+  (
+    cd tests/e2e &&
+      PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error &&
+      SEATMAP_E2E_DATA_DIR="$e2e_data" npx playwright test
+  ) || failed+=("playwright")
+else
+  failed+=("cargo build")
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+  say "FAILED: ${failed[*]}"
+  exit 1
+fi
+say "all tests passed"
