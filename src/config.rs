@@ -22,8 +22,9 @@ pub struct Config {
 pub enum DatabaseSource {
     /// `DATABASE_URL` was set.
     Url(Secret),
-    /// A private cluster in this folder (`SEATMAP_DATA_DIR`, default `.seatmap`).
-    Embedded { data_dir: PathBuf },
+    /// A private cluster in `<data_dir>/pgdata` (`SEATMAP_DATA_DIR`); `None`
+    /// picks the default, see [`crate::pg_cluster::default_data_dir`].
+    Embedded { data_dir: Option<PathBuf> },
 }
 
 /// Pool and timeout settings. Short timeouts keep a stuck lock or a slow
@@ -81,9 +82,7 @@ impl Config {
         let database = match get("DATABASE_URL") {
             Some(url) => DatabaseSource::Url(Secret::new(url)),
             None => DatabaseSource::Embedded {
-                data_dir: get("SEATMAP_DATA_DIR")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| PathBuf::from(".seatmap")),
+                data_dir: get("SEATMAP_DATA_DIR").map(PathBuf::from),
             },
         };
         let defaults = DbSettings::default();
@@ -174,9 +173,10 @@ mod tests {
     #[test]
     fn defaults_use_the_embedded_database_and_documented_limits() {
         let config = config_from(&[]).unwrap();
-        assert!(
-            matches!(config.database, DatabaseSource::Embedded { ref data_dir } if data_dir == &PathBuf::from(".seatmap"))
-        );
+        assert!(matches!(
+            config.database,
+            DatabaseSource::Embedded { data_dir: None }
+        ));
         assert_eq!(config.addr.to_string(), "127.0.0.1:3000");
         assert_eq!(config.hold_ttl, Duration::from_secs(480));
         assert_eq!(config.max_seats_per_hold, 10);

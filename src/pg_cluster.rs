@@ -65,6 +65,15 @@ impl PgCluster {
                 MAX_SOCKET_PATH
             );
         }
+        if let Some(blocked) = run_as.unreachable_ancestor(&data_dir) {
+            bail!(
+                "the PostgreSQL server runs as '{SUPERUSER}' (initdb refuses root), and that user \
+                 cannot enter {} on the way to the data folder {}. Set SEATMAP_DATA_DIR to a \
+                 folder it can reach, such as /var/tmp/seatmap",
+                blocked.display(),
+                data_dir.display()
+            );
+        }
         if !data_dir.join("PG_VERSION").exists() {
             init_data_dir(&bin_dir, &data_dir, &run_as)?;
         }
@@ -239,6 +248,28 @@ impl RunAs {
         }
     }
 
+    /// The first existing folder above `path` that the server user may not
+    /// enter (ignoring ACLs): the cluster can't live below it.
+    fn unreachable_ancestor(&self, path: &Path) -> Option<PathBuf> {
+        let user = self.user.as_ref()?;
+        path.ancestors()
+            .skip(1)
+            .filter_map(|dir| fs::metadata(dir).ok().map(|meta| (dir, meta)))
+            .find(|(_, meta)| {
+                use std::os::unix::fs::MetadataExt;
+                let mode = meta.mode();
+                let searchable = if meta.uid() == user.uid.as_raw() {
+                    mode & 0o100 != 0
+                } else if meta.gid() == user.gid.as_raw() {
+                    mode & 0o010 != 0
+                } else {
+                    mode & 0o001 != 0
+                };
+                !searchable
+            })
+            .map(|(dir, _)| dir.to_path_buf())
+    }
+
     /// Gives the unprivileged user the data folder, and makes its parent
     /// traversable so the server can reach it.
     fn prepare(&self, data_dir: &Path) -> anyhow::Result<()> {
@@ -314,6 +345,27 @@ pub fn find_bin_dir() -> anyhow::Result<PathBuf> {
              /usr/lib/postgresql/*/bin. Install them (Debian: apt-get install postgresql) \
              or set DATABASE_URL to an existing database",
         )
+}
+
+/// Where the app keeps its cluster when SEATMAP_DATA_DIR is unset:
+/// `.seatmap/pgdata` here, unless the server user can't reach this folder
+/// (say, a checkout under /root while running as root); then a folder named
+/// after this one under /var/tmp.
+pub fn default_data_dir() -> anyhow::Result<PathBuf> {
+    let local = absolute(Path::new(".seatmap"))?.join("pgdata");
+    if RunAs::detect()?.unreachable_ancestor(&local).is_none() {
+        return Ok(local);
+    }
+    let cwd = std::env::current_dir()?;
+    let mut name: String = cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if name.len() > 40 {
+        name = name.split_off(name.len() - 40);
+    }
+    Ok(PathBuf::from(format!("/var/tmp/seatmap-{name}")).join("pgdata"))
 }
 
 fn absolute(path: &Path) -> anyhow::Result<PathBuf> {

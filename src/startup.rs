@@ -30,7 +30,10 @@ impl Database {
                 (pg_config, None)
             }
             DatabaseSource::Embedded { data_dir } => {
-                let pg_data = data_dir.join("pgdata");
+                let pg_data = match data_dir {
+                    Some(dir) => dir.join("pgdata"),
+                    None => crate::pg_cluster::default_data_dir()?,
+                };
                 tracing::info!(data_dir = %pg_data.display(), "starting the embedded PostgreSQL");
                 let cluster = tokio::task::spawn_blocking(move || {
                     PgCluster::start(&pg_data, Durability::Durable)
