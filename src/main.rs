@@ -12,7 +12,9 @@ SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Logs go to stderr so that stdout carries only results (`seatmap demo` prints an id).
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "info,tower_http=warn".into()),
