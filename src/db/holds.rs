@@ -106,7 +106,7 @@ pub(super) async fn lock_for_buyer_or_404(
 /// from now if there is none. A lapsed open hold is closed first, so the
 /// one-open-hold-per-buyer index lets the new one in. The lock serialises
 /// one buyer's concurrent requests for the event.
-async fn lock_or_open(
+pub(super) async fn lock_or_open(
     client: &impl GenericClient,
     event_id: i64,
     buyer_id: Uuid,

@@ -4,6 +4,7 @@
 //! the pool, run one transaction, and retry it on deadlock or serialization
 //! failure.
 
+pub mod best_available;
 pub mod demo;
 pub mod events;
 pub mod holds;

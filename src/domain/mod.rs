@@ -1,5 +1,6 @@
 //! Pure types and rules: no I/O, unit-tested here.
 
+pub mod best_available;
 pub mod layout;
 pub mod money;
 pub mod rules;

@@ -28,6 +28,17 @@ pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, A
     Ok(sorted)
 }
 
+/// A best-available party size: 1 to the per-hold limit.
+pub fn party_size(count: i64, max_seats: u32) -> Result<u32, AppError> {
+    match u32::try_from(count) {
+        Ok(count) if (1..=max_seats).contains(&count) => Ok(count),
+        _ => Err(AppError::validation(
+            "invalid_count",
+            format!("Ask for between 1 and {max_seats} seats."),
+        )),
+    }
+}
+
 #[derive(Debug)]
 pub struct BuyerDetails {
     pub name: String,
@@ -97,6 +108,19 @@ mod tests {
             code(seat_ids_to_claim(&[1, 2, 3], 2).unwrap_err()),
             "hold_limit"
         );
+    }
+
+    #[test]
+    fn party_sizes_run_from_one_to_the_hold_limit() {
+        assert_eq!(party_size(1, 10).unwrap(), 1);
+        assert_eq!(party_size(10, 10).unwrap(), 10);
+        for bad in [0, -1, 11, i64::MAX] {
+            assert_eq!(
+                code(party_size(bad, 10).unwrap_err()),
+                "invalid_count",
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -13,11 +13,13 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::app::AppState;
+use crate::db::best_available::BestAvailableRequest;
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
 use crate::web::extract::{ApiJson, Buyer, IdPath, Viewer};
+use crate::web::views;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -114,9 +116,30 @@ async fn event_seats(
     }))
 }
 
+/// A hold request names seats, or asks for the best available.
 #[derive(Deserialize)]
 struct CreateHoldBody {
-    seat_ids: Vec<i64>,
+    seat_ids: Option<Vec<i64>>,
+    best_available: Option<BestAvailableBody>,
+}
+
+#[derive(Deserialize)]
+struct BestAvailableBody {
+    /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
+    count: i64,
+    section: Option<String>,
+    tier: Option<String>,
+    together: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct BestAvailableJson {
+    #[serde(flatten)]
+    hold: HoldJson,
+    added: Vec<i64>,
+    together: bool,
+    /// In words, e.g. "4 seats together in Orchestra, row C, seats 7–10".
+    summary: String,
 }
 
 async fn create_hold(
@@ -124,18 +147,58 @@ async fn create_hold(
     IdPath(event_id): IdPath<i64>,
     buyer: Buyer,
     ApiJson(body): ApiJson<CreateHoldBody>,
-) -> AppResult<impl IntoResponse> {
-    let seat_ids = rules::seat_ids_to_claim(&body.seat_ids, state.config.max_seats_per_hold)?;
-    let hold = db::holds::claim_seats(
-        &state.pool,
-        event_id,
-        buyer.id,
-        &seat_ids,
-        state.config.hold_ttl,
-        state.config.max_seats_per_hold,
-    )
-    .await?;
-    Ok((StatusCode::CREATED, Json(HoldJson::from(hold))))
+) -> AppResult<Response> {
+    let max_seats = state.config.max_seats_per_hold;
+    match body {
+        CreateHoldBody {
+            seat_ids: Some(seat_ids),
+            best_available: None,
+        } => {
+            let seat_ids = rules::seat_ids_to_claim(&seat_ids, max_seats)?;
+            let hold = db::holds::claim_seats(
+                &state.pool,
+                event_id,
+                buyer.id,
+                &seat_ids,
+                state.config.hold_ttl,
+                max_seats,
+            )
+            .await?;
+            Ok((StatusCode::CREATED, Json(HoldJson::from(hold))).into_response())
+        }
+        CreateHoldBody {
+            seat_ids: None,
+            best_available: Some(best),
+        } => {
+            let request = BestAvailableRequest {
+                count: rules::party_size(best.count, max_seats)?,
+                section: best.section,
+                tier: best.tier,
+                together: best.together.unwrap_or(true),
+            };
+            let outcome = db::best_available::hold_best_available(
+                &state.pool,
+                event_id,
+                buyer.id,
+                &request,
+                state.config.hold_ttl,
+                max_seats,
+            )
+            .await?;
+            let client = state.pool.get().await?;
+            let added = db::seats::by_ids(&client, event_id, &outcome.added, None).await?;
+            let body = BestAvailableJson {
+                summary: views::describe_seats(&added, outcome.together),
+                hold: HoldJson::from(outcome.hold),
+                added: outcome.added,
+                together: outcome.together,
+            };
+            Ok((StatusCode::CREATED, Json(body)).into_response())
+        }
+        _ => Err(AppError::BadRequest(
+            "Give either \"seat_ids\" or \"best_available\".".into(),
+        )),
+    }
 }
 
 async fn release_hold(

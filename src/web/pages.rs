@@ -14,6 +14,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::app::AppState;
+use crate::db::best_available::BestAvailableRequest;
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
@@ -23,7 +24,8 @@ use crate::web::extract::{
     Buyer, FormInput, IdPath, Notice, NoticeKind, Viewer, is_htmx, push_notice, take_notice,
 };
 use crate::web::views::{
-    self, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend, TierLegend,
+    self, BestForm, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend,
+    TierLegend,
 };
 
 pub fn router() -> Router<AppState> {
@@ -31,6 +33,7 @@ pub fn router() -> Router<AppState> {
         .route("/", get(index))
         .route("/events/{event_id}", get(event_page))
         .route("/events/{event_id}/seats", post(seat_action))
+        .route("/events/{event_id}/best", post(best_available))
         .route("/events/{event_id}/hold/release", post(release_all))
         .route("/events/{event_id}/purchase", post(purchase))
         .route("/orders/{order_id}", get(order_page))
@@ -104,6 +107,7 @@ struct EventPage {
     tiers: Vec<TierLegend>,
     statuses: Vec<StatusLegend>,
     panel: HoldPanel,
+    best: BestForm,
     notice: Option<Notice>,
     oob: bool,
 }
@@ -157,6 +161,7 @@ async fn event_page_response(
         sections: views::sections(&seats, &tiers),
         tiers: views::tier_legend(&tiers),
         statuses: views::status_legend(),
+        best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
         panel,
         notice,
         oob: false,
@@ -193,6 +198,7 @@ async fn respond(
     headers: &HeaderMap,
     notice: Option<Notice>,
     changed_seat_ids: &[i64],
+    highlight: &[i64],
 ) -> AppResult<Response> {
     if !is_htmx(headers) {
         if let Some(notice) = &notice {
@@ -219,7 +225,10 @@ async fn respond(
             &held_refs,
             OffsetDateTime::now_utc(),
         ),
-        seats: changed.iter().map(|s| SeatView::new(s, &tiers)).collect(),
+        seats: changed
+            .iter()
+            .map(|s| SeatView::new(s, &tiers).highlighted(highlight))
+            .collect(),
         notice,
         oob: true,
     };
@@ -307,7 +316,16 @@ async fn seat_action(
         .ok_or_else(|| AppError::NotFound(format!("No seat {seat_id} in this event.")))?;
     drop(client);
     let notice = seat_notice(&seat, &outcome);
-    respond(&state, event_id, &buyer, &headers, Some(notice), &[seat_id]).await
+    respond(
+        &state,
+        event_id,
+        &buyer,
+        &headers,
+        Some(notice),
+        &[seat_id],
+        &[],
+    )
+    .await
 }
 
 fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
@@ -374,7 +392,95 @@ async fn release_all(
             Notice::new(NoticeKind::Info, "You have no seats on hold."),
         ),
     };
-    respond(&state, event_id, &buyer, &headers, Some(notice), &released).await
+    respond(
+        &state,
+        event_id,
+        &buyer,
+        &headers,
+        Some(notice),
+        &released,
+        &[],
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct BestAvailableForm {
+    #[serde(default)]
+    count: String,
+    #[serde(default)]
+    section: String,
+    #[serde(default)]
+    tier: String,
+    apart: Option<String>,
+}
+
+async fn best_available(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    headers: HeaderMap,
+    buyer: Buyer,
+    FormInput(form): FormInput<BestAvailableForm>,
+) -> AppResult<Response> {
+    let max_seats = state.config.max_seats_per_hold;
+    // Anything that isn't a number is out of range like 0 is.
+    let count = form.count.trim().parse::<i64>().unwrap_or(0);
+    let nonempty = |value: String| Some(value.trim().to_string()).filter(|v| !v.is_empty());
+    let outcome = match rules::party_size(count, max_seats) {
+        Err(err) => Err(err),
+        Ok(count) => {
+            let request = BestAvailableRequest {
+                count,
+                section: nonempty(form.section),
+                tier: nonempty(form.tier),
+                together: form.apart.is_none(),
+            };
+            db::best_available::hold_best_available(
+                &state.pool,
+                event_id,
+                buyer.id,
+                &request,
+                state.config.hold_ttl,
+                max_seats,
+            )
+            .await
+        }
+    };
+    let (notice, added) = match outcome {
+        Ok(found) => {
+            let client = state.pool.get().await?;
+            let seats = db::seats::by_ids(&client, event_id, &found.added, None).await?;
+            let text = format!("Found {}.", views::describe_seats(&seats, found.together));
+            (Notice::new(NoticeKind::Success, text), found.added)
+        }
+        Err(AppError::Conflict {
+            code: "not_enough_seats_together",
+            ..
+        }) => (
+            Notice::new(
+                NoticeKind::Error,
+                "There are no seats together for a party that size. Tick \u{201c}Seats may be apart\u{201d} \
+                 to take the best seats even if they are not side by side, or try another section or price.",
+            ),
+            Vec::new(),
+        ),
+        Err(
+            err @ (AppError::Conflict { .. }
+            | AppError::Validation { .. }
+            | AppError::HoldLimit { .. }),
+        ) => (Notice::new(NoticeKind::Error, err.to_string()), Vec::new()),
+        Err(other) => return Err(other),
+    };
+    respond(
+        &state,
+        event_id,
+        &buyer,
+        &headers,
+        Some(notice),
+        &added,
+        &added,
+    )
+    .await
 }
 
 #[derive(Deserialize)]

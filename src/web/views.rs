@@ -7,6 +7,7 @@ use time::macros::format_description;
 use crate::db::events::{EventSummary, Tier};
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
+use crate::domain::best_available::{Place, describe};
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::money::format_cents;
 use crate::domain::seat::SeatState;
@@ -31,6 +32,20 @@ fn clock_time(at: OffsetDateTime) -> String {
 fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
+}
+
+/// Seats (in layout order) in words: "3 seats together in Stalls, row A, seats 4–6".
+pub fn describe_seats(seats: &[Seat], together: bool) -> String {
+    let places: Vec<Place<'_>> = seats
+        .iter()
+        .map(|seat| Place {
+            section: &seat.section,
+            row: &seat.row_label,
+            seat: &seat.seat_label,
+            position: seat.position,
+        })
+        .collect();
+    describe(&places, together)
 }
 
 pub fn seat_name(seat: &Seat) -> String {
@@ -77,6 +92,8 @@ pub struct SeatView {
     pub top: f32,
     pub pressed: Option<&'static str>,
     pub taken: bool,
+    /// Just found by best available: drawn with a highlight ring.
+    pub fresh: bool,
 }
 
 impl SeatView {
@@ -109,7 +126,13 @@ impl SeatView {
             top: seat.y,
             pressed,
             taken,
+            fresh: false,
         }
+    }
+
+    pub fn highlighted(mut self, fresh_ids: &[i64]) -> SeatView {
+        self.fresh = fresh_ids.contains(&self.id);
+        self
     }
 }
 
@@ -183,6 +206,31 @@ pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
             price: format_cents(i64::from(tier.price_cents)),
         })
         .collect()
+}
+
+/// The choices of the best-available form.
+pub struct BestForm {
+    pub counts: Vec<u32>,
+    pub sections: Vec<String>,
+    pub tiers: Vec<TierLegend>,
+    pub tier_codes: Vec<String>,
+}
+
+impl BestForm {
+    pub fn new(max_seats: u32, seats: &[Seat], tiers: &[Tier]) -> BestForm {
+        let mut sections: Vec<String> = Vec::new();
+        for seat in seats {
+            if sections.last() != Some(&seat.section) && !sections.contains(&seat.section) {
+                sections.push(seat.section.clone());
+            }
+        }
+        BestForm {
+            counts: (1..=max_seats).collect(),
+            sections,
+            tiers: tier_legend(tiers),
+            tier_codes: tiers.iter().map(|t| t.code.clone()).collect(),
+        }
+    }
 }
 
 pub struct StatusLegend {

@@ -1,0 +1,321 @@
+//! Choosing the best block of N adjacent seats: pure rules, no I/O.
+//!
+//! Rows are offered in order of their best free seat's rank. Within a row,
+//! free seats form runs of consecutive positions; a block is N adjacent
+//! eligible seats inside a run. A block's score is the sum of its seats'
+//! ranks (lower is better).
+//!
+//! The orphan rule: blocks in the same row count as equally good. Within the
+//! chosen row we never leave a single empty seat between the block and a
+//! taken seat or the row's end if another block of that row leaves none,
+//! even if it sits a little further from the centre; a lone seat is the
+//! hardest seat to sell. Across rows the best score wins, so a better row is
+//! never given up to avoid an orphan.
+
+/// A free seat of one row, in position order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FreeSeat {
+    pub id: i64,
+    pub position: i32,
+    pub rank: i32,
+    /// Matches the request's filters (a free seat of another tier still
+    /// counts as empty for the orphan rule, but can't be given).
+    pub eligible: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub seat_ids: Vec<i64>,
+    pub rank_sum: i64,
+    pub leaves_orphan: bool,
+    pub start: i32,
+}
+
+/// Every block of `n` adjacent eligible seats in the row.
+pub fn blocks(row: &[FreeSeat], n: usize) -> Vec<Block> {
+    let mut found = Vec::new();
+    if n == 0 {
+        return found;
+    }
+    for run in runs(row) {
+        let (first, last) = (run[0].position, run[run.len() - 1].position);
+        for window in run.windows(n) {
+            if !window.iter().all(|s| s.eligible) {
+                continue;
+            }
+            let start = window[0].position;
+            let end = window[n - 1].position;
+            found.push(Block {
+                seat_ids: window.iter().map(|s| s.id).collect(),
+                rank_sum: window.iter().map(|s| i64::from(s.rank)).sum(),
+                leaves_orphan: start - first == 1 || last - end == 1,
+                start,
+            });
+        }
+    }
+    found
+}
+
+/// Maximal stretches of seats at consecutive positions.
+fn runs(row: &[FreeSeat]) -> Vec<&[FreeSeat]> {
+    let mut runs = Vec::new();
+    let mut begin = 0;
+    for i in 1..=row.len() {
+        if i == row.len() || row[i].position != row[i - 1].position + 1 {
+            if begin < i {
+                runs.push(&row[begin..i]);
+            }
+            begin = i;
+        }
+    }
+    runs
+}
+
+/// The row's best block, and the row's score (its best block by rank alone).
+fn best_in_row(row: &[FreeSeat], n: usize) -> Option<(i64, Block)> {
+    let candidates = blocks(row, n);
+    let score = candidates.iter().map(|b| b.rank_sum).min()?;
+    let choice = candidates
+        .into_iter()
+        .min_by_key(|b| (b.leaves_orphan, b.rank_sum, b.start))?;
+    Some((score, choice))
+}
+
+/// Finds the best block over rows offered best-first, and says when no
+/// later row can beat what was found.
+#[derive(Debug)]
+pub struct BlockSearch {
+    n: usize,
+    best: Option<(i64, Block)>,
+}
+
+impl BlockSearch {
+    pub fn new(n: usize) -> BlockSearch {
+        BlockSearch { n, best: None }
+    }
+
+    pub fn consider_row(&mut self, row: &[FreeSeat]) {
+        if let Some((score, block)) = best_in_row(row, self.n) {
+            if self.best.as_ref().is_none_or(|(best, _)| score < *best) {
+                self.best = Some((score, block));
+            }
+        }
+    }
+
+    /// A row whose best free seat has rank `min_rank` scores at least
+    /// `n * min_rank`; once that can't beat the best so far, stop looking.
+    pub fn is_settled_before(&self, min_rank: i32) -> bool {
+        self.best
+            .as_ref()
+            .is_some_and(|(best, _)| *best <= self.n as i64 * i64::from(min_rank))
+    }
+
+    pub fn into_best(self) -> Option<Block> {
+        self.best.map(|(_, block)| block)
+    }
+}
+
+/// Where a seat is, for describing a result to people.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    pub section: &'a str,
+    pub row: &'a str,
+    pub seat: &'a str,
+    pub position: i32,
+}
+
+/// "4 seats together in Orchestra, row C, seats 7–10", or for seats apart
+/// "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2".
+/// `places` must be in layout order.
+pub fn describe(places: &[Place<'_>], together: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < places.len() {
+        let mut j = i;
+        while j + 1 < places.len()
+            && places[j + 1].section == places[i].section
+            && places[j + 1].row == places[i].row
+            && places[j + 1].position == places[j].position + 1
+        {
+            j += 1;
+        }
+        let seats = if i == j {
+            format!("seat {}", places[i].seat)
+        } else {
+            format!("seats {}–{}", places[i].seat, places[j].seat)
+        };
+        parts.push(format!(
+            "{}, row {}, {}",
+            places[i].section, places[i].row, seats
+        ));
+        i = j + 1;
+    }
+    let count = places.len();
+    let noun = if count == 1 { "seat" } else { "seats" };
+    if together && parts.len() == 1 {
+        if count == 1 {
+            format!("1 seat in {}", parts[0])
+        } else {
+            format!("{count} {noun} together in {}", parts[0])
+        }
+    } else {
+        format!("{count} {noun}: {}", parts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row from a picture: '.' free, 'x' taken, 'o' free but ineligible.
+    /// Seat ids are positions + 100; rank is distance from the row's centre.
+    fn row(picture: &str) -> Vec<FreeSeat> {
+        let width = picture.len() as i32;
+        picture
+            .chars()
+            .enumerate()
+            .filter(|(_, c)| *c != 'x')
+            .map(|(p, c)| {
+                let p = p as i32;
+                FreeSeat {
+                    id: 100 + i64::from(p),
+                    position: p,
+                    rank: (2 * p - (width - 1)).abs(),
+                    eligible: c == '.',
+                }
+            })
+            .collect()
+    }
+
+    fn positions(block: &Block) -> Vec<i64> {
+        block.seat_ids.iter().map(|id| id - 100).collect()
+    }
+
+    fn choose(pictures: &[&str], n: usize) -> Option<Vec<i64>> {
+        let mut search = BlockSearch::new(n);
+        for picture in pictures {
+            search.consider_row(&row(picture));
+        }
+        search.into_best().map(|b| positions(&b))
+    }
+
+    #[test]
+    fn an_empty_row_gives_the_centre_block() {
+        assert_eq!(choose(&["........"], 2), Some(vec![3, 4]));
+        assert_eq!(choose(&["........"], 4), Some(vec![2, 3, 4, 5]));
+    }
+
+    #[test]
+    fn a_block_never_spans_a_taken_seat() {
+        assert_eq!(choose(&["xx..x..xxx"], 3), None);
+        assert_eq!(choose(&["xx..x...xx"], 3), Some(vec![5, 6, 7]));
+    }
+
+    #[test]
+    fn the_centre_block_is_passed_over_when_it_strands_a_single_seat() {
+        // Free run at positions 2..=7 of a 10-seat row; ranks 5,3,1,1,3,5.
+        // The centre blocks 3..=5 and 4..=6 (score 5) each strand one seat
+        // (2 or 7). The orphan-free blocks 2..=4 and 5..=7 both score 9;
+        // the leftmost wins the tie.
+        let picture = "xx......xx";
+        let all = blocks(&row(picture), 3);
+        for start in [3, 4] {
+            assert!(all.iter().find(|b| b.start == start).unwrap().leaves_orphan);
+        }
+        assert_eq!(choose(&[picture], 3), Some(vec![2, 3, 4]));
+    }
+
+    #[test]
+    fn when_every_block_of_the_row_strands_a_seat_the_best_by_rank_is_taken() {
+        // Run of 4 (ranks 3,1,1,3) for a party of 3: both blocks strand one
+        // seat and both score 5, so the leftmost is taken, not refused.
+        assert_eq!(choose(&["xxx....xxx"], 3), Some(vec![3, 4, 5]));
+    }
+
+    #[test]
+    fn row_ends_count_like_taken_seats() {
+        // "x....": ranks 2,0,2,4 at positions 1..=4. The block 2,3 strands
+        // seat 1 against the taken seat and seat 4 against the row's end.
+        // 1,2 (score 2) leaves 3,4 together, and wins.
+        let picture = "x....";
+        let middle = blocks(&row(picture), 2)
+            .into_iter()
+            .find(|b| b.start == 2)
+            .unwrap();
+        assert!(middle.leaves_orphan);
+        assert_eq!(choose(&[picture], 2), Some(vec![1, 2]));
+    }
+
+    #[test]
+    fn a_better_row_is_not_given_up_to_avoid_an_orphan() {
+        // Front row: only blocks that strand a seat. Second row: perfect.
+        // Seats in the second row rank worse (add 1000 per row).
+        let front = row("xxx....xxx");
+        let back: Vec<FreeSeat> = row("..........")
+            .into_iter()
+            .map(|s| FreeSeat {
+                id: s.id + 1000,
+                rank: s.rank + 1000,
+                ..s
+            })
+            .collect();
+        let mut search = BlockSearch::new(3);
+        search.consider_row(&front);
+        search.consider_row(&back);
+        let best = search.into_best().unwrap();
+        assert!(best.seat_ids.iter().all(|id| *id < 1000), "front row kept");
+    }
+
+    #[test]
+    fn ineligible_free_seats_are_empty_space_but_never_given() {
+        // 'o' is a free seat of another tier: it can't be in the block, but
+        // the block may not strand a single eligible-or-not seat either.
+        let picture = "x.o....x";
+        let chosen = choose(&[picture], 2).unwrap();
+        assert!(!chosen.contains(&2));
+        assert_eq!(chosen, vec![3, 4]);
+    }
+
+    #[test]
+    fn the_search_settles_once_no_later_row_can_win() {
+        let mut search = BlockSearch::new(2);
+        assert!(!search.is_settled_before(0));
+        search.consider_row(&row("...."));
+        // Best block is positions 1,2 with ranks 1+1 = 2.
+        assert!(search.is_settled_before(1));
+        assert!(!search.is_settled_before(0));
+    }
+
+    #[test]
+    fn describes_results_in_words() {
+        let place = |section, row, seat, position| Place {
+            section,
+            row,
+            seat,
+            position,
+        };
+        let together = [
+            place("Section B", "3", "7", 6),
+            place("Section B", "3", "8", 7),
+            place("Section B", "3", "9", 8),
+            place("Section B", "3", "10", 9),
+        ];
+        assert_eq!(
+            describe(&together, true),
+            "4 seats together in Section B, row 3, seats 7–10"
+        );
+        let apart = [
+            place("Orchestra", "C", "7", 6),
+            place("Orchestra", "C", "8", 7),
+            place("Balcony", "A", "2", 1),
+        ];
+        assert_eq!(
+            describe(&apart, false),
+            "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2"
+        );
+        assert_eq!(
+            describe(&together[..1], true),
+            "1 seat in Section B, row 3, seat 7"
+        );
+    }
+}
