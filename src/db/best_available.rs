@@ -5,13 +5,16 @@
 //! 1. Free seats are read in rank order (no locks) from partial indexes
 //!    that hold only free seats, so the cost does not grow with seats sold.
 //!    Their rows come out best-first.
-//! 2. The free seats of those rows are locked with SKIP LOCKED, a few rows
-//!    at a time (1, 2, 4, … rows), and handed to the pure block search. A
-//!    seat another buyer has locked is skipped and so counts as taken.
-//! 3. The search stops as soon as no later row can beat the best block, and
-//!    the chosen seats, already locked by us, are claimed with the same
-//!    conditional UPDATE as a pick. Seats locked but not chosen are simply
-//!    left at commit.
+//! 2. Those rows' free seats are read a few rows at a time (1, 2, 4, …)
+//!    and handed to the pure block search, until no later row can beat the
+//!    best block found.
+//! 3. Only the chosen block's seats are locked, with SKIP LOCKED. If another
+//!    buyer got any of them first, those seats count as taken and the search
+//!    runs again on what it already read. Locking just the block (not whole
+//!    rows) keeps concurrent parties from shutting each other out of rows
+//!    they don't need. Seats locked but not chosen are simply left at commit.
+//! 4. The chosen seats, locked by us, are claimed with the same conditional
+//!    UPDATE as a pick.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -43,8 +46,10 @@ pub struct BestAvailableOutcome {
 
 /// How many free seats one read of the rank-ordered walk returns.
 const WALK_BATCH: i64 = 128;
-/// The most rows locked and searched in one round trip.
+/// The most rows read in one round trip.
 const MAX_ROWS_PER_ROUND: usize = 64;
+/// Choices lost to other buyers before we answer 503 (try again).
+const MAX_LOCK_ATTEMPTS: u32 = 100;
 
 struct Filters {
     section_id: Option<i64>,
@@ -242,14 +247,13 @@ async fn walk(
         .collect())
 }
 
-/// Locks the free seats of the given rows that no one else has locked, and
-/// returns them per row in position order.
-async fn lock_rows(
+/// The free seats of the given rows, per row in position order. No locks.
+async fn read_rows(
     client: &impl GenericClient,
     event_id: i64,
     rows: &[(i64, i32)],
     tier_id: Option<i64>,
-) -> AppResult<Vec<((i64, i32), Vec<FreeSeat>)>> {
+) -> AppResult<Vec<Vec<FreeSeat>>> {
     let statement = client
         .prepare_cached(
             "SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
@@ -258,27 +262,44 @@ async fn lock_rows(
               WHERE s.event_id = $1
                 AND (s.section_id, s.row_index) IN (SELECT * FROM unnest($2::bigint[], $3::int[]))
                 AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until < now()))
-              ORDER BY s.section_id, s.row_index, s.position
-                FOR UPDATE OF s SKIP LOCKED",
+              ORDER BY s.section_id, s.row_index, s.position",
         )
         .await?;
     let sections: Vec<i64> = rows.iter().map(|r| r.0).collect();
     let row_indexes: Vec<i32> = rows.iter().map(|r| r.1).collect();
-    let locked = client
+    let found = client
         .query(&statement, &[&event_id, &sections, &row_indexes, &tier_id])
         .await?;
-    let mut by_row: Vec<((i64, i32), Vec<FreeSeat>)> =
-        rows.iter().map(|r| (*r, Vec::new())).collect();
-    for row in &locked {
+    let mut by_row: Vec<Vec<FreeSeat>> = vec![Vec::new(); rows.len()];
+    for row in &found {
         let key = (
             row.get::<_, i64>("section_id"),
             row.get::<_, i32>("row_index"),
         );
-        if let Some((_, seats)) = by_row.iter_mut().find(|(k, _)| *k == key) {
-            seats.push(free_seat(row));
+        if let Some(i) = rows.iter().position(|k| *k == key) {
+            by_row[i].push(free_seat(row));
         }
     }
     Ok(by_row)
+}
+
+/// Locks those of `seat_ids` that are still free and that no one else has
+/// locked (never waiting), and returns their ids.
+async fn lock_free(client: &impl GenericClient, seat_ids: &[i64]) -> AppResult<HashSet<i64>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT id FROM seats
+              WHERE id = ANY($1)
+                AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now()))
+                FOR UPDATE SKIP LOCKED",
+        )
+        .await?;
+    Ok(client
+        .query(&statement, &[&seat_ids])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect())
 }
 
 fn free_seat(row: &Row) -> FreeSeat {
@@ -290,6 +311,48 @@ fn free_seat(row: &Row) -> FreeSeat {
     }
 }
 
+/// Rows in best-first order, read from the rank-ordered walk on demand.
+struct RowWalk<'a> {
+    event_id: i64,
+    filters: &'a Filters,
+    seen: HashSet<(i64, i32)>,
+    /// Rows found by the walk but not read yet, with their best free rank.
+    pending: std::collections::VecDeque<((i64, i32), i32)>,
+    after: (i32, i64),
+    done: bool,
+}
+
+impl RowWalk<'_> {
+    /// The best free rank of the next unread row, walking further if needed.
+    async fn peek(&mut self, client: &impl GenericClient) -> AppResult<Option<i32>> {
+        while self.pending.is_empty() && !self.done {
+            let batch = walk(client, self.event_id, self.filters, self.after).await?;
+            self.done = (batch.len() as i64) < WALK_BATCH;
+            if let Some(last) = batch.last() {
+                self.after = (last.rank, last.id);
+            }
+            for seat in batch {
+                let key = (seat.section_id, seat.row_index);
+                if self.seen.insert(key) {
+                    self.pending.push_back((key, seat.rank));
+                }
+            }
+        }
+        Ok(self.pending.front().map(|(_, rank)| *rank))
+    }
+
+    /// Up to `n` of the next rows, each with its best free rank.
+    async fn take(&mut self, client: &impl GenericClient, n: usize) -> AppResult<Vec<(i64, i32)>> {
+        let mut rows = Vec::with_capacity(n);
+        while rows.len() < n && self.peek(client).await?.is_some() {
+            if let Some((key, _)) = self.pending.pop_front() {
+                rows.push(key);
+            }
+        }
+        Ok(rows)
+    }
+}
+
 /// The best block of `count` adjacent seats, locked, or None if there is none.
 async fn find_block(
     client: &impl GenericClient,
@@ -297,59 +360,65 @@ async fn find_block(
     filters: &Filters,
     count: usize,
 ) -> AppResult<Option<Vec<i64>>> {
-    let mut search = BlockSearch::new(count);
-    let mut seen_rows: HashSet<(i64, i32)> = HashSet::new();
-    let mut pending: Vec<((i64, i32), i32)> = Vec::new();
-    let mut after = (i32::MIN, i64::MIN);
+    let mut walk = RowWalk {
+        event_id,
+        filters,
+        seen: HashSet::new(),
+        pending: Default::default(),
+        after: (i32::MIN, i64::MIN),
+        done: false,
+    };
+    let mut read: Vec<Vec<FreeSeat>> = Vec::new();
     let mut round_size = 1;
-    let mut walk_done = false;
+    let mut attempts = 0;
     loop {
-        // Keep enough rows queued for the next round, walking further if needed.
-        while pending.len() < round_size && !walk_done {
-            let batch = walk(client, event_id, filters, after).await?;
-            walk_done = (batch.len() as i64) < WALK_BATCH;
-            if let Some(last) = batch.last() {
-                after = (last.rank, last.id);
-            }
-            for seat in batch {
-                let key = (seat.section_id, seat.row_index);
-                if seen_rows.insert(key) {
-                    pending.push((key, seat.rank));
-                }
+        let mut search = BlockSearch::new(count);
+        for row in &read {
+            search.consider_row(row);
+        }
+        if let Some(next_rank) = walk.peek(client).await? {
+            if !search.is_settled_before(next_rank) {
+                let keys = walk.take(client, round_size).await?;
+                read.extend(read_rows(client, event_id, &keys, filters.tier_id).await?);
+                round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
+                continue;
             }
         }
-        if pending.is_empty() {
-            break;
+        let Some(block) = search.into_best() else {
+            return Ok(None);
+        };
+        let locked = lock_free(client, &block.seat_ids).await?;
+        if locked.len() == block.seat_ids.len() {
+            return Ok(Some(block.seat_ids));
         }
-        let round: Vec<((i64, i32), i32)> =
-            pending.drain(..round_size.min(pending.len())).collect();
-        if search.is_settled_before(round[0].1) {
-            break;
+        // Another buyer got some of these first: they are taken now.
+        attempts += 1;
+        if attempts >= MAX_LOCK_ATTEMPTS {
+            return Err(AppError::Unavailable(anyhow::anyhow!(
+                "best available lost {attempts} blocks to other buyers in a row"
+            )));
         }
-        let keys: Vec<(i64, i32)> = round.iter().map(|(key, _)| *key).collect();
-        for (_, row) in lock_rows(client, event_id, &keys, filters.tier_id).await? {
-            search.consider_row(&row);
+        let lost: HashSet<i64> = block
+            .seat_ids
+            .iter()
+            .copied()
+            .filter(|id| !locked.contains(id))
+            .collect();
+        for row in &mut read {
+            row.retain(|seat| !lost.contains(&seat.id));
         }
-        round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
     }
-    Ok(search.into_best().map(|block| block.seat_ids))
 }
 
-/// The best `count` free seats by rank, wherever they are, locked.
+/// The best `count` free seats by rank, wherever they are, locked. Locks
+/// only as many as are still needed at each step, so a party of 2 never
+/// locks a whole batch away from other buyers.
 async fn find_apart(
     client: &impl GenericClient,
     event_id: i64,
     filters: &Filters,
     count: usize,
 ) -> AppResult<Option<Vec<i64>>> {
-    let lock = client
-        .prepare_cached(
-            "SELECT id FROM seats
-              WHERE id = ANY($1)
-                AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now()))
-                FOR UPDATE SKIP LOCKED",
-        )
-        .await?;
     let mut chosen: Vec<i64> = Vec::with_capacity(count);
     let mut after = (i32::MIN, i64::MIN);
     loop {
@@ -358,18 +427,17 @@ async fn find_apart(
             return Ok(None);
         };
         after = (last.rank, last.id);
-        let wanted: Vec<i64> = batch.iter().map(|c| c.id).collect();
-        let locked: HashSet<i64> = client
-            .query(&lock, &[&wanted])
-            .await?
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
-        for id in wanted.into_iter().filter(|id| locked.contains(id)) {
-            chosen.push(id);
+        let mut candidates: &[Candidate] = &batch;
+        while !candidates.is_empty() {
+            let take = (count - chosen.len()).min(candidates.len());
+            let (next, rest) = candidates.split_at(take);
+            let ids: Vec<i64> = next.iter().map(|c| c.id).collect();
+            let locked = lock_free(client, &ids).await?;
+            chosen.extend(ids.into_iter().filter(|id| locked.contains(id)));
             if chosen.len() == count {
                 return Ok(Some(chosen));
             }
+            candidates = rest;
         }
         if (batch.len() as i64) < WALK_BATCH {
             return Ok(None);

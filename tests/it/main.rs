@@ -2,6 +2,7 @@
 //! one fresh database per test (see support.rs).
 
 mod bad_input;
+mod best_available;
 mod claims;
 mod pages;
 mod purchase;
