@@ -163,38 +163,55 @@ async fn resolve_filters(
 ) -> AppResult<Filters> {
     let section_id = match &request.section {
         None => None,
-        Some(name) => {
-            let statement = client
-                .prepare_cached("SELECT id FROM sections WHERE event_id = $1 AND name = $2")
-                .await?;
-            let row = client.query_opt(&statement, &[&event_id, name]).await?;
-            Some(row.map(|r| r.get::<_, i64>(0)).ok_or_else(|| {
+        Some(name) => Some(
+            id_by_name(
+                client,
+                "SELECT id FROM sections WHERE event_id = $1 AND name = $2",
+                event_id,
+                name,
+            )
+            .await?
+            .ok_or_else(|| {
                 AppError::validation(
                     "unknown_section",
                     format!("This event has no section {name:?}."),
                 )
-            })?)
-        }
+            })?,
+        ),
     };
     let tier_id = match &request.tier {
         None => None,
-        Some(code) => {
-            let statement = client
-                .prepare_cached("SELECT id FROM price_tiers WHERE event_id = $1 AND code = $2")
-                .await?;
-            let row = client.query_opt(&statement, &[&event_id, code]).await?;
-            Some(row.map(|r| r.get::<_, i64>(0)).ok_or_else(|| {
+        Some(code) => Some(
+            id_by_name(
+                client,
+                "SELECT id FROM price_tiers WHERE event_id = $1 AND code = $2",
+                event_id,
+                code,
+            )
+            .await?
+            .ok_or_else(|| {
                 AppError::validation(
                     "unknown_tier",
                     format!("This event has no price tier {code:?}."),
                 )
-            })?)
-        }
+            })?,
+        ),
     };
     Ok(Filters {
         section_id,
         tier_id,
     })
+}
+
+async fn id_by_name(
+    client: &impl GenericClient,
+    sql: &str,
+    event_id: i64,
+    name: &str,
+) -> AppResult<Option<i64>> {
+    let statement = client.prepare_cached(sql).await?;
+    let row = client.query_opt(&statement, &[&event_id, &name]).await?;
+    Ok(row.map(|r| r.get(0)))
 }
 
 /// The next free seats after `(rank, id)` in rank order, from the two

@@ -18,7 +18,7 @@ use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
-use crate::web::extract::{ApiJson, Buyer, IdPath, Viewer};
+use crate::web::extract::{ApiJson, Buyer, BuyerFields, IdPath, Viewer};
 use crate::web::views;
 
 pub fn router() -> Router<AppState> {
@@ -219,19 +219,11 @@ async fn release_seat(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
-struct PurchaseBody {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    email: String,
-}
-
 async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<Uuid>,
     buyer: Buyer,
-    ApiJson(body): ApiJson<PurchaseBody>,
+    ApiJson(body): ApiJson<BuyerFields>,
 ) -> AppResult<impl IntoResponse> {
     let details = rules::buyer_details(&body.name, &body.email)?;
     let order = db::orders::purchase(&state.pool, hold_id, buyer.id, &details).await?;

@@ -147,6 +147,16 @@ pub async fn take_notice(session: &Session) -> Result<Option<Notice>, AppError> 
     session.remove(NOTICE_KEY).await.map_err(session_error)
 }
 
+/// The name and email a purchase needs, from JSON or a form. Missing
+/// fields read as empty, so they get the rules' 422 rather than a 400.
+#[derive(Deserialize)]
+pub struct BuyerFields {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub email: String,
+}
+
 /// Whether htmx sent the request (and so wants a fragment, not a redirect).
 pub fn is_htmx(headers: &axum::http::HeaderMap) -> bool {
     headers.get("hx-request").is_some_and(|v| v == "true")

@@ -21,7 +21,8 @@ use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, ErrorSummary};
 use crate::web::extract::{
-    Buyer, FormInput, IdPath, Notice, NoticeKind, Viewer, is_htmx, push_notice, take_notice,
+    Buyer, BuyerFields, FormInput, IdPath, Notice, NoticeKind, Viewer, is_htmx, push_notice,
+    take_notice,
 };
 use crate::web::views::{
     self, BestForm, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend,
@@ -128,7 +129,7 @@ async fn event_page_response(
     event_id: i64,
     buyer_id: Option<Uuid>,
     notice: Option<Notice>,
-    buy_form: Option<BuyForm>,
+    buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
@@ -483,19 +484,11 @@ async fn best_available(
     .await
 }
 
-#[derive(Deserialize)]
-struct BuyForm {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    email: String,
-}
-
 async fn purchase(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     buyer: Buyer,
-    FormInput(form): FormInput<BuyForm>,
+    FormInput(form): FormInput<BuyerFields>,
 ) -> AppResult<Response> {
     let back = Redirect::to(&format!("/events/{event_id}"));
     let client = state.pool.get().await?;

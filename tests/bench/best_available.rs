@@ -94,7 +94,10 @@ async fn set_fill(pool: &Pool, event_id: i64, order_id: uuid::Uuid, percent: u32
         )
         .await
         .expect("filling the venue");
-    client.batch_execute("VACUUM ANALYZE seats").await.expect("vacuum");
+    client
+        .batch_execute("VACUUM ANALYZE seats")
+        .await
+        .expect("vacuum");
 }
 
 async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String) -> Level {
@@ -165,19 +168,32 @@ fn venue() -> EventSpec {
         name: "Benchmark Arena".into(),
         venue: "Arena".into(),
         starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
-        tiers: vec![TierSpec { code: "std".into(), name: "Standard".into(), price_cents: 5000 }],
+        tiers: vec![TierSpec {
+            code: "std".into(),
+            name: "Standard".into(),
+            price_cents: 5000,
+        }],
         sections: (0..SECTIONS)
             .map(|s| SectionSpec {
                 name: format!("Section {}", s + 1),
                 rows: (0..ROWS)
-                    .map(|r| RowSpec { label: row_label(r), seats: SEATS_PER_ROW, tier: "std".into() })
+                    .map(|r| RowSpec {
+                        label: row_label(r),
+                        seats: SEATS_PER_ROW,
+                        tier: "std".into(),
+                    })
                     .collect(),
             })
             .collect(),
     }
 }
 
-async fn run_matrix(pool: &Pool, event_id: i64, order_id: uuid::Uuid, options: &Options) -> Vec<Level> {
+async fn run_matrix(
+    pool: &Pool,
+    event_id: i64,
+    order_id: uuid::Uuid,
+    options: &Options,
+) -> Vec<Level> {
     let mut levels = Vec::new();
     for (percent, fill, name) in [
         (0, Fill::FrontFirst, "front-first"),
@@ -187,7 +203,16 @@ async fn run_matrix(pool: &Pool, event_id: i64, order_id: uuid::Uuid, options: &
     ] {
         set_fill(pool, event_id, order_id, percent, fill).await;
         // Warm the statement caches and the buffer pool.
-        run_level(pool, event_id, &Options { seconds: 0.5, workers: options.workers }, String::new()).await;
+        run_level(
+            pool,
+            event_id,
+            &Options {
+                seconds: 0.5,
+                workers: options.workers,
+            },
+            String::new(),
+        )
+        .await;
         levels.push(run_level(pool, event_id, options, format!("{percent:>3}% {name}")).await);
     }
     levels
@@ -195,7 +220,10 @@ async fn run_matrix(pool: &Pool, event_id: i64, order_id: uuid::Uuid, options: &
 
 fn print_table(title: &str, levels: &[Level]) {
     println!("\n{title}");
-    println!("{:<17} {:>7} {:>9} {:>8} {:>8} {:>8}", "fill", "ops", "ops/s", "p50 ms", "p95 ms", "refused");
+    println!(
+        "{:<17} {:>7} {:>9} {:>8} {:>8} {:>8}",
+        "fill", "ops", "ops/s", "p50 ms", "p95 ms", "refused"
+    );
     for l in levels {
         println!(
             "{:<17} {:>7} {:>9.0} {:>8.2} {:>8.2} {:>8}",
@@ -214,13 +242,22 @@ async fn main() -> anyhow::Result<()> {
     let (pg_config, _cluster, _dir) = match std::env::var("BENCH_DATABASE_URL") {
         Ok(url) => (url.parse::<tokio_postgres::Config>()?, None, None),
         Err(_) => {
-            let dir = tempfile::Builder::new().prefix("seatmap-bench-").tempdir()?;
-            std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+            let dir = tempfile::Builder::new()
+                .prefix("seatmap-bench-")
+                .tempdir()?;
+            std::fs::set_permissions(
+                dir.path(),
+                std::os::unix::fs::PermissionsExt::from_mode(0o755),
+            )?;
             let cluster = PgCluster::start(&dir.path().join("pgdata"), Durability::Throwaway)?;
             let (admin, connection) = cluster.connect_config("postgres").connect(NoTls).await?;
             tokio::spawn(connection);
             db::ensure_database(&admin, "bench").await?;
-            (cluster.connect_config("bench"), Some(Arc::new(cluster)), Some(dir))
+            (
+                cluster.connect_config("bench"),
+                Some(Arc::new(cluster)),
+                Some(dir),
+            )
         }
     };
     let mut settings = seatmap::config::DbSettings::default();
@@ -255,7 +292,10 @@ async fn main() -> anyhow::Result<()> {
         .batch_execute("DROP INDEX seats_available_by_rank; DROP INDEX seats_held_by_expiry;")
         .await?;
     let without = run_matrix(&pool, event_id, order_id, &options).await;
-    print_table("without them: (event, section, row, position) index only", &without);
+    print_table(
+        "without them: (event, section, row, position) index only",
+        &without,
+    );
     println!(
         "\nshipped vs without, 0%: {:.1}x, 95% front-first: {:.1}x",
         with_indexes[0].per_second / without[0].per_second,

@@ -146,15 +146,8 @@ async fn bad_hold_requests_get_documented_errors_and_leave_other_holds_intact() 
     assert_eq!(seats["hold"]["expires_at"], before["expires_at"]);
     assert_eq!(ids(&seats["hold"]["seat_ids"]), vec![s[0], s[1]]);
     let held: i64 = app
-        .sql()
-        .await
-        .query_one(
-            "SELECT count(*) FROM seats WHERE status <> 'AVAILABLE'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+        .count("SELECT count(*) FROM seats WHERE status <> 'AVAILABLE'")
+        .await;
     assert_eq!(held, 2);
 }
 

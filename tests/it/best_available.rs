@@ -105,20 +105,9 @@ async fn a_hundred_concurrent_parties_get_disjoint_adjacent_seats_or_a_documente
     );
 
     // The database agrees with what the clients were told.
-    let held = app
-        .sql()
-        .await
-        .query(
-            "SELECT s.id, h.id::text FROM seats s JOIN holds h ON h.id = s.hold_id
-              WHERE s.event_id = $1 AND s.status = 'HELD'",
-            &[&event.id],
-        )
-        .await
-        .unwrap();
-    assert_eq!(held.len(), owner.len());
-    for row in held {
-        let seat: i64 = row.get(0);
-        let hold: String = row.get(1);
+    let holders = app.holders(event.id).await;
+    assert_eq!(holders.len(), owner.len());
+    for (seat, hold) in holders {
         assert_eq!(answers[owner[&seat]].1["hold_id"].as_str().unwrap(), hold);
     }
 }

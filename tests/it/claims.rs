@@ -50,14 +50,7 @@ async fn two_hundred_sessions_race_for_one_seat_and_exactly_one_wins() {
         Some(winner_hold.clone())
     );
     // Losers' transactions rolled back whole: no stray holds were left behind.
-    let holds: i64 = client
-        .query_one(
-            "SELECT count(*) FROM holds WHERE event_id = $1",
-            &[&event.id],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let holds = app.count("SELECT count(*) FROM holds").await;
     assert_eq!(holds, 1);
     // The winner sees the seat as theirs; a loser sees it as held.
     assert_eq!(
@@ -125,21 +118,10 @@ async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat
 
     // The database agrees: each granted seat is held by its winner's hold,
     // and no other seat is held at all (losers left nothing behind).
-    let client = app.sql().await;
-    let rows = client
-        .query(
-            "SELECT s.id, h.id::text FROM seats s JOIN holds h ON h.id = s.hold_id
-              WHERE s.event_id = $1 AND s.status = 'HELD'",
-            &[&event.id],
-        )
-        .await
-        .unwrap();
-    assert_eq!(rows.len(), granted.len());
-    for row in rows {
-        let seat: i64 = row.get(0);
-        let hold: String = row.get(1);
-        let winner = granted[&seat];
-        assert_eq!(answers[winner].1["hold_id"].as_str().unwrap(), hold);
+    let holders = app.holders(event.id).await;
+    assert_eq!(holders.len(), granted.len());
+    for (seat, hold) in holders {
+        assert_eq!(answers[granted[&seat]].1["hold_id"].as_str().unwrap(), hold);
     }
 }
 
@@ -286,12 +268,6 @@ async fn a_session_cannot_release_or_buy_another_sessions_hold() {
 
     let seats = owner.seats(event.id).await;
     assert_eq!(ids(&seats["hold"]["seat_ids"]), vec![s[0], s[1]]);
-    let orders: i64 = app
-        .sql()
-        .await
-        .query_one("SELECT count(*) FROM orders", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let orders: i64 = app.count("SELECT count(*) FROM orders").await;
     assert_eq!(orders, 0);
 }

@@ -218,13 +218,7 @@ async fn the_buy_form_refuses_bad_details_keeping_them_and_explains_an_expired_h
         4,
         "seats shown as they now are"
     );
-    let orders: i64 = app
-        .sql()
-        .await
-        .query_one("SELECT count(*) FROM orders", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let orders: i64 = app.count("SELECT count(*) FROM orders").await;
     assert_eq!(orders, 0);
 }
 

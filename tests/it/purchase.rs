@@ -49,11 +49,7 @@ async fn buying_a_live_hold_sells_exactly_its_seats() {
         .purchase(&hold["hold_id"], "Ada", "ada@example.com")
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    let orders: i64 = client
-        .query_one("SELECT count(*) FROM orders", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let orders: i64 = app.count("SELECT count(*) FROM orders").await;
     assert_eq!(orders, 1);
     // And sold seats can't be held again.
     assert_eq!(
@@ -86,22 +82,11 @@ async fn an_expired_hold_gets_410_and_writes_no_order_even_after_another_buyer_t
         .await;
     assert_eq!(status, StatusCode::GONE);
 
-    let client = app.sql().await;
-    let orders: i64 = client
-        .query_one("SELECT count(*) FROM orders", &[])
-        .await
-        .unwrap()
-        .get(0);
-    let lines: i64 = client
-        .query_one("SELECT count(*) FROM order_lines", &[])
-        .await
-        .unwrap()
-        .get(0);
-    let sold: i64 = client
-        .query_one("SELECT count(*) FROM seats WHERE status = 'SOLD'", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let orders: i64 = app.count("SELECT count(*) FROM orders").await;
+    let lines: i64 = app.count("SELECT count(*) FROM order_lines").await;
+    let sold: i64 = app
+        .count("SELECT count(*) FROM seats WHERE status = 'SOLD'")
+        .await;
     assert_eq!((orders, lines, sold), (0, 0, 0));
     assert_eq!(statuses(&next.seats(event.id).await)[&s[1]], "mine");
 }

@@ -92,10 +92,6 @@ async fn the_demo_seeds_once_with_enough_seats_sections_and_tiers() {
     assert!(row.get::<_, i64>(0) >= 1000);
     assert!(row.get::<_, i64>(1) >= 3);
     assert!(row.get::<_, i64>(2) >= 2);
-    let events: i64 = client
-        .query_one("SELECT count(*) FROM events", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let events: i64 = app.count("SELECT count(*) FROM events").await;
     assert_eq!(events, 1);
 }

@@ -377,6 +377,32 @@ impl TestApp {
     pub async fn sql(&self) -> deadpool_postgres::Object {
         self.pool.get().await.expect("pool")
     }
+
+    /// The hold (as the API spells its id) of every seat held in the
+    /// event, lapsed or not: what the database says, to check clients against.
+    pub async fn holders(&self, event_id: i64) -> std::collections::HashMap<i64, String> {
+        self.sql()
+            .await
+            .query(
+                "SELECT id, hold_id::text FROM seats WHERE event_id = $1 AND status = 'HELD'",
+                &[&event_id],
+            )
+            .await
+            .expect("reading holders")
+            .iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect()
+    }
+
+    /// The single bigint a query returns, e.g. `SELECT count(*) FROM orders`.
+    pub async fn count(&self, sql: &str) -> i64 {
+        self.sql()
+            .await
+            .query_one(sql, &[])
+            .await
+            .unwrap_or_else(|err| panic!("{sql}: {err}"))
+            .get(0)
+    }
 }
 
 /// A JSON API client with a cookie jar.
