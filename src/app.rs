@@ -1,6 +1,7 @@
 //! The application: shared state and the router that production and tests
 //! both serve.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -46,6 +47,14 @@ pub fn build_router(state: AppState) -> Router {
         .layer(sessions)
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// The router as a service that knows each connection's peer address
+/// (for per-address limits). Production and tests both serve this.
+pub fn into_service(
+    router: Router,
+) -> axum::extract::connect_info::IntoMakeServiceWithConnectInfo<Router, SocketAddr> {
+    router.into_make_service_with_connect_info::<SocketAddr>()
 }
 
 /// API paths answer errors in JSON; every other path gets the error page.

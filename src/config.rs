@@ -16,6 +16,39 @@ pub struct Config {
     pub max_seats_per_hold: u32,
     pub db: DbSettings,
     pub secure_cookies: bool,
+    pub limits: AbuseLimits,
+    /// Take the client's address from the last `X-Forwarded-For` entry
+    /// (set this only behind a proxy that writes that header).
+    pub trust_forwarded_for: bool,
+}
+
+/// Limits against hoarding and guessing. Counted in PostgreSQL, so every
+/// instance shares them and a new session doesn't reset them. 0 turns one off.
+#[derive(Debug, Clone)]
+pub struct AbuseLimits {
+    /// Live holds one client address may have across all its sessions.
+    pub max_holds_per_ip: u32,
+    /// Hold requests per minute from one session.
+    pub hold_requests_per_session: u32,
+    /// Hold requests per minute from one client address.
+    pub hold_requests_per_ip: u32,
+    /// Failed staff logins per 15 minutes for one account.
+    pub login_failures_per_account: u32,
+    /// Failed staff logins per 15 minutes from one client address.
+    pub login_failures_per_ip: u32,
+}
+
+impl AbuseLimits {
+    /// Every limit off: for tests that simulate many buyers from one address.
+    pub fn off() -> AbuseLimits {
+        AbuseLimits {
+            max_holds_per_ip: 0,
+            hold_requests_per_session: 0,
+            hold_requests_per_ip: 0,
+            login_failures_per_account: 0,
+            login_failures_per_ip: 0,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -105,7 +138,15 @@ impl Config {
                 pool_size: parse_in(&get, "DATABASE_POOL_SIZE", defaults.pool_size, 1..=500)?,
                 ..defaults
             },
-            secure_cookies: get("SEATMAP_SECURE_COOKIES").is_some_and(|v| v == "1" || v == "true"),
+            secure_cookies: flag(&get, "SEATMAP_SECURE_COOKIES"),
+            limits: AbuseLimits {
+                max_holds_per_ip: parse(&get, "MAX_HOLDS_PER_IP", 20)?,
+                hold_requests_per_session: parse(&get, "HOLD_REQUESTS_PER_MINUTE", 30)?,
+                hold_requests_per_ip: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_IP", 300)?,
+                login_failures_per_account: parse(&get, "LOGIN_FAILURES_PER_ACCOUNT", 5)?,
+                login_failures_per_ip: parse(&get, "LOGIN_FAILURES_PER_IP", 20)?,
+            },
+            trust_forwarded_for: flag(&get, "SEATMAP_TRUST_FORWARDED_FOR"),
         };
         Ok(config)
     }
@@ -119,8 +160,14 @@ impl Config {
             max_seats_per_hold: DEFAULT_MAX_SEATS_PER_HOLD,
             db: DbSettings::default(),
             secure_cookies: false,
+            limits: AbuseLimits::off(),
+            trust_forwarded_for: false,
         }
     }
+}
+
+fn flag(get: &impl Fn(&str) -> Option<String>, name: &str) -> bool {
+    get(name).is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
 }
 
 fn parse<T>(get: &impl Fn(&str) -> Option<String>, name: &str, default: T) -> anyhow::Result<T>
@@ -181,6 +228,8 @@ mod tests {
         assert_eq!(config.hold_ttl, Duration::from_secs(480));
         assert_eq!(config.max_seats_per_hold, 10);
         assert!(!config.secure_cookies);
+        assert_eq!(config.limits.max_holds_per_ip, 20);
+        assert!(!config.trust_forwarded_for);
     }
 
     #[test]
@@ -191,8 +240,12 @@ mod tests {
             ("HOLD_TTL_SECS", "30"),
             ("MAX_SEATS_PER_HOLD", "4"),
             ("SEATMAP_SECURE_COOKIES", "1"),
+            ("MAX_HOLDS_PER_IP", "3"),
+            ("HOLD_REQUESTS_PER_MINUTE", "0"),
         ])
         .unwrap();
+        assert_eq!(config.limits.max_holds_per_ip, 3);
+        assert_eq!(config.limits.hold_requests_per_session, 0);
         assert!(
             matches!(config.database, DatabaseSource::Url(ref s) if s.expose() == "postgres://u:pw@localhost/db")
         );

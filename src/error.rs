@@ -26,6 +26,16 @@ pub enum AppError {
     Conflict { code: &'static str, message: String },
     #[error("This hold has expired; its seats have gone back on sale.")]
     HoldExpired,
+    #[error("Sign in as box-office staff to do this.")]
+    Unauthorized,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{message}")]
+    TooManyRequests {
+        code: &'static str,
+        message: String,
+        retry_after_secs: u64,
+    },
     #[error("database error")]
     Database(#[from] tokio_postgres::Error),
     #[error("database pool error")]
@@ -127,6 +137,17 @@ impl AppError {
             }
             AppError::Conflict { code, .. } => (StatusCode::CONFLICT, code, json!({})),
             AppError::HoldExpired => (StatusCode::GONE, "hold_expired", json!({})),
+            AppError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized", json!({})),
+            AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", json!({})),
+            AppError::TooManyRequests {
+                code,
+                retry_after_secs,
+                ..
+            } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                code,
+                json!({ "retry_after_secs": retry_after_secs }),
+            ),
             AppError::Database(_)
             | AppError::Pool(_)
             | AppError::Unavailable(_)
@@ -144,6 +165,13 @@ impl AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let (status, code, mut body) = self.status_code_and_body();
+        let retry_after = match &self {
+            AppError::TooManyRequests {
+                retry_after_secs, ..
+            } => Some(retry_after_secs.max(&1).to_string()),
+            _ if status == StatusCode::SERVICE_UNAVAILABLE => Some("1".to_string()),
+            _ => None,
+        };
         let message = match status {
             StatusCode::INTERNAL_SERVER_ERROR => {
                 tracing::error!(error = ?anyhow::Error::from(self), "request failed");
@@ -158,10 +186,8 @@ impl IntoResponse for AppError {
         body["error"] = Value::from(code);
         body["message"] = Value::from(message.clone());
         let mut response = (status, Json(body)).into_response();
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        if let Some(value) = retry_after.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
         }
         response
             .extensions_mut()

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-use crate::app::{AppState, build_router};
+use crate::app::{AppState, build_router, into_service};
 use crate::config::{Config, DatabaseSource};
 use crate::db::{self, Pool};
 use crate::pg_cluster::{Durability, PgCluster};
@@ -87,7 +87,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
     let app = build_router(AppState::new(database.pool.clone(), config));
     println!("seatmap is running at http://{addr}/");
-    let served = axum::serve(listener, app)
+    let served = axum::serve(listener, into_service(app))
         .with_graceful_shutdown(shutdown_signal())
         .await;
     sweeper.abort();

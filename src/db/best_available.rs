@@ -17,11 +17,10 @@
 //!    UPDATE as a pick.
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use tokio_postgres::Row;
-use uuid::Uuid;
 
+use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
 use crate::error::{AppError, AppResult};
@@ -67,21 +66,19 @@ struct Candidate {
 pub async fn hold_best_available(
     pool: &Pool,
     event_id: i64,
-    buyer_id: Uuid,
+    holder: Holder,
     request: &BestAvailableRequest,
-    ttl: Duration,
-    max_seats: u32,
+    rules: HoldRules,
 ) -> AppResult<BestAvailableOutcome> {
-    retrying(|| hold_best_available_once(pool, event_id, buyer_id, request, ttl, max_seats)).await
+    retrying(|| hold_best_available_once(pool, event_id, holder, request, rules)).await
 }
 
 async fn hold_best_available_once(
     pool: &Pool,
     event_id: i64,
-    buyer_id: Uuid,
+    holder: Holder,
     request: &BestAvailableRequest,
-    ttl: Duration,
-    max_seats: u32,
+    rules: HoldRules,
 ) -> AppResult<BestAvailableOutcome> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
@@ -89,10 +86,12 @@ async fn hold_best_available_once(
         return Err(AppError::not_found("Event"));
     }
     let filters = resolve_filters(&tx, event_id, request).await?;
-    let hold = holds::lock_or_open(&tx, event_id, buyer_id, ttl).await?;
+    let hold = holds::lock_or_open(&tx, event_id, holder, rules).await?;
     let already = seats::held_by(&tx, hold.id).await?;
-    if already.len() + request.count as usize > max_seats as usize {
-        return Err(AppError::HoldLimit { max: max_seats });
+    if already.len() + request.count as usize > rules.max_seats as usize {
+        return Err(AppError::HoldLimit {
+            max: rules.max_seats,
+        });
     }
 
     let count = request.count as usize;

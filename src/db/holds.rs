@@ -1,5 +1,6 @@
 //! Holds: one buyer's basket of seats for one event, with a fixed expiry.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -28,6 +29,33 @@ impl HoldState {
     }
 }
 
+/// The rules a new or growing hold must keep.
+#[derive(Debug, Clone, Copy)]
+pub struct HoldRules {
+    pub ttl: Duration,
+    pub max_seats: u32,
+    /// Live holds one client address may have (0 = no cap).
+    pub max_holds_per_ip: u32,
+}
+
+impl HoldRules {
+    pub fn from_config(config: &crate::config::Config) -> HoldRules {
+        HoldRules {
+            ttl: config.hold_ttl,
+            max_seats: config.max_seats_per_hold,
+            max_holds_per_ip: config.limits.max_holds_per_ip,
+        }
+    }
+}
+
+/// Who is asking for seats: the buyer, and (for buyers, not staff) the
+/// client address their hold counts against.
+#[derive(Debug, Clone, Copy)]
+pub struct Holder {
+    pub buyer_id: Uuid,
+    pub client_ip: Option<IpAddr>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Hold {
     pub id: Uuid,
@@ -36,6 +64,8 @@ pub struct Hold {
     pub expires_at: OffsetDateTime,
     /// Open and not yet past its expiry, by the database's clock.
     pub live: bool,
+    /// Closed by box-office staff rather than by the buyer.
+    pub released_by_staff: bool,
 }
 
 /// What a successful claim leaves the buyer holding.
@@ -46,8 +76,9 @@ pub struct HoldSummary {
     pub seat_ids: Vec<i64>,
 }
 
-const HOLD_COLUMNS: &str =
-    "id, event_id, state, expires_at, (state = 'OPEN' AND expires_at > now()) AS live";
+const HOLD_COLUMNS: &str = "id, event_id, state, expires_at,
+     (state = 'OPEN' AND expires_at > now()) AS live,
+     released_by_staff IS NOT NULL AS released_by_staff";
 
 fn hold_from_row(row: &Row) -> Hold {
     Hold {
@@ -56,6 +87,7 @@ fn hold_from_row(row: &Row) -> Hold {
         state: HoldState::from_db(row.get("state")),
         expires_at: row.get("expires_at"),
         live: row.get("live"),
+        released_by_staff: row.get("released_by_staff"),
     }
 }
 
@@ -102,15 +134,19 @@ pub(super) async fn lock_for_buyer_or_404(
         .ok_or_else(|| AppError::not_found("Hold"))
 }
 
-/// The buyer's open hold for the event, locked; a new one expiring `ttl`
-/// from now if there is none. A lapsed open hold is closed first, so the
-/// one-open-hold-per-buyer index lets the new one in. The lock serialises
-/// one buyer's concurrent requests for the event.
+/// The buyer's open hold for the event, locked; a new one expiring
+/// `rules.ttl` from now if there is none. A lapsed open hold is closed
+/// first, so the one-open-hold-per-buyer index lets the new one in. The
+/// lock serialises one buyer's concurrent requests for the event.
+///
+/// A new hold counts against its client address: opening one takes an
+/// advisory lock on the address, so concurrent sessions from one address
+/// can't all slip under `max_holds_per_ip` together.
 pub(super) async fn lock_or_open(
     client: &impl GenericClient,
     event_id: i64,
-    buyer_id: Uuid,
-    ttl: Duration,
+    holder: Holder,
+    rules: HoldRules,
 ) -> AppResult<Hold> {
     let close_lapsed = client
         .prepare_cached(
@@ -119,20 +155,7 @@ pub(super) async fn lock_or_open(
         )
         .await?;
     client
-        .execute(&close_lapsed, &[&event_id, &buyer_id])
-        .await?;
-    let open = client
-        .prepare_cached(
-            "INSERT INTO holds (id, event_id, buyer_id, expires_at)
-             VALUES ($3, $1, $2, now() + make_interval(secs => $4))
-             ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING",
-        )
-        .await?;
-    client
-        .execute(
-            &open,
-            &[&event_id, &buyer_id, &Uuid::new_v4(), &ttl.as_secs_f64()],
-        )
+        .execute(&close_lapsed, &[&event_id, &holder.buyer_id])
         .await?;
     let lock = client
         .prepare_cached(&format!(
@@ -140,8 +163,70 @@ pub(super) async fn lock_or_open(
               WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' FOR UPDATE"
         ))
         .await?;
-    let row = client.query_one(&lock, &[&event_id, &buyer_id]).await?;
+    if let Some(row) = client
+        .query_opt(&lock, &[&event_id, &holder.buyer_id])
+        .await?
+    {
+        return Ok(hold_from_row(&row));
+    }
+    if let (Some(ip), max) = (holder.client_ip, rules.max_holds_per_ip) {
+        if max > 0 {
+            refuse_if_address_is_full(client, ip, max).await?;
+        }
+    }
+    let open = client
+        .prepare_cached(
+            "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip)
+             VALUES ($3, $1, $2, now() + make_interval(secs => $4), $5)
+             ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING",
+        )
+        .await?;
+    client
+        .execute(
+            &open,
+            &[
+                &event_id,
+                &holder.buyer_id,
+                &Uuid::new_v4(),
+                &rules.ttl.as_secs_f64(),
+                &holder.client_ip,
+            ],
+        )
+        .await?;
+    let row = client
+        .query_one(&lock, &[&event_id, &holder.buyer_id])
+        .await?;
     Ok(hold_from_row(&row))
+}
+
+async fn refuse_if_address_is_full(
+    client: &impl GenericClient,
+    ip: IpAddr,
+    max: u32,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7)),
+                    (SELECT count(*) FROM holds
+                      WHERE client_ip = $1 AND state = 'OPEN' AND expires_at > now()) AS live,
+                    (SELECT ceil(extract(epoch FROM min(expires_at) - now()))::bigint FROM holds
+                      WHERE client_ip = $1 AND state = 'OPEN' AND expires_at > now()) AS first_expiry",
+        )
+        .await?;
+    let row = client.query_one(&statement, &[&ip]).await?;
+    let live: i64 = row.get("live");
+    if live >= i64::from(max) {
+        let retry: Option<i64> = row.get("first_expiry");
+        return Err(AppError::TooManyRequests {
+            code: "too_many_holds",
+            message: format!(
+                "Too many seats are on hold from your network ({live} holds). \
+                 Buy or release some, or wait for a hold to expire."
+            ),
+            retry_after_secs: retry.unwrap_or(1).max(1) as u64,
+        });
+    }
+    Ok(())
 }
 
 /// Adds `seat_ids` (sorted, distinct) to the buyer's hold for the event, all
@@ -150,21 +235,19 @@ pub(super) async fn lock_or_open(
 pub async fn claim_seats(
     pool: &Pool,
     event_id: i64,
-    buyer_id: Uuid,
+    holder: Holder,
     seat_ids: &[i64],
-    ttl: Duration,
-    max_seats: u32,
+    rules: HoldRules,
 ) -> AppResult<HoldSummary> {
-    retrying(|| claim_seats_once(pool, event_id, buyer_id, seat_ids, ttl, max_seats)).await
+    retrying(|| claim_seats_once(pool, event_id, holder, seat_ids, rules)).await
 }
 
 async fn claim_seats_once(
     pool: &Pool,
     event_id: i64,
-    buyer_id: Uuid,
+    holder: Holder,
     seat_ids: &[i64],
-    ttl: Duration,
-    max_seats: u32,
+    rules: HoldRules,
 ) -> AppResult<HoldSummary> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
@@ -183,7 +266,7 @@ async fn claim_seats_once(
             unknown.join(", ")
         )));
     }
-    let hold = lock_or_open(&tx, event_id, buyer_id, ttl).await?;
+    let hold = lock_or_open(&tx, event_id, holder, rules).await?;
     let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, seat_ids).await?;
     if claimed.len() != seat_ids.len() {
         let taken = seat_ids
@@ -194,8 +277,10 @@ async fn claim_seats_once(
         return Err(AppError::SeatsUnavailable { seat_ids: taken });
     }
     let held = seats::held_by(&tx, hold.id).await?;
-    if held.len() > max_seats as usize {
-        return Err(AppError::HoldLimit { max: max_seats });
+    if held.len() > rules.max_seats as usize {
+        return Err(AppError::HoldLimit {
+            max: rules.max_seats,
+        });
     }
     tx.commit().await?;
     Ok(HoldSummary {

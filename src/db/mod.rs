@@ -9,6 +9,7 @@ pub mod demo;
 pub mod events;
 pub mod holds;
 pub mod orders;
+pub mod rate_limits;
 pub mod seats;
 pub mod sessions;
 

@@ -14,11 +14,14 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::db::best_available::BestAvailableRequest;
+use crate::db::holds::HoldRules;
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
-use crate::domain::rules;
+use crate::domain::rules as input_rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
-use crate::web::extract::{ApiJson, Buyer, BuyerFields, IdPath, Viewer};
+use crate::web::extract::{
+    ApiJson, Buyer, BuyerFields, ClientIp, IdPath, Viewer, admit_hold_request,
+};
 use crate::web::views;
 
 pub fn router() -> Router<AppState> {
@@ -145,25 +148,21 @@ struct BestAvailableJson {
 async fn create_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
+    ip: ClientIp,
     buyer: Buyer,
     ApiJson(body): ApiJson<CreateHoldBody>,
 ) -> AppResult<Response> {
-    let max_seats = state.config.max_seats_per_hold;
+    let rules = HoldRules::from_config(&state.config);
+    let max_seats = rules.max_seats;
     match body {
         CreateHoldBody {
             seat_ids: Some(seat_ids),
             best_available: None,
         } => {
-            let seat_ids = rules::seat_ids_to_claim(&seat_ids, max_seats)?;
-            let hold = db::holds::claim_seats(
-                &state.pool,
-                event_id,
-                buyer.id,
-                &seat_ids,
-                state.config.hold_ttl,
-                max_seats,
-            )
-            .await?;
+            let seat_ids = input_rules::seat_ids_to_claim(&seat_ids, max_seats)?;
+            let holder = admit_hold_request(&state, &buyer, ip).await?;
+            let hold =
+                db::holds::claim_seats(&state.pool, event_id, holder, &seat_ids, rules).await?;
             Ok((StatusCode::CREATED, Json(HoldJson::from(hold))).into_response())
         }
         CreateHoldBody {
@@ -171,18 +170,18 @@ async fn create_hold(
             best_available: Some(best),
         } => {
             let request = BestAvailableRequest {
-                count: rules::party_size(best.count, max_seats)?,
+                count: input_rules::party_size(best.count, max_seats)?,
                 section: best.section,
                 tier: best.tier,
                 together: best.together.unwrap_or(true),
             };
+            let holder = admit_hold_request(&state, &buyer, ip).await?;
             let outcome = db::best_available::hold_best_available(
                 &state.pool,
                 event_id,
-                buyer.id,
+                holder,
                 &request,
-                state.config.hold_ttl,
-                max_seats,
+                rules,
             )
             .await?;
             let client = state.pool.get().await?;
@@ -225,7 +224,7 @@ async fn purchase(
     buyer: Buyer,
     ApiJson(body): ApiJson<BuyerFields>,
 ) -> AppResult<impl IntoResponse> {
-    let details = rules::buyer_details(&body.name, &body.email)?;
+    let details = input_rules::buyer_details(&body.name, &body.email)?;
     let order = db::orders::purchase(&state.pool, hold_id, buyer.id, &details).await?;
     Ok((
         StatusCode::CREATED,

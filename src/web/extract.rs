@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 use tower_sessions::Session;
 use uuid::Uuid;
 
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::ConnectInfo;
+
+use crate::app::AppState;
 use crate::error::AppError;
 
 #[derive(FromRequest)]
@@ -160,4 +165,75 @@ pub struct BuyerFields {
 /// Whether htmx sent the request (and so wants a fragment, not a redirect).
 pub fn is_htmx(headers: &axum::http::HeaderMap) -> bool {
     headers.get("hx-request").is_some_and(|v| v == "true")
+}
+
+/// The client's address: the connection's peer, or the last
+/// `X-Forwarded-For` entry when configured to trust a proxy.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub IpAddr);
+
+impl FromRequestParts<AppState> for ClientIp {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ClientIp, AppError> {
+        if state.config.trust_forwarded_for {
+            let forwarded = parts
+                .headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .filter_map(|ip| ip.trim().parse::<IpAddr>().ok())
+                .last();
+            if let Some(ip) = forwarded {
+                return Ok(ClientIp(ip));
+            }
+        }
+        parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| ClientIp(addr.ip()))
+            .ok_or_else(|| {
+                AppError::Internal(anyhow::anyhow!(
+                    "no peer address: serve the router with app::into_service"
+                ))
+            })
+    }
+}
+
+/// Admits a request that would claim seats: counts it against the
+/// session's and the client address's per-minute limits (429 when over) and
+/// names the holder. Keyed by buyer id and address, so a new session starts
+/// with its address's count, not from zero.
+pub async fn admit_hold_request(
+    state: &AppState,
+    buyer: &Buyer,
+    ip: ClientIp,
+) -> Result<crate::db::holds::Holder, AppError> {
+    use crate::db::rate_limits::{Limit, Refusal, hit};
+    let limits = &state.config.limits;
+    let client = state.pool.get().await?;
+    hit(
+        &client,
+        60,
+        &[
+            Limit {
+                key: format!("hold:buyer:{}", buyer.id),
+                max: limits.hold_requests_per_session,
+            },
+            Limit {
+                key: format!("hold:ip:{}", ip.0),
+                max: limits.hold_requests_per_ip,
+            },
+        ],
+        Refusal {
+            code: "rate_limited",
+            message: "Too many hold requests. Please wait a moment and try again.",
+        },
+    )
+    .await?;
+    Ok(crate::db::holds::Holder {
+        buyer_id: buyer.id,
+        client_ip: Some(ip.0),
+    })
 }

@@ -15,14 +15,15 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::db::best_available::BestAvailableRequest;
+use crate::db::holds::HoldRules;
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, ErrorSummary};
 use crate::web::extract::{
-    Buyer, BuyerFields, FormInput, IdPath, Notice, NoticeKind, Viewer, is_htmx, push_notice,
-    take_notice,
+    Buyer, BuyerFields, ClientIp, FormInput, IdPath, Notice, NoticeKind, Viewer,
+    admit_hold_request, is_htmx, push_notice, take_notice,
 };
 use crate::web::views::{
     self, BestForm, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend,
@@ -247,6 +248,8 @@ enum SeatOutcome {
     Held,
     Taken,
     OverLimit(u32),
+    /// A limit against hoarding said no; the message says which.
+    Refused(String),
     Released,
     NotInHold,
     Inspected,
@@ -256,6 +259,7 @@ async fn seat_action(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
+    ip: ClientIp,
     buyer: Buyer,
     FormInput(form): FormInput<SeatActionForm>,
 ) -> AppResult<Response> {
@@ -264,19 +268,18 @@ async fn seat_action(
             hold: Some(seat_id),
             ..
         } => {
-            let claimed = db::holds::claim_seats(
-                &state.pool,
-                event_id,
-                buyer.id,
-                &[seat_id],
-                state.config.hold_ttl,
-                state.config.max_seats_per_hold,
-            )
-            .await;
+            let claimed = match admit_hold_request(&state, &buyer, ip).await {
+                Ok(holder) => {
+                    let rules = HoldRules::from_config(&state.config);
+                    db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await
+                }
+                Err(refused) => Err(refused),
+            };
             let outcome = match claimed {
                 Ok(_) => SeatOutcome::Held,
                 Err(AppError::SeatsUnavailable { .. }) => SeatOutcome::Taken,
                 Err(AppError::HoldLimit { max }) => SeatOutcome::OverLimit(max),
+                Err(AppError::TooManyRequests { message, .. }) => SeatOutcome::Refused(message),
                 Err(other) => return Err(other),
             };
             (seat_id, outcome)
@@ -342,6 +345,7 @@ fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
             NoticeKind::Error,
             format!("You can hold at most {max} seats at once. Release one to pick {name}."),
         ),
+        SeatOutcome::Refused(message) => Notice::new(NoticeKind::Error, message.clone()),
         SeatOutcome::Released => Notice::new(
             NoticeKind::Info,
             format!("Released {name}; it is back on sale."),
@@ -420,10 +424,12 @@ async fn best_available(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
+    ip: ClientIp,
     buyer: Buyer,
     FormInput(form): FormInput<BestAvailableForm>,
 ) -> AppResult<Response> {
-    let max_seats = state.config.max_seats_per_hold;
+    let rules = HoldRules::from_config(&state.config);
+    let max_seats = rules.max_seats;
     // Anything that isn't a number is out of range like 0 is.
     let count = form.count.trim().parse::<i64>().unwrap_or(0);
     let nonempty = |value: String| Some(value.trim().to_string()).filter(|v| !v.is_empty());
@@ -436,15 +442,19 @@ async fn best_available(
                 tier: nonempty(form.tier),
                 together: form.apart.is_none(),
             };
-            db::best_available::hold_best_available(
-                &state.pool,
-                event_id,
-                buyer.id,
-                &request,
-                state.config.hold_ttl,
-                max_seats,
-            )
-            .await
+            match admit_hold_request(&state, &buyer, ip).await {
+                Ok(holder) => {
+                    db::best_available::hold_best_available(
+                        &state.pool,
+                        event_id,
+                        holder,
+                        &request,
+                        rules,
+                    )
+                    .await
+                }
+                Err(refused) => Err(refused),
+            }
         }
     };
     let (notice, added) = match outcome {

@@ -391,6 +391,7 @@ mod tests {
             state: crate::db::holds::HoldState::Open,
             expires_at: now + time::Duration::seconds(7 * 60 + 5),
             live: true,
+            released_by_staff: false,
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);

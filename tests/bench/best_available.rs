@@ -17,6 +17,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use seatmap::db::holds::{HoldRules, Holder};
 use seatmap::db::{self, Pool, best_available::BestAvailableRequest};
 use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
 use seatmap::error::AppError;
@@ -123,10 +124,16 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                 let outcome = db::best_available::hold_best_available(
                     &pool,
                     event_id,
-                    buyer,
+                    Holder {
+                        buyer_id: buyer,
+                        client_ip: None,
+                    },
                     &request,
-                    Duration::from_secs(600),
-                    10,
+                    HoldRules {
+                        ttl: Duration::from_secs(600),
+                        max_seats: 10,
+                        max_holds_per_ip: 0,
+                    },
                 )
                 .await;
                 latencies.push(t0.elapsed());

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
-use seatmap::app::{AppState, build_router};
+use seatmap::app::{AppState, build_router, into_service};
 use seatmap::config::{Config, DatabaseSource, Secret};
 use seatmap::db::{self, Pool};
 use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
@@ -304,7 +304,7 @@ pub async fn serve(config: &Config) -> String {
         .expect("binding an ephemeral port");
     let addr = listener.local_addr().expect("local address");
     let app = build_router(AppState::new(database.pool, config.clone()));
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(async move { axum::serve(listener, into_service(app)).await });
     format!("http://{addr}")
 }
 
