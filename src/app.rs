@@ -15,7 +15,7 @@ use tower_sessions::{Expiry, SessionManagerLayer};
 use crate::config::Config;
 use crate::db::Pool;
 use crate::db::sessions::PgSessionStore;
-use crate::web;
+use crate::web::{self, security};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -41,10 +41,17 @@ pub fn build_router(state: AppState) -> Router {
         .with_same_site(SameSite::Lax)
         .with_secure(state.config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(time::Duration::hours(12)));
+    let [csp, nosniff, referrer, frames, opener] = security::header_layers();
     web::router()
         .fallback(web::not_found)
+        .layer(middleware::from_fn(security::refuse_cross_site))
         .layer(middleware::from_fn(html_errors))
         .layer(sessions)
+        .layer(csp)
+        .layer(nosniff)
+        .layer(referrer)
+        .layer(frames)
+        .layer(opener)
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

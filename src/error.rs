@@ -100,9 +100,10 @@ impl AppError {
             return true;
         }
         match self.postgres_error() {
-            // No SQLSTATE: the connection broke or could not be made.
+            // No SQLSTATE: either the connection broke or could not be made
+            // (transient), or we sent something unencodable (a bug).
             Some(err) => match err.code() {
-                None => true,
+                None => err.is_closed() || caused_by_io(err),
                 Some(state) => [
                     SqlState::T_R_DEADLOCK_DETECTED,
                     SqlState::T_R_SERIALIZATION_FAILURE,
@@ -160,6 +161,17 @@ impl AppError {
             }
         }
     }
+}
+
+fn caused_by_io(err: &tokio_postgres::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
+    while let Some(cause) = source {
+        if cause.is::<std::io::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 impl IntoResponse for AppError {

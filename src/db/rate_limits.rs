@@ -16,7 +16,8 @@ pub struct Refusal {
     pub message: &'static str,
 }
 
-const WINDOW_START: &str = "to_timestamp(floor(extract(epoch FROM now()) / $2) * $2)";
+const WINDOW_START: &str =
+    "to_timestamp(floor(extract(epoch FROM now())::float8 / $2::float8) * $2::float8)";
 
 /// Counts one hit on each limit in the current window of `window_secs`, and
 /// refuses (429) if any is now over its maximum.
@@ -36,7 +37,7 @@ pub async fn hit(
              SELECT key, {WINDOW_START}, 1 FROM unnest($1::text[]) AS key
              ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limits.hits + 1
              RETURNING key, hits,
-                       ceil(extract(epoch FROM window_start + make_interval(secs => $2) - now()))::bigint AS retry"
+                       ceil(extract(epoch FROM window_start + make_interval(secs => $2::float8) - now()))::bigint AS retry"
         ))
         .await?;
     let keys: Vec<&str> = active.iter().map(|l| l.key.as_str()).collect();
@@ -61,7 +62,7 @@ pub async fn check(
     let statement = client
         .prepare_cached(&format!(
             "SELECT key, hits + 1 AS hits,
-                    ceil(extract(epoch FROM window_start + make_interval(secs => $2) - now()))::bigint AS retry
+                    ceil(extract(epoch FROM window_start + make_interval(secs => $2::float8) - now()))::bigint AS retry
                FROM rate_limits
               WHERE key = ANY($1) AND window_start = {WINDOW_START}"
         ))

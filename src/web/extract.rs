@@ -2,7 +2,7 @@
 //! same documented JSON (or HTML) error as everything else, and the caller's
 //! identity from the session.
 
-use axum::extract::rejection::{FormRejection, JsonRejection, PathRejection};
+use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
 use serde::{Deserialize, Serialize};
@@ -23,16 +23,6 @@ pub struct ApiJson<T>(pub T);
 impl From<JsonRejection> for AppError {
     fn from(rejection: JsonRejection) -> AppError {
         AppError::BadRequest(format!("Invalid JSON body: {}", rejection.body_text()))
-    }
-}
-
-#[derive(FromRequest)]
-#[from_request(via(axum::Form), rejection(AppError))]
-pub struct FormInput<T>(pub T);
-
-impl From<FormRejection> for AppError {
-    fn from(rejection: FormRejection) -> AppError {
-        AppError::BadRequest(format!("Invalid form: {}", rejection.body_text()))
     }
 }
 

@@ -4,6 +4,7 @@ pub mod api;
 pub mod assets;
 pub mod extract;
 pub mod pages;
+pub mod security;
 pub mod views;
 
 use axum::Router;

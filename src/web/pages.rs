@@ -11,6 +11,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use time::OffsetDateTime;
+use tower_sessions::Session;
 use uuid::Uuid;
 
 use crate::app::AppState;
@@ -22,9 +23,10 @@ use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, ErrorSummary};
 use crate::web::extract::{
-    Buyer, BuyerFields, ClientIp, FormInput, IdPath, Notice, NoticeKind, Viewer,
-    admit_hold_request, is_htmx, push_notice, take_notice,
+    Buyer, BuyerFields, ClientIp, IdPath, Notice, NoticeKind, Viewer, admit_hold_request, is_htmx,
+    push_notice, take_notice,
 };
+use crate::web::security::{CsrfForm, csrf_token};
 use crate::web::views::{
     self, BestForm, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend,
     TierLegend,
@@ -110,6 +112,7 @@ struct EventPage {
     statuses: Vec<StatusLegend>,
     panel: HoldPanel,
     best: BestForm,
+    csrf: String,
     notice: Option<Notice>,
     oob: bool,
 }
@@ -120,7 +123,14 @@ async fn event_page(
     viewer: Viewer,
 ) -> AppResult<Response> {
     let notice = take_notice(&viewer.session).await?;
-    event_page_response(&state, event_id, viewer.buyer_id, notice, None).await
+    event_page_response(
+        &state,
+        event_id,
+        (viewer.buyer_id, &viewer.session),
+        notice,
+        None,
+    )
+    .await
 }
 
 /// The whole event page. `buy_form` refills the buy form after a refused
@@ -128,10 +138,11 @@ async fn event_page(
 async fn event_page_response(
     state: &AppState,
     event_id: i64,
-    buyer_id: Option<Uuid>,
+    (buyer_id, session): (Option<Uuid>, &Session),
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
+    let csrf = csrf_token(session).await?;
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
@@ -149,6 +160,7 @@ async fn event_page_response(
         hold.as_ref(),
         &held,
         OffsetDateTime::now_utc(),
+        csrf.clone(),
     );
     let status = match buy_form {
         Some(form) => {
@@ -165,6 +177,7 @@ async fn event_page_response(
         statuses: views::status_legend(),
         best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
         panel,
+        csrf,
         notice,
         oob: false,
     };
@@ -226,6 +239,7 @@ async fn respond(
             hold.as_ref(),
             &held_refs,
             OffsetDateTime::now_utc(),
+            csrf_token(&buyer.session).await?,
         ),
         seats: changed
             .iter()
@@ -261,7 +275,7 @@ async fn seat_action(
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,
-    FormInput(form): FormInput<SeatActionForm>,
+    CsrfForm(form): CsrfForm<SeatActionForm>,
 ) -> AppResult<Response> {
     let (seat_id, outcome) = match form {
         SeatActionForm {
@@ -426,7 +440,7 @@ async fn best_available(
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,
-    FormInput(form): FormInput<BestAvailableForm>,
+    CsrfForm(form): CsrfForm<BestAvailableForm>,
 ) -> AppResult<Response> {
     let rules = HoldRules::from_config(&state.config);
     let max_seats = rules.max_seats;
@@ -498,7 +512,7 @@ async fn purchase(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     buyer: Buyer,
-    FormInput(form): FormInput<BuyerFields>,
+    CsrfForm(form): CsrfForm<BuyerFields>,
 ) -> AppResult<Response> {
     let back = Redirect::to(&format!("/events/{event_id}"));
     let client = state.pool.get().await?;
@@ -516,8 +530,14 @@ async fn purchase(
         Ok(details) => details,
         Err(err @ AppError::Validation { .. }) => {
             let notice = Notice::new(NoticeKind::Error, err.to_string());
-            return event_page_response(&state, event_id, Some(buyer.id), Some(notice), Some(form))
-                .await;
+            return event_page_response(
+                &state,
+                event_id,
+                (Some(buyer.id), &buyer.session),
+                Some(notice),
+                Some(form),
+            )
+            .await;
         }
         Err(other) => return Err(other),
     };

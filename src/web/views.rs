@@ -269,6 +269,8 @@ pub struct HoldView {
 /// The hold panel of one event page.
 pub struct HoldPanel {
     pub event_id: i64,
+    /// The session's CSRF token, for the panel's forms.
+    pub csrf: String,
     /// How long a new hold lasts, for the empty panel's explanation.
     pub hold_minutes: u64,
     pub hold: Option<HoldView>,
@@ -284,6 +286,7 @@ impl HoldPanel {
         hold: Option<&Hold>,
         held: &[&Seat],
         now: OffsetDateTime,
+        csrf: String,
     ) -> HoldPanel {
         let hold = hold.filter(|_| !held.is_empty()).map(|hold| {
             let remaining = (hold.expires_at - now).whole_seconds().max(0);
@@ -306,6 +309,7 @@ impl HoldPanel {
         });
         HoldPanel {
             event_id,
+            csrf,
             hold_minutes: hold_ttl.as_secs().div_ceil(60),
             hold,
             buyer_name: String::new(),
@@ -395,11 +399,15 @@ mod tests {
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
-        let panel = HoldPanel::new(1, TTL, Some(&hold), &[&a, &b], now);
+        let panel = HoldPanel::new(1, TTL, Some(&hold), &[&a, &b], now, String::new());
         let view = panel.hold.unwrap();
         assert_eq!(view.remaining, "07:05");
         assert_eq!(view.total, "€90");
         assert_eq!(view.seats.len(), 2);
-        assert!(HoldPanel::new(1, TTL, Some(&hold), &[], now).hold.is_none());
+        assert!(
+            HoldPanel::new(1, TTL, Some(&hold), &[], now, String::new())
+                .hold
+                .is_none()
+        );
     }
 }

@@ -16,13 +16,32 @@ async fn page(buyer: &Api, path: &str) -> (StatusCode, String) {
     (response.status(), response.text().await.unwrap())
 }
 
+/// The CSRF token a page's forms carry, as a browser would find it.
+pub async fn csrf_from(buyer: &Api, page_path: &str) -> String {
+    let (_, html) = page(buyer, page_path).await;
+    let start = html
+        .find("name=\"csrf\" value=\"")
+        .unwrap_or_else(|| panic!("no csrf field on {page_path}"))
+        + "name=\"csrf\" value=\"".len();
+    html[start..start + html[start..].find('"').unwrap()].to_string()
+}
+
+/// Posts a form with the session's CSRF token, read from the event page
+/// `path` belongs to (`/events/{id}/...`).
 async fn post_form(
     buyer: &Api,
     path: &str,
     form: &[(&str, String)],
     htmx: bool,
 ) -> reqwest::Response {
-    let mut request = buyer.http.post(format!("{}{path}", buyer.base)).form(form);
+    let event_page: String = path.split('/').take(3).collect::<Vec<_>>().join("/");
+    let token = csrf_from(buyer, &event_page).await;
+    let mut fields: Vec<(&str, String)> = form.to_vec();
+    fields.push(("csrf", token));
+    let mut request = buyer
+        .http
+        .post(format!("{}{path}", buyer.base))
+        .form(&fields);
     if htmx {
         request = request.header("HX-Request", "true");
     }
