@@ -7,5 +7,6 @@ mod claims;
 mod pages;
 mod purchase;
 mod schema;
+mod security;
 mod sessions;
 mod support;
