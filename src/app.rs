@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::Request;
+use axum::http::StatusCode;
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -15,6 +16,7 @@ use tower_sessions::{Expiry, SessionManagerLayer};
 use crate::config::Config;
 use crate::db::Pool;
 use crate::db::sessions::PgSessionStore;
+use crate::error::ErrorSummary;
 use crate::web::{self, security};
 
 #[derive(Clone)]
@@ -64,13 +66,26 @@ pub fn into_service(
     router.into_make_service_with_connect_info::<SocketAddr>()
 }
 
-/// API paths answer errors in JSON; every other path gets the error page.
+/// API paths answer errors in JSON; every other path gets the error page,
+/// except that a staff page asked for without signing in sends the browser
+/// to the login page (and back afterwards).
 async fn html_errors(request: Request, next: Next) -> Response {
-    let is_api = request.uri().path().starts_with("/api/");
+    let path = request.uri().path().to_string();
+    let wanted = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| path.clone());
     let response = next.run(request).await;
-    if is_api {
-        response
-    } else {
-        web::pages::render_error_page(response)
+    if path.starts_with("/api/") {
+        return response;
     }
+    let needs_sign_in = response.status() == StatusCode::UNAUTHORIZED
+        && response.extensions().get::<ErrorSummary>().is_some()
+        && path.starts_with("/staff")
+        && path != "/staff/login";
+    if needs_sign_in {
+        return web::staff::login_redirect(&wanted).into_response();
+    }
+    web::pages::render_error_page(response)
 }

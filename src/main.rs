@@ -4,8 +4,10 @@ use seatmap::config::Config;
 use seatmap::startup;
 
 const USAGE: &str = "\
-usage: seatmap [serve]   run the web app (default)
-       seatmap demo      seed the demo event into the configured database and print its id
+usage: seatmap [serve]          run the web app (default)
+       seatmap demo             seed the demo event into the configured database and print its id
+       seatmap staff add NAME   create a box-office account (password from the terminal or stdin)
+       seatmap staff list       list box-office accounts
 
 Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
 SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10).";
@@ -20,7 +22,8 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| "info,tower_http=warn".into()),
         )
         .init();
-    let command = std::env::args().nth(1);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = args.first().cloned();
     if matches!(command.as_deref(), Some("help" | "--help" | "-h")) {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
@@ -35,6 +38,14 @@ async fn main() -> ExitCode {
     let outcome = match command.as_deref() {
         None | Some("serve") => startup::serve(config).await,
         Some("demo") => startup::demo(config).await.map(|id| println!("{id}")),
+        Some("staff") => match (args.get(1).map(String::as_str), args.get(2)) {
+            (Some("add"), Some(name)) => startup::staff_add(config, name).await,
+            (Some("list"), None) => startup::staff_list(config).await,
+            _ => {
+                eprintln!("seatmap: usage: seatmap staff add NAME | seatmap staff list");
+                return ExitCode::from(2);
+            }
+        },
         Some(other) => {
             eprintln!("seatmap: unknown command {other:?}\n\n{USAGE}");
             return ExitCode::from(2);

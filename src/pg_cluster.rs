@@ -43,6 +43,13 @@ pub enum Durability {
 /// SIGTERM (parent-death signal), so no orphan outlives us.
 pub struct PgCluster {
     data_dir: PathBuf,
+    /// The server we started, or None when we attached to one already
+    /// running on this data folder (say, the app's, while `seatmap staff
+    /// add` runs beside it); that one is not ours to stop.
+    server: Option<Server>,
+}
+
+struct Server {
     pid: Pid,
     exited: Mutex<mpsc::Receiver<()>>,
 }
@@ -76,6 +83,11 @@ impl PgCluster {
         }
         if !data_dir.join("PG_VERSION").exists() {
             init_data_dir(&bin_dir, &data_dir, &run_as)?;
+        } else if accepts_connections(&bin_dir, &data_dir) {
+            return Ok(PgCluster {
+                data_dir,
+                server: None,
+            });
         }
 
         let log_path = data_dir.join("server.log");
@@ -143,8 +155,10 @@ impl PgCluster {
             .with_context(|| format!("starting {}", bin_dir.join("postgres").display()))?;
         let cluster = PgCluster {
             data_dir,
-            pid: Pid::from_raw(pid as i32),
-            exited: Mutex::new(exited_rx),
+            server: Some(Server {
+                pid: Pid::from_raw(pid as i32),
+                exited: Mutex::new(exited_rx),
+            }),
         };
         cluster.wait_until_ready(&bin_dir, &log_path)?;
         Ok(cluster)
@@ -160,16 +174,7 @@ impl PgCluster {
                     tail(log_path, 20)
                 );
             }
-            let ready = Command::new(bin_dir.join("pg_isready"))
-                .arg("-q")
-                .arg("-h")
-                .arg(&self.data_dir)
-                .arg("-p")
-                .arg(SOCKET_PORT.to_string())
-                .status()
-                .map(|status| status.success())
-                .unwrap_or(false);
-            if ready {
+            if accepts_connections(bin_dir, &self.data_dir) {
                 return Ok(());
             }
             if Instant::now() > deadline {
@@ -184,7 +189,10 @@ impl PgCluster {
     }
 
     fn has_exited(&self) -> bool {
-        let exited = self.exited.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(server) = &self.server else {
+            return false;
+        };
+        let exited = server.exited.lock().unwrap_or_else(|e| e.into_inner());
         !matches!(exited.try_recv(), Err(mpsc::TryRecvError::Empty))
     }
 
@@ -206,11 +214,14 @@ impl PgCluster {
     /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
     /// waiting up to 30 s. Blocking.
     pub fn stop(&self) -> anyhow::Result<()> {
+        let Some(server) = &self.server else {
+            return Ok(());
+        };
         if self.has_exited() {
             return Ok(());
         }
-        kill(self.pid, Signal::SIGINT).context("signalling PostgreSQL to stop")?;
-        let exited = self.exited.lock().unwrap_or_else(|e| e.into_inner());
+        kill(server.pid, Signal::SIGINT).context("signalling PostgreSQL to stop")?;
+        let exited = server.exited.lock().unwrap_or_else(|e| e.into_inner());
         match exited.recv_timeout(Duration::from_secs(30)) {
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => Ok(()),
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -218,6 +229,18 @@ impl PgCluster {
             }
         }
     }
+}
+
+/// Whether a server is answering on the data folder's socket.
+fn accepts_connections(bin_dir: &Path, data_dir: &Path) -> bool {
+    Command::new(bin_dir.join("pg_isready"))
+        .arg("-q")
+        .arg("-h")
+        .arg(data_dir)
+        .arg("-p")
+        .arg(SOCKET_PORT.to_string())
+        .status()
+        .is_ok_and(|status| status.success())
 }
 
 /// Who runs `initdb` and `postgres`: ourselves, or `postgres` when we are root.

@@ -126,3 +126,55 @@ async fn shutdown_signal() {
     }
     tracing::info!("shutting down: draining requests");
 }
+
+/// `seatmap staff add NAME`: creates a staff account. The password comes
+/// from the terminal (asked twice, not echoed) or, when stdin is not a
+/// terminal, from its first line.
+pub async fn staff_add(config: Config, name: &str) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    anyhow::ensure!(
+        crate::domain::password::valid_staff_name(name),
+        "a staff name is 1 to 64 letters, digits or . _ @ -"
+    );
+    let password = if std::io::stdin().is_terminal() {
+        let first = rpassword::prompt_password(format!("Password for {name}: "))?;
+        let again = rpassword::prompt_password("Same password again: ")?;
+        anyhow::ensure!(first == again, "the passwords differ");
+        first
+    } else {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line)?;
+        line.trim_end_matches(['\r', '\n']).to_string()
+    };
+    let hash =
+        tokio::task::spawn_blocking(move || crate::domain::password::hash(&password)).await??;
+    let database = Database::connect(&config).await?;
+    let created = async {
+        let client = database.pool.get().await?;
+        db::staff::create(&client, name, &hash).await
+    }
+    .await;
+    database.shutdown().await;
+    created.map_err(|err| anyhow::anyhow!("{err}"))?;
+    println!("staff account {name} created");
+    Ok(())
+}
+
+/// `seatmap staff list`: one account a line, with when it was made.
+pub async fn staff_list(config: Config) -> anyhow::Result<()> {
+    let database = Database::connect(&config).await?;
+    let listed = async {
+        let client = database.pool.get().await?;
+        db::staff::list(&client).await
+    }
+    .await;
+    database.shutdown().await;
+    for account in listed.map_err(|err| anyhow::anyhow!("{err}"))? {
+        println!(
+            "{}\t{}",
+            account.name,
+            crate::web::views::display_time(account.created_at)
+        );
+    }
+    Ok(())
+}

@@ -24,7 +24,7 @@
       if (ms <= 0) {
         if (!el.classList.contains("countdown--expired")) {
           el.classList.add("countdown--expired");
-          el.textContent = "Your hold has expired. Its seats are back on sale.";
+          el.textContent = el.dataset.expiredText || "Your hold has expired. Its seats are back on sale.";
           const panel = el.closest(".hold-panel");
           if (panel) {
             panel.querySelectorAll(".buy-form button").forEach(function (b) { b.disabled = true; });

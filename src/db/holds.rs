@@ -60,6 +60,7 @@ pub struct Holder {
 pub struct Hold {
     pub id: Uuid,
     pub event_id: i64,
+    pub buyer_id: Uuid,
     pub state: HoldState,
     pub expires_at: OffsetDateTime,
     /// Open and not yet past its expiry, by the database's clock.
@@ -76,7 +77,7 @@ pub struct HoldSummary {
     pub seat_ids: Vec<i64>,
 }
 
-const HOLD_COLUMNS: &str = "id, event_id, state, expires_at,
+const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
      (state = 'OPEN' AND expires_at > now()) AS live,
      released_by_staff IS NOT NULL AS released_by_staff";
 
@@ -84,6 +85,7 @@ fn hold_from_row(row: &Row) -> Hold {
     Hold {
         id: row.get("id"),
         event_id: row.get("event_id"),
+        buyer_id: row.get("buyer_id"),
         state: HoldState::from_db(row.get("state")),
         expires_at: row.get("expires_at"),
         live: row.get("live"),
@@ -290,6 +292,35 @@ async fn claim_seats_once(
     })
 }
 
+/// Any buyer's hold, locked for this transaction (for staff).
+pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Hold> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 FOR UPDATE"
+        ))
+        .await?;
+    let row = client.query_opt(&statement, &[&hold_id]).await?;
+    row.as_ref()
+        .map(hold_from_row)
+        .ok_or_else(|| AppError::not_found("Hold"))
+}
+
+/// Closes the hold as released by staff, so its buyer can be told why.
+pub(super) async fn close_by_staff(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    staff_id: i64,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2
+              WHERE id = $1 AND state IN ('OPEN', 'EXPIRED')",
+        )
+        .await?;
+    client.execute(&statement, &[&hold_id, &staff_id]).await?;
+    Ok(())
+}
+
 async fn close(client: &impl GenericClient, hold_id: Uuid, state: &str) -> AppResult<()> {
     let statement = client
         .prepare_cached(
@@ -304,7 +335,7 @@ pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: Uuid) -
     close(client, hold_id, "PURCHASED").await
 }
 
-fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
+pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
     if hold.state == HoldState::Purchased {
         return Err(AppError::Conflict {
             code: "already_purchased",

@@ -4,7 +4,9 @@
 //! the pool, run one transaction, and retry it on deadlock or serialization
 //! failure.
 
+pub mod audit;
 pub mod best_available;
+pub mod box_office;
 pub mod demo;
 pub mod events;
 pub mod holds;
@@ -12,6 +14,7 @@ pub mod orders;
 pub mod rate_limits;
 pub mod seats;
 pub mod sessions;
+pub mod staff;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};

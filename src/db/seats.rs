@@ -181,3 +181,84 @@ pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResul
     ids.sort_unstable();
     Ok(ids)
 }
+
+/// Blocks the given seats that are free or already blocked (locks in id
+/// order); returns those now blocked.
+pub async fn block(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat_ids: &[i64],
+) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached(
+            "WITH target AS (
+                 SELECT id FROM seats
+                  WHERE event_id = $1 AND id = ANY($2)
+                    AND (status IN ('AVAILABLE', 'BLOCKED')
+                         OR (status = 'HELD' AND held_until < now()))
+                  ORDER BY id FOR UPDATE
+             )
+             UPDATE seats s SET status = 'BLOCKED', hold_id = NULL, held_until = NULL
+               FROM target WHERE s.id = target.id
+          RETURNING s.id",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &seat_ids]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Unblocks the given seats that are blocked (or already free); returns
+/// those now available.
+pub async fn unblock(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat_ids: &[i64],
+) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached(
+            "WITH target AS (
+                 SELECT id FROM seats
+                  WHERE event_id = $1 AND id = ANY($2) AND status IN ('BLOCKED', 'AVAILABLE')
+                  ORDER BY id FOR UPDATE
+             )
+             UPDATE seats s SET status = 'AVAILABLE'
+               FROM target WHERE s.id = target.id
+          RETURNING s.id",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &seat_ids]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Sells the given seats that are blocked or free to `order_id`, writing
+/// their order lines; returns the seats sold.
+pub async fn sell_at_box_office(
+    client: &impl GenericClient,
+    event_id: i64,
+    order_id: uuid::Uuid,
+    seat_ids: &[i64],
+) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached(
+            "WITH target AS (
+                 SELECT id FROM seats
+                  WHERE event_id = $1 AND id = ANY($2)
+                    AND (status IN ('AVAILABLE', 'BLOCKED')
+                         OR (status = 'HELD' AND held_until < now()))
+                  ORDER BY id FOR UPDATE
+             ), sold AS (
+                 UPDATE seats s
+                    SET status = 'SOLD', order_id = $3, hold_id = NULL, held_until = NULL
+                   FROM target WHERE s.id = target.id
+              RETURNING s.id, s.tier_id
+             )
+             INSERT INTO order_lines (order_id, seat_id, price_cents)
+             SELECT $3, sold.id, t.price_cents FROM sold JOIN price_tiers t ON t.id = sold.tier_id
+          RETURNING seat_id",
+        )
+        .await?;
+    let rows = client
+        .query(&statement, &[&event_id, &seat_ids, &order_id])
+        .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}

@@ -3,5 +3,6 @@
 pub mod best_available;
 pub mod layout;
 pub mod money;
+pub mod password;
 pub mod rules;
 pub mod seat;

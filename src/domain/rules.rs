@@ -80,6 +80,17 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
     })
 }
 
+/// A walk-up buyer at the box office: a name, and an email only if given.
+pub fn walk_up_buyer(name: &str, email: &str) -> Result<BuyerDetails, AppError> {
+    if email.trim().is_empty() {
+        let mut details = buyer_details(name, "walk-up@example.com")?;
+        details.email = String::new();
+        Ok(details)
+    } else {
+        buyer_details(name, email)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +132,20 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn walk_up_buyers_may_leave_out_their_email_but_not_give_a_bad_one() {
+        assert_eq!(walk_up_buyer("Ada", "  ").unwrap().email, "");
+        assert_eq!(
+            walk_up_buyer("Ada", "ada@example.com").unwrap().email,
+            "ada@example.com"
+        );
+        assert_eq!(
+            code(walk_up_buyer("Ada", "nope").unwrap_err()),
+            "invalid_email"
+        );
+        assert_eq!(code(walk_up_buyer("", "").unwrap_err()), "invalid_name");
     }
 
     #[test]

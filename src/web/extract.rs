@@ -227,3 +227,57 @@ pub async fn admit_hold_request(
         client_ip: Some(ip.0),
     })
 }
+
+const STAFF_KEY: &str = "staff_id";
+
+/// A signed-in box-office staff member. Only the login handler ever puts a
+/// staff id in a session, so a buyer's session never gains staff rights.
+/// 401 otherwise (which HTML pages turn into a redirect to the login page).
+pub struct StaffUser {
+    pub id: i64,
+    pub name: String,
+    pub session: Session,
+}
+
+impl FromRequestParts<AppState> for StaffUser {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<StaffUser, AppError> {
+        let session = session_from(parts).await?;
+        let staff_id = session
+            .get::<i64>(STAFF_KEY)
+            .await
+            .map_err(session_error)?
+            .ok_or(AppError::Unauthorized)?;
+        let client = state.pool.get().await?;
+        let name = crate::db::staff::name_of(&client, staff_id)
+            .await?
+            .ok_or(AppError::Unauthorized)?;
+        Ok(StaffUser {
+            id: staff_id,
+            name,
+            session,
+        })
+    }
+}
+
+/// Marks the session as this staff member's, under a new session id (so a
+/// session id planted before login is worthless after it).
+pub async fn sign_in(session: &Session, staff_id: i64) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_error)?;
+    session
+        .insert(STAFF_KEY, staff_id)
+        .await
+        .map_err(session_error)
+}
+
+pub async fn sign_out(session: &Session) -> Result<(), AppError> {
+    session
+        .remove::<i64>(STAFF_KEY)
+        .await
+        .map_err(session_error)?;
+    session.cycle_id().await.map_err(session_error)
+}

@@ -5,6 +5,8 @@ pub mod assets;
 pub mod extract;
 pub mod pages;
 pub mod security;
+pub mod staff;
+pub mod staff_api;
 pub mod views;
 
 use axum::Router;
@@ -17,6 +19,8 @@ pub fn router() -> Router<AppState> {
         .merge(api::router())
         .merge(pages::router())
         .merge(assets::router())
+        .merge(staff::router())
+        .merge(staff_api::router())
 }
 
 pub async fn not_found() -> AppError {

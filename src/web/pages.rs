@@ -45,7 +45,7 @@ pub fn router() -> Router<AppState> {
 
 /// The one place a template becomes a response: a render failure is a 500
 /// with the generic error page, never a panic.
-fn render(template: &impl Template) -> AppResult<Html<String>> {
+pub fn render(template: &impl Template) -> AppResult<Html<String>> {
     template
         .render()
         .map(Html)
@@ -162,6 +162,9 @@ async fn event_page_response(
         OffsetDateTime::now_utc(),
         csrf.clone(),
     );
+    if hold.is_none() {
+        panel.released_by_box_office = released_by_box_office(&client, event_id, buyer_id).await?;
+    }
     let status = match buy_form {
         Some(form) => {
             panel.buyer_name = form.name;
@@ -182,6 +185,20 @@ async fn event_page_response(
         oob: false,
     };
     Ok((status, render(&page)?).into_response())
+}
+
+/// Whether the buyer's latest hold for the event was released by staff.
+async fn released_by_box_office(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Option<Uuid>,
+) -> AppResult<bool> {
+    Ok(match buyer_id {
+        Some(buyer_id) => db::holds::latest_for_buyer(client, event_id, buyer_id)
+            .await?
+            .is_some_and(|hold| hold.released_by_staff),
+        None => false,
+    })
 }
 
 async fn live_hold(
@@ -232,15 +249,20 @@ async fn respond(
     let changed = db::seats::by_ids(&client, event_id, changed_seat_ids, hold_id).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
     let held_refs: Vec<&Seat> = held.iter().collect();
+    let mut panel = HoldPanel::new(
+        event_id,
+        state.config.hold_ttl,
+        hold.as_ref(),
+        &held_refs,
+        OffsetDateTime::now_utc(),
+        csrf_token(&buyer.session).await?,
+    );
+    if hold.is_none() {
+        panel.released_by_box_office =
+            released_by_box_office(&client, event_id, Some(buyer.id)).await?;
+    }
     let fragment = SeatActionFragment {
-        panel: HoldPanel::new(
-            event_id,
-            state.config.hold_ttl,
-            hold.as_ref(),
-            &held_refs,
-            OffsetDateTime::now_utc(),
-            csrf_token(&buyer.session).await?,
-        ),
+        panel,
         seats: changed
             .iter()
             .map(|s| SeatView::new(s, &tiers).highlighted(highlight))

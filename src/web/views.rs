@@ -29,7 +29,7 @@ fn clock_time(at: OffsetDateTime) -> String {
         .unwrap_or_else(|_| at.to_string())
 }
 
-fn rfc3339(at: OffsetDateTime) -> String {
+pub fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
 }
@@ -128,6 +128,15 @@ impl SeatView {
             taken,
             fresh: false,
         }
+    }
+
+    /// On the staff map every seat is a plain button that selects it (to
+    /// show who holds or bought it); the selected one is ringed.
+    pub fn for_staff(&mut self, selected: Option<i64>) {
+        self.action = "seat";
+        self.pressed = None;
+        self.taken = false;
+        self.fresh = selected == Some(self.id);
     }
 
     pub fn highlighted(mut self, fresh_ids: &[i64]) -> SeatView {
@@ -276,6 +285,9 @@ pub struct HoldPanel {
     pub hold: Option<HoldView>,
     pub buyer_name: String,
     pub buyer_email: String,
+    /// The buyer's last hold was released by the box office (and they
+    /// have no live hold now): the panel says so.
+    pub released_by_box_office: bool,
 }
 
 impl HoldPanel {
@@ -314,6 +326,7 @@ impl HoldPanel {
             hold,
             buyer_name: String::new(),
             buyer_email: String::new(),
+            released_by_box_office: false,
         }
     }
 }
@@ -392,6 +405,7 @@ mod tests {
         let hold = Hold {
             id: uuid::Uuid::nil(),
             event_id: 1,
+            buyer_id: uuid::Uuid::nil(),
             state: crate::db::holds::HoldState::Open,
             expires_at: now + time::Duration::seconds(7 * 60 + 5),
             live: true,

@@ -9,4 +9,5 @@ mod purchase;
 mod schema;
 mod security;
 mod sessions;
+mod staff;
 mod support;

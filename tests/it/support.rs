@@ -270,7 +270,7 @@ pub struct TestApp {
     pub pool: Pool,
     pub config: Config,
     /// Held so the database lives (and is dropped) with the app.
-    _db: TestDb,
+    pub db: TestDb,
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -290,7 +290,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
         base,
         pool: database.pool,
         config,
-        _db: db,
+        db,
     }
 }
 
@@ -409,18 +409,21 @@ impl TestApp {
 pub struct Api {
     pub http: reqwest::Client,
     pub base: String,
+    jar: std::sync::Arc<reqwest::cookie::Jar>,
 }
 
 impl Api {
     pub fn new(base: &str) -> Api {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
         Api {
             http: reqwest::Client::builder()
-                .cookie_store(true)
+                .cookie_provider(jar.clone())
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(Duration::from_secs(30))
                 .build()
                 .expect("http client"),
             base: base.to_string(),
+            jar,
         }
     }
 
@@ -428,7 +431,21 @@ impl Api {
         Api {
             http: self.http.clone(),
             base: base.to_string(),
+            jar: self.jar.clone(),
         }
+    }
+
+    /// The session cookie's value (the session id), if the jar has one.
+    pub fn session_cookie(&self) -> Option<String> {
+        use reqwest::cookie::CookieStore;
+        let url: reqwest::Url = self.base.parse().expect("base URL");
+        let cookies = self.jar.cookies(&url)?;
+        cookies
+            .to_str()
+            .ok()?
+            .split("; ")
+            .find_map(|c| c.strip_prefix("seatmap_session="))
+            .map(str::to_string)
     }
 
     async fn answer(response: reqwest::Response) -> (StatusCode, Value) {

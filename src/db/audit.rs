@@ -1,0 +1,82 @@
+//! The audit log: who did what, to which seats, when. Every write goes
+//! through `record`, inside the transaction of the change it describes.
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::GenericClient;
+use crate::error::AppResult;
+
+pub struct Entry<'a> {
+    pub staff_id: Option<i64>,
+    pub action: &'a str,
+    pub event_id: Option<i64>,
+    pub hold_id: Option<Uuid>,
+    pub order_id: Option<Uuid>,
+    pub seat_ids: &'a [i64],
+    pub detail: String,
+}
+
+pub async fn record(client: &impl GenericClient, entry: Entry<'_>) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "INSERT INTO audit_log (staff_id, action, event_id, hold_id, order_id, seat_ids, detail)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .await?;
+    client
+        .execute(
+            &statement,
+            &[
+                &entry.staff_id,
+                &entry.action,
+                &entry.event_id,
+                &entry.hold_id,
+                &entry.order_id,
+                &entry.seat_ids,
+                &entry.detail,
+            ],
+        )
+        .await?;
+    Ok(())
+}
+
+pub struct LoggedAction {
+    pub at: OffsetDateTime,
+    pub staff: Option<String>,
+    pub action: String,
+    pub seats: Vec<String>,
+    pub detail: String,
+}
+
+/// The event's most recent entries, newest first, with seats named.
+pub async fn recent(
+    client: &impl GenericClient,
+    event_id: i64,
+    limit: i64,
+) -> AppResult<Vec<LoggedAction>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT a.at, st.name AS staff, a.action, a.detail,
+                    coalesce((SELECT array_agg(sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label
+                                               ORDER BY sec.sort_order, s.row_index, s.position)
+                                FROM seats s JOIN sections sec ON sec.id = s.section_id
+                               WHERE s.id = ANY(a.seat_ids)), '{}') AS seats
+               FROM audit_log a LEFT JOIN staff st ON st.id = a.staff_id
+              WHERE a.event_id = $1
+              ORDER BY a.at DESC, a.id DESC
+              LIMIT $2",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &limit]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| LoggedAction {
+            at: r.get("at"),
+            staff: r.get("staff"),
+            action: r.get("action"),
+            seats: r.get("seats"),
+            detail: r.get("detail"),
+        })
+        .collect())
+}

@@ -1,0 +1,432 @@
+//! What box-office staff see and do. Every change is one transaction that
+//! also writes its audit entry, so the log and the seats can't disagree.
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::audit::{self, Entry};
+use super::holds::{self, HoldRules, Holder};
+use super::{GenericClient, Pool, events, retrying, seats};
+use crate::domain::rules::BuyerDetails;
+use crate::error::{AppError, AppResult};
+
+/// A hold as the console lists it.
+#[derive(Debug, Clone)]
+pub struct HoldOverview {
+    pub hold_id: Uuid,
+    pub buyer_id: Uuid,
+    pub created_at: OffsetDateTime,
+    pub expires_at: OffsetDateTime,
+    pub seat_ids: Vec<i64>,
+    pub seat_names: Vec<String>,
+    /// From the buyer's latest order, once they have bought anything.
+    pub email: Option<String>,
+}
+
+const SEAT_NAME: &str = "sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label";
+
+fn hold_overviews(rows: &[tokio_postgres::Row]) -> Vec<HoldOverview> {
+    rows.iter()
+        .map(|r| HoldOverview {
+            hold_id: r.get("id"),
+            buyer_id: r.get("buyer_id"),
+            created_at: r.get("created_at"),
+            expires_at: r.get("expires_at"),
+            seat_ids: r.get("seat_ids"),
+            seat_names: r.get("seat_names"),
+            email: r.get("email"),
+        })
+        .collect()
+}
+
+fn holds_query(condition: &str, order: &str) -> String {
+    format!(
+        "SELECT h.id, h.buyer_id, h.created_at, h.expires_at,
+                array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position) AS seat_ids,
+                array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position) AS seat_names,
+                (SELECT o.buyer_email FROM orders o
+                  WHERE o.buyer_id = h.buyer_id AND o.buyer_email IS NOT NULL
+                  ORDER BY o.created_at DESC LIMIT 1) AS email
+           FROM holds h
+           JOIN seats s ON s.hold_id = h.id AND s.status = 'HELD'
+           JOIN sections sec ON sec.id = s.section_id
+          WHERE h.event_id = $1 AND {condition}
+          GROUP BY h.id
+          ORDER BY {order}"
+    )
+}
+
+/// Holds that are live now, soonest to expire first.
+pub async fn live_holds(
+    client: &impl GenericClient,
+    event_id: i64,
+) -> AppResult<Vec<HoldOverview>> {
+    let statement = client
+        .prepare_cached(&holds_query(
+            "h.state = 'OPEN' AND h.expires_at > now()",
+            "h.expires_at",
+        ))
+        .await?;
+    Ok(hold_overviews(
+        &client.query(&statement, &[&event_id]).await?,
+    ))
+}
+
+/// Holds that lapsed in the last hour and still have seats nobody has
+/// taken since (the seats a revive would get back), latest first.
+pub async fn lapsed_holds(
+    client: &impl GenericClient,
+    event_id: i64,
+) -> AppResult<Vec<HoldOverview>> {
+    let statement = client
+        .prepare_cached(&holds_query(
+            "h.state IN ('OPEN', 'EXPIRED') AND h.expires_at <= now()
+             AND h.expires_at > now() - interval '1 hour'",
+            "h.expires_at DESC",
+        ))
+        .await?;
+    Ok(hold_overviews(
+        &client.query(&statement, &[&event_id]).await?,
+    ))
+}
+
+#[derive(Debug, Clone)]
+pub struct OrderOverview {
+    pub id: Uuid,
+    pub buyer_name: String,
+    pub buyer_email: Option<String>,
+    pub created_at: OffsetDateTime,
+    pub seat_ids: Vec<i64>,
+    pub seat_names: Vec<String>,
+    pub total_cents: i64,
+    pub sold_by: Option<String>,
+}
+
+/// The event's orders, newest first; with a query, those whose email
+/// contains it, whose order number starts with it, or that include a seat
+/// it names ("C12", "Orchestra C12").
+pub async fn orders(
+    client: &impl GenericClient,
+    event_id: i64,
+    query: Option<&str>,
+    limit: i64,
+) -> AppResult<Vec<OrderOverview>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT o.id, o.buyer_name, o.buyer_email, o.created_at, st.name AS sold_by,
+                    array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position) AS seat_ids,
+                    array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position) AS seat_names,
+                    sum(l.price_cents)::bigint AS total_cents
+               FROM orders o
+               JOIN order_lines l ON l.order_id = o.id
+               JOIN seats s ON s.id = l.seat_id
+               JOIN sections sec ON sec.id = s.section_id
+               LEFT JOIN staff st ON st.id = o.sold_by_staff
+              WHERE o.event_id = $1
+                AND ($2::text IS NULL
+                     OR strpos(lower(coalesce(o.buyer_email, '')), lower($2)) > 0
+                     OR o.id::text LIKE lower($2) || '%'
+                     OR EXISTS (SELECT 1 FROM order_lines l2
+                                  JOIN seats s2 ON s2.id = l2.seat_id
+                                  JOIN sections sec2 ON sec2.id = s2.section_id
+                                 WHERE l2.order_id = o.id
+                                   AND (upper(s2.row_label || s2.seat_label) = upper(replace($2, ' ', ''))
+                                        OR upper(sec2.name || s2.row_label || s2.seat_label)
+                                           = upper(replace($2, ' ', '')))))
+              GROUP BY o.id, st.name
+              ORDER BY o.created_at DESC
+              LIMIT $3"
+        ))
+        .await?;
+    let rows = client
+        .query(&statement, &[&event_id, &query, &limit])
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| OrderOverview {
+            id: r.get("id"),
+            buyer_name: r.get("buyer_name"),
+            buyer_email: r.get("buyer_email"),
+            created_at: r.get("created_at"),
+            seat_ids: r.get("seat_ids"),
+            seat_names: r.get("seat_names"),
+            total_cents: r.get("total_cents"),
+            sold_by: r.get("sold_by"),
+        })
+        .collect())
+}
+
+/// Who has a seat: its live hold, or its order.
+pub enum SeatOccupant {
+    Nobody,
+    Hold(HoldOverview),
+    Order(OrderOverview),
+}
+
+pub async fn occupant(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat_id: i64,
+) -> AppResult<SeatOccupant> {
+    let statement = client
+        .prepare_cached(
+            "SELECT hold_id, order_id FROM seats
+              WHERE event_id = $1 AND id = $2
+                AND ((status = 'HELD' AND held_until >= now()) OR status = 'SOLD')",
+        )
+        .await?;
+    let Some(row) = client.query_opt(&statement, &[&event_id, &seat_id]).await? else {
+        return Ok(SeatOccupant::Nobody);
+    };
+    if let Some(hold_id) = row.get::<_, Option<Uuid>>("hold_id") {
+        let holds = live_holds(client, event_id).await?;
+        if let Some(hold) = holds.into_iter().find(|h| h.hold_id == hold_id) {
+            return Ok(SeatOccupant::Hold(hold));
+        }
+    }
+    if let Some(order_id) = row.get::<_, Option<Uuid>>("order_id") {
+        let found = orders(client, event_id, Some(&order_id.to_string()), 1).await?;
+        if let Some(order) = found.into_iter().next() {
+            return Ok(SeatOccupant::Order(order));
+        }
+    }
+    Ok(SeatOccupant::Nobody)
+}
+
+/// Releases a buyer's hold (all of it, or one seat). The buyer is told on
+/// their next page. Returns the hold's event and the seats released.
+pub async fn release(
+    pool: &Pool,
+    staff_id: i64,
+    hold_id: Uuid,
+    only_seat: Option<i64>,
+) -> AppResult<(i64, Vec<i64>)> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = holds::lock_by_id(&tx, hold_id).await?;
+        holds::refuse_if_purchased(&hold)?;
+        let released = match only_seat {
+            Some(seat_id) => {
+                if !seats::release_one(&tx, hold.id, seat_id).await? {
+                    return Err(AppError::not_found("Seat in this hold"));
+                }
+                if seats::held_by(&tx, hold.id).await?.is_empty() {
+                    holds::close_by_staff(&tx, hold.id, staff_id).await?;
+                }
+                vec![seat_id]
+            }
+            None => {
+                let released = seats::release_all(&tx, hold.id).await?;
+                holds::close_by_staff(&tx, hold.id, staff_id).await?;
+                released
+            }
+        };
+        audit::record(
+            &tx,
+            Entry {
+                staff_id: Some(staff_id),
+                action: if only_seat.is_some() {
+                    "release_seat"
+                } else {
+                    "release_hold"
+                },
+                event_id: Some(hold.event_id),
+                hold_id: Some(hold.id),
+                order_id: None,
+                seat_ids: &released,
+                detail: format!("buyer {}", hold.buyer_id),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok((hold.event_id, released))
+    })
+    .await
+}
+
+/// Re-holds a lapsed hold's seats (those nobody has taken since) for the
+/// same buyer, with a fresh expiry. All of them or none.
+pub async fn revive(
+    pool: &Pool,
+    staff_id: i64,
+    hold_id: Uuid,
+    ttl: std::time::Duration,
+) -> AppResult<holds::HoldSummary> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let old = holds::lock_by_id(&tx, hold_id).await?;
+        if old.live {
+            return Err(AppError::Conflict {
+                code: "hold_still_live",
+                message: "This hold hasn't expired; there is nothing to revive.".into(),
+            });
+        }
+        let seat_ids = seats::held_by(&tx, old.id).await?;
+        if seat_ids.is_empty() {
+            return Err(AppError::Conflict {
+                code: "nothing_to_revive",
+                message: "All of this hold's seats have been taken or released since.".into(),
+            });
+        }
+        let holder = Holder {
+            buyer_id: old.buyer_id,
+            client_ip: None,
+        };
+        // Staff may revive past the buyer-facing limits.
+        let rules = HoldRules {
+            ttl,
+            max_seats: u32::MAX,
+            max_holds_per_ip: 0,
+        };
+        let hold = holds::lock_or_open(&tx, old.event_id, holder, rules).await?;
+        let claimed = seats::claim(&tx, old.event_id, hold.id, hold.expires_at, &seat_ids).await?;
+        if claimed.len() != seat_ids.len() {
+            let taken = seat_ids
+                .iter()
+                .copied()
+                .filter(|id| !claimed.contains(id))
+                .collect();
+            return Err(AppError::SeatsUnavailable { seat_ids: taken });
+        }
+        audit::record(
+            &tx,
+            Entry {
+                staff_id: Some(staff_id),
+                action: "revive_hold",
+                event_id: Some(old.event_id),
+                hold_id: Some(hold.id),
+                order_id: None,
+                seat_ids: &seat_ids,
+                detail: format!("revived hold {} for buyer {}", old.id, old.buyer_id),
+            },
+        )
+        .await?;
+        let held = seats::held_by(&tx, hold.id).await?;
+        tx.commit().await?;
+        Ok(holds::HoldSummary {
+            hold_id: hold.id,
+            expires_at: hold.expires_at,
+            seat_ids: held,
+        })
+    })
+    .await
+}
+
+async fn seats_must_belong(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat_ids: &[i64],
+) -> AppResult<()> {
+    if !events::exists(client, event_id).await? {
+        return Err(AppError::not_found("Event"));
+    }
+    let known = seats::ids_in_event(client, event_id, seat_ids).await?;
+    if known.len() != seat_ids.len() {
+        return Err(AppError::not_found("Seat in this event"));
+    }
+    Ok(())
+}
+
+/// Blocks seats (house seats, broken seats) or unblocks them, all or
+/// nothing. A seat that is held live or sold can't be blocked: release it
+/// first. Returns the seats now in the requested state.
+pub async fn set_blocked(
+    pool: &Pool,
+    staff_id: i64,
+    event_id: i64,
+    seat_ids: &[i64],
+    block: bool,
+) -> AppResult<Vec<i64>> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        seats_must_belong(&tx, event_id, seat_ids).await?;
+        let changed = if block {
+            seats::block(&tx, event_id, seat_ids).await?
+        } else {
+            seats::unblock(&tx, event_id, seat_ids).await?
+        };
+        if changed.len() != seat_ids.len() {
+            let refused = seat_ids
+                .iter()
+                .copied()
+                .filter(|id| !changed.contains(id))
+                .collect();
+            return Err(AppError::SeatsUnavailable { seat_ids: refused });
+        }
+        audit::record(
+            &tx,
+            Entry {
+                staff_id: Some(staff_id),
+                action: if block { "block" } else { "unblock" },
+                event_id: Some(event_id),
+                hold_id: None,
+                order_id: None,
+                seat_ids,
+                detail: String::new(),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(changed)
+    })
+    .await
+}
+
+/// Sells seats at the box office to a walk-up buyer: blocked (house) seats
+/// or free ones, all or nothing.
+pub async fn sell(
+    pool: &Pool,
+    staff_id: i64,
+    event_id: i64,
+    seat_ids: &[i64],
+    buyer: &BuyerDetails,
+) -> AppResult<Uuid> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        seats_must_belong(&tx, event_id, seat_ids).await?;
+        let order_id = Uuid::new_v4();
+        let email = Some(buyer.email.as_str()).filter(|e| !e.is_empty());
+        tx.execute(
+            "INSERT INTO orders (id, event_id, buyer_id, buyer_name, buyer_email, sold_by_staff)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[
+                &order_id,
+                &event_id,
+                &Uuid::new_v4(),
+                &buyer.name,
+                &email,
+                &staff_id,
+            ],
+        )
+        .await?;
+        let sold = seats::sell_at_box_office(&tx, event_id, order_id, seat_ids).await?;
+        if sold.len() != seat_ids.len() {
+            let refused = seat_ids
+                .iter()
+                .copied()
+                .filter(|id| !sold.contains(id))
+                .collect();
+            return Err(AppError::SeatsUnavailable { seat_ids: refused });
+        }
+        audit::record(
+            &tx,
+            Entry {
+                staff_id: Some(staff_id),
+                action: "box_office_sale",
+                event_id: Some(event_id),
+                hold_id: None,
+                order_id: Some(order_id),
+                seat_ids,
+                detail: format!("sold to {}", buyer.name),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(order_id)
+    })
+    .await
+}

@@ -1,0 +1,563 @@
+//! Box office: staff sign-in and the event console. Every page needs a
+//! signed-in staff member; every action is a CSRF-checked form post that
+//! redirects back to the console with a notice (works without JavaScript).
+
+use std::net::IpAddr;
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use time::OffsetDateTime;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
+use crate::db::rate_limits::{Limit, Refusal};
+use crate::db::{self, GenericClient};
+use crate::domain::money::format_cents;
+use crate::domain::password;
+use crate::domain::rules;
+use crate::domain::seat::SeatState;
+use crate::error::{AppError, AppResult};
+use crate::web::extract::{
+    ClientIp, IdPath, Notice, NoticeKind, StaffUser, push_notice, sign_in, sign_out, take_notice,
+};
+use crate::web::pages::render;
+use crate::web::security::{CsrfForm, csrf_token};
+use crate::web::views::{self, EventHeader, SectionView, StatusLegend, TierLegend};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/staff", get(index))
+        .route("/staff/login", get(login_page).post(login))
+        .route("/staff/logout", post(logout))
+        .route("/staff/events/{event_id}", get(console))
+        .route(
+            "/staff/events/{event_id}/holds/{hold_id}/release",
+            post(release_hold),
+        )
+        .route(
+            "/staff/events/{event_id}/holds/{hold_id}/seats/{seat_id}/release",
+            post(release_seat),
+        )
+        .route(
+            "/staff/events/{event_id}/holds/{hold_id}/revive",
+            post(revive_hold),
+        )
+        .route(
+            "/staff/events/{event_id}/seats/{seat_id}/block",
+            post(block),
+        )
+        .route(
+            "/staff/events/{event_id}/seats/{seat_id}/unblock",
+            post(unblock),
+        )
+        .route("/staff/events/{event_id}/seats/{seat_id}/sell", post(sell))
+}
+
+/// Where to go after signing in: only a staff page of this site.
+fn safe_next(next: Option<&str>) -> String {
+    match next {
+        Some(path)
+            if path.starts_with("/staff")
+                && !path.starts_with("//")
+                && !path.contains('\\')
+                && !path.contains("://") =>
+        {
+            path.to_string()
+        }
+        _ => "/staff".to_string(),
+    }
+}
+
+pub fn login_redirect(wanted: &str) -> Redirect {
+    let query = serde_urlencoded::to_string([("next", wanted)]).unwrap_or_default();
+    Redirect::to(&format!("/staff/login?{query}"))
+}
+
+#[derive(Template)]
+#[template(path = "staff/login.html")]
+struct LoginPage {
+    csrf: String,
+    next: String,
+    name: String,
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct NextQuery {
+    next: Option<String>,
+}
+
+async fn login_page(session: Session, Query(query): Query<NextQuery>) -> AppResult<Html<String>> {
+    render(&LoginPage {
+        csrf: csrf_token(&session).await?,
+        next: safe_next(query.next.as_deref()),
+        name: String::new(),
+        error: None,
+    })
+}
+
+#[derive(Deserialize)]
+struct LoginForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    password: String,
+    next: Option<String>,
+}
+
+const LOGIN_WINDOW_SECS: i32 = 15 * 60;
+
+fn login_limits(state: &AppState, name: &str, ip: IpAddr) -> [Limit; 2] {
+    [
+        Limit {
+            key: format!("login:account:{}", name.to_lowercase()),
+            max: state.config.limits.login_failures_per_account,
+        },
+        Limit {
+            key: format!("login:ip:{ip}"),
+            max: state.config.limits.login_failures_per_ip,
+        },
+    ]
+}
+
+const TOO_MANY_LOGINS: Refusal = Refusal {
+    code: "too_many_logins",
+    message: "Too many failed sign-ins. Please wait before trying again.",
+};
+
+async fn login(
+    State(state): State<AppState>,
+    ip: ClientIp,
+    session: Session,
+    CsrfForm(form): CsrfForm<LoginForm>,
+) -> AppResult<Response> {
+    let next = safe_next(form.next.as_deref());
+    let limits = login_limits(&state, &form.name, ip.0);
+    let client = state.pool.get().await?;
+    let refuse = |status: StatusCode, error: String| {
+        login_refused(&session, &next, &form.name, status, error)
+    };
+    if let Err(AppError::TooManyRequests {
+        message,
+        retry_after_secs,
+        ..
+    }) = db::rate_limits::check(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await
+    {
+        let minutes = retry_after_secs.div_ceil(60);
+        let mut response = refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("{message} Try again in {minutes} minute(s)."),
+        )
+        .await?;
+        if let Ok(value) = retry_after_secs.to_string().parse() {
+            response.headers_mut().insert("retry-after", value);
+        }
+        return Ok(response);
+    }
+    let account = db::staff::credentials(&client, &form.name).await?;
+    let password = form.password.clone();
+    let (staff_id, stored) = match account {
+        Some((id, hash)) => (Some(id), hash),
+        None => (None, password::decoy_hash().to_string()),
+    };
+    let matches = tokio::task::spawn_blocking(move || password::verify(&password, &stored))
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+    let Some(staff_id) = staff_id.filter(|_| matches) else {
+        db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS)
+            .await
+            .ok();
+        return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into()).await;
+    };
+    sign_in(&session, staff_id).await?;
+    db::audit::record(
+        &client,
+        db::audit::Entry {
+            staff_id: Some(staff_id),
+            action: "sign_in",
+            event_id: None,
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: format!("from {}", ip.0),
+        },
+    )
+    .await?;
+    Ok(Redirect::to(&next).into_response())
+}
+
+/// The login page again, with the name kept and why it was refused.
+async fn login_refused(
+    session: &Session,
+    next: &str,
+    name: &str,
+    status: StatusCode,
+    error: String,
+) -> AppResult<Response> {
+    let page = LoginPage {
+        csrf: csrf_token(session).await?,
+        next: next.to_string(),
+        name: name.to_string(),
+        error: Some(error),
+    };
+    Ok((status, render(&page)?).into_response())
+}
+
+#[derive(Deserialize)]
+struct NoFields {}
+
+async fn logout(session: Session, CsrfForm(_): CsrfForm<NoFields>) -> AppResult<Redirect> {
+    sign_out(&session).await?;
+    Ok(Redirect::to("/staff/login"))
+}
+
+#[derive(Template)]
+#[template(path = "staff/index.html")]
+struct IndexPage {
+    staff_name: String,
+    csrf: String,
+    events: Vec<EventHeader>,
+}
+
+async fn index(State(state): State<AppState>, staff: StaffUser) -> AppResult<Html<String>> {
+    let client = state.pool.get().await?;
+    let events = db::events::list(&client).await?;
+    render(&IndexPage {
+        staff_name: staff.name,
+        csrf: csrf_token(&staff.session).await?,
+        events: events.iter().map(EventHeader::from).collect(),
+    })
+}
+
+/// A hold as a console row.
+struct HoldRow {
+    hold_id: String,
+    short_id: String,
+    buyer: String,
+    seats: Vec<(i64, String)>,
+    held_since: String,
+    expires_at: String,
+    expired_at: String,
+    server_now: String,
+    remaining: String,
+    email: String,
+}
+
+fn clock(at: OffsetDateTime) -> String {
+    at.format(time::macros::format_description!(
+        "[hour]:[minute]:[second]"
+    ))
+    .unwrap_or_default()
+}
+
+fn short(id: Uuid) -> String {
+    id.simple().to_string()[..8].to_string()
+}
+
+impl HoldRow {
+    fn new(hold: HoldOverview, now: OffsetDateTime) -> HoldRow {
+        let remaining = (hold.expires_at - now).whole_seconds().max(0);
+        HoldRow {
+            hold_id: hold.hold_id.to_string(),
+            short_id: short(hold.hold_id),
+            buyer: short(hold.buyer_id),
+            seats: hold.seat_ids.into_iter().zip(hold.seat_names).collect(),
+            held_since: clock(hold.created_at),
+            expires_at: views::rfc3339(hold.expires_at),
+            expired_at: clock(hold.expires_at),
+            server_now: views::rfc3339(now),
+            remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
+            email: hold.email.unwrap_or_default(),
+        }
+    }
+}
+
+struct OrderRow {
+    id: String,
+    short_id: String,
+    name: String,
+    email: String,
+    seats: String,
+    total: String,
+    when: String,
+    sold_by: String,
+}
+
+impl From<OrderOverview> for OrderRow {
+    fn from(order: OrderOverview) -> OrderRow {
+        OrderRow {
+            id: order.id.to_string(),
+            short_id: short(order.id),
+            name: order.buyer_name,
+            email: order.buyer_email.unwrap_or_default(),
+            seats: order.seat_names.join("; "),
+            total: format_cents(order.total_cents),
+            when: views::display_time(order.created_at),
+            sold_by: order.sold_by.unwrap_or_else(|| "online".into()),
+        }
+    }
+}
+
+struct AuditRow {
+    when: String,
+    who: String,
+    action: String,
+    seats: String,
+    detail: String,
+}
+
+/// The seat the console has selected on its map, and what can be done to it.
+struct SeatPanel {
+    id: i64,
+    name: String,
+    status: &'static str,
+    can_block: bool,
+    can_unblock: bool,
+    can_sell: bool,
+    hold: Option<HoldRow>,
+    order: Option<OrderRow>,
+}
+
+#[derive(Template)]
+#[template(path = "staff/event.html")]
+struct ConsolePage {
+    staff_name: String,
+    csrf: String,
+    event: EventHeader,
+    notice: Option<Notice>,
+    sections: Vec<SectionView>,
+    tiers: Vec<TierLegend>,
+    statuses: Vec<StatusLegend>,
+    selected: Option<SeatPanel>,
+    live: Vec<HoldRow>,
+    lapsed: Vec<HoldRow>,
+    query: String,
+    orders: Vec<OrderRow>,
+    audit: Vec<AuditRow>,
+    oob: bool,
+}
+
+#[derive(Deserialize)]
+struct ConsoleQuery {
+    seat: Option<i64>,
+    q: Option<String>,
+}
+
+async fn seat_panel(
+    client: &impl GenericClient,
+    event_id: i64,
+    seat: &db::seats::Seat,
+    now: OffsetDateTime,
+) -> AppResult<SeatPanel> {
+    let occupant = db::box_office::occupant(client, event_id, seat.id).await?;
+    let (hold, order) = match occupant {
+        SeatOccupant::Hold(hold) => (Some(HoldRow::new(hold, now)), None),
+        SeatOccupant::Order(order) => (None, Some(OrderRow::from(order))),
+        SeatOccupant::Nobody => (None, None),
+    };
+    Ok(SeatPanel {
+        id: seat.id,
+        name: views::seat_name(seat),
+        status: seat.state.label(),
+        can_block: seat.state == SeatState::Available,
+        can_unblock: seat.state == SeatState::Blocked,
+        can_sell: matches!(seat.state, SeatState::Available | SeatState::Blocked),
+        hold,
+        order,
+    })
+}
+
+async fn console(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    Query(query): Query<ConsoleQuery>,
+    staff: StaffUser,
+) -> AppResult<Html<String>> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    let now = OffsetDateTime::now_utc();
+    let seats = db::seats::for_event(&client, event_id, None).await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let selected = match query.seat.and_then(|id| seats.iter().find(|s| s.id == id)) {
+        Some(seat) => Some(seat_panel(&client, event_id, seat, now).await?),
+        None => None,
+    };
+    let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    let live = db::box_office::live_holds(&client, event_id).await?;
+    let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
+    let orders = db::box_office::orders(&client, event_id, search, 100).await?;
+    let audit = db::audit::recent(&client, event_id, 50).await?;
+    let mut sections = views::sections(&seats, &tiers);
+    for seat in sections.iter_mut().flat_map(|s| s.seats.iter_mut()) {
+        seat.for_staff(query.seat);
+    }
+    render(&ConsolePage {
+        staff_name: staff.name,
+        csrf: csrf_token(&staff.session).await?,
+        event: EventHeader::from(&event),
+        notice: take_notice(&staff.session).await?,
+        sections,
+        tiers: views::tier_legend(&tiers),
+        statuses: views::status_legend(),
+        selected,
+        live: live.into_iter().map(|h| HoldRow::new(h, now)).collect(),
+        lapsed: lapsed.into_iter().map(|h| HoldRow::new(h, now)).collect(),
+        query: search.unwrap_or_default().to_string(),
+        orders: orders.into_iter().map(OrderRow::from).collect(),
+        audit: audit
+            .into_iter()
+            .map(|entry| AuditRow {
+                when: views::display_time(entry.at),
+                who: entry.staff.unwrap_or_else(|| "system".into()),
+                action: entry.action.replace('_', " "),
+                seats: entry.seats.join("; "),
+                detail: entry.detail,
+            })
+            .collect(),
+        oob: false,
+    })
+}
+
+/// Back to the console (showing `seat`, if any) with the action's outcome.
+/// Refusals a member of staff can act on become notices; others are errors.
+async fn back_to_console(
+    session: &Session,
+    event_id: i64,
+    seat: Option<i64>,
+    outcome: AppResult<String>,
+) -> AppResult<Redirect> {
+    let notice = match outcome {
+        Ok(text) => Notice::new(NoticeKind::Success, text),
+        Err(
+            err @ (AppError::Conflict { .. }
+            | AppError::SeatsUnavailable { .. }
+            | AppError::NotFound(_)
+            | AppError::Validation { .. }),
+        ) => Notice::new(NoticeKind::Error, err.to_string()),
+        Err(other) => return Err(other),
+    };
+    push_notice(session, &notice).await?;
+    Ok(Redirect::to(&match seat {
+        Some(seat) => format!("/staff/events/{event_id}?seat={seat}"),
+        None => format!("/staff/events/{event_id}"),
+    }))
+}
+
+/// A hold must belong to the console's event (the URL says which).
+async fn hold_of_event(state: &AppState, event_id: i64, hold_id: Uuid) -> AppResult<()> {
+    let client = state.pool.get().await?;
+    let live = db::box_office::live_holds(&client, event_id).await?;
+    let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
+    if live.iter().chain(&lapsed).any(|h| h.hold_id == hold_id) {
+        Ok(())
+    } else {
+        Err(AppError::not_found("Hold"))
+    }
+}
+
+async fn release_hold(
+    State(state): State<AppState>,
+    IdPath((event_id, hold_id)): IdPath<(i64, Uuid)>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    hold_of_event(&state, event_id, hold_id).await?;
+    let outcome = db::box_office::release(&state.pool, staff.id, hold_id, None)
+        .await
+        .map(|(_, seats)| {
+            format!(
+                "Released hold {} ({} seat(s)).",
+                short(hold_id),
+                seats.len()
+            )
+        });
+    back_to_console(&staff.session, event_id, None, outcome).await
+}
+
+async fn release_seat(
+    State(state): State<AppState>,
+    IdPath((event_id, hold_id, seat_id)): IdPath<(i64, Uuid, i64)>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    hold_of_event(&state, event_id, hold_id).await?;
+    let outcome = db::box_office::release(&state.pool, staff.id, hold_id, Some(seat_id))
+        .await
+        .map(|_| format!("Released seat {seat_id} from hold {}.", short(hold_id)));
+    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+}
+
+async fn revive_hold(
+    State(state): State<AppState>,
+    IdPath((event_id, hold_id)): IdPath<(i64, Uuid)>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    hold_of_event(&state, event_id, hold_id).await?;
+    let outcome = db::box_office::revive(&state.pool, staff.id, hold_id, state.config.hold_ttl)
+        .await
+        .map(|hold| {
+            format!(
+                "Revived: {} seat(s) held again until {}.",
+                hold.seat_ids.len(),
+                clock(hold.expires_at)
+            )
+        });
+    back_to_console(&staff.session, event_id, None, outcome).await
+}
+
+async fn block(
+    State(state): State<AppState>,
+    IdPath((event_id, seat_id)): IdPath<(i64, i64)>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    let outcome = db::box_office::set_blocked(&state.pool, staff.id, event_id, &[seat_id], true)
+        .await
+        .map(|_| "Seat blocked: it is no longer offered to buyers.".to_string());
+    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+}
+
+async fn unblock(
+    State(state): State<AppState>,
+    IdPath((event_id, seat_id)): IdPath<(i64, i64)>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    let outcome = db::box_office::set_blocked(&state.pool, staff.id, event_id, &[seat_id], false)
+        .await
+        .map(|_| "Seat unblocked: it is on sale again.".to_string());
+    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+}
+
+#[derive(Deserialize)]
+struct SellForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+}
+
+async fn sell(
+    State(state): State<AppState>,
+    IdPath((event_id, seat_id)): IdPath<(i64, i64)>,
+    staff: StaffUser,
+    CsrfForm(form): CsrfForm<SellForm>,
+) -> AppResult<Redirect> {
+    let outcome = match rules::walk_up_buyer(&form.name, &form.email) {
+        Ok(buyer) => db::box_office::sell(&state.pool, staff.id, event_id, &[seat_id], &buyer)
+            .await
+            .map(|order| format!("Sold to {}: order {}.", buyer.name, short(order))),
+        Err(err) => Err(err),
+    };
+    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+}

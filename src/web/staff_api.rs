@@ -1,0 +1,82 @@
+//! The staff JSON API. Anonymous callers get 401; unknown holds, events or
+//! seats get 404.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::db;
+use crate::error::{AppError, AppResult};
+use crate::web::extract::{ApiJson, IdPath, StaffUser};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/staff/holds/{hold_id}/release", post(release_hold))
+        .route("/api/staff/events/{event_id}/seats/block", post(block))
+        .route("/api/staff/events/{event_id}/seats/unblock", post(unblock))
+}
+
+async fn release_hold(
+    State(state): State<AppState>,
+    IdPath(hold_id): IdPath<Uuid>,
+    staff: StaffUser,
+) -> AppResult<StatusCode> {
+    db::box_office::release(&state.pool, staff.id, hold_id, None).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+struct SeatsBody {
+    seat_ids: Vec<i64>,
+}
+
+#[derive(Serialize)]
+struct SeatsChanged {
+    seat_ids: Vec<i64>,
+    status: &'static str,
+}
+
+async fn set_blocked(
+    state: &AppState,
+    staff: &StaffUser,
+    event_id: i64,
+    body: SeatsBody,
+    block: bool,
+) -> AppResult<Json<SeatsChanged>> {
+    let mut seat_ids = body.seat_ids;
+    seat_ids.sort_unstable();
+    seat_ids.dedup();
+    if seat_ids.is_empty() {
+        return Err(AppError::validation("no_seats", "Name at least one seat."));
+    }
+    let mut changed =
+        db::box_office::set_blocked(&state.pool, staff.id, event_id, &seat_ids, block).await?;
+    changed.sort_unstable();
+    Ok(Json(SeatsChanged {
+        seat_ids: changed,
+        status: if block { "blocked" } else { "available" },
+    }))
+}
+
+async fn block(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    staff: StaffUser,
+    ApiJson(body): ApiJson<SeatsBody>,
+) -> AppResult<Json<SeatsChanged>> {
+    set_blocked(&state, &staff, event_id, body, true).await
+}
+
+async fn unblock(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    staff: StaffUser,
+    ApiJson(body): ApiJson<SeatsBody>,
+) -> AppResult<Json<SeatsChanged>> {
+    set_blocked(&state, &staff, event_id, body, false).await
+}
