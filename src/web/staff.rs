@@ -407,7 +407,11 @@ async fn console(
         notice: take_notice(&staff.session).await?,
         sections,
         tiers: views::tier_legend(&tiers),
-        statuses: views::status_legend(),
+        // Staff hold nothing themselves, so "held by you" never shows here.
+        statuses: views::status_legend()
+            .into_iter()
+            .filter(|status| status.state != SeatState::Mine.as_str())
+            .collect(),
         selected,
         live: live.into_iter().map(|h| HoldRow::new(h, now)).collect(),
         lapsed: lapsed.into_iter().map(|h| HoldRow::new(h, now)).collect(),
