@@ -71,16 +71,27 @@ async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &EventSpec)
     let x_col: Vec<f32> = seats.iter().map(|s| s.x).collect();
     let y_col: Vec<f32> = seats.iter().map(|s| s.y).collect();
     let rank_col: Vec<i32> = seats.iter().map(|s| s.rank).collect();
+    let flags_col: Vec<String> = seats
+        .iter()
+        .map(|s| {
+            s.flags
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
     let inserted = tx
         .execute(
             "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
-                            row_index, position, x, y, rank)
+                            row_index, position, x, y, rank, accessibility)
          SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
-                l.row_index, l.position, l.x, l.y, l.rank
+                l.row_index, l.position, l.x, l.y, l.rank,
+                coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
-                       $6::int[], $7::int[], $8::real[], $9::real[], $10::int[])
+                       $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
                 WITH ORDINALITY
-                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, ord)
+                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
            JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
           ORDER BY l.ord",
             &[
@@ -94,6 +105,7 @@ async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &EventSpec)
                 &x_col,
                 &y_col,
                 &rank_col,
+                &flags_col,
             ],
         )
         .await?;

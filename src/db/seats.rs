@@ -26,6 +26,16 @@ pub struct Seat {
     pub tier_name: String,
     pub price_cents: i32,
     pub state: SeatState,
+    /// Accessible-seat flags: wheelchair, companion, restricted_view.
+    pub accessibility: Vec<String>,
+    /// When the hold on this seat lapses (held seats only).
+    pub held_until: Option<OffsetDateTime>,
+    /// The buyer holding it (held seats only): the live feed uses this to
+    /// tell each viewer "held by you" from "held".
+    pub holder: Option<Uuid>,
+    /// Bumped on every change; with `changed_at`, the live feed's cursor.
+    pub version: i64,
+    pub changed_at: OffsetDateTime,
 }
 
 /// `$2` is the viewer's hold (or NULL), to tell "mine" from "held".
@@ -35,10 +45,14 @@ const SEAT_SELECT: &str = "
            t.code AS tier_code, t.name AS tier_name, t.price_cents,
            CASE WHEN s.status = 'HELD' AND s.held_until < now() THEN 'AVAILABLE'
                 ELSE s.status END AS effective_status,
-           coalesce(s.hold_id = $2, false) AS held_by_viewer
+           coalesce(s.hold_id = $2, false) AS held_by_viewer,
+           s.accessibility, s.version, s.changed_at,
+           CASE WHEN s.status = 'HELD' AND s.held_until >= now() THEN s.held_until END AS held_until,
+           CASE WHEN s.status = 'HELD' AND s.held_until >= now() THEN h.buyer_id END AS holder
       FROM seats s
       JOIN sections sec ON sec.id = s.section_id
-      JOIN price_tiers t ON t.id = s.tier_id";
+      JOIN price_tiers t ON t.id = s.tier_id
+      LEFT JOIN holds h ON h.id = s.hold_id";
 
 const LAYOUT_ORDER: &str = "ORDER BY sec.sort_order, s.row_index, s.position";
 
@@ -57,7 +71,70 @@ fn seat_from_row(row: &Row) -> Seat {
         tier_name: row.get("tier_name"),
         price_cents: row.get("price_cents"),
         state: SeatState::from_row(row.get("effective_status"), row.get("held_by_viewer")),
+        accessibility: row.get("accessibility"),
+        held_until: row.get("held_until"),
+        holder: row.get("holder"),
+        version: row.get("version"),
+        changed_at: row.get("changed_at"),
     }
+}
+
+/// Where a live page has got to: the last change it has seen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cursor {
+    pub version: i64,
+    pub at: OffsetDateTime,
+}
+
+/// How far before a cursor's time to look again when catching up: a
+/// transaction that took a lower version can commit a moment after a higher
+/// one, and a page must not miss it. Resending a seat is harmless.
+const CATCH_UP_SLACK_SECS: f64 = 2.0;
+
+/// The event's seats changed after `since` (viewer-neutral: "held", never
+/// "mine"), and the newest cursor now.
+pub async fn changed_since(
+    client: &impl GenericClient,
+    event_id: i64,
+    since: Cursor,
+) -> AppResult<Vec<Seat>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "{SEAT_SELECT}
+              WHERE s.event_id = $1
+                AND (s.version > $3 OR s.changed_at > $4 - make_interval(secs => $5))
+              {LAYOUT_ORDER}"
+        ))
+        .await?;
+    let rows = client
+        .query(
+            &statement,
+            &[
+                &event_id,
+                &None::<Uuid>,
+                &since.version,
+                &since.at,
+                &CATCH_UP_SLACK_SECS,
+            ],
+        )
+        .await?;
+    Ok(rows.iter().map(seat_from_row).collect())
+}
+
+/// The newest change to any seat of the event, read before the seats a
+/// page shows, so a change landing in between is resent rather than missed.
+pub async fn latest_cursor(client: &impl GenericClient, event_id: i64) -> AppResult<Cursor> {
+    let statement = client
+        .prepare_cached(
+            "SELECT coalesce(max(version), 0), coalesce(max(changed_at), now())
+               FROM seats WHERE event_id = $1",
+        )
+        .await?;
+    let row = client.query_one(&statement, &[&event_id]).await?;
+    Ok(Cursor {
+        version: row.get(0),
+        at: row.get(1),
+    })
 }
 
 /// Every seat of the event in layout order, as `viewer_hold`'s owner sees it.

@@ -13,11 +13,46 @@ pub struct TierSpec {
     pub price_cents: i32,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RowSpec {
     pub label: String,
     pub seats: u32,
     pub tier: String,
+    /// Accessible-seat flags by 0-based position in the row.
+    pub flags: Vec<(u32, Flag)>,
+}
+
+/// Accessible-seat flags, as the database stores them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    Wheelchair,
+    Companion,
+    RestrictedView,
+}
+
+impl Flag {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flag::Wheelchair => "wheelchair",
+            Flag::Companion => "companion",
+            Flag::RestrictedView => "restricted_view",
+        }
+    }
+
+    pub fn from_db(value: &str) -> Option<Flag> {
+        [Flag::Wheelchair, Flag::Companion, Flag::RestrictedView]
+            .into_iter()
+            .find(|f| f.as_str() == value)
+    }
+
+    /// How people (and screen readers) hear it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Flag::Wheelchair => "wheelchair space",
+            Flag::Companion => "companion seat",
+            Flag::RestrictedView => "restricted view",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -49,6 +84,7 @@ pub struct SeatSpec {
     pub x: f32,
     pub y: f32,
     pub rank: i32,
+    pub flags: Vec<Flag>,
 }
 
 /// Seats row by row, each row centred on the section's widest row. Rank:
@@ -72,6 +108,12 @@ pub fn grid_seats(spec: &EventSpec) -> Vec<SeatSpec> {
                     x: (indent + position as f32) * SEAT_PITCH,
                     y: row_index as f32 * SEAT_PITCH,
                     rank: section_index as i32 * 1_000_000 + row_index as i32 * 1_000 + off_centre,
+                    flags: row
+                        .flags
+                        .iter()
+                        .filter(|(p, _)| *p == position)
+                        .map(|(_, f)| *f)
+                        .collect(),
                 });
             }
         }
@@ -100,9 +142,26 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
                     label: row_label(i),
                     seats: seats(i),
                     tier: tier(i).to_string(),
+                    flags: Vec::new(),
                 })
                 .collect::<Vec<_>>()
         };
+    // Wheelchair spaces with companion seats at both ends of the Orchestra's
+    // back row, and pillars in the Balcony's front corners.
+    let mut orchestra = rows(20, &|_| 30, &|i| if i < 6 { "premium" } else { "standard" });
+    orchestra[19].flags = vec![
+        (0, Flag::Wheelchair),
+        (1, Flag::Wheelchair),
+        (2, Flag::Companion),
+        (27, Flag::Companion),
+        (28, Flag::Wheelchair),
+        (29, Flag::Wheelchair),
+    ];
+    let mut balcony = rows(8, &|_| 26, &|_| "value");
+    balcony[0].flags = [0, 1, 2, 23, 24, 25]
+        .into_iter()
+        .map(|p| (p, Flag::RestrictedView))
+        .collect();
     EventSpec {
         slug: Some("demo".into()),
         name: "Seatmap Philharmonic: Demo Night".into(),
@@ -128,7 +187,7 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
         sections: vec![
             SectionSpec {
                 name: "Orchestra".into(),
-                rows: rows(20, &|_| 30, &|i| if i < 6 { "premium" } else { "standard" }),
+                rows: orchestra,
             },
             SectionSpec {
                 name: "Mezzanine".into(),
@@ -138,7 +197,7 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
             },
             SectionSpec {
                 name: "Balcony".into(),
-                rows: rows(8, &|_| 26, &|_| "value"),
+                rows: balcony,
             },
         ],
     }
@@ -182,11 +241,13 @@ mod tests {
                         label: "A".into(),
                         seats: 3,
                         tier: "t".into(),
+                        ..Default::default()
                     },
                     RowSpec {
                         label: "B".into(),
                         seats: 5,
                         tier: "t".into(),
+                        ..Default::default()
                     },
                 ],
             }],

@@ -356,6 +356,11 @@ mod tests {
             tier_name: "Standard".into(),
             price_cents: 4500,
             state,
+            accessibility: Vec::new(),
+            held_until: None,
+            holder: None,
+            version: 0,
+            changed_at: OffsetDateTime::UNIX_EPOCH,
         }
     }
 

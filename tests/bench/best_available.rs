@@ -188,6 +188,7 @@ fn venue() -> EventSpec {
                         label: row_label(r),
                         seats: SEATS_PER_ROW,
                         tier: "std".into(),
+                        ..Default::default()
                     })
                     .collect(),
             })

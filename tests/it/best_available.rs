@@ -155,6 +155,7 @@ async fn filters_by_section_and_tier_and_can_split_a_party_when_asked() {
         label: label.into(),
         seats,
         tier: tier.into(),
+        flags: Vec::new(),
     };
     let event = app
         .create_event_with(vec![

@@ -330,6 +330,7 @@ impl TestApp {
                     label: row_label(i),
                     seats: per_row,
                     tier: "std".into(),
+                    ..Default::default()
                 })
                 .collect(),
         }])
