@@ -15,6 +15,7 @@ use tower_sessions::{Expiry, SessionManagerLayer};
 
 use crate::config::Config;
 use crate::db::Pool;
+use crate::db::live::LiveFeed;
 use crate::db::sessions::PgSessionStore;
 use crate::error::ErrorSummary;
 use crate::web::{self, security};
@@ -23,13 +24,16 @@ use crate::web::{self, security};
 pub struct AppState {
     pub pool: Pool,
     pub config: Arc<Config>,
+    /// Seat changes from every instance, for live pages.
+    pub live: LiveFeed,
 }
 
 impl AppState {
-    pub fn new(pool: Pool, config: Config) -> AppState {
+    pub fn new(pool: Pool, config: Config, live: LiveFeed) -> AppState {
         AppState {
             pool,
             config: Arc::new(config),
+            live,
         }
     }
 }

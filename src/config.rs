@@ -13,6 +13,8 @@ pub struct Config {
     pub database: DatabaseSource,
     pub addr: SocketAddr,
     pub hold_ttl: Duration,
+    /// What "Need more time?" adds, once per hold, in its last 2 minutes.
+    pub hold_extension: Duration,
     pub max_seats_per_hold: u32,
     pub db: DbSettings,
     pub secure_cookies: bool,
@@ -102,6 +104,7 @@ impl fmt::Debug for Secret {
 
 pub const DEFAULT_HOLD_TTL_SECS: u64 = 480;
 pub const DEFAULT_MAX_SEATS_PER_HOLD: u32 = 10;
+pub const DEFAULT_HOLD_EXTEND_SECS: u64 = 240;
 
 impl Config {
     pub fn from_env() -> anyhow::Result<Config> {
@@ -127,6 +130,12 @@ impl Config {
                 "HOLD_TTL_SECS",
                 DEFAULT_HOLD_TTL_SECS,
                 1..=86_400,
+            )?),
+            hold_extension: Duration::from_secs(parse_in(
+                &get,
+                "HOLD_EXTEND_SECS",
+                DEFAULT_HOLD_EXTEND_SECS,
+                1..=3600,
             )?),
             max_seats_per_hold: parse_in(
                 &get,
@@ -157,6 +166,7 @@ impl Config {
             database,
             addr: "127.0.0.1:0".parse().expect("literal address"),
             hold_ttl: Duration::from_secs(DEFAULT_HOLD_TTL_SECS),
+            hold_extension: Duration::from_secs(DEFAULT_HOLD_EXTEND_SECS),
             max_seats_per_hold: DEFAULT_MAX_SEATS_PER_HOLD,
             db: DbSettings::default(),
             secure_cookies: false,

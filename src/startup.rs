@@ -8,6 +8,7 @@ use tokio::net::TcpListener;
 
 use crate::app::{AppState, build_router, into_service};
 use crate::config::{Config, DatabaseSource};
+use crate::db::live::LiveFeed;
 use crate::db::{self, Pool};
 use crate::pg_cluster::{Durability, PgCluster};
 
@@ -16,6 +17,8 @@ const EMBEDDED_DATABASE: &str = "seatmap";
 /// The pool, and the embedded cluster behind it when there is one.
 pub struct Database {
     pub pool: Pool,
+    /// How to open a connection of our own (the live feed's LISTEN).
+    pub pg_config: tokio_postgres::Config,
     cluster: Option<PgCluster>,
 }
 
@@ -51,9 +54,13 @@ impl Database {
                 (cluster.connect_config(EMBEDDED_DATABASE), Some(cluster))
             }
         };
-        let pool = db::build_pool(pg_config, &config.db)?;
+        let pool = db::build_pool(pg_config.clone(), &config.db)?;
         db::migrate(&pool).await?;
-        Ok(Database { pool, cluster })
+        Ok(Database {
+            pool,
+            pg_config,
+            cluster,
+        })
     }
 
     pub fn is_embedded(&self) -> bool {
@@ -85,7 +92,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", config.addr))?;
     let addr = listener.local_addr()?;
     let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
-    let app = build_router(AppState::new(database.pool.clone(), config));
+    let live = LiveFeed::start(database.pg_config.clone(), database.pool.clone());
+    let app = build_router(AppState::new(database.pool.clone(), config, live));
     println!("seatmap is running at http://{addr}/");
     let served = axum::serve(listener, into_service(app))
         .with_graceful_shutdown(shutdown_signal())

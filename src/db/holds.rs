@@ -67,6 +67,8 @@ pub struct Hold {
     pub live: bool,
     /// Closed by box-office staff rather than by the buyer.
     pub released_by_staff: bool,
+    /// Its one "need more time" extension has been used.
+    pub extended: bool,
 }
 
 /// What a successful claim leaves the buyer holding.
@@ -79,7 +81,7 @@ pub struct HoldSummary {
 
 const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
      (state = 'OPEN' AND expires_at > now()) AS live,
-     released_by_staff IS NOT NULL AS released_by_staff";
+     released_by_staff IS NOT NULL AS released_by_staff, extended";
 
 fn hold_from_row(row: &Row) -> Hold {
     Hold {
@@ -90,6 +92,7 @@ fn hold_from_row(row: &Row) -> Hold {
         expires_at: row.get("expires_at"),
         live: row.get("live"),
         released_by_staff: row.get("released_by_staff"),
+        extended: row.get("extended"),
     }
 }
 
@@ -403,4 +406,60 @@ pub async fn latest_for_buyer(
         .query_opt(&statement, &[&event_id, &buyer_id])
         .await?;
     Ok(row.as_ref().map(hold_from_row))
+}
+
+/// How close to expiry a hold must be before it may be extended.
+pub const EXTENSION_WINDOW_SECS: i64 = 120;
+
+/// "Need more time?": pushes the buyer's live hold (and its seats) back by
+/// `extra`, once per hold, only in its last two minutes.
+pub async fn extend(
+    pool: &Pool,
+    hold_id: Uuid,
+    buyer_id: Uuid,
+    extra: Duration,
+) -> AppResult<HoldSummary> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        if !hold.live {
+            return Err(AppError::HoldExpired);
+        }
+        if hold.extended {
+            return Err(AppError::Conflict {
+                code: "already_extended",
+                message: "This hold has already had its extra time.".into(),
+            });
+        }
+        let extended = tx
+            .query_opt(
+                "UPDATE holds SET expires_at = expires_at + make_interval(secs => $2), extended = true
+                  WHERE id = $1 AND expires_at - now() <= make_interval(secs => $3)
+              RETURNING expires_at",
+                &[&hold.id, &extra.as_secs_f64(), &(EXTENSION_WINDOW_SECS as f64)],
+            )
+            .await?;
+        let Some(row) = extended else {
+            return Err(AppError::Conflict {
+                code: "too_early",
+                message: "You can ask for more time in the last 2 minutes of your hold.".into(),
+            });
+        };
+        let expires_at: OffsetDateTime = row.get(0);
+        tx.execute(
+            "UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'",
+            &[&hold.id, &expires_at],
+        )
+        .await?;
+        let seat_ids = seats::held_by(&tx, hold.id).await?;
+        tx.commit().await?;
+        Ok(HoldSummary {
+            hold_id: hold.id,
+            expires_at,
+            seat_ids,
+        })
+    })
+    .await
 }

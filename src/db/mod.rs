@@ -10,6 +10,7 @@ pub mod box_office;
 pub mod demo;
 pub mod events;
 pub mod holds;
+pub mod live;
 pub mod orders;
 pub mod rate_limits;
 pub mod seats;

@@ -32,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/holds/{hold_id}", delete(release_hold))
         .route("/api/holds/{hold_id}/seats/{seat_id}", delete(release_seat))
         .route("/api/holds/{hold_id}/purchase", post(purchase))
+        .route("/api/holds/{hold_id}/extend", post(extend_hold))
 }
 
 #[derive(Serialize)]
@@ -230,4 +231,14 @@ async fn purchase(
         StatusCode::CREATED,
         Json(json!({ "order_id": order.order_id, "seat_ids": order.seat_ids })),
     ))
+}
+
+async fn extend_hold(
+    State(state): State<AppState>,
+    IdPath(hold_id): IdPath<Uuid>,
+    buyer: Buyer,
+) -> AppResult<Json<HoldJson>> {
+    let hold =
+        db::holds::extend(&state.pool, hold_id, buyer.id, state.config.hold_extension).await?;
+    Ok(Json(HoldJson::from(hold)))
 }

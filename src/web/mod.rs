@@ -3,6 +3,7 @@
 pub mod api;
 pub mod assets;
 pub mod extract;
+pub mod live;
 pub mod pages;
 pub mod security;
 pub mod staff;
@@ -18,6 +19,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(api::router())
         .merge(pages::router())
+        .merge(live::router())
         .merge(assets::router())
         .merge(staff::router())
         .merge(staff_api::router())

@@ -28,17 +28,19 @@ use crate::web::extract::{
 };
 use crate::web::security::{CsrfForm, csrf_token};
 use crate::web::views::{
-    self, BestForm, EventHeader, HoldPanel, OrderLineView, SeatView, SectionView, StatusLegend,
-    TierLegend,
+    self, BestForm, EventHeader, HoldPanel, ListSection, OrderLineView, SeatView, SectionView,
+    StatusLegend, TierLegend,
 };
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(index))
         .route("/events/{event_id}", get(event_page))
+        .route("/events/{event_id}/list", get(list_page))
         .route("/events/{event_id}/seats", post(seat_action))
         .route("/events/{event_id}/best", post(best_available))
         .route("/events/{event_id}/hold/release", post(release_all))
+        .route("/events/{event_id}/hold/extend", post(extend_hold))
         .route("/events/{event_id}/purchase", post(purchase))
         .route("/orders/{order_id}", get(order_page))
 }
@@ -113,6 +115,10 @@ struct EventPage {
     panel: HoldPanel,
     best: BestForm,
     csrf: String,
+    /// The live feed's starting cursor.
+    since: String,
+    /// The server's clock at render time, so the page can time seat refreshes.
+    server_now: String,
     notice: Option<Notice>,
     oob: bool,
 }
@@ -147,24 +153,23 @@ async fn event_page_response(
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or_else(|| AppError::not_found("Event"))?;
+    // The cursor first: a change landing while the seats are read is then
+    // resent by the live feed rather than missed.
+    let since = db::seats::latest_cursor(&client, event_id).await?;
     let hold = live_hold(&client, event_id, buyer_id).await?;
     let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
-    let held: Vec<&Seat> = seats
-        .iter()
-        .filter(|s| s.state == SeatState::Mine)
-        .collect();
-    let mut panel = HoldPanel::new(
-        event_id,
-        state.config.hold_ttl,
-        hold.as_ref(),
-        &held,
-        OffsetDateTime::now_utc(),
-        csrf.clone(),
-    );
-    if hold.is_none() {
-        panel.released_by_box_office = released_by_box_office(&client, event_id, buyer_id).await?;
-    }
+    let mut panel = match buyer_id {
+        Some(buyer_id) => hold_panel(state, &client, event_id, buyer_id, csrf.clone()).await?,
+        None => HoldPanel::new(
+            event_id,
+            panel_timing(state),
+            None,
+            &[],
+            OffsetDateTime::now_utc(),
+            csrf.clone(),
+        ),
+    };
     let status = match buy_form {
         Some(form) => {
             panel.buyer_name = form.name;
@@ -181,24 +186,50 @@ async fn event_page_response(
         best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
         panel,
         csrf,
+        since: crate::web::live::cursor_id(since),
+        server_now: views::rfc3339(OffsetDateTime::now_utc()),
         notice,
         oob: false,
     };
     Ok((status, render(&page)?).into_response())
 }
 
-/// Whether the buyer's latest hold for the event was released by staff.
-async fn released_by_box_office(
+fn panel_timing(state: &AppState) -> (std::time::Duration, std::time::Duration) {
+    (state.config.hold_ttl, state.config.hold_extension)
+}
+
+/// The buyer's hold panel as it is now: their live hold and its seats, or
+/// why they have none (the box office released it).
+pub async fn hold_panel(
+    state: &AppState,
     client: &impl GenericClient,
     event_id: i64,
-    buyer_id: Option<Uuid>,
-) -> AppResult<bool> {
-    Ok(match buyer_id {
-        Some(buyer_id) => db::holds::latest_for_buyer(client, event_id, buyer_id)
+    buyer_id: Uuid,
+    csrf: String,
+) -> AppResult<HoldPanel> {
+    let hold = db::holds::live_for_buyer(client, event_id, buyer_id).await?;
+    let held = match &hold {
+        Some(hold) => {
+            let ids = db::seats::held_by(client, hold.id).await?;
+            db::seats::by_ids(client, event_id, &ids, Some(hold.id)).await?
+        }
+        None => Vec::new(),
+    };
+    let held_refs: Vec<&Seat> = held.iter().collect();
+    let mut panel = HoldPanel::new(
+        event_id,
+        panel_timing(state),
+        hold.as_ref(),
+        &held_refs,
+        OffsetDateTime::now_utc(),
+        csrf,
+    );
+    if hold.is_none() {
+        panel.released_by_box_office = db::holds::latest_for_buyer(client, event_id, buyer_id)
             .await?
-            .is_some_and(|hold| hold.released_by_staff),
-        None => false,
-    })
+            .is_some_and(|hold| hold.released_by_staff);
+    }
+    Ok(panel)
 }
 
 async fn live_hold(
@@ -210,6 +241,54 @@ async fn live_hold(
         Some(buyer_id) => db::holds::live_for_buyer(client, event_id, buyer_id).await,
         None => Ok(None),
     }
+}
+
+#[derive(Template)]
+#[template(path = "events/list.html")]
+struct ListPage {
+    event: EventHeader,
+    sections: Vec<ListSection>,
+    panel: HoldPanel,
+    csrf: String,
+    notice: Option<Notice>,
+    oob: bool,
+}
+
+/// The list view: the seats a buyer can act on (available, or theirs),
+/// by section and row, as plain buttons.
+async fn list_page(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+) -> AppResult<Html<String>> {
+    let notice = take_notice(&viewer.session).await?;
+    let csrf = csrf_token(&viewer.session).await?;
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
+    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let panel = match viewer.buyer_id {
+        Some(buyer_id) => hold_panel(&state, &client, event_id, buyer_id, csrf.clone()).await?,
+        None => HoldPanel::new(
+            event_id,
+            panel_timing(&state),
+            None,
+            &[],
+            OffsetDateTime::now_utc(),
+            csrf.clone(),
+        ),
+    };
+    render(&ListPage {
+        event: EventHeader::from(&event),
+        sections: views::list_sections(&seats, &tiers),
+        panel,
+        csrf,
+        notice,
+        oob: false,
+    })
 }
 
 #[derive(Template)]
@@ -231,36 +310,32 @@ async fn respond(
     notice: Option<Notice>,
     changed_seat_ids: &[i64],
     highlight: &[i64],
+    back: Back,
 ) -> AppResult<Response> {
     if !is_htmx(headers) {
         if let Some(notice) = &notice {
             push_notice(&buyer.session, notice).await?;
         }
-        return Ok(Redirect::to(&format!("/events/{event_id}")).into_response());
+        let back = match back {
+            Back::Map => format!("/events/{event_id}"),
+            Back::List => format!("/events/{event_id}/list"),
+        };
+        return Ok(Redirect::to(&back).into_response());
     }
     let client = state.pool.get().await?;
-    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
-    let hold_id = hold.as_ref().map(|h| h.id);
-    let held_ids = match hold_id {
-        Some(id) => db::seats::held_by(&client, id).await?,
-        None => Vec::new(),
-    };
-    let held = db::seats::by_ids(&client, event_id, &held_ids, hold_id).await?;
+    let panel = hold_panel(
+        state,
+        &client,
+        event_id,
+        buyer.id,
+        csrf_token(&buyer.session).await?,
+    )
+    .await?;
+    let hold_id = live_hold(&client, event_id, Some(buyer.id))
+        .await?
+        .map(|h| h.id);
     let changed = db::seats::by_ids(&client, event_id, changed_seat_ids, hold_id).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
-    let held_refs: Vec<&Seat> = held.iter().collect();
-    let mut panel = HoldPanel::new(
-        event_id,
-        state.config.hold_ttl,
-        hold.as_ref(),
-        &held_refs,
-        OffsetDateTime::now_utc(),
-        csrf_token(&buyer.session).await?,
-    );
-    if hold.is_none() {
-        panel.released_by_box_office =
-            released_by_box_office(&client, event_id, Some(buyer.id)).await?;
-    }
     let fragment = SeatActionFragment {
         panel,
         seats: changed
@@ -278,6 +353,15 @@ struct SeatActionForm {
     hold: Option<i64>,
     release: Option<i64>,
     inspect: Option<i64>,
+    /// "list" when posted from the list view, to go back there.
+    back: Option<String>,
+}
+
+/// Where a form post without JavaScript returns to.
+#[derive(Clone, Copy)]
+enum Back {
+    Map,
+    List,
 }
 
 enum SeatOutcome {
@@ -299,6 +383,10 @@ async fn seat_action(
     buyer: Buyer,
     CsrfForm(form): CsrfForm<SeatActionForm>,
 ) -> AppResult<Response> {
+    let back = match form.back.as_deref() {
+        Some("list") => Back::List,
+        _ => Back::Map,
+    };
     let (seat_id, outcome) = match form {
         SeatActionForm {
             hold: Some(seat_id),
@@ -364,6 +452,7 @@ async fn seat_action(
         Some(notice),
         &[seat_id],
         &[],
+        back,
     )
     .await
 }
@@ -441,6 +530,51 @@ async fn release_all(
         Some(notice),
         &released,
         &[],
+        Back::Map,
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct NoFields {}
+
+async fn extend_hold(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    headers: HeaderMap,
+    buyer: Buyer,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    drop(client);
+    let outcome = match hold {
+        Some(hold) => {
+            db::holds::extend(&state.pool, hold.id, buyer.id, state.config.hold_extension)
+                .await
+                .map(|extended| views::display_time(extended.expires_at))
+        }
+        None => Err(AppError::HoldExpired),
+    };
+    let notice = match outcome {
+        Ok(until) => Notice::new(
+            NoticeKind::Success,
+            format!("Your seats are held until {until}."),
+        ),
+        Err(err @ (AppError::HoldExpired | AppError::Conflict { .. })) => {
+            Notice::new(NoticeKind::Error, err.to_string())
+        }
+        Err(other) => return Err(other),
+    };
+    respond(
+        &state,
+        event_id,
+        &buyer,
+        &headers,
+        Some(notice),
+        &[],
+        &[],
+        Back::Map,
     )
     .await
 }
@@ -526,6 +660,7 @@ async fn best_available(
         Some(notice),
         &added,
         &added,
+        Back::Map,
     )
     .await
 }

@@ -8,7 +8,7 @@ use crate::db::events::{EventSummary, Tier};
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
 use crate::domain::best_available::{Place, describe};
-use crate::domain::layout::SEAT_PITCH;
+use crate::domain::layout::{Flag, SEAT_PITCH};
 use crate::domain::money::format_cents;
 use crate::domain::seat::SeatState;
 
@@ -94,6 +94,12 @@ pub struct SeatView {
     pub taken: bool,
     /// Just found by best available: drawn with a highlight ring.
     pub fresh: bool,
+    /// Row index, for arrow-key moves between rows.
+    pub row: i32,
+    /// When its hold runs out (held seats), so the page can refresh it then.
+    pub held_until: Option<String>,
+    /// css classes for accessible-seat flags, e.g. "seat--wheelchair".
+    pub flag_classes: String,
 }
 
 impl SeatView {
@@ -105,15 +111,22 @@ impl SeatView {
             SeatState::Held | SeatState::Sold | SeatState::Blocked => ("inspect", None, true),
         };
         let glyph = seat.state.glyph();
+        let flags: Vec<Flag> = seat
+            .accessibility
+            .iter()
+            .filter_map(|f| Flag::from_db(f))
+            .collect();
+        let flag_words: String = flags.iter().map(|f| format!(", {}", f.label())).collect();
         SeatView {
             id: seat.id,
             state: seat.state.as_str(),
             action,
             label: format!(
-                "{}, {} {}, {}",
+                "{}, {} {}{}, {}",
                 seat_name(seat),
                 seat.tier_name,
                 price,
+                flag_words,
                 seat.state.label()
             ),
             text: if glyph.is_empty() {
@@ -127,6 +140,12 @@ impl SeatView {
             pressed,
             taken,
             fresh: false,
+            row: seat.row_index,
+            held_until: seat.held_until.map(rfc3339),
+            flag_classes: flags
+                .iter()
+                .map(|f| format!(" seat--{}", f.as_str().replace('_', "-")))
+                .collect(),
         }
     }
 
@@ -200,6 +219,49 @@ pub fn sections(seats: &[Seat], tiers: &[Tier]) -> Vec<SectionView> {
     sections
 }
 
+pub struct ListRow {
+    pub label: String,
+    pub seats: Vec<SeatView>,
+}
+
+pub struct ListSection {
+    pub id: i64,
+    pub name: String,
+    pub rows: Vec<ListRow>,
+}
+
+/// The list view: only seats the buyer can act on (available, or theirs),
+/// grouped by section and row, in layout order. Empty rows are left out.
+pub fn list_sections(seats: &[Seat], tiers: &[Tier]) -> Vec<ListSection> {
+    let mut sections: Vec<ListSection> = Vec::new();
+    for seat in seats
+        .iter()
+        .filter(|s| matches!(s.state, SeatState::Available | SeatState::Mine))
+    {
+        if sections.last().is_none_or(|s| s.id != seat.section_id) {
+            sections.push(ListSection {
+                id: seat.section_id,
+                name: seat.section.clone(),
+                rows: Vec::new(),
+            });
+        }
+        let section = sections.last_mut().expect("pushed above");
+        if section
+            .rows
+            .last()
+            .is_none_or(|r| r.label != seat.row_label)
+        {
+            section.rows.push(ListRow {
+                label: seat.row_label.clone(),
+                seats: Vec::new(),
+            });
+        }
+        let row = section.rows.last_mut().expect("pushed above");
+        row.seats.push(SeatView::new(seat, tiers));
+    }
+    sections
+}
+
 pub struct TierLegend {
     pub class: String,
     pub name: String,
@@ -266,7 +328,15 @@ pub struct HeldSeat {
     pub price: String,
 }
 
+/// "Need more time?": shown from `from` (the last 2 minutes) if unused.
+pub struct ExtendOffer {
+    pub from: String,
+    pub now: bool,
+    pub minutes: u64,
+}
+
 pub struct HoldView {
+    pub extend: Option<ExtendOffer>,
     pub expires_at: String,
     pub expires_clock: String,
     pub server_now: String,
@@ -288,13 +358,15 @@ pub struct HoldPanel {
     /// The buyer's last hold was released by the box office (and they
     /// have no live hold now): the panel says so.
     pub released_by_box_office: bool,
+    /// Rendered as an out-of-band swap (the live feed sends it that way).
+    pub oob: bool,
 }
 
 impl HoldPanel {
     /// `held` are the seats of `hold` (state Mine). `now` is the database's clock.
     pub fn new(
         event_id: i64,
-        hold_ttl: std::time::Duration,
+        (hold_ttl, extension): (std::time::Duration, std::time::Duration),
         hold: Option<&Hold>,
         held: &[&Seat],
         now: OffsetDateTime,
@@ -302,7 +374,13 @@ impl HoldPanel {
     ) -> HoldPanel {
         let hold = hold.filter(|_| !held.is_empty()).map(|hold| {
             let remaining = (hold.expires_at - now).whole_seconds().max(0);
+            let window = time::Duration::seconds(crate::db::holds::EXTENSION_WINDOW_SECS);
             HoldView {
+                extend: (!hold.extended).then(|| ExtendOffer {
+                    from: rfc3339(hold.expires_at - window),
+                    now: remaining <= window.whole_seconds(),
+                    minutes: extension.as_secs().div_ceil(60),
+                }),
                 expires_at: rfc3339(hold.expires_at),
                 expires_clock: clock_time(hold.expires_at),
                 server_now: rfc3339(now),
@@ -327,6 +405,7 @@ impl HoldPanel {
             buyer_name: String::new(),
             buyer_email: String::new(),
             released_by_box_office: false,
+            oob: false,
         }
     }
 }
@@ -402,7 +481,10 @@ mod tests {
         assert!(sections[0].height >= 30.0 + SEAT_SIZE);
     }
 
-    const TTL: std::time::Duration = std::time::Duration::from_secs(480);
+    const TTL: (std::time::Duration, std::time::Duration) = (
+        std::time::Duration::from_secs(480),
+        std::time::Duration::from_secs(240),
+    );
 
     #[test]
     fn hold_panel_counts_down_from_the_servers_clock() {
@@ -415,12 +497,19 @@ mod tests {
             expires_at: now + time::Duration::seconds(7 * 60 + 5),
             live: true,
             released_by_staff: false,
+            extended: false,
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
         let panel = HoldPanel::new(1, TTL, Some(&hold), &[&a, &b], now, String::new());
         let view = panel.hold.unwrap();
         assert_eq!(view.remaining, "07:05");
+        let offer = view
+            .extend
+            .as_ref()
+            .expect("an unextended hold offers more time");
+        assert!(!offer.now, "not before the last 2 minutes");
+        assert_eq!(offer.minutes, 4);
         assert_eq!(view.total, "€90");
         assert_eq!(view.seats.len(), 2);
         assert!(

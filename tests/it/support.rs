@@ -303,7 +303,9 @@ pub async fn serve(config: &Config) -> String {
         .await
         .expect("binding an ephemeral port");
     let addr = listener.local_addr().expect("local address");
-    let app = build_router(AppState::new(database.pool, config.clone()));
+    let live =
+        seatmap::db::live::LiveFeed::start(database.pg_config.clone(), database.pool.clone());
+    let app = build_router(AppState::new(database.pool, config.clone(), live));
     tokio::spawn(async move { axum::serve(listener, into_service(app)).await });
     format!("http://{addr}")
 }

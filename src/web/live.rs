@@ -1,0 +1,304 @@
+//! Live seat maps over server-sent events, rendered with htmx's SSE
+//! extension. Each open page gets a task that first sends what changed
+//! since the page's cursor, then every change to its event as it happens:
+//! out-of-band seat buttons rendered for that viewer, and the hold panel
+//! when the viewer's own seats changed (say, the box office released them).
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::get;
+use serde::Deserialize;
+use time::OffsetDateTime;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::db::events::Tier;
+use crate::db::seats::{Cursor, Seat};
+use crate::db::{self, GenericClient};
+use crate::domain::seat::SeatState;
+use crate::error::{AppError, AppResult};
+use crate::web::extract::{IdPath, Viewer};
+use crate::web::pages::{hold_panel, render};
+use crate::web::security::csrf_token;
+use crate::web::views::{HoldPanel, SeatView};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/events/{event_id}/live", get(live))
+        .route("/events/{event_id}/seat-fragments", get(seat_fragments))
+}
+
+/// A cursor as an SSE event id: "version.microseconds".
+pub fn cursor_id(cursor: Cursor) -> String {
+    format!(
+        "{}.{}",
+        cursor.version,
+        cursor.at.unix_timestamp_nanos() / 1000
+    )
+}
+
+fn parse_cursor(id: &str) -> Option<Cursor> {
+    let (version, micros) = id.trim().split_once('.')?;
+    Some(Cursor {
+        version: version.parse().ok()?,
+        at: OffsetDateTime::from_unix_timestamp_nanos(micros.parse::<i128>().ok()? * 1000).ok()?,
+    })
+}
+
+/// The seat as this viewer sees it: a seat held by their own hold is theirs.
+fn for_viewer(seat: &Seat, viewer: Option<Uuid>) -> Seat {
+    let mut seat = seat.clone();
+    if seat.state == SeatState::Held && seat.holder.is_some() && seat.holder == viewer {
+        seat.state = SeatState::Mine;
+    }
+    seat
+}
+
+#[derive(Template)]
+#[template(path = "events/_live_update.html")]
+struct LiveUpdate {
+    seats: Vec<SeatView>,
+    panel: Option<HoldPanel>,
+    oob: bool,
+}
+
+#[derive(Deserialize)]
+struct SinceQuery {
+    since: Option<String>,
+}
+
+async fn live(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    Query(query): Query<SinceQuery>,
+) -> AppResult<impl axum::response::IntoResponse> {
+    // Subscribe before reading anything, so nothing falls between.
+    let changes = state.live.subscribe();
+    let client = state.pool.get().await?;
+    if !db::events::exists(&client, event_id).await? {
+        return Err(AppError::not_found("Event"));
+    }
+    // A browser reconnecting on its own sends Last-Event-ID; htmx reopening
+    // the stream sends the `since` the page last recorded.
+    let since = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_cursor)
+        .or_else(|| query.since.as_deref().and_then(parse_cursor));
+    let since = match since {
+        Some(since) => since,
+        None => db::seats::latest_cursor(&client, event_id).await?,
+    };
+    let mine = match viewer.buyer_id {
+        Some(buyer) => mine_now(&client, event_id, buyer).await?,
+        None => HashSet::new(),
+    };
+    let page = PageFeed {
+        state: state.clone(),
+        event_id,
+        viewer: viewer.buyer_id,
+        csrf: csrf_token(&viewer.session).await?,
+        tiers: db::events::tiers(&client, event_id).await?,
+        cursor: since,
+        mine,
+    };
+    drop(client);
+    let (sender, receiver) = mpsc::channel(16);
+    tokio::spawn(page.run(changes, sender));
+    Ok(Sse::new(ReceiverStream::new(receiver))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+async fn mine_now(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer: Uuid,
+) -> AppResult<HashSet<i64>> {
+    Ok(
+        match db::holds::live_for_buyer(client, event_id, buyer).await? {
+            Some(hold) => db::seats::held_by(client, hold.id)
+                .await?
+                .into_iter()
+                .collect(),
+            None => HashSet::new(),
+        },
+    )
+}
+
+/// One open page's feed.
+struct PageFeed {
+    state: AppState,
+    event_id: i64,
+    viewer: Option<Uuid>,
+    csrf: String,
+    tiers: Vec<Tier>,
+    cursor: Cursor,
+    /// The seats this page shows as the viewer's, to notice when that changes.
+    mine: HashSet<i64>,
+}
+
+type Sender = mpsc::Sender<Result<Event, Infallible>>;
+
+impl PageFeed {
+    async fn run(
+        mut self,
+        mut changes: broadcast::Receiver<std::sync::Arc<db::live::SeatChanges>>,
+        sender: Sender,
+    ) {
+        if let Err(err) = self.catch_up(&sender).await {
+            tracing::warn!(error = ?anyhow::Error::from(err), "live page catch-up failed");
+        }
+        loop {
+            let change = tokio::select! {
+                _ = sender.closed() => return,
+                change = changes.recv() => change,
+            };
+            let outcome = match change {
+                Ok(change) => match (change.event_id, &change.seats) {
+                    (Some(event_id), Some(seats)) if event_id == self.event_id => {
+                        self.send(seats.clone(), &sender).await
+                    }
+                    (Some(event_id), None) if event_id == self.event_id => {
+                        self.catch_up(&sender).await
+                    }
+                    (None, _) => self.catch_up(&sender).await,
+                    _ => Ok(()),
+                },
+                // Fell behind the broadcast: the database knows what we missed.
+                Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up(&sender).await,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            if let Err(err) = outcome {
+                tracing::warn!(error = ?anyhow::Error::from(err), "live page update failed");
+            }
+            if sender.is_closed() {
+                return;
+            }
+        }
+    }
+
+    async fn catch_up(&mut self, sender: &Sender) -> AppResult<()> {
+        let client = self.state.pool.get().await?;
+        let seats = db::seats::changed_since(&client, self.event_id, self.cursor).await?;
+        drop(client);
+        self.send(seats, sender).await
+    }
+
+    async fn send(&mut self, seats: Vec<Seat>, sender: &Sender) -> AppResult<()> {
+        if seats.is_empty() {
+            return Ok(());
+        }
+        let seats: Vec<Seat> = seats.iter().map(|s| for_viewer(s, self.viewer)).collect();
+        let mut mine_changed = false;
+        for seat in &seats {
+            let is_mine = seat.state == SeatState::Mine;
+            if is_mine != self.mine.contains(&seat.id) {
+                mine_changed = true;
+                if is_mine {
+                    self.mine.insert(seat.id);
+                } else {
+                    self.mine.remove(&seat.id);
+                }
+            }
+            if seat.version > self.cursor.version {
+                self.cursor.version = seat.version;
+            }
+            if seat.changed_at > self.cursor.at {
+                self.cursor.at = seat.changed_at;
+            }
+        }
+        let panel = match (mine_changed, self.viewer) {
+            (true, Some(buyer)) => {
+                let client = self.state.pool.get().await?;
+                let mut panel = hold_panel(
+                    &self.state,
+                    &client,
+                    self.event_id,
+                    buyer,
+                    self.csrf.clone(),
+                )
+                .await?;
+                panel.oob = true;
+                Some(panel)
+            }
+            _ => None,
+        };
+        let update = LiveUpdate {
+            seats: seats
+                .iter()
+                .map(|s| SeatView::new(s, &self.tiers))
+                .collect(),
+            panel,
+            oob: true,
+        };
+        let html = render(&update)?.0;
+        let event = Event::default()
+            .event("update")
+            .id(cursor_id(self.cursor))
+            .data(html);
+        // A closed page is not an error; the run loop notices and stops.
+        let _ = sender.send(Ok(event)).await;
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct FragmentQuery {
+    #[serde(default)]
+    ids: String,
+}
+
+/// The given seats as they are now, as out-of-band buttons: a page asks at
+/// the moment a hold it shows runs out (expiry is lazy, so nothing else
+/// would tell it).
+async fn seat_fragments(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+    Query(query): Query<FragmentQuery>,
+) -> AppResult<axum::response::Html<String>> {
+    let ids: Vec<i64> = query
+        .ids
+        .split(',')
+        .filter_map(|id| id.trim().parse().ok())
+        .take(2000)
+        .collect();
+    let client = state.pool.get().await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let seats = db::seats::by_ids(&client, event_id, &ids, None).await?;
+    render(&LiveUpdate {
+        seats: seats
+            .iter()
+            .map(|s| SeatView::new(&for_viewer(s, viewer.buyer_id), &tiers))
+            .collect(),
+        panel: None,
+        oob: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_survive_the_round_trip_through_an_event_id() {
+        let cursor = Cursor {
+            version: 4242,
+            at: OffsetDateTime::from_unix_timestamp_nanos(1_795_285_797_123_456_000).unwrap(),
+        };
+        assert_eq!(parse_cursor(&cursor_id(cursor)), Some(cursor));
+        assert_eq!(parse_cursor("nonsense"), None);
+        assert_eq!(parse_cursor("1.x"), None);
+    }
+}
