@@ -7,9 +7,11 @@
 
 CREATE SEQUENCE seat_versions;
 
+-- A seat that has never changed has version 0 and the epoch as its time,
+-- so creating an event's seats is not itself a change to send anyone.
 ALTER TABLE seats
-    ADD COLUMN version    bigint NOT NULL DEFAULT nextval('seat_versions'),
-    ADD COLUMN changed_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    ADD COLUMN version    bigint NOT NULL DEFAULT 0,
+    ADD COLUMN changed_at timestamptz NOT NULL DEFAULT 'epoch',
     -- Accessible-seat flags from the layout.
     ADD COLUMN accessibility text[] NOT NULL DEFAULT '{}'
         CHECK (accessibility <@ ARRAY['wheelchair', 'companion', 'restricted_view']::text[]);

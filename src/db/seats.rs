@@ -102,7 +102,8 @@ pub async fn changed_since(
         .prepare_cached(&format!(
             "{SEAT_SELECT}
               WHERE s.event_id = $1
-                AND (s.version > $3 OR s.changed_at > $4 - make_interval(secs => $5))
+                AND (s.version > $3
+                     OR (s.version > 0 AND s.changed_at > $4::timestamptz - make_interval(secs => $5::float8)))
               {LAYOUT_ORDER}"
         ))
         .await?;

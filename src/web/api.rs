@@ -62,6 +62,8 @@ struct SeatJson {
     tier: String,
     price_cents: i32,
     status: SeatState,
+    /// Accessible-seat flags: "wheelchair", "companion", "restricted_view".
+    accessibility: Vec<String>,
 }
 
 impl From<Seat> for SeatJson {
@@ -74,6 +76,7 @@ impl From<Seat> for SeatJson {
             tier: seat.tier_code,
             price_cents: seat.price_cents,
             status: seat.state,
+            accessibility: seat.accessibility,
         }
     }
 }

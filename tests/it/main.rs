@@ -4,6 +4,7 @@
 mod bad_input;
 mod best_available;
 mod claims;
+mod live;
 mod pages;
 mod purchase;
 mod schema;

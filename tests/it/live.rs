@@ -1,0 +1,350 @@
+//! Live seat maps: what an open page's event stream carries.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::{Api, TestApp, ids, spawn_app, spawn_app_with};
+
+/// An open event stream, read as text.
+struct Stream {
+    response: reqwest::Response,
+    seen: String,
+}
+
+impl Stream {
+    async fn open(client: &Api, path: &str) -> Stream {
+        let response = client
+            .http
+            .get(format!("{}{path}", client.base))
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Stream {
+            response,
+            seen: String::new(),
+        }
+    }
+
+    /// Reads until `needle` has arrived (or fails after 10 s) and returns
+    /// everything read so far.
+    async fn until(&mut self, needle: &str) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !self.seen.contains(needle) {
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .unwrap_or_else(|_| panic!("no {needle:?} within 10 s; got:\n{}", self.seen))
+                .unwrap()
+                .expect("stream ended");
+            self.seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        self.seen.clone()
+    }
+}
+
+/// The page's starting cursor, as the page itself carries it.
+async fn page_cursor(client: &Api, event_id: i64) -> String {
+    let html = client
+        .http
+        .get(format!("{}/events/{event_id}", client.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let start = html
+        .find("/live?since=")
+        .expect("the page connects to its live feed")
+        + "/live?since=".len();
+    html[start..start + html[start..].find('"').unwrap()].to_string()
+}
+
+async fn hold(app: &TestApp, client: &Api, event_id: i64, seats: &[i64]) -> serde_json::Value {
+    let (status, body) = client.hold(event_id, seats).await;
+    assert_eq!(status, StatusCode::CREATED, "{body} on {}", app.base);
+    body
+}
+
+#[tokio::test]
+async fn a_change_made_through_one_instance_reaches_a_page_on_another() {
+    let app = spawn_app().await;
+    let other_instance = app.second_instance().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let watcher = Api::new(&other_instance);
+    let since = page_cursor(&watcher, event.id).await;
+    let mut stream = Stream::open(
+        &watcher,
+        &format!("/events/{}/live?since={since}", event.id),
+    )
+    .await;
+
+    hold(&app, &app.buyer(), event.id, &[s[2]]).await;
+    let seen = stream.until(&format!("id=\"seat-{}\"", s[2])).await;
+    assert!(seen.contains("event: update"));
+    assert!(
+        seen.contains(&format!("id=\"seat-{}\" class=\"seat seat--held", s[2])),
+        "{seen}"
+    );
+    assert!(seen.contains("hx-swap-oob=\"true\""));
+    assert!(
+        !seen.contains(&format!("id=\"seat-{}\"", s[0])),
+        "only changed seats are sent"
+    );
+}
+
+#[tokio::test]
+async fn a_page_sees_its_own_seats_as_its_own_and_others_as_held() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    hold(&app, &buyer, event.id, &[s[0]]).await; // start a session and a hold
+    let since = page_cursor(&buyer, event.id).await;
+    let mut stream =
+        Stream::open(&buyer, &format!("/events/{}/live?since={since}", event.id)).await;
+
+    hold(&app, &buyer, event.id, &[s[1]]).await;
+    let seen = stream.until(&format!("id=\"seat-{}\"", s[1])).await;
+    assert!(
+        seen.contains(&format!("id=\"seat-{}\" class=\"seat seat--mine", s[1])),
+        "{seen}"
+    );
+    // Its seats changed, so the hold panel comes too, out of band.
+    assert!(seen.contains("id=\"hold-panel\""));
+    assert!(seen.contains("Stalls, row A, seat 2"));
+
+    hold(&app, &app.buyer(), event.id, &[s[4]]).await;
+    let seen = stream.until(&format!("id=\"seat-{}\"", s[4])).await;
+    assert!(seen.contains(&format!("id=\"seat-{}\" class=\"seat seat--held", s[4])));
+}
+
+#[tokio::test]
+async fn a_reconnecting_page_catches_up_on_what_it_missed() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let viewer = app.buyer();
+    let since = page_cursor(&viewer, event.id).await;
+    // Changes while the page has no stream open...
+    hold(&app, &app.buyer(), event.id, &[s[3]]).await;
+    let other = app.buyer();
+    let taken = hold(&app, &other, event.id, &[s[5]]).await;
+    other
+        .delete(&format!(
+            "/api/holds/{}",
+            taken["hold_id"].as_str().unwrap()
+        ))
+        .await;
+    // ...arrive first thing when it connects, whether it says where it got
+    // to in the URL or (reconnecting by itself) in Last-Event-ID.
+    let mut stream =
+        Stream::open(&viewer, &format!("/events/{}/live?since={since}", event.id)).await;
+    let seen = stream.until(&format!("id=\"seat-{}\"", s[5])).await;
+    assert!(seen.contains(&format!("id=\"seat-{}\" class=\"seat seat--held", s[3])));
+    assert!(seen.contains(&format!(
+        "id=\"seat-{}\" class=\"seat seat--available",
+        s[5]
+    )));
+
+    let response = viewer
+        .http
+        .get(format!("{}/events/{}/live?since=0.0", app.base, event.id))
+        .header("last-event-id", since.as_str())
+        .timeout(Duration::from_secs(60))
+        .send()
+        .await
+        .unwrap();
+    let mut header_stream = Stream {
+        response,
+        seen: String::new(),
+    };
+    let seen = header_stream.until(&format!("id=\"seat-{}\"", s[5])).await;
+    assert!(
+        !seen.contains(&format!("id=\"seat-{}\"", s[0])),
+        "Last-Event-ID wins over since=0"
+    );
+}
+
+#[tokio::test]
+async fn when_staff_release_a_hold_the_buyers_page_is_told_live() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let held = hold(&app, &buyer, event.id, &[s[0], s[1]]).await;
+    let since = page_cursor(&buyer, event.id).await;
+    let mut stream =
+        Stream::open(&buyer, &format!("/events/{}/live?since={since}", event.id)).await;
+
+    let staff_id = seatmap::db::staff::create(&app.sql().await, "clerk", "unused-hash")
+        .await
+        .unwrap();
+    let hold_id: uuid::Uuid = held["hold_id"].as_str().unwrap().parse().unwrap();
+    seatmap::db::box_office::release(&app.pool, staff_id, hold_id, None)
+        .await
+        .unwrap();
+
+    let seen = stream.until("The box office released your hold").await;
+    assert!(seen.contains(&format!(
+        "id=\"seat-{}\" class=\"seat seat--available",
+        s[0]
+    )));
+}
+
+#[tokio::test]
+async fn a_page_asking_at_expiry_time_gets_the_seats_as_they_now_are() {
+    let app = spawn_app_with(|c| c.hold_ttl = Duration::from_secs(1)).await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    hold(&app, &app.buyer(), event.id, &[s[1]]).await;
+    let viewer = app.buyer();
+    let path = format!("/events/{}/seat-fragments?ids={},{}", event.id, s[1], s[2]);
+    let html = |path: String| {
+        let viewer = &viewer;
+        async move {
+            viewer
+                .http
+                .get(format!("{}{path}", viewer.base))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+    let before = html(path.clone()).await;
+    assert!(before.contains(&format!("id=\"seat-{}\" class=\"seat seat--held", s[1])));
+    assert!(
+        before.contains("data-held-until="),
+        "held seats say when they run out"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let after = html(path).await;
+    assert!(
+        after.contains(&format!(
+            "id=\"seat-{}\" class=\"seat seat--available",
+            s[1]
+        )),
+        "{after}"
+    );
+    assert!(!after.contains("data-held-until="));
+}
+
+#[tokio::test]
+async fn a_hold_can_be_extended_once_and_only_in_its_last_two_minutes() {
+    let long = spawn_app().await;
+    let event = long.create_event(1, 4).await;
+    let buyer = long.buyer();
+    let held = hold(&long, &buyer, event.id, &[event.seat_ids[0]]).await;
+    let hold_id = held["hold_id"].as_str().unwrap();
+    let (status, body) = buyer
+        .post(&format!("/api/holds/{hold_id}/extend"), json!({}))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "eight minutes left is too early: {body}"
+    );
+    assert_eq!(body["error"], "too_early");
+
+    let short = spawn_app_with(|c| c.hold_ttl = Duration::from_secs(60)).await;
+    let event = short.create_event(1, 4).await;
+    let buyer = short.buyer();
+    let held = hold(
+        &short,
+        &buyer,
+        event.id,
+        &[event.seat_ids[0], event.seat_ids[1]],
+    )
+    .await;
+    let hold_id = held["hold_id"].as_str().unwrap();
+    let stranger = short.buyer();
+    let (status, _) = stranger
+        .post(&format!("/api/holds/{hold_id}/extend"), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "only the holder may extend");
+
+    let (status, body) = buyer
+        .post(&format!("/api/holds/{hold_id}/extend"), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let before = time::OffsetDateTime::parse(
+        held["expires_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let after = time::OffsetDateTime::parse(
+        body["expires_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!((after - before).whole_seconds(), 240);
+    assert_eq!(ids(&body["seat_ids"]).len(), 2);
+    // The seats carry the new expiry too: lazy expiry must not free them early.
+    let held_until: Vec<time::OffsetDateTime> = short
+        .sql()
+        .await
+        .query(
+            "SELECT held_until FROM seats WHERE hold_id::text = $1",
+            &[&hold_id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(held_until.iter().all(|t| *t == after));
+
+    let (status, body) = buyer
+        .post(&format!("/api/holds/{hold_id}/extend"), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"], "already_extended");
+}
+
+#[tokio::test]
+async fn the_list_view_offers_available_and_own_seats_with_the_same_actions() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 3).await;
+    let s = &event.seat_ids;
+    hold(&app, &app.buyer(), event.id, &[s[0]]).await;
+    let buyer = app.buyer();
+    let list = format!("/events/{}/list", event.id);
+    let page = |client: &Api| {
+        let url = format!("{}{list}", client.base);
+        let http = client.http.clone();
+        async move { http.get(url).send().await.unwrap().text().await.unwrap() }
+    };
+    let html = page(&buyer).await;
+    assert!(
+        !html.contains(&format!("value=\"{}\"", s[0])),
+        "taken seats are not listed"
+    );
+    assert!(html.contains("<h3>Row B</h3>"));
+    assert!(html.contains("Stalls, row A, seat 2, Standard €45, available"));
+
+    let token = crate::pages::csrf_from(&buyer, &list).await;
+    let response = buyer
+        .http
+        .post(format!("{}/events/{}/seats", app.base, event.id))
+        .form(&[
+            ("hold", s[1].to_string()),
+            ("back", "list".into()),
+            ("csrf", token),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(response.headers()["location"], list.as_str());
+    let html = page(&buyer).await;
+    assert!(html.contains("Stalls, row A, seat 2, Standard €45, held by you"));
+    assert!(html.contains(&format!("name=\"release\" value=\"{}\"", s[1])));
+}
