@@ -84,6 +84,24 @@
     afterUpdate();
   });
 
+  // A live update re-renders seats without knowing which ones best
+  // available just found: keep their highlight while they are still yours.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    const old = event.detail.target;
+    const fresh = event.detail.fragment && event.detail.fragment.firstElementChild;
+    if (old && fresh && old.classList.contains("seat--fresh") && fresh.dataset.state === "mine") {
+      fresh.classList.add("seat--fresh");
+    }
+  });
+
+  // Lets people (and tests) know the map is live.
+  document.addEventListener("htmx:sseOpen", function () {
+    document.documentElement.dataset.live = "open";
+  });
+  document.addEventListener("htmx:sseError", function () {
+    document.documentElement.dataset.live = "reconnecting";
+  });
+
   // Expiry is lazy: nothing announces a hold that merely runs out. At the
   // earliest expiry a held seat on this page shows, ask for those seats as
   // they are now (a buy or an extension would have come over the feed).

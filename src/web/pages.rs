@@ -126,13 +126,15 @@ struct EventPage {
 async fn event_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
-    viewer: Viewer,
+    buyer: Buyer,
 ) -> AppResult<Response> {
-    let notice = take_notice(&viewer.session).await?;
+    // A Buyer (not a Viewer): the page's live feed must know whose seats
+    // are "held by you" from its first message, before any hold exists.
+    let notice = take_notice(&buyer.session).await?;
     event_page_response(
         &state,
         event_id,
-        (viewer.buyer_id, &viewer.session),
+        (Some(buyer.id), &buyer.session),
         notice,
         None,
     )
@@ -261,6 +263,7 @@ async fn list_page(
     IdPath(event_id): IdPath<i64>,
     viewer: Viewer,
 ) -> AppResult<Html<String>> {
+    // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;
     let csrf = csrf_token(&viewer.session).await?;
     let client = state.pool.get().await?;

@@ -1,10 +1,37 @@
 import { defineConfig } from '@playwright/test';
 
 // The app under test is the debug binary the test script builds, started
-// with no DATABASE_URL: it runs its own embedded PostgreSQL in a fresh data
-// folder and seeds the demo event, exactly as a newcomer's first run does.
-const port = Number(process.env.SEATMAP_E2E_PORT ?? 3210);
+// with no DATABASE_URL: each server runs its own embedded PostgreSQL in a
+// fresh data folder and seeds the demo event, as a newcomer's first run
+// does. A second server holds seats for only a few seconds, for the
+// expiry and extension tests. Both get a staff account first.
 const binary = process.env.SEATMAP_BIN ?? '../../target/debug/seatmap';
+export const MAIN_PORT = Number(process.env.SEATMAP_E2E_PORT ?? 3210);
+export const SHORT_PORT = MAIN_PORT + 1;
+export const SHORT_HOLD_SECS = 8;
+export const STAFF = { name: 'e2e-staff', password: 'e2e box office password' };
+
+function server(name: string, port: number, env: Record<string, string>) {
+  // tests/run-all.sh passes a fresh folder (and removes it after); run by
+  // hand, a new one is made here.
+  const dataDir = process.env.SEATMAP_E2E_DATA_DIR
+    ? `"${process.env.SEATMAP_E2E_DATA_DIR}/${name}"`
+    : `"$(mktemp -d "\${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")"`;
+  return {
+    command:
+      `dir=${dataDir} && mkdir -p "$dir" && chmod 755 "$dir" && export SEATMAP_DATA_DIR="$dir" && ` +
+      `(printf '%s\\n' '${STAFF.password}' | ${binary} staff add ${STAFF.name} >/dev/null 2>&1 || true) && ` +
+      `exec ${binary}`,
+    url: `http://127.0.0.1:${port}/api/events`,
+    env: { SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'warn', ...env },
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'pipe' as const,
+    stderr: 'pipe' as const,
+    // SIGTERM lets the app drain and stop its embedded PostgreSQL.
+    gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 10_000 },
+  };
+}
 
 export default defineConfig({
   testDir: './specs',
@@ -17,7 +44,7 @@ export default defineConfig({
   reporter: [['list']],
   outputDir: './test-results',
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: `http://127.0.0.1:${MAIN_PORT}`,
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: {
@@ -33,20 +60,8 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    // tests/run-all.sh passes a fresh data folder (and removes it after);
-    // run by hand, a new one is made here.
-    command: process.env.SEATMAP_E2E_DATA_DIR
-      ? `SEATMAP_DATA_DIR="${process.env.SEATMAP_E2E_DATA_DIR}" exec ${binary}`
-      : `dir=$(mktemp -d "\${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX") && chmod 755 "$dir" && ` +
-        `SEATMAP_DATA_DIR="$dir" exec ${binary}`,
-    url: `http://127.0.0.1:${port}/api/events`,
-    env: { SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'warn' },
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    // SIGTERM lets the app drain and stop its embedded PostgreSQL.
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
-  },
+  webServer: [
+    server('main', MAIN_PORT, {}),
+    server('short', SHORT_PORT, { HOLD_TTL_SECS: String(SHORT_HOLD_SECS) }),
+  ],
 });

@@ -1,18 +1,11 @@
 import { test, expect, Page } from '@playwright/test';
+import { openDemoEvent, seat as anySeat } from './helpers';
 
 // Each test takes seats in its own row of the demo event, so the tests can
 // run in parallel against one server without taking each other's seats.
 
-async function openDemoEvent(page: Page) {
-  await page.goto('/');
-  await page.getByRole('link', { name: /Demo Night/ }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toContainText('Demo Night');
-}
-
 function seat(page: Page, row: string, number: number) {
-  return page.getByRole('button', {
-    name: new RegExp(`^Orchestra, row ${row}, seat ${number}, `),
-  });
+  return anySeat(page, 'Orchestra', row, number);
 }
 
 async function buyAndConfirm(page: Page, row: string, numbers: number[]) {

@@ -1,0 +1,69 @@
+import { test, expect } from '@playwright/test';
+import { expectNoSeriousA11yViolations, openDemoEvent, seat, signInStaff } from './helpers';
+
+test('axe finds no serious or critical violations on the event list, map, hold panel and console', async ({ page, browser }) => {
+  // Five full scans, two of a 1,000-button map.
+  test.setTimeout(180_000);
+  await page.goto('/');
+  await expectNoSeriousA11yViolations(page, 'event list');
+  await openDemoEvent(page);
+  await expectNoSeriousA11yViolations(page, 'seat map');
+  await seat(page, 'Orchestra', 'J', 4).click();
+  await expect(seat(page, 'Orchestra', 'J', 4)).toHaveAttribute('aria-pressed', 'true');
+  await expectNoSeriousA11yViolations(page, 'seat map with a hold panel');
+  await page.getByRole('link', { name: /List of available seats/ }).click();
+  await expectNoSeriousA11yViolations(page, 'list view');
+
+  const staffContext = await browser.newContext();
+  const staff = await staffContext.newPage();
+  await signInStaff(staff, '/staff/events/1');
+  await expectNoSeriousA11yViolations(staff, 'staff console');
+  await staffContext.close();
+});
+
+test('accessible-seat flags are in the map, the list and the accessible names', async ({ page }) => {
+  await openDemoEvent(page);
+  await expect(seat(page, 'Orchestra', 'T', 1)).toHaveAccessibleName(/wheelchair space, available$/);
+  await expect(seat(page, 'Orchestra', 'T', 3)).toHaveAccessibleName(/companion seat, available$/);
+  await expect(seat(page, 'Balcony', 'A', 1)).toHaveAccessibleName(/restricted view, available$/);
+  await expect(seat(page, 'Orchestra', 'T', 1)).toHaveClass(/seat--wheelchair/);
+  await page.getByRole('link', { name: /List of available seats/ }).click();
+  await expect(page.getByRole('button', { name: /^Orchestra, row T, seat 1, .*wheelchair space/ })).toBeVisible();
+});
+
+test('the map is usable at 390 px: it scrolls and zooms, and seats are big enough to tap', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+  const page = await context.newPage();
+  await openDemoEvent(page);
+  const area = page.locator('.map-area');
+  const scrolls = await area.evaluate((el) => el.scrollWidth > el.clientWidth);
+  expect(scrolls, 'the map scrolls sideways rather than shrinking').toBe(true);
+  const box = await seat(page, 'Orchestra', 'A', 1).boundingBox();
+  expect(box!.width).toBeGreaterThanOrEqual(24);
+  expect(box!.height).toBeGreaterThanOrEqual(24);
+  const before = await area.evaluate((el) => el.scrollWidth);
+  await page.getByRole('button', { name: 'Zoom out' }).click();
+  await expect.poll(() => area.evaluate((el) => el.scrollWidth)).toBeLessThan(before);
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await seat(page, 'Orchestra', 'K', 15).tap();
+  await expect(seat(page, 'Orchestra', 'K', 15)).toHaveAttribute('aria-pressed', 'true');
+  await context.close();
+});
+
+test('screenshots of the map at desktop width and at 390 px', async ({ browser }, testInfo) => {
+  for (const [name, viewport] of [
+    ['seat-map-desktop', { width: 1280, height: 900 }],
+    ['seat-map-390', { width: 390, height: 844 }],
+  ] as const) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await openDemoEvent(page);
+    await seat(page, 'Orchestra', 'L', name.endsWith('390') ? 2 : 14).click();
+    await expect(page.locator('#hold-panel .countdown')).toBeVisible();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const path = `screenshots/${name}.png`;
+    await page.screenshot({ path });
+    await testInfo.attach(name, { path, contentType: 'image/png' });
+    await context.close();
+  }
+});

@@ -1,0 +1,43 @@
+import { test, expect } from '@playwright/test';
+import { SHORT_PORT, SHORT_HOLD_SECS } from '../playwright.config';
+import { openDemoEvent, seat, waitLive } from './helpers';
+
+// Against the server whose holds last only a few seconds.
+test.use({ baseURL: `http://127.0.0.1:${SHORT_PORT}` });
+
+test('the countdown reaches zero, the panel says expired, and another browser takes the seat', async ({ page, browser }) => {
+  await openDemoEvent(page);
+  await waitLive(page);
+  await seat(page, 'Orchestra', 'B', 3).click();
+  await expect(seat(page, 'Orchestra', 'B', 3)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('#hold-panel .countdown__time')).toHaveText(/^00:0\d$/);
+
+  const countdown = page.locator('#hold-panel .countdown');
+  await expect(countdown).toHaveText(/Your hold has expired/, { timeout: (SHORT_HOLD_SECS + 4) * 1000 });
+  await expect(page.locator('#hold-announcer')).toHaveText(/expired/);
+  await expect(page.locator('#hold-panel .buy-form button')).toBeDisabled();
+  // Nothing announced the lapse; the page asked for the seat when it ran out.
+  await expect(seat(page, 'Orchestra', 'B', 3)).toHaveAccessibleName(/available$/, { timeout: 5_000 });
+
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await openDemoEvent(second);
+  await seat(second, 'Orchestra', 'B', 3).click();
+  await expect(seat(second, 'Orchestra', 'B', 3)).toHaveAttribute('aria-pressed', 'true');
+  await other.close();
+});
+
+test('in the last two minutes, "Need more time?" adds time once', async ({ page }) => {
+  await openDemoEvent(page);
+  await seat(page, 'Orchestra', 'B', 20).click();
+  await expect(seat(page, 'Orchestra', 'B', 20)).toHaveAttribute('aria-pressed', 'true');
+  // A hold this short starts inside its last two minutes: the offer shows
+  // at once, and the 30-second warning is announced.
+  const more = page.getByRole('button', { name: /^Need more time\?/ });
+  await expect(more).toBeVisible();
+  await expect(page.locator('#hold-announcer')).toHaveText('30 seconds left on your hold.');
+  await more.click();
+  await expect(page.getByRole('status')).toContainText('Your seats are held until');
+  await expect(page.locator('#hold-panel .countdown__time')).toHaveText(/^04:0\d$/);
+  await expect(more).toHaveCount(0);
+});
