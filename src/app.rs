@@ -9,6 +9,8 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use tokio::sync::watch;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -26,6 +28,9 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Seat changes from every instance, for live pages.
     pub live: LiveFeed,
+    /// Set when the app starts shutting down: long-lived streams end, so
+    /// a graceful shutdown doesn't wait on them forever.
+    shutdown: Arc<watch::Sender<bool>>,
 }
 
 impl AppState {
@@ -34,13 +39,26 @@ impl AppState {
             pool,
             config: Arc::new(config),
             live,
+            shutdown: Arc::new(watch::channel(false).0),
         }
+    }
+
+    pub fn begin_shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    /// Resolves once shutdown has begun.
+    pub async fn shutting_down(&self) {
+        let mut receiver = self.shutdown.subscribe();
+        let _ = receiver.wait_for(|down| *down).await;
     }
 }
 
 pub const SESSION_COOKIE: &str = "seatmap_session";
 
 pub fn build_router(state: AppState) -> Router {
+    // Install the metrics recorder before anything is counted.
+    crate::observability::metrics();
     let sessions = SessionManagerLayer::new(PgSessionStore::new(state.pool.clone()))
         .with_name(SESSION_COOKIE)
         .with_http_only(true)
@@ -58,8 +76,26 @@ pub fn build_router(state: AppState) -> Router {
         .layer(referrer)
         .layer(frames)
         .layer(opener)
-        .layer(TraceLayer::new_for_http())
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
+}
+
+/// Every log line of a request carries its id (also sent back in the
+/// `x-request-id` response header, or taken from the caller's).
+fn request_span(request: &Request) -> tracing::Span {
+    let request_id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        request_id = %request_id,
+    )
 }
 
 /// The router as a service that knows each connection's peer address

@@ -14,14 +14,18 @@ SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // Logs go to stderr so that stdout carries only results (`seatmap demo` prints an id).
-    tracing_subscriber::fmt()
+    // Logs go to stderr so that stdout carries only results (`seatmap demo`
+    // prints an id). SEATMAP_LOG_FORMAT=json gives one JSON object a line.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,tower_http=warn".into());
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,tower_http=warn".into()),
-        )
-        .init();
+        .with_env_filter(filter);
+    if std::env::var("SEATMAP_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = args.first().cloned();
     if matches!(command.as_deref(), Some("help" | "--help" | "-h")) {

@@ -93,10 +93,15 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
     let live = LiveFeed::start(database.pg_config.clone(), database.pool.clone());
-    let app = build_router(AppState::new(database.pool.clone(), config, live));
+    let state = AppState::new(database.pool.clone(), config, live);
+    let app = build_router(state.clone());
     println!("seatmap is running at http://{addr}/");
     let served = axum::serve(listener, into_service(app))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // Live pages' streams would otherwise keep the drain waiting.
+            state.begin_shutdown();
+        })
         .await;
     sweeper.abort();
     database.shutdown().await;

@@ -24,6 +24,7 @@ use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
 use crate::error::{AppError, AppResult};
+use crate::observability as obs;
 
 #[derive(Debug, Clone)]
 pub struct BestAvailableRequest {
@@ -70,7 +71,20 @@ pub async fn hold_best_available(
     request: &BestAvailableRequest,
     rules: HoldRules,
 ) -> AppResult<BestAvailableOutcome> {
-    retrying(|| hold_best_available_once(pool, event_id, holder, request, rules)).await
+    let outcome =
+        retrying(|| hold_best_available_once(pool, event_id, holder, request, rules)).await;
+    let label = match &outcome {
+        Ok(found) => {
+            metrics::counter!(obs::SEATS_CLAIMED).increment(found.added.len() as u64);
+            "found"
+        }
+        Err(AppError::Conflict { code, .. }) => code,
+        Err(AppError::HoldLimit { .. }) => "hold_limit",
+        Err(AppError::Validation { .. } | AppError::NotFound(_)) => "invalid",
+        Err(_) => "error",
+    };
+    metrics::counter!(obs::BEST_AVAILABLE, "outcome" => label).increment(1);
+    outcome
 }
 
 async fn hold_best_available_once(
@@ -122,7 +136,9 @@ async fn hold_best_available_once(
         });
     };
     chosen.sort_unstable();
-    let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, &chosen).await?;
+    let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, &chosen)
+        .await?
+        .ids;
     if claimed.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
         // predicate, so this would be a bug; refuse rather than half-claim.

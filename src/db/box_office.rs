@@ -281,7 +281,9 @@ pub async fn revive(
             max_holds_per_ip: 0,
         };
         let hold = holds::lock_or_open(&tx, old.event_id, holder, rules).await?;
-        let claimed = seats::claim(&tx, old.event_id, hold.id, hold.expires_at, &seat_ids).await?;
+        let claimed = seats::claim(&tx, old.event_id, hold.id, hold.expires_at, &seat_ids)
+            .await?
+            .ids;
         if claimed.len() != seat_ids.len() {
             let taken = seat_ids
                 .iter()

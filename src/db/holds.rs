@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::error::{AppError, AppResult};
+use crate::observability as obs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HoldState {
@@ -244,7 +245,18 @@ pub async fn claim_seats(
     seat_ids: &[i64],
     rules: HoldRules,
 ) -> AppResult<HoldSummary> {
-    retrying(|| claim_seats_once(pool, event_id, holder, seat_ids, rules)).await
+    let outcome = retrying(|| claim_seats_once(pool, event_id, holder, seat_ids, rules)).await;
+    match &outcome {
+        Ok((_, reclaimed)) => {
+            metrics::counter!(obs::SEATS_CLAIMED).increment(seat_ids.len() as u64);
+            metrics::counter!(obs::SEATS_EXPIRED_RECLAIMED).increment(*reclaimed);
+        }
+        Err(AppError::SeatsUnavailable { .. }) => {
+            metrics::counter!(obs::CLAIMS_CONFLICTED).increment(1)
+        }
+        Err(_) => {}
+    }
+    outcome.map(|(summary, _)| summary)
 }
 
 async fn claim_seats_once(
@@ -253,7 +265,7 @@ async fn claim_seats_once(
     holder: Holder,
     seat_ids: &[i64],
     rules: HoldRules,
-) -> AppResult<HoldSummary> {
+) -> AppResult<(HoldSummary, u64)> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     if !events::exists(&tx, event_id).await? {
@@ -273,6 +285,8 @@ async fn claim_seats_once(
     }
     let hold = lock_or_open(&tx, event_id, holder, rules).await?;
     let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, seat_ids).await?;
+    let reclaimed = claimed.reclaimed;
+    let claimed = claimed.ids;
     if claimed.len() != seat_ids.len() {
         let taken = seat_ids
             .iter()
@@ -288,11 +302,14 @@ async fn claim_seats_once(
         });
     }
     tx.commit().await?;
-    Ok(HoldSummary {
-        hold_id: hold.id,
-        expires_at: hold.expires_at,
-        seat_ids: held,
-    })
+    Ok((
+        HoldSummary {
+            hold_id: hold.id,
+            expires_at: hold.expires_at,
+            seat_ids: held,
+        },
+        reclaimed,
+    ))
 }
 
 /// Any buyer's hold, locked for this transaction (for staff).

@@ -10,6 +10,7 @@ pub mod box_office;
 pub mod demo;
 pub mod events;
 pub mod holds;
+pub mod invariants;
 pub mod live;
 pub mod orders;
 pub mod rate_limits;
@@ -128,6 +129,7 @@ where
         match attempt().await {
             Err(err) if err.is_retryable() && tries < MAX_ATTEMPTS => {
                 RETRIES.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!(crate::observability::TRANSACTION_RETRIES).increment(1);
                 tracing::info!(tries, error = %err, "retrying transaction");
                 tokio::time::sleep(Duration::from_millis(5 * u64::from(tries))).await;
                 tries += 1;
@@ -135,4 +137,20 @@ where
             outcome => return outcome,
         }
     }
+}
+
+/// Whether the schema is as this binary expects: every embedded migration
+/// applied. (Readiness: an instance of a newer build waits for its migrations.)
+pub async fn migrations_current(client: &impl GenericClient) -> AppResult<bool> {
+    let expected = embedded::migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| m.version())
+        .max()
+        .unwrap_or(0);
+    let applied: Option<i32> = client
+        .query_one("SELECT max(version) FROM refinery_schema_history", &[])
+        .await?
+        .get(0);
+    Ok(applied.is_some_and(|v| i64::from(v) >= i64::from(expected)))
 }

@@ -46,7 +46,11 @@ pub async fn purchase(
     buyer_id: Uuid,
     buyer: &BuyerDetails,
 ) -> AppResult<OrderCreated> {
-    retrying(|| purchase_once(pool, hold_id, buyer_id, buyer)).await
+    let outcome = retrying(|| purchase_once(pool, hold_id, buyer_id, buyer)).await;
+    if outcome.is_ok() {
+        metrics::counter!(crate::observability::PURCHASES).increment(1);
+    }
+    outcome
 }
 
 async fn purchase_once(

@@ -184,6 +184,13 @@ pub async fn ids_in_event(
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
+/// What a claim took: the seat ids, and how many of them it took back from
+/// a hold that had lapsed (lazy expiry at work).
+pub struct Claimed {
+    pub ids: Vec<i64>,
+    pub reclaimed: u64,
+}
+
 /// Claims the free seats among `seat_ids` for the hold and returns the ids
 /// it claimed. A seat is free if it is available or its hold has lapsed
 /// (lazy expiry); a seat already in this hold counts as claimed. Row locks
@@ -194,11 +201,11 @@ pub async fn claim(
     hold_id: Uuid,
     held_until: OffsetDateTime,
     seat_ids: &[i64],
-) -> AppResult<Vec<i64>> {
+) -> AppResult<Claimed> {
     let statement = client
         .prepare_cached(
             "WITH target AS (
-                 SELECT id FROM seats
+                 SELECT id, (status = 'HELD' AND hold_id <> $3) AS reclaimed FROM seats
                   WHERE event_id = $1 AND id = ANY($2)
                     AND (status = 'AVAILABLE'
                          OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
@@ -211,13 +218,16 @@ pub async fn claim(
               WHERE s.id = target.id
                 AND (s.status = 'AVAILABLE'
                      OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
-          RETURNING s.id",
+          RETURNING s.id, target.reclaimed",
         )
         .await?;
     let rows = client
         .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
         .await?;
-    Ok(rows.iter().map(|row| row.get(0)).collect())
+    Ok(Claimed {
+        ids: rows.iter().map(|row| row.get(0)).collect(),
+        reclaimed: rows.iter().filter(|row| row.get::<_, bool>(1)).count() as u64,
+    })
 }
 
 /// The seats a hold still has, in id order.

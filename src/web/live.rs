@@ -162,6 +162,7 @@ impl PageFeed {
         loop {
             let change = tokio::select! {
                 _ = sender.closed() => return,
+                _ = self.state.shutting_down() => return,
                 change = changes.recv() => change,
             };
             let outcome = match change {

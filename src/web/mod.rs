@@ -4,6 +4,7 @@ pub mod api;
 pub mod assets;
 pub mod extract;
 pub mod live;
+pub mod ops;
 pub mod pages;
 pub mod security;
 pub mod staff;
@@ -23,6 +24,10 @@ pub fn router() -> Router<AppState> {
         .merge(assets::router())
         .merge(staff::router())
         .merge(staff_api::router())
+        .merge(ops::router())
+        .route_layer(axum::middleware::from_fn(
+            crate::observability::track_requests,
+        ))
 }
 
 pub async fn not_found() -> AppError {

@@ -1,0 +1,119 @@
+//! The claims "never oversold" rests on, checked against the database as
+//! it is. The schema's constraints already forbid most of these; checking
+//! them anyway, after load and faults, is what lets us say so with numbers.
+
+use super::GenericClient;
+use crate::error::AppResult;
+
+/// One broken invariant, with the rows that break it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Breach {
+    pub invariant: &'static str,
+    pub detail: String,
+}
+
+const CHECKS: &[(&str, &str)] = &[
+    (
+        "no seat is sold twice",
+        "SELECT 'seat ' || seat_id || ' on ' || count(*) || ' order lines'
+           FROM order_lines GROUP BY seat_id HAVING count(*) > 1",
+    ),
+    (
+        "every sold seat has exactly its order's line",
+        "SELECT 'seat ' || s.id || ' sold to order ' || s.order_id || ' without a matching line'
+           FROM seats s
+          WHERE s.status = 'SOLD'
+            AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.seat_id = s.id AND l.order_id = s.order_id)",
+    ),
+    (
+        "no order line for a seat that isn't sold",
+        "SELECT 'seat ' || s.id || ' is ' || s.status || ' but on order ' || l.order_id
+           FROM order_lines l JOIN seats s ON s.id = l.seat_id
+          WHERE s.status <> 'SOLD' OR s.order_id <> l.order_id",
+    ),
+    (
+        "a held seat's hold is of its event and expires when the seat says",
+        "SELECT 'seat ' || s.id || ' held by ' || s.hold_id || ' (' || h.state || ')'
+           FROM seats s JOIN holds h ON h.id = s.hold_id
+          WHERE s.status = 'HELD' AND s.held_until >= now()
+            AND (h.state <> 'OPEN' OR h.event_id <> s.event_id OR h.expires_at <> s.held_until)",
+    ),
+    (
+        "no buyer has two open holds for one event",
+        "SELECT 'buyer ' || buyer_id || ' has ' || count(*) || ' open holds'
+           FROM holds WHERE state = 'OPEN' GROUP BY event_id, buyer_id HAVING count(*) > 1",
+    ),
+    (
+        "no live hold has more seats than a hold may",
+        "SELECT 'hold ' || hold_id || ' has ' || count(*) || ' seats'
+           FROM seats WHERE status = 'HELD' AND held_until >= now()
+          GROUP BY hold_id HAVING count(*) > $1",
+    ),
+    (
+        "seat counts add up per event",
+        "SELECT 'event ' || e.id || ': ' || count(s.id) || ' seats but '
+                || count(*) FILTER (WHERE s.status IN ('AVAILABLE', 'HELD', 'SOLD', 'BLOCKED')) || ' by status'
+           FROM events e JOIN seats s ON s.event_id = e.id
+          GROUP BY e.id
+         HAVING count(s.id) <> count(*) FILTER (WHERE s.status IN ('AVAILABLE', 'HELD', 'SOLD', 'BLOCKED'))",
+    ),
+];
+
+/// Every breach found (empty when all hold). `max_seats` is the per-hold limit.
+pub async fn check(client: &impl GenericClient, max_seats: u32) -> AppResult<Vec<Breach>> {
+    let mut breaches = Vec::new();
+    for (invariant, sql) in CHECKS {
+        let rows = if sql.contains("$1") {
+            client.query(*sql, &[&i64::from(max_seats)]).await?
+        } else {
+            client.query(*sql, &[]).await?
+        };
+        breaches.extend(rows.iter().take(20).map(|row| Breach {
+            invariant,
+            detail: row.get(0),
+        }));
+    }
+    Ok(breaches)
+}
+
+/// What the clients were told: a seat they were given (201) under a hold,
+/// and whether they later released it themselves.
+#[derive(Debug, Clone)]
+pub struct Granted {
+    pub hold_id: uuid::Uuid,
+    pub seat_id: i64,
+}
+
+/// Every seat a client was given and did not release must still be held
+/// by that hold, or sold from it. Returns the ones that are neither.
+pub async fn check_granted(
+    client: &impl GenericClient,
+    granted: &[Granted],
+) -> AppResult<Vec<Breach>> {
+    let holds: Vec<uuid::Uuid> = granted.iter().map(|g| g.hold_id).collect();
+    let seats: Vec<i64> = granted.iter().map(|g| g.seat_id).collect();
+    let rows = client
+        .query(
+            "SELECT g.hold_id::text, g.seat_id, s.status
+               FROM unnest($1::uuid[], $2::bigint[]) AS g(hold_id, seat_id)
+               JOIN seats s ON s.id = g.seat_id
+               LEFT JOIN orders o ON o.id = s.order_id
+              WHERE NOT ((s.status = 'HELD' AND s.hold_id = g.hold_id)
+                      OR (s.status = 'SOLD' AND o.hold_id = g.hold_id))
+              LIMIT 20",
+            &[&holds, &seats],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| Breach {
+            invariant: "every seat a client was given is held by its hold or sold from it",
+            detail: format!(
+                "seat {} given to hold {} is now {}",
+                row.get::<_, i64>(1),
+                row.get::<_, String>(0),
+                row.get::<_, String>(2)
+            ),
+        })
+        .collect())
+}

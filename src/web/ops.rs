@@ -1,0 +1,64 @@
+//! For operators and load balancers: liveness, readiness, metrics.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::db;
+use crate::observability;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+/// The process is up and serving.
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// The database answers and its schema is what this build expects; 503
+/// otherwise (quickly: the pool's wait is bounded).
+async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
+    let check = async {
+        let client = state.pool.get().await?;
+        db::migrations_current(&client).await
+    };
+    match check.await {
+        Ok(true) => (
+            StatusCode::OK,
+            Json(json!({ "database": "ok", "migrations": "current" })),
+        ),
+        Ok(false) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "database": "ok", "migrations": "pending" })),
+        ),
+        Err(err) => {
+            tracing::warn!(error = %err, "not ready");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(json!({ "database": "unreachable" })),
+            )
+        }
+    }
+}
+
+/// Prometheus text format. Pool figures are read at scrape time.
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let status = state.pool.status();
+    metrics::gauge!("seatmap_db_pool_size").set(status.size as f64);
+    metrics::gauge!("seatmap_db_pool_available").set(status.available as f64);
+    metrics::gauge!("seatmap_db_pool_max_size").set(status.max_size as f64);
+    metrics::gauge!("seatmap_db_pool_waiting").set(status.waiting as f64);
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        observability::metrics().render(),
+    )
+}

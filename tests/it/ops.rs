@@ -1,0 +1,131 @@
+//! Health, readiness, metrics, request ids, and answering (not hanging)
+//! while the database is down.
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use seatmap::app::{AppState, build_router, into_service};
+use seatmap::config::{Config, DatabaseSource, Secret};
+use seatmap::db::{self, live::LiveFeed};
+
+use crate::support::{Api, spawn_app};
+
+#[tokio::test]
+async fn health_readiness_and_metrics_report_what_happened() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let client = app.buyer();
+    let health = client
+        .http
+        .get(format!("{}/healthz", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    let (status, body) = client.get("/readyz").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["migrations"], "current");
+
+    assert_eq!(
+        client.hold(event.id, &[event.seat_ids[0]]).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        app.buyer().hold(event.id, &[event.seat_ids[0]]).await.0,
+        StatusCode::CONFLICT
+    );
+    let metrics = client
+        .http
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for name in [
+        "seatmap_seats_claimed_total",
+        "seatmap_claims_conflicted_total",
+        "seatmap_db_pool_size",
+        "seatmap_db_pool_waiting",
+    ] {
+        assert!(metrics.contains(name), "{name} missing from /metrics");
+    }
+    // Latency is labelled by route template, never by raw path.
+    assert!(metrics.contains(
+        "seatmap_http_request_duration_seconds_bucket{route=\"/api/events/{event_id}/holds\",method=\"POST\",status=\"201\""
+    ));
+    assert!(!metrics.contains(&format!("route=\"/api/events/{}/holds\"", event.id)));
+}
+
+#[tokio::test]
+async fn every_response_carries_a_request_id_and_keeps_the_callers() {
+    let app = spawn_app().await;
+    let client = app.buyer();
+    let response = client
+        .http
+        .get(format!("{}/api/events", app.base))
+        .send()
+        .await
+        .unwrap();
+    let id = response.headers()["x-request-id"].to_str().unwrap();
+    assert_eq!(id.len(), 36, "a fresh uuid: {id}");
+    let response = client
+        .http
+        .get(format!("{}/api/events", app.base))
+        .header("x-request-id", "trace-me-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "trace-me-123");
+}
+
+#[tokio::test]
+async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answers() {
+    // Nothing listens on port 1: the database is "down".
+    let url = "host=127.0.0.1 port=1 user=seatmap dbname=seatmap connect_timeout=2";
+    let config = Config::for_tests(DatabaseSource::Url(Secret::new(url)));
+    let pg_config: tokio_postgres::Config = url.parse().unwrap();
+    let pool = db::build_pool(pg_config.clone(), &config.db).unwrap();
+    let live = LiveFeed::start(pg_config, pool.clone());
+    let app = build_router(AppState::new(pool, config, live));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, into_service(app)).await });
+
+    let client = Api::new(&base);
+    for path in ["/api/events", "/api/events/1/seats", "/readyz"] {
+        let started = Instant::now();
+        let response = client
+            .http
+            .get(format!("{base}{path}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
+        // A bound on hanging, not a speed claim: the pool's wait is 2 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{path} took {:?}",
+            started.elapsed()
+        );
+        if path != "/readyz" {
+            assert_eq!(response.headers()["retry-after"], "1");
+            let body: serde_json::Value = response.json().await.unwrap();
+            assert_eq!(body["error"], "unavailable");
+        }
+    }
+    let page = client.http.get(format!("{base}/")).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        page.text().await.unwrap().contains("very busy"),
+        "a page, not a JSON error"
+    );
+    let health = client
+        .http
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+}
