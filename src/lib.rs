@@ -5,6 +5,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod loadgen;
 pub mod observability;
 pub mod pg_cluster;
 pub mod startup;

@@ -19,14 +19,12 @@ use std::time::{Duration, Instant};
 
 use seatmap::db::holds::{HoldRules, Holder};
 use seatmap::db::{self, Pool, best_available::BestAvailableRequest};
-use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
+use seatmap::domain::layout::arena_event;
 use seatmap::error::AppError;
 use seatmap::pg_cluster::{Durability, PgCluster};
 use tokio_postgres::NoTls;
 
-const SECTIONS: usize = 4;
-const ROWS: usize = 50;
-const SEATS_PER_ROW: u32 = 100;
+const VENUE_SEATS: i64 = 20_000;
 
 struct Options {
     seconds: f64,
@@ -84,7 +82,7 @@ async fn set_fill(pool: &Pool, event_id: i64, order_id: uuid::Uuid, percent: u32
         Fill::FrontFirst => "rank, id",
         Fill::Scattered => "md5(id::text)",
     };
-    let count = (SECTIONS * ROWS) as i64 * i64::from(SEATS_PER_ROW) * i64::from(percent) / 100;
+    let count = VENUE_SEATS * i64::from(percent) / 100;
     client
         .execute(
             &format!(
@@ -169,33 +167,6 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
     }
 }
 
-fn venue() -> EventSpec {
-    EventSpec {
-        slug: None,
-        name: "Benchmark Arena".into(),
-        venue: "Arena".into(),
-        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
-        tiers: vec![TierSpec {
-            code: "std".into(),
-            name: "Standard".into(),
-            price_cents: 5000,
-        }],
-        sections: (0..SECTIONS)
-            .map(|s| SectionSpec {
-                name: format!("Section {}", s + 1),
-                rows: (0..ROWS)
-                    .map(|r| RowSpec {
-                        label: row_label(r),
-                        seats: SEATS_PER_ROW,
-                        tier: "std".into(),
-                        ..Default::default()
-                    })
-                    .collect(),
-            })
-            .collect(),
-    }
-}
-
 async fn run_matrix(
     pool: &Pool,
     event_id: i64,
@@ -274,7 +245,11 @@ async fn main() -> anyhow::Result<()> {
     db::migrate(&pool).await?;
 
     let created = Instant::now();
-    let event_id = db::demo::create_event(&pool, &venue()).await?;
+    let event_id = db::demo::create_event(
+        &pool,
+        &arena_event(time::OffsetDateTime::now_utc() + time::Duration::days(30)),
+    )
+    .await?;
     let create_ms = created.elapsed().as_secs_f64() * 1000.0;
     let order_id = uuid::Uuid::new_v4();
     pool.get()
@@ -287,9 +262,7 @@ async fn main() -> anyhow::Result<()> {
         .await?;
     println!(
         "best available on a {}-seat venue: {} workers, {} s per level; event created in {create_ms:.0} ms",
-        SECTIONS * ROWS * SEATS_PER_ROW as usize,
-        options.workers,
-        options.seconds
+        VENUE_SEATS, options.workers, options.seconds
     );
 
     let with_indexes = run_matrix(&pool, event_id, order_id, &options).await;

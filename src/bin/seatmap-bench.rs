@@ -1,0 +1,599 @@
+//! seatmap-bench: load, faults and several instances, measured against a
+//! real PostgreSQL, with the database's invariants checked after each run.
+//!
+//! It hosts everything itself: a throwaway PostgreSQL cluster from the
+//! system binaries, N instances of the `seatmap` binary beside this one
+//! (limits against hoarding turned off: every buyer comes from 127.0.0.1),
+//! and a 20,000-seat arena. All traffic is on loopback and bounded.
+//!
+//!     seatmap-bench [SCENARIO ...] [--buyers 10000] [--duration 30]
+//!                   [--concurrency 64] [--instances 1] [--json FILE] [--fsync off]
+//!
+//! Scenarios: hot-seat, picks, best, mixed (the default set), ratio (pgbench
+//! on the same claim SQL, then HTTP picks, side by side), faults (kill the
+//! app, restart PostgreSQL, hold a stray lock, all under load), scale (picks
+//! on one instance, then on all of them; needs --instances 2 or more).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use seatmap::config::DbSettings;
+use seatmap::db::{self, Pool};
+use seatmap::domain::layout::arena_event;
+use seatmap::loadgen::{self, Report, Target};
+use seatmap::pg_cluster::{self, Durability, PgCluster};
+use tokio_postgres::NoTls;
+
+const MAX_SEATS_PER_HOLD: u32 = 10;
+
+struct Options {
+    scenarios: Vec<String>,
+    buyers: usize,
+    duration: Duration,
+    concurrency: usize,
+    instances: usize,
+    json: Option<PathBuf>,
+    durability: Durability,
+}
+
+fn options() -> anyhow::Result<Options> {
+    let mut options = Options {
+        scenarios: Vec::new(),
+        buyers: 10_000,
+        duration: Duration::from_secs(30),
+        concurrency: 64,
+        instances: 1,
+        json: None,
+        durability: Durability::Durable,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--buyers" => options.buyers = value("--buyers")?.parse()?,
+            "--duration" => {
+                let raw = value("--duration")?;
+                options.duration = Duration::from_secs_f64(raw.trim_end_matches('s').parse()?);
+            }
+            "--concurrency" => options.concurrency = value("--concurrency")?.parse()?,
+            "--instances" => options.instances = value("--instances")?.parse()?,
+            "--json" => options.json = Some(PathBuf::from(value("--json")?)),
+            "--fsync" => {
+                options.durability = match value("--fsync")?.as_str() {
+                    "off" => Durability::Throwaway,
+                    _ => Durability::Durable,
+                }
+            }
+            "-h" | "--help" => {
+                println!(
+                    "{}",
+                    include_str!("seatmap-bench.rs")
+                        .lines()
+                        .skip(11)
+                        .take(6)
+                        .map(|l| l.trim_start_matches("//! "))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                );
+                std::process::exit(0);
+            }
+            scenario if !scenario.starts_with('-') => options.scenarios.push(scenario.to_string()),
+            other => bail!("unknown option {other}"),
+        }
+    }
+    anyhow::ensure!(options.buyers <= 100_000, "--buyers is capped at 100000");
+    anyhow::ensure!(
+        options.duration <= Duration::from_secs(600),
+        "--duration is capped at 600 s"
+    );
+    anyhow::ensure!(
+        (1..=512).contains(&options.concurrency),
+        "--concurrency is 1..512"
+    );
+    anyhow::ensure!((1..=8).contains(&options.instances), "--instances is 1..8");
+    if options.scenarios.is_empty() {
+        options.scenarios = ["hot-seat", "picks", "best", "mixed"]
+            .map(String::from)
+            .to_vec();
+    }
+    Ok(options)
+}
+
+/// A `seatmap` process serving on a loopback port.
+struct App {
+    child: Child,
+    port: u16,
+}
+
+impl App {
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+/// However the bench ends, no app process outlives it.
+impl Drop for App {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+struct Harness {
+    data_dir: tempfile::TempDir,
+    cluster: Option<PgCluster>,
+    durability: Durability,
+    pool: Pool,
+    conninfo: String,
+    apps: Vec<App>,
+    event_id: i64,
+    seat_ids: Arc<Vec<i64>>,
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+fn seatmap_binary() -> anyhow::Result<PathBuf> {
+    let beside = std::env::current_exe()?.with_file_name("seatmap");
+    anyhow::ensure!(
+        beside.exists(),
+        "no seatmap binary at {}: build it first (cargo build --release)",
+        beside.display()
+    );
+    Ok(beside)
+}
+
+impl Harness {
+    async fn start(instances: usize, durability: Durability) -> anyhow::Result<Harness> {
+        let data_dir = tempfile::Builder::new()
+            .prefix("seatmap-bench-")
+            .tempdir()?;
+        std::fs::set_permissions(
+            data_dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )?;
+        let pg_data = data_dir.path().join("pgdata");
+        let cluster =
+            tokio::task::spawn_blocking(move || PgCluster::start(&pg_data, durability)).await??;
+        let (admin, connection) = cluster.connect_config("postgres").connect(NoTls).await?;
+        tokio::spawn(connection);
+        db::ensure_database(&admin, "bench").await?;
+        let pg_config = cluster.connect_config("bench");
+        let pool = db::build_pool(
+            pg_config,
+            &DbSettings {
+                pool_size: 8,
+                ..DbSettings::default()
+            },
+        )?;
+        db::migrate(&pool).await?;
+        let starts_at = time::OffsetDateTime::now_utc() + time::Duration::days(30);
+        let created = Instant::now();
+        let event_id = db::demo::create_event(&pool, &arena_event(starts_at))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        println!(
+            "20,000-seat arena created in {} ms",
+            created.elapsed().as_millis()
+        );
+        let seat_ids = Arc::new(loadgen::seat_ids(&pool.get().await?, event_id).await?);
+        let conninfo = format!(
+            "host={} port=5432 user={} dbname=bench",
+            data_dir.path().join("pgdata").display(),
+            pg_cluster::SUPERUSER
+        );
+        let mut harness = Harness {
+            data_dir,
+            cluster: Some(cluster),
+            durability,
+            pool,
+            conninfo,
+            apps: Vec::new(),
+            event_id,
+            seat_ids,
+        };
+        for _ in 0..instances {
+            let port = free_port()?;
+            let app = harness.spawn_app(port).await?;
+            harness.apps.push(app);
+        }
+        Ok(harness)
+    }
+
+    async fn spawn_app(&self, port: u16) -> anyhow::Result<App> {
+        let child = Command::new(seatmap_binary()?)
+            .env("DATABASE_URL", &self.conninfo)
+            .env("SEATMAP_ADDR", format!("127.0.0.1:{port}"))
+            .env("MAX_HOLDS_PER_IP", "0")
+            .env("HOLD_REQUESTS_PER_MINUTE", "0")
+            .env("HOLD_REQUESTS_PER_MINUTE_PER_IP", "0")
+            .env("MAX_SEATS_PER_HOLD", MAX_SEATS_PER_HOLD.to_string())
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let app = App { child, port };
+        wait_ready(&app.base(), Duration::from_secs(30)).await?;
+        Ok(app)
+    }
+
+    fn target(&self, instances: usize) -> Target {
+        Target {
+            bases: self.apps.iter().take(instances).map(App::base).collect(),
+            event_id: self.event_id,
+            seat_ids: self.seat_ids.clone(),
+        }
+    }
+
+    /// Every seat back on sale, every hold and order of the arena gone.
+    async fn reset(&self) -> anyhow::Result<()> {
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL, order_id = NULL
+                  WHERE event_id = $1 AND status <> 'AVAILABLE'",
+                &[&self.event_id],
+            )
+            .await?;
+        client
+            .batch_execute(&format!(
+                "DELETE FROM order_lines; DELETE FROM orders; DELETE FROM holds WHERE event_id = {};
+                 DELETE FROM tower_sessions; DELETE FROM rate_limits",
+                self.event_id
+            ))
+            .await?;
+        client.batch_execute("VACUUM ANALYZE seats").await?;
+        Ok(())
+    }
+
+    async fn restart_postgres(&mut self) -> anyhow::Result<Duration> {
+        let cluster = self.cluster.take().context("no cluster")?;
+        let down = Instant::now();
+        tokio::task::spawn_blocking(move || cluster.stop()).await??;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let pg_data = self.data_dir.path().join("pgdata");
+        let durability = self.durability;
+        self.cluster = Some(
+            tokio::task::spawn_blocking(move || PgCluster::start(&pg_data, durability)).await??,
+        );
+        Ok(down.elapsed())
+    }
+
+    async fn stop(mut self) -> anyhow::Result<()> {
+        for app in &mut self.apps {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(app.child.id() as i32),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+            let _ = app.child.wait();
+        }
+        self.pool.close();
+        if let Some(cluster) = self.cluster.take() {
+            tokio::task::spawn_blocking(move || cluster.stop()).await??;
+        }
+        Ok(())
+    }
+}
+
+async fn wait_ready(base: &str, within: Duration) -> anyhow::Result<()> {
+    let deadline = Instant::now() + within;
+    let http = reqwest::Client::new();
+    loop {
+        if let Ok(response) = http.get(format!("{base}/readyz")).send().await {
+            if response.status().is_success() {
+                return Ok(());
+            }
+        }
+        if Instant::now() > deadline {
+            bail!("{base} was not ready within {within:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn print_header() {
+    println!(
+        "\n{:<14} {:>8} {:>7} {:>7} {:>6} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}",
+        "scenario",
+        "requests",
+        "201",
+        "409",
+        "503",
+        "other",
+        "wall s",
+        "holds/s",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "breaches"
+    );
+}
+
+fn print_row(report: &Report) {
+    let listed: u64 = [201, 409, 503].iter().map(|s| report.count(*s)).sum();
+    println!(
+        "{:<14} {:>8} {:>7} {:>7} {:>6} {:>6} {:>7.2} {:>9.0} {:>8.2} {:>8.2} {:>8.2} {:>8}",
+        report.scenario,
+        report.requests,
+        report.count(201),
+        report.count(409),
+        report.count(503),
+        report.requests - listed,
+        report.wall_secs,
+        report.holds_per_sec,
+        report.p50_ms,
+        report.p95_ms,
+        report.p99_ms,
+        report.breaches.len()
+    );
+    for breach in &report.breaches {
+        println!("    BREACH {breach}");
+    }
+}
+
+/// pgbench on the claim (and release) SQL the app runs, against the same
+/// database at the same concurrency: the ceiling for HTTP picks.
+async fn pgbench_claims(harness: &Harness, options: &Options) -> anyhow::Result<f64> {
+    let script = harness.data_dir.path().join("claim.sql");
+    std::fs::write(
+        &script,
+        "\\set seat random(:lo, :hi)\n\
+         \\set h random(1, 1000000000000)\n\
+         BEGIN;\n\
+         INSERT INTO holds (id, event_id, buyer_id, expires_at) VALUES (md5(:h::text)::uuid, :event, gen_random_uuid(), now() + interval '10 minutes');\n\
+         WITH target AS (SELECT id FROM seats WHERE event_id = :event AND id = :seat AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now())) ORDER BY id FOR UPDATE) \
+         UPDATE seats s SET status = 'HELD', hold_id = md5(:h::text)::uuid, held_until = now() + interval '10 minutes' FROM target WHERE s.id = target.id;\n\
+         COMMIT;\n\
+         BEGIN;\n\
+         UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL WHERE id = :seat AND hold_id = md5(:h::text)::uuid;\n\
+         UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = md5(:h::text)::uuid;\n\
+         COMMIT;\n",
+    )?;
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
+    let bin = pg_cluster::find_bin_dir()?.join("pgbench");
+    let output = Command::new(bin)
+        .args(["-n", "-M", "prepared", "-j", "2"])
+        .arg("-c")
+        .arg(options.concurrency.to_string())
+        .arg("-T")
+        .arg(options.duration.as_secs().max(1).to_string())
+        .arg("-D")
+        .arg(format!("event={}", harness.event_id))
+        .arg("-D")
+        .arg(format!("lo={}", harness.seat_ids[0]))
+        .arg("-D")
+        .arg(format!(
+            "hi={}",
+            harness.seat_ids[harness.seat_ids.len() - 1]
+        ))
+        .arg("-f")
+        .arg(&script)
+        .arg("-h")
+        .arg(harness.data_dir.path().join("pgdata"))
+        .args(["-p", "5432", "-U", pg_cluster::SUPERUSER, "bench"])
+        .output()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let tps = text
+        .lines()
+        .find_map(|line| line.strip_prefix("tps = "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse::<f64>().ok())
+        .with_context(|| {
+            format!(
+                "pgbench printed no tps:\n{text}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })?;
+    Ok(tps)
+}
+
+/// Picks under load while the app is killed three times, PostgreSQL is
+/// restarted, and a stray transaction sits on seats' locks.
+async fn faults(harness: &mut Harness, options: &Options) -> anyhow::Result<Report> {
+    let duration = options.duration.max(Duration::from_secs(30));
+    let target = harness.target(harness.apps.len());
+    let load = tokio::spawn(async move { loadgen::picks(&target, duration, 32).await });
+    let probe = reqwest::Client::builder()
+        .timeout(Duration::from_secs(15))
+        .build()?;
+
+    for round in 1..=3 {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let app = &mut harness.apps[0];
+        app.child.kill()?; // SIGKILL
+        app.child.wait()?;
+        let port = app.port;
+        let restarted = Instant::now();
+        harness.apps[0] = harness.spawn_app(port).await?;
+        println!(
+            "fault: SIGKILLed the app ({round}/3), back in {} ms",
+            restarted.elapsed().as_millis()
+        );
+    }
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let base = harness.apps[0].base();
+    let probe_down = {
+        let base = base.clone();
+        let probe = probe.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let started = Instant::now();
+            let status = probe
+                .get(format!("{base}/api/events"))
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+                .unwrap_or(0);
+            (status, started.elapsed())
+        })
+    };
+    let down_for = harness.restart_postgres().await?;
+    let (status, took) = probe_down.await?;
+    println!(
+        "fault: restarted PostgreSQL (down {} ms); a request meanwhile got {status} in {} ms",
+        down_for.as_millis(),
+        took.as_millis()
+    );
+    let recovered = Instant::now();
+    wait_ready(&base, Duration::from_secs(30)).await?;
+    println!(
+        "fault: the app was ready again {} ms after PostgreSQL, with no restart",
+        recovered.elapsed().as_millis()
+    );
+
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let stray = harness.pool.get().await?;
+    stray.batch_execute("BEGIN").await?;
+    stray
+        .query(
+            "SELECT id FROM seats WHERE event_id = $1 ORDER BY id LIMIT 2000 FOR UPDATE",
+            &[&harness.event_id],
+        )
+        .await?;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    stray.batch_execute("ROLLBACK").await?;
+    println!(
+        "fault: a stray transaction held 2,000 seats' locks for 5 s (claims there hit lock_timeout)"
+    );
+
+    let mut report = load.await?;
+    report.scenario = "faults".into();
+    loadgen::verify(&harness.pool, &mut report, MAX_SEATS_PER_HOLD).await?;
+    let metrics = probe
+        .get(format!("{base}/metrics"))
+        .send()
+        .await?
+        .text()
+        .await?;
+    if let Some(line) = metrics
+        .lines()
+        .find(|l| l.starts_with("seatmap_db_transaction_retries_total"))
+    {
+        println!("fault: {line} (on the last instance since its restart)");
+    }
+    Ok(report)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let options = options()?;
+    let needs = if options.scenarios.iter().any(|s| s == "scale") {
+        options.instances.max(2)
+    } else {
+        options.instances
+    };
+    let mut harness = Harness::start(needs, options.durability).await?;
+    println!(
+        "{} instance(s), concurrency {}, {} s runs, fsync {}",
+        harness.apps.len(),
+        options.concurrency,
+        options.duration.as_secs(),
+        if options.durability == Durability::Durable {
+            "on"
+        } else {
+            "off"
+        }
+    );
+    let mut reports: Vec<Report> = Vec::new();
+    let mut extra = serde_json::Map::new();
+    let all = harness.apps.len();
+    for scenario in options.scenarios.clone() {
+        harness.reset().await?;
+        let target = harness.target(all);
+        let mut report = match scenario.as_str() {
+            "hot-seat" => loadgen::hot_seat(&target, options.buyers, options.concurrency).await,
+            "picks" => loadgen::picks(&target, options.duration, options.concurrency).await,
+            "best" => {
+                loadgen::best(
+                    &target,
+                    0.95,
+                    options.concurrency,
+                    options.duration.max(Duration::from_secs(120)),
+                )
+                .await
+            }
+            "mixed" => loadgen::mixed(&target, options.duration, options.concurrency).await,
+            "ratio" => {
+                let tps = pgbench_claims(&harness, &options).await?;
+                harness.reset().await?;
+                let report =
+                    loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;
+                println!(
+                    "\nratio: pgbench {tps:.0} claims/s vs HTTP {:.0} holds/s on 1 instance = {:.2}",
+                    report.holds_per_sec,
+                    report.holds_per_sec / tps
+                );
+                extra.insert("pgbench_claims_per_sec".into(), tps.into());
+                extra.insert(
+                    "http_to_sql_ratio".into(),
+                    (report.holds_per_sec / tps).into(),
+                );
+                report
+            }
+            "faults" => faults(&mut harness, &options).await?,
+            "scale" => {
+                let one =
+                    loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;
+                harness.reset().await?;
+                let many =
+                    loadgen::picks(&harness.target(all), options.duration, options.concurrency)
+                        .await;
+                println!(
+                    "\nscale: picks on 1 instance {:.0} holds/s, on {all} instances {:.0} holds/s ({:.2}x)",
+                    one.holds_per_sec,
+                    many.holds_per_sec,
+                    many.holds_per_sec / one.holds_per_sec.max(1e-9)
+                );
+                extra.insert(
+                    "scale_one_instance_holds_per_sec".into(),
+                    one.holds_per_sec.into(),
+                );
+                extra.insert(
+                    "scale_all_instances_holds_per_sec".into(),
+                    many.holds_per_sec.into(),
+                );
+                many
+            }
+            other => bail!("unknown scenario {other}"),
+        };
+        report.scenario = scenario.clone();
+        loadgen::verify(&harness.pool, &mut report, MAX_SEATS_PER_HOLD).await?;
+        if scenario == "hot-seat" && report.count(201) != 1 {
+            report.breaches.push(format!(
+                "hot-seat: {} winners, not exactly one",
+                report.count(201)
+            ));
+        }
+        if scenario == "hot-seat" && report.count(201) + report.count(409) != report.requests {
+            report
+                .breaches
+                .push("hot-seat: some requests were not answered 201 or 409".into());
+        }
+        print_header();
+        print_row(&report);
+        reports.push(report);
+    }
+    let breaches: usize = reports.iter().map(|r| r.breaches.len()).sum();
+    if let Some(path) = &options.json {
+        let document = serde_json::json!({ "reports": reports, "extra": extra });
+        std::fs::File::create(path)?
+            .write_all(serde_json::to_string_pretty(&document)?.as_bytes())?;
+        println!("\nwrote {}", path.display());
+    }
+    harness.stop().await?;
+    if breaches > 0 {
+        bail!("{breaches} invariant breach(es): see above");
+    }
+    println!("\nall invariants held");
+    Ok(())
+}

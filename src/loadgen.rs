@@ -1,0 +1,407 @@
+//! Load scenarios that drive a running seatmap over HTTP on loopback, one
+//! cookie jar per simulated buyer, bounded in count and time. `seatmap-bench`
+//! runs them at full size; the test suite runs them small. Every scenario
+//! records what the clients were told, so the database can be checked
+//! against it afterwards (`verify`).
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, Semaphore};
+use uuid::Uuid;
+
+use crate::db::invariants::{self, Granted};
+use crate::db::{GenericClient, Pool};
+
+/// A running app and the event to load.
+#[derive(Clone)]
+pub struct Target {
+    /// One or more instances' base URLs; buyers are spread across them.
+    pub bases: Vec<String>,
+    pub event_id: i64,
+    pub seat_ids: Arc<Vec<i64>>,
+}
+
+impl Target {
+    fn base(&self, buyer: usize) -> &str {
+        &self.bases[buyer % self.bases.len()]
+    }
+}
+
+/// What one scenario saw.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    pub requests: u64,
+    /// Responses by HTTP status; 0 counts transport errors (no response).
+    pub statuses: BTreeMap<u16, u64>,
+    pub wall_secs: f64,
+    /// Successful holds (201s) per second of wall time.
+    pub holds_per_sec: f64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    /// Invariants found broken afterwards (empty is the goal).
+    pub breaches: Vec<String>,
+    #[serde(skip)]
+    latencies: Vec<Duration>,
+    #[serde(skip)]
+    granted: Vec<Granted>,
+    #[serde(skip)]
+    released: HashSet<(Uuid, i64)>,
+}
+
+impl Report {
+    fn named(scenario: &str) -> Report {
+        Report {
+            scenario: scenario.to_string(),
+            ..Report::default()
+        }
+    }
+
+    fn record(&mut self, status: u16, took: Duration) {
+        self.requests += 1;
+        *self.statuses.entry(status).or_default() += 1;
+        self.latencies.push(took);
+    }
+
+    fn merge(&mut self, other: Report) {
+        self.requests += other.requests;
+        for (status, n) in other.statuses {
+            *self.statuses.entry(status).or_default() += n;
+        }
+        self.latencies.extend(other.latencies);
+        self.granted.extend(other.granted);
+        self.released.extend(other.released);
+    }
+
+    fn finish(mut self, started: Instant) -> Report {
+        self.wall_secs = started.elapsed().as_secs_f64();
+        self.latencies.sort();
+        let at = |q: f64| {
+            if self.latencies.is_empty() {
+                return 0.0;
+            }
+            let i = ((self.latencies.len() as f64 - 1.0) * q).round() as usize;
+            self.latencies[i].as_secs_f64() * 1000.0
+        };
+        self.p50_ms = at(0.50);
+        self.p95_ms = at(0.95);
+        self.p99_ms = at(0.99);
+        let created = self.count(201) as f64;
+        self.holds_per_sec = created / self.wall_secs.max(1e-9);
+        self
+    }
+
+    pub fn count(&self, status: u16) -> u64 {
+        self.statuses.get(&status).copied().unwrap_or(0)
+    }
+
+    fn grant(&mut self, body: &Value, seats: &[i64]) {
+        if let Some(hold) = body["hold_id"].as_str().and_then(|h| h.parse().ok()) {
+            for seat in seats {
+                self.granted.push(Granted {
+                    hold_id: hold,
+                    seat_id: *seat,
+                });
+            }
+        }
+    }
+}
+
+fn client(cookies: bool) -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(cookies)
+        .pool_max_idle_per_host(512)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("http client")
+}
+
+/// One request, timed. Status 0 means no response at all.
+async fn send(request: reqwest::RequestBuilder) -> (u16, Value, Duration) {
+    let started = Instant::now();
+    match request.send().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            let body = response.json::<Value>().await.unwrap_or(Value::Null);
+            (status, body, started.elapsed())
+        }
+        Err(_) => (0, Value::Null, started.elapsed()),
+    }
+}
+
+/// `buyers` distinct sessions (none sends a cookie, so each is a new
+/// buyer) ask for the same seat, `concurrency` at a time. Exactly one may win.
+pub async fn hot_seat(target: &Target, buyers: usize, concurrency: usize) -> Report {
+    let seat = target.seat_ids[target.seat_ids.len() / 2];
+    let http = client(false);
+    let gate = Arc::new(Semaphore::new(concurrency));
+    let report = Arc::new(Mutex::new(Report::named("hot-seat")));
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(buyers);
+    for buyer in 0..buyers {
+        let permit = gate.clone().acquire_owned().await.expect("semaphore");
+        let request = http
+            .post(format!(
+                "{}/api/events/{}/holds",
+                target.base(buyer),
+                target.event_id
+            ))
+            .json(&json!({ "seat_ids": [seat] }));
+        let report = report.clone();
+        tasks.push(tokio::spawn(async move {
+            let (status, body, took) = send(request).await;
+            drop(permit);
+            let mut report = report.lock().await;
+            report.record(status, took);
+            if status == 201 {
+                report.grant(&body, &[seat]);
+            }
+        }));
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
+    let report = Arc::try_unwrap(report).expect("tasks done").into_inner();
+    report.finish(started)
+}
+
+/// `workers` buyers, each with its own cookie jar, hold a random seat and
+/// release it again, until `duration` is up.
+pub async fn picks(target: &Target, duration: Duration, workers: usize) -> Report {
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for worker in 0..workers {
+        let target = target.clone();
+        tasks.push(tokio::spawn(async move {
+            let http = client(true);
+            let base = target.base(worker).to_string();
+            let mut report = Report::named("picks");
+            while Instant::now() < deadline {
+                let seat = target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
+                let (status, body, took) = send(
+                    http.post(format!("{base}/api/events/{}/holds", target.event_id))
+                        .json(&json!({ "seat_ids": [seat] })),
+                )
+                .await;
+                report.record(status, took);
+                if status == 201 {
+                    report.grant(&body, &[seat]);
+                    let hold = body["hold_id"].as_str().unwrap_or_default().to_string();
+                    let (released, _, _) =
+                        send(http.delete(format!("{base}/api/holds/{hold}/seats/{seat}"))).await;
+                    if released == 204 {
+                        if let Ok(hold) = hold.parse() {
+                            report.released.insert((hold, seat));
+                        }
+                    }
+                }
+            }
+            report
+        }));
+    }
+    let mut report = Report::named("picks");
+    for task in tasks {
+        if let Ok(part) = task.await {
+            report.merge(part);
+        }
+    }
+    report.finish(started)
+}
+
+/// New buyers ask for 2–4 best available seats together and keep them,
+/// until about `fill` of the venue is taken or `max_duration` passes.
+pub async fn best(target: &Target, fill: f64, workers: usize, max_duration: Duration) -> Report {
+    let total = target.seat_ids.len() as u64;
+    let goal = (total as f64 * fill) as u64;
+    let taken = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + max_duration;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for worker in 0..workers {
+        let target = target.clone();
+        let taken = taken.clone();
+        tasks.push(tokio::spawn(async move {
+            let http = client(false);
+            let mut report = Report::named("best");
+            let mut i = worker;
+            while Instant::now() < deadline && taken.load(Ordering::Relaxed) < goal {
+                let count = 2 + (i % 3);
+                i += 1;
+                let (status, body, took) = send(
+                    http.post(format!(
+                        "{}/api/events/{}/holds",
+                        target.base(worker),
+                        target.event_id
+                    ))
+                    .json(&json!({ "best_available": { "count": count } })),
+                )
+                .await;
+                report.record(status, took);
+                if status == 201 {
+                    let added: Vec<i64> = body["added"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Value::as_i64).collect())
+                        .unwrap_or_default();
+                    taken.fetch_add(added.len() as u64, Ordering::Relaxed);
+                    report.grant(&body, &added);
+                } else if status == 409 && body["error"] == "not_enough_seats" {
+                    break;
+                }
+            }
+            report
+        }));
+    }
+    let mut report = Report::named("best");
+    for task in tasks {
+        if let Ok(part) = task.await {
+            report.merge(part);
+        }
+    }
+    report.finish(started)
+}
+
+/// Buyers with cookie jars browse, pick, ask for best available, buy and
+/// release in rough on-sale proportions, until `duration` is up.
+pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Report {
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for worker in 0..workers {
+        let target = target.clone();
+        tasks.push(tokio::spawn(async move {
+            let http = client(true);
+            let base = target.base(worker).to_string();
+            let holds = format!("{base}/api/events/{}/holds", target.event_id);
+            let mut report = Report::named("mixed");
+            let mut mine: Option<(String, Vec<i64>)> = None;
+            while Instant::now() < deadline {
+                let roll = rand::rng().random_range(0..100);
+                match (roll, &mine) {
+                    (0..=34, _) => {
+                        let (status, _, took) = send(http.get(format!("{base}/api/events"))).await;
+                        report.record(status, took);
+                    }
+                    (35..=64, _) => {
+                        let seat =
+                            target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
+                        let (status, body, took) =
+                            send(http.post(&holds).json(&json!({ "seat_ids": [seat] }))).await;
+                        report.record(status, took);
+                        if status == 201 {
+                            report.grant(&body, &[seat]);
+                            let seats = body["seat_ids"]
+                                .as_array()
+                                .map(|a| a.iter().filter_map(Value::as_i64).collect())
+                                .unwrap_or_default();
+                            mine = Some((
+                                body["hold_id"].as_str().unwrap_or_default().to_string(),
+                                seats,
+                            ));
+                        }
+                    }
+                    (65..=74, _) => {
+                        let (status, body, took) = send(
+                            http.post(&holds)
+                                .json(&json!({ "best_available": { "count": 2 } })),
+                        )
+                        .await;
+                        report.record(status, took);
+                        if status == 201 {
+                            let added: Vec<i64> = body["added"]
+                                .as_array()
+                                .map(|a| a.iter().filter_map(Value::as_i64).collect())
+                                .unwrap_or_default();
+                            report.grant(&body, &added);
+                            let seats = body["seat_ids"]
+                                .as_array()
+                                .map(|a| a.iter().filter_map(Value::as_i64).collect())
+                                .unwrap_or_default();
+                            mine = Some((
+                                body["hold_id"].as_str().unwrap_or_default().to_string(),
+                                seats,
+                            ));
+                        }
+                    }
+                    (75..=84, Some((hold, _))) => {
+                        let (status, _, took) =
+                            send(http.post(format!("{base}/api/holds/{hold}/purchase")).json(
+                                &json!({ "name": "Load Tester", "email": "load@example.com" }),
+                            ))
+                            .await;
+                        report.record(status, took);
+                        mine = None;
+                    }
+                    (85..=99, Some((hold, seats))) => {
+                        let (status, _, took) =
+                            send(http.delete(format!("{base}/api/holds/{hold}"))).await;
+                        report.record(status, took);
+                        if status == 204 {
+                            if let Ok(hold) = hold.parse() {
+                                report.released.extend(seats.iter().map(|s| (hold, *s)));
+                            }
+                        }
+                        mine = None;
+                    }
+                    _ => {
+                        let (status, _, took) = send(http.get(format!("{base}/healthz"))).await;
+                        report.record(status, took);
+                    }
+                }
+            }
+            report
+        }));
+    }
+    let mut report = Report::named("mixed");
+    for task in tasks {
+        if let Ok(part) = task.await {
+            report.merge(part);
+        }
+    }
+    report.finish(started)
+}
+
+/// Checks the database's invariants, and that every seat the clients were
+/// given (and did not release) is still held by that hold or sold from it.
+/// Appends what it finds to `report.breaches`.
+pub async fn verify(pool: &Pool, report: &mut Report, max_seats: u32) -> anyhow::Result<()> {
+    let client = pool.get().await?;
+    let mut breaches = invariants::check(&client, max_seats)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let kept: Vec<Granted> = report
+        .granted
+        .iter()
+        .filter(|g| !report.released.contains(&(g.hold_id, g.seat_id)))
+        .cloned()
+        .collect();
+    breaches.extend(
+        invariants::check_granted(&client, &kept)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?,
+    );
+    report.breaches.extend(
+        breaches
+            .into_iter()
+            .map(|b| format!("{}: {}", b.invariant, b.detail)),
+    );
+    Ok(())
+}
+
+/// The arena's seat ids, for targeting.
+pub async fn seat_ids(client: &impl GenericClient, event_id: i64) -> anyhow::Result<Vec<i64>> {
+    let rows = client
+        .query(
+            "SELECT id FROM seats WHERE event_id = $1 ORDER BY id",
+            &[&event_id],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
