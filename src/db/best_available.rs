@@ -8,11 +8,13 @@
 //! 2. Those rows' free seats are read a few rows at a time (1, 2, 4, …)
 //!    and handed to the pure block search, until no later row can beat the
 //!    best block found.
-//! 3. Only the chosen block's seats are locked, with SKIP LOCKED. If another
-//!    buyer got any of them first, those seats count as taken and the search
-//!    runs again on what it already read. Locking just the block (not whole
-//!    rows) keeps concurrent parties from shutting each other out of rows
-//!    they don't need. Seats locked but not chosen are simply left at commit.
+//! 3. Only the best block's seats are locked, with SKIP LOCKED. If another
+//!    buyer got any of them first, those seats count as taken, and the next
+//!    round locks the next 2, then 4, 8, … candidate blocks at once, keeping
+//!    the best one it got whole. Locking a few blocks (not whole rows) keeps
+//!    concurrent parties from shutting each other out of rows they don't
+//!    need; widening keeps them from queueing one block at a time behind
+//!    each other. Seats locked but not chosen are simply left at commit.
 //! 4. The chosen seats, locked by us, are claimed with the same conditional
 //!    UPDATE as a pick.
 
@@ -48,8 +50,12 @@ pub struct BestAvailableOutcome {
 const WALK_BATCH: i64 = 128;
 /// The most rows read in one round trip.
 const MAX_ROWS_PER_ROUND: usize = 64;
-/// Choices lost to other buyers before we answer 503 (try again).
+/// Rounds lost to other buyers before we answer 503 (try again).
 const MAX_LOCK_ATTEMPTS: u32 = 100;
+/// The most candidate blocks locked in one round.
+const MAX_BLOCKS_PER_LOCK: usize = 8;
+/// Fresh reads after running out of candidates under contention.
+const MAX_FRESH_STARTS: usize = 4;
 
 struct Filters {
     section_id: Option<i64>,
@@ -392,54 +398,70 @@ async fn find_block(
     filters: &Filters,
     count: usize,
 ) -> AppResult<Option<Vec<i64>>> {
-    let mut walk = RowWalk {
-        event_id,
-        filters,
-        seen: HashSet::new(),
-        pending: Default::default(),
-        after: (i32::MIN, i64::MIN),
-        done: false,
-    };
-    let mut read: Vec<Vec<FreeSeat>> = Vec::new();
-    let mut round_size = 1;
     let mut attempts = 0;
-    loop {
-        let mut search = BlockSearch::new(count);
-        for row in &read {
-            search.consider_row(row);
-        }
-        if let Some(next_rank) = walk.peek(client).await? {
-            if !search.is_settled_before(next_rank) {
-                let keys = walk.take(client, round_size).await?;
-                read.extend(read_rows(client, event_id, &keys, filters.tier_id).await?);
-                round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
-                continue;
-            }
-        }
-        let Some(block) = search.into_best() else {
-            return Ok(None);
+    // How many candidate blocks to try to lock at once: one at first; each
+    // time other buyers beat us to them, twice as many. Concurrent parties
+    // chasing the same front seats then settle in O(log n) round trips, and
+    // each over-locks at most about twice what it needs.
+    let mut width = 1;
+    for _ in 0..MAX_FRESH_STARTS {
+        let mut walk = RowWalk {
+            event_id,
+            filters,
+            seen: HashSet::new(),
+            pending: Default::default(),
+            after: (i32::MIN, i64::MIN),
+            done: false,
         };
-        let locked = lock_free(client, &block.seat_ids).await?;
-        if locked.len() == block.seat_ids.len() {
-            return Ok(Some(block.seat_ids));
+        let mut search = BlockSearch::new(count);
+        let mut round_size = 1;
+        let mut contended = false;
+        loop {
+            if let Some(next_rank) = walk.peek(client).await? {
+                if !search.is_settled_before(next_rank) {
+                    let keys = walk.take(client, round_size).await?;
+                    for row in read_rows(client, event_id, &keys, filters.tier_id).await? {
+                        search.consider_row(&row);
+                    }
+                    round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
+                    continue;
+                }
+            }
+            let candidates = search.ranked(width);
+            if candidates.is_empty() {
+                break;
+            }
+            let wanted: Vec<i64> = candidates.iter().flat_map(|b| b.seat_ids.clone()).collect();
+            let locked = lock_free(client, &wanted).await?;
+            if let Some(block) = candidates
+                .iter()
+                .find(|b| b.seat_ids.iter().all(|id| locked.contains(id)))
+            {
+                return Ok(Some(block.seat_ids.clone()));
+            }
+            // Other buyers got some of each: those seats are taken now.
+            contended = true;
+            attempts += 1;
+            if attempts >= MAX_LOCK_ATTEMPTS {
+                return Err(AppError::Unavailable(anyhow::anyhow!(
+                    "best available lost {attempts} rounds to other buyers"
+                )));
+            }
+            let lost: HashSet<i64> = wanted
+                .into_iter()
+                .filter(|id| !locked.contains(id))
+                .collect();
+            search.forget(&lost);
+            width = (width * 2).min(MAX_BLOCKS_PER_LOCK);
         }
-        // Another buyer got some of these first: they are taken now.
-        attempts += 1;
-        if attempts >= MAX_LOCK_ATTEMPTS {
-            return Err(AppError::Unavailable(anyhow::anyhow!(
-                "best available lost {attempts} blocks to other buyers in a row"
-            )));
-        }
-        let lost: HashSet<i64> = block
-            .seat_ids
-            .iter()
-            .copied()
-            .filter(|id| !locked.contains(id))
-            .collect();
-        for row in &mut read {
-            row.retain(|seat| !lost.contains(&seat.id));
+        // Out of candidates. Without contention that is the answer; with
+        // it, some seats we gave up on may have been only briefly locked by
+        // a buyer who took others: look again from a fresh read.
+        if !contended {
+            return Ok(None);
         }
     }
+    Ok(None)
 }
 
 /// The best `count` free seats by rank, wherever they are, locked. Locks

@@ -71,47 +71,81 @@ fn runs(row: &[FreeSeat]) -> Vec<&[FreeSeat]> {
     runs
 }
 
-/// The row's best block, and the row's score (its best block by rank alone).
-fn best_in_row(row: &[FreeSeat], n: usize) -> Option<(i64, Block)> {
-    let candidates = blocks(row, n);
-    let score = candidates.iter().map(|b| b.rank_sum).min()?;
-    let choice = candidates
-        .into_iter()
-        .min_by_key(|b| (b.leaves_orphan, b.rank_sum, b.start))?;
-    Some((score, choice))
-}
-
 /// Finds the best block over rows offered best-first, and says when no
 /// later row can beat what was found.
 #[derive(Debug)]
 pub struct BlockSearch {
     n: usize,
-    best: Option<(i64, Block)>,
+    /// Every block of every row considered, with the row's order of arrival.
+    blocks: Vec<(usize, Block)>,
+    rows: usize,
 }
 
 impl BlockSearch {
     pub fn new(n: usize) -> BlockSearch {
-        BlockSearch { n, best: None }
+        BlockSearch {
+            n,
+            blocks: Vec::new(),
+            rows: 0,
+        }
     }
 
     pub fn consider_row(&mut self, row: &[FreeSeat]) {
-        if let Some((score, block)) = best_in_row(row, self.n) {
-            if self.best.as_ref().is_none_or(|(best, _)| score < *best) {
-                self.best = Some((score, block));
-            }
+        let row_number = self.rows;
+        self.blocks
+            .extend(blocks(row, self.n).into_iter().map(|b| (row_number, b)));
+        self.rows += 1;
+    }
+
+    /// A row's score is its best remaining block's rank sum.
+    fn row_scores(&self) -> std::collections::HashMap<usize, i64> {
+        let mut scores = std::collections::HashMap::new();
+        for (row, block) in &self.blocks {
+            let score = scores.entry(*row).or_insert(block.rank_sum);
+            *score = (*score).min(block.rank_sum);
         }
+        scores
     }
 
     /// A row whose best free seat has rank `min_rank` scores at least
     /// `n * min_rank`; once that can't beat the best so far, stop looking.
     pub fn is_settled_before(&self, min_rank: i32) -> bool {
-        self.best
-            .as_ref()
-            .is_some_and(|(best, _)| *best <= self.n as i64 * i64::from(min_rank))
+        self.blocks
+            .iter()
+            .map(|(_, b)| b.rank_sum)
+            .min()
+            .is_some_and(|best| best <= self.n as i64 * i64::from(min_rank))
+    }
+
+    /// Up to `k` blocks that share no seat, best first: the best row first
+    /// (rows by their best block's score), and within a row orphan-free
+    /// blocks first, then by rank. The first is the best block.
+    pub fn ranked(&self, k: usize) -> Vec<Block> {
+        let scores = self.row_scores();
+        let mut order: Vec<&(usize, Block)> = self.blocks.iter().collect();
+        order.sort_by_key(|(row, b)| (scores[row], *row, b.leaves_orphan, b.rank_sum, b.start));
+        let mut chosen: Vec<Block> = Vec::new();
+        let mut used: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        for (_, block) in order {
+            if chosen.len() == k {
+                break;
+            }
+            if block.seat_ids.iter().all(|id| !used.contains(id)) {
+                used.extend(block.seat_ids.iter().copied());
+                chosen.push(block.clone());
+            }
+        }
+        chosen
+    }
+
+    /// Forgets seats another buyer took: blocks using them are dropped.
+    pub fn forget(&mut self, lost: &std::collections::HashSet<i64>) {
+        self.blocks
+            .retain(|(_, b)| b.seat_ids.iter().all(|id| !lost.contains(id)));
     }
 
     pub fn into_best(self) -> Option<Block> {
-        self.best.map(|(_, block)| block)
+        self.ranked(1).into_iter().next()
     }
 }
 
@@ -284,6 +318,22 @@ mod tests {
         // Best block is positions 1,2 with ranks 1+1 = 2.
         assert!(search.is_settled_before(1));
         assert!(!search.is_settled_before(0));
+    }
+
+    #[test]
+    fn ranked_blocks_share_no_seat_and_start_with_the_best() {
+        let mut search = BlockSearch::new(2);
+        search.consider_row(&row("......"));
+        let ranked = search.ranked(3);
+        assert_eq!(ranked.len(), 3);
+        assert_eq!(positions(&ranked[0]), vec![2, 3]);
+        let mut all: Vec<i64> = ranked.iter().flat_map(|b| b.seat_ids.clone()).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 6, "disjoint");
+        // Losing a seat to another buyer removes the blocks that used it.
+        search.forget(&[103].into_iter().collect());
+        assert!(search.ranked(3).iter().all(|b| !b.seat_ids.contains(&103)));
     }
 
     #[test]
