@@ -285,12 +285,9 @@ pub async fn revive(
             .await?
             .ids;
         if claimed.len() != seat_ids.len() {
-            let taken = seat_ids
-                .iter()
-                .copied()
-                .filter(|id| !claimed.contains(id))
-                .collect();
-            return Err(AppError::SeatsUnavailable { seat_ids: taken });
+            return Err(AppError::SeatsUnavailable {
+                seat_ids: seats::refused(&seat_ids, &claimed),
+            });
         }
         audit::record(
             &tx,
@@ -351,12 +348,9 @@ pub async fn set_blocked(
             seats::unblock(&tx, event_id, seat_ids).await?
         };
         if changed.len() != seat_ids.len() {
-            let refused = seat_ids
-                .iter()
-                .copied()
-                .filter(|id| !changed.contains(id))
-                .collect();
-            return Err(AppError::SeatsUnavailable { seat_ids: refused });
+            return Err(AppError::SeatsUnavailable {
+                seat_ids: seats::refused(seat_ids, &changed),
+            });
         }
         audit::record(
             &tx,
@@ -407,12 +401,9 @@ pub async fn sell(
         .await?;
         let sold = seats::sell_at_box_office(&tx, event_id, order_id, seat_ids).await?;
         if sold.len() != seat_ids.len() {
-            let refused = seat_ids
-                .iter()
-                .copied()
-                .filter(|id| !sold.contains(id))
-                .collect();
-            return Err(AppError::SeatsUnavailable { seat_ids: refused });
+            return Err(AppError::SeatsUnavailable {
+                seat_ids: seats::refused(seat_ids, &sold),
+            });
         }
         audit::record(
             &tx,

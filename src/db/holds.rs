@@ -288,12 +288,9 @@ async fn claim_seats_once(
     let reclaimed = claimed.reclaimed;
     let claimed = claimed.ids;
     if claimed.len() != seat_ids.len() {
-        let taken = seat_ids
-            .iter()
-            .copied()
-            .filter(|id| !claimed.contains(id))
-            .collect();
-        return Err(AppError::SeatsUnavailable { seat_ids: taken });
+        return Err(AppError::SeatsUnavailable {
+            seat_ids: seats::refused(seat_ids, &claimed),
+        });
     }
     let held = seats::held_by(&tx, hold.id).await?;
     if held.len() > rules.max_seats as usize {

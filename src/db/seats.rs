@@ -79,6 +79,15 @@ fn seat_from_row(row: &Row) -> Seat {
     }
 }
 
+/// The requested seats a conditional update did not change (the refused ones).
+pub fn refused(requested: &[i64], changed: &[i64]) -> Vec<i64> {
+    requested
+        .iter()
+        .copied()
+        .filter(|id| !changed.contains(id))
+        .collect()
+}
+
 /// Where a live page has got to: the last change it has seen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cursor {

@@ -161,17 +161,7 @@ async fn event_page_response(
     let hold = live_hold(&client, event_id, buyer_id).await?;
     let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
-    let mut panel = match buyer_id {
-        Some(buyer_id) => hold_panel(state, &client, event_id, buyer_id, csrf.clone()).await?,
-        None => HoldPanel::new(
-            event_id,
-            panel_timing(state),
-            None,
-            &[],
-            OffsetDateTime::now_utc(),
-            csrf.clone(),
-        ),
-    };
+    let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
     let status = match buy_form {
         Some(form) => {
             panel.buyer_name = form.name;
@@ -198,6 +188,27 @@ async fn event_page_response(
 
 fn panel_timing(state: &AppState) -> (std::time::Duration, std::time::Duration) {
     (state.config.hold_ttl, state.config.hold_extension)
+}
+
+/// The hold panel for whoever is looking: a buyer's, or an empty one.
+async fn panel_for(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Option<Uuid>,
+    csrf: String,
+) -> AppResult<HoldPanel> {
+    match buyer_id {
+        Some(buyer_id) => hold_panel(state, client, event_id, buyer_id, csrf).await,
+        None => Ok(HoldPanel::new(
+            event_id,
+            panel_timing(state),
+            None,
+            &[],
+            OffsetDateTime::now_utc(),
+            csrf,
+        )),
+    }
 }
 
 /// The buyer's hold panel as it is now: their live hold and its seats, or
@@ -273,17 +284,7 @@ async fn list_page(
     let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
     let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
-    let panel = match viewer.buyer_id {
-        Some(buyer_id) => hold_panel(&state, &client, event_id, buyer_id, csrf.clone()).await?,
-        None => HoldPanel::new(
-            event_id,
-            panel_timing(&state),
-            None,
-            &[],
-            OffsetDateTime::now_utc(),
-            csrf.clone(),
-        ),
-    };
+    let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
     render(&ListPage {
         event: EventHeader::from(&event),
         sections: views::list_sections(&seats, &tiers),
