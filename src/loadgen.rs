@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use tokio::sync::{Mutex, Semaphore};
 use uuid::Uuid;
 
+use crate::db::Pool;
 use crate::db::invariants::{self, Granted};
-use crate::db::{GenericClient, Pool};
 
 /// A running app and the event to load.
 #[derive(Clone)]
@@ -397,15 +397,4 @@ pub async fn verify(pool: &Pool, report: &mut Report, max_seats: u32) -> anyhow:
             .map(|b| format!("{}: {}", b.invariant, b.detail)),
     );
     Ok(())
-}
-
-/// The arena's seat ids, for targeting.
-pub async fn seat_ids(client: &impl GenericClient, event_id: i64) -> anyhow::Result<Vec<i64>> {
-    let rows = client
-        .query(
-            "SELECT id FROM seats WHERE event_id = $1 ORDER BY id",
-            &[&event_id],
-        )
-        .await?;
-    Ok(rows.iter().map(|r| r.get(0)).collect())
 }

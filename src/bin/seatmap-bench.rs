@@ -185,7 +185,11 @@ impl Harness {
             "20,000-seat arena created in {} ms",
             created.elapsed().as_millis()
         );
-        let seat_ids = Arc::new(loadgen::seat_ids(&pool.get().await?, event_id).await?);
+        let seat_ids = Arc::new(
+            db::seats::all_ids(&pool.get().await?, event_id)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?,
+        );
         let conninfo = format!(
             "host={} port=5432 user={} dbname=bench",
             data_dir.path().join("pgdata").display(),
@@ -237,22 +241,9 @@ impl Harness {
     /// Every seat back on sale, every hold and order of the arena gone.
     async fn reset(&self) -> anyhow::Result<()> {
         let client = self.pool.get().await?;
-        client
-            .execute(
-                "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL, order_id = NULL
-                  WHERE event_id = $1 AND status <> 'AVAILABLE'",
-                &[&self.event_id],
-            )
-            .await?;
-        client
-            .batch_execute(&format!(
-                "DELETE FROM order_lines; DELETE FROM orders; DELETE FROM holds WHERE event_id = {};
-                 DELETE FROM tower_sessions; DELETE FROM rate_limits",
-                self.event_id
-            ))
-            .await?;
-        client.batch_execute("VACUUM ANALYZE seats").await?;
-        Ok(())
+        db::bench::empty_event(&client, self.event_id)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))
     }
 
     async fn restart_postgres(&mut self) -> anyhow::Result<Duration> {
@@ -344,20 +335,7 @@ fn print_row(report: &Report) {
 /// database at the same concurrency: the ceiling for HTTP picks.
 async fn pgbench_claims(harness: &Harness, options: &Options) -> anyhow::Result<f64> {
     let script = harness.data_dir.path().join("claim.sql");
-    std::fs::write(
-        &script,
-        "\\set seat random(:lo, :hi)\n\
-         \\set h random(1, 1000000000000)\n\
-         BEGIN;\n\
-         INSERT INTO holds (id, event_id, buyer_id, expires_at) VALUES (md5(:h::text)::uuid, :event, gen_random_uuid(), now() + interval '10 minutes');\n\
-         WITH target AS (SELECT id FROM seats WHERE event_id = :event AND id = :seat AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now())) ORDER BY id FOR UPDATE) \
-         UPDATE seats s SET status = 'HELD', hold_id = md5(:h::text)::uuid, held_until = now() + interval '10 minutes' FROM target WHERE s.id = target.id;\n\
-         COMMIT;\n\
-         BEGIN;\n\
-         UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL WHERE id = :seat AND hold_id = md5(:h::text)::uuid;\n\
-         UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = md5(:h::text)::uuid;\n\
-         COMMIT;\n",
-    )?;
+    std::fs::write(&script, db::bench::PGBENCH_CLAIM_SCRIPT)?;
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
     let bin = pg_cluster::find_bin_dir()?.join("pgbench");
     let output = Command::new(bin)
@@ -452,16 +430,22 @@ async fn faults(harness: &mut Harness, options: &Options) -> anyhow::Result<Repo
     );
 
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let stray = harness.pool.get().await?;
-    stray.batch_execute("BEGIN").await?;
-    stray
-        .query(
-            "SELECT id FROM seats WHERE event_id = $1 ORDER BY id LIMIT 2000 FOR UPDATE",
-            &[&harness.event_id],
-        )
+    let (mut stray, connection) = harness
+        .cluster
+        .as_ref()
+        .context("no cluster")?
+        .connect_config("bench")
+        .connect(NoTls)
         .await?;
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    stray.batch_execute("ROLLBACK").await?;
+    tokio::spawn(connection);
+    db::bench::lock_seats_for_a_while(
+        &mut stray,
+        harness.event_id,
+        2000,
+        tokio::time::sleep(Duration::from_secs(5)),
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     println!(
         "fault: a stray transaction held 2,000 seats' locks for 5 s (claims there hit lock_timeout)"
     );

@@ -79,6 +79,15 @@ fn seat_from_row(row: &Row) -> Seat {
     }
 }
 
+/// Every seat id of the event, in id order.
+pub async fn all_ids(client: &impl GenericClient, event_id: i64) -> AppResult<Vec<i64>> {
+    let statement = client
+        .prepare_cached("SELECT id FROM seats WHERE event_id = $1 ORDER BY id")
+        .await?;
+    let rows = client.query(&statement, &[&event_id]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
 /// The requested seats a conditional update did not change (the refused ones).
 pub fn refused(requested: &[i64], changed: &[i64]) -> Vec<i64> {
     requested

@@ -1,0 +1,61 @@
+//! Database chores for the load harness (seatmap-bench): never used by the
+//! app itself.
+
+use super::GenericClient;
+use crate::error::AppResult;
+
+/// Puts every seat of the event back on sale and forgets every hold, order,
+/// session and rate-limit window, so each scenario starts from the same place.
+pub async fn empty_event(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
+    client
+        .execute(
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL, order_id = NULL
+              WHERE event_id = $1 AND status <> 'AVAILABLE'",
+            &[&event_id],
+        )
+        .await?;
+    client.execute("DELETE FROM order_lines", &[]).await?;
+    client.execute("DELETE FROM orders", &[]).await?;
+    client
+        .execute("DELETE FROM holds WHERE event_id = $1", &[&event_id])
+        .await?;
+    client.execute("DELETE FROM tower_sessions", &[]).await?;
+    client.execute("DELETE FROM rate_limits", &[]).await?;
+    client.batch_execute("VACUUM ANALYZE seats").await?;
+    Ok(())
+}
+
+/// A stray transaction (a stuck batch job, say) sitting on the row locks of
+/// the event's first `seats` seats until `release` ends it.
+pub async fn lock_seats_for_a_while(
+    client: &mut tokio_postgres::Client,
+    event_id: i64,
+    seats: i64,
+    release: impl std::future::Future<Output = ()>,
+) -> AppResult<()> {
+    let tx = client.transaction().await?;
+    tx.query(
+        "SELECT id FROM seats WHERE event_id = $1 ORDER BY id LIMIT $2 FOR UPDATE",
+        &[&event_id, &seats],
+    )
+    .await?;
+    release.await;
+    tx.rollback().await?;
+    Ok(())
+}
+
+/// A pgbench script doing what a pick does, in SQL alone: open a hold,
+/// claim one random seat with the same conditional UPDATE as
+/// `seats::claim` (lock in id order, lapsed holds count as free), commit;
+/// then release it. The ceiling HTTP picks are compared with.
+pub const PGBENCH_CLAIM_SCRIPT: &str = "\\set seat random(:lo, :hi)
+\\set h random(1, 1000000000000)
+BEGIN;
+INSERT INTO holds (id, event_id, buyer_id, expires_at) VALUES (md5(:h::text)::uuid, :event, gen_random_uuid(), now() + interval '10 minutes');
+WITH target AS (SELECT id FROM seats WHERE event_id = :event AND id = :seat AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now())) ORDER BY id FOR UPDATE) UPDATE seats s SET status = 'HELD', hold_id = md5(:h::text)::uuid, held_until = now() + interval '10 minutes' FROM target WHERE s.id = target.id;
+COMMIT;
+BEGIN;
+UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL WHERE id = :seat AND hold_id = md5(:h::text)::uuid;
+UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = md5(:h::text)::uuid;
+COMMIT;
+";
