@@ -40,26 +40,36 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 failed=()
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
 say "unit and integration tests (cargo test)"
-cargo test --locked || failed+=("cargo test")
+cargo test --locked 2>&1 | tee "$logs/cargo.log"
+[ "${PIPESTATUS[0]}" = 0 ] || failed+=("cargo test")
 
 say "browser tests (Playwright, /usr/bin/chromium)"
 if cargo build --locked --bin seatmap; then
   e2e_data=$(mktemp -d "${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")
   chmod 755 "$e2e_data"
-  trap 'rm -rf "$e2e_data"' EXIT
+  trap 'rm -rf "$logs" "$e2e_data"' EXIT
   (
     cd tests/e2e &&
       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error &&
       SEATMAP_E2E_DATA_DIR="$e2e_data" npx playwright test
-  ) || failed+=("playwright")
+  ) 2>&1 | tee "$logs/playwright.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed+=("playwright")
 else
   failed+=("cargo build")
 fi
 
+# One closing line for everything: cargo's own last line is the doc tests'.
+count() { cat "$logs"/*.log 2>/dev/null | grep -oE "[0-9]+ $1" | awk '{ n += $1 } END { print n + 0 }'; }
+passed=$(count passed)
+failures=$(count failed)
 if [ ${#failed[@]} -gt 0 ]; then
   say "FAILED: ${failed[*]}"
+  echo "all: ${passed:-0} passed, ${failures:-0} failed"
   exit 1
 fi
 say "all tests passed"
+echo "all: ${passed:-0} passed, ${failures:-0} failed"
