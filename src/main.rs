@@ -8,6 +8,7 @@ usage: seatmap [serve]          run the web app (default)
        seatmap demo             seed the demo event into the configured database and print its id
        seatmap staff add NAME   create a box-office account (password from the terminal or stdin)
        seatmap staff list       list box-office accounts
+       seatmap venue check FILE validate a venue layout (.json or .csv) and say what is wrong, where
 
 Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
 SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10).";
@@ -31,6 +32,23 @@ async fn main() -> ExitCode {
     if matches!(command.as_deref(), Some("help" | "--help" | "-h")) {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
+    }
+    // Checking a layout file needs no configuration or database.
+    if command.as_deref() == Some("venue") {
+        return match (args.get(1).map(String::as_str), args.get(2)) {
+            (Some("check"), Some(file)) => match startup::venue_check(std::path::Path::new(file)) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(err) => {
+                    eprintln!("seatmap: {err:#}");
+                    ExitCode::FAILURE
+                }
+            },
+            _ => {
+                eprintln!("seatmap: usage: seatmap venue check FILE");
+                ExitCode::from(2)
+            }
+        };
     }
     let config = match Config::from_env() {
         Ok(config) => config,

@@ -191,3 +191,45 @@ pub async fn staff_list(config: Config) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// `seatmap venue check FILE`: validates a layout file (.json, or .csv for
+/// simple grids) whole, and prints either what it describes or every
+/// problem with where it is. Touches no database.
+pub fn venue_check(path: &std::path::Path) -> anyhow::Result<bool> {
+    use crate::domain::venue;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let parsed = if is_csv {
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        venue::from_csv(&name, &text)
+    } else {
+        venue::from_json(&text)
+    };
+    match parsed {
+        Ok(layout) => {
+            println!(
+                "{}: {} seats in {} sections, {} general-admission places in {} areas, {} price tiers",
+                layout.name,
+                layout.seat_count(),
+                layout.sections.len(),
+                layout.ga_capacity(),
+                layout.ga_areas.len(),
+                layout.tiers.len()
+            );
+            Ok(true)
+        }
+        Err(errors) => {
+            eprintln!("{}: {} problem(s)", path.display(), errors.len());
+            for error in errors {
+                eprintln!("  {error}");
+            }
+            Ok(false)
+        }
+    }
+}

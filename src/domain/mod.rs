@@ -6,3 +6,4 @@ pub mod money;
 pub mod password;
 pub mod rules;
 pub mod seat;
+pub mod venue;

@@ -14,3 +14,4 @@ mod security;
 mod sessions;
 mod staff;
 mod support;
+mod venues;

@@ -1,0 +1,637 @@
+//! Venue layouts from files: JSON (sections of rows of seats, general-
+//! admission areas; schema in static/venue-layout.schema.json) or CSV for
+//! simple grids (`section,row,seat,x,y,tier,flags`). A file is validated
+//! whole before anything uses it, and every problem is reported with where
+//! it is (a JSON path or a CSV line), not just the first.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Deserialize;
+
+use crate::domain::layout::{Flag, SEAT_PITCH};
+
+/// A layout that passed validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VenueLayout {
+    pub name: String,
+    pub tiers: Vec<TierDef>,
+    pub sections: Vec<SectionLayout>,
+    pub ga_areas: Vec<GaArea>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierDef {
+    pub code: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionLayout {
+    pub name: String,
+    pub seats: Vec<SeatLayout>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatLayout {
+    pub row: String,
+    pub label: String,
+    pub row_index: i32,
+    pub position: i32,
+    pub x: f32,
+    pub y: f32,
+    pub rank: i32,
+    pub tier: String,
+    pub flags: Vec<Flag>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaArea {
+    pub name: String,
+    pub tier: String,
+    pub capacity: u32,
+}
+
+impl VenueLayout {
+    pub fn seat_count(&self) -> usize {
+        self.sections.iter().map(|s| s.seats.len()).sum()
+    }
+
+    pub fn ga_capacity(&self) -> u64 {
+        self.ga_areas.iter().map(|a| u64::from(a.capacity)).sum()
+    }
+}
+
+/// One problem in a layout file, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutError {
+    pub at: String,
+    pub problem: String,
+}
+
+impl std::fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.at, self.problem)
+    }
+}
+
+const MAX_SEATS: usize = 100_000;
+
+// ---- JSON -------------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonLayout {
+    name: String,
+    tiers: Vec<TierDef>,
+    #[serde(default)]
+    sections: Vec<JsonSection>,
+    #[serde(default)]
+    ga_areas: Vec<GaArea>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonSection {
+    name: String,
+    rows: Vec<JsonRow>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonRow {
+    label: String,
+    seats: Vec<JsonSeat>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonSeat {
+    label: String,
+    tier: String,
+    /// Map coordinates; both or neither (then the seat's place in its row
+    /// and the row's place in its section decide).
+    x: Option<f64>,
+    y: Option<f64>,
+    /// Overrides the computed best-available rank (lower is better).
+    rank: Option<i64>,
+    #[serde(default)]
+    flags: Vec<String>,
+}
+
+/// Parses and validates a JSON layout.
+pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
+    let raw: JsonLayout = serde_json::from_str(text).map_err(|err| {
+        vec![LayoutError {
+            at: format!("line {}, column {}", err.line(), err.column()),
+            problem: err.to_string(),
+        }]
+    })?;
+    let mut errors = Vec::new();
+    let tiers = check_tiers(&raw.tiers, &mut errors, |i| format!("tiers[{i}]"));
+    let mut sections = Vec::new();
+    let mut section_names = HashSet::new();
+    for (s, section) in raw.sections.iter().enumerate() {
+        let at = format!("sections[{s}]");
+        if section.name.trim().is_empty() {
+            errors.push(err(&at, "a section needs a name"));
+        } else if !section_names.insert(section.name.clone()) {
+            errors.push(err(&at, format!("duplicate section {:?}", section.name)));
+        }
+        let mut seats = Vec::new();
+        let mut row_labels = HashSet::new();
+        for (r, row) in section.rows.iter().enumerate() {
+            let at = format!("{at}.rows[{r}]");
+            if row.label.trim().is_empty() {
+                errors.push(err(&at, "a row needs a label"));
+            } else if !row_labels.insert(row.label.clone()) {
+                errors.push(err(
+                    &at,
+                    format!("duplicate row {:?} in {:?}", row.label, section.name),
+                ));
+            }
+            let mut seat_labels = HashSet::new();
+            for (p, seat) in row.seats.iter().enumerate() {
+                let at = format!("{at}.seats[{p}]");
+                if seat.label.trim().is_empty() {
+                    errors.push(err(&at, "a seat needs a label"));
+                } else if !seat_labels.insert(seat.label.clone()) {
+                    errors.push(err(
+                        &at,
+                        format!(
+                            "duplicate seat {} {} {}",
+                            section.name, row.label, seat.label
+                        ),
+                    ));
+                }
+                if !tiers.contains(seat.tier.as_str()) {
+                    errors.push(err(&at, format!("unknown tier {:?}", seat.tier)));
+                }
+                let (x, y) = match (seat.x, seat.y) {
+                    (Some(x), Some(y)) if coordinate_ok(x) && coordinate_ok(y) => {
+                        (x as f32, y as f32)
+                    }
+                    (Some(x), Some(y)) => {
+                        errors.push(err(
+                            &at,
+                            format!("bad coordinate ({x}, {y}): use 0 to 100000"),
+                        ));
+                        (0.0, 0.0)
+                    }
+                    (None, None) => (p as f32 * SEAT_PITCH, r as f32 * SEAT_PITCH),
+                    _ => {
+                        errors.push(err(&at, "give both x and y, or neither"));
+                        (0.0, 0.0)
+                    }
+                };
+                let rank = match seat.rank {
+                    Some(rank) if (0..=i64::from(i32::MAX)).contains(&rank) => rank as i32,
+                    Some(rank) => {
+                        errors.push(err(&at, format!("bad rank {rank}: use 0 or more")));
+                        0
+                    }
+                    None => default_rank(s, r, p, row.seats.len()),
+                };
+                let flags = check_flags(&seat.flags, &at, &mut errors);
+                seats.push(SeatLayout {
+                    row: row.label.clone(),
+                    label: seat.label.clone(),
+                    row_index: r as i32,
+                    position: p as i32,
+                    x,
+                    y,
+                    rank,
+                    tier: seat.tier.clone(),
+                    flags,
+                });
+            }
+        }
+        sections.push(SectionLayout {
+            name: section.name.clone(),
+            seats,
+        });
+    }
+    for (g, area) in raw.ga_areas.iter().enumerate() {
+        let at = format!("ga_areas[{g}]");
+        if area.name.trim().is_empty() {
+            errors.push(err(&at, "an area needs a name"));
+        } else if !section_names.insert(area.name.clone()) {
+            errors.push(err(
+                &at,
+                format!("{:?} is already a section or area", area.name),
+            ));
+        }
+        if !tiers.contains(area.tier.as_str()) {
+            errors.push(err(&at, format!("unknown tier {:?}", area.tier)));
+        }
+        if area.capacity == 0 || area.capacity > 1_000_000 {
+            errors.push(err(
+                &at,
+                format!("bad capacity {}: use 1 to 1000000", area.capacity),
+            ));
+        }
+    }
+    finish(raw.name, raw.tiers, sections, raw.ga_areas, errors)
+}
+
+// ---- CSV ----------------------------------------------------------------
+
+/// Parses and validates a CSV grid: a header `section,row,seat,x,y,tier,flags`
+/// then one seat a line; flags are `|`-separated; tiers are named by the
+/// codes used. Rows and seats keep the order they first appear in.
+pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
+    let mut errors = Vec::new();
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    match lines.next() {
+        Some((_, header)) if normalise_header(header) == "section,row,seat,x,y,tier,flags" => {}
+        Some((n, header)) => errors.push(err(
+            &format!("line {}", n + 1),
+            format!("expected the header section,row,seat,x,y,tier,flags, found {header:?}"),
+        )),
+        None => errors.push(err("line 1", "the file is empty")),
+    }
+    let mut sections: Vec<SectionLayout> = Vec::new();
+    let mut rows_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut tier_codes: Vec<String> = Vec::new();
+    for (n, line) in lines {
+        let at = format!("line {}", n + 1);
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != 7 {
+            errors.push(err(
+                &at,
+                format!("expected 7 fields, found {}", fields.len()),
+            ));
+            continue;
+        }
+        let [section, row, seat, x, y, tier, flags] = [
+            fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[6],
+        ];
+        for (what, value) in [
+            ("section", section),
+            ("row", row),
+            ("seat", seat),
+            ("tier", tier),
+        ] {
+            if value.is_empty() {
+                errors.push(err(&at, format!("{what} is empty")));
+            }
+        }
+        let key = (section.to_string(), row.to_string(), seat.to_string());
+        if let Some(first) = seen.get(&key) {
+            errors.push(err(
+                &at,
+                format!("duplicate seat {section} {row} {seat} (first on line {first})"),
+            ));
+            continue;
+        }
+        seen.insert(key, n + 1);
+        let coordinate = |v: &str| v.parse::<f64>().ok().filter(|c| coordinate_ok(*c));
+        let (x, y) = match (coordinate(x), coordinate(y)) {
+            (Some(x), Some(y)) => (x as f32, y as f32),
+            _ => {
+                errors.push(err(
+                    &at,
+                    format!("bad coordinate ({x}, {y}): use numbers from 0 to 100000"),
+                ));
+                (0.0, 0.0)
+            }
+        };
+        let flag_names: Vec<String> = flags
+            .split('|')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect();
+        let flags = check_flags(&flag_names, &at, &mut errors);
+        if !tier.is_empty() && !tier_codes.iter().any(|t| t == tier) {
+            tier_codes.push(tier.to_string());
+        }
+        let section_index = match sections.iter().position(|s| s.name == section) {
+            Some(i) => i,
+            None => {
+                sections.push(SectionLayout {
+                    name: section.to_string(),
+                    seats: Vec::new(),
+                });
+                sections.len() - 1
+            }
+        };
+        let rows = rows_of.entry(section.to_string()).or_default();
+        let row_index = match rows.iter().position(|r| r == row) {
+            Some(i) => i,
+            None => {
+                rows.push(row.to_string());
+                rows.len() - 1
+            }
+        };
+        let position = sections[section_index]
+            .seats
+            .iter()
+            .filter(|s| s.row_index == row_index as i32)
+            .count();
+        sections[section_index].seats.push(SeatLayout {
+            row: row.to_string(),
+            label: seat.to_string(),
+            row_index: row_index as i32,
+            position: position as i32,
+            x,
+            y,
+            rank: 0,
+            tier: tier.to_string(),
+            flags,
+        });
+    }
+    // Ranks need each row's length, known only at the end.
+    for (s, section) in sections.iter_mut().enumerate() {
+        let mut row_lengths: BTreeMap<i32, usize> = BTreeMap::new();
+        for seat in &section.seats {
+            *row_lengths.entry(seat.row_index).or_default() += 1;
+        }
+        for seat in &mut section.seats {
+            seat.rank = default_rank(
+                s,
+                seat.row_index as usize,
+                seat.position as usize,
+                row_lengths[&seat.row_index],
+            );
+        }
+    }
+    let tiers = tier_codes
+        .into_iter()
+        .map(|code| TierDef {
+            name: code.clone(),
+            code,
+        })
+        .collect();
+    finish(name.to_string(), tiers, sections, Vec::new(), errors)
+}
+
+fn normalise_header(header: &str) -> String {
+    header
+        .split(',')
+        .map(|f| f.trim().to_lowercase())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+// ---- shared rules ------------------------------------------------------------
+
+fn err(at: &str, problem: impl Into<String>) -> LayoutError {
+    LayoutError {
+        at: at.to_string(),
+        problem: problem.into(),
+    }
+}
+
+fn coordinate_ok(c: f64) -> bool {
+    c.is_finite() && (0.0..=100_000.0).contains(&c)
+}
+
+/// Front rows first, then closeness to the row's centre; earlier sections
+/// first (the same rule as grid layouts).
+fn default_rank(section: usize, row: usize, position: usize, row_len: usize) -> i32 {
+    let off_centre = (2 * position as i64 - (row_len as i64 - 1)).unsigned_abs() as i32;
+    section as i32 * 1_000_000 + row as i32 * 1_000 + off_centre
+}
+
+fn check_tiers<'a>(
+    tiers: &'a [TierDef],
+    errors: &mut Vec<LayoutError>,
+    at: impl Fn(usize) -> String,
+) -> HashSet<&'a str> {
+    let mut codes = HashSet::new();
+    if tiers.is_empty() {
+        errors.push(err("tiers", "name at least one price tier"));
+    }
+    for (i, tier) in tiers.iter().enumerate() {
+        if tier.code.trim().is_empty() || tier.name.trim().is_empty() {
+            errors.push(err(&at(i), "a tier needs a code and a name"));
+        } else if !codes.insert(tier.code.as_str()) {
+            errors.push(err(&at(i), format!("duplicate tier {:?}", tier.code)));
+        }
+    }
+    codes
+}
+
+fn check_flags(names: &[String], at: &str, errors: &mut Vec<LayoutError>) -> Vec<Flag> {
+    names
+        .iter()
+        .filter_map(|name| {
+            let flag = Flag::from_db(name);
+            if flag.is_none() {
+                errors.push(err(
+                    at,
+                    format!("unknown flag {name:?}: use wheelchair, companion or restricted_view"),
+                ));
+            }
+            flag
+        })
+        .collect()
+}
+
+fn finish(
+    name: String,
+    tiers: Vec<TierDef>,
+    sections: Vec<SectionLayout>,
+    ga_areas: Vec<GaArea>,
+    mut errors: Vec<LayoutError>,
+) -> Result<VenueLayout, Vec<LayoutError>> {
+    if name.trim().is_empty() {
+        errors.insert(0, err("name", "the venue needs a name"));
+    }
+    let layout = VenueLayout {
+        name,
+        tiers,
+        sections,
+        ga_areas,
+    };
+    if layout.seat_count() == 0 && layout.ga_areas.is_empty() {
+        errors.push(err(
+            "sections",
+            "the venue has no seats and no general-admission areas",
+        ));
+    }
+    if layout.seat_count() > MAX_SEATS {
+        errors.push(err(
+            "sections",
+            format!("{} seats is more than {MAX_SEATS}", layout.seat_count()),
+        ));
+    }
+    if errors.is_empty() {
+        Ok(layout)
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"{
+      "name": "Little Hall",
+      "tiers": [{"code": "std", "name": "Standard"}, {"code": "box", "name": "Box"}],
+      "sections": [
+        {"name": "Stalls", "rows": [
+          {"label": "A", "seats": [
+            {"label": "1", "tier": "std", "flags": ["wheelchair"]},
+            {"label": "2", "tier": "std"},
+            {"label": "3", "tier": "std", "rank": 0}
+          ]},
+          {"label": "B", "seats": [{"label": "1", "tier": "std", "x": 15.5, "y": 40}]}
+        ]},
+        {"name": "Box 1", "rows": [{"label": "A", "seats": [{"label": "1", "tier": "box"}]}]}
+      ],
+      "ga_areas": [{"name": "Standing", "tier": "std", "capacity": 120}]
+    }"#;
+
+    #[test]
+    fn a_good_json_layout_is_read_whole() {
+        let layout = from_json(SMALL).unwrap();
+        assert_eq!(layout.name, "Little Hall");
+        assert_eq!(layout.seat_count(), 5);
+        assert_eq!(layout.ga_capacity(), 120);
+        let stalls = &layout.sections[0];
+        assert_eq!(stalls.seats[0].flags, vec![Flag::Wheelchair]);
+        assert_eq!(stalls.seats[2].rank, 0, "an explicit rank overrides");
+        assert_eq!(stalls.seats[1].rank, 0, "centre of a 3-seat row");
+        assert_eq!((stalls.seats[3].x, stalls.seats[3].y), (15.5, 40.0));
+        assert_eq!(
+            stalls.seats[1].x, SEAT_PITCH,
+            "computed from the seat's place"
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_path() {
+        let bad = r#"{
+          "name": "Broken",
+          "tiers": [{"code": "std", "name": "Standard"}],
+          "sections": [{"name": "Stalls", "rows": [{"label": "A", "seats": [
+            {"label": "1", "tier": "std"},
+            {"label": "1", "tier": "std"},
+            {"label": "2", "tier": "gold"},
+            {"label": "3", "tier": "std", "x": -5, "y": 10},
+            {"label": "4", "tier": "std", "x": 3},
+            {"label": "5", "tier": "std", "flags": ["vip"]}
+          ]}]}],
+          "ga_areas": [{"name": "Stalls", "tier": "std", "capacity": 0}]
+        }"#;
+        let errors = from_json(bad).unwrap_err();
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        let expect = [
+            "sections[0].rows[0].seats[1]: duplicate seat Stalls A 1",
+            "sections[0].rows[0].seats[2]: unknown tier \"gold\"",
+            "sections[0].rows[0].seats[3]: bad coordinate (-5, 10)",
+            "sections[0].rows[0].seats[4]: give both x and y, or neither",
+            "sections[0].rows[0].seats[5]: unknown flag \"vip\"",
+            "ga_areas[0]: \"Stalls\" is already a section or area",
+            "ga_areas[0]: bad capacity 0",
+        ];
+        for expected in expect {
+            assert!(
+                text.iter().any(|t| t.starts_with(expected)),
+                "missing {expected:?} in {text:#?}"
+            );
+        }
+        assert_eq!(text.len(), expect.len(), "{text:#?}");
+    }
+
+    #[test]
+    fn malformed_json_says_where() {
+        let errors = from_json("{\n  \"name\": \"x\",\n  \"tiers\": [,]\n}").unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].at.starts_with("line 3"), "{}", errors[0]);
+        let errors = from_json(r#"{"name": "x", "tiers": [], "seats": []}"#).unwrap_err();
+        assert!(
+            errors[0].problem.contains("unknown field `seats`"),
+            "{}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn csv_grids_are_read_in_order_with_ranks_and_flags() {
+        let csv = "section,row,seat,x,y,tier,flags\n\
+                   Stalls,A,1,0,0,std,wheelchair|companion\n\
+                   Stalls,A,2,30,0,std,\n\
+                   Stalls,A,3,60,0,std,\n\
+                   Stalls,B,1,0,30,vip,\n";
+        let layout = from_csv("Grid Hall", csv).unwrap();
+        assert_eq!(layout.seat_count(), 4);
+        assert_eq!(
+            layout
+                .tiers
+                .iter()
+                .map(|t| t.code.as_str())
+                .collect::<Vec<_>>(),
+            ["std", "vip"]
+        );
+        let seats = &layout.sections[0].seats;
+        assert_eq!(seats[0].flags, vec![Flag::Wheelchair, Flag::Companion]);
+        assert_eq!((seats[3].row_index, seats[3].position), (1, 0));
+        assert!(
+            seats[1].rank < seats[0].rank,
+            "the centre of row A ranks best"
+        );
+        assert!(seats[2].rank < seats[3].rank, "row A beats row B");
+    }
+
+    #[test]
+    fn the_shipped_example_layouts_are_valid_and_as_described() {
+        let theatre = from_json(include_str!("../../static/layouts/theatre-300.json")).unwrap();
+        assert_eq!(theatre.seat_count(), 300);
+        assert!(theatre.sections.iter().any(|s| s.name == "Balcony"));
+        let hall = from_json(include_str!("../../static/layouts/concert-hall-2000.json")).unwrap();
+        assert_eq!(hall.seat_count() as u64 + hall.ga_capacity(), 2000);
+        assert_eq!(hall.ga_areas.len(), 1);
+        let arena = from_csv(
+            "Arena",
+            include_str!("../../static/layouts/arena-20000.csv"),
+        )
+        .unwrap();
+        assert_eq!(arena.seat_count(), 20_000);
+        assert!(
+            arena.sections[0]
+                .seats
+                .iter()
+                .any(|s| s.flags.contains(&Flag::Wheelchair))
+        );
+    }
+
+    #[test]
+    fn csv_problems_name_their_line() {
+        let csv = "section,row,seat,x,y,tier,flags\n\
+                   Stalls,A,1,0,0,std,\n\
+                   Stalls,A,1,30,0,std,\n\
+                   Stalls,A,2,abc,0,std,\n\
+                   Stalls,A,3,0,0,std\n\
+                   Stalls,A,4,0,0,std,lounge\n";
+        let text: Vec<String> = from_csv("x", csv)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            text,
+            vec![
+                "line 3: duplicate seat Stalls A 1 (first on line 2)".to_string(),
+                "line 4: bad coordinate (abc, 0): use numbers from 0 to 100000".to_string(),
+                "line 5: expected 7 fields, found 6".to_string(),
+                "line 6: unknown flag \"lounge\": use wheelchair, companion or restricted_view"
+                    .to_string(),
+            ]
+        );
+        let wrong_header = from_csv("x", "a,b,c\n").unwrap_err();
+        assert!(
+            wrong_header[0]
+                .to_string()
+                .starts_with("line 1: expected the header")
+        );
+    }
+}
