@@ -354,7 +354,7 @@ pub fn find_bin_dir() -> anyhow::Result<PathBuf> {
             Some((version, entry.path().join("bin")))
         })
         .collect();
-    versioned.sort_by(|a, b| b.0.cmp(&a.0));
+    versioned.sort_by_key(|(version, _)| std::cmp::Reverse(*version));
     on_path
         .into_iter()
         .chain(versioned.into_iter().map(|(_, dir)| dir))

@@ -239,8 +239,10 @@ async fn main() -> anyhow::Result<()> {
             )
         }
     };
-    let mut settings = seatmap::config::DbSettings::default();
-    settings.pool_size = options.workers * 2;
+    let settings = seatmap::config::DbSettings {
+        pool_size: options.workers * 2,
+        ..Default::default()
+    };
     let pool = db::build_pool(pg_config, &settings)?;
     db::migrate(&pool).await?;
 

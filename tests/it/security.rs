@@ -255,7 +255,7 @@ async fn live_holds_are_capped_per_address_however_many_sessions_it_starts() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(retry >= 1 && retry <= 480, "{retry}");
+    assert!((1..=480).contains(&retry), "{retry}");
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["error"], "too_many_holds");
     // ...while sessions that already hold can still add seats to their hold.
