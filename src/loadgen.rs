@@ -114,6 +114,14 @@ impl Report {
     }
 }
 
+/// The seat ids a response lists under `key` ("added", "seat_ids").
+fn ids(body: &Value, key: &str) -> Vec<i64> {
+    body[key]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_i64).collect())
+        .unwrap_or_default()
+}
+
 fn client(cookies: bool) -> reqwest::Client {
     reqwest::Client::builder()
         .cookie_store(cookies)
@@ -248,10 +256,7 @@ pub async fn best(target: &Target, fill: f64, workers: usize, max_duration: Dura
                 .await;
                 report.record(status, took);
                 if status == 201 {
-                    let added: Vec<i64> = body["added"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                        .unwrap_or_default();
+                    let added: Vec<i64> = ids(&body, "added");
                     taken.fetch_add(added.len() as u64, Ordering::Relaxed);
                     report.grant(&body, &added);
                 } else if status == 409 && body["error"] == "not_enough_seats" {
@@ -299,10 +304,7 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
                         report.record(status, took);
                         if status == 201 {
                             report.grant(&body, &[seat]);
-                            let seats = body["seat_ids"]
-                                .as_array()
-                                .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                                .unwrap_or_default();
+                            let seats = ids(&body, "seat_ids");
                             mine = Some((
                                 body["hold_id"].as_str().unwrap_or_default().to_string(),
                                 seats,
@@ -317,15 +319,9 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
                         .await;
                         report.record(status, took);
                         if status == 201 {
-                            let added: Vec<i64> = body["added"]
-                                .as_array()
-                                .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                                .unwrap_or_default();
+                            let added: Vec<i64> = ids(&body, "added");
                             report.grant(&body, &added);
-                            let seats = body["seat_ids"]
-                                .as_array()
-                                .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                                .unwrap_or_default();
+                            let seats = ids(&body, "seat_ids");
                             mine = Some((
                                 body["hold_id"].as_str().unwrap_or_default().to_string(),
                                 seats,

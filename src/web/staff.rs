@@ -519,28 +519,40 @@ async fn revive_hold(
     back_to_console(&staff.session, event_id, None, outcome).await
 }
 
+/// Blocks (`block = true`) or unblocks one seat from the console.
+async fn set_blocked(
+    state: &AppState,
+    (event_id, seat_id): (i64, i64),
+    staff: &StaffUser,
+    block: bool,
+) -> AppResult<Redirect> {
+    let done = if block {
+        "Seat blocked: it is no longer offered to buyers."
+    } else {
+        "Seat unblocked: it is on sale again."
+    };
+    let outcome = db::box_office::set_blocked(&state.pool, staff.id, event_id, &[seat_id], block)
+        .await
+        .map(|_| done.to_string());
+    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+}
+
 async fn block(
     State(state): State<AppState>,
-    IdPath((event_id, seat_id)): IdPath<(i64, i64)>,
+    IdPath(seat): IdPath<(i64, i64)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
-    let outcome = db::box_office::set_blocked(&state.pool, staff.id, event_id, &[seat_id], true)
-        .await
-        .map(|_| "Seat blocked: it is no longer offered to buyers.".to_string());
-    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+    set_blocked(&state, seat, &staff, true).await
 }
 
 async fn unblock(
     State(state): State<AppState>,
-    IdPath((event_id, seat_id)): IdPath<(i64, i64)>,
+    IdPath(seat): IdPath<(i64, i64)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
-    let outcome = db::box_office::set_blocked(&state.pool, staff.id, event_id, &[seat_id], false)
-        .await
-        .map(|_| "Seat unblocked: it is on sale again.".to_string());
-    back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+    set_blocked(&state, seat, &staff, false).await
 }
 
 #[derive(Deserialize)]
