@@ -144,6 +144,21 @@ async fn send(request: reqwest::RequestBuilder) -> (u16, Value, Duration) {
     }
 }
 
+/// Merges the workers' reports into one, timed from `started`.
+async fn gather(
+    scenario: &str,
+    tasks: Vec<tokio::task::JoinHandle<Report>>,
+    started: Instant,
+) -> Report {
+    let mut report = Report::named(scenario);
+    for task in tasks {
+        if let Ok(part) = task.await {
+            report.merge(part);
+        }
+    }
+    report.finish(started)
+}
+
 /// `buyers` distinct sessions (none sends a cookie, so each is a new
 /// buyer) ask for the same seat, `concurrency` at a time. Exactly one may win.
 pub async fn hot_seat(target: &Target, buyers: usize, concurrency: usize) -> Report {
@@ -217,13 +232,7 @@ pub async fn picks(target: &Target, duration: Duration, workers: usize) -> Repor
             report
         }));
     }
-    let mut report = Report::named("picks");
-    for task in tasks {
-        if let Ok(part) = task.await {
-            report.merge(part);
-        }
-    }
-    report.finish(started)
+    gather("picks", tasks, started).await
 }
 
 /// New buyers ask for 2–4 best available seats together and keep them,
@@ -266,13 +275,7 @@ pub async fn best(target: &Target, fill: f64, workers: usize, max_duration: Dura
             report
         }));
     }
-    let mut report = Report::named("best");
-    for task in tasks {
-        if let Ok(part) = task.await {
-            report.merge(part);
-        }
-    }
-    report.finish(started)
+    gather("best", tasks, started).await
 }
 
 /// Buyers with cookie jars browse, pick, ask for best available, buy and
@@ -357,13 +360,7 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
             report
         }));
     }
-    let mut report = Report::named("mixed");
-    for task in tasks {
-        if let Ok(part) = task.await {
-            report.merge(part);
-        }
-    }
-    report.finish(started)
+    gather("mixed", tasks, started).await
 }
 
 /// Checks the database's invariants, and that every seat the clients were

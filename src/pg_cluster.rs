@@ -207,10 +207,6 @@ impl PgCluster {
         config
     }
 
-    pub fn data_dir(&self) -> &Path {
-        &self.data_dir
-    }
-
     /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
     /// waiting up to 30 s. Blocking.
     pub fn stop(&self) -> anyhow::Result<()> {

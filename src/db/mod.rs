@@ -20,7 +20,6 @@ pub mod sessions;
 pub mod staff;
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -39,13 +38,6 @@ mod embedded {
 /// How many times a transaction runs in all before a deadlock or
 /// serialization failure is reported (as 503).
 pub const MAX_ATTEMPTS: u32 = 4;
-
-static RETRIES: AtomicU64 = AtomicU64::new(0);
-
-/// Transactions re-run after a deadlock or serialization failure, since start.
-pub fn retries_total() -> u64 {
-    RETRIES.load(Ordering::Relaxed)
-}
 
 /// A bounded pool whose connections carry short lock and statement
 /// timeouts, so no request can wait on the database for long.
@@ -129,7 +121,6 @@ where
     loop {
         match attempt().await {
             Err(err) if err.is_retryable() && tries < MAX_ATTEMPTS => {
-                RETRIES.fetch_add(1, Ordering::Relaxed);
                 metrics::counter!(crate::observability::TRANSACTION_RETRIES).increment(1);
                 tracing::info!(tries, error = %err, "retrying transaction");
                 tokio::time::sleep(Duration::from_millis(5 * u64::from(tries))).await;

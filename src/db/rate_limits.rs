@@ -19,6 +19,13 @@ pub struct Refusal {
 const WINDOW_START: &str =
     "to_timestamp(floor(extract(epoch FROM now())::float8 / $2::float8) * $2::float8)";
 
+/// The limits that are on (max > 0) and their keys; None if none is.
+fn active(limits: &[Limit]) -> Option<(Vec<&Limit>, Vec<&str>)> {
+    let active: Vec<&Limit> = limits.iter().filter(|l| l.max > 0).collect();
+    let keys = active.iter().map(|l| l.key.as_str()).collect();
+    (!active.is_empty()).then_some((active, keys))
+}
+
 /// Counts one hit on each limit in the current window of `window_secs`, and
 /// refuses (429) if any is now over its maximum.
 pub async fn hit(
@@ -27,10 +34,9 @@ pub async fn hit(
     limits: &[Limit],
     refusal: Refusal,
 ) -> AppResult<()> {
-    let active: Vec<&Limit> = limits.iter().filter(|l| l.max > 0).collect();
-    if active.is_empty() {
+    let Some((active, keys)) = active(limits) else {
         return Ok(());
-    }
+    };
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO rate_limits (key, window_start, hits)
@@ -40,7 +46,6 @@ pub async fn hit(
                        ceil(extract(epoch FROM window_start + make_interval(secs => $2::float8) - now()))::bigint AS retry"
         ))
         .await?;
-    let keys: Vec<&str> = active.iter().map(|l| l.key.as_str()).collect();
     let rows = client
         .query(&statement, &[&keys, &f64::from(window_secs)])
         .await?;
@@ -55,10 +60,9 @@ pub async fn check(
     limits: &[Limit],
     refusal: Refusal,
 ) -> AppResult<()> {
-    let active: Vec<&Limit> = limits.iter().filter(|l| l.max > 0).collect();
-    if active.is_empty() {
+    let Some((active, keys)) = active(limits) else {
         return Ok(());
-    }
+    };
     let statement = client
         .prepare_cached(&format!(
             "SELECT key, hits + 1 AS hits,
@@ -67,7 +71,6 @@ pub async fn check(
               WHERE key = ANY($1) AND window_start = {WINDOW_START}"
         ))
         .await?;
-    let keys: Vec<&str> = active.iter().map(|l| l.key.as_str()).collect();
     let rows = client
         .query(&statement, &[&keys, &f64::from(window_secs)])
         .await?;

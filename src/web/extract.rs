@@ -2,7 +2,7 @@
 //! same documented JSON (or HTML) error as everything else, and the caller's
 //! identity from the session.
 
-use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,17 @@ pub struct IdPath<T>(pub T);
 impl From<PathRejection> for AppError {
     fn from(_: PathRejection) -> AppError {
         AppError::not_found("Page")
+    }
+}
+
+/// Query strings; one that doesn't parse is a 400 like any other bad input.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(AppError))]
+pub struct QueryInput<T>(pub T);
+
+impl From<QueryRejection> for AppError {
+    fn from(rejection: QueryRejection) -> AppError {
+        AppError::BadRequest(format!("Invalid query string: {}", rejection.body_text()))
     }
 }
 

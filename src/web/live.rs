@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
@@ -26,7 +26,7 @@ use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
-use crate::web::extract::{IdPath, Viewer};
+use crate::web::extract::{IdPath, QueryInput, Viewer};
 use crate::web::pages::{hold_panel, render};
 use crate::web::security::csrf_token;
 use crate::web::views::{HoldPanel, SeatView};
@@ -81,7 +81,7 @@ async fn live(
     IdPath(event_id): IdPath<i64>,
     viewer: Viewer,
     headers: HeaderMap,
-    Query(query): Query<SinceQuery>,
+    QueryInput(query): QueryInput<SinceQuery>,
 ) -> AppResult<impl axum::response::IntoResponse> {
     // Subscribe before reading anything, so nothing falls between.
     let changes = state.live.subscribe();
@@ -267,7 +267,7 @@ async fn seat_fragments(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     viewer: Viewer,
-    Query(query): Query<FragmentQuery>,
+    QueryInput(query): QueryInput<FragmentQuery>,
 ) -> AppResult<axum::response::Html<String>> {
     let ids: Vec<i64> = query
         .ids

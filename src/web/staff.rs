@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -25,7 +25,8 @@ use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
 use crate::web::extract::{
-    ClientIp, IdPath, Notice, NoticeKind, StaffUser, push_notice, sign_in, sign_out, take_notice,
+    ClientIp, IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice, sign_in, sign_out,
+    take_notice,
 };
 use crate::web::pages::render;
 use crate::web::security::{CsrfForm, csrf_token};
@@ -94,7 +95,10 @@ struct NextQuery {
     next: Option<String>,
 }
 
-async fn login_page(session: Session, Query(query): Query<NextQuery>) -> AppResult<Html<String>> {
+async fn login_page(
+    session: Session,
+    QueryInput(query): QueryInput<NextQuery>,
+) -> AppResult<Html<String>> {
     render(&LoginPage {
         csrf: csrf_token(&session).await?,
         next: safe_next(query.next.as_deref()),
@@ -377,7 +381,7 @@ async fn seat_panel(
 async fn console(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
-    Query(query): Query<ConsoleQuery>,
+    QueryInput(query): QueryInput<ConsoleQuery>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
