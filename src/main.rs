@@ -9,6 +9,7 @@ usage: seatmap [serve]          run the web app (default)
        seatmap staff add NAME   create a box-office account (password from the terminal or stdin)
        seatmap staff list       list box-office accounts
        seatmap venue check FILE validate a venue layout (.json or .csv) and say what is wrong, where
+       seatmap venue import FILE validate a layout whole, then store it as a venue (nothing on failure)
 
 Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
 SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10).";
@@ -34,18 +35,13 @@ async fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     // Checking a layout file needs no configuration or database.
-    if command.as_deref() == Some("venue") {
+    if command.as_deref() == Some("venue") && args.get(1).map(String::as_str) != Some("import") {
         return match (args.get(1).map(String::as_str), args.get(2)) {
-            (Some("check"), Some(file)) => match startup::venue_check(std::path::Path::new(file)) {
-                Ok(true) => ExitCode::SUCCESS,
-                Ok(false) => ExitCode::FAILURE,
-                Err(err) => {
-                    eprintln!("seatmap: {err:#}");
-                    ExitCode::FAILURE
-                }
-            },
+            (Some("check"), Some(file)) => {
+                checked(startup::venue_check(std::path::Path::new(file)))
+            }
             _ => {
-                eprintln!("seatmap: usage: seatmap venue check FILE");
+                eprintln!("seatmap: usage: seatmap venue check FILE | seatmap venue import FILE");
                 ExitCode::from(2)
             }
         };
@@ -68,6 +64,15 @@ async fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
+        Some("venue") => match args.get(2) {
+            Some(file) => {
+                return checked(startup::venue_import(config, std::path::Path::new(file)).await);
+            }
+            None => {
+                eprintln!("seatmap: usage: seatmap venue import FILE");
+                return ExitCode::from(2);
+            }
+        },
         Some(other) => {
             eprintln!("seatmap: unknown command {other:?}\n\n{USAGE}");
             return ExitCode::from(2);
@@ -75,6 +80,19 @@ async fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("seatmap: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Exit status of a command that checks something: 0 when it passed, 1 when
+/// it found problems (already printed) or failed.
+fn checked(outcome: anyhow::Result<bool>) -> ExitCode {
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(err) => {
             eprintln!("seatmap: {err:#}");
             ExitCode::FAILURE

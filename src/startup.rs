@@ -192,44 +192,61 @@ pub async fn staff_list(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `seatmap venue check FILE`: validates a layout file (.json, or .csv for
-/// simple grids) whole, and prints either what it describes or every
-/// problem with where it is. Touches no database.
-pub fn venue_check(path: &std::path::Path) -> anyhow::Result<bool> {
-    use crate::domain::venue;
+/// Reads and validates a layout file; prints every problem (and returns
+/// None) if it has any.
+fn read_layout(
+    path: &std::path::Path,
+) -> anyhow::Result<Option<crate::domain::venue::VenueLayout>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let parsed = if is_csv {
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
-        venue::from_csv(&name, &text)
-    } else {
-        venue::from_json(&text)
-    };
-    match parsed {
-        Ok(layout) => {
-            println!(
-                "{}: {} seats in {} sections, {} general-admission places in {} areas, {} price tiers",
-                layout.name,
-                layout.seat_count(),
-                layout.sections.len(),
-                layout.ga_capacity(),
-                layout.ga_areas.len(),
-                layout.tiers.len()
-            );
-            Ok(true)
-        }
+    match crate::domain::venue::from_file(&path.to_string_lossy(), &text) {
+        Ok(layout) => Ok(Some(layout)),
         Err(errors) => {
             eprintln!("{}: {} problem(s)", path.display(), errors.len());
             for error in errors {
                 eprintln!("  {error}");
             }
-            Ok(false)
+            Ok(None)
         }
     }
+}
+
+/// `seatmap venue check FILE`: validates a layout file (.json, or .csv for
+/// simple grids) whole, and prints either what it describes or every
+/// problem with where it is. Touches no database.
+pub fn venue_check(path: &std::path::Path) -> anyhow::Result<bool> {
+    let Some(layout) = read_layout(path)? else {
+        return Ok(false);
+    };
+    println!(
+        "{}: {} seats in {} sections, {} general-admission places in {} areas, {} price tiers",
+        layout.name,
+        layout.seat_count(),
+        layout.sections.len(),
+        layout.ga_capacity(),
+        layout.ga_areas.len(),
+        layout.tiers.len()
+    );
+    Ok(true)
+}
+
+/// `seatmap venue import FILE`: validates the whole file, then stores the
+/// venue in one statement; a file with any problem writes nothing.
+pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Result<bool> {
+    let Some(layout) = read_layout(path)? else {
+        return Ok(false);
+    };
+    let database = Database::connect(&config).await?;
+    let imported = async {
+        let client = database.pool.get().await?;
+        db::venues::import(&client, &layout, None).await
+    }
+    .await;
+    database.shutdown().await;
+    let venue_id = imported.map_err(|err| anyhow::anyhow!("{err}"))?;
+    println!(
+        "{} (venue {venue_id})",
+        crate::web::venues::imported_message(&layout)
+    );
+    Ok(true)
 }

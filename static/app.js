@@ -230,4 +230,13 @@
   scheduleExpiryRefresh();
   tick();
   setInterval(tick, 1000);
+  // ---- Confirming irreversible staff actions -------------------------------
+  // Without JavaScript the form posts straight away; the console says what
+  // happened.
+  document.addEventListener("submit", function (event) {
+    const form = event.target;
+    if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+    }
+  });
 })();

@@ -102,17 +102,11 @@ async fn hold_best_available_once(
 ) -> AppResult<BestAvailableOutcome> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    if !events::exists(&tx, event_id).await? {
-        return Err(AppError::not_found("Event"));
-    }
+    events::lock_on_sale(&tx, event_id).await?;
     let filters = resolve_filters(&tx, event_id, request).await?;
     let hold = holds::lock_or_open(&tx, event_id, holder, rules).await?;
-    let already = seats::held_by(&tx, hold.id).await?;
-    if already.len() + request.count as usize > rules.max_seats as usize {
-        return Err(AppError::HoldLimit {
-            max: rules.max_seats,
-        });
-    }
+    let already = holds::summary(&tx, &hold).await?;
+    holds::refuse_if_over(&already, request.count as usize, rules.max_seats)?;
 
     let count = request.count as usize;
     let chosen = if request.together {
@@ -153,14 +147,10 @@ async fn hold_best_available_once(
         )));
     }
     let together = are_adjacent(&tx, &chosen).await?;
-    let held = seats::held_by(&tx, hold.id).await?;
+    let summary = holds::summary(&tx, &hold).await?;
     tx.commit().await?;
     Ok(BestAvailableOutcome {
-        hold: holds::HoldSummary {
-            hold_id: hold.id,
-            expires_at: hold.expires_at,
-            seat_ids: held,
-        },
+        hold: summary,
         added: chosen,
         together,
     })

@@ -8,6 +8,7 @@ use super::audit::{self, Entry};
 use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::domain::rules::BuyerDetails;
+use crate::domain::sale::SaleStatus;
 use crate::error::{AppError, AppResult};
 
 /// A hold as the console lists it.
@@ -211,12 +212,13 @@ pub async fn release(
                 if !seats::release_one(&tx, hold.id, seat_id).await? {
                     return Err(AppError::not_found("Seat in this hold"));
                 }
-                if seats::held_by(&tx, hold.id).await?.is_empty() {
+                if holds::is_empty(&tx, hold.id).await? {
                     holds::close_by_staff(&tx, hold.id, staff_id).await?;
                 }
                 vec![seat_id]
             }
             None => {
+                super::ga::release_all(&tx, hold.id).await?;
                 let released = seats::release_all(&tx, hold.id).await?;
                 holds::close_by_staff(&tx, hold.id, staff_id).await?;
                 released
@@ -256,6 +258,10 @@ pub async fn revive(
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
+        let event_id = holds::event_of(&tx, hold_id, None)
+            .await?
+            .ok_or_else(|| AppError::not_found("Hold"))?;
+        events::lock_on_sale(&tx, event_id).await?;
         let old = holds::lock_by_id(&tx, hold_id).await?;
         if old.live {
             return Err(AppError::Conflict {
@@ -302,13 +308,9 @@ pub async fn revive(
             },
         )
         .await?;
-        let held = seats::held_by(&tx, hold.id).await?;
+        let summary = holds::summary(&tx, &hold).await?;
         tx.commit().await?;
-        Ok(holds::HoldSummary {
-            hold_id: hold.id,
-            expires_at: hold.expires_at,
-            seat_ids: held,
-        })
+        Ok(summary)
     })
     .await
 }
@@ -318,9 +320,7 @@ async fn seats_must_belong(
     event_id: i64,
     seat_ids: &[i64],
 ) -> AppResult<()> {
-    if !events::exists(client, event_id).await? {
-        return Err(AppError::not_found("Event"));
-    }
+    events::lock_not_cancelled(client, event_id).await?;
     let known = seats::ids_in_event(client, event_id, seat_ids).await?;
     if known.len() != seat_ids.len() {
         return Err(AppError::not_found("Seat in this event"));
@@ -420,6 +420,93 @@ pub async fn sell(
         .await?;
         tx.commit().await?;
         Ok(order_id)
+    })
+    .await
+}
+
+/// What closing sales released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SalesClosed {
+    pub holds_released: i64,
+    pub seats_released: i64,
+    pub ga_tickets_released: i64,
+    /// Orders flagged for refund (cancelling only).
+    pub orders_flagged: i64,
+}
+
+/// Ends selling for the event: no more holds or purchases. Every open hold
+/// is released (its buyer is told, as for a staff release). Cancelling
+/// also flags every order for refund; orders are never deleted. Waits for
+/// claims in flight, and holds off new ones, until done.
+pub async fn close_sales(
+    pool: &Pool,
+    staff_id: i64,
+    event_id: i64,
+    cancel: bool,
+) -> AppResult<SalesClosed> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let before = events::lock_for_closing(&tx, event_id).await?;
+        if before == SaleStatus::Cancelled || (before == SaleStatus::Closed && !cancel) {
+            return Err(AppError::Conflict {
+                code: "already_closed",
+                message: if before == SaleStatus::Cancelled {
+                    "This event is already cancelled.".into()
+                } else {
+                    "Sales for this event are already closed.".into()
+                },
+            });
+        }
+        events::mark_closed(&tx, event_id, cancel).await?;
+        // Holds before seats, as a buyer's release locks them.
+        let holds_released = tx
+            .execute(
+                "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2
+                  WHERE event_id = $1 AND state = 'OPEN'",
+                &[&event_id, &staff_id],
+            )
+            .await? as i64;
+        let ga_tickets_released = super::ga::release_event(&tx, event_id).await?;
+        let released = seats::release_event(&tx, event_id).await?;
+        let orders_flagged = if cancel {
+            tx.execute(
+                "UPDATE orders SET event_cancelled = true WHERE event_id = $1",
+                &[&event_id],
+            )
+            .await? as i64
+        } else {
+            0
+        };
+        let outcome = SalesClosed {
+            holds_released,
+            seats_released: released.len() as i64,
+            ga_tickets_released,
+            orders_flagged,
+        };
+        audit::record(
+            &tx,
+            Entry {
+                staff_id: Some(staff_id),
+                action: if cancel {
+                    "cancel_event"
+                } else {
+                    "close_sales"
+                },
+                event_id: Some(event_id),
+                hold_id: None,
+                order_id: None,
+                seat_ids: &released,
+                detail: format!(
+                    "released {holds_released} holds ({} seats, {ga_tickets_released} GA tickets); \
+                     {orders_flagged} orders flagged for refund",
+                    released.len()
+                ),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(outcome)
     })
     .await
 }

@@ -2,8 +2,11 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 
-use super::GenericClient;
-use crate::error::AppResult;
+use super::{GenericClient, Pool};
+use crate::domain::layout::{SeatSpec, TierSpec};
+use crate::domain::sale::SaleStatus;
+use crate::domain::venue::GaArea;
+use crate::error::{AppError, AppResult};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EventSummary {
@@ -14,6 +17,12 @@ pub struct EventSummary {
     pub starts_at: OffsetDateTime,
     pub seats_total: i64,
     pub seats_available: i64,
+    /// General-admission places: all, and free now (lapsed holds count as free).
+    pub ga_total: i64,
+    pub ga_available: i64,
+    pub sale: SaleStatus,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub on_sale_at: Option<OffsetDateTime>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -23,14 +32,34 @@ pub struct Tier {
     pub price_cents: i32,
 }
 
+/// An event's sale state now; `e` is the events row.
+const SALE_STATUS: &str = "
+    CASE WHEN e.cancelled_at IS NOT NULL THEN 'cancelled'
+         WHEN e.sales_closed_at IS NOT NULL THEN 'closed'
+         WHEN e.starts_at <= now() THEN 'started'
+         WHEN e.on_sale_at > now() THEN 'not_yet'
+         ELSE 'on_sale' END";
+
 /// A lapsed hold counts as available, exactly as the claim query treats it.
-const SUMMARY: &str = "
-    SELECT e.id, e.name, e.venue, e.starts_at,
-           count(s.id) AS seats_total,
-           count(s.id) FILTER (WHERE s.status = 'AVAILABLE'
-                               OR (s.status = 'HELD' AND s.held_until < now())) AS seats_available
-      FROM events e
-      LEFT JOIN seats s ON s.event_id = e.id";
+fn summary_query(filter: &str) -> String {
+    format!(
+        "SELECT e.id, e.name, e.venue, e.starts_at, e.on_sale_at, {SALE_STATUS} AS sale,
+                count(s.id) AS seats_total,
+                count(s.id) FILTER (WHERE s.status = 'AVAILABLE'
+                                    OR (s.status = 'HELD' AND s.held_until < now())) AS seats_available,
+                coalesce((SELECT sum(a.capacity) FROM ga_areas a WHERE a.event_id = e.id), 0)::bigint
+                    AS ga_total,
+                coalesce((SELECT sum(a.capacity - a.sold) FROM ga_areas a WHERE a.event_id = e.id), 0)::bigint
+                  - coalesce((SELECT sum(t.quantity) FROM ga_tickets t
+                               WHERE t.event_id = e.id AND t.order_id IS NULL
+                                 AND t.held_until > now()), 0)::bigint AS ga_available
+           FROM events e
+           LEFT JOIN seats s ON s.event_id = e.id
+          {filter}
+          GROUP BY e.id
+          ORDER BY e.starts_at, e.id"
+    )
+}
 
 fn summary_from_row(row: &Row) -> EventSummary {
     EventSummary {
@@ -40,22 +69,22 @@ fn summary_from_row(row: &Row) -> EventSummary {
         starts_at: row.get("starts_at"),
         seats_total: row.get("seats_total"),
         seats_available: row.get("seats_available"),
+        ga_total: row.get("ga_total"),
+        ga_available: row.get("ga_available"),
+        sale: SaleStatus::from_db(row.get("sale")),
+        on_sale_at: row.get("on_sale_at"),
     }
 }
 
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<EventSummary>> {
-    let statement = client
-        .prepare_cached(&format!(
-            "{SUMMARY} GROUP BY e.id ORDER BY e.starts_at, e.id"
-        ))
-        .await?;
+    let statement = client.prepare_cached(&summary_query("")).await?;
     let rows = client.query(&statement, &[]).await?;
     Ok(rows.iter().map(summary_from_row).collect())
 }
 
 pub async fn find(client: &impl GenericClient, event_id: i64) -> AppResult<Option<EventSummary>> {
     let statement = client
-        .prepare_cached(&format!("{SUMMARY} WHERE e.id = $1 GROUP BY e.id"))
+        .prepare_cached(&summary_query("WHERE e.id = $1"))
         .await?;
     let row = client.query_opt(&statement, &[&event_id]).await?;
     Ok(row.as_ref().map(summary_from_row))
@@ -66,6 +95,235 @@ pub async fn exists(client: &impl GenericClient, event_id: i64) -> AppResult<boo
         .prepare_cached("SELECT 1 FROM events WHERE id = $1")
         .await?;
     Ok(client.query_opt(&statement, &[&event_id]).await?.is_some())
+}
+
+/// Refuses unless the event is on sale now. Takes a key-share lock on the
+/// event, as inserting a hold does anyway: many claims share it, and staff
+/// closing sales (`lock_for_closing`) wait for those in flight and hold off
+/// new ones, so no hold slips in after the close has released the rest.
+/// Take it before locking any hold, as closing does.
+pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
+    let (status, on_sale_at) = lock_sale_status(client, event_id).await?;
+    status.refuse(on_sale_at)
+}
+
+/// The box office keeps selling at the door after online sales close or
+/// the show starts, but not for a cancelled event.
+pub(super) async fn lock_not_cancelled(
+    client: &impl GenericClient,
+    event_id: i64,
+) -> AppResult<()> {
+    match lock_sale_status(client, event_id).await? {
+        (SaleStatus::Cancelled, on_sale_at) => SaleStatus::Cancelled.refuse(on_sale_at),
+        _ => Ok(()),
+    }
+}
+
+async fn lock_sale_status(
+    client: &impl GenericClient,
+    event_id: i64,
+) -> AppResult<(SaleStatus, Option<OffsetDateTime>)> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e WHERE e.id = $1 FOR KEY SHARE"
+        ))
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id])
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    Ok((SaleStatus::from_db(row.get("sale")), row.get("on_sale_at")))
+}
+
+/// Whether staff closed sales or cancelled the event, with the lock that
+/// excludes every claim until this transaction ends.
+pub(super) async fn lock_for_closing(
+    client: &impl GenericClient,
+    event_id: i64,
+) -> AppResult<SaleStatus> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {SALE_STATUS} AS sale FROM events e WHERE e.id = $1 FOR UPDATE"
+        ))
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id])
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    Ok(SaleStatus::from_db(row.get("sale")))
+}
+
+pub(super) async fn mark_closed(
+    client: &impl GenericClient,
+    event_id: i64,
+    cancel: bool,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE events SET sales_closed_at = coalesce(sales_closed_at, now()),
+                               cancelled_at = CASE WHEN $2 THEN coalesce(cancelled_at, now()) ELSE cancelled_at END
+              WHERE id = $1",
+        )
+        .await?;
+    client.execute(&statement, &[&event_id, &cancel]).await?;
+    Ok(())
+}
+
+/// Everything an event is made of, ready to insert.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// A stable handle for idempotent seeding; `None` for ordinary events.
+    pub slug: Option<String>,
+    pub name: String,
+    pub venue_name: String,
+    pub venue_id: Option<i64>,
+    pub starts_at: OffsetDateTime,
+    pub on_sale_at: Option<OffsetDateTime>,
+    pub tiers: Vec<TierSpec>,
+    pub sections: Vec<String>,
+    pub seats: Vec<SeatSpec>,
+    pub ga_areas: Vec<GaArea>,
+}
+
+/// Creates the event with all its seats and areas in one transaction. If
+/// it has a slug that already exists, returns that event instead.
+pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<i64> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let inserted = tx
+        .query_opt(
+            "INSERT INTO events (slug, name, venue, venue_id, starts_at, on_sale_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (slug) DO NOTHING RETURNING id",
+            &[
+                &event.slug,
+                &event.name,
+                &event.venue_name,
+                &event.venue_id,
+                &event.starts_at,
+                &event.on_sale_at,
+            ],
+        )
+        .await?;
+    let event_id: i64 = match inserted {
+        Some(row) => row.get(0),
+        None => {
+            let row = tx
+                .query_one("SELECT id FROM events WHERE slug = $1", &[&event.slug])
+                .await?;
+            return Ok(row.get(0));
+        }
+    };
+    insert_layout(&tx, event_id, event).await?;
+    tx.commit().await?;
+    Ok(event_id)
+}
+
+async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &NewEvent) -> AppResult<()> {
+    for (order, tier) in spec.tiers.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO price_tiers (event_id, code, name, price_cents, sort_order)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &event_id,
+                &tier.code,
+                &tier.name,
+                &tier.price_cents,
+                &(order as i32),
+            ],
+        )
+        .await?;
+    }
+    let mut section_ids = Vec::with_capacity(spec.sections.len());
+    for (order, section) in spec.sections.iter().enumerate() {
+        let row = tx
+            .query_one(
+                "INSERT INTO sections (event_id, name, sort_order) VALUES ($1, $2, $3) RETURNING id",
+                &[&event_id, section, &(order as i32)],
+            )
+            .await?;
+        section_ids.push(row.get::<_, i64>(0));
+    }
+
+    // One statement for all seats: arrays in, unnest out. Ids follow layout
+    // order (ORDER BY ordinality), so "claim in id order" is also left to right.
+    let seats = &spec.seats;
+    let section_col: Vec<i64> = seats.iter().map(|s| section_ids[s.section_index]).collect();
+    let tier_col: Vec<&str> = seats.iter().map(|s| s.tier.as_str()).collect();
+    let row_col: Vec<&str> = seats.iter().map(|s| s.row_label.as_str()).collect();
+    let label_col: Vec<&str> = seats.iter().map(|s| s.seat_label.as_str()).collect();
+    let row_index_col: Vec<i32> = seats.iter().map(|s| s.row_index).collect();
+    let position_col: Vec<i32> = seats.iter().map(|s| s.position).collect();
+    let x_col: Vec<f32> = seats.iter().map(|s| s.x).collect();
+    let y_col: Vec<f32> = seats.iter().map(|s| s.y).collect();
+    let rank_col: Vec<i32> = seats.iter().map(|s| s.rank).collect();
+    let flags_col: Vec<String> = seats
+        .iter()
+        .map(|s| {
+            s.flags
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    let inserted = tx
+        .execute(
+            "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
+                            row_index, position, x, y, rank, accessibility)
+         SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
+                l.row_index, l.position, l.x, l.y, l.rank,
+                coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
+           FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
+                       $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
+                WITH ORDINALITY
+                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
+           JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
+          ORDER BY l.ord",
+            &[
+                &event_id,
+                &section_col,
+                &tier_col,
+                &row_col,
+                &label_col,
+                &row_index_col,
+                &position_col,
+                &x_col,
+                &y_col,
+                &rank_col,
+                &flags_col,
+            ],
+        )
+        .await?;
+    if inserted != seats.len() as u64 {
+        return Err(anyhow::anyhow!(
+            "layout names a tier it does not define: {} of {} seats inserted",
+            inserted,
+            seats.len()
+        )
+        .into());
+    }
+    for (order, area) in spec.ga_areas.iter().enumerate() {
+        let inserted = tx
+            .execute(
+                "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order)
+                 SELECT $1, $2, t.id, $4, $5 FROM price_tiers t WHERE t.event_id = $1 AND t.code = $3",
+                &[
+                    &event_id,
+                    &area.name,
+                    &area.tier,
+                    &(area.capacity as i32),
+                    &(order as i32),
+                ],
+            )
+            .await?;
+        if inserted != 1 {
+            return Err(
+                anyhow::anyhow!("area {:?} names a tier it does not define", area.name).into(),
+            );
+        }
+    }
+    Ok(())
 }
 
 pub async fn tiers(client: &impl GenericClient, event_id: i64) -> AppResult<Vec<Tier>> {

@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
+use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::error::{AppError, AppResult};
 use crate::observability as obs;
@@ -78,6 +79,43 @@ pub struct HoldSummary {
     pub hold_id: Uuid,
     pub expires_at: OffsetDateTime,
     pub seat_ids: Vec<i64>,
+    /// General-admission tickets, by area.
+    pub ga: Vec<GaHeld>,
+}
+
+/// What one request asks to add to a hold: seats by id, GA tickets by area.
+#[derive(Debug, Clone, Default)]
+pub struct Cart {
+    pub seat_ids: Vec<i64>,
+    pub ga: Vec<GaRequest>,
+}
+
+impl Cart {
+    pub fn seats(seat_ids: &[i64]) -> Cart {
+        Cart {
+            seat_ids: seat_ids.to_vec(),
+            ga: Vec::new(),
+        }
+    }
+}
+
+/// The hold's contents now, for answering a request that changed it.
+pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResult<HoldSummary> {
+    Ok(HoldSummary {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: seats::held_by(client, hold.id).await?,
+        ga: ga::held_by(client, hold.id).await?,
+    })
+}
+
+/// Refuses a hold that, with `adding` more, would have more than `max`
+/// tickets, seats and GA together.
+pub(super) fn refuse_if_over(summary: &HoldSummary, adding: usize, max: u32) -> AppResult<()> {
+    if summary.seat_ids.len() + ga::ticket_count(&summary.ga) + adding > max as usize {
+        return Err(AppError::HoldLimit { max });
+    }
+    Ok(())
 }
 
 const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
@@ -128,6 +166,22 @@ async fn lock_for_buyer(
         .await?;
     let row = client.query_opt(&statement, &[&hold_id, &buyer_id]).await?;
     Ok(row.as_ref().map(hold_from_row))
+}
+
+/// The event of the hold (if it is the buyer's, when one is given), read
+/// without a lock, so the event can be locked before the hold.
+pub(super) async fn event_of(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    buyer_id: Option<Uuid>,
+) -> AppResult<Option<i64>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT event_id FROM holds WHERE id = $1 AND ($2::uuid IS NULL OR buyer_id = $2)",
+        )
+        .await?;
+    let row = client.query_opt(&statement, &[&hold_id, &buyer_id]).await?;
+    Ok(row.map(|row| row.get(0)))
 }
 
 pub(super) async fn lock_for_buyer_or_404(
@@ -245,10 +299,39 @@ pub async fn claim_seats(
     seat_ids: &[i64],
     rules: HoldRules,
 ) -> AppResult<HoldSummary> {
-    let outcome = retrying(|| claim_seats_once(pool, event_id, holder, seat_ids, rules)).await;
+    claim(pool, event_id, holder, &Cart::seats(seat_ids), rules).await
+}
+
+/// Adds the cart to the buyer's hold for the event, all or nothing: GA
+/// areas first, by id, then seats by id, the order every claim keeps.
+pub async fn claim(
+    pool: &Pool,
+    event_id: i64,
+    holder: Holder,
+    cart: &Cart,
+    rules: HoldRules,
+) -> AppResult<HoldSummary> {
+    // The fixed order, whatever order the caller listed things in; an area
+    // named twice is one request for the sum.
+    let mut ga: Vec<GaRequest> = Vec::with_capacity(cart.ga.len());
+    let mut requested = cart.ga.clone();
+    requested.sort_by_key(|r| r.area_id);
+    for request in requested {
+        match ga.last_mut() {
+            Some(last) if last.area_id == request.area_id => {
+                last.quantity = last.quantity.saturating_add(request.quantity)
+            }
+            _ => ga.push(request),
+        }
+    }
+    let mut seat_ids = cart.seat_ids.clone();
+    seat_ids.sort_unstable();
+    seat_ids.dedup();
+    let cart = &Cart { seat_ids, ga };
+    let outcome = retrying(|| claim_once(pool, event_id, holder, cart, rules)).await;
     match &outcome {
         Ok((_, reclaimed)) => {
-            metrics::counter!(obs::SEATS_CLAIMED).increment(seat_ids.len() as u64);
+            metrics::counter!(obs::SEATS_CLAIMED).increment(cart.seat_ids.len() as u64);
             metrics::counter!(obs::SEATS_EXPIRED_RECLAIMED).increment(*reclaimed);
         }
         Err(AppError::SeatsUnavailable { .. }) => {
@@ -259,17 +342,19 @@ pub async fn claim_seats(
     outcome.map(|(summary, _)| summary)
 }
 
-async fn claim_seats_once(
+async fn claim_once(
     pool: &Pool,
     event_id: i64,
     holder: Holder,
-    seat_ids: &[i64],
+    cart: &Cart,
     rules: HoldRules,
 ) -> AppResult<(HoldSummary, u64)> {
+    let seat_ids = &cart.seat_ids;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    if !events::exists(&tx, event_id).await? {
-        return Err(AppError::not_found("Event"));
+    events::lock_on_sale(&tx, event_id).await?;
+    if !cart.ga.is_empty() {
+        ga::must_belong(&tx, event_id, &cart.ga).await?;
     }
     let known = seats::ids_in_event(&tx, event_id, seat_ids).await?;
     if known.len() != seat_ids.len() {
@@ -284,6 +369,7 @@ async fn claim_seats_once(
         )));
     }
     let hold = lock_or_open(&tx, event_id, holder, rules).await?;
+    ga::claim(&tx, event_id, hold.id, hold.expires_at, &cart.ga).await?;
     let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, seat_ids).await?;
     let reclaimed = claimed.reclaimed;
     let claimed = claimed.ids;
@@ -292,21 +378,10 @@ async fn claim_seats_once(
             seat_ids: seats::refused(seat_ids, &claimed),
         });
     }
-    let held = seats::held_by(&tx, hold.id).await?;
-    if held.len() > rules.max_seats as usize {
-        return Err(AppError::HoldLimit {
-            max: rules.max_seats,
-        });
-    }
+    let summary = summary(&tx, &hold).await?;
+    refuse_if_over(&summary, 0, rules.max_seats)?;
     tx.commit().await?;
-    Ok((
-        HoldSummary {
-            hold_id: hold.id,
-            expires_at: hold.expires_at,
-            seat_ids: held,
-        },
-        reclaimed,
-    ))
+    Ok((summary, reclaimed))
 }
 
 /// Any buyer's hold, locked for this transaction (for staff).
@@ -378,13 +453,49 @@ pub async fn release_seat(
         if !seats::release_one(&tx, hold.id, seat_id).await? {
             return Err(AppError::not_found("Seat in this hold"));
         }
-        if seats::held_by(&tx, hold.id).await?.is_empty() {
+        if is_empty(&tx, hold.id).await? {
             close(&tx, hold.id, "RELEASED").await?;
         }
         tx.commit().await?;
         Ok(())
     })
     .await
+}
+
+/// Gives the buyer's tickets in one GA area back. The hold closes when it
+/// has nothing left, as when its last seat goes. Returns how many were the buyer's.
+pub async fn release_ga(
+    pool: &Pool,
+    hold_id: Uuid,
+    area_id: i64,
+    buyer_id: Uuid,
+) -> AppResult<i64> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        let Some(held) = ga::held_by(&tx, hold.id)
+            .await?
+            .into_iter()
+            .find(|h| h.area_id == area_id)
+        else {
+            return Err(AppError::not_found("Ticket in this hold"));
+        };
+        ga::give_back(&tx, area_id, Some(hold.id)).await?;
+        if is_empty(&tx, hold.id).await? {
+            close(&tx, hold.id, "RELEASED").await?;
+        }
+        tx.commit().await?;
+        Ok(i64::from(held.quantity))
+    })
+    .await
+}
+
+/// Whether the hold has no seats and no GA tickets left.
+pub(super) async fn is_empty(client: &impl GenericClient, hold_id: Uuid) -> AppResult<bool> {
+    Ok(seats::held_by(client, hold_id).await?.is_empty()
+        && ga::held_by(client, hold_id).await?.is_empty())
 }
 
 /// Puts every seat of the buyer's hold back on sale and closes it. Returns
@@ -395,6 +506,7 @@ pub async fn release_hold(pool: &Pool, hold_id: Uuid, buyer_id: Uuid) -> AppResu
         let tx = client.transaction().await?;
         let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
         refuse_if_purchased(&hold)?;
+        ga::release_all(&tx, hold.id).await?;
         let released = seats::release_all(&tx, hold.id).await?;
         close(&tx, hold.id, "RELEASED").await?;
         tx.commit().await?;
@@ -467,13 +579,10 @@ pub async fn extend(
             &[&hold.id, &expires_at],
         )
         .await?;
-        let seat_ids = seats::held_by(&tx, hold.id).await?;
+        ga::extend(&tx, hold.id, expires_at).await?;
+        let summary = summary(&tx, &Hold { expires_at, ..hold }).await?;
         tx.commit().await?;
-        Ok(HoldSummary {
-            hold_id: hold.id,
-            expires_at,
-            seat_ids,
-        })
+        Ok(summary)
     })
     .await
 }

@@ -10,6 +10,7 @@ pub mod best_available;
 pub mod box_office;
 pub mod demo;
 pub mod events;
+pub mod ga;
 pub mod holds;
 pub mod invariants;
 pub mod live;
@@ -18,6 +19,7 @@ pub mod rate_limits;
 pub mod seats;
 pub mod sessions;
 pub mod staff;
+pub mod venues;
 
 use std::future::Future;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{GenericClient, Pool, holds, retrying};
+use super::{GenericClient, Pool, events, ga, holds, retrying};
 use crate::domain::rules::BuyerDetails;
 use crate::error::{AppError, AppResult};
 
@@ -61,6 +61,11 @@ async fn purchase_once(
 ) -> AppResult<OrderCreated> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
+    // The event's lock comes before the hold's, as in claims and closing.
+    let event_id = holds::event_of(&tx, hold_id, Some(buyer_id))
+        .await?
+        .ok_or_else(|| AppError::not_found("Hold"))?;
+    events::lock_on_sale(&tx, event_id).await?;
     let hold = holds::lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
     match hold.state {
         holds::HoldState::Purchased => {
@@ -83,10 +88,11 @@ async fn purchase_once(
         .prepare_cached("SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'")
         .await?;
     let expected: i64 = tx.query_one(&count_held, &[&hold.id]).await?.get(0);
-    if expected == 0 {
+    let ga_held = ga::held_by(&tx, hold.id).await?;
+    if expected == 0 && ga_held.is_empty() {
         return Err(AppError::validation(
             "empty_hold",
-            "There are no seats in this hold to buy.",
+            "There are no seats or tickets in this hold to buy.",
         ));
     }
 
@@ -109,6 +115,10 @@ async fn purchase_once(
         ],
     )
     .await?;
+    // GA before seats: the order every claim takes its locks in.
+    if ga::sell(&tx, hold.id, order_id).await?.is_none() {
+        return Err(AppError::HoldExpired);
+    }
     let sell = tx
         .prepare_cached(
             "WITH sold AS (

@@ -288,6 +288,22 @@ pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResul
     Ok(ids)
 }
 
+/// Puts every held seat of the event back on sale (sales closed), lapsed
+/// holds' seats too, and returns their ids.
+pub async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<Vec<i64>> {
+    let rows = client
+        .query(
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+              WHERE event_id = $1 AND status = 'HELD'
+          RETURNING id",
+            &[&event_id],
+        )
+        .await?;
+    let mut ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
 /// Blocks the given seats that are free or already blocked (locks in id
 /// order); returns those now blocked.
 pub async fn block(

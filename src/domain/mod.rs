@@ -5,5 +5,6 @@ pub mod layout;
 pub mod money;
 pub mod password;
 pub mod rules;
+pub mod sale;
 pub mod seat;
 pub mod venue;

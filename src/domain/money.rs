@@ -9,9 +9,45 @@ pub fn format_cents(cents: i64) -> String {
     }
 }
 
+/// Reads a price as people type it ("45", "45.5", "€45.50") into cents;
+/// None for anything else, negatives, or over €1,000,000.
+pub fn parse_cents(text: &str) -> Option<i32> {
+    let text = text.trim().trim_start_matches('€').trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if fraction.len() > 2 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let whole: i64 = whole.parse().ok()?;
+    let fraction: i64 = format!("{fraction:0<2}").parse().ok()?;
+    let cents = whole.checked_mul(100)?.checked_add(fraction)?;
+    (cents <= 100_000_000).then_some(cents as i32)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::format_cents;
+    use super::{format_cents, parse_cents};
+
+    #[test]
+    fn reads_prices_as_typed() {
+        assert_eq!(parse_cents("45"), Some(4500));
+        assert_eq!(parse_cents(" €45.5 "), Some(4550));
+        assert_eq!(parse_cents("0.05"), Some(5));
+        assert_eq!(parse_cents("0"), Some(0));
+        for bad in [
+            "",
+            "-3",
+            "4.567",
+            "abc",
+            "1e3",
+            ".5x",
+            "99999999999999999999",
+        ] {
+            assert_eq!(parse_cents(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn formats_whole_and_fractional_amounts() {

@@ -2,6 +2,7 @@
 //! the database so bad input gets a precise 4xx.
 
 use email_address::EmailAddress;
+use time::OffsetDateTime;
 
 use crate::error::AppError;
 
@@ -30,13 +31,22 @@ pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, A
 
 /// A best-available party size: 1 to the per-hold limit.
 pub fn party_size(count: i64, max_seats: u32) -> Result<u32, AppError> {
+    count_up_to(count, max_seats, "seats")
+}
+
+fn count_up_to(count: i64, max: u32, things: &str) -> Result<u32, AppError> {
     match u32::try_from(count) {
-        Ok(count) if (1..=max_seats).contains(&count) => Ok(count),
+        Ok(count) if (1..=max).contains(&count) => Ok(count),
         _ => Err(AppError::validation(
             "invalid_count",
-            format!("Ask for between 1 and {max_seats} seats."),
+            format!("Ask for between 1 and {max} {things}."),
         )),
     }
+}
+
+/// How many general-admission tickets to hold: 1 to `max` (422 otherwise).
+pub fn ticket_count(count: i64, max: u32) -> Result<u32, AppError> {
+    count_up_to(count, max, "tickets")
 }
 
 #[derive(Debug)]
@@ -89,6 +99,73 @@ pub fn walk_up_buyer(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
     } else {
         buyer_details(name, email)
     }
+}
+
+/// An event's name and on-sale window as staff typed them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventDetails {
+    pub name: String,
+    pub starts_at: OffsetDateTime,
+    /// None: on sale as soon as the event is created.
+    pub on_sale_at: Option<OffsetDateTime>,
+}
+
+/// Checks a new event's details: a name, a start in the future, and an
+/// on-sale time (if any) before the start. Times are as an HTML
+/// `datetime-local` input sends them ("2026-12-01T19:30"), read as UTC, or
+/// RFC 3339.
+pub fn event_details(
+    name: &str,
+    starts_at: &str,
+    on_sale_at: &str,
+    now: OffsetDateTime,
+) -> Result<EventDetails, AppError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(AppError::validation(
+            "invalid_name",
+            "Give the event a name of up to 200 characters.",
+        ));
+    }
+    let starts_at = form_time("start time", starts_at)?;
+    if starts_at <= now {
+        return Err(AppError::validation(
+            "starts_in_past",
+            "The event must start in the future.",
+        ));
+    }
+    let on_sale_at = match on_sale_at.trim() {
+        "" => None,
+        text => Some(form_time("on-sale time", text)?),
+    };
+    if on_sale_at.is_some_and(|at| at >= starts_at) {
+        return Err(AppError::validation(
+            "on_sale_after_start",
+            "Sales must open before the event starts.",
+        ));
+    }
+    Ok(EventDetails {
+        name: name.to_string(),
+        starts_at,
+        on_sale_at,
+    })
+}
+
+fn form_time(field: &str, text: &str) -> Result<OffsetDateTime, AppError> {
+    let text = text.trim();
+    let local = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]");
+    let local_seconds =
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    time::PrimitiveDateTime::parse(text, local)
+        .or_else(|_| time::PrimitiveDateTime::parse(text, local_seconds))
+        .map(time::PrimitiveDateTime::assume_utc)
+        .or_else(|_| OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339))
+        .map_err(|_| {
+            AppError::validation(
+                "invalid_time",
+                format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30."),
+            )
+        })
 }
 
 #[cfg(test)]
@@ -178,6 +255,37 @@ mod tests {
                 code(buyer_details(name, "a@example.com").unwrap_err()),
                 "invalid_name"
             );
+        }
+    }
+
+    #[test]
+    fn event_details_need_a_name_a_future_start_and_sales_before_it() {
+        let now = time::macros::datetime!(2026-11-21 12:00 UTC);
+        let ok = event_details(" Gala ", "2026-12-01T19:30", "2026-11-25T09:00:00", now).unwrap();
+        assert_eq!(ok.name, "Gala");
+        assert_eq!(ok.starts_at, time::macros::datetime!(2026-12-01 19:30 UTC));
+        assert_eq!(
+            ok.on_sale_at,
+            Some(time::macros::datetime!(2026-11-25 09:00 UTC))
+        );
+        let at_once = event_details("Gala", "2026-12-01T19:30:00Z", "", now).unwrap();
+        assert_eq!(at_once.on_sale_at, None);
+        for (name, starts, on_sale, code) in [
+            ("", "2026-12-01T19:30", "", "invalid_name"),
+            ("Gala", "tomorrow", "", "invalid_time"),
+            ("Gala", "2026-11-20T19:30", "", "starts_in_past"),
+            (
+                "Gala",
+                "2026-12-01T19:30",
+                "2026-12-01T19:30",
+                "on_sale_after_start",
+            ),
+            ("Gala", "2026-12-01T19:30", "soon", "invalid_time"),
+        ] {
+            match event_details(name, starts, on_sale, now) {
+                Err(AppError::Validation { code: got, .. }) => assert_eq!(got, code),
+                other => panic!("{name:?} {starts:?} {on_sale:?}: {other:?}"),
+            }
         }
     }
 }

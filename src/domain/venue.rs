@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
 
-use crate::domain::layout::{Flag, SEAT_PITCH};
+use crate::domain::layout::{Flag, SEAT_PITCH, SeatSpec};
 
 /// A layout that passed validation.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +61,104 @@ impl VenueLayout {
     pub fn ga_capacity(&self) -> u64 {
         self.ga_areas.iter().map(|a| u64::from(a.capacity)).sum()
     }
+
+    /// Every seat, section by section, in layout order (the order their ids
+    /// will follow).
+    pub fn seat_specs(&self) -> Vec<SeatSpec> {
+        self.sections
+            .iter()
+            .enumerate()
+            .flat_map(|(section_index, section)| {
+                section.seats.iter().map(move |seat| SeatSpec {
+                    section_index,
+                    tier: seat.tier.clone(),
+                    row_label: seat.row.clone(),
+                    seat_label: seat.label.clone(),
+                    row_index: seat.row_index,
+                    position: seat.position,
+                    x: seat.x,
+                    y: seat.y,
+                    rank: seat.rank,
+                    flags: seat.flags.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The canonical JSON form: the file format with every coordinate and
+    /// rank spelled out. `from_json` reads it back to an equal layout, so a
+    /// stored venue can be exported, and an event built from it, without
+    /// the file it came from.
+    pub fn to_json(&self) -> serde_json::Value {
+        let sections: Vec<serde_json::Value> = self
+            .sections
+            .iter()
+            .map(|section| {
+                let mut rows: BTreeMap<i32, (String, Vec<&SeatLayout>)> = BTreeMap::new();
+                for seat in &section.seats {
+                    rows.entry(seat.row_index)
+                        .or_insert_with(|| (seat.row.clone(), Vec::new()))
+                        .1
+                        .push(seat);
+                }
+                let rows: Vec<serde_json::Value> = rows
+                    .into_values()
+                    .map(|(label, mut seats)| {
+                        seats.sort_by_key(|seat| seat.position);
+                        let seats: Vec<serde_json::Value> = seats
+                            .iter()
+                            .map(|seat| {
+                                serde_json::json!({
+                                    "label": seat.label,
+                                    "tier": seat.tier,
+                                    "x": seat.x,
+                                    "y": seat.y,
+                                    "rank": seat.rank,
+                                    "flags": seat.flags.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+                                })
+                            })
+                            .collect();
+                        serde_json::json!({ "label": label, "seats": seats })
+                    })
+                    .collect();
+                serde_json::json!({ "name": section.name, "rows": rows })
+            })
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "tiers": self.tiers.iter().map(|t| serde_json::json!({"code": t.code, "name": t.name})).collect::<Vec<_>>(),
+            "sections": sections,
+            "ga_areas": self.ga_areas.iter().map(|a| serde_json::json!({"name": a.name, "tier": a.tier, "capacity": a.capacity})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Reads a layout file of either form: CSV when its name ends in `.csv`
+/// (the venue is then named after the file), JSON otherwise.
+pub fn from_file(file_name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    match base
+        .strip_suffix(".csv")
+        .or_else(|| base.strip_suffix(".CSV"))
+    {
+        Some(stem) => from_csv(&venue_name_from_file(stem), text),
+        None => from_json(text),
+    }
+}
+
+/// "arena-20000" → "Arena 20000".
+fn venue_name_from_file(stem: &str) -> String {
+    stem.split(['-', '_', ' '])
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// One problem in a layout file, and where it is.
@@ -346,8 +444,12 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             flags,
         });
     }
-    // Ranks need each row's length, known only at the end.
+    // Ranks need each row's length, known only at the end. Seats are kept
+    // row by row, as the JSON form has them, whatever order the lines came in.
     for (s, section) in sections.iter_mut().enumerate() {
+        section
+            .seats
+            .sort_by_key(|seat| (seat.row_index, seat.position));
         let mut row_lengths: BTreeMap<i32, usize> = BTreeMap::new();
         for seat in &section.seats {
             *row_lengths.entry(seat.row_index).or_default() += 1;
@@ -602,6 +704,38 @@ mod tests {
                 .iter()
                 .any(|s| s.flags.contains(&Flag::Wheelchair))
         );
+    }
+
+    #[test]
+    fn the_canonical_json_reads_back_to_the_same_layout() {
+        let csv = "section,row,seat,x,y,tier,flags\n\
+                   Stalls,A,1,0,0,std,wheelchair\n\
+                   Stalls,B,1,0,30,vip,\n\
+                   Stalls,A,2,30.25,0,std,restricted_view|companion\n";
+        for layout in [
+            from_json(SMALL).unwrap(),
+            from_csv("Grid Hall", csv).unwrap(),
+            from_json(include_str!("../../static/layouts/theatre-300.json")).unwrap(),
+        ] {
+            let text = layout.to_json().to_string();
+            assert_eq!(from_json(&text).unwrap(), layout);
+        }
+        let grid = from_csv("Grid Hall", csv).unwrap();
+        let rows: Vec<(&str, &str)> = grid.sections[0]
+            .seats
+            .iter()
+            .map(|s| (s.row.as_str(), s.label.as_str()))
+            .collect();
+        assert_eq!(rows, [("A", "1"), ("A", "2"), ("B", "1")]);
+    }
+
+    #[test]
+    fn files_are_read_by_their_extension() {
+        let csv = "section,row,seat,x,y,tier,flags\nFloor,A,1,0,0,std,\n";
+        let layout = from_file("uploads/big-top_arena.csv", csv).unwrap();
+        assert_eq!(layout.name, "Big Top Arena");
+        assert_eq!(from_file("hall.json", SMALL).unwrap().name, "Little Hall");
+        assert!(from_file("hall.json", csv).is_err());
     }
 
     #[test]

@@ -14,7 +14,8 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::db::best_available::BestAvailableRequest;
-use crate::db::holds::HoldRules;
+use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
+use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::rules as input_rules;
 use crate::domain::seat::SeatState;
@@ -41,6 +42,8 @@ struct HoldJson {
     #[serde(with = "time::serde::rfc3339")]
     expires_at: OffsetDateTime,
     seat_ids: Vec<i64>,
+    /// General-admission tickets held, by area: `[{"area": 7, "count": 2}]`.
+    ga: Vec<GaHeld>,
 }
 
 impl From<HoldSummary> for HoldJson {
@@ -49,6 +52,7 @@ impl From<HoldSummary> for HoldJson {
             hold_id: hold.hold_id,
             expires_at: hold.expires_at,
             seat_ids: hold.seat_ids,
+            ga: hold.ga,
         }
     }
 }
@@ -86,6 +90,8 @@ struct EventSeatsJson {
     event: EventSummary,
     hold: Option<HoldJson>,
     seats: Vec<SeatJson>,
+    /// General-admission areas; `available` counts lapsed holds as free.
+    ga_areas: Vec<GaAreaView>,
 }
 
 async fn list_events(State(state): State<AppState>) -> AppResult<Json<Vec<EventSummary>>> {
@@ -107,6 +113,7 @@ async fn event_seats(
         None => None,
     };
     let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let ga_areas = db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let hold = hold.map(|hold| HoldJson {
         hold_id: hold.id,
         expires_at: hold.expires_at,
@@ -115,19 +122,37 @@ async fn event_seats(
             .filter(|s| s.state == SeatState::Mine)
             .map(|s| s.id)
             .collect(),
+        ga: ga_areas
+            .iter()
+            .filter(|a| a.mine > 0)
+            .map(|a| GaHeld {
+                area_id: a.id,
+                quantity: a.mine,
+            })
+            .collect(),
     });
     Ok(Json(EventSeatsJson {
         event,
         hold,
         seats: seats.into_iter().map(SeatJson::from).collect(),
+        ga_areas,
     }))
 }
 
-/// A hold request names seats, or asks for the best available.
+/// A hold request names seats, general-admission tickets, or both (a mixed
+/// cart); or asks for the best available.
 #[derive(Deserialize)]
 struct CreateHoldBody {
     seat_ids: Option<Vec<i64>>,
+    ga: Option<GaBody>,
     best_available: Option<BestAvailableBody>,
+}
+
+#[derive(Deserialize)]
+struct GaBody {
+    area: i64,
+    /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
+    count: i64,
 }
 
 #[derive(Deserialize)]
@@ -160,17 +185,30 @@ async fn create_hold(
     let max_seats = rules.max_seats;
     match body {
         CreateHoldBody {
-            seat_ids: Some(seat_ids),
+            seat_ids,
+            ga,
             best_available: None,
-        } => {
-            let seat_ids = input_rules::seat_ids_to_claim(&seat_ids, max_seats)?;
+        } if seat_ids.is_some() || ga.is_some() => {
+            let cart = Cart {
+                seat_ids: match seat_ids {
+                    Some(ids) => input_rules::seat_ids_to_claim(&ids, max_seats)?,
+                    None => Vec::new(),
+                },
+                ga: match ga {
+                    Some(ga) => vec![GaRequest {
+                        area_id: ga.area,
+                        quantity: input_rules::ticket_count(ga.count, max_seats)?,
+                    }],
+                    None => Vec::new(),
+                },
+            };
             let holder = admit_hold_request(&state, &buyer, ip).await?;
-            let hold =
-                db::holds::claim_seats(&state.pool, event_id, holder, &seat_ids, rules).await?;
+            let hold = db::holds::claim(&state.pool, event_id, holder, &cart, rules).await?;
             Ok((StatusCode::CREATED, Json(HoldJson::from(hold))).into_response())
         }
         CreateHoldBody {
             seat_ids: None,
+            ga: None,
             best_available: Some(best),
         } => {
             let request = BestAvailableRequest {
@@ -199,7 +237,7 @@ async fn create_hold(
             Ok((StatusCode::CREATED, Json(body)).into_response())
         }
         _ => Err(AppError::BadRequest(
-            "Give either \"seat_ids\" or \"best_available\".".into(),
+            "Give \"seat_ids\" and/or \"ga\", or \"best_available\" alone.".into(),
         )),
     }
 }

@@ -9,6 +9,7 @@ pub mod pages;
 pub mod security;
 pub mod staff;
 pub mod staff_api;
+pub mod venues;
 pub mod views;
 
 use axum::Router;
@@ -24,6 +25,7 @@ pub fn router() -> Router<AppState> {
         .merge(assets::router())
         .merge(staff::router())
         .merge(staff_api::router())
+        .merge(venues::router())
         .merge(ops::router())
         .route_layer(axum::middleware::from_fn(
             crate::observability::track_requests,

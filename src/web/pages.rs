@@ -16,7 +16,8 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::db::best_available::BestAvailableRequest;
-use crate::db::holds::HoldRules;
+use crate::db::ga::GaRequest;
+use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
@@ -28,8 +29,8 @@ use crate::web::extract::{
 };
 use crate::web::security::{CsrfForm, csrf_token};
 use crate::web::views::{
-    self, BestForm, EventHeader, HoldPanel, ListSection, OrderLineView, SeatView, SectionView,
-    StatusLegend, TierLegend,
+    self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, OrderLineView, SeatView,
+    SectionView, StatusLegend, TierLegend,
 };
 
 pub fn router() -> Router<AppState> {
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .route("/events/{event_id}/list", get(list_page))
         .route("/events/{event_id}/seats", post(seat_action))
         .route("/events/{event_id}/best", post(best_available))
+        .route("/events/{event_id}/ga", post(ga_action))
         .route("/events/{event_id}/hold/release", post(release_all))
         .route("/events/{event_id}/hold/extend", post(extend_hold))
         .route("/events/{event_id}/purchase", post(purchase))
@@ -114,6 +116,7 @@ struct EventPage {
     statuses: Vec<StatusLegend>,
     panel: HoldPanel,
     best: BestForm,
+    ga: Vec<GaBlock>,
     csrf: String,
     /// The live feed's starting cursor.
     since: String,
@@ -176,6 +179,10 @@ async fn event_page_response(
         tiers: views::tier_legend(&tiers),
         statuses: views::status_legend(),
         best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
+        ga: views::ga_blocks(
+            &db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?,
+            state.config.max_seats_per_hold,
+        ),
         panel,
         csrf,
         since: crate::web::live::cursor_id(since),
@@ -204,7 +211,7 @@ async fn panel_for(
             event_id,
             panel_timing(state),
             None,
-            &[],
+            (&[], &[]),
             OffsetDateTime::now_utc(),
             csrf,
         )),
@@ -229,11 +236,12 @@ pub async fn hold_panel(
         None => Vec::new(),
     };
     let held_refs: Vec<&Seat> = held.iter().collect();
+    let areas = db::ga::areas(client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let mut panel = HoldPanel::new(
         event_id,
         panel_timing(state),
         hold.as_ref(),
-        &held_refs,
+        (&held_refs, &areas),
         OffsetDateTime::now_utc(),
         csrf,
     );
@@ -537,6 +545,97 @@ async fn release_all(
         Back::Map,
     )
     .await
+}
+
+/// A GA picker's post (`area` and `count`), or a panel's release of one
+/// area's tickets (`release`). Fields are text, so that junk gets a notice.
+#[derive(Deserialize)]
+struct GaForm {
+    area: Option<String>,
+    count: Option<String>,
+    release: Option<String>,
+}
+
+/// Holds or releases general-admission tickets, then back to the map (the
+/// picker is a plain form: the whole page shows the new counts).
+async fn ga_action(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    ip: ClientIp,
+    buyer: Buyer,
+    CsrfForm(form): CsrfForm<GaForm>,
+) -> AppResult<Response> {
+    let number =
+        |value: &Option<String>| value.as_deref().and_then(|v| v.trim().parse::<i64>().ok());
+    let outcome = match (number(&form.release), number(&form.area)) {
+        (Some(area_id), _) => release_ga(&state, event_id, &buyer, area_id).await,
+        (None, Some(area_id)) => {
+            hold_ga(
+                &state,
+                event_id,
+                &buyer,
+                ip,
+                area_id,
+                number(&form.count).unwrap_or(0),
+            )
+            .await
+        }
+        (None, None) => Err(AppError::BadRequest("Choose an area.".into())),
+    };
+    let notice = match outcome {
+        Ok(text) => Notice::new(NoticeKind::Success, text),
+        Err(
+            err @ (AppError::Conflict { .. }
+            | AppError::Validation { .. }
+            | AppError::HoldLimit { .. }
+            | AppError::TooManyRequests { .. }
+            | AppError::NotFound(_)),
+        ) => Notice::new(NoticeKind::Error, err.to_string()),
+        Err(other) => return Err(other),
+    };
+    push_notice(&buyer.session, &notice).await?;
+    Ok(Redirect::to(&format!("/events/{event_id}")).into_response())
+}
+
+async fn hold_ga(
+    state: &AppState,
+    event_id: i64,
+    buyer: &Buyer,
+    ip: ClientIp,
+    area_id: i64,
+    count: i64,
+) -> AppResult<String> {
+    let rules = HoldRules::from_config(&state.config);
+    let cart = Cart {
+        seat_ids: Vec::new(),
+        ga: vec![GaRequest {
+            area_id,
+            quantity: rules::ticket_count(count, rules.max_seats)?,
+        }],
+    };
+    let holder = admit_hold_request(state, buyer, ip).await?;
+    db::holds::claim(&state.pool, event_id, holder, &cart, rules).await?;
+    Ok(format!(
+        "Holding {count} general-admission ticket{}.",
+        if count == 1 { "" } else { "s" }
+    ))
+}
+
+async fn release_ga(
+    state: &AppState,
+    event_id: i64,
+    buyer: &Buyer,
+    area_id: i64,
+) -> AppResult<String> {
+    let client = state.pool.get().await?;
+    let hold = live_hold(&client, event_id, Some(buyer.id))
+        .await?
+        .ok_or_else(|| AppError::not_found("Hold"))?;
+    drop(client);
+    let released = db::holds::release_ga(&state.pool, hold.id, area_id, buyer.id).await?;
+    Ok(format!(
+        "Released {released} general-admission ticket(s); they are back on sale."
+    ))
 }
 
 #[derive(Deserialize)]

@@ -123,26 +123,34 @@ where
         let session = Session::from_request_parts(&mut parts, state)
             .await
             .map_err(|(_, message)| AppError::Internal(anyhow::anyhow!(message)))?;
-        let expected = session
-            .get::<String>(CSRF_KEY)
-            .await
-            .map_err(session_error)?;
+        let expected = session_csrf(&session).await?;
         let bytes: Bytes = axum::body::to_bytes(body, MAX_FORM_BYTES)
             .await
             .map_err(|_| AppError::BadRequest("The form is too large.".into()))?;
         let sent = serde_urlencoded::from_bytes::<CsrfField>(&bytes)
             .unwrap_or_default()
             .csrf;
-        let valid = matches!((&expected, &sent), (Some(e), Some(s)) if constant_time_eq(e, s));
-        if !valid {
-            return Err(AppError::Forbidden(
-                "This form has expired. Reload the page and try again.".into(),
-            ));
-        }
+        check_csrf(expected.as_deref(), sent.as_deref())?;
         serde_urlencoded::from_bytes(&bytes)
             .map(CsrfForm)
             .map_err(|err| AppError::BadRequest(format!("Invalid form: {err}")))
     }
+}
+
+/// 403 unless the form sent the session's token. For forms `CsrfForm`
+/// can't read (file uploads).
+pub fn check_csrf(expected: Option<&str>, sent: Option<&str>) -> Result<(), AppError> {
+    match (expected, sent) {
+        (Some(e), Some(s)) if constant_time_eq(e, s) => Ok(()),
+        _ => Err(AppError::Forbidden(
+            "This form has expired. Reload the page and try again.".into(),
+        )),
+    }
+}
+
+/// The session's CSRF token, if it has one yet.
+pub async fn session_csrf(session: &Session) -> Result<Option<String>, AppError> {
+    session.get::<String>(CSRF_KEY).await.map_err(session_error)
 }
 
 fn constant_time_eq(a: &str, b: &str) -> bool {

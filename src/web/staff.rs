@@ -59,6 +59,8 @@ pub fn router() -> Router<AppState> {
             post(unblock),
         )
         .route("/staff/events/{event_id}/seats/{seat_id}/sell", post(sell))
+        .route("/staff/events/{event_id}/close-sales", post(close_sales))
+        .route("/staff/events/{event_id}/cancel", post(cancel_event))
 }
 
 /// Where to go after signing in: only a staff page of this site.
@@ -580,4 +582,48 @@ async fn sell(
         Err(err) => Err(err),
     };
     back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
+}
+
+/// Closes sales (`cancel = false`) or cancels the event, from the console.
+async fn end_sales(
+    state: &AppState,
+    event_id: i64,
+    staff: &StaffUser,
+    cancel: bool,
+) -> AppResult<Redirect> {
+    let outcome = db::box_office::close_sales(&state.pool, staff.id, event_id, cancel)
+        .await
+        .map(|closed| {
+            let done = if cancel {
+                format!(
+                    "Event cancelled. {} orders kept and flagged for refund.",
+                    closed.orders_flagged
+                )
+            } else {
+                "Sales closed.".to_string()
+            };
+            format!(
+                "{done} Released {} holds ({} seats, {} general-admission tickets).",
+                closed.holds_released, closed.seats_released, closed.ga_tickets_released
+            )
+        });
+    back_to_console(&staff.session, event_id, None, outcome).await
+}
+
+async fn close_sales(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    end_sales(&state, event_id, &staff, false).await
+}
+
+async fn cancel_event(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    end_sales(&state, event_id, &staff, true).await
 }

@@ -5,11 +5,13 @@ use time::OffsetDateTime;
 use time::macros::format_description;
 
 use crate::db::events::{EventSummary, Tier};
+use crate::db::ga::GaAreaView;
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
 use crate::domain::best_available::{Place, describe};
 use crate::domain::layout::{Flag, SEAT_PITCH};
 use crate::domain::money::format_cents;
+use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatState;
 
 /// Seats are drawn this many pixels from the section's left edge, leaving
@@ -17,12 +19,7 @@ use crate::domain::seat::SeatState;
 const ROW_LABEL_GUTTER: f32 = 28.0;
 const SEAT_SIZE: f32 = 26.0;
 
-pub fn display_time(at: OffsetDateTime) -> String {
-    at.format(format_description!(
-        "[weekday repr:short] [day padding:none] [month repr:short] [year], [hour]:[minute] UTC"
-    ))
-    .unwrap_or_else(|_| at.to_string())
-}
+pub use crate::domain::sale::display_time;
 
 fn clock_time(at: OffsetDateTime) -> String {
     at.format(format_description!("[hour]:[minute]:[second] UTC"))
@@ -62,7 +59,17 @@ pub struct EventHeader {
     pub starts: String,
     pub seats_available: i64,
     pub seats_total: i64,
+    /// "120 of 500 standing places left", when the event has GA areas.
+    pub ga_left: Option<String>,
     pub sold_out: bool,
+    pub on_sale: bool,
+    /// Why nothing can be bought now ("On sale at …"), if so.
+    pub sale_notice: Option<String>,
+    /// For staff: "On sale", "Not on sale yet", "Sales closed", …
+    pub sale_label: &'static str,
+    /// Staff may still close sales / cancel the event.
+    pub closable: bool,
+    pub cancellable: bool,
 }
 
 impl From<&EventSummary> for EventHeader {
@@ -74,7 +81,24 @@ impl From<&EventSummary> for EventHeader {
             starts: display_time(event.starts_at),
             seats_available: event.seats_available,
             seats_total: event.seats_total,
-            sold_out: event.seats_available == 0,
+            ga_left: (event.ga_total > 0).then(|| {
+                format!(
+                    "{} of {} standing places left",
+                    event.ga_available, event.ga_total
+                )
+            }),
+            sold_out: event.seats_available + event.ga_available == 0,
+            on_sale: event.sale == SaleStatus::OnSale,
+            sale_notice: event.sale.notice(event.on_sale_at),
+            sale_label: match event.sale {
+                SaleStatus::OnSale => "On sale",
+                SaleStatus::NotYet => "Not on sale yet",
+                SaleStatus::Closed => "Sales closed",
+                SaleStatus::Started => "Started",
+                SaleStatus::Cancelled => "Cancelled",
+            },
+            closable: !matches!(event.sale, SaleStatus::Closed | SaleStatus::Cancelled),
+            cancellable: event.sale != SaleStatus::Cancelled,
         }
     }
 }
@@ -335,6 +359,15 @@ pub struct ExtendOffer {
     pub minutes: u64,
 }
 
+/// General-admission tickets in a hold, one line per area.
+pub struct HeldGa {
+    pub area_id: i64,
+    pub name: String,
+    pub quantity: i32,
+    pub tier: String,
+    pub price: String,
+}
+
 pub struct HoldView {
     pub extend: Option<ExtendOffer>,
     pub expires_at: String,
@@ -342,6 +375,7 @@ pub struct HoldView {
     pub server_now: String,
     pub remaining: String,
     pub seats: Vec<HeldSeat>,
+    pub ga: Vec<HeldGa>,
     pub total: String,
 }
 
@@ -363,40 +397,60 @@ pub struct HoldPanel {
 }
 
 impl HoldPanel {
-    /// `held` are the seats of `hold` (state Mine). `now` is the database's clock.
+    /// `held` are the seats of `hold` (state Mine), `areas` the event's GA
+    /// areas with the hold's tickets. `now` is the database's clock.
     pub fn new(
         event_id: i64,
         (hold_ttl, extension): (std::time::Duration, std::time::Duration),
         hold: Option<&Hold>,
-        held: &[&Seat],
+        (held, areas): (&[&Seat], &[GaAreaView]),
         now: OffsetDateTime,
         csrf: String,
     ) -> HoldPanel {
-        let hold = hold.filter(|_| !held.is_empty()).map(|hold| {
-            let remaining = (hold.expires_at - now).whole_seconds().max(0);
-            let window = time::Duration::seconds(crate::db::holds::EXTENSION_WINDOW_SECS);
-            HoldView {
-                extend: (!hold.extended).then(|| ExtendOffer {
-                    from: rfc3339(hold.expires_at - window),
-                    now: remaining <= window.whole_seconds(),
-                    minutes: extension.as_secs().div_ceil(60),
-                }),
-                expires_at: rfc3339(hold.expires_at),
-                expires_clock: clock_time(hold.expires_at),
-                server_now: rfc3339(now),
-                remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
-                seats: held
-                    .iter()
-                    .map(|seat| HeldSeat {
-                        id: seat.id,
-                        name: seat_name(seat),
-                        tier: seat.tier_name.clone(),
-                        price: format_cents(i64::from(seat.price_cents)),
-                    })
-                    .collect(),
-                total: format_cents(held.iter().map(|s| i64::from(s.price_cents)).sum()),
-            }
-        });
+        let ga: Vec<&GaAreaView> = areas.iter().filter(|area| area.mine > 0).collect();
+        let ga_cents: i64 = ga
+            .iter()
+            .map(|area| i64::from(area.price_cents) * i64::from(area.mine))
+            .sum();
+        let hold = hold
+            .filter(|_| !held.is_empty() || !ga.is_empty())
+            .map(|hold| {
+                let remaining = (hold.expires_at - now).whole_seconds().max(0);
+                let window = time::Duration::seconds(crate::db::holds::EXTENSION_WINDOW_SECS);
+                HoldView {
+                    extend: (!hold.extended).then(|| ExtendOffer {
+                        from: rfc3339(hold.expires_at - window),
+                        now: remaining <= window.whole_seconds(),
+                        minutes: extension.as_secs().div_ceil(60),
+                    }),
+                    expires_at: rfc3339(hold.expires_at),
+                    expires_clock: clock_time(hold.expires_at),
+                    server_now: rfc3339(now),
+                    remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
+                    seats: held
+                        .iter()
+                        .map(|seat| HeldSeat {
+                            id: seat.id,
+                            name: seat_name(seat),
+                            tier: seat.tier_name.clone(),
+                            price: format_cents(i64::from(seat.price_cents)),
+                        })
+                        .collect(),
+                    ga: ga
+                        .iter()
+                        .map(|area| HeldGa {
+                            area_id: area.id,
+                            name: area.name.clone(),
+                            quantity: area.mine,
+                            tier: area.tier_name.clone(),
+                            price: format_cents(i64::from(area.price_cents) * i64::from(area.mine)),
+                        })
+                        .collect(),
+                    total: format_cents(
+                        held.iter().map(|s| i64::from(s.price_cents)).sum::<i64>() + ga_cents,
+                    ),
+                }
+            });
         HoldPanel {
             event_id,
             csrf,
@@ -408,6 +462,44 @@ impl HoldPanel {
             oob: false,
         }
     }
+}
+
+/// A general-admission area on the map: what is left, and a picker.
+pub struct GaBlock {
+    pub id: i64,
+    pub name: String,
+    pub tier: String,
+    pub price: String,
+    /// "37 left", "1 left" or "Sold out".
+    pub left: String,
+    pub sold_out: bool,
+    /// The quantities the picker offers.
+    pub counts: Vec<i64>,
+    /// "You hold 2", when the viewer holds some.
+    pub mine: Option<String>,
+}
+
+pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32) -> Vec<GaBlock> {
+    areas
+        .iter()
+        .map(|area| {
+            let left = area.available.max(0);
+            GaBlock {
+                id: area.id,
+                name: area.name.clone(),
+                tier: area.tier_name.clone(),
+                price: format_cents(i64::from(area.price_cents)),
+                left: if left == 0 {
+                    "Sold out".into()
+                } else {
+                    format!("{left} left")
+                },
+                sold_out: left == 0,
+                counts: (1..=left.min(i64::from(max_per_hold))).collect(),
+                mine: (area.mine > 0).then(|| format!("You hold {}", area.mine)),
+            }
+        })
+        .collect()
 }
 
 pub struct OrderLineView {
@@ -501,7 +593,7 @@ mod tests {
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
-        let panel = HoldPanel::new(1, TTL, Some(&hold), &[&a, &b], now, String::new());
+        let panel = HoldPanel::new(1, TTL, Some(&hold), (&[&a, &b], &[]), now, String::new());
         let view = panel.hold.unwrap();
         assert_eq!(view.remaining, "07:05");
         let offer = view
@@ -513,7 +605,7 @@ mod tests {
         assert_eq!(view.total, "€90");
         assert_eq!(view.seats.len(), 2);
         assert!(
-            HoldPanel::new(1, TTL, Some(&hold), &[], now, String::new())
+            HoldPanel::new(1, TTL, Some(&hold), (&[], &[]), now, String::new())
                 .hold
                 .is_none()
         );

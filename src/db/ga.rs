@@ -1,0 +1,339 @@
+//! General admission: fungible stock counted in `ga_areas`, with each
+//! hold's (or order's) tickets in `ga_tickets`.
+//!
+//! A claim is a guarded relative update on the area's counter, judged by
+//! the rows it affected; the `ga_never_oversold` CHECK is the backstop. A
+//! lapsed hold's tickets stay counted in `held` until the next claim on the
+//! area returns them, in that claim's own transaction, before its guarded
+//! update; pages count them as free all along. Every path that touches
+//! several areas goes through them in id order, tickets before counter, so
+//! two carts never wait on each other in a cycle.
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::GenericClient;
+use crate::error::{AppError, AppResult};
+
+/// Tickets wanted from one area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GaRequest {
+    pub area_id: i64,
+    pub quantity: u32,
+}
+
+/// Tickets a hold has in one area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GaHeld {
+    #[serde(rename = "area")]
+    pub area_id: i64,
+    #[serde(rename = "count")]
+    pub quantity: i32,
+}
+
+/// An area as the map and the API show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GaAreaView {
+    pub id: i64,
+    pub name: String,
+    pub tier: String,
+    pub tier_name: String,
+    pub price_cents: i32,
+    pub capacity: i32,
+    /// Free now: lapsed holds count as free, as a claim treats them.
+    pub available: i64,
+    /// The viewer's own tickets here, if they hold any.
+    pub mine: i32,
+}
+
+/// The event's areas in layout order, with the viewer's tickets.
+pub async fn areas(
+    client: &impl GenericClient,
+    event_id: i64,
+    hold_id: Option<Uuid>,
+) -> AppResult<Vec<GaAreaView>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT a.id, a.name, t.code AS tier, t.name AS tier_name, t.price_cents, a.capacity,
+                    a.capacity - a.sold - coalesce(live.quantity, 0) AS available,
+                    coalesce(mine.quantity, 0)::int AS mine
+               FROM ga_areas a
+               JOIN price_tiers t ON t.id = a.tier_id
+               LEFT JOIN LATERAL (SELECT sum(quantity) AS quantity FROM ga_tickets
+                                   WHERE area_id = a.id AND order_id IS NULL
+                                     AND held_until > now()) live ON true
+               LEFT JOIN LATERAL (SELECT sum(quantity) AS quantity FROM ga_tickets
+                                   WHERE area_id = a.id AND hold_id = $2 AND order_id IS NULL
+                                     AND held_until > now()) mine ON true
+              WHERE a.event_id = $1
+              ORDER BY a.sort_order",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &hold_id]).await?;
+    Ok(rows
+        .iter()
+        .map(|row| GaAreaView {
+            id: row.get("id"),
+            name: row.get("name"),
+            tier: row.get("tier"),
+            tier_name: row.get("tier_name"),
+            price_cents: row.get("price_cents"),
+            capacity: row.get("capacity"),
+            available: row.get::<_, i64>("available"),
+            mine: row.get("mine"),
+        })
+        .collect())
+}
+
+/// Checks every area is the event's; 404 naming those that aren't.
+pub(super) async fn must_belong(
+    client: &impl GenericClient,
+    event_id: i64,
+    requests: &[GaRequest],
+) -> AppResult<()> {
+    let ids: Vec<i64> = requests.iter().map(|r| r.area_id).collect();
+    let statement = client
+        .prepare_cached("SELECT id FROM ga_areas WHERE event_id = $1 AND id = ANY($2)")
+        .await?;
+    let known: Vec<i64> = client
+        .query(&statement, &[&event_id, &ids])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let unknown: Vec<String> = ids
+        .iter()
+        .filter(|id| !known.contains(id))
+        .map(ToString::to_string)
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(AppError::NotFound(format!(
+            "No general-admission area {} in this event.",
+            unknown.join(", ")
+        )))
+    }
+}
+
+/// Gives back to the area's counter its lapsed tickets and, with `hold_id`,
+/// that hold's held tickets too. Returns how many went back.
+pub(super) async fn give_back(
+    client: &impl GenericClient,
+    area_id: i64,
+    hold_id: Option<Uuid>,
+) -> AppResult<i64> {
+    // Two parts of one statement: the tickets go and the counter drops
+    // together. The counter row is locked after the tickets, as in a claim.
+    let statement = client
+        .prepare_cached(
+            "WITH returned AS (
+                 DELETE FROM ga_tickets
+                  WHERE area_id = $1 AND order_id IS NULL
+                    AND (held_until <= now() OR hold_id = $2)
+              RETURNING quantity
+             ), total AS (SELECT sum(quantity)::int AS quantity FROM returned)
+             UPDATE ga_areas a SET held = a.held - total.quantity
+               FROM total
+              WHERE a.id = $1 AND total.quantity IS NOT NULL
+          RETURNING total.quantity",
+        )
+        .await?;
+    let row = client.query_opt(&statement, &[&area_id, &hold_id]).await?;
+    Ok(row.map_or(0, |row| i64::from(row.get::<_, i32>(0))))
+}
+
+/// Adds tickets to the hold, area by area in id order (`requests` sorted
+/// by area, one entry each), all or nothing: the caller rolls back on an
+/// error. Returns how many lapsed tickets were returned on the way.
+pub(super) async fn claim(
+    client: &impl GenericClient,
+    event_id: i64,
+    hold_id: Uuid,
+    held_until: time::OffsetDateTime,
+    requests: &[GaRequest],
+) -> AppResult<i64> {
+    let take = client
+        .prepare_cached(
+            "UPDATE ga_areas SET held = held + $2
+              WHERE id = $1 AND capacity - held - sold >= $2",
+        )
+        .await?;
+    let add_ticket = client
+        .prepare_cached(
+            "INSERT INTO ga_tickets (event_id, area_id, hold_id, quantity, held_until)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (hold_id, area_id) WHERE order_id IS NULL
+             DO UPDATE SET quantity = ga_tickets.quantity + excluded.quantity",
+        )
+        .await?;
+    let mut returned = 0;
+    for request in requests {
+        returned += give_back(client, request.area_id, None).await?;
+        let quantity = i32::try_from(request.quantity).map_err(|_| {
+            AppError::validation("invalid_count", "That is more tickets than any area holds.")
+        })?;
+        if client
+            .execute(&take, &[&request.area_id, &quantity])
+            .await?
+            == 0
+        {
+            return Err(not_enough(client, request).await?);
+        }
+        client
+            .execute(
+                &add_ticket,
+                &[
+                    &event_id,
+                    &request.area_id,
+                    &hold_id,
+                    &quantity,
+                    &held_until,
+                ],
+            )
+            .await?;
+    }
+    Ok(returned)
+}
+
+async fn not_enough(client: &impl GenericClient, request: &GaRequest) -> AppResult<AppError> {
+    let row = client
+        .query_one(
+            "SELECT name, capacity - held - sold AS left FROM ga_areas WHERE id = $1",
+            &[&request.area_id],
+        )
+        .await?;
+    let name: String = row.get("name");
+    let left: i32 = row.get("left");
+    let message = match left {
+        0 => format!("{name} is sold out."),
+        1 => format!(
+            "Only 1 place is left in {name}; you asked for {}.",
+            request.quantity
+        ),
+        _ => format!(
+            "Only {left} places are left in {name}; you asked for {}.",
+            request.quantity
+        ),
+    };
+    Ok(AppError::Conflict {
+        code: "not_enough_capacity",
+        message,
+    })
+}
+
+/// The hold's held tickets, by area.
+pub async fn held_by(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Vec<GaHeld>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT area_id, quantity FROM ga_tickets
+              WHERE hold_id = $1 AND order_id IS NULL ORDER BY area_id",
+        )
+        .await?;
+    Ok(client
+        .query(&statement, &[&hold_id])
+        .await?
+        .iter()
+        .map(|row| GaHeld {
+            area_id: row.get(0),
+            quantity: row.get(1),
+        })
+        .collect())
+}
+
+pub(super) fn ticket_count(held: &[GaHeld]) -> usize {
+    held.iter().map(|h| h.quantity as usize).sum()
+}
+
+/// Returns all the hold's tickets to their areas (release, staff release,
+/// sales closed). Returns how many went back.
+pub(super) async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<i64> {
+    let mut returned = 0;
+    for held in held_by(client, hold_id).await? {
+        returned += give_back(client, held.area_id, Some(hold_id)).await?;
+    }
+    Ok(returned)
+}
+
+/// Moves the hold's tickets to its expiry after an extension.
+pub(super) async fn extend(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    held_until: time::OffsetDateTime,
+) -> AppResult<()> {
+    client
+        .execute(
+            "UPDATE ga_tickets SET held_until = $2 WHERE hold_id = $1 AND order_id IS NULL",
+            &[&hold_id, &held_until],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Sells the hold's live tickets on the order, area by area. Returns how
+/// many were sold, or None if any of them had lapsed (the caller refuses).
+pub(super) async fn sell(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    order_id: Uuid,
+) -> AppResult<Option<Vec<GaHeld>>> {
+    let held = held_by(client, hold_id).await?;
+    let sell = client
+        .prepare_cached(
+            "WITH sold AS (
+                 UPDATE ga_tickets t
+                    SET order_id = $3, held_until = NULL,
+                        price_cents = (SELECT p.price_cents FROM ga_areas a
+                                         JOIN price_tiers p ON p.id = a.tier_id WHERE a.id = $1)
+                  WHERE t.area_id = $1 AND t.hold_id = $2 AND t.order_id IS NULL
+                    AND t.held_until > now()
+              RETURNING t.quantity
+             ), total AS (SELECT sum(quantity)::int AS quantity FROM sold)
+             UPDATE ga_areas a SET held = a.held - total.quantity, sold = a.sold + total.quantity
+               FROM total
+              WHERE a.id = $1 AND total.quantity IS NOT NULL
+          RETURNING total.quantity",
+        )
+        .await?;
+    for line in &held {
+        let sold = client
+            .query_opt(&sell, &[&line.area_id, &hold_id, &order_id])
+            .await?;
+        if sold.map(|row| row.get::<_, i32>(0)) != Some(line.quantity) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(held))
+}
+
+/// Returns every held ticket of the event to its area (sales closed).
+pub(super) async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<i64> {
+    let areas: Vec<i64> = client
+        .query(
+            "SELECT id FROM ga_areas WHERE event_id = $1 ORDER BY id",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let statement = client
+        .prepare_cached(
+            "WITH returned AS (
+                 DELETE FROM ga_tickets WHERE area_id = $1 AND order_id IS NULL
+              RETURNING quantity
+             ), total AS (SELECT sum(quantity)::int AS quantity FROM returned)
+             UPDATE ga_areas a SET held = a.held - total.quantity
+               FROM total
+              WHERE a.id = $1 AND total.quantity IS NOT NULL
+          RETURNING total.quantity",
+        )
+        .await?;
+    let mut returned = 0;
+    for area_id in areas {
+        if let Some(row) = client.query_opt(&statement, &[&area_id]).await? {
+            returned += i64::from(row.get::<_, i32>(0));
+        }
+    }
+    Ok(returned)
+}

@@ -1,0 +1,148 @@
+//! Venues imported from layout files, and events created from them.
+
+use std::collections::BTreeMap;
+
+use time::OffsetDateTime;
+
+use super::events::{self, NewEvent};
+use super::{GenericClient, Pool};
+use crate::domain::layout::TierSpec;
+use crate::domain::venue::{self, VenueLayout};
+use crate::error::{AppError, AppResult};
+
+#[derive(Debug, Clone)]
+pub struct VenueSummary {
+    pub id: i64,
+    pub name: String,
+    pub seat_count: i32,
+    pub ga_capacity: i32,
+    pub imported_at: OffsetDateTime,
+}
+
+/// Stores a validated layout, in one statement: either all of it is
+/// written or nothing is. A venue name is taken once.
+pub async fn import(
+    client: &impl GenericClient,
+    layout: &VenueLayout,
+    staff_id: Option<i64>,
+) -> AppResult<i64> {
+    let row = client
+        .query_opt(
+            "INSERT INTO venues (name, layout, seat_count, ga_capacity, imported_by)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (name) DO NOTHING RETURNING id",
+            &[
+                &layout.name,
+                &layout.to_json(),
+                &(layout.seat_count() as i32),
+                &(layout.ga_capacity() as i32),
+                &staff_id,
+            ],
+        )
+        .await?;
+    row.map(|row| row.get(0)).ok_or_else(|| AppError::Conflict {
+        code: "venue_exists",
+        message: format!(
+            "A venue named {:?} already exists. Rename the layout to import it again.",
+            layout.name
+        ),
+    })
+}
+
+pub async fn list(client: &impl GenericClient) -> AppResult<Vec<VenueSummary>> {
+    let rows = client
+        .query(
+            "SELECT id, name, seat_count, ga_capacity, imported_at FROM venues ORDER BY name",
+            &[],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| VenueSummary {
+            id: row.get("id"),
+            name: row.get("name"),
+            seat_count: row.get("seat_count"),
+            ga_capacity: row.get("ga_capacity"),
+            imported_at: row.get("imported_at"),
+        })
+        .collect())
+}
+
+/// The venue's stored layout, read back through the same validation as a
+/// file.
+pub async fn layout(client: &impl GenericClient, venue_id: i64) -> AppResult<VenueLayout> {
+    let row = client
+        .query_opt(
+            "SELECT layout::text FROM venues WHERE id = $1",
+            &[&venue_id],
+        )
+        .await?
+        .ok_or_else(|| AppError::not_found("Venue"))?;
+    let text: String = row.get(0);
+    venue::from_json(&text).map_err(|errors| {
+        AppError::Internal(anyhow::anyhow!(
+            "stored layout of venue {venue_id} no longer validates: {errors:?}"
+        ))
+    })
+}
+
+/// An event to create from a venue, as staff entered it.
+#[derive(Debug, Clone)]
+pub struct EventPlan {
+    pub venue_id: i64,
+    pub name: String,
+    pub starts_at: OffsetDateTime,
+    /// None: on sale as soon as it is created.
+    pub on_sale_at: Option<OffsetDateTime>,
+    /// Price in cents for each of the venue's tier codes.
+    pub prices: BTreeMap<String, i32>,
+}
+
+/// Creates the event, its tiers, sections, every seat and GA area from the
+/// venue's layout, in one transaction.
+pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<i64> {
+    let layout = {
+        let client = pool.get().await?;
+        layout(&client, plan.venue_id).await?
+    };
+    let tiers = layout
+        .tiers
+        .iter()
+        .map(|tier| {
+            let price = plan.prices.get(&tier.code).copied().ok_or_else(|| {
+                AppError::validation(
+                    "missing_price",
+                    format!("Give a price for the {} tier.", tier.name),
+                )
+            })?;
+            Ok(TierSpec {
+                code: tier.code.clone(),
+                name: tier.name.clone(),
+                price_cents: price,
+            })
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    if let Some(code) = plan
+        .prices
+        .keys()
+        .find(|code| !layout.tiers.iter().any(|t| &t.code == *code))
+    {
+        return Err(AppError::validation(
+            "unknown_tier",
+            format!("The venue has no tier {code:?}."),
+        ));
+    }
+    let new_event = NewEvent {
+        slug: None,
+        name: plan.name.clone(),
+        venue_name: layout.name.clone(),
+        venue_id: Some(plan.venue_id),
+        starts_at: plan.starts_at,
+        on_sale_at: plan.on_sale_at,
+        tiers,
+        sections: layout.sections.iter().map(|s| s.name.clone()).collect(),
+        seats: layout.seat_specs(),
+        ga_areas: layout.ga_areas.clone(),
+    };
+    events::create(pool, &new_event).await
+}

@@ -1,0 +1,332 @@
+//! Box office: importing venue layouts and creating events from them.
+//! An upload is validated whole; a file with any problem writes nothing
+//! and the page lists every problem with where it is.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Multipart, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use time::OffsetDateTime;
+
+use crate::app::AppState;
+use crate::db;
+use crate::db::venues::{EventPlan, VenueSummary};
+use crate::domain::money::parse_cents;
+use crate::domain::rules;
+use crate::domain::venue::{self, LayoutError, VenueLayout};
+use crate::error::{AppError, AppResult};
+use crate::web::extract::{IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice};
+use crate::web::pages::render;
+use crate::web::security::{CsrfForm, check_csrf, csrf_token, session_csrf};
+use crate::web::views;
+
+/// The largest layout file accepted (the 20,000-seat arena's JSON is ~2 MB).
+const MAX_LAYOUT_BYTES: usize = 16 * 1024 * 1024;
+/// Problems listed on the page; the rest are counted.
+const MAX_PROBLEMS_SHOWN: usize = 200;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/staff/venues",
+            get(venues_page)
+                .post(import)
+                .layer(DefaultBodyLimit::max(MAX_LAYOUT_BYTES)),
+        )
+        .route("/staff/venues/{venue_id}", get(venue_page))
+        .route("/staff/venues/{venue_id}/events", post(create_event))
+}
+
+struct VenueRow {
+    id: i64,
+    name: String,
+    size: String,
+    imported: String,
+}
+
+fn size_in_words(seats: i64, ga: i64) -> String {
+    match (seats, ga) {
+        (seats, 0) => format!("{seats} seats"),
+        (0, ga) => format!("{ga} general admission"),
+        (seats, ga) => format!("{seats} seats + {ga} general admission"),
+    }
+}
+
+impl From<VenueSummary> for VenueRow {
+    fn from(venue: VenueSummary) -> VenueRow {
+        VenueRow {
+            id: venue.id,
+            name: venue.name,
+            size: size_in_words(i64::from(venue.seat_count), i64::from(venue.ga_capacity)),
+            imported: views::display_time(venue.imported_at),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "staff/venues.html")]
+struct VenuesPage {
+    staff_name: String,
+    csrf: String,
+    notice: Option<Notice>,
+    venues: Vec<VenueRow>,
+    /// The refused file's name and problems, after a failed upload.
+    file_name: String,
+    problems: Vec<String>,
+    more_problems: usize,
+    oob: bool,
+}
+
+async fn venues_page(State(state): State<AppState>, staff: StaffUser) -> AppResult<Response> {
+    let notice = take_notice(&staff.session).await?;
+    venues_response(&state, &staff, notice, String::new(), &[]).await
+}
+
+async fn venues_response(
+    state: &AppState,
+    staff: &StaffUser,
+    notice: Option<Notice>,
+    file_name: String,
+    problems: &[LayoutError],
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let venues = db::venues::list(&client).await?;
+    let page = VenuesPage {
+        staff_name: staff.name.clone(),
+        csrf: csrf_token(&staff.session).await?,
+        notice,
+        venues: venues.into_iter().map(VenueRow::from).collect(),
+        file_name,
+        problems: problems
+            .iter()
+            .take(MAX_PROBLEMS_SHOWN)
+            .map(ToString::to_string)
+            .collect(),
+        more_problems: problems.len().saturating_sub(MAX_PROBLEMS_SHOWN),
+        oob: false,
+    };
+    let status = if problems.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    Ok((status, render(&page)?).into_response())
+}
+
+/// The upload: a `csrf` field and a `layout` file, read whole, validated
+/// whole, then stored in one statement.
+async fn import(
+    State(state): State<AppState>,
+    staff: StaffUser,
+    mut multipart: Multipart,
+) -> AppResult<Response> {
+    let mut sent_csrf = None;
+    let mut file = None;
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|err| AppError::BadRequest(format!("Invalid upload: {err}")))?
+    {
+        match field.name() {
+            Some("csrf") => sent_csrf = Some(field.text().await.map_err(bad_upload)?),
+            Some("layout") => {
+                let name = field.file_name().unwrap_or("layout.json").to_string();
+                let bytes = field.bytes().await.map_err(bad_upload)?;
+                file = Some((name, bytes));
+            }
+            _ => {}
+        }
+    }
+    check_csrf(
+        session_csrf(&staff.session).await?.as_deref(),
+        sent_csrf.as_deref(),
+    )?;
+    let Some((file_name, bytes)) = file.filter(|(_, bytes)| !bytes.is_empty()) else {
+        return Err(AppError::validation(
+            "no_file",
+            "Choose a layout file (.json or .csv) to import.",
+        ));
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        let problem = LayoutError {
+            at: file_name.clone(),
+            problem: "the file is not UTF-8 text".into(),
+        };
+        return venues_response(&state, &staff, None, file_name, &[problem]).await;
+    };
+    let layout = match venue::from_file(&file_name, text) {
+        Ok(layout) => layout,
+        Err(problems) => {
+            return venues_response(&state, &staff, None, file_name, &problems).await;
+        }
+    };
+    let client = state.pool.get().await?;
+    let venue_id = db::venues::import(&client, &layout, Some(staff.id)).await?;
+    push_notice(
+        &staff.session,
+        &Notice::new(NoticeKind::Success, imported_message(&layout)),
+    )
+    .await?;
+    Ok(Redirect::to(&format!("/staff/venues/{venue_id}")).into_response())
+}
+
+fn bad_upload(err: axum::extract::multipart::MultipartError) -> AppError {
+    AppError::BadRequest(format!("Invalid upload: {err}"))
+}
+
+pub fn imported_message(layout: &VenueLayout) -> String {
+    format!(
+        "Imported {}: {} in {} sections, {} price tiers.",
+        layout.name,
+        size_in_words(layout.seat_count() as i64, layout.ga_capacity() as i64),
+        layout.sections.len(),
+        layout.tiers.len()
+    )
+}
+
+struct TierPriceField {
+    code: String,
+    name: String,
+    field: String,
+}
+
+struct SectionLine {
+    name: String,
+    size: String,
+}
+
+#[derive(Template)]
+#[template(path = "staff/venue.html")]
+struct VenuePage {
+    staff_name: String,
+    csrf: String,
+    notice: Option<Notice>,
+    id: i64,
+    name: String,
+    sections: Vec<SectionLine>,
+    tiers: Vec<TierPriceField>,
+    oob: bool,
+}
+
+async fn venue_page(
+    State(state): State<AppState>,
+    IdPath(venue_id): IdPath<i64>,
+    staff: StaffUser,
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let layout = db::venues::layout(&client, venue_id).await?;
+    let mut sections: Vec<SectionLine> = layout
+        .sections
+        .iter()
+        .map(|section| SectionLine {
+            name: section.name.clone(),
+            size: format!("{} seats", section.seats.len()),
+        })
+        .collect();
+    sections.extend(layout.ga_areas.iter().map(|area| SectionLine {
+        name: area.name.clone(),
+        size: format!("general admission, {} places", area.capacity),
+    }));
+    let page = VenuePage {
+        staff_name: staff.name.clone(),
+        csrf: csrf_token(&staff.session).await?,
+        notice: take_notice(&staff.session).await?,
+        id: venue_id,
+        name: layout.name.clone(),
+        sections,
+        tiers: layout
+            .tiers
+            .iter()
+            .map(|tier| TierPriceField {
+                code: tier.code.clone(),
+                name: tier.name.clone(),
+                field: price_field(&tier.code),
+            })
+            .collect(),
+        oob: false,
+    };
+    Ok(render(&page)?.into_response())
+}
+
+fn price_field(tier_code: &str) -> String {
+    format!("price.{tier_code}")
+}
+
+/// The create-event form: `name`, `starts_at`, `on_sale_at` and one
+/// `price.<tier code>` per tier, as name/value pairs (tiers vary by venue).
+async fn create_event(
+    State(state): State<AppState>,
+    IdPath(venue_id): IdPath<i64>,
+    staff: StaffUser,
+    CsrfForm(fields): CsrfForm<Vec<(String, String)>>,
+) -> AppResult<Response> {
+    let outcome = plan_from_form(venue_id, &fields);
+    let outcome = match outcome {
+        Ok(plan) => db::venues::create_event(&state.pool, &plan)
+            .await
+            .map(|event_id| (event_id, plan)),
+        Err(err) => Err(err),
+    };
+    match outcome {
+        Ok((event_id, plan)) => {
+            let text = match plan.on_sale_at {
+                Some(at) if at > OffsetDateTime::now_utc() => format!(
+                    "Created {}. It goes on sale at {}.",
+                    plan.name,
+                    views::display_time(at)
+                ),
+                _ => format!("Created {}. It is on sale now.", plan.name),
+            };
+            push_notice(&staff.session, &Notice::new(NoticeKind::Success, text)).await?;
+            Ok(Redirect::to(&format!("/staff/events/{event_id}")).into_response())
+        }
+        Err(err @ AppError::Validation { .. }) => {
+            push_notice(
+                &staff.session,
+                &Notice::new(NoticeKind::Error, err.to_string()),
+            )
+            .await?;
+            Ok(Redirect::to(&format!("/staff/venues/{venue_id}")).into_response())
+        }
+        Err(other) => Err(other),
+    }
+}
+
+fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<EventPlan> {
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(key, _)| key == name)
+            .map_or("", |(_, value)| value.as_str())
+    };
+    let details = rules::event_details(
+        field("name"),
+        field("starts_at"),
+        field("on_sale_at"),
+        OffsetDateTime::now_utc(),
+    )?;
+    let mut prices = BTreeMap::new();
+    for (key, value) in fields {
+        let Some(code) = key.strip_prefix("price.") else {
+            continue;
+        };
+        let cents = parse_cents(value).ok_or_else(|| {
+            AppError::validation(
+                "invalid_price",
+                format!("{value:?} is not a price for {code}: use an amount like 45 or 45.50."),
+            )
+        })?;
+        prices.insert(code.to_string(), cents);
+    }
+    Ok(EventPlan {
+        venue_id,
+        name: details.name,
+        starts_at: details.starts_at,
+        on_sale_at: details.on_sale_at,
+        prices,
+    })
+}
