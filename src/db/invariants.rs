@@ -57,6 +57,25 @@ const CHECKS: &[(&str, &str)] = &[
           GROUP BY e.id
          HAVING count(s.id) <> count(*) FILTER (WHERE s.status IN ('AVAILABLE', 'HELD', 'SOLD', 'BLOCKED'))",
     ),
+    (
+        "a GA area's counters equal its tickets, and never pass its capacity",
+        "SELECT 'area ' || a.id || ': held ' || a.held || ' sold ' || a.sold || ' of ' || a.capacity
+                || ' but tickets say held ' || coalesce(t.held, 0) || ' sold ' || coalesce(t.sold, 0)
+           FROM ga_areas a
+           LEFT JOIN (SELECT area_id,
+                             sum(quantity) FILTER (WHERE order_id IS NULL) AS held,
+                             sum(quantity) FILTER (WHERE order_id IS NOT NULL) AS sold
+                        FROM ga_tickets GROUP BY area_id) t ON t.area_id = a.id
+          WHERE a.held <> coalesce(t.held, 0) OR a.sold <> coalesce(t.sold, 0)
+             OR a.held + a.sold > a.capacity",
+    ),
+    (
+        "held GA tickets belong to a hold of their event that expires when they say",
+        "SELECT 'tickets ' || t.id || ' held by ' || t.hold_id || ' (' || h.state || ')'
+           FROM ga_tickets t JOIN holds h ON h.id = t.hold_id
+          WHERE t.order_id IS NULL AND t.held_until >= now()
+            AND (h.state <> 'OPEN' OR h.event_id <> t.event_id OR h.expires_at <> t.held_until)",
+    ),
 ];
 
 /// Every breach found (empty when all hold). `max_seats` is the per-hold limit.

@@ -4,6 +4,7 @@
 mod bad_input;
 mod best_available;
 mod claims;
+mod general_admission;
 mod live;
 mod load;
 mod ops;

@@ -6,7 +6,7 @@ use reqwest::header::LOCATION;
 
 use crate::support::{Api, spawn_app, spawn_app_with, statuses};
 
-async fn page(buyer: &Api, path: &str) -> (StatusCode, String) {
+pub async fn page(buyer: &Api, path: &str) -> (StatusCode, String) {
     let response = buyer
         .http
         .get(format!("{}{path}", buyer.base))

@@ -43,7 +43,7 @@ async fn sign_in_attempt(client: &Api, name: &str, password: &str) -> reqwest::R
 }
 
 /// A client signed in as a new staff account `name`.
-async fn staff(app: &TestApp, name: &str) -> Api {
+pub async fn staff(app: &TestApp, name: &str) -> Api {
     create_staff(app, name).await;
     let client = app.buyer();
     let response = sign_in_attempt(&client, name, PASSWORD).await;
@@ -52,7 +52,7 @@ async fn staff(app: &TestApp, name: &str) -> Api {
 }
 
 /// Posts a console form, with the token from the console page.
-async fn console_action(
+pub async fn console_action(
     client: &Api,
     event_id: i64,
     path: &str,

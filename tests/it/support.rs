@@ -372,6 +372,79 @@ impl TestApp {
         EventFixture { id, seat_ids }
     }
 
+    /// An event with one row of `seats` seats ("std", €45) and general-
+    /// admission areas (name, capacity) at €20 ("floor" tier). Returns the
+    /// event, its seats and its area ids in layout order.
+    pub async fn create_ga_event(
+        &self,
+        seats: u32,
+        areas: &[(&str, u32)],
+    ) -> (EventFixture, Vec<i64>) {
+        let grid = EventSpec {
+            slug: None,
+            name: "GA Night".into(),
+            venue: "Test Hall".into(),
+            starts_at: OffsetDateTime::now_utc() + time::Duration::days(7),
+            tiers: Vec::new(),
+            sections: vec![SectionSpec {
+                name: "Stalls".into(),
+                rows: vec![RowSpec {
+                    label: "A".into(),
+                    seats,
+                    tier: "std".into(),
+                    ..Default::default()
+                }],
+            }],
+        };
+        let event = db::events::NewEvent {
+            slug: None,
+            name: grid.name.clone(),
+            venue_name: grid.venue.clone(),
+            venue_id: None,
+            starts_at: grid.starts_at,
+            on_sale_at: None,
+            tiers: vec![
+                TierSpec {
+                    code: "std".into(),
+                    name: "Standard".into(),
+                    price_cents: 4500,
+                },
+                TierSpec {
+                    code: "floor".into(),
+                    name: "Floor".into(),
+                    price_cents: 2000,
+                },
+            ],
+            sections: vec!["Stalls".into()],
+            seats: seatmap::domain::layout::grid_seats(&grid),
+            ga_areas: areas
+                .iter()
+                .map(|(name, capacity)| seatmap::domain::venue::GaArea {
+                    name: name.to_string(),
+                    tier: "floor".into(),
+                    capacity: *capacity,
+                })
+                .collect(),
+        };
+        let id = db::events::create(&self.pool, &event)
+            .await
+            .expect("creating the GA test event");
+        let client = self.sql().await;
+        let seat_ids = db::seats::for_event(&client, id, None)
+            .await
+            .expect("listing seats")
+            .iter()
+            .map(|s| s.id)
+            .collect();
+        let area_ids = db::ga::areas(&client, id, None)
+            .await
+            .expect("listing areas")
+            .iter()
+            .map(|a| a.id)
+            .collect();
+        (EventFixture { id, seat_ids }, area_ids)
+    }
+
     /// A new browser-like client: its own cookie jar, so its own session.
     pub fn buyer(&self) -> Api {
         Api::new(&self.base)

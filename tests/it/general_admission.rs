@@ -1,0 +1,341 @@
+//! General admission: counted stock with a guarded relative update, lazy
+//! return of lapsed tickets, and mixed carts that never deadlock.
+
+use std::time::Duration;
+
+use rand::Rng;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::support::{Api, TestApp, spawn_app, spawn_app_with};
+
+async fn hold_ga(buyer: &Api, event_id: i64, area: i64, count: i64) -> (StatusCode, Value) {
+    buyer
+        .post(
+            &format!("/api/events/{event_id}/holds"),
+            json!({ "ga": { "area": area, "count": count } }),
+        )
+        .await
+}
+
+/// (held, sold) on the area's counters.
+async fn counters(app: &TestApp, area: i64) -> (i32, i32) {
+    let row = app
+        .sql()
+        .await
+        .query_one("SELECT held, sold FROM ga_areas WHERE id = $1", &[&area])
+        .await
+        .unwrap();
+    (row.get(0), row.get(1))
+}
+
+async fn no_breaches(app: &TestApp) {
+    let breaches = seatmap::db::invariants::check(&app.sql().await, 1000)
+        .await
+        .unwrap();
+    assert!(breaches.is_empty(), "{breaches:#?}");
+}
+
+#[tokio::test]
+async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
+    let app = spawn_app().await;
+    let (event, areas) = app.create_ga_event(4, &[("Floor", 5)]).await;
+    let floor = areas[0];
+    let buyer = app.buyer();
+
+    let (status, body) = hold_ga(&buyer, event.id, floor, 3).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["ga"], json!([{ "area": floor, "count": 3 }]));
+    assert_eq!(body["seat_ids"], json!([]));
+    // A second request adds to the same line of the same hold.
+    let (status, again) = hold_ga(&buyer, event.id, floor, 1).await;
+    assert_eq!(status, StatusCode::CREATED, "{again}");
+    assert_eq!(again["hold_id"], body["hold_id"]);
+    assert_eq!(again["ga"], json!([{ "area": floor, "count": 4 }]));
+
+    let listing = buyer.seats(event.id).await;
+    assert_eq!(listing["ga_areas"][0]["available"], 1);
+    assert_eq!(listing["ga_areas"][0]["mine"], 4);
+    assert_eq!(
+        listing["hold"]["ga"],
+        json!([{ "area": floor, "count": 4 }])
+    );
+    assert_eq!(listing["event"]["ga_available"], 1);
+
+    let other = app.buyer();
+    let (status, refused) = hold_ga(&other, event.id, floor, 2).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "not_enough_capacity");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("Only 1 place is left in Floor"),
+        "{refused}"
+    );
+    for count in [0, -1, 11, 1_000_000_000_000] {
+        let (status, body) = hold_ga(&other, event.id, floor, count).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{count}: {body}");
+    }
+    let (status, _) = hold_ga(&other, event.id, floor + 999, 1).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = other
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({ "ga": { "area": "floor", "count": 1 } }),
+        )
+        .await;
+    assert!(status.is_client_error(), "{status}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM holds WHERE state = 'OPEN'")
+            .await,
+        1,
+        "refused requests opened no hold"
+    );
+
+    // A mixed cart: a seat and the last ticket, bought in one order.
+    let (status, mixed) = other
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({ "seat_ids": [event.seat_ids[0]], "ga": { "area": floor, "count": 1 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{mixed}");
+    let (status, order) = other
+        .purchase(&mixed["hold_id"], "Grace Hopper", "grace@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    assert_eq!(counters(&app, floor).await, (4, 1));
+    let total: i64 = app
+        .count(&format!(
+            "SELECT sum(quantity * price_cents)::bigint FROM ga_tickets WHERE order_id = '{}'",
+            order["order_id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(total, 2000, "the GA line is priced from its tier");
+
+    // Releasing gives the tickets back at once.
+    let (status, _) = buyer
+        .delete(&format!(
+            "/api/holds/{}",
+            crate::support::id_segment(&body["hold_id"])
+        ))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(counters(&app, floor).await, (0, 1));
+    no_breaches(&app).await;
+}
+
+#[tokio::test]
+async fn five_hundred_buyers_never_get_more_than_the_area_holds_and_lapsed_tickets_come_back() {
+    let app = spawn_app_with(|config| {
+        config.hold_ttl = Duration::from_secs(3);
+        config.db.pool_size = 16;
+    })
+    .await;
+    let (event, areas) = app.create_ga_event(2, &[("Floor", 100)]).await;
+    let floor = areas[0];
+
+    let buyers: Vec<_> = (0..500)
+        .map(|i| {
+            let buyer = app.buyer();
+            let count = 1 + (i % 4) as i64;
+            let event_id = event.id;
+            tokio::spawn(async move {
+                // A 503 is "try again": the client does, like a browser would.
+                for _ in 0..50 {
+                    let (status, body) = hold_ga(&buyer, event_id, floor, count).await;
+                    if status != StatusCode::SERVICE_UNAVAILABLE {
+                        return (status, body, count);
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                panic!("still 503 after 50 tries");
+            })
+        })
+        .collect();
+    let mut granted = 0;
+    let mut refused = 0;
+    for buyer in buyers {
+        let (status, body, count) = buyer.await.unwrap();
+        match status {
+            StatusCode::CREATED => {
+                assert_eq!(body["ga"][0]["count"], count, "{body}");
+                granted += count;
+            }
+            StatusCode::CONFLICT => {
+                assert_eq!(body["error"], "not_enough_capacity", "{body}");
+                refused += 1;
+            }
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    println!("granted {granted} tickets, refused {refused} buyers");
+    assert!(granted <= 100, "sold {granted} of 100");
+    // A quarter of the buyers want 1, and most of them come after the area
+    // is nearly full, so it fills exactly.
+    assert_eq!(granted, 100);
+    assert_eq!(counters(&app, floor).await, (granted as i32, 0));
+    no_breaches(&app).await;
+
+    // Every hold lapses; the map counts them as free at once, and the next
+    // claim on the area returns them to the counter in its own transaction.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let listing = app.buyer().seats(event.id).await;
+    assert_eq!(listing["ga_areas"][0]["available"], 100);
+    assert_eq!(
+        counters(&app, floor).await.0,
+        granted as i32,
+        "not yet returned"
+    );
+    let late = app.buyer();
+    let (status, body) = hold_ga(&late, event.id, floor, 4).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(counters(&app, floor).await, (4, 0));
+    assert_eq!(
+        app.count("SELECT count(*) FROM ga_tickets").await,
+        1,
+        "only the new hold's tickets are left"
+    );
+    no_breaches(&app).await;
+}
+
+#[tokio::test]
+async fn mixed_carts_claim_in_a_fixed_order_and_never_deadlock() {
+    let app = spawn_app().await;
+    let (event, areas) = app
+        .create_ga_event(12, &[("Floor", 60), ("Balcony", 60)])
+        .await;
+    // Our own pool, closed before reading the statistics, so every backend
+    // has reported its deadlocks (backends report on exit).
+    let database = seatmap::startup::Database::connect(&app.config)
+        .await
+        .unwrap();
+    let rules = seatmap::db::holds::HoldRules {
+        ttl: Duration::from_secs(60),
+        max_seats: 10,
+        max_holds_per_ip: 0,
+    };
+    // As many at once as the pool has connections, so nobody waits for one.
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(app.config.db.pool_size));
+    let tasks: Vec<_> = (0..200)
+        .map(|_| {
+            let pool = database.pool.clone();
+            let gate = gate.clone();
+            let mut rng = rand::rng();
+            let mut ga = vec![
+                seatmap::db::ga::GaRequest {
+                    area_id: areas[0],
+                    quantity: rng.random_range(1..=2),
+                },
+                seatmap::db::ga::GaRequest {
+                    area_id: areas[1],
+                    quantity: rng.random_range(1..=2),
+                },
+            ];
+            // Half list the areas the other way round; the claim sorts.
+            if rng.random_bool(0.5) {
+                ga.reverse();
+            }
+            let mut seat_ids: Vec<i64> = (0..2)
+                .map(|_| event.seat_ids[rng.random_range(0..event.seat_ids.len())])
+                .collect();
+            if rng.random_bool(0.5) {
+                seat_ids.reverse();
+            }
+            let cart = seatmap::db::holds::Cart { seat_ids, ga };
+            let event_id = event.id;
+            tokio::spawn(async move {
+                let _turn = gate.acquire().await.unwrap();
+                let holder = seatmap::db::holds::Holder {
+                    buyer_id: uuid::Uuid::new_v4(),
+                    client_ip: None,
+                };
+                seatmap::db::holds::claim(&pool, event_id, holder, &cart, rules).await
+            })
+        })
+        .collect();
+    let mut held = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(_) => held += 1,
+            Err(seatmap::error::AppError::SeatsUnavailable { .. })
+            | Err(seatmap::error::AppError::Conflict {
+                code: "not_enough_capacity",
+                ..
+            }) => {}
+            Err(other) => panic!("a cart failed with {other:?}"),
+        }
+    }
+    database.shutdown().await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let deadlocks = app
+        .count("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+        .await;
+    println!("{held} of 200 mixed carts held, {deadlocks} deadlocks");
+    assert!(held > 0, "no cart got anything");
+    assert_eq!(deadlocks, 0, "carts deadlocked (and were retried)");
+    no_breaches(&app).await;
+}
+
+#[tokio::test]
+async fn the_map_shows_ga_areas_with_what_is_left_and_holds_them_without_javascript() {
+    let app = spawn_app().await;
+    let (event, areas) = app.create_ga_event(2, &[("Standing", 3)]).await;
+    let buyer = app.buyer();
+    let token = crate::pages::csrf_from(&buyer, &format!("/events/{}", event.id)).await;
+    let (_, html) = crate::pages::page(&buyer, &format!("/events/{}", event.id)).await;
+    assert!(html.contains("Standing"), "{html}");
+    assert!(html.contains("3 left"));
+
+    let response = buyer
+        .http
+        .post(format!("{}/events/{}/ga", buyer.base, event.id))
+        .form(&[
+            ("csrf", token.as_str()),
+            ("area", &areas[0].to_string()),
+            ("count", "2"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let (_, html) = crate::pages::page(&buyer, &format!("/events/{}", event.id)).await;
+    assert!(
+        html.contains("Holding 2 general-admission tickets."),
+        "{html}"
+    );
+    assert!(html.contains("1 left"));
+    assert!(html.contains("Standing × 2"));
+
+    // Junk and too many get a notice, never a 500.
+    for (area, count) in [("x", "1"), (areas[0].to_string().as_str(), "5")] {
+        let response = buyer
+            .http
+            .post(format!("{}/events/{}/ga", buyer.base, event.id))
+            .form(&[("csrf", token.as_str()), ("area", area), ("count", count)])
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().is_redirection() || response.status().is_client_error(),
+            "{}",
+            response.status()
+        );
+    }
+    let (_, html) = crate::pages::page(&buyer, &format!("/events/{}", event.id)).await;
+    assert!(html.contains("Only 1 place is left in Standing"), "{html}");
+
+    // Releasing from the panel.
+    let response = buyer
+        .http
+        .post(format!("{}/events/{}/ga", buyer.base, event.id))
+        .form(&[("csrf", token.as_str()), ("release", &areas[0].to_string())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let (_, html) = crate::pages::page(&buyer, &format!("/events/{}", event.id)).await;
+    assert!(html.contains("3 left"), "{html}");
+    assert_eq!(counters(&app, areas[0]).await, (0, 0));
+}
