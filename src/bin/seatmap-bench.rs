@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use seatmap::config::DbSettings;
 use seatmap::db::{self, Pool};
-use seatmap::domain::layout::arena_event;
 use seatmap::loadgen::{self, Report, Target};
 use seatmap::pg_cluster::{self, Durability, PgCluster};
 use tokio_postgres::NoTls;
@@ -176,15 +175,11 @@ impl Harness {
             },
         )?;
         db::migrate(&pool).await?;
-        let starts_at = time::OffsetDateTime::now_utc() + time::Duration::days(30);
-        let created = Instant::now();
-        let event_id = db::demo::create_event(&pool, &arena_event(starts_at))
+        let arena = db::bench::arena_event(&pool)
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        println!(
-            "20,000-seat arena created in {} ms",
-            created.elapsed().as_millis()
-        );
+        println!("{}", arena.describe());
+        let event_id = arena.event_id;
         let seat_ids = Arc::new(
             db::seats::all_ids(&pool.get().await?, event_id)
                 .await

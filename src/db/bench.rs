@@ -1,8 +1,83 @@
 //! Database chores for the load harness (seatmap-bench): never used by the
 //! app itself.
 
-use super::GenericClient;
-use crate::error::AppResult;
+use std::time::{Duration, Instant};
+
+use super::venues::{self, EventPlan};
+use super::{GenericClient, Pool};
+use crate::domain::venue;
+use crate::error::{AppError, AppResult};
+
+/// The shipped 20,000-seat arena layout (static/layouts/arena-20000.csv).
+const ARENA_CSV: &str = include_str!("../../static/layouts/arena-20000.csv");
+
+/// How long making the arena event took, step by step.
+#[derive(Debug, Clone, Copy)]
+pub struct ArenaSetup {
+    pub event_id: i64,
+    pub parse: Duration,
+    pub import: Duration,
+    pub create: Duration,
+}
+
+/// Imports the shipped arena layout as a venue (or reuses it) and creates
+/// an event of it on sale now, as staff would: the path whose speed the
+/// issue asks about.
+pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
+    let started = Instant::now();
+    let layout = venue::from_csv("Arena 20000", ARENA_CSV).map_err(|errors| {
+        AppError::Internal(anyhow::anyhow!(
+            "the shipped arena layout is invalid: {errors:?}"
+        ))
+    })?;
+    let parse = started.elapsed();
+    let started = Instant::now();
+    let client = pool.get().await?;
+    let venue_id = match venues::import(&client, &layout, None).await {
+        Ok(id) => id,
+        Err(AppError::Conflict { .. }) => client
+            .query_one("SELECT id FROM venues WHERE name = $1", &[&layout.name])
+            .await?
+            .get(0),
+        Err(other) => return Err(other),
+    };
+    drop(client);
+    let import = started.elapsed();
+    let started = Instant::now();
+    let event_id = venues::create_event(
+        pool,
+        &EventPlan {
+            venue_id,
+            name: "Benchmark Arena".into(),
+            starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
+            on_sale_at: None,
+            prices: layout
+                .tiers
+                .iter()
+                .map(|t| (t.code.clone(), 5000))
+                .collect(),
+        },
+    )
+    .await?;
+    Ok(ArenaSetup {
+        event_id,
+        parse,
+        import,
+        create: started.elapsed(),
+    })
+}
+
+impl ArenaSetup {
+    pub fn describe(&self) -> String {
+        format!(
+            "20,000-seat arena from static/layouts/arena-20000.csv: parsed and validated in {} ms, \
+             venue stored in {} ms, event created in {} ms",
+            self.parse.as_millis(),
+            self.import.as_millis(),
+            self.create.as_millis()
+        )
+    }
+}
 
 /// Puts every seat of the event back on sale and forgets every hold, order,
 /// session and rate-limit window, so each scenario starts from the same place.

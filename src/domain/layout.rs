@@ -203,35 +203,6 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
     }
 }
 
-/// A 20,000-seat arena: 4 sections of 50 rows of 100 seats, one tier.
-/// The benchmarks use it.
-pub fn arena_event(starts_at: OffsetDateTime) -> EventSpec {
-    EventSpec {
-        slug: None,
-        name: "Benchmark Arena".into(),
-        venue: "Arena".into(),
-        starts_at,
-        tiers: vec![TierSpec {
-            code: "std".into(),
-            name: "Standard".into(),
-            price_cents: 5000,
-        }],
-        sections: (0..4)
-            .map(|s| SectionSpec {
-                name: format!("Section {}", s + 1),
-                rows: (0..50)
-                    .map(|r| RowSpec {
-                        label: row_label(r),
-                        seats: 100,
-                        tier: "std".into(),
-                        flags: Vec::new(),
-                    })
-                    .collect(),
-            })
-            .collect(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
