@@ -16,12 +16,11 @@ pub struct OrderCreated {
 
 #[derive(Debug, Clone)]
 pub struct OrderLine {
-    pub seat_id: i64,
-    pub section: String,
-    pub row_label: String,
-    pub seat_label: String,
+    /// "Stalls, row C, seat 7", or "Standing floor × 2".
+    pub place: String,
     pub tier_name: String,
-    pub price_cents: i32,
+    /// For the whole line.
+    pub price_cents: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -35,6 +34,8 @@ pub struct Order {
     pub buyer_email: String,
     pub created_at: OffsetDateTime,
     pub lines: Vec<OrderLine>,
+    /// The event was cancelled: the order is kept, for a refund.
+    pub event_cancelled: bool,
 }
 
 /// Buys the buyer's hold in one transaction: every seat still held by it
@@ -159,7 +160,7 @@ pub async fn find_for_buyer(
     let header = client
         .prepare_cached(
             "SELECT o.id, o.event_id, e.name AS event_name, e.venue, e.starts_at,
-                    o.buyer_name, o.buyer_email, o.created_at
+                    o.buyer_name, o.buyer_email, o.created_at, o.event_cancelled
                FROM orders o JOIN events e ON e.id = o.event_id
               WHERE o.id = $1 AND o.buyer_id = $2",
         )
@@ -169,8 +170,8 @@ pub async fn find_for_buyer(
     };
     let lines = client
         .prepare_cached(
-            "SELECT s.id, sec.name AS section, s.row_label, s.seat_label,
-                    t.name AS tier_name, l.price_cents
+            "SELECT sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label AS place,
+                    t.name AS tier_name, l.price_cents::bigint AS price_cents
                FROM order_lines l
                JOIN seats s ON s.id = l.seat_id
                JOIN sections sec ON sec.id = s.section_id
@@ -179,15 +180,23 @@ pub async fn find_for_buyer(
               ORDER BY sec.sort_order, s.row_index, s.position",
         )
         .await?;
-    let lines = client
-        .query(&lines, &[&order_id])
-        .await?
+    let ga_lines = client
+        .prepare_cached(
+            "SELECT a.name || ' × ' || g.quantity AS place, t.name AS tier_name,
+                    (g.quantity * g.price_cents)::bigint AS price_cents
+               FROM ga_tickets g
+               JOIN ga_areas a ON a.id = g.area_id
+               JOIN price_tiers t ON t.id = a.tier_id
+              WHERE g.order_id = $1
+              ORDER BY a.sort_order",
+        )
+        .await?;
+    let mut rows = client.query(&lines, &[&order_id]).await?;
+    rows.extend(client.query(&ga_lines, &[&order_id]).await?);
+    let lines = rows
         .iter()
         .map(|line| OrderLine {
-            seat_id: line.get("id"),
-            section: line.get("section"),
-            row_label: line.get("row_label"),
-            seat_label: line.get("seat_label"),
+            place: line.get("place"),
             tier_name: line.get("tier_name"),
             price_cents: line.get("price_cents"),
         })
@@ -202,5 +211,6 @@ pub async fn find_for_buyer(
         buyer_email: row.get("buyer_email"),
         created_at: row.get("created_at"),
         lines,
+        event_cancelled: row.get("event_cancelled"),
     }))
 }

@@ -827,6 +827,7 @@ struct OrderPage {
     starts: String,
     buyer_name: String,
     buyer_email: String,
+    event_cancelled: bool,
     lines: Vec<OrderLineView>,
     total: String,
 }
@@ -843,7 +844,7 @@ async fn order_page(
     let order = db::orders::find_for_buyer(&client, order_id, buyer_id)
         .await?
         .ok_or_else(|| AppError::not_found("Order"))?;
-    let total: i64 = order.lines.iter().map(|l| i64::from(l.price_cents)).sum();
+    let total: i64 = order.lines.iter().map(|l| l.price_cents).sum();
     render(&OrderPage {
         order_id: order.id.to_string(),
         event: order.event_name,
@@ -852,16 +853,14 @@ async fn order_page(
         starts: views::display_time(order.starts_at),
         buyer_name: order.buyer_name,
         buyer_email: order.buyer_email,
+        event_cancelled: order.event_cancelled,
         lines: order
             .lines
             .iter()
             .map(|line| OrderLineView {
-                name: format!(
-                    "{}, row {}, seat {}",
-                    line.section, line.row_label, line.seat_label
-                ),
+                name: line.place.clone(),
                 tier: line.tier_name.clone(),
-                price: format_cents(i64::from(line.price_cents)),
+                price: format_cents(line.price_cents),
             })
             .collect(),
         total: format_cents(total),

@@ -484,6 +484,12 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
     );
     let (_, html) = page(&app.buyer(), &format!("/events/{event_id}")).await;
     assert!(html.contains("This event is cancelled."), "{html}");
+    let order_path = format!("/orders/{}", order["order_id"].as_str().unwrap());
+    let (status, receipt) = page(&bought, &order_path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(receipt.contains("This event has been cancelled."), "{receipt}");
+    assert!(receipt.contains("Floor × 2"), "the GA line is on the order: {receipt}");
+    assert!(receipt.contains("A copy goes to ada@example.com."), "{receipt}");
     let audit = app
         .count("SELECT count(*) FROM audit_log WHERE action IN ('close_sales', 'cancel_event')")
         .await;
