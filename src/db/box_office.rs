@@ -20,6 +20,8 @@ pub struct HoldOverview {
     pub expires_at: OffsetDateTime,
     pub seat_ids: Vec<i64>,
     pub seat_names: Vec<String>,
+    /// General-admission tickets held: "Floor × 2".
+    pub ga_lines: Vec<String>,
     /// From the buyer's latest order, once they have bought anything.
     pub email: Option<String>,
 }
@@ -35,24 +37,38 @@ fn hold_overviews(rows: &[tokio_postgres::Row]) -> Vec<HoldOverview> {
             expires_at: r.get("expires_at"),
             seat_ids: r.get("seat_ids"),
             seat_names: r.get("seat_names"),
+            ga_lines: r.get("ga_lines"),
             email: r.get("email"),
         })
         .collect()
 }
 
-fn holds_query(condition: &str, order: &str) -> String {
+/// Holds matching `condition` that still have seats (and, with
+/// `with_ga`, those with only general-admission tickets too).
+fn holds_query(condition: &str, order: &str, with_ga: bool) -> String {
+    let has_ga = if with_ga {
+        "OR EXISTS (SELECT 1 FROM ga_tickets g WHERE g.hold_id = h.id AND g.order_id IS NULL)"
+    } else {
+        ""
+    };
     format!(
         "SELECT h.id, h.buyer_id, h.created_at, h.expires_at,
-                array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position) AS seat_ids,
-                array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position) AS seat_names,
+                coalesce(array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position)
+                         FILTER (WHERE s.id IS NOT NULL), '{{}}') AS seat_ids,
+                coalesce(array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position)
+                         FILTER (WHERE s.id IS NOT NULL), '{{}}') AS seat_names,
+                coalesce((SELECT array_agg(a.name || ' × ' || g.quantity ORDER BY a.sort_order)
+                            FROM ga_tickets g JOIN ga_areas a ON a.id = g.area_id
+                           WHERE g.hold_id = h.id AND g.order_id IS NULL), '{{}}') AS ga_lines,
                 (SELECT o.buyer_email FROM orders o
                   WHERE o.buyer_id = h.buyer_id AND o.buyer_email IS NOT NULL
                   ORDER BY o.created_at DESC LIMIT 1) AS email
            FROM holds h
-           JOIN seats s ON s.hold_id = h.id AND s.status = 'HELD'
-           JOIN sections sec ON sec.id = s.section_id
+           LEFT JOIN seats s ON s.hold_id = h.id AND s.status = 'HELD'
+           LEFT JOIN sections sec ON sec.id = s.section_id
           WHERE h.event_id = $1 AND {condition}
           GROUP BY h.id
+         HAVING count(s.id) > 0 {has_ga}
           ORDER BY {order}"
     )
 }
@@ -66,6 +82,7 @@ pub async fn live_holds(
         .prepare_cached(&holds_query(
             "h.state = 'OPEN' AND h.expires_at > now()",
             "h.expires_at",
+            true,
         ))
         .await?;
     Ok(hold_overviews(
@@ -84,6 +101,7 @@ pub async fn lapsed_holds(
             "h.state IN ('OPEN', 'EXPIRED') AND h.expires_at <= now()
              AND h.expires_at > now() - interval '1 hour'",
             "h.expires_at DESC",
+            false,
         ))
         .await?;
     Ok(hold_overviews(

@@ -429,6 +429,11 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{held}");
 
+    let (_, console) = page(&clerk, &format!("/staff/events/{event_id}")).await;
+    assert!(
+        console.contains("<li>Floor × 3</li>"),
+        "staff see GA holds: {console}"
+    );
     let closed = console_action(
         &clerk,
         event_id,
@@ -487,9 +492,18 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
     let order_path = format!("/orders/{}", order["order_id"].as_str().unwrap());
     let (status, receipt) = page(&bought, &order_path).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(receipt.contains("This event has been cancelled."), "{receipt}");
-    assert!(receipt.contains("Floor × 2"), "the GA line is on the order: {receipt}");
-    assert!(receipt.contains("A copy goes to ada@example.com."), "{receipt}");
+    assert!(
+        receipt.contains("This event has been cancelled."),
+        "{receipt}"
+    );
+    assert!(
+        receipt.contains("Floor × 2"),
+        "the GA line is on the order: {receipt}"
+    );
+    assert!(
+        receipt.contains("A copy goes to ada@example.com."),
+        "{receipt}"
+    );
     let audit = app
         .count("SELECT count(*) FROM audit_log WHERE action IN ('close_sales', 'cancel_event')")
         .await;
