@@ -415,7 +415,10 @@ async fn seat_action(
                 Ok(_) => SeatOutcome::Held,
                 Err(AppError::SeatsUnavailable { .. }) => SeatOutcome::Taken,
                 Err(AppError::HoldLimit { max }) => SeatOutcome::OverLimit(max),
-                Err(AppError::TooManyRequests { message, .. }) => SeatOutcome::Refused(message),
+                // Rate limits, and an event not on sale (yet, or any more).
+                Err(
+                    AppError::TooManyRequests { message, .. } | AppError::Conflict { message, .. },
+                ) => SeatOutcome::Refused(message),
                 Err(other) => return Err(other),
             };
             (seat_id, outcome)

@@ -362,6 +362,23 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
         !html.contains("Find seats"),
         "no best-available form before sales open"
     );
+    // A seat button posted anyway is answered with a notice, not an error page.
+    let token = csrf_from(&buyer, &format!("/events/{event_id}")).await;
+    let response = buyer
+        .http
+        .post(format!("{}/events/{event_id}/seats", app.base))
+        .form(&[("csrf", token.as_str()), ("hold", &seat.to_string())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let (_, html) = page(&buyer, &format!("/events/{event_id}")).await;
+    assert_eq!(
+        html.matches("On sale at Fri 1 May 2099, 10:00 UTC.")
+            .count(),
+        2,
+        "the banner and the notice: {html}"
+    );
 
     // Sales open; a buyer holds; then the show starts.
     app.sql()
