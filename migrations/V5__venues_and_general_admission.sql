@@ -77,3 +77,16 @@ CREATE UNIQUE INDEX ga_tickets_one_line_per_hold ON ga_tickets (hold_id, area_id
 CREATE INDEX ga_tickets_lapsing ON ga_tickets (area_id, held_until)
     WHERE order_id IS NULL;
 CREATE INDEX ga_tickets_by_order ON ga_tickets (order_id) WHERE order_id IS NOT NULL;
+
+-- Live maps hear of GA changes on the seats' channel, flagged "ga", one
+-- notification per event per statement, delivered at commit.
+CREATE FUNCTION ga_areas_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('seat_changes', json_build_object('event_id', event_id, 'ga', true)::text)
+       FROM (SELECT DISTINCT event_id FROM changed) AS events;
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER ga_areas_notify AFTER UPDATE ON ga_areas
+    REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION ga_areas_notify();

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use super::{Pool, seats};
+use super::{Pool, ga, seats};
 
 /// Changes to one event's seats, or (with `event_id` None) a signal that
 /// notifications may have been missed and every page must catch up.
@@ -23,6 +23,9 @@ pub struct SeatChanges {
     /// Viewer-neutral seats; None when too many changed to list, and pages
     /// catch up by version instead.
     pub seats: Option<Vec<seats::Seat>>,
+    /// The event's GA areas as they are now (viewer-neutral), when any of
+    /// their counters changed; None otherwise.
+    pub ga_areas: Option<Vec<ga::GaAreaView>>,
 }
 
 #[derive(Clone)]
@@ -33,7 +36,18 @@ pub struct LiveFeed {
 #[derive(Deserialize)]
 struct Payload {
     event_id: i64,
+    #[serde(default)]
     seat_ids: Option<Vec<i64>>,
+    /// A GA area's counters changed (and no seat did).
+    #[serde(default)]
+    ga: bool,
+}
+
+/// What one event's notifications in a batch add up to.
+struct EventBatch {
+    /// None: too many to list, catch up by version.
+    seat_ids: Option<Vec<i64>>,
+    ga_changed: bool,
 }
 
 /// How many batches a slow page may fall behind before it catches up from
@@ -67,6 +81,7 @@ async fn listen_forever(
         let _ = sender.send(Arc::new(SeatChanges {
             event_id: None,
             seats: None,
+            ga_areas: None,
         }));
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
@@ -96,11 +111,12 @@ async fn listen(
     let _ = sender.send(Arc::new(SeatChanges {
         event_id: None,
         seats: None,
+        ga_areas: None,
     }));
 
     while let Some(first) = incoming.recv().await {
         // Take everything already waiting, so a burst costs one query per event.
-        let mut by_event: BTreeMap<i64, Option<Vec<i64>>> = BTreeMap::new();
+        let mut by_event: BTreeMap<i64, EventBatch> = BTreeMap::new();
         let mut batch = vec![first];
         while let Ok(more) = incoming.try_recv() {
             batch.push(more);
@@ -113,15 +129,22 @@ async fn listen(
                 );
                 continue;
             };
-            let entry = by_event.entry(payload.event_id).or_insert(Some(Vec::new()));
-            match (entry.as_mut(), payload.seat_ids) {
+            let entry = by_event.entry(payload.event_id).or_insert(EventBatch {
+                seat_ids: Some(Vec::new()),
+                ga_changed: false,
+            });
+            if payload.ga {
+                entry.ga_changed = true;
+                continue;
+            }
+            match (entry.seat_ids.as_mut(), payload.seat_ids) {
                 (Some(ids), Some(more)) => ids.extend(more),
-                _ => *entry = None,
+                _ => entry.seat_ids = None,
             }
         }
         let db = pool.get().await?;
-        for (event_id, ids) in by_event {
-            let seats = match ids {
+        for (event_id, changed) in by_event {
+            let seats = match changed.seat_ids {
                 Some(mut ids) => {
                     ids.sort_unstable();
                     ids.dedup();
@@ -129,9 +152,14 @@ async fn listen(
                 }
                 None => None,
             };
+            let ga_areas = match changed.ga_changed {
+                true => Some(ga::areas(&db, event_id, None).await?),
+                false => None,
+            };
             let _ = sender.send(Arc::new(SeatChanges {
                 event_id: Some(event_id),
                 seats,
+                ga_areas,
             }));
         }
     }

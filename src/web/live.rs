@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::db::events::Tier;
+use crate::db::ga::GaAreaView;
 use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
 use crate::domain::seat::SeatState;
@@ -29,7 +30,7 @@ use crate::error::{AppError, AppResult};
 use crate::web::extract::{IdPath, QueryInput, Viewer};
 use crate::web::pages::{hold_panel, render};
 use crate::web::security::csrf_token;
-use crate::web::views::{HoldPanel, SeatView};
+use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -165,6 +166,15 @@ impl PageFeed {
                 _ = self.state.shutting_down() => return,
                 change = changes.recv() => change,
             };
+            if let Ok(change) = &change {
+                if let (Some(event_id), Some(areas)) = (change.event_id, &change.ga_areas) {
+                    if event_id == self.event_id {
+                        if let Err(err) = self.send_ga(areas, &sender).await {
+                            tracing::warn!(error = ?anyhow::Error::from(err), "live GA update failed");
+                        }
+                    }
+                }
+            }
             let outcome = match change {
                 Ok(change) => match (change.event_id, &change.seats) {
                     (Some(event_id), Some(seats)) if event_id == self.event_id => {
@@ -250,6 +260,27 @@ impl PageFeed {
             .data(html);
         // A closed page is not an error; the run loop notices and stops.
         let _ = sender.send(Ok(event)).await;
+        Ok(())
+    }
+}
+
+#[derive(Template)]
+#[template(path = "events/_ga_left.html")]
+struct GaLeftUpdate {
+    ga: Vec<GaBlock>,
+}
+
+impl PageFeed {
+    /// What is left in each GA area, as out-of-band text. No event id: the
+    /// seat cursor is unchanged.
+    async fn send_ga(&self, areas: &[GaAreaView], sender: &Sender) -> AppResult<()> {
+        let update = GaLeftUpdate {
+            ga: ga_blocks(areas, self.state.config.max_seats_per_hold),
+        };
+        let html = render(&update)?.0;
+        let _ = sender
+            .send(Ok(Event::default().event("update").data(html)))
+            .await;
         Ok(())
     }
 }

@@ -348,3 +348,31 @@ async fn the_list_view_offers_available_and_own_seats_with_the_same_actions() {
     assert!(html.contains("Stalls, row A, seat 2, Standard €45, held by you"));
     assert!(html.contains(&format!("name=\"release\" value=\"{}\"", s[1])));
 }
+
+#[tokio::test]
+async fn what_is_left_in_a_ga_area_reaches_open_pages_live() {
+    let app = spawn_app().await;
+    let (event, areas) = app.create_ga_event(2, &[("Standing", 5)]).await;
+    let watcher = app.buyer();
+    let since = page_cursor(&watcher, event.id).await;
+    let mut stream = Stream::open(
+        &watcher,
+        &format!("/events/{}/live?since={since}", event.id),
+    )
+    .await;
+    let (status, body) = app
+        .buyer()
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({ "ga": { "area": areas[0], "count": 2 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let seen = stream
+        .until(&format!(
+            "id=\"ga-left-{}\" hx-swap-oob=\"true\">3 left",
+            areas[0]
+        ))
+        .await;
+    assert!(seen.contains("event: update"), "{seen}");
+}

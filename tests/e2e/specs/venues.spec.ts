@@ -45,6 +45,13 @@ test('import a layout on the staff page, create an event, buy a GA ticket', asyn
   await expect(page.getByRole('status')).toContainText('Created Floor Fillers. It is on sale now.');
   const eventId = page.url().split('/').pop();
 
+  // Someone else is looking at the map: what is left reaches them live.
+  const watcherContext = await browser.newContext();
+  const watcher = await watcherContext.newPage();
+  await watcher.goto(`/events/${eventId}`);
+  await expect(watcher.locator('html')).toHaveAttribute('data-live', 'open');
+  await expect(watcher.getByRole('region', { name: 'Floor' })).toContainText('500 left');
+
   // A buyer, in their own session.
   const buyerContext = await browser.newContext();
   const buyer = await buyerContext.newPage();
@@ -56,6 +63,8 @@ test('import a layout on the staff page, create an event, buy a GA ticket', asyn
   await floor.getByRole('button', { name: 'Hold tickets' }).click();
   await expect(buyer.getByRole('status').first()).toContainText('Holding 2 general-admission tickets.');
   await expect(buyer.getByRole('region', { name: 'Floor' })).toContainText('498 left');
+  await expect(watcher.getByRole('region', { name: 'Floor' })).toContainText('498 left');
+  await watcherContext.close();
   const panel = buyer.locator('#hold-panel');
   await expect(panel).toContainText('Floor × 2');
   await expect(panel).toContainText('€50');
