@@ -159,6 +159,45 @@ async fn gather(
     report.finish(started)
 }
 
+/// General admission under a herd: `buyers` distinct sessions ask for 1–4
+/// tickets each in one area, `concurrency` at a time. Returns the report
+/// and how many tickets the 201s granted in all (never more than the area
+/// holds, if the guarded update works).
+pub async fn ga(target: &Target, area_id: i64, buyers: usize, concurrency: usize) -> (Report, u64) {
+    let http = client(false);
+    let gate = Arc::new(Semaphore::new(concurrency));
+    let report = Arc::new(Mutex::new(Report::named("ga")));
+    let tickets = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(buyers);
+    for buyer in 0..buyers {
+        let permit = gate.clone().acquire_owned().await.expect("semaphore");
+        let count = 1 + (buyer % 4) as u64;
+        let request = http
+            .post(format!(
+                "{}/api/events/{}/holds",
+                target.base(buyer),
+                target.event_id
+            ))
+            .json(&json!({ "ga": { "area": area_id, "count": count } }));
+        let report = report.clone();
+        let tickets = tickets.clone();
+        tasks.push(tokio::spawn(async move {
+            let (status, _, took) = send(request).await;
+            drop(permit);
+            if status == 201 {
+                tickets.fetch_add(count, Ordering::Relaxed);
+            }
+            report.lock().await.record(status, took);
+        }));
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
+    let report = Arc::try_unwrap(report).expect("tasks done").into_inner();
+    (report.finish(started), tickets.load(Ordering::Relaxed))
+}
+
 /// `buyers` distinct sessions (none sends a cookie, so each is a new
 /// buyer) ask for the same seat, `concurrency` at a time. Exactly one may win.
 pub async fn hot_seat(target: &Target, buyers: usize, concurrency: usize) -> Report {

@@ -9,7 +9,8 @@
 //!     seatmap-bench [SCENARIO ...] [--buyers 10000] [--duration 30]
 //!                   [--concurrency 64] [--instances 1] [--json FILE] [--fsync off]
 //!
-//! Scenarios: hot-seat, picks, best, mixed (the default set), ratio (pgbench
+//! Scenarios: hot-seat, picks, best, mixed (the default set), ga (buyers of
+//! 1–4 general-admission tickets herding on the concert hall's floor), ratio (pgbench
 //! on the same claim SQL, then HTTP picks, side by side), faults (kill the
 //! app, restart PostgreSQL, hold a stray lock, all under load), scale (picks
 //! on one instance, then on all of them; needs --instances 2 or more).
@@ -133,6 +134,8 @@ struct Harness {
     apps: Vec<App>,
     event_id: i64,
     seat_ids: Arc<Vec<i64>>,
+    /// The concert hall event, its standing floor, and the floor's capacity.
+    ga_event: (i64, i64, i32),
 }
 
 fn free_port() -> anyhow::Result<u16> {
@@ -180,6 +183,9 @@ impl Harness {
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         println!("{}", arena.describe());
         let event_id = arena.event_id;
+        let ga_event = db::bench::concert_hall_event(&pool)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let seat_ids = Arc::new(
             db::seats::all_ids(&pool.get().await?, event_id)
                 .await
@@ -199,6 +205,7 @@ impl Harness {
             apps: Vec::new(),
             event_id,
             seat_ids,
+            ga_event,
         };
         for _ in 0..instances {
             let port = free_port()?;
@@ -502,6 +509,25 @@ async fn main() -> anyhow::Result<()> {
                 .await
             }
             "mixed" => loadgen::mixed(&target, options.duration, options.concurrency).await,
+            "ga" => {
+                let (event_id, area_id, capacity) = harness.ga_event;
+                let target = Target {
+                    event_id,
+                    seat_ids: Arc::new(Vec::new()),
+                    ..target
+                };
+                let (mut report, tickets) =
+                    loadgen::ga(&target, area_id, options.buyers, options.concurrency).await;
+                println!("\nga: {tickets} tickets granted of {capacity}");
+                extra.insert("ga_tickets_granted".into(), tickets.into());
+                extra.insert("ga_capacity".into(), capacity.into());
+                if tickets > capacity as u64 {
+                    report.breaches.push(format!(
+                        "ga: {tickets} tickets granted in an area of {capacity}"
+                    ));
+                }
+                report
+            }
             "ratio" => {
                 let tps = pgbench_claims(&harness, &options).await?;
                 harness.reset().await?;

@@ -67,6 +67,42 @@ pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
     })
 }
 
+/// The shipped concert hall (1,500 seats and a standing floor of 500) as
+/// an event on sale now. Returns the event and its GA area with capacity.
+pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
+    let layout = venue::from_json(include_str!("../../static/layouts/concert-hall-2000.json"))
+        .map_err(|errors| {
+            AppError::Internal(anyhow::anyhow!(
+                "the shipped hall layout is invalid: {errors:?}"
+            ))
+        })?;
+    let venue_id = venues::import(&pool.get().await?, &layout, None).await?;
+    let event_id = venues::create_event(
+        pool,
+        &EventPlan {
+            venue_id,
+            name: "Benchmark Hall".into(),
+            starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
+            on_sale_at: None,
+            prices: layout
+                .tiers
+                .iter()
+                .map(|t| (t.code.clone(), 3000))
+                .collect(),
+        },
+    )
+    .await?;
+    let row = pool
+        .get()
+        .await?
+        .query_one(
+            "SELECT id, capacity FROM ga_areas WHERE event_id = $1 ORDER BY id LIMIT 1",
+            &[&event_id],
+        )
+        .await?;
+    Ok((event_id, row.get(0), row.get(1)))
+}
+
 impl ArenaSetup {
     pub fn describe(&self) -> String {
         format!(
@@ -79,8 +115,9 @@ impl ArenaSetup {
     }
 }
 
-/// Puts every seat of the event back on sale and forgets every hold, order,
-/// session and rate-limit window, so each scenario starts from the same place.
+/// Puts every seat of the event back on sale, empties every GA area, and
+/// forgets every hold, order, session and rate-limit window, so each
+/// scenario starts from the same place.
 pub async fn empty_event(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
     client
         .execute(
@@ -89,10 +126,22 @@ pub async fn empty_event(client: &impl GenericClient, event_id: i64) -> AppResul
             &[&event_id],
         )
         .await?;
+    // General admission, in every event: tickets first (they name holds
+    // and orders), then the counters they added up to.
+    client.execute("DELETE FROM ga_tickets", &[]).await?;
+    client
+        .execute(
+            "UPDATE ga_areas SET held = 0, sold = 0 WHERE held + sold > 0",
+            &[],
+        )
+        .await?;
     client.execute("DELETE FROM order_lines", &[]).await?;
     client.execute("DELETE FROM orders", &[]).await?;
     client
-        .execute("DELETE FROM holds WHERE event_id = $1", &[&event_id])
+        .execute(
+            "DELETE FROM holds h WHERE NOT EXISTS (SELECT 1 FROM seats s WHERE s.hold_id = h.id)",
+            &[],
+        )
         .await?;
     client.execute("DELETE FROM tower_sessions", &[]).await?;
     client.execute("DELETE FROM rate_limits", &[]).await?;
