@@ -165,7 +165,18 @@ async fn import(
         }
     };
     let client = state.pool.get().await?;
-    let venue_id = db::venues::import(&client, &layout, Some(staff.id)).await?;
+    let venue_id = match db::venues::import(&client, &layout, Some(staff.id)).await {
+        Ok(venue_id) => venue_id,
+        Err(err @ AppError::Conflict { .. }) => {
+            push_notice(
+                &staff.session,
+                &Notice::new(NoticeKind::Error, err.to_string()),
+            )
+            .await?;
+            return Ok(Redirect::to("/staff/venues").into_response());
+        }
+        Err(other) => return Err(other),
+    };
     push_notice(
         &staff.session,
         &Notice::new(NoticeKind::Success, imported_message(&layout)),

@@ -213,7 +213,7 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
     assert_eq!(app.count("SELECT count(*) FROM venues").await, 0);
 
     let arena = std::fs::read(layouts().join("arena-20000.csv")).unwrap();
-    let imported = upload(&clerk, "arena-20000.csv", arena).await;
+    let imported = upload(&clerk, "arena-20000.csv", arena.clone()).await;
     assert_eq!(imported.status(), StatusCode::SEE_OTHER);
     let venue_path = location(&imported);
     assert!(venue_path.starts_with("/staff/venues/"), "{venue_path}");
@@ -222,6 +222,15 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
         venue_page.contains("Imported Arena 20000: 20000 seats"),
         "{venue_page}"
     );
+    // The same venue again is refused, and says why.
+    let again = upload(&clerk, "arena-20000.csv", arena).await;
+    assert_eq!(location(&again), "/staff/venues");
+    let (_, venues_page) = page(&clerk, "/staff/venues").await;
+    assert!(
+        venues_page.contains("A venue named &#34;Arena 20000&#34; already exists."),
+        "{venues_page}"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM venues").await, 1);
 
     // Every tier needs a price; a bad one is named.
     let codes: Vec<String> = app
