@@ -116,13 +116,28 @@ pub(super) async fn must_belong(
     }
 }
 
-/// Gives back to the area's counter its lapsed tickets and, with `hold_id`,
-/// that hold's held tickets too. Returns how many went back.
+/// Which held tickets of an area go back to its counter.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum GiveBack {
+    /// Lapsed ones (any hold's): what a claim on the area returns first.
+    Lapsed,
+    /// Lapsed ones, and all of this hold's.
+    LapsedAndHold(Uuid),
+    /// Every held ticket (sales closed).
+    All,
+}
+
+/// Returns tickets to the area's counter; how many went back.
 pub(super) async fn give_back(
     client: &impl GenericClient,
     area_id: i64,
-    hold_id: Option<Uuid>,
+    which: GiveBack,
 ) -> AppResult<i64> {
+    let (hold_id, all) = match which {
+        GiveBack::Lapsed => (None, false),
+        GiveBack::LapsedAndHold(hold_id) => (Some(hold_id), false),
+        GiveBack::All => (None, true),
+    };
     // Two parts of one statement: the tickets go and the counter drops
     // together. The counter row is locked after the tickets, as in a claim.
     let statement = client
@@ -130,7 +145,7 @@ pub(super) async fn give_back(
             "WITH returned AS (
                  DELETE FROM ga_tickets
                   WHERE area_id = $1 AND order_id IS NULL
-                    AND (held_until <= now() OR hold_id = $2)
+                    AND ($3 OR held_until <= now() OR hold_id = $2)
               RETURNING quantity
              ), total AS (SELECT sum(quantity)::int AS quantity FROM returned)
              UPDATE ga_areas a SET held = a.held - total.quantity
@@ -139,7 +154,9 @@ pub(super) async fn give_back(
           RETURNING total.quantity",
         )
         .await?;
-    let row = client.query_opt(&statement, &[&area_id, &hold_id]).await?;
+    let row = client
+        .query_opt(&statement, &[&area_id, &hold_id, &all])
+        .await?;
     Ok(row.map_or(0, |row| i64::from(row.get::<_, i32>(0))))
 }
 
@@ -169,7 +186,7 @@ pub(super) async fn claim(
         .await?;
     let mut returned = 0;
     for request in requests {
-        returned += give_back(client, request.area_id, None).await?;
+        returned += give_back(client, request.area_id, GiveBack::Lapsed).await?;
         let quantity = i32::try_from(request.quantity).map_err(|_| {
             AppError::validation("invalid_count", "That is more tickets than any area holds.")
         })?;
@@ -250,7 +267,7 @@ pub(super) fn ticket_count(held: &[GaHeld]) -> usize {
 pub(super) async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<i64> {
     let mut returned = 0;
     for held in held_by(client, hold_id).await? {
-        returned += give_back(client, held.area_id, Some(hold_id)).await?;
+        returned += give_back(client, held.area_id, GiveBack::LapsedAndHold(hold_id)).await?;
     }
     Ok(returned)
 }
@@ -308,32 +325,15 @@ pub(super) async fn sell(
 
 /// Returns every held ticket of the event to its area (sales closed).
 pub(super) async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<i64> {
-    let areas: Vec<i64> = client
+    let areas = client
         .query(
             "SELECT id FROM ga_areas WHERE event_id = $1 ORDER BY id",
             &[&event_id],
         )
-        .await?
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
-    let statement = client
-        .prepare_cached(
-            "WITH returned AS (
-                 DELETE FROM ga_tickets WHERE area_id = $1 AND order_id IS NULL
-              RETURNING quantity
-             ), total AS (SELECT sum(quantity)::int AS quantity FROM returned)
-             UPDATE ga_areas a SET held = a.held - total.quantity
-               FROM total
-              WHERE a.id = $1 AND total.quantity IS NOT NULL
-          RETURNING total.quantity",
-        )
         .await?;
     let mut returned = 0;
-    for area_id in areas {
-        if let Some(row) = client.query_opt(&statement, &[&area_id]).await? {
-            returned += i64::from(row.get::<_, i32>(0));
-        }
+    for area in areas {
+        returned += give_back(client, area.get(0), GiveBack::All).await?;
     }
     Ok(returned)
 }

@@ -482,7 +482,7 @@ pub async fn release_ga(
         else {
             return Err(AppError::not_found("Ticket in this hold"));
         };
-        ga::give_back(&tx, area_id, Some(hold.id)).await?;
+        ga::give_back(&tx, area_id, ga::GiveBack::LapsedAndHold(hold.id)).await?;
         if is_empty(&tx, hold.id).await? {
             close(&tx, hold.id, "RELEASED").await?;
         }
