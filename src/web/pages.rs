@@ -583,7 +583,7 @@ async fn ga_action(
             )
             .await
         }
-        (None, None) => Err(AppError::BadRequest("Choose an area.".into())),
+        (None, None) => Err(AppError::validation("no_area", "Choose an area.")),
     };
     let notice = match outcome {
         Ok(text) => Notice::new(NoticeKind::Success, text),
@@ -608,16 +608,16 @@ async fn hold_ga(
     area_id: i64,
     count: i64,
 ) -> AppResult<String> {
-    let rules = HoldRules::from_config(&state.config);
+    let hold_rules = HoldRules::from_config(&state.config);
     let cart = Cart {
         seat_ids: Vec::new(),
         ga: vec![GaRequest {
             area_id,
-            quantity: rules::ticket_count(count, rules.max_seats)?,
+            quantity: rules::ticket_count(count, hold_rules.max_seats)?,
         }],
     };
     let holder = admit_hold_request(state, buyer, ip).await?;
-    db::holds::claim(&state.pool, event_id, holder, &cart, rules).await?;
+    db::holds::claim(&state.pool, event_id, holder, &cart, hold_rules).await?;
     Ok(format!(
         "Holding {count} general-admission ticket{}.",
         if count == 1 { "" } else { "s" }
