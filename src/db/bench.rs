@@ -25,40 +25,13 @@ pub struct ArenaSetup {
 /// issue asks about.
 pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
     let started = Instant::now();
-    let layout = venue::from_csv("Arena 20000", ARENA_CSV).map_err(|errors| {
-        AppError::Internal(anyhow::anyhow!(
-            "the shipped arena layout is invalid: {errors:?}"
-        ))
-    })?;
+    let layout = shipped(venue::from_csv("Arena 20000", ARENA_CSV))?;
     let parse = started.elapsed();
     let started = Instant::now();
-    let client = pool.get().await?;
-    let venue_id = match venues::import(&client, &layout, None).await {
-        Ok(id) => id,
-        Err(AppError::Conflict { .. }) => client
-            .query_one("SELECT id FROM venues WHERE name = $1", &[&layout.name])
-            .await?
-            .get(0),
-        Err(other) => return Err(other),
-    };
-    drop(client);
+    let venue_id = import_or_reuse(pool, &layout).await?;
     let import = started.elapsed();
     let started = Instant::now();
-    let event_id = venues::create_event(
-        pool,
-        &EventPlan {
-            venue_id,
-            name: "Benchmark Arena".into(),
-            starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
-            on_sale_at: None,
-            prices: layout
-                .tiers
-                .iter()
-                .map(|t| (t.code.clone(), 5000))
-                .collect(),
-        },
-    )
-    .await?;
+    let event_id = event_on_sale(pool, venue_id, &layout, "Benchmark Arena", 5000).await?;
     Ok(ArenaSetup {
         event_id,
         parse,
@@ -70,28 +43,11 @@ pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
 /// The shipped concert hall (1,500 seats and a standing floor of 500) as
 /// an event on sale now. Returns the event and its GA area with capacity.
 pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
-    let layout = venue::from_json(include_str!("../../static/layouts/concert-hall-2000.json"))
-        .map_err(|errors| {
-            AppError::Internal(anyhow::anyhow!(
-                "the shipped hall layout is invalid: {errors:?}"
-            ))
-        })?;
-    let venue_id = venues::import(&pool.get().await?, &layout, None).await?;
-    let event_id = venues::create_event(
-        pool,
-        &EventPlan {
-            venue_id,
-            name: "Benchmark Hall".into(),
-            starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
-            on_sale_at: None,
-            prices: layout
-                .tiers
-                .iter()
-                .map(|t| (t.code.clone(), 3000))
-                .collect(),
-        },
-    )
-    .await?;
+    let layout = shipped(venue::from_json(include_str!(
+        "../../static/layouts/concert-hall-2000.json"
+    )))?;
+    let venue_id = import_or_reuse(pool, &layout).await?;
+    let event_id = event_on_sale(pool, venue_id, &layout, "Benchmark Hall", 3000).await?;
     let row = pool
         .get()
         .await?
@@ -101,6 +57,52 @@ pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
         )
         .await?;
     Ok((event_id, row.get(0), row.get(1)))
+}
+
+fn shipped(
+    parsed: Result<venue::VenueLayout, Vec<venue::LayoutError>>,
+) -> AppResult<venue::VenueLayout> {
+    parsed.map_err(|errors| {
+        AppError::Internal(anyhow::anyhow!("a shipped layout is invalid: {errors:?}"))
+    })
+}
+
+/// The venue's id: imported now, or from an earlier run on this database.
+async fn import_or_reuse(pool: &Pool, layout: &venue::VenueLayout) -> AppResult<i64> {
+    let client = pool.get().await?;
+    match venues::import(&client, layout, None).await {
+        Ok(id) => Ok(id),
+        Err(AppError::Conflict { .. }) => Ok(client
+            .query_one("SELECT id FROM venues WHERE name = $1", &[&layout.name])
+            .await?
+            .get(0)),
+        Err(other) => Err(other),
+    }
+}
+
+/// An event of the venue, on sale now, every tier at `price_cents`.
+async fn event_on_sale(
+    pool: &Pool,
+    venue_id: i64,
+    layout: &venue::VenueLayout,
+    name: &str,
+    price_cents: i32,
+) -> AppResult<i64> {
+    venues::create_event(
+        pool,
+        &EventPlan {
+            venue_id,
+            name: name.into(),
+            starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(30),
+            on_sale_at: None,
+            prices: layout
+                .tiers
+                .iter()
+                .map(|t| (t.code.clone(), price_cents))
+                .collect(),
+        },
+    )
+    .await
 }
 
 impl ArenaSetup {

@@ -103,7 +103,7 @@ pub async fn exists(client: &impl GenericClient, event_id: i64) -> AppResult<boo
 /// new ones, so no hold slips in after the close has released the rest.
 /// Take it before locking any hold, as closing does.
 pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
-    let (status, on_sale_at) = lock_sale_status(client, event_id).await?;
+    let (status, on_sale_at) = lock_sale_status(client, event_id, "FOR KEY SHARE").await?;
     status.refuse(on_sale_at)
 }
 
@@ -113,19 +113,22 @@ pub(super) async fn lock_not_cancelled(
     client: &impl GenericClient,
     event_id: i64,
 ) -> AppResult<()> {
-    match lock_sale_status(client, event_id).await? {
+    match lock_sale_status(client, event_id, "FOR KEY SHARE").await? {
         (SaleStatus::Cancelled, on_sale_at) => SaleStatus::Cancelled.refuse(on_sale_at),
         _ => Ok(()),
     }
 }
 
+/// The event's sale state, with the row lock `lock` ("FOR KEY SHARE" for
+/// claims, "FOR UPDATE" for closing).
 async fn lock_sale_status(
     client: &impl GenericClient,
     event_id: i64,
+    lock: &str,
 ) -> AppResult<(SaleStatus, Option<OffsetDateTime>)> {
     let statement = client
         .prepare_cached(&format!(
-            "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e WHERE e.id = $1 FOR KEY SHARE"
+            "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e WHERE e.id = $1 {lock}"
         ))
         .await?;
     let row = client
@@ -141,16 +144,7 @@ pub(super) async fn lock_for_closing(
     client: &impl GenericClient,
     event_id: i64,
 ) -> AppResult<SaleStatus> {
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT {SALE_STATUS} AS sale FROM events e WHERE e.id = $1 FOR UPDATE"
-        ))
-        .await?;
-    let row = client
-        .query_opt(&statement, &[&event_id])
-        .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
-    Ok(SaleStatus::from_db(row.get("sale")))
+    Ok(lock_sale_status(client, event_id, "FOR UPDATE").await?.0)
 }
 
 pub(super) async fn mark_closed(

@@ -282,10 +282,7 @@ pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResul
           RETURNING id",
         )
         .await?;
-    let rows = client.query(&statement, &[&hold_id]).await?;
-    let mut ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
-    ids.sort_unstable();
-    Ok(ids)
+    Ok(sorted_ids(&client.query(&statement, &[&hold_id]).await?))
 }
 
 /// Puts every held seat of the event back on sale (sales closed), lapsed
@@ -299,9 +296,14 @@ pub async fn release_event(client: &impl GenericClient, event_id: i64) -> AppRes
             &[&event_id],
         )
         .await?;
+    Ok(sorted_ids(&rows))
+}
+
+/// The ids an `UPDATE … RETURNING id` gave, in id order.
+fn sorted_ids(rows: &[tokio_postgres::Row]) -> Vec<i64> {
     let mut ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
     ids.sort_unstable();
-    Ok(ids)
+    ids
 }
 
 /// Blocks the given seats that are free or already blocked (locks in id

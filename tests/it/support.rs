@@ -362,8 +362,12 @@ impl TestApp {
         let id = db::demo::create_event(&self.pool, &spec)
             .await
             .expect("creating the test event");
-        let client = self.pool.get().await.expect("pool");
-        let seat_ids = db::seats::for_event(&client, id, None)
+        self.fixture(id).await
+    }
+
+    /// The event with its seats in layout order.
+    async fn fixture(&self, id: i64) -> EventFixture {
+        let seat_ids = db::seats::for_event(&self.sql().await, id, None)
             .await
             .expect("listing seats")
             .iter()
@@ -429,20 +433,13 @@ impl TestApp {
         let id = db::events::create(&self.pool, &event)
             .await
             .expect("creating the GA test event");
-        let client = self.sql().await;
-        let seat_ids = db::seats::for_event(&client, id, None)
-            .await
-            .expect("listing seats")
-            .iter()
-            .map(|s| s.id)
-            .collect();
-        let area_ids = db::ga::areas(&client, id, None)
+        let area_ids = db::ga::areas(&self.sql().await, id, None)
             .await
             .expect("listing areas")
             .iter()
             .map(|a| a.id)
             .collect();
-        (EventFixture { id, seat_ids }, area_ids)
+        (self.fixture(id).await, area_ids)
     }
 
     /// A new browser-like client: its own cookie jar, so its own session.
