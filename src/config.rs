@@ -22,6 +22,51 @@ pub struct Config {
     /// Take the client's address from the last `X-Forwarded-For` entry
     /// (set this only behind a proxy that writes that header).
     pub trust_forwarded_for: bool,
+    pub server: ServerLimits,
+    pub live: LiveLimits,
+}
+
+/// What one client can hold open. The connection counts are this
+/// instance's own (they bound its file descriptors), not shared.
+#[derive(Debug, Clone)]
+pub struct ServerLimits {
+    /// A request head must arrive within this; it is also how long an idle
+    /// keep-alive connection stays open.
+    pub header_read_timeout: Duration,
+    /// Open connections, all clients together.
+    pub max_connections: usize,
+    /// Open connections from one client address (0 = no per-address cap).
+    pub max_connections_per_ip: usize,
+    /// How long a shutdown waits for requests in flight before closing them.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        ServerLimits {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 4096,
+            max_connections_per_ip: 256,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Open live-map streams on this instance.
+#[derive(Debug, Clone)]
+pub struct LiveLimits {
+    pub max_streams: usize,
+    /// From one client address (0 = no per-address cap).
+    pub max_streams_per_ip: usize,
+}
+
+impl Default for LiveLimits {
+    fn default() -> Self {
+        LiveLimits {
+            max_streams: 2000,
+            max_streams_per_ip: 64,
+        }
+    }
 }
 
 /// Limits against hoarding and guessing. Counted in PostgreSQL, so every
@@ -122,6 +167,8 @@ impl Config {
             },
         };
         let defaults = DbSettings::default();
+        let server = ServerLimits::default();
+        let live = LiveLimits::default();
         let config = Config {
             database,
             addr: parse(&get, "SEATMAP_ADDR", "127.0.0.1:3000".parse()?)?,
@@ -156,6 +203,35 @@ impl Config {
                 login_failures_per_ip: parse(&get, "LOGIN_FAILURES_PER_IP", 20)?,
             },
             trust_forwarded_for: flag(&get, "SEATMAP_TRUST_FORWARDED_FOR"),
+            server: ServerLimits {
+                header_read_timeout: Duration::from_secs(parse_in(
+                    &get,
+                    "HTTP_HEADER_TIMEOUT_SECS",
+                    server.header_read_timeout.as_secs(),
+                    1..=300,
+                )?),
+                max_connections: parse_in(
+                    &get,
+                    "MAX_CONNECTIONS",
+                    server.max_connections,
+                    16..=1_000_000,
+                )?,
+                max_connections_per_ip: parse(
+                    &get,
+                    "MAX_CONNECTIONS_PER_IP",
+                    server.max_connections_per_ip,
+                )?,
+                shutdown_grace: Duration::from_secs(parse_in(
+                    &get,
+                    "SHUTDOWN_GRACE_SECS",
+                    server.shutdown_grace.as_secs(),
+                    0..=600,
+                )?),
+            },
+            live: LiveLimits {
+                max_streams: parse_in(&get, "LIVE_STREAMS_MAX", live.max_streams, 1..=1_000_000)?,
+                max_streams_per_ip: parse(&get, "LIVE_STREAMS_PER_IP", live.max_streams_per_ip)?,
+            },
         };
         Ok(config)
     }
@@ -172,6 +248,8 @@ impl Config {
             secure_cookies: false,
             limits: AbuseLimits::off(),
             trust_forwarded_for: false,
+            server: ServerLimits::default(),
+            live: LiveLimits::default(),
         }
     }
 }

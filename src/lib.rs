@@ -8,5 +8,6 @@ pub mod error;
 pub mod loadgen;
 pub mod observability;
 pub mod pg_cluster;
+pub mod server;
 pub mod startup;
 pub mod web;

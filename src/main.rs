@@ -12,10 +12,28 @@ usage: seatmap [serve]          run the web app (default)
        seatmap venue import FILE validate a layout whole, then store it as a venue (nothing on failure)
 
 Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
-SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10).";
+SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10);
+limits on connections, streams and requests: see the README's Security section.";
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("seatmap: starting the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run());
+    // Blocking work still running (a password check, a layout parse) must
+    // not keep a stopping process alive: it is bounded, and then abandoned.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    code
+}
+
+async fn run() -> ExitCode {
     // Logs go to stderr so that stdout carries only results (`seatmap demo`
     // prints an id). SEATMAP_LOG_FORMAT=json gives one JSON object a line.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-use crate::app::{AppState, build_router, into_service};
+use crate::app::{AppState, build_router};
 use crate::config::{Config, DatabaseSource};
 use crate::db::live::LiveFeed;
 use crate::db::{self, Pool};
@@ -80,6 +80,45 @@ impl Database {
     }
 }
 
+/// The app, bound and wired, ready to serve: what `serve`, the tests and
+/// the benchmarks all run.
+pub struct Application {
+    pub addr: std::net::SocketAddr,
+    pub state: AppState,
+    listener: TcpListener,
+}
+
+impl Application {
+    /// Binds `config.addr` and starts this instance's live feed.
+    pub async fn build(config: Config, database: &Database) -> anyhow::Result<Application> {
+        let listener = TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("binding {}", config.addr))?;
+        let addr = listener.local_addr()?;
+        let live = LiveFeed::start(database.pg_config.clone(), database.pool.clone());
+        let state = AppState::new(database.pool.clone(), config, live);
+        Ok(Application {
+            addr,
+            state,
+            listener,
+        })
+    }
+
+    /// Serves until `shutdown` resolves, then ends live streams and drains
+    /// requests for at most the configured grace period.
+    pub async fn run_until(self, shutdown: impl std::future::Future<Output = ()> + Send) {
+        let state = self.state.clone();
+        let limits = state.config.server.clone();
+        let router = build_router(self.state);
+        crate::server::serve(self.listener, router, limits, async move {
+            shutdown.await;
+            // Live pages' streams would otherwise keep the drain waiting.
+            state.begin_shutdown();
+        })
+        .await;
+    }
+}
+
 /// Runs the web app until SIGINT or SIGTERM, then drains and shuts down.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let database = Database::connect(&config).await?;
@@ -87,25 +126,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let event_id = db::demo::seed_demo(&database.pool).await?;
         tracing::info!(event_id, "demo event ready");
     }
-    let listener = TcpListener::bind(config.addr)
-        .await
-        .with_context(|| format!("binding {}", config.addr))?;
-    let addr = listener.local_addr()?;
     let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
-    let live = LiveFeed::start(database.pg_config.clone(), database.pool.clone());
-    let state = AppState::new(database.pool.clone(), config, live);
-    let app = build_router(state.clone());
-    println!("seatmap is running at http://{addr}/");
-    let served = axum::serve(listener, into_service(app))
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            // Live pages' streams would otherwise keep the drain waiting.
-            state.begin_shutdown();
-        })
-        .await;
+    let app = Application::build(config, &database).await?;
+    println!("seatmap is running at http://{}/", app.addr);
+    app.run_until(shutdown_signal()).await;
     sweeper.abort();
     database.shutdown().await;
-    served.context("serving HTTP")
+    Ok(())
 }
 
 /// `seatmap demo`: seeds the demo event into the configured database.

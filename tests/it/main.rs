@@ -5,6 +5,7 @@ mod bad_input;
 mod best_available;
 mod claims;
 mod general_admission;
+mod hostile;
 mod live;
 mod load;
 mod ops;

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
-use seatmap::app::{AppState, build_router, into_service};
+use seatmap::app::{AppState, build_router};
 use seatmap::config::{Config, DatabaseSource, Secret};
 use seatmap::db::{self, live::LiveFeed};
 
@@ -91,7 +91,8 @@ async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answer
     let app = build_router(AppState::new(pool, config, live));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, into_service(app)).await });
+    let limits = seatmap::config::ServerLimits::default();
+    tokio::spawn(seatmap::server::serve(listener, app, limits, std::future::pending()));
 
     let client = Api::new(&base);
     for path in ["/api/events", "/api/events/1/seats", "/readyz"] {

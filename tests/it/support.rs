@@ -11,12 +11,12 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
-use seatmap::app::{AppState, build_router, into_service};
+use seatmap::app::AppState;
 use seatmap::config::{Config, DatabaseSource, Secret};
 use seatmap::db::{self, Pool};
 use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
 use seatmap::pg_cluster::{Durability, PgCluster};
-use seatmap::startup::Database;
+use seatmap::startup::{Application, Database};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use tokio::sync::OnceCell;
@@ -269,6 +269,8 @@ pub struct TestApp {
     pub base: String,
     pub pool: Pool,
     pub config: Config,
+    /// The first instance's state: its live feed, its configuration.
+    pub state: AppState,
     /// Held so the database lives (and is dropped) with the app.
     pub db: TestDb,
 }
@@ -282,7 +284,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     let mut config = Config::for_tests(DatabaseSource::Url(Secret::new(db.conninfo())));
     config.db.pool_size = 20;
     adjust(&mut config);
-    let base = serve(&config).await;
+    let (base, state) = serve_instance(&config).await;
     let database = Database::connect(&config)
         .await
         .expect("connecting the test app's own pool");
@@ -290,24 +292,29 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
         base,
         pool: database.pool,
         config,
+        state,
         db,
     }
 }
 
 /// Serves another instance of the app (own pool, same database) and returns its base URL.
 pub async fn serve(config: &Config) -> String {
+    serve_instance(config).await.0
+}
+
+/// Serves an instance through production's wiring (`Application`), and
+/// returns its base URL and state (to look at its live feed).
+pub async fn serve_instance(config: &Config) -> (String, AppState) {
     let database = Database::connect(config)
         .await
         .expect("connecting the app to the test database");
-    let listener = tokio::net::TcpListener::bind(config.addr)
+    let app = Application::build(config.clone(), &database)
         .await
-        .expect("binding an ephemeral port");
-    let addr = listener.local_addr().expect("local address");
-    let live =
-        seatmap::db::live::LiveFeed::start(database.pg_config.clone(), database.pool.clone());
-    let app = build_router(AppState::new(database.pool, config.clone(), live));
-    tokio::spawn(async move { axum::serve(listener, into_service(app)).await });
-    format!("http://{addr}")
+        .expect("building the app");
+    let base = format!("http://{}", app.addr);
+    let state = app.state.clone();
+    tokio::spawn(app.run_until(std::future::pending()));
+    (base, state)
 }
 
 /// An event built for a test: rows of seats, all in one tier unless

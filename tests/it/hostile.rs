@@ -1,0 +1,136 @@
+//! Hostile traffic (issue 11): connections that never finish a request,
+//! more connections or live streams than one client should have, pool
+//! exhaustion, and limits raced by concurrent requests.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::support::{Api, spawn_app_with};
+
+/// Opens a connection and sends half a request head, then nothing.
+async fn half_sent(addr: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.expect("connecting");
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: seatmap\r\nX-Slow: ")
+        .await
+        .expect("writing half a request");
+    stream
+}
+
+/// Waits (bounded) for the server to close the connection; true if it did.
+async fn closed_by_server(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut buffer = [0u8; 1024];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+            Err(_) => return false,
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            // A 408 or similar before the close: keep reading to the end.
+            Ok(Ok(_)) => continue,
+        }
+    }
+}
+
+/// A client whose connections come from another loopback address, so a
+/// per-address cap on 127.0.0.1 doesn't apply to it.
+fn client_from(local: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(local.parse::<IpAddr>().expect("address"))
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("client")
+}
+
+fn host_port(base: &str) -> String {
+    base.trim_start_matches("http://").to_string()
+}
+
+#[tokio::test]
+async fn half_sent_requests_are_closed_and_health_keeps_answering() {
+    let app = spawn_app_with(|config| {
+        config.server.header_read_timeout = Duration::from_secs(1);
+        config.server.max_connections_per_ip = 0;
+    })
+    .await;
+    let addr = host_port(&app.base);
+    let mut slow = Vec::new();
+    for _ in 0..300 {
+        slow.push(half_sent(&addr).await);
+    }
+    // With 300 connections stuck mid-request, others are still served.
+    let health = Api::new(&app.base).http.get(format!("{}/healthz", app.base));
+    let health = health.send().await.expect("healthz while flooded");
+    assert_eq!(health.status(), StatusCode::OK);
+
+    // Every stuck connection is closed by the server. (The bound is
+    // generous: this checks that they close, not how fast.)
+    let mut still_open = 0;
+    for stream in &mut slow {
+        if !closed_by_server(stream, Duration::from_secs(20)).await {
+            still_open += 1;
+        }
+    }
+    assert_eq!(still_open, 0, "half-sent connections the server kept open");
+
+    // An idle keep-alive connection is closed too.
+    let mut idle = TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: seatmap\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0u8; 256];
+    let read = idle.read(&mut first).await.unwrap();
+    assert!(
+        String::from_utf8_lossy(&first[..read]).starts_with("HTTP/1.1 200"),
+        "the keep-alive request was answered"
+    );
+    assert!(
+        closed_by_server(&mut idle, Duration::from_secs(20)).await,
+        "an idle keep-alive connection stayed open"
+    );
+}
+
+#[tokio::test]
+async fn one_address_cannot_take_every_connection() {
+    let app = spawn_app_with(|config| {
+        config.server.max_connections_per_ip = 20;
+    })
+    .await;
+    let addr = host_port(&app.base);
+    let mut held = Vec::new();
+    for _ in 0..20 {
+        held.push(half_sent(&addr).await);
+    }
+    // The 21st from the same address is closed at once, unanswered.
+    let mut extra = half_sent(&addr).await;
+    assert!(
+        closed_by_server(&mut extra, Duration::from_secs(5)).await,
+        "a connection over the per-address cap was kept"
+    );
+    // Another address is still served.
+    let other = client_from("127.0.0.2")
+        .get(format!("{}/healthz", app.base))
+        .send()
+        .await
+        .expect("healthz from another address");
+    assert_eq!(other.status(), StatusCode::OK);
+    // Places come back when connections close.
+    drop(held);
+    let mut served = false;
+    for _ in 0..50 {
+        let again = Api::new(&app.base)
+            .http
+            .get(format!("{}/healthz", app.base))
+            .send()
+            .await;
+        if again.is_ok_and(|r| r.status() == StatusCode::OK) {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(served, "the address got no connection back after closing its own");
+}
