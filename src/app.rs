@@ -69,8 +69,13 @@ pub fn build_router(state: AppState) -> Router {
     web::router()
         .fallback(web::not_found)
         .layer(middleware::from_fn(security::refuse_cross_site))
+        .layer(middleware::from_fn_with_state(
+            state.config.secure_cookies,
+            security::csrf_cookie,
+        ))
         .layer(middleware::from_fn(html_errors))
         .layer(sessions)
+        .layer(middleware::from_fn(session_store_failures))
         .layer(csp)
         .layer(nosniff)
         .layer(referrer)
@@ -104,6 +109,29 @@ pub fn into_service(
     router: Router,
 ) -> axum::extract::connect_info::IntoMakeServiceWithConnectInfo<Router, SocketAddr> {
     router.into_make_service_with_connect_info::<SocketAddr>()
+}
+
+/// tower-sessions answers a failed session save with a bare, empty 500.
+/// A save fails when the store (the database) is unreachable or its pool
+/// is exhausted: that is overload, so it becomes the documented 503 with
+/// `Retry-After`, as a page or JSON like every other error.
+async fn session_store_failures(request: Request, next: Next) -> Response {
+    let is_api = request.uri().path().starts_with("/api/");
+    let response = next.run(request).await;
+    let bare_500 = response.status() == StatusCode::INTERNAL_SERVER_ERROR
+        && response.extensions().get::<ErrorSummary>().is_none();
+    if !bare_500 {
+        return response;
+    }
+    let overload = crate::error::AppError::Unavailable(anyhow::anyhow!(
+        "saving the session failed (see the session layer's log line)"
+    ))
+    .into_response();
+    if is_api {
+        overload
+    } else {
+        web::pages::render_error_page(overload)
+    }
 }
 
 /// API paths answer errors in JSON; every other path gets the error page,

@@ -248,8 +248,15 @@ impl Config {
             secure_cookies: false,
             limits: AbuseLimits::off(),
             trust_forwarded_for: false,
-            server: ServerLimits::default(),
-            live: LiveLimits::default(),
+            // Tests simulate many buyers from one address.
+            server: ServerLimits {
+                max_connections_per_ip: 0,
+                ..ServerLimits::default()
+            },
+            live: LiveLimits {
+                max_streams_per_ip: 0,
+                ..LiveLimits::default()
+            },
         }
     }
 }

@@ -100,6 +100,16 @@
     }
   });
 
+  // The first hold made this visitor a buyer (looking at the map makes
+  // none): the feed opened before that can't tell their seats from others',
+  // so reopen it, from the last change it applied.
+  document.addEventListener("seatmap:buyer-started", function () {
+    const feed = document.getElementById("live-feed");
+    if (feed && window.htmx) {
+      htmx.swap(feed, feed.outerHTML, { swapStyle: "outerHTML" });
+    }
+  });
+
   // Lets people (and tests) know the map is live.
   document.addEventListener("htmx:sseOpen", function () {
     document.documentElement.dataset.live = "open";

@@ -15,6 +15,7 @@ use axum::extract::ConnectInfo;
 
 use crate::app::AppState;
 use crate::error::AppError;
+use crate::web::security::CsrfToken;
 
 #[derive(FromRequest)]
 #[from_request(via(axum::Json), rejection(AppError))]
@@ -67,26 +68,36 @@ async fn session_from(parts: &mut Parts) -> Result<Session, AppError> {
 pub struct Buyer {
     pub id: Uuid,
     pub session: Session,
+    /// The id was made by this request: the session is new, and a live
+    /// stream the page opened before it doesn't know whose seats are whose.
+    pub is_new: bool,
+    pub csrf: CsrfToken,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Buyer {
     type Rejection = AppError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Buyer, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Buyer, AppError> {
         let session = session_from(parts).await?;
-        let id = match session
+        let csrf = CsrfToken::from_request_parts(parts, state).await?;
+        let (id, is_new) = match session
             .get::<Uuid>(BUYER_KEY)
             .await
             .map_err(session_error)?
         {
-            Some(id) => id,
+            Some(id) => (id, false),
             None => {
                 let id = Uuid::new_v4();
                 session.insert(BUYER_KEY, id).await.map_err(session_error)?;
-                id
+                (id, true)
             }
         };
-        Ok(Buyer { id, session })
+        Ok(Buyer {
+            id,
+            session,
+            is_new,
+            csrf,
+        })
     }
 }
 
@@ -94,18 +105,24 @@ impl<S: Send + Sync> FromRequestParts<S> for Buyer {
 pub struct Viewer {
     pub buyer_id: Option<Uuid>,
     pub session: Session,
+    pub csrf: CsrfToken,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Viewer {
     type Rejection = AppError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Viewer, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Viewer, AppError> {
         let session = session_from(parts).await?;
+        let csrf = CsrfToken::from_request_parts(parts, state).await?;
         let buyer_id = session
             .get::<Uuid>(BUYER_KEY)
             .await
             .map_err(session_error)?;
-        Ok(Viewer { buyer_id, session })
+        Ok(Viewer {
+            buyer_id,
+            session,
+            csrf,
+        })
     }
 }
 
@@ -149,8 +166,17 @@ pub async fn push_notice(session: &Session, notice: &Notice) -> Result<(), AppEr
         .map_err(session_error)
 }
 
+/// The notice waiting for this page, if any. Looks before removing: a
+/// removal marks the session changed, and an unchanged one isn't written.
 pub async fn take_notice(session: &Session) -> Result<Option<Notice>, AppError> {
-    session.remove(NOTICE_KEY).await.map_err(session_error)
+    let waiting: Option<Notice> = session.get(NOTICE_KEY).await.map_err(session_error)?;
+    if waiting.is_some() {
+        session
+            .remove::<Notice>(NOTICE_KEY)
+            .await
+            .map_err(session_error)?;
+    }
+    Ok(waiting)
 }
 
 /// The name and email a purchase needs, from JSON or a form. Missing
@@ -248,6 +274,7 @@ pub struct StaffUser {
     pub id: i64,
     pub name: String,
     pub session: Session,
+    pub csrf: CsrfToken,
 }
 
 impl FromRequestParts<AppState> for StaffUser {
@@ -258,6 +285,7 @@ impl FromRequestParts<AppState> for StaffUser {
         state: &AppState,
     ) -> Result<StaffUser, AppError> {
         let session = session_from(parts).await?;
+        let csrf = CsrfToken::from_request_parts(parts, state).await?;
         let staff_id = session
             .get::<i64>(STAFF_KEY)
             .await
@@ -271,6 +299,7 @@ impl FromRequestParts<AppState> for StaffUser {
             id: staff_id,
             name,
             session,
+            csrf,
         })
     }
 }

@@ -29,7 +29,6 @@ use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
 use crate::web::extract::{IdPath, QueryInput, Viewer};
 use crate::web::pages::{hold_panel, render};
-use crate::web::security::csrf_token;
 use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks};
 
 pub fn router() -> Router<AppState> {
@@ -109,7 +108,7 @@ async fn live(
         state: state.clone(),
         event_id,
         viewer: viewer.buyer_id,
-        csrf: csrf_token(&viewer.session).await?,
+        csrf: viewer.csrf.value(),
         tiers: db::events::tiers(&client, event_id).await?,
         cursor: since,
         mine,

@@ -11,7 +11,6 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use time::OffsetDateTime;
-use tower_sessions::Session;
 use uuid::Uuid;
 
 use crate::app::AppState;
@@ -27,7 +26,7 @@ use crate::web::extract::{
     Buyer, BuyerFields, ClientIp, IdPath, Notice, NoticeKind, Viewer, admit_hold_request, is_htmx,
     push_notice, take_notice,
 };
-use crate::web::security::{CsrfForm, csrf_token};
+use crate::web::security::CsrfForm;
 use crate::web::views::{
     self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, OrderLineView, SeatView,
     SectionView, StatusLegend, TierLegend,
@@ -129,15 +128,16 @@ struct EventPage {
 async fn event_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
-    buyer: Buyer,
+    viewer: Viewer,
 ) -> AppResult<Response> {
-    // A Buyer (not a Viewer): the page's live feed must know whose seats
-    // are "held by you" from its first message, before any hold exists.
-    let notice = take_notice(&buyer.session).await?;
+    // A Viewer, not a Buyer: looking writes no session. The first action
+    // makes the buyer, and its answer tells the page to reopen its live
+    // feed (see `respond`), so the feed then knows whose seats are whose.
+    let notice = take_notice(&viewer.session).await?;
     event_page_response(
         &state,
         event_id,
-        (Some(buyer.id), &buyer.session),
+        (viewer.buyer_id, viewer.csrf.value()),
         notice,
         None,
     )
@@ -149,11 +149,10 @@ async fn event_page(
 async fn event_page_response(
     state: &AppState,
     event_id: i64,
-    (buyer_id, session): (Option<Uuid>, &Session),
+    (buyer_id, csrf): (Option<Uuid>, String),
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
-    let csrf = csrf_token(session).await?;
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
@@ -284,7 +283,7 @@ async fn list_page(
 ) -> AppResult<Html<String>> {
     // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;
-    let csrf = csrf_token(&viewer.session).await?;
+    let csrf = viewer.csrf.value();
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
@@ -340,7 +339,7 @@ async fn respond(
         &client,
         event_id,
         buyer.id,
-        csrf_token(&buyer.session).await?,
+        buyer.csrf.value(),
     )
     .await?;
     let hold_id = live_hold(&client, event_id, Some(buyer.id))
@@ -357,7 +356,16 @@ async fn respond(
         notice,
         oob: true,
     };
-    Ok(render(&fragment)?.into_response())
+    let mut response = render(&fragment)?.into_response();
+    if buyer.is_new {
+        // The page's live feed was opened before this buyer existed: the
+        // page reopens it (static/app.js), so the feed knows their seats.
+        response.headers_mut().insert(
+            "hx-trigger",
+            axum::http::HeaderValue::from_static("seatmap:buyer-started"),
+        );
+    }
+    Ok(response)
 }
 
 #[derive(Deserialize)]
@@ -516,6 +524,7 @@ async fn release_all(
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
     buyer: Buyer,
+    CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
@@ -796,7 +805,7 @@ async fn purchase(
             return event_page_response(
                 &state,
                 event_id,
-                (Some(buyer.id), &buyer.session),
+                (Some(buyer.id), buyer.csrf.value()),
                 Some(notice),
                 Some(form),
             )

@@ -9,7 +9,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_sessions::Session;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::AppError;
 
@@ -73,33 +74,111 @@ fn is_cross_site(request: &Request) -> bool {
     }
 }
 
-const CSRF_KEY: &str = "csrf";
+/// The CSRF token lives in its own cookie (the double-submit pattern, as
+/// Django keeps it), not in the session: a first visit to a page with forms
+/// then costs no session write, so read-only traffic never touches the
+/// session store. A forged request carries the victim's cookie but can't
+/// read it to put the same value in the form; the cookie is HttpOnly,
+/// SameSite=Lax and, with secure cookies, `__Host-` prefixed so no other
+/// host can plant one. It is replaced at sign-in and sign-out.
+const CSRF_COOKIE: &str = "seatmap_csrf";
+const CSRF_COOKIE_SECURE: &str = "__Host-seatmap_csrf";
 const MAX_FORM_BYTES: usize = 64 * 1024;
 
-fn session_error(err: tower_sessions::session::Error) -> AppError {
-    AppError::Unavailable(anyhow::Error::new(err).context("session store"))
+/// This request's CSRF token: the cookie's, or a new one that the response
+/// sets as the cookie if a form was rendered with it.
+#[derive(Clone)]
+pub struct CsrfToken {
+    value: String,
+    /// The request brought no token: the response must set the cookie, if
+    /// anything used the token.
+    fresh: bool,
+    used: Arc<AtomicBool>,
 }
 
-/// This session's CSRF token, made on first use. Every HTML form that
-/// changes something carries it in a hidden `csrf` field.
-pub async fn csrf_token(session: &Session) -> Result<String, AppError> {
-    if let Some(token) = session
-        .get::<String>(CSRF_KEY)
-        .await
-        .map_err(session_error)?
-    {
-        return Ok(token);
+impl CsrfToken {
+    /// The token for a form's hidden `csrf` field.
+    pub fn value(&self) -> String {
+        self.used.store(true, Ordering::Relaxed);
+        self.value.clone()
     }
-    let token = format!(
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for CsrfToken {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<CsrfToken, AppError> {
+        parts.extensions.get::<CsrfToken>().cloned().ok_or_else(|| {
+            AppError::Internal(anyhow::anyhow!("the CSRF middleware is not installed"))
+        })
+    }
+}
+
+/// Put in a response's extensions (sign-in, sign-out): the CSRF cookie is
+/// replaced, so a token seen before is worthless after.
+#[derive(Clone, Copy)]
+pub struct RotateCsrf;
+
+fn new_token() -> String {
+    format!(
         "{}{}",
         uuid::Uuid::new_v4().simple(),
         uuid::Uuid::new_v4().simple()
+    )
+}
+
+fn cookie_token(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_string())
+        .filter(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Reads the CSRF cookie into the request, and sets it on the response
+/// when it was missing and a form used it, or when it must be replaced.
+pub async fn csrf_cookie(
+    axum::extract::State(secure): axum::extract::State<bool>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let name = if secure { CSRF_COOKIE_SECURE } else { CSRF_COOKIE };
+    let token = match cookie_token(request.headers(), name) {
+        Some(value) => CsrfToken {
+            value,
+            fresh: false,
+            used: Arc::default(),
+        },
+        None => CsrfToken {
+            value: new_token(),
+            fresh: true,
+            used: Arc::default(),
+        },
+    };
+    request.extensions_mut().insert(token.clone());
+    let mut response = next.run(request).await;
+    let value = if response.extensions().get::<RotateCsrf>().is_some() {
+        new_token()
+    } else if token.fresh && token.used.load(Ordering::Relaxed) {
+        token.value
+    } else {
+        return response;
+    };
+    let secure_attribute = if secure { "; Secure" } else { "" };
+    let cookie = format!(
+        "{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200{secure_attribute}"
     );
-    session
-        .insert(CSRF_KEY, &token)
-        .await
-        .map_err(session_error)?;
-    Ok(token)
+    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 #[derive(Deserialize, Default)]
@@ -107,8 +186,8 @@ struct CsrfField {
     csrf: Option<String>,
 }
 
-/// A urlencoded form whose `csrf` field must match the session's token
-/// (403 otherwise). Replaces `Form` on every HTML POST.
+/// A urlencoded form whose `csrf` field must match the CSRF cookie (403
+/// otherwise). Replaces `Form` on every HTML POST.
 pub struct CsrfForm<T>(pub T);
 
 impl<S, T> FromRequest<S> for CsrfForm<T>
@@ -120,37 +199,30 @@ where
 
     async fn from_request(request: Request, state: &S) -> Result<CsrfForm<T>, AppError> {
         let (mut parts, body) = request.into_parts();
-        let session = Session::from_request_parts(&mut parts, state)
-            .await
-            .map_err(|(_, message)| AppError::Internal(anyhow::anyhow!(message)))?;
-        let expected = session_csrf(&session).await?;
+        let expected = CsrfToken::from_request_parts(&mut parts, state).await?;
         let bytes: Bytes = axum::body::to_bytes(body, MAX_FORM_BYTES)
             .await
             .map_err(|_| AppError::BadRequest("The form is too large.".into()))?;
         let sent = serde_urlencoded::from_bytes::<CsrfField>(&bytes)
             .unwrap_or_default()
             .csrf;
-        check_csrf(expected.as_deref(), sent.as_deref())?;
+        check_csrf(&expected, sent.as_deref())?;
         serde_urlencoded::from_bytes(&bytes)
             .map(CsrfForm)
             .map_err(|err| AppError::BadRequest(format!("Invalid form: {err}")))
     }
 }
 
-/// 403 unless the form sent the session's token. For forms `CsrfForm`
-/// can't read (file uploads).
-pub fn check_csrf(expected: Option<&str>, sent: Option<&str>) -> Result<(), AppError> {
-    match (expected, sent) {
-        (Some(e), Some(s)) if constant_time_eq(e, s) => Ok(()),
+/// 403 unless the form sent the request's CSRF token. A request that
+/// brought no cookie can't match: its token is one nobody has seen.
+/// For forms `CsrfForm` can't read (file uploads).
+pub fn check_csrf(expected: &CsrfToken, sent: Option<&str>) -> Result<(), AppError> {
+    match sent {
+        Some(sent) if !expected.fresh && constant_time_eq(&expected.value, sent) => Ok(()),
         _ => Err(AppError::Forbidden(
             "This form has expired. Reload the page and try again.".into(),
         )),
     }
-}
-
-/// The session's CSRF token, if it has one yet.
-pub async fn session_csrf(session: &Session) -> Result<Option<String>, AppError> {
-    session.get::<String>(CSRF_KEY).await.map_err(session_error)
 }
 
 fn constant_time_eq(a: &str, b: &str) -> bool {

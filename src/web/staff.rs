@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 
 use askama::Template;
-use axum::Router;
+use axum::{Extension, Router};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -29,7 +29,7 @@ use crate::web::extract::{
     take_notice,
 };
 use crate::web::pages::render;
-use crate::web::security::{CsrfForm, csrf_token};
+use crate::web::security::{CsrfForm, CsrfToken, RotateCsrf};
 use crate::web::views::{self, EventHeader, SectionView, StatusLegend, TierLegend};
 
 pub fn router() -> Router<AppState> {
@@ -64,10 +64,15 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Where to go after signing in: only a staff page of this site.
+/// Where to go after signing in: a staff page of this site, spelled in
+/// visible ASCII only (anything else, even a control character, would not
+/// survive as a Location header), or the console.
 fn safe_next(next: Option<&str>) -> String {
     match next {
         Some(path)
             if path.starts_with("/staff")
+                && path.len() <= 2048
+                && path.bytes().all(|b| b.is_ascii_graphic())
                 && !path.starts_with("//")
                 && !path.contains('\\')
                 && !path.contains("://") =>
@@ -98,11 +103,11 @@ struct NextQuery {
 }
 
 async fn login_page(
-    session: Session,
+    csrf: CsrfToken,
     QueryInput(query): QueryInput<NextQuery>,
 ) -> AppResult<Html<String>> {
     render(&LoginPage {
-        csrf: csrf_token(&session).await?,
+        csrf: csrf.value(),
         next: safe_next(query.next.as_deref()),
         name: String::new(),
         error: None,
@@ -119,18 +124,23 @@ struct LoginForm {
 }
 
 const LOGIN_WINDOW_SECS: i32 = 15 * 60;
+/// Longer passwords are refused unhashed: argon2's cost grows with them.
+const MAX_PASSWORD_BYTES: usize = 1024;
 
-fn login_limits(state: &AppState, name: &str, ip: IpAddr) -> [Limit; 2] {
-    [
-        Limit {
+/// The per-address limit always; the per-account one only for a name an
+/// account could have (any other name would be an unbounded key).
+fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Limit> {
+    let mut limits = vec![Limit {
+        key: format!("login:ip:{ip}"),
+        max: state.config.limits.login_failures_per_ip,
+    }];
+    if let Some(name) = account {
+        limits.push(Limit {
             key: format!("login:account:{}", name.to_lowercase()),
             max: state.config.limits.login_failures_per_account,
-        },
-        Limit {
-            key: format!("login:ip:{ip}"),
-            max: state.config.limits.login_failures_per_ip,
-        },
-    ]
+        });
+    }
+    limits
 }
 
 const TOO_MANY_LOGINS: Refusal = Refusal {
@@ -138,49 +148,71 @@ const TOO_MANY_LOGINS: Refusal = Refusal {
     message: "Too many failed sign-ins. Please wait before trying again.",
 };
 
+/// At most this many password checks run at once, off the async runtime:
+/// a burst of sign-ins queues here instead of taking every core.
+static PASSWORD_CHECKS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+async fn password_matches(password: String, stored: String) -> AppResult<bool> {
+    let _permit = PASSWORD_CHECKS
+        .acquire()
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+    tokio::task::spawn_blocking(move || password::verify(&password, &stored))
+        .await
+        .map_err(|e| AppError::Internal(e.into()))
+}
+
 async fn login(
     State(state): State<AppState>,
     ip: ClientIp,
     session: Session,
+    csrf: CsrfToken,
     CsrfForm(form): CsrfForm<LoginForm>,
 ) -> AppResult<Response> {
     let next = safe_next(form.next.as_deref());
-    let limits = login_limits(&state, &form.name, ip.0);
-    let client = state.pool.get().await?;
+    let plausible = password::valid_staff_name(&form.name);
+    // Only a name an account could have is shown back on the form.
+    let shown_name = if plausible { form.name.as_str() } else { "" };
     let refuse = |status: StatusCode, error: String| {
-        login_refused(&session, &next, &form.name, status, error)
+        login_refused(csrf.value(), &next, shown_name, status, error)
     };
-    if let Err(AppError::TooManyRequests {
-        message,
-        retry_after_secs,
-        ..
-    }) = db::rate_limits::check(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await
-    {
-        let minutes = retry_after_secs.div_ceil(60);
-        let mut response = refuse(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!("{message} Try again in {minutes} minute(s)."),
-        )
-        .await?;
-        if let Ok(value) = retry_after_secs.to_string().parse() {
-            response.headers_mut().insert("retry-after", value);
+    let limits = login_limits(&state, plausible.then_some(form.name.as_str()), ip.0);
+    let client = state.pool.get().await?;
+    match db::rate_limits::check(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await {
+        Ok(()) => {}
+        Err(AppError::TooManyRequests {
+            message,
+            retry_after_secs,
+            ..
+        }) => {
+            let minutes = retry_after_secs.div_ceil(60);
+            let mut response = refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("{message} Try again in {minutes} minute(s)."),
+            )?;
+            if let Ok(value) = retry_after_secs.to_string().parse() {
+                response.headers_mut().insert("retry-after", value);
+            }
+            return Ok(response);
         }
-        return Ok(response);
+        Err(other) => return Err(other),
     }
-    let account = db::staff::credentials(&client, &form.name).await?;
-    let password = form.password.clone();
-    let (staff_id, stored) = match account {
-        Some((id, hash)) => (Some(id), hash),
-        None => (None, password::decoy_hash().to_string()),
+    // A name no account can have, or a password too long to be one, is a
+    // failure without hashing anything; it still counts against the address.
+    let staff_id = if plausible && form.password.len() <= MAX_PASSWORD_BYTES {
+        let account = db::staff::credentials(&client, &form.name).await?;
+        let (staff_id, stored) = match account {
+            Some((id, hash)) => (Some(id), hash),
+            None => (None, password::decoy_hash().to_string()),
+        };
+        let matches = password_matches(form.password.clone(), stored).await?;
+        staff_id.filter(|_| matches)
+    } else {
+        None
     };
-    let matches = tokio::task::spawn_blocking(move || password::verify(&password, &stored))
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?;
-    let Some(staff_id) = staff_id.filter(|_| matches) else {
-        db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS)
-            .await
-            .ok();
-        return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into()).await;
+    let Some(staff_id) = staff_id else {
+        db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await?;
+        return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into());
     };
     sign_in(&session, staff_id).await?;
     db::audit::record(
@@ -196,19 +228,19 @@ async fn login(
         },
     )
     .await?;
-    Ok(Redirect::to(&next).into_response())
+    Ok((Extension(RotateCsrf), Redirect::to(&next)).into_response())
 }
 
 /// The login page again, with the name kept and why it was refused.
-async fn login_refused(
-    session: &Session,
+fn login_refused(
+    csrf: String,
     next: &str,
     name: &str,
     status: StatusCode,
     error: String,
 ) -> AppResult<Response> {
     let page = LoginPage {
-        csrf: csrf_token(session).await?,
+        csrf,
         next: next.to_string(),
         name: name.to_string(),
         error: Some(error),
@@ -219,9 +251,12 @@ async fn login_refused(
 #[derive(Deserialize)]
 struct NoFields {}
 
-async fn logout(session: Session, CsrfForm(_): CsrfForm<NoFields>) -> AppResult<Redirect> {
+async fn logout(
+    session: Session,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<(Extension<RotateCsrf>, Redirect)> {
     sign_out(&session).await?;
-    Ok(Redirect::to("/staff/login"))
+    Ok((Extension(RotateCsrf), Redirect::to("/staff/login")))
 }
 
 #[derive(Template)]
@@ -237,7 +272,7 @@ async fn index(State(state): State<AppState>, staff: StaffUser) -> AppResult<Htm
     let events = db::events::list(&client).await?;
     render(&IndexPage {
         staff_name: staff.name,
-        csrf: csrf_token(&staff.session).await?,
+        csrf: staff.csrf.value(),
         events: events.iter().map(EventHeader::from).collect(),
     })
 }
@@ -410,7 +445,7 @@ async fn console(
     }
     render(&ConsolePage {
         staff_name: staff.name,
-        csrf: csrf_token(&staff.session).await?,
+        csrf: staff.csrf.value(),
         event: EventHeader::from(&event),
         notice: take_notice(&staff.session).await?,
         sections,

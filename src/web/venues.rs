@@ -21,7 +21,7 @@ use crate::domain::venue::{self, LayoutError, VenueLayout};
 use crate::error::{AppError, AppResult};
 use crate::web::extract::{IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice};
 use crate::web::pages::render;
-use crate::web::security::{CsrfForm, check_csrf, csrf_token, session_csrf};
+use crate::web::security::{CsrfForm, check_csrf};
 use crate::web::views;
 
 /// The largest layout file accepted (the 20,000-seat arena's JSON is ~2 MB).
@@ -97,7 +97,7 @@ async fn venues_response(
     let venues = db::venues::list(&client).await?;
     let page = VenuesPage {
         staff_name: staff.name.clone(),
-        csrf: csrf_token(&staff.session).await?,
+        csrf: staff.csrf.value(),
         notice,
         venues: venues.into_iter().map(VenueRow::from).collect(),
         file_name,
@@ -142,7 +142,7 @@ async fn import(
         }
     }
     check_csrf(
-        session_csrf(&staff.session).await?.as_deref(),
+        &staff.csrf,
         sent_csrf.as_deref(),
     )?;
     let Some((file_name, bytes)) = file.filter(|(_, bytes)| !bytes.is_empty()) else {
@@ -244,7 +244,7 @@ async fn venue_page(
     }));
     let page = VenuePage {
         staff_name: staff.name.clone(),
-        csrf: csrf_token(&staff.session).await?,
+        csrf: staff.csrf.value(),
         notice: take_notice(&staff.session).await?,
         id: venue_id,
         name: layout.name.clone(),

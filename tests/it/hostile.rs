@@ -134,3 +134,95 @@ async fn one_address_cannot_take_every_connection() {
     }
     assert!(served, "the address got no connection back after closing its own");
 }
+
+/// A first-time visitor's reads (the map, the list, the live stream) write
+/// no session, so a flood of them can't exhaust the pool through the
+/// session store; what the pool can't serve is a 503 with Retry-After.
+#[tokio::test]
+async fn a_flood_of_first_time_readers_gets_pages_or_503s_and_writes_no_session() {
+    let app = spawn_app_with(|config| {
+        config.db.pool_size = 4;
+        config.db.pool_wait = Duration::from_millis(300);
+    })
+    .await;
+    let event = app.create_event(10, 20).await;
+    let paths = [
+        format!("/events/{}", event.id),
+        format!("/events/{}/list", event.id),
+        format!("/events/{}/live", event.id),
+    ];
+    let requests = (0..450).map(|i| {
+        let url = format!("{}{}", app.base, paths[i % paths.len()]);
+        tokio::spawn(async move {
+            // A new client each: no cookies, a first visit.
+            let response = Api::new("http://unused").http.get(url).send().await?;
+            let status = response.status();
+            let retry_after = response.headers().get("retry-after").cloned();
+            let session_cookie = response
+                .headers()
+                .get_all("set-cookie")
+                .iter()
+                .any(|c| c.to_str().unwrap_or("").starts_with("seatmap_session="));
+            Ok::<_, reqwest::Error>((status, retry_after, session_cookie, response))
+        })
+    });
+    let outcomes = futures::future::join_all(requests).await;
+    let mut by_status = std::collections::BTreeMap::new();
+    let mut held_open = Vec::new();
+    for outcome in outcomes {
+        let (status, retry_after, session_cookie, response) =
+            outcome.expect("task").expect("the server answered");
+        *by_status.entry(status.as_u16()).or_insert(0) += 1;
+        assert!(!session_cookie, "a read set a session cookie ({status})");
+        assert!(
+            status == StatusCode::OK || status == StatusCode::SERVICE_UNAVAILABLE,
+            "{status}: {by_status:?}"
+        );
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            assert!(retry_after.is_some(), "a 503 without Retry-After");
+        }
+        held_open.push(response);
+    }
+    eprintln!("first-time readers by status: {by_status:?}");
+    assert!(by_status.get(&200).copied().unwrap_or(0) > 0, "nothing served");
+    assert_eq!(
+        app.count("SELECT count(*) FROM tower_sessions").await,
+        0,
+        "reads wrote sessions"
+    );
+}
+
+/// When saving a session fails (the pool is exhausted), the answer is the
+/// documented 503 with Retry-After, not the session layer's bare 500.
+#[tokio::test]
+async fn a_failed_session_save_is_a_503_with_retry_after() {
+    let app = spawn_app_with(|config| {
+        config.db.pool_size = 2;
+        config.db.pool_wait = Duration::from_millis(200);
+    })
+    .await;
+    let event = app.create_event(1, 2).await;
+    let buyer = app.buyer();
+    let csrf = crate::pages::csrf_from(&buyer, &format!("/events/{}", event.id)).await;
+    // Every connection of the app's pool is taken: the form below needs
+    // none until the new buyer's session is saved.
+    let _taken = (
+        app.state.pool.get().await.unwrap(),
+        app.state.pool.get().await.unwrap(),
+    );
+    {
+        let path = format!("/events/{}/seats", event.id);
+        let response = buyer
+            .http
+            .post(format!("{}{path}", app.base))
+            .form(&[("csrf", csrf.as_str())])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
+        assert_eq!(response.headers()["retry-after"], "1");
+        let body = response.text().await.unwrap();
+        assert!(!body.is_empty(), "an empty body");
+        assert!(body.contains("very busy"), "the error page: {body}");
+    }
+}

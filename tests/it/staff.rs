@@ -177,9 +177,15 @@ async fn signing_in_rotates_the_session_id_and_signing_out_ends_staff_rights() {
     create_staff(&app, "ada").await;
     let client = app.buyer();
     let token = csrf_from(&client, "/staff/login").await;
-    let before = client
-        .session_cookie()
-        .expect("the login page started a session");
+    assert!(
+        client.session_cookie().is_none(),
+        "looking at the login page writes no session"
+    );
+    // A session planted before sign-in (here: a buyer's, from a hold).
+    let event = app.create_event(1, 2).await;
+    let (status, _) = client.hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let before = client.session_cookie().expect("the hold started a session");
 
     let wrong = post_form(
         &client,
@@ -227,6 +233,9 @@ async fn signing_in_rotates_the_session_id_and_signing_out_ends_staff_rights() {
     let after = client.session_cookie().expect("still signed in");
     assert_ne!(before, after, "the session id changes at sign-in");
 
+    // The CSRF token changes at sign-in: the one from before is refused.
+    let stale = post_form(&client, "/staff/logout", &[("csrf", &token)]).await;
+    assert_eq!(stale.status(), StatusCode::FORBIDDEN, "a pre-sign-in token");
     let token = csrf_from(&client, "/staff").await;
     let response = post_form(&client, "/staff/logout", &[("csrf", &token)]).await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
