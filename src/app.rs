@@ -28,6 +28,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Seat changes from every instance, for live pages.
     pub live: LiveFeed,
+    /// Open live streams on this instance, in total and per address.
+    pub live_streams: crate::server::AddressGate,
     /// Set when the app starts shutting down: long-lived streams end, so
     /// a graceful shutdown doesn't wait on them forever.
     shutdown: Arc<watch::Sender<bool>>,
@@ -35,10 +37,15 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(pool: Pool, config: Config, live: LiveFeed) -> AppState {
+        let live_streams = crate::server::AddressGate::new(
+            config.live.max_streams,
+            config.live.max_streams_per_ip,
+        );
         AppState {
             pool,
             config: Arc::new(config),
             live,
+            live_streams,
             shutdown: Arc::new(watch::channel(false).0),
         }
     }

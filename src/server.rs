@@ -33,7 +33,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) {
     let limits = effective(limits);
-    let gate = ConnectionGate::new(&limits);
+    let gate = AddressGate::new(limits.max_connections, limits.max_connections_per_ip);
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -54,7 +54,7 @@ pub async fn serve(
                 }
             },
         };
-        let Some(admission) = gate.admit(peer.ip()) else {
+        let Ok(admission) = gate.admit(peer.ip()) else {
             metrics::counter!(CONNECTIONS_REFUSED).increment(1);
             drop(stream);
             continue;
@@ -119,15 +119,18 @@ fn effective(mut limits: ServerLimits) -> ServerLimits {
     limits
 }
 
-/// Counts open connections, in total and per client address.
-struct ConnectionGate {
+/// Counts open connections (or live streams), in total and per client
+/// address. In-process on purpose: it bounds this instance's own sockets
+/// and tasks, not anything shared.
+#[derive(Clone)]
+pub struct AddressGate {
     total: Arc<Semaphore>,
     per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
     max_per_address: usize,
 }
 
-/// One admitted connection; gives its places back when dropped.
-struct Admission {
+/// One admitted connection or stream; gives its places back when dropped.
+pub struct Admission {
     _total: OwnedSemaphorePermit,
     address: Option<(IpAddr, Arc<Mutex<HashMap<IpAddr, usize>>>)>,
 }
@@ -146,19 +149,31 @@ impl Drop for Admission {
     }
 }
 
-impl ConnectionGate {
-    fn new(limits: &ServerLimits) -> ConnectionGate {
-        ConnectionGate {
-            total: Arc::new(Semaphore::new(limits.max_connections)),
+/// Why a gate said no.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Full {
+    Total,
+    Address,
+}
+
+impl AddressGate {
+    /// `max_per_address` 0 means no per-address cap.
+    pub fn new(max_total: usize, max_per_address: usize) -> AddressGate {
+        AddressGate {
+            total: Arc::new(Semaphore::new(max_total)),
             per_address: Arc::new(Mutex::new(HashMap::new())),
-            max_per_address: limits.max_connections_per_ip,
+            max_per_address,
         }
     }
 
-    fn admit(&self, ip: IpAddr) -> Option<Admission> {
-        let total = self.total.clone().try_acquire_owned().ok()?;
+    pub fn admit(&self, ip: IpAddr) -> Result<Admission, Full> {
+        let total = self
+            .total
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Full::Total)?;
         if self.max_per_address == 0 {
-            return Some(Admission {
+            return Ok(Admission {
                 _total: total,
                 address: None,
             });
@@ -166,10 +181,10 @@ impl ConnectionGate {
         let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
         let open = counts.entry(ip).or_insert(0);
         if *open >= self.max_per_address {
-            return None;
+            return Err(Full::Address);
         }
         *open += 1;
-        Some(Admission {
+        Ok(Admission {
             _total: total,
             address: Some((ip, self.per_address.clone())),
         })
@@ -180,34 +195,26 @@ impl ConnectionGate {
 mod tests {
     use super::*;
 
-    fn limits(total: usize, per_address: usize) -> ServerLimits {
-        ServerLimits {
-            max_connections: total,
-            max_connections_per_ip: per_address,
-            ..ServerLimits::default()
-        }
-    }
-
     #[test]
     fn the_gate_counts_per_address_and_in_total_and_gives_places_back() {
-        let gate = ConnectionGate::new(&limits(3, 2));
+        let gate = AddressGate::new(3, 2);
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let first = gate.admit(a).expect("first from a");
         let _second = gate.admit(a).expect("second from a");
-        assert!(gate.admit(a).is_none(), "a third from one address");
+        assert_eq!(gate.admit(a).err(), Some(Full::Address), "a third from one address");
         let _third = gate.admit(b).expect("another address");
-        assert!(gate.admit(b).is_none(), "the total is full");
+        assert_eq!(gate.admit(b).err(), Some(Full::Total), "the total is full");
         drop(first);
-        assert!(gate.admit(a).is_some(), "a place came back");
+        assert!(gate.admit(a).is_ok(), "a place came back");
     }
 
     #[test]
     fn zero_per_address_means_only_the_total_counts() {
-        let gate = ConnectionGate::new(&limits(2, 0));
+        let gate = AddressGate::new(2, 0);
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let _one = gate.admit(a).unwrap();
         let _two = gate.admit(a).unwrap();
-        assert!(gate.admit(a).is_none());
+        assert_eq!(gate.admit(a).err(), Some(Full::Total));
     }
 }

@@ -4,7 +4,8 @@
 //! turned into the changed seats with one query per event, and broadcast to
 //! this instance's open pages (see `web::live`), which render them per viewer.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +32,15 @@ pub struct SeatChanges {
 #[derive(Clone)]
 pub struct LiveFeed {
     sender: broadcast::Sender<Arc<SeatChanges>>,
+    reads: Arc<FeedReads>,
+}
+
+/// How often seats were read to serve live pages: by the feed for a change
+/// too big to list (once per event), and by single pages catching up.
+#[derive(Default)]
+pub struct FeedReads {
+    feed_catch_ups: AtomicU64,
+    page_catch_ups: AtomicU64,
 }
 
 #[derive(Deserialize)]
@@ -50,6 +60,9 @@ struct EventBatch {
     ga_changed: bool,
 }
 
+/// A cursor version no seat reaches: `changed_since` then goes by time alone.
+const UNSET_VERSION: i64 = i64::MAX;
+
 /// How many batches a slow page may fall behind before it catches up from
 /// the database instead.
 const FEED_CAPACITY: usize = 256;
@@ -58,23 +71,35 @@ impl LiveFeed {
     /// Starts listening in the background, reconnecting after failures.
     pub fn start(pg_config: tokio_postgres::Config, pool: Pool) -> LiveFeed {
         let (sender, _) = broadcast::channel(FEED_CAPACITY);
-        let feed = LiveFeed { sender };
-        tokio::spawn(listen_forever(pg_config, pool, feed.sender.clone()));
+        let feed = LiveFeed {
+            sender,
+            reads: Arc::default(),
+        };
+        tokio::spawn(listen_forever(pg_config, pool, feed.clone()));
         feed
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<SeatChanges>> {
         self.sender.subscribe()
     }
+
+    pub fn count_page_catch_up(&self) {
+        self.reads.page_catch_ups.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (reads by the feed for big changes, reads by single pages) so far.
+    pub fn catch_up_reads(&self) -> (u64, u64) {
+        (
+            self.reads.feed_catch_ups.load(Ordering::Relaxed),
+            self.reads.page_catch_ups.load(Ordering::Relaxed),
+        )
+    }
 }
 
-async fn listen_forever(
-    pg_config: tokio_postgres::Config,
-    pool: Pool,
-    sender: broadcast::Sender<Arc<SeatChanges>>,
-) {
+async fn listen_forever(pg_config: tokio_postgres::Config, pool: Pool, feed: LiveFeed) {
+    let sender = &feed.sender;
     loop {
-        if let Err(err) = listen(&pg_config, &pool, &sender).await {
+        if let Err(err) = listen(&pg_config, &pool, &feed).await {
             tracing::warn!(error = %err, "live feed disconnected; reconnecting");
         }
         // Whatever was committed while we weren't listening was never heard.
@@ -90,8 +115,9 @@ async fn listen_forever(
 async fn listen(
     pg_config: &tokio_postgres::Config,
     pool: &Pool,
-    sender: &broadcast::Sender<Arc<SeatChanges>>,
+    feed: &LiveFeed,
 ) -> anyhow::Result<()> {
+    let sender = &feed.sender;
     let (client, mut connection) = pg_config.connect(NoTls).await?;
     let (notices, mut incoming) = mpsc::unbounded_channel();
     let driver = tokio::spawn(async move {
@@ -107,6 +133,15 @@ async fn listen(
     });
     client.batch_execute("LISTEN seat_changes").await?;
     tracing::info!("live feed listening");
+    // What this feed has sent of each event, to read a change too big to
+    // list from there, once, for every page. Before the first read of an
+    // event: anything changed since we started listening, by the
+    // database's clock (the version can't say "since then": it is unset).
+    let listening_since = seats::Cursor {
+        version: UNSET_VERSION,
+        at: client.query_one("SELECT clock_timestamp()", &[]).await?.get(0),
+    };
+    let mut sent: HashMap<i64, seats::Cursor> = HashMap::new();
     // Pages connected while we were away must catch up.
     let _ = sender.send(Arc::new(SeatChanges {
         event_id: None,
@@ -148,10 +183,23 @@ async fn listen(
                 Some(mut ids) => {
                     ids.sort_unstable();
                     ids.dedup();
-                    Some(seats::by_ids(&db, event_id, &ids, None).await?)
+                    seats::by_ids(&db, event_id, &ids, None).await?
                 }
-                None => None,
+                None => {
+                    feed.reads.feed_catch_ups.fetch_add(1, Ordering::Relaxed);
+                    let from = sent.get(&event_id).copied().unwrap_or(listening_since);
+                    seats::changed_since(&db, event_id, from).await?
+                }
             };
+            let mark = sent.entry(event_id).or_insert(listening_since);
+            for seat in &seats {
+                mark.version = match mark.version {
+                    UNSET_VERSION => seat.version,
+                    version => version.max(seat.version),
+                };
+                mark.at = mark.at.max(seat.changed_at);
+            }
+            let seats = Some(seats);
             let ga_areas = match changed.ga_changed {
                 true => Some(ga::areas(&db, event_id, None).await?),
                 false => None,

@@ -27,7 +27,8 @@ use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult};
-use crate::web::extract::{IdPath, QueryInput, Viewer};
+use crate::server::{Admission, Full};
+use crate::web::extract::{ClientIp, IdPath, QueryInput, Viewer};
 use crate::web::pages::{hold_panel, render};
 use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks};
 
@@ -79,10 +80,25 @@ struct SinceQuery {
 async fn live(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
+    ip: ClientIp,
     viewer: Viewer,
     headers: HeaderMap,
     QueryInput(query): QueryInput<SinceQuery>,
 ) -> AppResult<impl axum::response::IntoResponse> {
+    // Each stream holds a task and a socket for as long as the page is
+    // open: capped per address (429) and in total (503).
+    let admission = state.live_streams.admit(ip.0).map_err(|full| match full {
+        Full::Address => AppError::TooManyRequests {
+            code: "too_many_streams",
+            message: "Too many live maps are open from your network. Close some and reload."
+                .into(),
+            retry_after_secs: 10,
+        },
+        Full::Total => AppError::Unavailable(anyhow::anyhow!(
+            "the live-stream cap ({}) is reached",
+            state.config.live.max_streams
+        )),
+    })?;
     // Subscribe before reading anything, so nothing falls between.
     let changes = state.live.subscribe();
     let client = state.pool.get().await?;
@@ -105,6 +121,7 @@ async fn live(
         None => HashSet::new(),
     };
     let page = PageFeed {
+        _admission: admission,
         state: state.clone(),
         event_id,
         viewer: viewer.buyer_id,
@@ -138,6 +155,8 @@ async fn mine_now(
 
 /// One open page's feed.
 struct PageFeed {
+    /// Its place under the stream caps, given back when the page goes.
+    _admission: Admission,
     state: AppState,
     event_id: i64,
     viewer: Option<Uuid>,
@@ -198,7 +217,11 @@ impl PageFeed {
         }
     }
 
+    /// Reads what this page missed. Only a page that connects, or that
+    /// fell behind the broadcast, does this: a big change is read once per
+    /// event by the feed (see `db::live`), not once per page.
     async fn catch_up(&mut self, sender: &Sender) -> AppResult<()> {
+        self.state.live.count_page_catch_up();
         let client = self.state.pool.get().await?;
         let seats = db::seats::changed_since(&client, self.event_id, self.cursor).await?;
         drop(client);

@@ -226,3 +226,107 @@ async fn a_failed_session_save_is_a_503_with_retry_after() {
         assert!(body.contains("very busy"), "the error page: {body}");
     }
 }
+
+async fn open_stream(client: &reqwest::Client, url: &str) -> reqwest::Response {
+    client
+        .get(url)
+        .timeout(Duration::from_secs(60))
+        .send()
+        .await
+        .expect("opening a live stream")
+}
+
+#[tokio::test]
+async fn live_streams_are_capped_per_address_and_in_total() {
+    let app = spawn_app_with(|config| {
+        config.live.max_streams = 5;
+        config.live.max_streams_per_ip = 3;
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let url = format!("{}/events/{}/live", app.base, event.id);
+    let first = client_from("127.0.0.1");
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let stream = open_stream(&first, &url).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        open.push(stream);
+    }
+    let over = open_stream(&first, &url).await;
+    assert_eq!(over.status(), StatusCode::TOO_MANY_REQUESTS, "a 4th from one address");
+    assert!(over.headers().contains_key("retry-after"));
+    let second = client_from("127.0.0.2");
+    for _ in 0..2 {
+        let stream = open_stream(&second, &url).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        open.push(stream);
+    }
+    let third = client_from("127.0.0.3");
+    let full = open_stream(&third, &url).await;
+    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE, "over the total");
+    assert!(full.headers().contains_key("retry-after"));
+    // A closed page gives its place back.
+    drop(open.remove(0));
+    let mut reopened = false;
+    for _ in 0..50 {
+        let stream = open_stream(&third, &url).await;
+        if stream.status() == StatusCode::OK {
+            reopened = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(reopened, "a closed stream's place never came back");
+}
+
+/// More seats than a notification lists change at once: the feed reads
+/// them once for the event, and every open page gets them without reading
+/// anything itself.
+#[tokio::test]
+async fn a_change_too_big_to_list_is_read_once_for_every_open_page() {
+    let app = spawn_app_with(|_| {}).await;
+    let event = app.create_event(30, 20).await;
+    let url = format!("{}/events/{}/live", app.base, event.id);
+    let client = client_from("127.0.0.1");
+    let mut pages = Vec::new();
+    for _ in 0..40 {
+        let stream = open_stream(&client, &url).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        pages.push(stream);
+    }
+    // Each page catches up once as it opens; wait for all of them.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while app.state.live.catch_up_reads().1 < 40 {
+        assert!(tokio::time::Instant::now() < deadline, "pages never opened");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (feed_before, pages_before) = app.state.live.catch_up_reads();
+
+    let changed = app
+        .sql()
+        .await
+        .execute(
+            "UPDATE seats SET status = 'BLOCKED' WHERE event_id = $1",
+            &[&event.id],
+        )
+        .await
+        .unwrap();
+    assert_eq!(changed, 600, "more than the 400 a notification lists");
+    let last_seat = format!("seat-{}", event.seat_ids.last().unwrap());
+    for page in &mut pages {
+        let mut seen = String::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while !seen.contains(&last_seat) {
+            let chunk = tokio::time::timeout_at(deadline, page.chunk())
+                .await
+                .unwrap_or_else(|_| panic!("a page never got the change"))
+                .unwrap()
+                .expect("stream ended");
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        assert!(seen.contains("blocked"), "the seats arrive as blocked");
+    }
+    let (feed_after, pages_after) = app.state.live.catch_up_reads();
+    assert_eq!(pages_after - pages_before, 0, "pages read for themselves");
+    assert_eq!(feed_after - feed_before, 1, "one read by the feed for the event");
+}
