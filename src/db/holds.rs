@@ -264,16 +264,22 @@ async fn refuse_if_address_is_full(
     ip: IpAddr,
     max: u32,
 ) -> AppResult<()> {
-    let statement = client
+    // Two statements, not one: under READ COMMITTED a statement's snapshot
+    // is taken when it starts, so a count in the statement that waited for
+    // the lock would miss the holds committed while it waited.
+    let lock = client
+        .prepare_cached("SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7))")
+        .await?;
+    client.execute(&lock, &[&ip]).await?;
+    let count = client
         .prepare_cached(
-            "SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7)),
-                    (SELECT count(*) FROM holds
-                      WHERE client_ip = $1 AND state = 'OPEN' AND expires_at > now()) AS live,
-                    (SELECT ceil(extract(epoch FROM min(expires_at) - now()))::bigint FROM holds
-                      WHERE client_ip = $1 AND state = 'OPEN' AND expires_at > now()) AS first_expiry",
+            "SELECT count(*) AS live,
+                    ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
+               FROM holds
+              WHERE client_ip = $1 AND state = 'OPEN' AND expires_at > now()",
         )
         .await?;
-    let row = client.query_one(&statement, &[&ip]).await?;
+    let row = client.query_one(&count, &[&ip]).await?;
     let live: i64 = row.get("live");
     if live >= i64::from(max) {
         let retry: Option<i64> = row.get("first_expiry");

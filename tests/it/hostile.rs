@@ -330,3 +330,31 @@ async fn a_change_too_big_to_list_is_read_once_for_every_open_page() {
     assert_eq!(pages_after - pages_before, 0, "pages read for themselves");
     assert_eq!(feed_after - feed_before, 1, "one read by the feed for the event");
 }
+
+/// Many fresh sessions from one address at once: the live holds of that
+/// address never pass MAX_HOLDS_PER_IP.
+#[tokio::test]
+async fn concurrent_fresh_sessions_from_one_address_stay_under_the_hold_cap() {
+    const CAP: u32 = 5;
+    let app = spawn_app_with(|config| config.limits.max_holds_per_ip = CAP).await;
+    let event = app.create_event(4, 10).await;
+    let claims = event.seat_ids.iter().map(|&seat| {
+        let buyer = app.buyer();
+        let event_id = event.id;
+        tokio::spawn(async move { buyer.hold(event_id, &[seat]).await })
+    });
+    let mut by_status = std::collections::BTreeMap::new();
+    for claim in futures::future::join_all(claims).await {
+        let (status, body) = claim.expect("task");
+        assert!(
+            status == StatusCode::CREATED || status == StatusCode::TOO_MANY_REQUESTS,
+            "{status}: {body}"
+        );
+        *by_status.entry(status.as_u16()).or_insert(0) += 1;
+    }
+    let live = app
+        .count("SELECT count(*) FROM holds WHERE client_ip = '127.0.0.1' AND state = 'OPEN'")
+        .await;
+    assert_eq!(live, i64::from(CAP), "live holds from one address: {by_status:?}");
+    assert_eq!(by_status.get(&201), Some(&(CAP as i32)), "{by_status:?}");
+}
