@@ -119,6 +119,26 @@ impl AppError {
         }
     }
 
+    /// PostgreSQL refused a value itself (a NUL in text, a number out of
+    /// range, an index entry too long). The rules should have refused it
+    /// first; if one slips past them it is still the caller's input, so a
+    /// 422 rather than a 500 (and a warning in the log, to add the rule).
+    fn is_refused_value(&self) -> bool {
+        self.postgres_error()
+            .and_then(tokio_postgres::Error::code)
+            .is_some_and(|state| {
+                [
+                    SqlState::CHARACTER_NOT_IN_REPERTOIRE,
+                    SqlState::UNTRANSLATABLE_CHARACTER,
+                    SqlState::STRING_DATA_RIGHT_TRUNCATION,
+                    SqlState::NUMERIC_VALUE_OUT_OF_RANGE,
+                    SqlState::INVALID_TEXT_REPRESENTATION,
+                    SqlState::PROGRAM_LIMIT_EXCEEDED,
+                ]
+                .contains(state)
+            })
+    }
+
     fn status_code_and_body(&self) -> (StatusCode, &'static str, Value) {
         match self {
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request", json!({})),
@@ -153,7 +173,9 @@ impl AppError {
             | AppError::Pool(_)
             | AppError::Unavailable(_)
             | AppError::Internal(_) => {
-                if self.is_transient() {
+                if self.is_refused_value() {
+                    (StatusCode::UNPROCESSABLE_ENTITY, "invalid_input", json!({}))
+                } else if self.is_transient() {
                     (StatusCode::SERVICE_UNAVAILABLE, "unavailable", json!({}))
                 } else {
                     (StatusCode::INTERNAL_SERVER_ERROR, "internal", json!({}))
@@ -188,6 +210,12 @@ impl IntoResponse for AppError {
             StatusCode::INTERNAL_SERVER_ERROR => {
                 tracing::error!(error = ?anyhow::Error::from(self), "request failed");
                 GENERIC_500.to_string()
+            }
+            StatusCode::UNPROCESSABLE_ENTITY if self.is_refused_value() => {
+                tracing::warn!(error = ?anyhow::Error::from(self), "the database refused a value the rules let through");
+                "A value in this request is not acceptable: too long, out of range, \
+                 or containing a control character."
+                    .to_string()
             }
             StatusCode::SERVICE_UNAVAILABLE => {
                 tracing::warn!(error = ?anyhow::Error::from(self), "request failed (transient)");

@@ -172,6 +172,27 @@ async fn resolve_filters(
     event_id: i64,
     request: &BestAvailableRequest,
 ) -> AppResult<Filters> {
+    use crate::domain::text::{MAX_CODE_CHARS, MAX_NAME_CHARS, is_plain, quoted};
+    // A name no section can have is looked up nowhere: PostgreSQL would
+    // refuse a NUL outright, and long strings cost index reads for nothing.
+    let unknown_section = |name: &str| {
+        AppError::validation(
+            "unknown_section",
+            format!("This event has no section {}.", quoted(name)),
+        )
+    };
+    let unknown_tier = |code: &str| {
+        AppError::validation(
+            "unknown_tier",
+            format!("This event has no price tier {}.", quoted(code)),
+        )
+    };
+    if let Some(name) = request.section.as_deref().filter(|n| !is_plain(n, MAX_NAME_CHARS)) {
+        return Err(unknown_section(name));
+    }
+    if let Some(code) = request.tier.as_deref().filter(|c| !is_plain(c, MAX_CODE_CHARS)) {
+        return Err(unknown_tier(code));
+    }
     let section_id = match &request.section {
         None => None,
         Some(name) => Some(
@@ -182,12 +203,7 @@ async fn resolve_filters(
                 name,
             )
             .await?
-            .ok_or_else(|| {
-                AppError::validation(
-                    "unknown_section",
-                    format!("This event has no section {name:?}."),
-                )
-            })?,
+            .ok_or_else(|| unknown_section(name))?,
         ),
     };
     let tier_id = match &request.tier {
@@ -200,12 +216,7 @@ async fn resolve_filters(
                 code,
             )
             .await?
-            .ok_or_else(|| {
-                AppError::validation(
-                    "unknown_tier",
-                    format!("This event has no price tier {code:?}."),
-                )
-            })?,
+            .ok_or_else(|| unknown_tier(code))?,
         ),
     };
     Ok(Filters {

@@ -7,4 +7,5 @@ pub mod password;
 pub mod rules;
 pub mod sale;
 pub mod seat;
+pub mod text;
 pub mod venue;

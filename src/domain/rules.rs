@@ -121,10 +121,11 @@ pub fn event_details(
     now: OffsetDateTime,
 ) -> Result<EventDetails, AppError> {
     let name = name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    if name.is_empty() || !crate::domain::text::is_plain(name, crate::domain::text::MAX_NAME_CHARS)
+    {
         return Err(AppError::validation(
             "invalid_name",
-            "Give the event a name of up to 200 characters.",
+            "Give the event a name of up to 200 characters, with no control characters.",
         ));
     }
     let starts_at = form_time("start time", starts_at)?;

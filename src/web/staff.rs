@@ -435,6 +435,12 @@ async fn console(
         None => None,
     };
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    if search.is_some_and(|q| !crate::domain::text::is_plain(q, 254)) {
+        return Err(AppError::validation(
+            "invalid_search",
+            "Search by a name, an email or an order number: up to 254 characters,              with no control characters.",
+        ));
+    }
     let live = db::box_office::live_holds(&client, event_id).await?;
     let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
     let orders = db::box_office::orders(&client, event_id, search, 100).await?;

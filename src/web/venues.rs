@@ -151,14 +151,19 @@ async fn import(
             "Choose a layout file (.json or .csv) to import.",
         ));
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        let problem = LayoutError {
-            at: file_name.clone(),
+    // Parsing is CPU work that grows with the file: it runs off the async
+    // runtime, so an upload never stalls other requests.
+    let name = file_name.clone();
+    let parsed = tokio::task::spawn_blocking(move || match std::str::from_utf8(&bytes) {
+        Ok(text) => venue::from_file(&name, text),
+        Err(_) => Err(vec![LayoutError {
+            at: name.clone(),
             problem: "the file is not UTF-8 text".into(),
-        };
-        return venues_response(&state, &staff, None, file_name, &[problem]).await;
-    };
-    let layout = match venue::from_file(&file_name, text) {
+        }]),
+    })
+    .await
+    .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("parsing a layout")))?;
+    let layout = match parsed {
         Ok(layout) => layout,
         Err(problems) => {
             return venues_response(&state, &staff, None, file_name, &problems).await;
