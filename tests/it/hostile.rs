@@ -358,3 +358,241 @@ async fn concurrent_fresh_sessions_from_one_address_stay_under_the_hold_cap() {
     assert_eq!(live, i64::from(CAP), "live holds from one address: {by_status:?}");
     assert_eq!(by_status.get(&201), Some(&(CAP as i32)), "{by_status:?}");
 }
+
+/// Values no validator should pass to the database unchecked.
+fn hostile_values() -> Vec<String> {
+    vec![
+        "a\0b".into(),
+        "\0".into(),
+        "ctrl\u{1}\u{7f}\r\nline".into(),
+        "x".repeat(10_000),
+        "💺".repeat(3_000),
+        "\u{202e}gnirts".into(),
+        "%00%ff".into(),
+        "'; DROP TABLE seats; --".into(),
+        "99999999999999999999999999".into(),
+        "-9223372036854775809".into(),
+        "1e309".into(),
+        "NaN".into(),
+        String::new(),
+    ]
+}
+
+/// What a refused request must not have changed.
+async fn written(app: &crate::support::TestApp) -> Vec<i64> {
+    let mut counts = Vec::new();
+    for table in ["holds", "orders", "venues", "events", "audit_log", "ga_tickets"] {
+        counts.push(app.count(&format!("SELECT count(*) FROM {table}")).await);
+    }
+    counts.push(
+        app.count("SELECT count(*) FROM seats WHERE status <> 'AVAILABLE'")
+            .await,
+    );
+    counts
+}
+
+/// Sends one request per (field, hostile value) to every text and number
+/// field of every form and endpoint, and checks: never a 5xx, and a refusal
+/// writes nothing.
+#[tokio::test]
+async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_nothing() {
+    let app = spawn_app_with(|config| config.limits = seatmap::config::AbuseLimits::off()).await;
+    let (event, areas) = app.create_ga_event(6, &[("Floor", 50)]).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let buyer = app.buyer();
+    let event_path = format!("/events/{}", event.id);
+    let buyer_csrf = crate::pages::csrf_from(&buyer, &event_path).await;
+    let console_path = format!("/staff/events/{}", event.id);
+    let clerk_csrf = crate::pages::csrf_from(&clerk, &console_path).await;
+    let (status, hold) = buyer.hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let hold_id = crate::support::id_segment(&hold["hold_id"]);
+    let seat = event.seat_ids[1].to_string();
+    let area = areas[0].to_string();
+
+    // (client, csrf, path, the form's other fields, the field under test)
+    let forms: Vec<(&Api, &str, String, Vec<(&str, String)>, &str)> = vec![
+        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![], "hold"),
+        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![], "release"),
+        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![], "inspect"),
+        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![("hold", seat.clone())], "back"),
+        (&buyer, &buyer_csrf, format!("{event_path}/best"), vec![], "count"),
+        (&buyer, &buyer_csrf, format!("{event_path}/best"), vec![("count", "2".into())], "section"),
+        (&buyer, &buyer_csrf, format!("{event_path}/best"), vec![("count", "2".into())], "tier"),
+        (&buyer, &buyer_csrf, format!("{event_path}/ga"), vec![("count", "1".into())], "area"),
+        (&buyer, &buyer_csrf, format!("{event_path}/ga"), vec![("area", area.clone())], "count"),
+        (&buyer, &buyer_csrf, format!("{event_path}/ga"), vec![], "release"),
+        (&buyer, &buyer_csrf, format!("{event_path}/purchase"), vec![("email", "a@b.example".into())], "name"),
+        (&buyer, &buyer_csrf, format!("{event_path}/purchase"), vec![("name", "Ada".into())], "email"),
+        (&clerk, &clerk_csrf, format!("{console_path}/seats/{seat}/sell"), vec![("email", "a@b.example".into())], "name"),
+        (&clerk, &clerk_csrf, format!("{console_path}/seats/{seat}/sell"), vec![("name", "Ada".into())], "email"),
+        (&buyer, &buyer_csrf, "/staff/login".into(), vec![("password", "x".repeat(12))], "name"),
+        (&buyer, &buyer_csrf, "/staff/login".into(), vec![("name", "clerk".into())], "password"),
+        (&buyer, &buyer_csrf, "/staff/login".into(), vec![("name", "nobody".into()), ("password", "x".repeat(12))], "next"),
+    ];
+    let mut requests = 0;
+    for value in hostile_values() {
+        for (client, csrf, path, others, field) in &forms {
+            let mut fields: Vec<(&str, String)> = vec![("csrf", csrf.to_string())];
+            fields.extend(others.iter().cloned());
+            fields.push((field, value.clone()));
+            let before = written(&app).await;
+            let response = client
+                .http
+                .post(format!("{}{path}", app.base))
+                .form(&fields)
+                .send()
+                .await
+                .expect("an answer");
+            let status = response.status();
+            requests += 1;
+            assert!(
+                !status.is_server_error(),
+                "{status} for {field}={:?} on {path}",
+                crate::support::short(&value)
+            );
+            // The token is good: a 403 would mean the field was never tried.
+            assert_ne!(status, StatusCode::FORBIDDEN, "{field} on {path}");
+            if status.is_client_error() {
+                assert_eq!(written(&app).await, before, "{field} on {path} wrote something");
+            }
+        }
+        // JSON bodies, query strings and path segments.
+        let json_bodies = [
+            format!(r#"{{"best_available": {{"count": 2, "section": {}}}}}"#, serde_json::json!(value)),
+            format!(r#"{{"best_available": {{"count": 2, "tier": {}}}}}"#, serde_json::json!(value)),
+            format!(r#"{{"best_available": {{"count": {value}}}}}"#),
+            format!(r#"{{"seat_ids": [{value}]}}"#),
+            format!(r#"{{"ga": {{"area": {area}, "count": {value}}}}}"#),
+        ];
+        for body in json_bodies {
+            let before = written(&app).await;
+            let (status, answer) = app
+                .buyer()
+                .post_raw(&format!("/api/events/{}/holds", event.id), &body)
+                .await;
+            requests += 1;
+            assert!(!status.is_server_error(), "{status} for {}: {answer}", crate::support::short(&body));
+            if status.is_client_error() {
+                assert_eq!(written(&app).await, before, "a refused hold wrote something");
+            }
+        }
+        for (name, email) in [(value.as_str(), "a@b.example"), ("Ada", value.as_str())] {
+            let before = written(&app).await;
+            let (status, answer) = buyer
+                .post(
+                    &format!("/api/holds/{hold_id}/purchase"),
+                    serde_json::json!({ "name": name, "email": email }),
+                )
+                .await;
+            requests += 1;
+            assert!(!status.is_server_error(), "{status}: {answer}");
+            if status.is_client_error() {
+                assert_eq!(written(&app).await, before, "a refused purchase wrote something");
+            }
+        }
+        let encoded: String =
+            url_escape(&value);
+        for path in [
+            format!("{event_path}/live?since={encoded}"),
+            format!("{event_path}/seat-fragments?ids={encoded}"),
+            format!("{console_path}?q={encoded}"),
+            format!("{console_path}?seat={encoded}"),
+            format!("/staff/login?next={encoded}"),
+            format!("/events/{encoded}"),
+            format!("/api/holds/{encoded}/extend"),
+        ] {
+            let client = if path.starts_with("/staff") { &clerk } else { &buyer };
+            let response = client
+                .http
+                .get(format!("{}{path}", app.base))
+                .timeout(Duration::from_secs(5))
+                .send()
+                .await;
+            requests += 1;
+            // A live stream that opened stays open: its status is what counts.
+            let response = response.expect("an answer");
+            assert!(
+                !response.status().is_server_error(),
+                "{} for {}",
+                response.status(),
+                crate::support::short(&path)
+            );
+        }
+        // A layout file: the value as each name and label it has.
+        let json = serde_json::json!(value);
+        let layouts = [
+            ("v.json".to_string(), format!(r#"{{"name": {json}, "tiers": [{{"code": "std", "name": "S"}}], "sections": [{{"name": "A", "rows": [{{"label": "1", "seats": [{{"label": "1", "tier": "std"}}]}}]}}]}}"#)),
+            ("v.json".to_string(), format!(r#"{{"name": "N", "tiers": [{{"code": {json}, "name": "S"}}], "ga_areas": [{{"name": "F", "tier": {json}, "capacity": 5}}]}}"#)),
+            ("v.json".to_string(), format!(r#"{{"name": "N", "tiers": [{{"code": "s", "name": "S"}}], "sections": [{{"name": {json}, "rows": [{{"label": {json}, "seats": [{{"label": {json}, "tier": "s"}}]}}]}}]}}"#)),
+            ("v.json".to_string(), format!(r#"{{"name": "N", "tiers": [{{"code": "s", "name": "S"}}], "ga_areas": [{{"name": "F", "tier": "s", "capacity": {value}}}]}}"#)),
+            ("v.csv".to_string(), format!("section,row,seat,x,y,tier,flags\n{0},{0},{0},{0},1,{0},{0}\n", value.replace([',', '\n', '\r'], " "))),
+        ];
+        for (file_name, text) in layouts {
+            let before = written(&app).await;
+            let response = crate::venues::upload(&clerk, &file_name, text.into_bytes()).await;
+            requests += 1;
+            assert!(!response.status().is_server_error(), "{} for a layout", response.status());
+            let imported = response
+                .headers()
+                .get("location")
+                .is_some_and(|l| l.to_str().unwrap_or("").starts_with("/staff/venues/"));
+            if !imported {
+                assert_eq!(written(&app).await, before, "a refused layout wrote something");
+            }
+        }
+    }
+    // The new-event form on a good venue, each field hostile in turn.
+    let good = r#"{"name": "Good Hall", "tiers": [{"code": "std", "name": "Standard"}], "sections": [{"name": "A", "rows": [{"label": "1", "seats": [{"label": "1", "tier": "std"}]}]}]}"#;
+    let imported = crate::venues::upload(&clerk, "good.json", good.as_bytes().to_vec()).await;
+    assert!(imported.status().is_redirection(), "{}", imported.status());
+    let venue_path = imported.headers()["location"].to_str().unwrap().to_string();
+    let venue_csrf = crate::pages::csrf_from(&clerk, &venue_path).await;
+    for value in hostile_values() {
+        for field in ["name", "starts_at", "on_sale_at", "price.std"] {
+            let mut fields = vec![
+                ("csrf", venue_csrf.clone()),
+                ("name", "Fine Night".to_string()),
+                ("starts_at", "2099-01-01T20:00".to_string()),
+                ("price.std", "45".to_string()),
+            ];
+            fields.retain(|(key, _)| *key != field);
+            fields.push((field, value.clone()));
+            let before = written(&app).await;
+            let response = clerk
+                .http
+                .post(format!("{}{venue_path}/events", app.base))
+                .form(&fields)
+                .send()
+                .await
+                .unwrap();
+            requests += 1;
+            let status = response.status();
+            assert!(!status.is_server_error(), "{status} for {field}={}", crate::support::short(&value));
+            assert_ne!(status, StatusCode::FORBIDDEN, "{field}");
+            if status.is_client_error() {
+                assert_eq!(written(&app).await, before, "a refused event wrote something");
+            }
+        }
+    }
+    // Whatever was accepted is plain text.
+    for (table, column) in [("events", "name"), ("venues", "name"), ("sections", "name"), ("seats", "row_label"), ("seats", "seat_label"), ("price_tiers", "code")] {
+        let bad = app
+            .count(&format!("SELECT count(*) FROM {table} WHERE {column} ~ '[[:cntrl:]]' OR length({column}) > 200"))
+            .await;
+        assert_eq!(bad, 0, "{table}.{column} holds a control character or a huge value");
+    }
+    eprintln!("{requests} hostile requests, no 5xx");
+}
+
+fn url_escape(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -126,7 +126,7 @@ async fn cli_import_round_trips_and_a_bad_or_repeated_file_writes_nothing() {
     assert_eq!(app.count("SELECT count(*) FROM venues").await, 1);
 }
 
-async fn upload(client: &Api, file_name: &str, bytes: Vec<u8>) -> reqwest::Response {
+pub async fn upload(client: &Api, file_name: &str, bytes: Vec<u8>) -> reqwest::Response {
     let token = csrf_from(client, "/staff/venues").await;
     let form = reqwest::multipart::Form::new().text("csrf", token).part(
         "layout",
