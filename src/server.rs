@@ -60,8 +60,8 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let connection = http
-            .serve_connection(TokioIo::new(stream), per_connection(router.clone(), peer));
+        let connection =
+            http.serve_connection(TokioIo::new(stream), per_connection(router.clone(), peer));
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(err) = connection.await {
@@ -103,7 +103,8 @@ fn per_connection(
 /// reserve for the database pool, the embedded cluster and files.
 fn effective(mut limits: ServerLimits) -> ServerLimits {
     const RESERVE: u64 = 256;
-    if let Ok((soft, _)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+    if let Ok((soft, _)) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
     {
         let room = soft.saturating_sub(RESERVE).max(16) as usize;
         if limits.max_connections > room {
@@ -202,7 +203,11 @@ mod tests {
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let first = gate.admit(a).expect("first from a");
         let _second = gate.admit(a).expect("second from a");
-        assert_eq!(gate.admit(a).err(), Some(Full::Address), "a third from one address");
+        assert_eq!(
+            gate.admit(a).err(),
+            Some(Full::Address),
+            "a third from one address"
+        );
         let _third = gate.admit(b).expect("another address");
         assert_eq!(gate.admit(b).err(), Some(Full::Total), "the total is full");
         drop(first);

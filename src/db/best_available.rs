@@ -187,10 +187,18 @@ async fn resolve_filters(
             format!("This event has no price tier {}.", quoted(code)),
         )
     };
-    if let Some(name) = request.section.as_deref().filter(|n| !is_plain(n, MAX_NAME_CHARS)) {
+    if let Some(name) = request
+        .section
+        .as_deref()
+        .filter(|n| !is_plain(n, MAX_NAME_CHARS))
+    {
         return Err(unknown_section(name));
     }
-    if let Some(code) = request.tier.as_deref().filter(|c| !is_plain(c, MAX_CODE_CHARS)) {
+    if let Some(code) = request
+        .tier
+        .as_deref()
+        .filter(|c| !is_plain(c, MAX_CODE_CHARS))
+    {
         return Err(unknown_tier(code));
     }
     let section_id = match &request.section {

@@ -5,8 +5,8 @@
 //! this instance's open pages (see `web::live`), which render them per viewer.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -139,7 +139,10 @@ async fn listen(
     // database's clock (the version can't say "since then": it is unset).
     let listening_since = seats::Cursor {
         version: UNSET_VERSION,
-        at: client.query_one("SELECT clock_timestamp()", &[]).await?.get(0),
+        at: client
+            .query_one("SELECT clock_timestamp()", &[])
+            .await?
+            .get(0),
     };
     let mut sent: HashMap<i64, seats::Cursor> = HashMap::new();
     // Pages connected while we were away must catch up.

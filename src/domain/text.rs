@@ -65,8 +65,16 @@ mod tests {
         assert!(!is_plain(&"x".repeat(201), 200));
         assert!(is_plain(&"é".repeat(200), 200), "characters, not bytes");
         assert_eq!(problem("row label", "A", 16), None);
-        assert!(problem("row label", "A\u{7}", 16).unwrap().contains("control"));
-        assert!(problem("row label", &"9".repeat(17), 16).unwrap().contains("at most 16"));
+        assert!(
+            problem("row label", "A\u{7}", 16)
+                .unwrap()
+                .contains("control")
+        );
+        assert!(
+            problem("row label", &"9".repeat(17), 16)
+                .unwrap()
+                .contains("at most 16")
+        );
         assert!(problem("row label", "  ", 16).unwrap().contains("empty"));
     }
 

@@ -239,7 +239,9 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         let at = format!("sections[{s}]");
         if section.name.trim().is_empty() {
             errors.push(err(&at, "a section needs a name"));
-        } else if let Some(problem) = text::problem("the section name", &section.name, MAX_NAME_CHARS) {
+        } else if let Some(problem) =
+            text::problem("the section name", &section.name, MAX_NAME_CHARS)
+        {
             errors.push(err(&at, problem));
         } else if !section_names.insert(section.name.clone()) {
             errors.push(err(&at, format!("duplicate section {:?}", section.name)));
@@ -250,7 +252,9 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             let at = format!("{at}.rows[{r}]");
             if row.label.trim().is_empty() {
                 errors.push(err(&at, "a row needs a label"));
-            } else if let Some(problem) = text::problem("the row label", &row.label, MAX_LABEL_CHARS) {
+            } else if let Some(problem) =
+                text::problem("the row label", &row.label, MAX_LABEL_CHARS)
+            {
                 errors.push(err(&at, problem));
             } else if !row_labels.insert(row.label.clone()) {
                 errors.push(err(
@@ -388,7 +392,10 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             break;
         }
         if errors.len() >= MAX_REPORTED_PROBLEMS {
-            errors.push(err(&at, "too many problems; the rest of the file was not read"));
+            errors.push(err(
+                &at,
+                "too many problems; the rest of the file was not read",
+            ));
             break;
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();

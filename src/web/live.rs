@@ -90,8 +90,7 @@ async fn live(
     let admission = state.live_streams.admit(ip.0).map_err(|full| match full {
         Full::Address => AppError::TooManyRequests {
             code: "too_many_streams",
-            message: "Too many live maps are open from your network. Close some and reload."
-                .into(),
+            message: "Too many live maps are open from your network. Close some and reload.".into(),
             retry_after_secs: 10,
         },
         Full::Total => AppError::Unavailable(anyhow::anyhow!(

@@ -334,14 +334,7 @@ async fn respond(
         return Ok(Redirect::to(&back).into_response());
     }
     let client = state.pool.get().await?;
-    let panel = hold_panel(
-        state,
-        &client,
-        event_id,
-        buyer.id,
-        buyer.csrf.value(),
-    )
-    .await?;
+    let panel = hold_panel(state, &client, event_id, buyer.id, buyer.csrf.value()).await?;
     let hold_id = live_hold(&client, event_id, Some(buyer.id))
         .await?
         .map(|h| h.id);

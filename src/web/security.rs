@@ -8,9 +8,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use tower_http::set_header::SetResponseHeaderLayer;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::error::AppError;
 
@@ -149,7 +149,11 @@ pub async fn csrf_cookie(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let name = if secure { CSRF_COOKIE_SECURE } else { CSRF_COOKIE };
+    let name = if secure {
+        CSRF_COOKIE_SECURE
+    } else {
+        CSRF_COOKIE
+    };
     let token = match cookie_token(request.headers(), name) {
         Some(value) => CsrfToken {
             value,
@@ -172,9 +176,8 @@ pub async fn csrf_cookie(
         return response;
     };
     let secure_attribute = if secure { "; Secure" } else { "" };
-    let cookie = format!(
-        "{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200{secure_attribute}"
-    );
+    let cookie =
+        format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200{secure_attribute}");
     if let Ok(cookie) = HeaderValue::from_str(&cookie) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }

@@ -5,11 +5,11 @@
 use std::net::IpAddr;
 
 use askama::Template;
-use axum::{Extension, Router};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
+use axum::{Extension, Router};
 use serde::Deserialize;
 use time::OffsetDateTime;
 use tower_sessions::Session;

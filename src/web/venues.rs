@@ -141,10 +141,7 @@ async fn import(
             _ => {}
         }
     }
-    check_csrf(
-        &staff.csrf,
-        sent_csrf.as_deref(),
-    )?;
+    check_csrf(&staff.csrf, sent_csrf.as_deref())?;
     let Some((file_name, bytes)) = file.filter(|(_, bytes)| !bytes.is_empty()) else {
         return Err(AppError::validation(
             "no_file",

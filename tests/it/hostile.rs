@@ -62,7 +62,9 @@ async fn half_sent_requests_are_closed_and_health_keeps_answering() {
         slow.push(half_sent(&addr).await);
     }
     // With 300 connections stuck mid-request, others are still served.
-    let health = Api::new(&app.base).http.get(format!("{}/healthz", app.base));
+    let health = Api::new(&app.base)
+        .http
+        .get(format!("{}/healthz", app.base));
     let health = health.send().await.expect("healthz while flooded");
     assert_eq!(health.status(), StatusCode::OK);
 
@@ -132,7 +134,10 @@ async fn one_address_cannot_take_every_connection() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(served, "the address got no connection back after closing its own");
+    assert!(
+        served,
+        "the address got no connection back after closing its own"
+    );
 }
 
 /// A first-time visitor's reads (the map, the list, the live stream) write
@@ -184,7 +189,10 @@ async fn a_flood_of_first_time_readers_gets_pages_or_503s_and_writes_no_session(
         held_open.push(response);
     }
     eprintln!("first-time readers by status: {by_status:?}");
-    assert!(by_status.get(&200).copied().unwrap_or(0) > 0, "nothing served");
+    assert!(
+        by_status.get(&200).copied().unwrap_or(0) > 0,
+        "nothing served"
+    );
     assert_eq!(
         app.count("SELECT count(*) FROM tower_sessions").await,
         0,
@@ -253,7 +261,11 @@ async fn live_streams_are_capped_per_address_and_in_total() {
         open.push(stream);
     }
     let over = open_stream(&first, &url).await;
-    assert_eq!(over.status(), StatusCode::TOO_MANY_REQUESTS, "a 4th from one address");
+    assert_eq!(
+        over.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "a 4th from one address"
+    );
     assert!(over.headers().contains_key("retry-after"));
     let second = client_from("127.0.0.2");
     for _ in 0..2 {
@@ -263,7 +275,11 @@ async fn live_streams_are_capped_per_address_and_in_total() {
     }
     let third = client_from("127.0.0.3");
     let full = open_stream(&third, &url).await;
-    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE, "over the total");
+    assert_eq!(
+        full.status(),
+        StatusCode::SERVICE_UNAVAILABLE,
+        "over the total"
+    );
     assert!(full.headers().contains_key("retry-after"));
     // A closed page gives its place back.
     drop(open.remove(0));
@@ -328,7 +344,11 @@ async fn a_change_too_big_to_list_is_read_once_for_every_open_page() {
     }
     let (feed_after, pages_after) = app.state.live.catch_up_reads();
     assert_eq!(pages_after - pages_before, 0, "pages read for themselves");
-    assert_eq!(feed_after - feed_before, 1, "one read by the feed for the event");
+    assert_eq!(
+        feed_after - feed_before,
+        1,
+        "one read by the feed for the event"
+    );
 }
 
 /// Many fresh sessions from one address at once: the live holds of that
@@ -355,7 +375,11 @@ async fn concurrent_fresh_sessions_from_one_address_stay_under_the_hold_cap() {
     let live = app
         .count("SELECT count(*) FROM holds WHERE client_ip = '127.0.0.1' AND state = 'OPEN'")
         .await;
-    assert_eq!(live, i64::from(CAP), "live holds from one address: {by_status:?}");
+    assert_eq!(
+        live,
+        i64::from(CAP),
+        "live holds from one address: {by_status:?}"
+    );
     assert_eq!(by_status.get(&201), Some(&(CAP as i32)), "{by_status:?}");
 }
 
@@ -381,7 +405,14 @@ fn hostile_values() -> Vec<String> {
 /// What a refused request must not have changed.
 async fn written(app: &crate::support::TestApp) -> Vec<i64> {
     let mut counts = Vec::new();
-    for table in ["holds", "orders", "venues", "events", "audit_log", "ga_tickets"] {
+    for table in [
+        "holds",
+        "orders",
+        "venues",
+        "events",
+        "audit_log",
+        "ga_tickets",
+    ] {
         counts.push(app.count(&format!("SELECT count(*) FROM {table}")).await);
     }
     counts.push(
@@ -412,23 +443,125 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
 
     // (client, csrf, path, the form's other fields, the field under test)
     let forms: Vec<(&Api, &str, String, Vec<(&str, String)>, &str)> = vec![
-        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![], "hold"),
-        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![], "release"),
-        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![], "inspect"),
-        (&buyer, &buyer_csrf, format!("{event_path}/seats"), vec![("hold", seat.clone())], "back"),
-        (&buyer, &buyer_csrf, format!("{event_path}/best"), vec![], "count"),
-        (&buyer, &buyer_csrf, format!("{event_path}/best"), vec![("count", "2".into())], "section"),
-        (&buyer, &buyer_csrf, format!("{event_path}/best"), vec![("count", "2".into())], "tier"),
-        (&buyer, &buyer_csrf, format!("{event_path}/ga"), vec![("count", "1".into())], "area"),
-        (&buyer, &buyer_csrf, format!("{event_path}/ga"), vec![("area", area.clone())], "count"),
-        (&buyer, &buyer_csrf, format!("{event_path}/ga"), vec![], "release"),
-        (&buyer, &buyer_csrf, format!("{event_path}/purchase"), vec![("email", "a@b.example".into())], "name"),
-        (&buyer, &buyer_csrf, format!("{event_path}/purchase"), vec![("name", "Ada".into())], "email"),
-        (&clerk, &clerk_csrf, format!("{console_path}/seats/{seat}/sell"), vec![("email", "a@b.example".into())], "name"),
-        (&clerk, &clerk_csrf, format!("{console_path}/seats/{seat}/sell"), vec![("name", "Ada".into())], "email"),
-        (&buyer, &buyer_csrf, "/staff/login".into(), vec![("password", "x".repeat(12))], "name"),
-        (&buyer, &buyer_csrf, "/staff/login".into(), vec![("name", "clerk".into())], "password"),
-        (&buyer, &buyer_csrf, "/staff/login".into(), vec![("name", "nobody".into()), ("password", "x".repeat(12))], "next"),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/seats"),
+            vec![],
+            "hold",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/seats"),
+            vec![],
+            "release",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/seats"),
+            vec![],
+            "inspect",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/seats"),
+            vec![("hold", seat.clone())],
+            "back",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/best"),
+            vec![],
+            "count",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/best"),
+            vec![("count", "2".into())],
+            "section",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/best"),
+            vec![("count", "2".into())],
+            "tier",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/ga"),
+            vec![("count", "1".into())],
+            "area",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/ga"),
+            vec![("area", area.clone())],
+            "count",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/ga"),
+            vec![],
+            "release",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/purchase"),
+            vec![("email", "a@b.example".into())],
+            "name",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            format!("{event_path}/purchase"),
+            vec![("name", "Ada".into())],
+            "email",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            format!("{console_path}/seats/{seat}/sell"),
+            vec![("email", "a@b.example".into())],
+            "name",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            format!("{console_path}/seats/{seat}/sell"),
+            vec![("name", "Ada".into())],
+            "email",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            "/staff/login".into(),
+            vec![("password", "x".repeat(12))],
+            "name",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            "/staff/login".into(),
+            vec![("name", "clerk".into())],
+            "password",
+        ),
+        (
+            &buyer,
+            &buyer_csrf,
+            "/staff/login".into(),
+            vec![("name", "nobody".into()), ("password", "x".repeat(12))],
+            "next",
+        ),
     ];
     let mut requests = 0;
     for value in hostile_values() {
@@ -454,13 +587,23 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
             // The token is good: a 403 would mean the field was never tried.
             assert_ne!(status, StatusCode::FORBIDDEN, "{field} on {path}");
             if status.is_client_error() {
-                assert_eq!(written(&app).await, before, "{field} on {path} wrote something");
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "{field} on {path} wrote something"
+                );
             }
         }
         // JSON bodies, query strings and path segments.
         let json_bodies = [
-            format!(r#"{{"best_available": {{"count": 2, "section": {}}}}}"#, serde_json::json!(value)),
-            format!(r#"{{"best_available": {{"count": 2, "tier": {}}}}}"#, serde_json::json!(value)),
+            format!(
+                r#"{{"best_available": {{"count": 2, "section": {}}}}}"#,
+                serde_json::json!(value)
+            ),
+            format!(
+                r#"{{"best_available": {{"count": 2, "tier": {}}}}}"#,
+                serde_json::json!(value)
+            ),
             format!(r#"{{"best_available": {{"count": {value}}}}}"#),
             format!(r#"{{"seat_ids": [{value}]}}"#),
             format!(r#"{{"ga": {{"area": {area}, "count": {value}}}}}"#),
@@ -472,9 +615,17 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
                 .post_raw(&format!("/api/events/{}/holds", event.id), &body)
                 .await;
             requests += 1;
-            assert!(!status.is_server_error(), "{status} for {}: {answer}", crate::support::short(&body));
+            assert!(
+                !status.is_server_error(),
+                "{status} for {}: {answer}",
+                crate::support::short(&body)
+            );
             if status.is_client_error() {
-                assert_eq!(written(&app).await, before, "a refused hold wrote something");
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "a refused hold wrote something"
+                );
             }
         }
         for (name, email) in [(value.as_str(), "a@b.example"), ("Ada", value.as_str())] {
@@ -488,11 +639,14 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
             requests += 1;
             assert!(!status.is_server_error(), "{status}: {answer}");
             if status.is_client_error() {
-                assert_eq!(written(&app).await, before, "a refused purchase wrote something");
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "a refused purchase wrote something"
+                );
             }
         }
-        let encoded: String =
-            url_escape(&value);
+        let encoded: String = url_escape(&value);
         for path in [
             format!("{event_path}/live?since={encoded}"),
             format!("{event_path}/seat-fragments?ids={encoded}"),
@@ -502,7 +656,11 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
             format!("/events/{encoded}"),
             format!("/api/holds/{encoded}/extend"),
         ] {
-            let client = if path.starts_with("/staff") { &clerk } else { &buyer };
+            let client = if path.starts_with("/staff") {
+                &clerk
+            } else {
+                &buyer
+            };
             let response = client
                 .http
                 .get(format!("{}{path}", app.base))
@@ -522,23 +680,57 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
         // A layout file: the value as each name and label it has.
         let json = serde_json::json!(value);
         let layouts = [
-            ("v.json".to_string(), format!(r#"{{"name": {json}, "tiers": [{{"code": "std", "name": "S"}}], "sections": [{{"name": "A", "rows": [{{"label": "1", "seats": [{{"label": "1", "tier": "std"}}]}}]}}]}}"#)),
-            ("v.json".to_string(), format!(r#"{{"name": "N", "tiers": [{{"code": {json}, "name": "S"}}], "ga_areas": [{{"name": "F", "tier": {json}, "capacity": 5}}]}}"#)),
-            ("v.json".to_string(), format!(r#"{{"name": "N", "tiers": [{{"code": "s", "name": "S"}}], "sections": [{{"name": {json}, "rows": [{{"label": {json}, "seats": [{{"label": {json}, "tier": "s"}}]}}]}}]}}"#)),
-            ("v.json".to_string(), format!(r#"{{"name": "N", "tiers": [{{"code": "s", "name": "S"}}], "ga_areas": [{{"name": "F", "tier": "s", "capacity": {value}}}]}}"#)),
-            ("v.csv".to_string(), format!("section,row,seat,x,y,tier,flags\n{0},{0},{0},{0},1,{0},{0}\n", value.replace([',', '\n', '\r'], " "))),
+            (
+                "v.json".to_string(),
+                format!(
+                    r#"{{"name": {json}, "tiers": [{{"code": "std", "name": "S"}}], "sections": [{{"name": "A", "rows": [{{"label": "1", "seats": [{{"label": "1", "tier": "std"}}]}}]}}]}}"#
+                ),
+            ),
+            (
+                "v.json".to_string(),
+                format!(
+                    r#"{{"name": "N", "tiers": [{{"code": {json}, "name": "S"}}], "ga_areas": [{{"name": "F", "tier": {json}, "capacity": 5}}]}}"#
+                ),
+            ),
+            (
+                "v.json".to_string(),
+                format!(
+                    r#"{{"name": "N", "tiers": [{{"code": "s", "name": "S"}}], "sections": [{{"name": {json}, "rows": [{{"label": {json}, "seats": [{{"label": {json}, "tier": "s"}}]}}]}}]}}"#
+                ),
+            ),
+            (
+                "v.json".to_string(),
+                format!(
+                    r#"{{"name": "N", "tiers": [{{"code": "s", "name": "S"}}], "ga_areas": [{{"name": "F", "tier": "s", "capacity": {value}}}]}}"#
+                ),
+            ),
+            (
+                "v.csv".to_string(),
+                format!(
+                    "section,row,seat,x,y,tier,flags\n{0},{0},{0},{0},1,{0},{0}\n",
+                    value.replace([',', '\n', '\r'], " ")
+                ),
+            ),
         ];
         for (file_name, text) in layouts {
             let before = written(&app).await;
             let response = crate::venues::upload(&clerk, &file_name, text.into_bytes()).await;
             requests += 1;
-            assert!(!response.status().is_server_error(), "{} for a layout", response.status());
+            assert!(
+                !response.status().is_server_error(),
+                "{} for a layout",
+                response.status()
+            );
             let imported = response
                 .headers()
                 .get("location")
                 .is_some_and(|l| l.to_str().unwrap_or("").starts_with("/staff/venues/"));
             if !imported {
-                assert_eq!(written(&app).await, before, "a refused layout wrote something");
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "a refused layout wrote something"
+                );
             }
         }
     }
@@ -568,19 +760,37 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
                 .unwrap();
             requests += 1;
             let status = response.status();
-            assert!(!status.is_server_error(), "{status} for {field}={}", crate::support::short(&value));
+            assert!(
+                !status.is_server_error(),
+                "{status} for {field}={}",
+                crate::support::short(&value)
+            );
             assert_ne!(status, StatusCode::FORBIDDEN, "{field}");
             if status.is_client_error() {
-                assert_eq!(written(&app).await, before, "a refused event wrote something");
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "a refused event wrote something"
+                );
             }
         }
     }
     // Whatever was accepted is plain text.
-    for (table, column) in [("events", "name"), ("venues", "name"), ("sections", "name"), ("seats", "row_label"), ("seats", "seat_label"), ("price_tiers", "code")] {
+    for (table, column) in [
+        ("events", "name"),
+        ("venues", "name"),
+        ("sections", "name"),
+        ("seats", "row_label"),
+        ("seats", "seat_label"),
+        ("price_tiers", "code"),
+    ] {
         let bad = app
             .count(&format!("SELECT count(*) FROM {table} WHERE {column} ~ '[[:cntrl:]]' OR length({column}) > 200"))
             .await;
-        assert_eq!(bad, 0, "{table}.{column} holds a control character or a huge value");
+        assert_eq!(
+            bad, 0,
+            "{table}.{column} holds a control character or a huge value"
+        );
     }
     eprintln!("{requests} hostile requests, no 5xx");
 }

@@ -92,7 +92,12 @@ async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answer
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let limits = seatmap::config::ServerLimits::default();
-    tokio::spawn(seatmap::server::serve(listener, app, limits, std::future::pending()));
+    tokio::spawn(seatmap::server::serve(
+        listener,
+        app,
+        limits,
+        std::future::pending(),
+    ));
 
     let client = Api::new(&base);
     for path in ["/api/events", "/api/events/1/seats", "/readyz"] {

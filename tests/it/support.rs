@@ -635,5 +635,12 @@ pub fn statuses(seats_body: &Value) -> std::collections::HashMap<i64, String> {
 /// A value cut short for an assertion message.
 pub fn short(value: &str) -> String {
     let start: String = value.chars().take(60).collect();
-    format!("{start:?}{}", if value.chars().count() > 60 { "…" } else { "" })
+    format!(
+        "{start:?}{}",
+        if value.chars().count() > 60 {
+            "…"
+        } else {
+            ""
+        }
+    )
 }
