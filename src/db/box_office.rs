@@ -73,6 +73,15 @@ fn holds_query(condition: &str, order: &str, with_ga: bool) -> String {
     )
 }
 
+/// Whether the hold (in any state) is one of the event's.
+pub async fn hold_belongs_to(
+    client: &impl GenericClient,
+    hold_id: Uuid,
+    event_id: i64,
+) -> AppResult<bool> {
+    Ok(holds::event_of(client, hold_id, None).await? == Some(event_id))
+}
+
 /// Holds that are live now, soonest to expire first.
 pub async fn live_holds(
     client: &impl GenericClient,
@@ -454,29 +463,33 @@ pub struct SalesClosed {
 
 /// Ends selling for the event: no more holds or purchases. Every open hold
 /// is released (its buyer is told, as for a staff release). Cancelling
-/// also flags every order for refund; orders are never deleted. Waits for
-/// claims in flight, and holds off new ones, until done.
+/// also flags every order for refund; orders are never deleted.
+///
+/// Two transactions. The first marks the event closed without waiting for
+/// anyone, so new claims and purchases are refused from its commit on. The
+/// second waits for those already in flight, then releases every open
+/// hold: none can slip in after it. If the second fails, calling this
+/// again finishes the job.
 pub async fn close_sales(
     pool: &Pool,
     staff_id: i64,
     event_id: i64,
     cancel: bool,
 ) -> AppResult<SalesClosed> {
+    let before = retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let before = events::mark_closed(&tx, event_id, cancel).await?;
+        tx.commit().await?;
+        Ok(before)
+    })
+    .await?;
+    let already_closed =
+        before == SaleStatus::Cancelled || (before == SaleStatus::Closed && !cancel);
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
-        let before = events::lock_for_closing(&tx, event_id).await?;
-        if before == SaleStatus::Cancelled || (before == SaleStatus::Closed && !cancel) {
-            return Err(AppError::Conflict {
-                code: "already_closed",
-                message: if before == SaleStatus::Cancelled {
-                    "This event is already cancelled.".into()
-                } else {
-                    "Sales for this event are already closed.".into()
-                },
-            });
-        }
-        events::mark_closed(&tx, event_id, cancel).await?;
+        events::lock_for_closing(&tx, event_id).await?;
         // Holds before seats, as a buyer's release locks them.
         let holds_released = tx
             .execute(
@@ -496,6 +509,18 @@ pub async fn close_sales(
         } else {
             0
         };
+        // A second click finds nothing to do; a first one whose second
+        // transaction failed finds the holds it left.
+        if already_closed && holds_released == 0 {
+            return Err(AppError::Conflict {
+                code: "already_closed",
+                message: if before == SaleStatus::Cancelled {
+                    "This event is already cancelled.".into()
+                } else {
+                    "Sales for this event are already closed.".into()
+                },
+            });
+        }
         let outcome = SalesClosed {
             holds_released,
             seats_released: released.len() as i64,

@@ -103,7 +103,7 @@ pub async fn exists(client: &impl GenericClient, event_id: i64) -> AppResult<boo
 /// new ones, so no hold slips in after the close has released the rest.
 /// Take it before locking any hold, as closing does.
 pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
-    let (status, on_sale_at) = lock_sale_status(client, event_id, "FOR KEY SHARE").await?;
+    let (status, on_sale_at) = lock_sale_status(client, event_id, LockUnless::Closed).await?;
     status.refuse(on_sale_at)
 }
 
@@ -113,45 +113,88 @@ pub(super) async fn lock_not_cancelled(
     client: &impl GenericClient,
     event_id: i64,
 ) -> AppResult<()> {
-    match lock_sale_status(client, event_id, "FOR KEY SHARE").await? {
+    match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
         (SaleStatus::Cancelled, on_sale_at) => SaleStatus::Cancelled.refuse(on_sale_at),
         _ => Ok(()),
     }
 }
 
-/// The event's sale state, with the row lock `lock` ("FOR KEY SHARE" for
-/// claims, "FOR UPDATE" for closing).
+/// Which ended events a key-share lock is not taken on.
+enum LockUnless {
+    Closed,
+    Cancelled,
+}
+
+/// The event's sale state, with a key-share lock if sales are still open
+/// (`LockUnless::Closed`) or it isn't cancelled (`LockUnless::Cancelled`).
+/// An ended event is read without one: a refused request that locked the
+/// row anyway would keep the lock taken, under a steady stream of them,
+/// and closing (which waits for the lock to be free) would starve.
 async fn lock_sale_status(
     client: &impl GenericClient,
     event_id: i64,
-    lock: &str,
+    unless: LockUnless,
 ) -> AppResult<(SaleStatus, Option<OffsetDateTime>)> {
-    let statement = client
+    let still_open = match unless {
+        LockUnless::Closed => "e.sales_closed_at IS NULL",
+        LockUnless::Cancelled => "e.cancelled_at IS NULL",
+    };
+    let locked = client
         .prepare_cached(&format!(
-            "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e WHERE e.id = $1 {lock}"
+            "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e
+              WHERE e.id = $1 AND {still_open} FOR KEY SHARE"
         ))
         .await?;
-    let row = client
-        .query_opt(&statement, &[&event_id])
-        .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+    let row = match client.query_opt(&locked, &[&event_id]).await? {
+        Some(row) => row,
+        None => client
+            .query_opt(
+                &client
+                    .prepare_cached(&format!(
+                        "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e WHERE e.id = $1"
+                    ))
+                    .await?,
+                &[&event_id],
+            )
+            .await?
+            .ok_or_else(|| AppError::not_found("Event"))?,
+    };
     Ok((SaleStatus::from_db(row.get("sale")), row.get("on_sale_at")))
 }
 
-/// Whether staff closed sales or cancelled the event, with the lock that
-/// excludes every claim until this transaction ends.
-pub(super) async fn lock_for_closing(
-    client: &impl GenericClient,
-    event_id: i64,
-) -> AppResult<SaleStatus> {
-    Ok(lock_sale_status(client, event_id, "FOR UPDATE").await?.0)
+/// Waits for every claim and purchase that locked the event while sales
+/// were open to finish, and keeps the event locked until this transaction
+/// ends. Only after [`mark_closed`] has committed: from then on no new
+/// request takes the key-share lock, so the wait is bounded.
+pub(super) async fn lock_for_closing(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
+    let statement = client
+        .prepare_cached("SELECT 1 FROM events WHERE id = $1 FOR UPDATE")
+        .await?;
+    client
+        .query_opt(&statement, &[&event_id])
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
+    Ok(())
 }
 
+/// Ends online sales (and, with `cancel`, the event), returning the sale
+/// state before. Its row lock (FOR NO KEY UPDATE) does not conflict with
+/// the key-share locks of claims in flight, so it never waits behind them;
+/// once it commits, new claims and purchases are refused.
 pub(super) async fn mark_closed(
     client: &impl GenericClient,
     event_id: i64,
     cancel: bool,
-) -> AppResult<()> {
+) -> AppResult<SaleStatus> {
+    let before = client
+        .prepare_cached(&format!(
+            "SELECT {SALE_STATUS} AS sale FROM events e WHERE e.id = $1 FOR NO KEY UPDATE"
+        ))
+        .await?;
+    let before = client
+        .query_opt(&before, &[&event_id])
+        .await?
+        .ok_or_else(|| AppError::not_found("Event"))?;
     let statement = client
         .prepare_cached(
             "UPDATE events SET sales_closed_at = coalesce(sales_closed_at, now()),
@@ -160,7 +203,7 @@ pub(super) async fn mark_closed(
         )
         .await?;
     client.execute(&statement, &[&event_id, &cancel]).await?;
-    Ok(())
+    Ok(SaleStatus::from_db(before.get("sale")))
 }
 
 /// Everything an event is made of, ready to insert.

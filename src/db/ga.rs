@@ -287,14 +287,15 @@ pub(super) async fn extend(
     Ok(())
 }
 
-/// Sells the hold's live tickets on the order, area by area. Returns how
-/// many were sold, or None if any of them had lapsed (the caller refuses).
+/// Sells `held`, the tickets the purchase counted, on the order, area by
+/// area. False if any line can't be sold whole: it lapsed, or a claim
+/// gave it back to its area since it was counted (the caller refuses).
 pub(super) async fn sell(
     client: &impl GenericClient,
     hold_id: Uuid,
+    held: &[GaHeld],
     order_id: Uuid,
-) -> AppResult<Option<Vec<GaHeld>>> {
-    let held = held_by(client, hold_id).await?;
+) -> AppResult<bool> {
     let sell = client
         .prepare_cached(
             "WITH sold AS (
@@ -312,15 +313,15 @@ pub(super) async fn sell(
           RETURNING total.quantity",
         )
         .await?;
-    for line in &held {
+    for line in held {
         let sold = client
             .query_opt(&sell, &[&line.area_id, &hold_id, &order_id])
             .await?;
         if sold.map(|row| row.get::<_, i32>(0)) != Some(line.quantity) {
-            return Ok(None);
+            return Ok(false);
         }
     }
-    Ok(Some(held))
+    Ok(true)
 }
 
 /// Returns every held ticket of the event to its area (sales closed).

@@ -429,6 +429,17 @@ async fn close(client: &impl GenericClient, hold_id: Uuid, state: &str) -> AppRe
     Ok(())
 }
 
+/// Whether the hold is still live by the clock at this moment, not at the
+/// transaction's start (`now()`): a purchase asks after it has counted what
+/// it will sell, so a claim that took a lapsed seat before the count is
+/// seen as the hold having lapsed.
+pub(super) async fn live_by_clock(client: &impl GenericClient, hold_id: Uuid) -> AppResult<bool> {
+    let statement = client
+        .prepare_cached("SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1")
+        .await?;
+    Ok(client.query_one(&statement, &[&hold_id]).await?.get(0))
+}
+
 pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: Uuid) -> AppResult<()> {
     close(client, hold_id, "PURCHASED").await
 }

@@ -90,6 +90,14 @@ async fn purchase_once(
         .await?;
     let expected: i64 = tx.query_one(&count_held, &[&hold.id]).await?.get(0);
     let ga_held = ga::held_by(&tx, hold.id).await?;
+    // `hold.live` was judged at the transaction's start. A claim that took
+    // one of our lapsed seats or tickets after that, and before the counts
+    // above, shrank what they found: we would sell part of the hold. Ask
+    // the clock now, after counting; any claim after this point is caught
+    // below, when fewer rows sell than were counted.
+    if !holds::live_by_clock(&tx, hold.id).await? {
+        return Err(AppError::HoldExpired);
+    }
     if expected == 0 && ga_held.is_empty() {
         return Err(AppError::validation(
             "empty_hold",
@@ -117,7 +125,7 @@ async fn purchase_once(
     )
     .await?;
     // GA before seats: the order every claim takes its locks in.
-    if ga::sell(&tx, hold.id, order_id).await?.is_none() {
+    if !ga::sell(&tx, hold.id, &ga_held, order_id).await? {
         return Err(AppError::HoldExpired);
     }
     let sell = tx

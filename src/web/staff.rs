@@ -507,10 +507,11 @@ async fn back_to_console(
 
 /// A hold must belong to the console's event (the URL says which).
 async fn hold_of_event(state: &AppState, event_id: i64, hold_id: Uuid) -> AppResult<()> {
+    // Whatever state the hold is in now: a console row can go stale (the
+    // hold bought, released or its seats taken) between the page and the
+    // click, and the action then explains that on the console.
     let client = state.pool.get().await?;
-    let live = db::box_office::live_holds(&client, event_id).await?;
-    let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
-    if live.iter().chain(&lapsed).any(|h| h.hold_id == hold_id) {
+    if db::box_office::hold_belongs_to(&client, hold_id, event_id).await? {
         Ok(())
     } else {
         Err(AppError::not_found("Hold"))

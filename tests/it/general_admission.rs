@@ -5,36 +5,9 @@ use std::time::Duration;
 
 use rand::Rng;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::support::{Api, TestApp, spawn_app, spawn_app_with};
-
-async fn hold_ga(buyer: &Api, event_id: i64, area: i64, count: i64) -> (StatusCode, Value) {
-    buyer
-        .post(
-            &format!("/api/events/{event_id}/holds"),
-            json!({ "ga": { "area": area, "count": count } }),
-        )
-        .await
-}
-
-/// (held, sold) on the area's counters.
-async fn counters(app: &TestApp, area: i64) -> (i32, i32) {
-    let row = app
-        .sql()
-        .await
-        .query_one("SELECT held, sold FROM ga_areas WHERE id = $1", &[&area])
-        .await
-        .unwrap();
-    (row.get(0), row.get(1))
-}
-
-async fn no_breaches(app: &TestApp) {
-    let breaches = seatmap::db::invariants::check(&app.sql().await, 1000)
-        .await
-        .unwrap();
-    assert!(breaches.is_empty(), "{breaches:#?}");
-}
+use crate::support::{spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
@@ -43,12 +16,12 @@ async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
     let floor = areas[0];
     let buyer = app.buyer();
 
-    let (status, body) = hold_ga(&buyer, event.id, floor, 3).await;
+    let (status, body) = buyer.hold_ga(event.id, floor, 3).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["ga"], json!([{ "area": floor, "count": 3 }]));
     assert_eq!(body["seat_ids"], json!([]));
     // A second request adds to the same line of the same hold.
-    let (status, again) = hold_ga(&buyer, event.id, floor, 1).await;
+    let (status, again) = buyer.hold_ga(event.id, floor, 1).await;
     assert_eq!(status, StatusCode::CREATED, "{again}");
     assert_eq!(again["hold_id"], body["hold_id"]);
     assert_eq!(again["ga"], json!([{ "area": floor, "count": 4 }]));
@@ -63,7 +36,7 @@ async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
     assert_eq!(listing["event"]["ga_available"], 1);
 
     let other = app.buyer();
-    let (status, refused) = hold_ga(&other, event.id, floor, 2).await;
+    let (status, refused) = other.hold_ga(event.id, floor, 2).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(refused["error"], "not_enough_capacity");
     assert!(
@@ -74,10 +47,10 @@ async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
         "{refused}"
     );
     for count in [0, -1, 11, 1_000_000_000_000] {
-        let (status, body) = hold_ga(&other, event.id, floor, count).await;
+        let (status, body) = other.hold_ga(event.id, floor, count).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{count}: {body}");
     }
-    let (status, _) = hold_ga(&other, event.id, floor + 999, 1).await;
+    let (status, _) = other.hold_ga(event.id, floor + 999, 1).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _) = other
         .post(
@@ -105,7 +78,7 @@ async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
         .purchase(&mixed["hold_id"], "Grace Hopper", "grace@example.com")
         .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
-    assert_eq!(counters(&app, floor).await, (4, 1));
+    assert_eq!(app.ga_counters(floor).await, (4, 1));
     let total: i64 = app
         .count(&format!(
             "SELECT sum(quantity * price_cents)::bigint FROM ga_tickets WHERE order_id = '{}'",
@@ -122,8 +95,8 @@ async fn ga_tickets_are_held_listed_bought_and_refused_like_seats() {
         ))
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    assert_eq!(counters(&app, floor).await, (0, 1));
-    no_breaches(&app).await;
+    assert_eq!(app.ga_counters(floor).await, (0, 1));
+    app.no_breaches().await;
 }
 
 #[tokio::test]
@@ -144,7 +117,7 @@ async fn five_hundred_buyers_never_get_more_than_the_area_holds_and_lapsed_ticke
             tokio::spawn(async move {
                 // A 503 is "try again": the client does, like a browser would.
                 for _ in 0..50 {
-                    let (status, body) = hold_ga(&buyer, event_id, floor, count).await;
+                    let (status, body) = buyer.hold_ga(event_id, floor, count).await;
                     if status != StatusCode::SERVICE_UNAVAILABLE {
                         return (status, body, count);
                     }
@@ -175,8 +148,8 @@ async fn five_hundred_buyers_never_get_more_than_the_area_holds_and_lapsed_ticke
     // A quarter of the buyers want 1, and most of them come after the area
     // is nearly full, so it fills exactly.
     assert_eq!(granted, 100);
-    assert_eq!(counters(&app, floor).await, (granted as i32, 0));
-    no_breaches(&app).await;
+    assert_eq!(app.ga_counters(floor).await, (granted as i32, 0));
+    app.no_breaches().await;
 
     // Every hold lapses; the map counts them as free at once, and the next
     // claim on the area returns them to the counter in its own transaction.
@@ -184,20 +157,20 @@ async fn five_hundred_buyers_never_get_more_than_the_area_holds_and_lapsed_ticke
     let listing = app.buyer().seats(event.id).await;
     assert_eq!(listing["ga_areas"][0]["available"], 100);
     assert_eq!(
-        counters(&app, floor).await.0,
+        app.ga_counters(floor).await.0,
         granted as i32,
         "not yet returned"
     );
     let late = app.buyer();
-    let (status, body) = hold_ga(&late, event.id, floor, 4).await;
+    let (status, body) = late.hold_ga(event.id, floor, 4).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    assert_eq!(counters(&app, floor).await, (4, 0));
+    assert_eq!(app.ga_counters(floor).await, (4, 0));
     assert_eq!(
         app.count("SELECT count(*) FROM ga_tickets").await,
         1,
         "only the new hold's tickets are left"
     );
-    no_breaches(&app).await;
+    app.no_breaches().await;
 }
 
 #[tokio::test]
@@ -275,7 +248,7 @@ async fn mixed_carts_claim_in_a_fixed_order_and_never_deadlock() {
     println!("{held} of 200 mixed carts held, {deadlocks} deadlocks");
     assert!(held > 0, "no cart got anything");
     assert_eq!(deadlocks, 0, "carts deadlocked (and were retried)");
-    no_breaches(&app).await;
+    app.no_breaches().await;
 }
 
 #[tokio::test]
@@ -337,5 +310,5 @@ async fn the_map_shows_ga_areas_with_what_is_left_and_holds_them_without_javascr
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let (_, html) = crate::pages::page(&buyer, &format!("/events/{}", event.id)).await;
     assert!(html.contains("3 left"), "{html}");
-    assert_eq!(counters(&app, areas[0]).await, (0, 0));
+    assert_eq!(app.ga_counters(areas[0]).await, (0, 0));
 }

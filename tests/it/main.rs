@@ -11,6 +11,7 @@ mod load;
 mod ops;
 mod pages;
 mod purchase;
+mod races;
 mod schema;
 mod security;
 mod sessions;

@@ -474,6 +474,26 @@ impl TestApp {
             .collect()
     }
 
+    /// (held, sold) on a GA area's counters.
+    pub async fn ga_counters(&self, area: i64) -> (i32, i32) {
+        let row = self
+            .sql()
+            .await
+            .query_one("SELECT held, sold FROM ga_areas WHERE id = $1", &[&area])
+            .await
+            .expect("reading the area's counters");
+        (row.get(0), row.get(1))
+    }
+
+    /// Fails the test if the database breaks any invariant `seatmap-bench`
+    /// checks (see `db::invariants`).
+    pub async fn no_breaches(&self) {
+        let breaches = seatmap::db::invariants::check(&self.sql().await, 1000)
+            .await
+            .expect("checking invariants");
+        assert!(breaches.is_empty(), "{breaches:#?}");
+    }
+
     /// The single bigint a query returns, e.g. `SELECT count(*) FROM orders`.
     pub async fn count(&self, sql: &str) -> i64 {
         self.sql()
@@ -481,6 +501,153 @@ impl TestApp {
             .query_one(sql, &[])
             .await
             .unwrap_or_else(|err| panic!("{sql}: {err}"))
+            .get(0)
+    }
+}
+
+/// How long a test waits for something the app does in the background
+/// before it fails: generous, since every test runs in parallel.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A backend of the app caught waiting on a lock.
+pub struct LockWaiter {
+    /// When its transaction began: what `now()` is inside it.
+    pub xact_start: OffsetDateTime,
+}
+
+impl TestApp {
+    /// A connection of the test's own, outside every pool: to hold locks
+    /// the app is then made to wait on, or to read what other backends do.
+    pub async fn own_connection(&self) -> tokio_postgres::Client {
+        connect(&self.db.pg_config()).await
+    }
+
+    /// Waits (polling, up to [`PATIENCE`]) until a backend of this database
+    /// is waiting on a lock in a statement containing `statement_part`.
+    pub async fn lock_waiter(&self, statement_part: &str) -> LockWaiter {
+        let watcher = self.own_connection().await;
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let row = watcher
+                .query_opt(
+                    "SELECT xact_start FROM pg_stat_activity
+                      WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        AND wait_event_type = 'Lock' AND strpos(query, $1) > 0
+                      LIMIT 1",
+                    &[&statement_part],
+                )
+                .await
+                .expect("reading pg_stat_activity");
+            if let Some(row) = row {
+                return LockWaiter {
+                    xact_start: row.get(0),
+                };
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no backend waited on a lock in {statement_part:?} within {PATIENCE:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Moves a hold's expiry to `at` everywhere it is kept (the hold, its
+    /// seats, its GA tickets): the test's clock, instead of waiting.
+    pub async fn expire_hold_at(&self, hold_id: &Value, at: OffsetDateTime) {
+        let hold_id: uuid::Uuid = id_segment(hold_id).parse().expect("a hold id");
+        let client = self.own_connection().await;
+        client
+            .execute(
+                "UPDATE holds SET created_at = least(created_at, $2::timestamptz - interval '1 hour'),
+                                  expires_at = $2
+                  WHERE id = $1",
+                &[&hold_id, &at],
+            )
+            .await
+            .expect("moving the hold's expiry");
+        self.expire_held_places_at(&client, hold_id, at).await;
+    }
+
+    /// Moves the expiry of the hold's seats and GA tickets only, leaving the
+    /// hold row alone (it may be locked by the transaction under test).
+    pub async fn expire_held_places_at(
+        &self,
+        client: &tokio_postgres::Client,
+        hold_id: uuid::Uuid,
+        at: OffsetDateTime,
+    ) {
+        client
+            .execute(
+                "UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'",
+                &[&hold_id, &at],
+            )
+            .await
+            .expect("moving the seats' expiry");
+        client
+            .execute(
+                "UPDATE ga_tickets SET held_until = $2 WHERE hold_id = $1 AND order_id IS NULL",
+                &[&hold_id, &at],
+            )
+            .await
+            .expect("moving the tickets' expiry");
+    }
+
+    /// Lapses the hold now, as if its time had run out a minute ago.
+    pub async fn lapse_hold(&self, hold_id: &Value) {
+        let a_minute_ago: OffsetDateTime = self
+            .sql()
+            .await
+            .query_one("SELECT now() - interval '1 minute'", &[])
+            .await
+            .expect("reading the database clock")
+            .get(0);
+        self.expire_hold_at(hold_id, a_minute_ago).await;
+    }
+
+    /// PostgreSQL's count of deadlocks in this database, settled. Backends
+    /// report statistics when idle at most every 10 s, but always on exit:
+    /// so every other backend of the database is ended first, and waited
+    /// for. The app's pooled connections go with them; call this last.
+    pub async fn settled_deadlocks(&self) -> i64 {
+        let client = self.own_connection().await;
+        let ended: Vec<i32> = client
+            .query(
+                "SELECT pid FROM pg_stat_activity
+                  WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    AND pg_terminate_backend(pid)",
+                &[],
+            )
+            .await
+            .expect("ending the database's other backends")
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let left: i64 = client
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)",
+                    &[&ended],
+                )
+                .await
+                .expect("reading pg_stat_activity")
+                .get(0);
+            if left == 0 {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{left} backends still running {PATIENCE:?} after being ended"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        client
+            .query_one(
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+                &[],
+            )
+            .await
+            .expect("reading pg_stat_database")
             .get(0)
     }
 }
@@ -580,6 +747,15 @@ impl Api {
         self.post(
             &format!("/api/events/{event_id}/holds"),
             json!({ "seat_ids": seat_ids }),
+        )
+        .await
+    }
+
+    /// Asks for `count` general-admission tickets in `area`.
+    pub async fn hold_ga(&self, event_id: i64, area: i64, count: i64) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/events/{event_id}/holds"),
+            json!({ "ga": { "area": area, "count": count } }),
         )
         .await
     }

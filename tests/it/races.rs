@@ -1,0 +1,631 @@
+//! Races over HTTP for what the README says the code survives: each test
+//! sets up the interleaving it names (holding a lock the app must wait on,
+//! or moving the database's idea of an expiry) instead of hoping the
+//! scheduler finds it, and fails if the guarantee breaks.
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use crate::staff::{console_action, staff};
+use crate::support::{Api, TestApp, id_segment, ids, spawn_app_with};
+
+/// Lock waits in these tests are deliberate and must not time out.
+fn patient(config: &mut seatmap::config::Config) {
+    config.db.lock_timeout = Duration::from_secs(15);
+    config.db.statement_timeout = Duration::from_secs(15);
+}
+
+/// The statement a purchase waits in while the test holds the hold's lock.
+const PURCHASE_LOCKS_THE_HOLD: &str = "FROM holds WHERE id = $1 AND buyer_id = $2 FOR UPDATE";
+/// The statement a purchase waits in while the test holds a SHARE lock
+/// on `orders`: its first write, after every check and count.
+const PURCHASE_WRITES_THE_ORDER: &str = "INSERT INTO orders";
+
+fn one_ms_after(at: OffsetDateTime) -> OffsetDateTime {
+    at + time::Duration::milliseconds(1)
+}
+
+/// A buyer holding seats `seats` and `tickets` GA tickets in `area`.
+async fn holding(
+    app: &TestApp,
+    event_id: i64,
+    seats: &[i64],
+    area: i64,
+    tickets: i64,
+) -> (Api, Value) {
+    let buyer = app.buyer();
+    let (status, body) = buyer.hold(event_id, seats).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = buyer.hold_ga(event_id, area, tickets).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    (buyer, body)
+}
+
+/// Nothing of the hold was sold: no order, no sold seat, no sold ticket.
+async fn nothing_sold(app: &TestApp) {
+    let orders = app.count("SELECT count(*) FROM orders").await;
+    let sold_seats = app
+        .count("SELECT count(*) FROM seats WHERE status = 'SOLD'")
+        .await;
+    let sold_tickets = app
+        .count("SELECT coalesce(sum(sold), 0)::bigint FROM ga_areas")
+        .await;
+    assert_eq!(
+        (orders, sold_seats, sold_tickets),
+        (0, 0, 0),
+        "a refused purchase wrote an order, sold a seat or sold a ticket"
+    );
+}
+
+#[tokio::test]
+async fn a_purchase_whose_hold_lapses_while_it_waits_and_loses_seats_to_a_claim_is_refused_whole() {
+    let app = spawn_app_with(patient).await;
+    let (event, areas) = app.create_ga_event(4, &[("Floor", 3)]).await;
+    let s = &event.seat_ids;
+    let (late, hold) = holding(&app, event.id, &[s[0], s[1]], areas[0], 2).await;
+    let hold_id: uuid::Uuid = id_segment(&hold["hold_id"]).parse().unwrap();
+
+    // The test holds the hold's row lock, so the purchase starts and waits.
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM holds WHERE id = $1 FOR UPDATE", &[&hold_id])
+        .await
+        .unwrap();
+    let purchase = {
+        let hold_id = hold["hold_id"].clone();
+        tokio::spawn(async move { late.purchase(&hold_id, "Late", "late@example.com").await })
+    };
+    let waiter = app.lock_waiter(PURCHASE_LOCKS_THE_HOLD).await;
+    // While it waits, the hold runs out 1 ms after the purchase began (so
+    // it began live), and another buyer takes a seat and the tickets.
+    let lapsed_at = one_ms_after(waiter.xact_start);
+    lock.execute(
+        "UPDATE holds SET expires_at = $2 WHERE id = $1",
+        &[&hold_id, &lapsed_at],
+    )
+    .await
+    .unwrap();
+    app.expire_held_places_at(&app.own_connection().await, hold_id, lapsed_at)
+        .await;
+    let rival = app.buyer();
+    let (status, body) = rival
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({ "seat_ids": [s[1]], "ga": { "area": areas[0], "count": 2 } }),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "the rival takes the lapsed places: {body}"
+    );
+    lock.commit().await.unwrap();
+
+    let (status, body) = purchase.await.unwrap();
+    assert_eq!(
+        status,
+        StatusCode::GONE,
+        "the purchase must not sell what is left of the hold: {body}"
+    );
+    assert_eq!(body["error"], "hold_expired");
+    nothing_sold(&app).await;
+    let rival_seats = rival.seats(event.id).await;
+    assert_eq!(ids(&rival_seats["hold"]["seat_ids"]), vec![s[1]]);
+    app.no_breaches().await;
+}
+
+/// The other window: the purchase has counted what it will sell, judged
+/// the hold live, and is about to sell when a claim takes a lapsed place.
+async fn claim_between_count_and_sale(rival_takes_seat: bool, rival_takes_tickets: bool) {
+    let app = spawn_app_with(patient).await;
+    let (event, areas) = app.create_ga_event(4, &[("Floor", 3)]).await;
+    let s = &event.seat_ids;
+    let (late, hold) = holding(&app, event.id, &[s[0], s[1]], areas[0], 2).await;
+    let hold_id: uuid::Uuid = id_segment(&hold["hold_id"]).parse().unwrap();
+
+    // A SHARE lock on orders makes the purchase wait at its first write,
+    // after its checks and counts and before it sells anything. Claims
+    // never write orders, so the rival is not held up.
+    let mut blocker = app.own_connection().await;
+    let block = blocker.transaction().await.unwrap();
+    block
+        .batch_execute("LOCK TABLE orders IN SHARE MODE")
+        .await
+        .unwrap();
+    let purchase = {
+        let hold_id = hold["hold_id"].clone();
+        tokio::spawn(async move { late.purchase(&hold_id, "Late", "late@example.com").await })
+    };
+    let waiter = app.lock_waiter(PURCHASE_WRITES_THE_ORDER).await;
+    // The hold's places run out 1 ms after the purchase began; the hold row
+    // itself is locked by the purchase, and it has already judged it live.
+    app.expire_held_places_at(
+        &app.own_connection().await,
+        hold_id,
+        one_ms_after(waiter.xact_start),
+    )
+    .await;
+    let mut cart = json!({});
+    if rival_takes_seat {
+        cart["seat_ids"] = json!([s[1]]);
+    }
+    if rival_takes_tickets {
+        cart["ga"] = json!({ "area": areas[0], "count": 2 });
+    }
+    let rival = app.buyer();
+    let (status, body) = rival
+        .post(&format!("/api/events/{}/holds", event.id), cart)
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "the rival takes the lapsed places: {body}"
+    );
+    block.rollback().await.unwrap();
+
+    let (status, body) = purchase.await.unwrap();
+    assert_eq!(
+        status,
+        StatusCode::GONE,
+        "rival took seat: {rival_takes_seat}, tickets: {rival_takes_tickets}; \
+         the purchase must roll back whole: {body}"
+    );
+    assert_eq!(body["error"], "hold_expired");
+    nothing_sold(&app).await;
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_seat_taken_between_the_purchases_count_and_its_sale_rolls_the_purchase_back_whole() {
+    claim_between_count_and_sale(true, false).await;
+}
+
+#[tokio::test]
+async fn tickets_taken_between_the_purchases_count_and_their_sale_roll_the_purchase_back_whole() {
+    claim_between_count_and_sale(false, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn staff_releasing_holds_as_their_buyers_pay_never_both_succeed() {
+    let app = spawn_app_with(patient).await;
+    let event = app.create_event(3, 20).await;
+    let clerk = staff(&app, "clerk").await;
+    let mut pairs = Vec::new();
+    for pair in event.seat_ids.chunks(2) {
+        let buyer = app.buyer();
+        let (status, hold) = buyer.hold(event.id, pair).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        pairs.push((buyer, hold, pair.to_vec()));
+    }
+    let outcomes = join_all(pairs.iter().map(|(buyer, hold, _)| async {
+        let release_path = format!("/api/staff/holds/{}/release", id_segment(&hold["hold_id"]));
+        tokio::join!(
+            buyer.purchase(&hold["hold_id"], "Payer", "payer@example.com"),
+            clerk.post(&release_path, json!({})),
+        )
+    }))
+    .await;
+
+    let (mut bought, mut released) = (0, 0);
+    let client = app.sql().await;
+    for ((purchase, release), (_, hold, seats)) in outcomes.iter().zip(&pairs) {
+        let sold_to: Vec<Option<String>> = client
+            .query(
+                "SELECT o.hold_id::text FROM seats s LEFT JOIN orders o ON o.id = s.order_id
+                  WHERE s.id = ANY($1) ORDER BY s.id",
+                &[seats],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        match (purchase.0, release.0) {
+            (StatusCode::CREATED, StatusCode::CONFLICT) => {
+                bought += 1;
+                assert_eq!(ids(&purchase.1["seat_ids"]), *seats);
+                assert!(
+                    sold_to
+                        .iter()
+                        .all(|h| h.as_deref() == hold["hold_id"].as_str()),
+                    "bought, so both seats are on its order: {sold_to:?}"
+                );
+            }
+            (StatusCode::CONFLICT, StatusCode::NO_CONTENT) => {
+                released += 1;
+                assert_eq!(purchase.1["error"], "hold_released", "{}", purchase.1);
+                assert!(sold_to.iter().all(Option::is_none), "released, so unsold");
+            }
+            other => panic!(
+                "purchase {} {} and release {} {}: exactly one may win ({other:?})",
+                purchase.0, purchase.1, release.0, release.1
+            ),
+        }
+    }
+    println!("{bought} bought, {released} released first");
+    let available = app
+        .count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'AVAILABLE'",
+            event.id
+        ))
+        .await;
+    assert_eq!(
+        available,
+        2 * released,
+        "every released seat is back on sale"
+    );
+    app.no_breaches().await;
+}
+
+/// Claims and purchases in flight while staff end the sale: whatever
+/// answered 201 before the end was released by it (or sold), and nothing
+/// is held afterwards.
+async fn end_sales_amid_traffic(cancel: bool) {
+    let app = spawn_app_with(|c| {
+        patient(c);
+        c.max_seats_per_hold = 100;
+    })
+    .await;
+    let (event, areas) = app.create_ga_event(320, &[("Floor", 400)]).await;
+    let clerk = staff(&app, "clerk").await;
+    let console = format!("/staff/events/{}", event.id);
+    // 20 buyers already holding a seat each, who will pay during the end.
+    let mut payers = Vec::new();
+    for seat in &event.seat_ids[..20] {
+        let buyer = app.buyer();
+        let (status, hold) = buyer.hold(event.id, &[*seat]).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        payers.push((buyer, hold));
+    }
+    // 30 buyers claiming seat after seat of their own (every other claim
+    // with a GA ticket) until they are refused: traffic that is still
+    // flowing whenever the end lands.
+    let answered = std::sync::atomic::AtomicUsize::new(0);
+    let floor = areas[0];
+    let claimers: Vec<(Api, &[i64])> = event.seat_ids[20..]
+        .chunks(10)
+        .map(|seats| (app.buyer(), seats))
+        .collect();
+    let claims = join_all(claimers.iter().map(|(buyer, seats)| {
+        let answered = &answered;
+        async move {
+            let mut answers = Vec::new();
+            for (i, seat) in seats.iter().enumerate() {
+                let cart = if i % 2 == 0 {
+                    json!({ "seat_ids": [seat] })
+                } else {
+                    json!({ "seat_ids": [seat], "ga": { "area": floor, "count": 1 } })
+                };
+                let answer = buyer
+                    .post(&format!("/api/events/{}/holds", event.id), cart)
+                    .await;
+                answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let refused = answer.0 != StatusCode::CREATED;
+                answers.push(answer);
+                if refused {
+                    break;
+                }
+            }
+            answers
+        }
+    }));
+    // The payers pay one by one as the claims go on, before and after the end.
+    let purchases = join_all(payers.iter().enumerate().map(|(i, (buyer, hold))| {
+        let answered = &answered;
+        async move {
+            while answered.load(std::sync::atomic::Ordering::SeqCst) < 20 + 4 * i {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            buyer
+                .purchase(&hold["hold_id"], "Payer", "payer@example.com")
+                .await
+        }
+    }));
+    let end = async {
+        // Once some claims are through, with the rest still coming.
+        while answered.load(std::sync::atomic::Ordering::SeqCst) < 30 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let path = if cancel { "cancel" } else { "close-sales" };
+        let response = console_action(&clerk, event.id, &format!("{console}/{path}"), &[]).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    };
+    let (claims, purchases, ()) = tokio::join!(claims, purchases, end);
+    let claims: Vec<_> = claims.into_iter().flatten().collect();
+
+    let closed_code = if cancel {
+        "event_cancelled"
+    } else {
+        "sales_closed"
+    };
+    let mut tally = std::collections::BTreeMap::new();
+    for (status, body) in &claims {
+        match *status {
+            StatusCode::CREATED => {}
+            StatusCode::CONFLICT => assert_eq!(body["error"], closed_code, "{body}"),
+            other => panic!("a claim got {other}: {body}"),
+        }
+        *tally.entry(format!("claim {status}")).or_insert(0) += 1;
+    }
+    let mut bought = 0;
+    for (status, body) in &purchases {
+        match *status {
+            StatusCode::CREATED => bought += 1,
+            StatusCode::CONFLICT => assert!(
+                body["error"] == closed_code || body["error"] == "hold_released",
+                "{body}"
+            ),
+            other => panic!("a purchase got {other}: {body}"),
+        }
+        *tally.entry(format!("purchase {status}")).or_insert(0) += 1;
+    }
+    println!("{}: {tally:?}", if cancel { "cancel" } else { "close" });
+    assert!(
+        tally.get("claim 201 Created").is_some_and(|n| *n > 0)
+            && tally.keys().any(|k| k.starts_with("claim 409")),
+        "the end must land amid the claims (some before, some after) for this test to mean anything: {tally:?}"
+    );
+    let held_seats = app
+        .count("SELECT count(*) FROM seats WHERE status = 'HELD'")
+        .await;
+    let held_tickets = app
+        .count("SELECT coalesce(sum(held), 0)::bigint FROM ga_areas")
+        .await;
+    let open_holds = app
+        .count("SELECT count(*) FROM holds WHERE state = 'OPEN'")
+        .await;
+    assert_eq!(
+        (held_seats, held_tickets, open_holds),
+        (0, 0, 0),
+        "a hold slipped in after the end"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, bought);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'SOLD'")
+            .await,
+        bought,
+        "every paid seat stays sold"
+    );
+    if cancel {
+        assert_eq!(
+            app.count("SELECT count(*) FROM orders WHERE NOT event_cancelled")
+                .await,
+            0,
+            "every order is flagged for a refund"
+        );
+    }
+    app.no_breaches().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn closing_sales_amid_claims_and_purchases_lets_no_hold_slip_in_after_it() {
+    end_sales_amid_traffic(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cancelling_amid_claims_and_purchases_lets_no_hold_slip_in_and_flags_every_order() {
+    end_sales_amid_traffic(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reviving_a_lapsed_hold_as_another_buyer_takes_its_seats_gives_them_to_exactly_one() {
+    let app = spawn_app_with(patient).await;
+    let event = app.create_event(2, 20).await;
+    let clerk = staff(&app, "clerk").await;
+    let mut lapsed = Vec::new();
+    for pair in event.seat_ids.chunks(2) {
+        let (status, hold) = app.buyer().hold(event.id, pair).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        app.lapse_hold(&hold["hold_id"]).await;
+        lapsed.push((id_segment(&hold["hold_id"]), pair.to_vec(), app.buyer()));
+    }
+    let outcomes = join_all(lapsed.iter().map(|(hold_id, seats, taker)| {
+        let revive = format!("/staff/events/{}/holds/{hold_id}/revive", event.id);
+        let clerk = &clerk;
+        async move {
+            let (revived, taken) = tokio::join!(
+                console_action(clerk, event.id, &revive, &[]),
+                taker.hold(event.id, seats),
+            );
+            let status = revived.status();
+            assert_eq!(
+                status,
+                StatusCode::SEE_OTHER,
+                "{}",
+                revived.text().await.unwrap()
+            );
+            taken
+        }
+    }))
+    .await;
+
+    let client = app.sql().await;
+    let (mut to_taker, mut to_revived) = (0, 0);
+    for ((status, body), (old_hold, seats, _)) in outcomes.iter().zip(&lapsed) {
+        let owners: Vec<(String, bool)> = client
+            .query(
+                "SELECT s.hold_id::text, EXISTS (SELECT 1 FROM audit_log a
+                                                 WHERE a.action = 'revive_hold' AND a.hold_id = s.hold_id)
+                   FROM seats s WHERE s.id = ANY($1) AND s.status = 'HELD' ORDER BY s.id",
+                &[seats],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect();
+        assert_eq!(owners.len(), 2, "both seats are held by someone");
+        assert_eq!(
+            owners[0].0, owners[1].0,
+            "one hold has both seats: {owners:?}"
+        );
+        assert_ne!(
+            &owners[0].0, old_hold,
+            "the lapsed hold itself holds nothing"
+        );
+        match *status {
+            StatusCode::CREATED => {
+                to_taker += 1;
+                assert_eq!(body["hold_id"].as_str(), Some(owners[0].0.as_str()));
+                assert!(!owners[0].1, "taken by the buyer, yet recorded as revived");
+            }
+            StatusCode::CONFLICT => {
+                to_revived += 1;
+                assert!(owners[0].1, "the buyer was refused, so staff revived them");
+            }
+            other => panic!("the buyer got {other}: {body}"),
+        }
+    }
+    println!("{to_taker} taken by the buyer, {to_revived} revived first");
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_pick_waiting_on_a_locked_seat_answers_503_at_the_lock_timeout_and_holds_nothing() {
+    let app = spawn_app_with(|c| c.db.lock_timeout = Duration::from_millis(300)).await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&s[1]])
+        .await
+        .unwrap();
+
+    let buyer = app.buyer();
+    let response = buyer
+        .http
+        .post(format!("{}/api/events/{}/holds", app.base, event.id))
+        .json(&json!({ "seat_ids": [s[0], s[1]] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.headers()["retry-after"], "1");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "unavailable", "{body}");
+    // It answered while the lock was still held: it gave up waiting.
+    assert_eq!(app.count("SELECT count(*) FROM holds").await, 0);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status <> 'AVAILABLE'")
+            .await,
+        0,
+        "all or nothing: the free seat was not kept either"
+    );
+    lock.rollback().await.unwrap();
+    assert_eq!(
+        buyer.hold(event.id, &[s[0], s[1]]).await.0,
+        StatusCode::CREATED
+    );
+}
+
+/// A trigger in the test's database that fails the first `fail_first`
+/// seat claims with a deadlock or serialization failure (alternately),
+/// counting every attempt in a sequence that rollbacks don't undo.
+async fn inject_claim_failures(app: &TestApp, fail_first: i64) {
+    app.own_connection()
+        .await
+        .batch_execute(&format!(
+            "CREATE SEQUENCE claim_attempts;
+             CREATE FUNCTION fail_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+             DECLARE attempt bigint := nextval('claim_attempts');
+             BEGIN
+                 IF attempt <= {fail_first} THEN
+                     RAISE EXCEPTION 'injected failure %', attempt
+                         USING ERRCODE = CASE WHEN attempt % 2 = 1 THEN '40P01' ELSE '40001' END;
+                 END IF;
+                 RETURN NEW;
+             END $$;
+             CREATE TRIGGER fail_claims BEFORE UPDATE ON seats
+                 FOR EACH ROW WHEN (NEW.status = 'HELD') EXECUTE FUNCTION fail_claims();"
+        ))
+        .await
+        .expect("installing the fault trigger");
+}
+
+async fn claim_attempts(app: &TestApp) -> i64 {
+    app.count("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM claim_attempts")
+        .await
+}
+
+async fn retries_so_far(client: &Api) -> f64 {
+    let metrics = client
+        .http
+        .get(format!("{}/metrics", client.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("seatmap_db_transaction_retries_total "))
+        .map_or(0.0, |value| value.trim().parse().expect("a counter value"))
+}
+
+#[tokio::test]
+async fn deadlocks_and_serialization_failures_are_retried_up_to_four_times_then_answered_503() {
+    let app = spawn_app_with(|_| {}).await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    inject_claim_failures(&app, 3).await;
+
+    let retries_before = retries_so_far(&buyer).await;
+    let (status, body) = buyer.hold(event.id, &[s[0]]).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "the fourth attempt succeeds: {body}"
+    );
+    assert_eq!(
+        claim_attempts(&app).await,
+        4,
+        "three failures, then success"
+    );
+    // The counter is the process's (tests share it): at least our three.
+    let retries = retries_so_far(&buyer).await - retries_before;
+    assert!(retries >= 3.0, "retries counted: {retries}");
+
+    // Every attempt fails: the fourth failure is answered, not retried.
+    app.sql()
+        .await
+        .batch_execute("SELECT setval('claim_attempts', 1, false)")
+        .await
+        .unwrap();
+    app.sql()
+        .await
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION fail_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+                 PERFORM nextval('claim_attempts');
+                 RAISE EXCEPTION 'injected failure' USING ERRCODE = '40P01';
+             END $$;",
+        )
+        .await
+        .unwrap();
+    let other = app.buyer();
+    let response = other
+        .http
+        .post(format!("{}/api/events/{}/holds", app.base, event.id))
+        .json(&json!({ "seat_ids": [s[1]] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.headers()["retry-after"], "1");
+    assert_eq!(
+        claim_attempts(&app).await,
+        i64::from(seatmap::db::MAX_ATTEMPTS),
+        "bounded: exactly MAX_ATTEMPTS tries in all"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM holds").await,
+        1,
+        "only the first buyer's hold exists"
+    );
+}
