@@ -123,6 +123,12 @@ async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat
     for (seat, hold) in holders {
         assert_eq!(answers[granted[&seat]].1["hold_id"].as_str().unwrap(), hold);
     }
+    // Retries would hide a deadlock from the answers; PostgreSQL counts them.
+    assert_eq!(
+        app.settled_deadlocks().await,
+        0,
+        "overlapping claims deadlocked (and were retried)"
+    );
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use futures::future::join_all;
 use rand::Rng;
 use reqwest::StatusCode;
 use serde_json::json;
@@ -173,82 +174,100 @@ async fn five_hundred_buyers_never_get_more_than_the_area_holds_and_lapsed_ticke
     app.no_breaches().await;
 }
 
-#[tokio::test]
-async fn mixed_carts_claim_in_a_fixed_order_and_never_deadlock() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn mixed_carts_purchases_and_lapsed_returns_take_locks_in_one_order_and_never_deadlock() {
     let app = spawn_app().await;
     let (event, areas) = app
-        .create_ga_event(12, &[("Floor", 60), ("Balcony", 60)])
+        .create_ga_event(120, &[("Floor", 200), ("Balcony", 200)])
         .await;
-    // Our own pool, closed before reading the statistics, so every backend
-    // has reported its deadlocks (backends report on exit).
-    let database = seatmap::startup::Database::connect(&app.config)
-        .await
-        .unwrap();
-    let rules = seatmap::db::holds::HoldRules {
-        ttl: Duration::from_secs(60),
-        max_seats: 10,
-        max_holds_per_ip: 0,
-    };
-    // As many at once as the pool has connections, so nobody waits for one.
-    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(app.config.db.pool_size));
-    let tasks: Vec<_> = (0..200)
-        .map(|_| {
-            let pool = database.pool.clone();
-            let gate = gate.clone();
+    let (floor, balcony) = (areas[0], areas[1]);
+    // 60 buyers each build a hold of a seat and a ticket in both areas,
+    // half of them taking the areas the other way round.
+    let buyers: Vec<_> = (0..60).map(|_| app.buyer()).collect();
+    let mut holds = Vec::new();
+    for (i, buyer) in buyers.iter().enumerate() {
+        let order = if i % 2 == 0 {
+            [floor, balcony]
+        } else {
+            [balcony, floor]
+        };
+        for area in order {
+            let (status, body) = buyer.hold_ga(event.id, area, 1).await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+        }
+        let (status, body) = buyer.hold(event.id, &[event.seat_ids[i]]).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        holds.push(body["hold_id"].clone());
+    }
+    // A third of them lapse: the next claims on each area give their
+    // tickets back, inside the claims' own transactions.
+    for hold in &holds[40..] {
+        app.lapse_hold(hold).await;
+    }
+
+    // All at once, well past the pool's 20 connections: 40 purchases (GA
+    // areas by id, then seats) and 120 new carts (an area and two seats
+    // listed in either order, some of them the lapsed holds' seats).
+    let payers = join_all(
+        buyers[..40]
+            .iter()
+            .zip(&holds)
+            .map(|(buyer, hold)| buyer.purchase(hold, "Payer", "payer@example.com")),
+    );
+    let carts: Vec<_> = (0..120)
+        .map(|i| {
             let mut rng = rand::rng();
-            let mut ga = vec![
-                seatmap::db::ga::GaRequest {
-                    area_id: areas[0],
-                    quantity: rng.random_range(1..=2),
-                },
-                seatmap::db::ga::GaRequest {
-                    area_id: areas[1],
-                    quantity: rng.random_range(1..=2),
-                },
+            let mut seats = vec![
+                event.seat_ids[40 + rng.random_range(0..80)],
+                event.seat_ids[40 + rng.random_range(0..80)],
             ];
-            // Half list the areas the other way round; the claim sorts.
-            if rng.random_bool(0.5) {
-                ga.reverse();
+            if i % 2 == 1 {
+                seats.reverse();
             }
-            let mut seat_ids: Vec<i64> = (0..2)
-                .map(|_| event.seat_ids[rng.random_range(0..event.seat_ids.len())])
-                .collect();
-            if rng.random_bool(0.5) {
-                seat_ids.reverse();
-            }
-            let cart = seatmap::db::holds::Cart { seat_ids, ga };
-            let event_id = event.id;
-            tokio::spawn(async move {
-                let _turn = gate.acquire().await.unwrap();
-                let holder = seatmap::db::holds::Holder {
-                    buyer_id: uuid::Uuid::new_v4(),
-                    client_ip: None,
-                };
-                seatmap::db::holds::claim(&pool, event_id, holder, &cart, rules).await
-            })
+            seats.dedup();
+            let area = if rng.random_bool(0.5) { floor } else { balcony };
+            (
+                app.buyer(),
+                json!({ "seat_ids": seats, "ga": { "area": area, "count": 2 } }),
+            )
         })
         .collect();
+    let holds_path = format!("/api/events/{}/holds", event.id);
+    let claims = join_all(
+        carts
+            .iter()
+            .map(|(buyer, cart)| buyer.post(&holds_path, cart.clone())),
+    );
+    let (paid, claimed) = tokio::join!(payers, claims);
+
     let mut held = 0;
-    for task in tasks {
-        match task.await.unwrap() {
-            Ok(_) => held += 1,
-            Err(seatmap::error::AppError::SeatsUnavailable { .. })
-            | Err(seatmap::error::AppError::Conflict {
-                code: "not_enough_capacity",
-                ..
-            }) => {}
-            Err(other) => panic!("a cart failed with {other:?}"),
+    for (status, body) in &claimed {
+        match *status {
+            StatusCode::CREATED => held += 1,
+            StatusCode::CONFLICT => assert_eq!(body["error"], "seats_unavailable", "{body}"),
+            other => panic!("a cart got {other}: {body}"),
         }
     }
-    database.shutdown().await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let deadlocks = app
-        .count("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
-        .await;
-    println!("{held} of 200 mixed carts held, {deadlocks} deadlocks");
-    assert!(held > 0, "no cart got anything");
-    assert_eq!(deadlocks, 0, "carts deadlocked (and were retried)");
     app.no_breaches().await;
+    assert_eq!(
+        app.ga_counters(floor).await.0 + app.ga_counters(balcony).await.0,
+        2 * held,
+        "the lapsed holds' tickets went back; only the new carts' are held"
+    );
+    let deadlocks = app.settled_deadlocks().await;
+    println!("{held} of 120 carts held, 40 purchases, {deadlocks} deadlocks");
+    for (status, body) in &paid {
+        assert_eq!(
+            *status,
+            StatusCode::CREATED,
+            "a live hold's purchase ({deadlocks} deadlocks): {body}"
+        );
+    }
+    assert!(held > 0, "no cart got anything");
+    assert_eq!(
+        deadlocks, 0,
+        "PostgreSQL detected deadlocks (the app retried them)"
+    );
 }
 
 #[tokio::test]

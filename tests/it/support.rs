@@ -612,9 +612,12 @@ impl TestApp {
         let client = self.own_connection().await;
         let ended: Vec<i32> = client
             .query(
-                "SELECT pid FROM pg_stat_activity
-                  WHERE datname = current_database() AND pid <> pg_backend_pid()
-                    AND pg_terminate_backend(pid)",
+                // OFFSET 0 keeps the filter ahead of the call: we must
+                // not end our own backend.
+                "SELECT pid FROM (SELECT pid FROM pg_stat_activity
+                                   WHERE datname = current_database() AND pid <> pg_backend_pid()
+                                  OFFSET 0) others
+                  WHERE pg_terminate_backend(pid)",
                 &[],
             )
             .await
