@@ -48,6 +48,10 @@ pub struct Report {
     pub p99_ms: f64,
     /// Invariants found broken afterwards (empty is the goal).
     pub breaches: Vec<String>,
+    /// Responses by action ("hold", "purchase", ...) and HTTP status.
+    pub by_action: BTreeMap<&'static str, BTreeMap<u16, u64>>,
+    /// Workers that panicked: their requests are missing from the counts.
+    pub lost_workers: u64,
     #[serde(skip)]
     latencies: Vec<Duration>,
     #[serde(skip)]
@@ -64,10 +68,22 @@ impl Report {
         }
     }
 
-    fn record(&mut self, status: u16, took: Duration) {
+    fn record(&mut self, action: &'static str, status: u16, took: Duration) {
         self.requests += 1;
         *self.statuses.entry(status).or_default() += 1;
+        self.tally(action, status);
         self.latencies.push(took);
+    }
+
+    /// Counts an answer by action only: a step the scenario takes between
+    /// the requests it measures (picks' release), kept out of the table.
+    fn tally(&mut self, action: &'static str, status: u16) {
+        *self
+            .by_action
+            .entry(action)
+            .or_default()
+            .entry(status)
+            .or_default() += 1;
     }
 
     fn merge(&mut self, other: Report) {
@@ -75,6 +91,13 @@ impl Report {
         for (status, n) in other.statuses {
             *self.statuses.entry(status).or_default() += n;
         }
+        for (action, statuses) in other.by_action {
+            let mine = self.by_action.entry(action).or_default();
+            for (status, n) in statuses {
+                *mine.entry(status).or_default() += n;
+            }
+        }
+        self.lost_workers += other.lost_workers;
         self.latencies.extend(other.latencies);
         self.granted.extend(other.granted);
         self.released.extend(other.released);
@@ -102,6 +125,39 @@ impl Report {
         self.statuses.get(&status).copied().unwrap_or(0)
     }
 
+    /// How many answers `action` got with `status`.
+    pub fn count_of(&self, action: &str, status: u16) -> u64 {
+        self.by_action
+            .get(action)
+            .and_then(|statuses| statuses.get(&status))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Every answer outside what a healthy server gives each action under
+    /// this load ("hold: 503 × 3"), and any lost worker. Status 0 is no
+    /// answer at all. Empty is the goal; the fault scenario expects some.
+    pub fn unexpected(&self) -> Vec<String> {
+        let mut found: Vec<String> = self
+            .by_action
+            .iter()
+            .flat_map(|(action, statuses)| {
+                let allowed = ALLOWED
+                    .iter()
+                    .find(|(name, _)| name == action)
+                    .map_or(&[][..], |(_, allowed)| *allowed);
+                statuses
+                    .iter()
+                    .filter(move |(status, _)| !allowed.contains(status))
+                    .map(move |(status, n)| format!("{action}: {status} × {n}"))
+            })
+            .collect();
+        if self.lost_workers > 0 {
+            found.push(format!("{} workers panicked", self.lost_workers));
+        }
+        found
+    }
+
     fn grant(&mut self, body: &Value, seats: &[i64]) {
         if let Some(hold) = body["hold_id"].as_str().and_then(|h| h.parse().ok()) {
             for seat in seats {
@@ -113,6 +169,19 @@ impl Report {
         }
     }
 }
+
+/// What each action may answer on a healthy server with the abuse limits
+/// off: a seat or best-available claim may lose (409), nothing else may.
+const ALLOWED: &[(&str, &[u16])] = &[
+    ("hold", &[201, 409]),
+    ("best", &[201, 409]),
+    ("ga", &[201, 409]),
+    ("release_seat", &[204]),
+    ("release", &[204]),
+    ("purchase", &[201]),
+    ("read", &[200]),
+    ("health", &[200]),
+];
 
 /// The seat ids a response lists under `key` ("added", "seat_ids").
 fn ids(body: &Value, key: &str) -> Vec<i64> {
@@ -152,11 +221,23 @@ async fn gather(
 ) -> Report {
     let mut report = Report::named(scenario);
     for task in tasks {
-        if let Ok(part) = task.await {
-            report.merge(part);
+        match task.await {
+            Ok(part) => report.merge(part),
+            Err(_) => report.lost_workers += 1,
         }
     }
     report.finish(started)
+}
+
+/// Waits for every task; returns how many panicked.
+async fn tasks_lost(tasks: Vec<tokio::task::JoinHandle<()>>) -> u64 {
+    let mut lost = 0;
+    for task in tasks {
+        if task.await.is_err() {
+            lost += 1;
+        }
+    }
+    lost
 }
 
 /// General admission under a herd: `buyers` distinct sessions ask for 1–4
@@ -188,13 +269,12 @@ pub async fn ga(target: &Target, area_id: i64, buyers: usize, concurrency: usize
             if status == 201 {
                 tickets.fetch_add(count, Ordering::Relaxed);
             }
-            report.lock().await.record(status, took);
+            report.lock().await.record("ga", status, took);
         }));
     }
-    for task in tasks {
-        let _ = task.await;
-    }
-    let report = Arc::try_unwrap(report).expect("tasks done").into_inner();
+    let lost = tasks_lost(tasks).await;
+    let mut report = Arc::try_unwrap(report).expect("tasks done").into_inner();
+    report.lost_workers = lost;
     (report.finish(started), tickets.load(Ordering::Relaxed))
 }
 
@@ -221,16 +301,15 @@ pub async fn hot_seat(target: &Target, buyers: usize, concurrency: usize) -> Rep
             let (status, body, took) = send(request).await;
             drop(permit);
             let mut report = report.lock().await;
-            report.record(status, took);
+            report.record("hold", status, took);
             if status == 201 {
                 report.grant(&body, &[seat]);
             }
         }));
     }
-    for task in tasks {
-        let _ = task.await;
-    }
-    let report = Arc::try_unwrap(report).expect("tasks done").into_inner();
+    let lost = tasks_lost(tasks).await;
+    let mut report = Arc::try_unwrap(report).expect("tasks done").into_inner();
+    report.lost_workers = lost;
     report.finish(started)
 }
 
@@ -253,12 +332,13 @@ pub async fn picks(target: &Target, duration: Duration, workers: usize) -> Repor
                         .json(&json!({ "seat_ids": [seat] })),
                 )
                 .await;
-                report.record(status, took);
+                report.record("hold", status, took);
                 if status == 201 {
                     report.grant(&body, &[seat]);
                     let hold = body["hold_id"].as_str().unwrap_or_default().to_string();
                     let (released, _, _) =
                         send(http.delete(format!("{base}/api/holds/{hold}/seats/{seat}"))).await;
+                    report.tally("release_seat", released);
                     // No definite answer (killed app, database restarting)
                     // may still have committed: don't count the seat as held.
                     if released == 204 || released == 0 || released >= 500 {
@@ -302,7 +382,7 @@ pub async fn best(target: &Target, fill: f64, workers: usize, max_duration: Dura
                     .json(&json!({ "best_available": { "count": count } })),
                 )
                 .await;
-                report.record(status, took);
+                report.record("best", status, took);
                 if status == 201 {
                     let added: Vec<i64> = ids(&body, "added");
                     taken.fetch_add(added.len() as u64, Ordering::Relaxed);
@@ -332,18 +412,23 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
             let mut report = Report::named("mixed");
             let mut mine: Option<(String, Vec<i64>)> = None;
             while Instant::now() < deadline {
-                let roll = rand::rng().random_range(0..100);
+                let mut roll = rand::rng().random_range(0..100);
+                // A full hold is bought or let go, as a buyer would, rather
+                // than asked for more (a 422 hold_limit).
+                if (35..=74).contains(&roll) && mine.as_ref().is_some_and(|(_, s)| s.len() >= 8) {
+                    roll += 40;
+                }
                 match (roll, &mine) {
                     (0..=34, _) => {
                         let (status, _, took) = send(http.get(format!("{base}/api/events"))).await;
-                        report.record(status, took);
+                        report.record("read", status, took);
                     }
                     (35..=64, _) => {
                         let seat =
                             target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
                         let (status, body, took) =
                             send(http.post(&holds).json(&json!({ "seat_ids": [seat] }))).await;
-                        report.record(status, took);
+                        report.record("hold", status, took);
                         if status == 201 {
                             report.grant(&body, &[seat]);
                             let seats = ids(&body, "seat_ids");
@@ -359,7 +444,7 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
                                 .json(&json!({ "best_available": { "count": 2 } })),
                         )
                         .await;
-                        report.record(status, took);
+                        report.record("best", status, took);
                         if status == 201 {
                             let added: Vec<i64> = ids(&body, "added");
                             report.grant(&body, &added);
@@ -376,13 +461,13 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
                                 &json!({ "name": "Load Tester", "email": "load@example.com" }),
                             ))
                             .await;
-                        report.record(status, took);
+                        report.record("purchase", status, took);
                         mine = None;
                     }
                     (85..=99, Some((hold, seats))) => {
                         let (status, _, took) =
                             send(http.delete(format!("{base}/api/holds/{hold}"))).await;
-                        report.record(status, took);
+                        report.record("release", status, took);
                         if status == 204 {
                             if let Ok(hold) = hold.parse() {
                                 report.released.extend(seats.iter().map(|s| (hold, *s)));
@@ -392,7 +477,7 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
                     }
                     _ => {
                         let (status, _, took) = send(http.get(format!("{base}/healthz"))).await;
-                        report.record(status, took);
+                        report.record("health", status, took);
                     }
                 }
             }

@@ -491,6 +491,7 @@ async fn main() -> anyhow::Result<()> {
         }
     );
     let mut reports: Vec<Report> = Vec::new();
+    let mut failures = 0;
     let mut extra = serde_json::Map::new();
     let all = harness.apps.len();
     for scenario in options.scenarios.clone() {
@@ -586,6 +587,13 @@ async fn main() -> anyhow::Result<()> {
         }
         print_header();
         print_row(&report);
+        // Faults are the one scenario whose 503s and lost answers are the
+        // point; anywhere else they are failures, not numbers to print.
+        let unexpected = report.unexpected();
+        if scenario != "faults" && !unexpected.is_empty() {
+            println!("unexpected answers: {}", unexpected.join(", "));
+            failures += 1;
+        }
         reports.push(report);
     }
     let breaches: usize = reports.iter().map(|r| r.breaches.len()).sum();
@@ -598,6 +606,9 @@ async fn main() -> anyhow::Result<()> {
     harness.stop().await?;
     if breaches > 0 {
         bail!("{breaches} invariant breach(es): see above");
+    }
+    if failures > 0 {
+        bail!("{failures} scenario(s) got answers a healthy server never gives: see above");
     }
     println!("\nall invariants held");
     Ok(())

@@ -259,10 +259,10 @@ async fn filters_by_section_and_tier_and_can_split_a_party_when_asked() {
 
 #[tokio::test]
 async fn seats_whose_holds_lapsed_in_the_front_row_are_offered_again() {
-    let app = spawn_app_with(|c| c.hold_ttl = std::time::Duration::from_secs(1)).await;
+    let app = spawn_app().await;
     let event = app.create_event(3, 6).await;
     let front_row: Vec<i64> = event.seat_ids[..6].to_vec();
-    let (status, _) = app.buyer().hold(event.id, &front_row).await;
+    let (status, front) = app.buyer().hold(event.id, &front_row).await;
     assert_eq!(status, StatusCode::CREATED);
     let (_, body) = best(&app.buyer(), event.id, json!({ "count": 2 })).await;
     assert!(
@@ -270,7 +270,7 @@ async fn seats_whose_holds_lapsed_in_the_front_row_are_offered_again() {
         "front row is held"
     );
 
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    app.lapse_hold(&front["hold_id"]).await;
     let (status, body) = best(&app.buyer(), event.id, json!({ "count": 2 })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(ids(&body["added"]), vec![front_row[2], front_row[3]]);

@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use futures::future::join_all;
 use reqwest::StatusCode;
+use serde_json::json;
 
 use crate::support::{Api, ids, spawn_app, spawn_app_with, statuses};
 
@@ -141,7 +142,20 @@ async fn one_hold_per_session_whose_expiry_is_fixed_by_the_first_seat() {
 
     let (status, first) = buyer.hold(event.id, &[s[0]]).await;
     assert_eq!(status, StatusCode::CREATED);
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    // Three minutes left, not the ten a fresh hold gets: adding seats
+    // must leave it there, not start the clock again.
+    let three_minutes: time::OffsetDateTime = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT date_trunc('second', now()) + interval '3 minutes'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    app.expire_hold_at(&first["hold_id"], three_minutes).await;
+    let first = json!({ "hold_id": first["hold_id"], "expires_at": three_minutes.format(&time::format_description::well_known::Rfc3339).unwrap() });
     let (status, second) = buyer.hold(event.id, &[s[1], s[2]]).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(
@@ -196,16 +210,16 @@ async fn the_hold_limit_counts_seats_already_held() {
 
 #[tokio::test]
 async fn an_expired_hold_is_claimable_and_reads_as_available_without_any_sweeper() {
-    let app = spawn_app_with(|c| c.hold_ttl = std::time::Duration::from_secs(1)).await;
+    let app = spawn_app().await;
     let event = app.create_event(1, 6).await;
     let s = &event.seat_ids;
     let first = app.buyer();
     let second = app.buyer();
-    let (status, _) = first.hold(event.id, &[s[0], s[1]]).await;
+    let (status, held) = first.hold(event.id, &[s[0], s[1]]).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(second.hold(event.id, &[s[1]]).await.0, StatusCode::CONFLICT);
 
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    app.lapse_hold(&held["hold_id"]).await;
     let seats = second.seats(event.id).await;
     assert_eq!(statuses(&seats)[&s[0]], "available");
     assert_eq!(statuses(&seats)[&s[1]], "available");

@@ -22,13 +22,15 @@ async fn verified(app: &TestApp, mut report: loadgen::Report) -> loadgen::Report
         .await
         .unwrap();
     assert_eq!(report.breaches, Vec::<String>::new(), "{}", report.scenario);
+    // Any answer but the documented ones fails: a 503, a 422, no answer, a
+    // worker that panicked (its requests would be missing from the counts).
     assert_eq!(
-        report.count(0),
-        0,
-        "{}: requests got no answer",
-        report.scenario
+        report.unexpected(),
+        Vec::<String>::new(),
+        "{}: {:?}",
+        report.scenario,
+        report.by_action
     );
-    assert_eq!(report.count(500), 0, "{}: server errors", report.scenario);
     report
 }
 
@@ -51,9 +53,14 @@ async fn picks_best_available_and_a_mixed_load_leave_every_invariant_whole() {
     )
     .await;
     assert!(picks.count(201) > 0);
+    assert_eq!(
+        picks.count_of("release_seat", 204),
+        picks.count(201),
+        "every pick was released again"
+    );
 
     let best_target = target(&app, 10, 20).await;
-    let best = verified(
+    verified(
         &app,
         loadgen::best(&best_target, 0.95, 8, Duration::from_secs(30)).await,
     )
@@ -65,11 +72,6 @@ async fn picks_best_available_and_a_mixed_load_leave_every_invariant_whole() {
         ))
         .await;
     assert!(held >= 150, "the venue filled: {held} of 200 held");
-    assert!(
-        best.statuses.keys().all(|s| [201, 409].contains(s)),
-        "{:?}",
-        best.statuses
-    );
 
     let mixed_target = target(&app, 10, 40).await;
     let mixed = verified(
@@ -77,5 +79,25 @@ async fn picks_best_available_and_a_mixed_load_leave_every_invariant_whole() {
         loadgen::mixed(&mixed_target, Duration::from_secs(3), 8).await,
     )
     .await;
-    assert!(mixed.requests > 0);
+    println!("mixed: {:?}", mixed.by_action);
+    for (action, status) in [
+        ("read", 200),
+        ("hold", 201),
+        ("best", 201),
+        ("purchase", 201),
+        ("release", 204),
+    ] {
+        assert!(
+            mixed.count_of(action, status) > 0,
+            "mixed never got {status} for {action}: {:?}",
+            mixed.by_action
+        );
+    }
+    let sold = app
+        .count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'SOLD'",
+            mixed_target.event_id
+        ))
+        .await;
+    assert!(sold > 0, "mixed bought seats, and they are sold");
 }

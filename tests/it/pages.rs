@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use reqwest::header::LOCATION;
 
-use crate::support::{Api, spawn_app, spawn_app_with, statuses};
+use crate::support::{Api, spawn_app, statuses};
 
 pub async fn page(buyer: &Api, path: &str) -> (StatusCode, String) {
     let response = buyer
@@ -195,7 +195,7 @@ async fn htmx_actions_answer_with_the_panel_the_changed_seat_and_a_notice() {
 
 #[tokio::test]
 async fn the_buy_form_refuses_bad_details_keeping_them_and_explains_an_expired_hold() {
-    let app = spawn_app_with(|c| c.hold_ttl = std::time::Duration::from_secs(1)).await;
+    let app = spawn_app().await;
     let event = app.create_event(1, 4).await;
     let s = &event.seat_ids;
     let buyer = app.buyer();
@@ -220,7 +220,7 @@ async fn the_buy_form_refuses_bad_details_keeping_them_and_explains_an_expired_h
     assert!(html.contains("Enter a valid email address"));
     assert!(html.contains("value=\"ada-at-example\""));
 
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    app.lapse_every_hold(event.id).await;
     let response = post_form(
         &buyer,
         &format!("{map}/purchase"),

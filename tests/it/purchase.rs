@@ -2,7 +2,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::{ids, spawn_app, spawn_app_with, statuses};
+use crate::support::{ids, spawn_app, statuses};
 
 #[tokio::test]
 async fn buying_a_live_hold_sells_exactly_its_seats() {
@@ -60,13 +60,13 @@ async fn buying_a_live_hold_sells_exactly_its_seats() {
 
 #[tokio::test]
 async fn an_expired_hold_gets_410_and_writes_no_order_even_after_another_buyer_took_it() {
-    let app = spawn_app_with(|c| c.hold_ttl = std::time::Duration::from_secs(1)).await;
+    let app = spawn_app().await;
     let event = app.create_event(1, 4).await;
     let s = &event.seat_ids;
     let late = app.buyer();
     let next = app.buyer();
     let (_, hold) = late.hold(event.id, &[s[0], s[1]]).await;
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    app.lapse_hold(&hold["hold_id"]).await;
 
     // Nobody has touched the seats yet: still too late.
     let (status, body) = late

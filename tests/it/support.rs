@@ -604,6 +604,29 @@ impl TestApp {
         self.expire_hold_at(hold_id, a_minute_ago).await;
     }
 
+    /// Lapses every open hold of the event now (see [`TestApp::lapse_hold`]).
+    pub async fn lapse_every_hold(&self, event_id: i64) {
+        let open: Vec<String> = self
+            .sql()
+            .await
+            .query(
+                "SELECT id::text FROM holds WHERE event_id = $1 AND state = 'OPEN'",
+                &[&event_id],
+            )
+            .await
+            .expect("listing open holds")
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert!(
+            !open.is_empty(),
+            "event {event_id} has no open hold to lapse"
+        );
+        for hold in open {
+            self.lapse_hold(&Value::String(hold)).await;
+        }
+    }
+
     /// PostgreSQL's count of deadlocks in this database, settled. Backends
     /// report statistics when idle at most every 10 s, but always on exit:
     /// so every other backend of the database is ended first, and waited
