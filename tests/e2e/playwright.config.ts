@@ -39,7 +39,9 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   fullyParallel: true,
   workers: 2,
-  forbidOnly: !!process.env.CI,
+  // Always: the test command doesn't set CI, and a stray .only would
+  // quietly skip the rest of the suite.
+  forbidOnly: true,
   retries: 0,
   reporter: [['list']],
   outputDir: './test-results',

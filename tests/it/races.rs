@@ -629,3 +629,77 @@ async fn deadlocks_and_serialization_failures_are_retried_up_to_four_times_then_
         "only the first buyer's hold exists"
     );
 }
+
+/// Waits out the end of the clock minute if it is near: the limits count
+/// per clock minute, and a rollover mid-test would reset them.
+async fn clear_of_a_minute_rollover() {
+    let into_minute = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        % 60;
+    if into_minute > 50 {
+        tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sessions_hold_limit_is_one_count_across_instances_even_all_at_once() {
+    let app = spawn_app_with(|c| c.limits.hold_requests_per_session = 4).await;
+    let second = app.second_instance().await;
+    let event = app.create_event(1, 12).await;
+    let buyer = app.buyer();
+    // A first request opens the session (its id is then the counter's key).
+    assert_eq!(
+        buyer.hold(event.id, &[event.seat_ids[0]]).await.0,
+        StatusCode::CREATED
+    );
+    clear_of_a_minute_rollover().await;
+    let elsewhere = buyer.on(&second);
+    let answers = join_all((1..9).map(|i| {
+        let client = if i % 2 == 0 { &buyer } else { &elsewhere };
+        let seat = event.seat_ids[i];
+        async move { client.hold(event.id, &[seat]).await }
+    }))
+    .await;
+    let created = answers
+        .iter()
+        .filter(|(status, _)| *status == StatusCode::CREATED)
+        .count();
+    let limited = answers
+        .iter()
+        .filter(|(status, body)| {
+            *status == StatusCode::TOO_MANY_REQUESTS && body["error"] == "rate_limited"
+        })
+        .count();
+    assert_eq!(
+        (created, limited),
+        (3, 5),
+        "4 a minute in all, whichever instance counts them: {answers:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_buyers_hold_survives_their_session_id_being_rotated() {
+    let app = spawn_app_with(|_| {}).await;
+    let event = app.create_event(1, 4).await;
+    let buyer = app.buyer();
+    let (status, held) = buyer.hold(event.id, &[event.seat_ids[1]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{held}");
+    let before = buyer.session_cookie().expect("a session");
+    // Signing in (say, a box-office clerk buying for themselves) rotates
+    // the session id and keeps the session's data.
+    crate::staff::create_staff(&app, "clerk").await;
+    let response = crate::staff::sign_in_attempt(&buyer, "clerk", crate::staff::PASSWORD).await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let after = buyer.session_cookie().expect("a session");
+    assert_ne!(before, after, "the id was rotated");
+
+    let seats = buyer.seats(event.id).await;
+    assert_eq!(seats["hold"]["hold_id"], held["hold_id"], "{seats}");
+    assert_eq!(crate::support::statuses(&seats)[&event.seat_ids[1]], "mine");
+    let (status, order) = buyer
+        .purchase(&held["hold_id"], "Clerk", "clerk@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+}

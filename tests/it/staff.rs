@@ -8,9 +8,9 @@ use serde_json::json;
 use crate::pages::csrf_from;
 use crate::support::{Api, TestApp, ids, spawn_app, spawn_app_with, statuses};
 
-const PASSWORD: &str = "a long box-office password";
+pub const PASSWORD: &str = "a long box-office password";
 
-async fn create_staff(app: &TestApp, name: &str) {
+pub async fn create_staff(app: &TestApp, name: &str) {
     let hash = seatmap::domain::password::hash(PASSWORD).unwrap();
     seatmap::db::staff::create(&app.sql().await, name, &hash)
         .await
@@ -27,7 +27,7 @@ async fn post_form(client: &Api, path: &str, fields: &[(&str, &str)]) -> reqwest
         .unwrap()
 }
 
-async fn sign_in_attempt(client: &Api, name: &str, password: &str) -> reqwest::Response {
+pub async fn sign_in_attempt(client: &Api, name: &str, password: &str) -> reqwest::Response {
     let token = csrf_from(client, "/staff/login").await;
     post_form(
         client,

@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures';
 import { expectNoSeriousA11yViolations, openDemoEvent, seat, signInStaff } from './helpers';
 
 test('axe finds no serious or critical violations on the event list, map, hold panel and console', async ({ page, browser }) => {

@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures';
 
 test('ask for 3 best available and see three adjacent seats become mine', async ({ page }) => {
   await page.goto('/');

@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures';
 import { SHORT_PORT, SHORT_HOLD_SECS } from '../playwright.config';
 import { openDemoEvent, seat, waitLive } from './helpers';
 

@@ -1,4 +1,5 @@
-import { test, expect, Page } from '@playwright/test';
+import { Page } from '@playwright/test';
+import { test, expect } from './fixtures';
 import { openDemoEvent, seat, signInStaff, waitLive } from './helpers';
 
 async function isMine(page: Page, row: string, n: number) {
@@ -27,7 +28,7 @@ test('two browsers race for one seat: exactly one wins, the other sees it taken,
   const url = loser.url();
   await seat(winner, 'Orchestra', 'F', 9).click();
   await expect(seat(winner, 'Orchestra', 'F', 9)).toHaveAttribute('aria-pressed', 'true');
-  await expect(seat(loser, 'Orchestra', 'F', 9)).toHaveAccessibleName(/held by another buyer$/, { timeout: 1_500 });
+  await expect(seat(loser, 'Orchestra', 'F', 9)).toHaveAccessibleName(/held by another buyer$/);
   expect(loser.url()).toBe(url);
   await Promise.all([a.close(), b.close()]);
 });
