@@ -25,6 +25,12 @@ const PURCHASE_LOCKS_THE_HOLD: &str = "FROM holds WHERE id = $1 AND buyer_id = $
 /// on `orders`: its first write, after every check and count.
 const PURCHASE_WRITES_THE_ORDER: &str = "INSERT INTO orders";
 
+/// The late buyer's purchase, sent now and answered whenever it can be.
+fn purchase_in_background(late: Api, hold: &Value) -> tokio::task::JoinHandle<(StatusCode, Value)> {
+    let hold_id = hold["hold_id"].clone();
+    tokio::spawn(async move { late.purchase(&hold_id, "Late", "late@example.com").await })
+}
+
 fn one_ms_after(at: OffsetDateTime) -> OffsetDateTime {
     at + time::Duration::milliseconds(1)
 }
@@ -75,10 +81,7 @@ async fn a_purchase_whose_hold_lapses_while_it_waits_and_loses_seats_to_a_claim_
     lock.execute("SELECT 1 FROM holds WHERE id = $1 FOR UPDATE", &[&hold_id])
         .await
         .unwrap();
-    let purchase = {
-        let hold_id = hold["hold_id"].clone();
-        tokio::spawn(async move { late.purchase(&hold_id, "Late", "late@example.com").await })
-    };
+    let purchase = purchase_in_background(late, &hold);
     let waiter = app.lock_waiter(PURCHASE_LOCKS_THE_HOLD).await;
     // While it waits, the hold runs out 1 ms after the purchase began (so
     // it began live), and another buyer takes a seat and the tickets.
@@ -136,10 +139,7 @@ async fn claim_between_count_and_sale(rival_takes_seat: bool, rival_takes_ticket
         .batch_execute("LOCK TABLE orders IN SHARE MODE")
         .await
         .unwrap();
-    let purchase = {
-        let hold_id = hold["hold_id"].clone();
-        tokio::spawn(async move { late.purchase(&hold_id, "Late", "late@example.com").await })
-    };
+    let purchase = purchase_in_background(late, &hold);
     let waiter = app.lock_waiter(PURCHASE_WRITES_THE_ORDER).await;
     // The hold's places run out 1 ms after the purchase began; the hold row
     // itself is locked by the purchase, and it has already judged it live.
@@ -552,16 +552,9 @@ async fn claim_attempts(app: &TestApp) -> i64 {
 }
 
 async fn retries_so_far(client: &Api) -> f64 {
-    let metrics = client
-        .http
-        .get(format!("{}/metrics", client.base))
-        .send()
+    client
+        .get_text("/metrics")
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    metrics
         .lines()
         .find_map(|line| line.strip_prefix("seatmap_db_transaction_retries_total "))
         .map_or(0.0, |value| value.trim().parse().expect("a counter value"))
@@ -630,19 +623,6 @@ async fn deadlocks_and_serialization_failures_are_retried_up_to_four_times_then_
     );
 }
 
-/// Waits out the end of the clock minute if it is near: the limits count
-/// per clock minute, and a rollover mid-test would reset them.
-async fn clear_of_a_minute_rollover() {
-    let into_minute = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        % 60;
-    if into_minute > 50 {
-        tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_sessions_hold_limit_is_one_count_across_instances_even_all_at_once() {
     let app = spawn_app_with(|c| c.limits.hold_requests_per_session = 4).await;
@@ -654,7 +634,7 @@ async fn a_sessions_hold_limit_is_one_count_across_instances_even_all_at_once() 
         buyer.hold(event.id, &[event.seat_ids[0]]).await.0,
         StatusCode::CREATED
     );
-    clear_of_a_minute_rollover().await;
+    crate::support::clear_of_a_minute_rollover().await;
     let elsewhere = buyer.on(&second);
     let answers = join_all((1..9).map(|i| {
         let client = if i % 2 == 0 { &buyer } else { &elsewhere };

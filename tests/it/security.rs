@@ -317,15 +317,7 @@ async fn hold_requests_are_rate_limited_per_session_and_a_new_session_does_not_r
     .await;
     let event = app.create_event(2, 10).await;
     let s = &event.seat_ids;
-    // The limits count per clock minute: start well clear of a rollover.
-    let into_minute = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        % 60;
-    if into_minute > 50 {
-        tokio::time::sleep(std::time::Duration::from_secs(61 - into_minute)).await;
-    }
+    crate::support::clear_of_a_minute_rollover().await;
     let eager = app.buyer();
     for seat in &s[0..3] {
         assert_eq!(eager.hold(event.id, &[*seat]).await.0, StatusCode::CREATED);

@@ -678,6 +678,19 @@ impl TestApp {
     }
 }
 
+/// Waits out the end of the clock minute if it is near: the limits count
+/// per clock minute, and a rollover mid-test would reset them.
+pub async fn clear_of_a_minute_rollover() {
+    let into_minute = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        % 60;
+    if into_minute > 50 {
+        tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
+    }
+}
+
 /// A JSON API client with a cookie jar.
 pub struct Api {
     pub http: reqwest::Client,
@@ -741,6 +754,18 @@ impl Api {
             .await
             .expect("GET");
         Self::answer(response).await
+    }
+
+    /// The body of a GET, as text (a page, metrics).
+    pub async fn get_text(&self, path: &str) -> String {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("GET")
+            .text()
+            .await
+            .expect("response body")
     }
 
     pub async fn post_raw(&self, path: &str, body: &str) -> (StatusCode, Value) {
