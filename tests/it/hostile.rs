@@ -351,6 +351,72 @@ async fn a_change_too_big_to_list_is_read_once_for_every_open_page() {
     );
 }
 
+/// Closing sales on a big event releases every held seat in one
+/// statement, more than a notification lists: each open page still gets
+/// every released seat, as available, from one read by the feed.
+#[tokio::test]
+async fn closing_sales_on_an_arena_releases_hundreds_of_seats_to_every_open_page() {
+    let app = spawn_app_with(|_| {}).await;
+    let event = app.create_event(25, 20).await;
+    let held: Vec<i64> = event.seat_ids[..450].to_vec();
+    let holds = futures_util::future::join_all(held.chunks(10).map(|seats| {
+        let buyer = app.buyer();
+        async move { buyer.hold(event.id, seats).await }
+    }))
+    .await;
+    for (status, body) in &holds {
+        assert_eq!(*status, StatusCode::CREATED, "{body}");
+    }
+    let url = format!("{}/events/{}/live", app.base, event.id);
+    let client = client_from("127.0.0.1");
+    let mut pages = Vec::new();
+    for _ in 0..20 {
+        let stream = open_stream(&client, &url).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        pages.push(stream);
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while app.state.live.catch_up_reads().1 < 20 {
+        assert!(tokio::time::Instant::now() < deadline, "pages never opened");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (feed_before, pages_before) = app.state.live.catch_up_reads();
+
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let closed = crate::staff::console_action(
+        &clerk,
+        event.id,
+        &format!("/staff/events/{}/close-sales", event.id),
+        &[],
+    )
+    .await;
+    assert_eq!(closed.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'AVAILABLE'")
+            .await,
+        500
+    );
+    let released: Vec<String> = held
+        .iter()
+        .map(|id| format!("id=\"seat-{id}\" class=\"seat seat--available"))
+        .collect();
+    for page in &mut pages {
+        let mut seen = String::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while let Some(missing) = released.iter().find(|seat| !seen.contains(seat.as_str())) {
+            let chunk = tokio::time::timeout_at(deadline, page.chunk())
+                .await
+                .unwrap_or_else(|_| panic!("a page never got {missing}"))
+                .unwrap()
+                .expect("stream ended");
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+    let (feed_after, pages_after) = app.state.live.catch_up_reads();
+    assert_eq!(pages_after - pages_before, 0, "pages read for themselves");
+    assert_eq!(feed_after - feed_before, 1, "one read by the feed");
+}
+
 /// Many fresh sessions from one address at once: the live holds of that
 /// address never pass MAX_HOLDS_PER_IP.
 #[tokio::test]

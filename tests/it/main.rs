@@ -6,6 +6,7 @@ mod best_available;
 mod claims;
 mod general_admission;
 mod hostile;
+mod lifecycle;
 mod live;
 mod load;
 mod ops;

@@ -61,8 +61,7 @@ fn server() -> &'static Server {
         ),
         _ => {
             sweep_stale_cluster_dirs();
-            let root = std::env::temp_dir().join(format!("seatmap-it-{}", std::process::id()));
-            let cluster = PgCluster::start(&root.join("pgdata"), Durability::Throwaway)
+            let cluster = PgCluster::start(&scratch_dir("pgdata"), Durability::Throwaway)
                 .unwrap_or_else(|err| {
                     panic!(
                         "the integration tests need PostgreSQL and could not start one: {err:#}\n\
@@ -73,6 +72,14 @@ fn server() -> &'static Server {
             Server::Cluster(cluster)
         }
     })
+}
+
+/// A folder of this test process's own, removed by the next run once the
+/// process has exited (kept short: a cluster's socket lives in it).
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir()
+        .join(format!("seatmap-it-{}", std::process::id()))
+        .join(name)
 }
 
 /// Throwaway clusters of test processes that have exited.
@@ -325,14 +332,11 @@ pub struct EventFixture {
     pub seat_ids: Vec<i64>,
 }
 
-impl TestApp {
-    pub async fn second_instance(&self) -> String {
-        serve(&self.config).await
-    }
-
-    /// One section "Stalls" with `rows` rows of `per_row` seats at €45.
-    pub async fn create_event(&self, rows: usize, per_row: u32) -> EventFixture {
-        self.create_event_with(vec![SectionSpec {
+/// [`TestApp::create_event`] on any database (a test's own cluster, say).
+pub async fn create_event_on(pool: &Pool, rows: usize, per_row: u32) -> EventFixture {
+    create_event_with_on(
+        pool,
+        vec![SectionSpec {
             name: "Stalls".into(),
             rows: (0..rows)
                 .map(|i| RowSpec {
@@ -342,45 +346,61 @@ impl TestApp {
                     ..Default::default()
                 })
                 .collect(),
-        }])
+        }],
+    )
+    .await
+}
+
+async fn create_event_with_on(pool: &Pool, sections: Vec<SectionSpec>) -> EventFixture {
+    let spec = EventSpec {
+        slug: None,
+        name: "Test Night".into(),
+        venue: "Test Hall".into(),
+        starts_at: OffsetDateTime::now_utc() + time::Duration::days(7),
+        tiers: vec![
+            TierSpec {
+                code: "std".into(),
+                name: "Standard".into(),
+                price_cents: 4500,
+            },
+            TierSpec {
+                code: "vip".into(),
+                name: "VIP".into(),
+                price_cents: 9900,
+            },
+        ],
+        sections,
+    };
+    let id = db::demo::create_event(pool, &spec)
         .await
+        .expect("creating the test event");
+    fixture(pool, id).await
+}
+
+/// The event with its seats in layout order.
+async fn fixture(pool: &Pool, id: i64) -> EventFixture {
+    let client = pool.get().await.expect("pool");
+    let seat_ids = db::seats::for_event(&client, id, None)
+        .await
+        .expect("listing seats")
+        .iter()
+        .map(|s| s.id)
+        .collect();
+    EventFixture { id, seat_ids }
+}
+
+impl TestApp {
+    pub async fn second_instance(&self) -> String {
+        serve(&self.config).await
+    }
+
+    /// One section "Stalls" with `rows` rows of `per_row` seats at €45.
+    pub async fn create_event(&self, rows: usize, per_row: u32) -> EventFixture {
+        create_event_on(&self.pool, rows, per_row).await
     }
 
     pub async fn create_event_with(&self, sections: Vec<SectionSpec>) -> EventFixture {
-        let spec = EventSpec {
-            slug: None,
-            name: "Test Night".into(),
-            venue: "Test Hall".into(),
-            starts_at: OffsetDateTime::now_utc() + time::Duration::days(7),
-            tiers: vec![
-                TierSpec {
-                    code: "std".into(),
-                    name: "Standard".into(),
-                    price_cents: 4500,
-                },
-                TierSpec {
-                    code: "vip".into(),
-                    name: "VIP".into(),
-                    price_cents: 9900,
-                },
-            ],
-            sections,
-        };
-        let id = db::demo::create_event(&self.pool, &spec)
-            .await
-            .expect("creating the test event");
-        self.fixture(id).await
-    }
-
-    /// The event with its seats in layout order.
-    async fn fixture(&self, id: i64) -> EventFixture {
-        let seat_ids = db::seats::for_event(&self.sql().await, id, None)
-            .await
-            .expect("listing seats")
-            .iter()
-            .map(|s| s.id)
-            .collect();
-        EventFixture { id, seat_ids }
+        create_event_with_on(&self.pool, sections).await
     }
 
     /// An event with one row of `seats` seats ("std", €45) and general-
@@ -446,7 +466,7 @@ impl TestApp {
             .iter()
             .map(|a| a.id)
             .collect();
-        (self.fixture(id).await, area_ids)
+        (fixture(&self.pool, id).await, area_ids)
     }
 
     /// A new browser-like client: its own cookie jar, so its own session.

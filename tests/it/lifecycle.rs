@@ -1,0 +1,315 @@
+//! The app's life around its requests: stopping on SIGTERM, and living
+//! through a restart of its database.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use seatmap::config::{Config, DatabaseSource, Secret};
+use seatmap::pg_cluster::{Durability, PgCluster};
+use tokio::io::AsyncBufReadExt;
+
+use crate::support::{
+    Api, PATIENCE, create_event_on, scratch_dir, serve_instance, short, spawn_app,
+};
+
+/// Reads an open live stream until `needle` has arrived.
+async fn read_until(stream: &mut reqwest::Response, seen: &mut String, needle: &str) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !seen.contains(needle) {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no {needle:?} within {PATIENCE:?}; got:\n{}", short(seen)))
+            .expect("reading the stream")
+            .expect("the stream ended");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+async fn open_live(client: &Api, event_id: i64) -> reqwest::Response {
+    let stream = client
+        .http
+        .get(format!("{}/events/{event_id}/live", client.base))
+        .timeout(Duration::from_secs(120))
+        .send()
+        .await
+        .expect("opening the live stream");
+    assert_eq!(stream.status(), StatusCode::OK);
+    stream
+}
+
+/// The production binary, sent SIGTERM with a pick waiting on a row lock
+/// and a live page open: the stream ends at once, no new connection is
+/// taken, the pick still gets its answer (and its hold), and the process
+/// exits cleanly.
+#[tokio::test]
+async fn on_sigterm_streams_end_requests_in_flight_are_answered_and_the_process_exits() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let seat = event.seat_ids[1];
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
+        .env("DATABASE_URL", app.db.conninfo())
+        .env("SEATMAP_ADDR", "127.0.0.1:0")
+        .env("SHUTDOWN_GRACE_SECS", "10")
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starting the seatmap binary");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(PATIENCE, stdout.next_line())
+        .await
+        .expect("the app never said where it runs")
+        .unwrap()
+        .expect("the app exited before serving");
+    let base = banner
+        .strip_prefix("seatmap is running at ")
+        .unwrap_or_else(|| panic!("unexpected banner {banner:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    let addr = base.trim_start_matches("http://").to_string();
+
+    let viewer = Api::new(&base);
+    let mut stream = open_live(&viewer, event.id).await;
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat])
+        .await
+        .unwrap();
+    let buyer = Api::new(&base);
+    let pick = tokio::spawn(async move { buyer.hold(event.id, &[seat]).await });
+    app.lock_waiter("UPDATE seats").await;
+
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id().unwrap() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let ended = tokio::time::timeout(PATIENCE, async {
+        loop {
+            match stream.chunk().await {
+                Ok(Some(_)) => continue,
+                Ok(None) => return Ok(()),
+                Err(err) => return Err(err),
+            }
+        }
+    })
+    .await
+    .expect("the live stream was still open after SIGTERM");
+    assert!(
+        ended.is_ok(),
+        "the stream broke instead of ending: {ended:?}"
+    );
+    assert!(
+        !pick.is_finished(),
+        "the pick is still waiting on the lock: streams end before requests drain"
+    );
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while tokio::net::TcpStream::connect(&addr).await.is_ok() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still accepting connections after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!pick.is_finished(), "the lock is still held");
+
+    lock.rollback().await.unwrap();
+    let (status, hold) = pick.await.unwrap();
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "the request in flight was answered: {hold}"
+    );
+    let exited = tokio::time::timeout(PATIENCE, child.wait_with_output())
+        .await
+        .expect("the process outlived its grace period")
+        .unwrap();
+    assert!(
+        exited.status.success(),
+        "exit {:?}: {}",
+        exited.status,
+        String::from_utf8_lossy(&exited.stderr)
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'HELD'")
+            .await,
+        1,
+        "the drained pick's hold was kept"
+    );
+}
+
+const APP_ROLE: &str = "seatmap_app";
+
+async fn superuser(cluster: &PgCluster, dbname: &str) -> tokio_postgres::Client {
+    let (client, connection) = cluster
+        .connect_config(dbname)
+        .connect(tokio_postgres::NoTls)
+        .await
+        .expect("connecting to the test's own cluster as its superuser");
+    tokio::spawn(connection);
+    client
+}
+
+async fn start_cluster(dir: &std::path::Path) -> PgCluster {
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || PgCluster::start(&dir, Durability::Throwaway))
+        .await
+        .unwrap()
+        .expect("starting the test's own cluster")
+}
+
+/// The app's database stops and starts again under it. While it is down,
+/// requests get a quick 503. A change committed after the restart, while
+/// the app could not yet connect (its role may not log in until then),
+/// reaches a page that stayed open; the first request after gets a fresh
+/// connection, not a dead one; and the feed is LISTENing again: a later
+/// change is broadcast as a notification for its event.
+#[tokio::test]
+async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages_catch_up() {
+    let dir = scratch_dir(&format!(
+        "restart-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    ));
+    let cluster = start_cluster(&dir).await;
+    let admin = superuser(&cluster, "postgres").await;
+    for setup in [
+        format!("CREATE ROLE {APP_ROLE} LOGIN"),
+        format!("CREATE DATABASE seatmap OWNER {APP_ROLE}"),
+    ] {
+        admin.batch_execute(&setup).await.unwrap();
+    }
+    let conninfo = format!(
+        "host={} port=5432 user={APP_ROLE} dbname=seatmap",
+        dir.display()
+    );
+    let config = Config::for_tests(DatabaseSource::Url(Secret::new(conninfo)));
+    let (base, state) = serve_instance(&config).await;
+    let pool = seatmap::startup::Database::connect(&config)
+        .await
+        .expect("the test's pool")
+        .pool;
+    let event = create_event_on(&pool, 1, 6).await;
+    let s = event.seat_ids.clone();
+    let seats_path = format!("/api/events/{}/seats", event.id);
+
+    let viewer = Api::new(&base);
+    let mut stream = open_live(&viewer, event.id).await;
+    let mut seen = String::new();
+    let buyer = Api::new(&base);
+    assert_eq!(buyer.hold(event.id, &[s[0]]).await.0, StatusCode::CREATED);
+    read_until(&mut stream, &mut seen, &format!("id=\"seat-{}\"", s[0])).await;
+    // Several idle connections in the pool, all about to die.
+    let warm = futures_util::future::join_all((0..4).map(|_| viewer.get(&seats_path))).await;
+    assert!(warm.iter().all(|(status, _)| *status == StatusCode::OK));
+
+    admin
+        .batch_execute(&format!("ALTER ROLE {APP_ROLE} NOLOGIN"))
+        .await
+        .unwrap();
+    drop(admin);
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop().expect("stopping the cluster");
+        cluster
+    })
+    .await
+    .unwrap();
+    let (status, body) = viewer.get(&seats_path).await;
+    assert_eq!(
+        status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "database down: {body}"
+    );
+    assert_eq!(body["error"], "unavailable");
+    drop(cluster);
+
+    let cluster = start_cluster(&dir).await;
+    let admin = superuser(&cluster, "seatmap").await;
+    admin
+        .execute(
+            "UPDATE seats SET status = 'BLOCKED' WHERE id = $1",
+            &[&s[3]],
+        )
+        .await
+        .unwrap();
+    let app_sessions = admin
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = $1",
+            &[&APP_ROLE],
+        )
+        .await
+        .unwrap()
+        .get::<_, i64>(0);
+    assert_eq!(
+        app_sessions, 0,
+        "the change must be committed with no app connection"
+    );
+    admin
+        .batch_execute(&format!("ALTER ROLE {APP_ROLE} LOGIN"))
+        .await
+        .unwrap();
+
+    let (status, body) = viewer.get(&seats_path).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the first request after the restart: {body}"
+    );
+    read_until(
+        &mut stream,
+        &mut seen,
+        &format!("id=\"seat-{}\" class=\"seat seat--blocked", s[3]),
+    )
+    .await;
+
+    // The feed has LISTENed again once its first query after LISTEN ran.
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let listening = admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity
+                  WHERE usename = $1 AND state = 'idle' AND query = 'SELECT clock_timestamp()'",
+                &[&APP_ROLE],
+            )
+            .await
+            .unwrap()
+            .get::<_, i64>(0);
+        if listening == 1 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the feed never listened again"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A change now comes through LISTEN: the feed broadcasts it for its
+    // event (a catch-up signal, by contrast, names no event).
+    let mut feed = state.live.subscribe();
+    assert_eq!(buyer.hold(event.id, &[s[5]]).await.0, StatusCode::CREATED);
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the hold was never heard through LISTEN")
+            .expect("the feed's broadcast");
+        let notified = change.event_id == Some(event.id)
+            && change
+                .seats
+                .as_ref()
+                .is_some_and(|seats| seats.iter().any(|seat| seat.id == s[5]));
+        if notified {
+            break;
+        }
+    }
+    read_until(&mut stream, &mut seen, &format!("id=\"seat-{}\"", s[5])).await;
+
+    drop(stream);
+    pool.close();
+    tokio::task::spawn_blocking(move || cluster.stop())
+        .await
+        .unwrap()
+        .expect("stopping the cluster");
+    let _ = std::fs::remove_dir_all(&dir);
+}
