@@ -67,9 +67,21 @@ async fn two_hundred_sessions_race_for_one_seat_and_exactly_one_wins() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(|c| {
+        c.db.lock_timeout = std::time::Duration::from_secs(15);
+        c.db.statement_timeout = std::time::Duration::from_secs(15);
+    })
+    .await;
     let event = app.create_event(1, 12).await;
     let s = &event.seat_ids;
+    // The test holds a seat in the middle, so the claims pile up part-way
+    // through taking their locks, each holding some seats and waiting for
+    // more: the moment a lock order that is not fixed would deadlock.
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&s[6]])
+        .await
+        .unwrap();
     // Sixty buyers ask for overlapping triples (in both orders, to invite
     // deadlocks if claims did not lock in a fixed order).
     let requests: Vec<Vec<i64>> = (0..60)
@@ -83,15 +95,25 @@ async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat
         })
         .collect();
     let buyers: Vec<Api> = requests.iter().map(|_| app.buyer()).collect();
-    let answers = join_all(
+    let claims = join_all(
         buyers
             .iter()
             .zip(&requests)
             .map(|(buyer, seats)| buyer.hold(event.id, seats)),
-    )
-    .await;
+    );
+    let release = async {
+        // A bound, not a claim about speed: claims that deadlock are
+        // retried and may never all be waiting at once.
+        let piled_up = app
+            .lock_waiters_within("UPDATE seats", 10, std::time::Duration::from_secs(5))
+            .await;
+        lock.rollback().await.unwrap();
+        piled_up.err()
+    };
+    let (answers, fewer_waited) = tokio::join!(claims, release);
 
     let mut granted: HashMap<i64, usize> = HashMap::new();
+    let mut unavailable = 0;
     for (i, (status, body)) in answers.iter().enumerate() {
         match *status {
             StatusCode::CREATED => {
@@ -112,6 +134,7 @@ async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat
                 assert!(!unavailable.is_empty());
                 assert!(unavailable.iter().all(|id| requests[i].contains(id)));
             }
+            StatusCode::SERVICE_UNAVAILABLE => unavailable += 1,
             other => panic!("unexpected {other}: {body}"),
         }
     }
@@ -123,12 +146,13 @@ async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat
     assert_eq!(holders.len(), granted.len());
     for (seat, hold) in holders {
         assert_eq!(answers[granted[&seat]].1["hold_id"].as_str().unwrap(), hold);
-    }
-    // Retries would hide a deadlock from the answers; PostgreSQL counts them.
+    } // Retries would hide a deadlock from the answers; PostgreSQL counts them.
+    let deadlocks = app.settled_deadlocks().await;
     assert_eq!(
-        app.settled_deadlocks().await,
-        0,
-        "overlapping claims deadlocked (and were retried)"
+        (deadlocks, unavailable, fewer_waited),
+        (0, 0, None),
+        "overlapping claims deadlocked (retried, and 503 once retries ran out); \
+         (deadlocks, 503s, how many waited if not 10)"
     );
 }
 

@@ -545,28 +545,50 @@ impl TestApp {
     /// Waits (polling, up to [`PATIENCE`]) until a backend of this database
     /// is waiting on a lock in a statement containing `statement_part`.
     pub async fn lock_waiter(&self, statement_part: &str) -> LockWaiter {
+        self.lock_waiters(statement_part, 1).await
+    }
+
+    /// Waits until at least `at_least` backends wait on a lock in a
+    /// statement containing `statement_part`; returns the earliest.
+    pub async fn lock_waiters(&self, statement_part: &str, at_least: i64) -> LockWaiter {
+        self.lock_waiters_within(statement_part, at_least, PATIENCE)
+            .await
+            .unwrap_or_else(|waiting| {
+                panic!(
+                    "{waiting} (not {at_least}) backends waited on a lock in {statement_part:?} \
+                     within {PATIENCE:?}"
+                )
+            })
+    }
+
+    /// [`TestApp::lock_waiters`], giving up after `patience` with how many waited.
+    pub async fn lock_waiters_within(
+        &self,
+        statement_part: &str,
+        at_least: i64,
+        patience: Duration,
+    ) -> Result<LockWaiter, i64> {
         let watcher = self.own_connection().await;
-        let deadline = tokio::time::Instant::now() + PATIENCE;
+        let deadline = tokio::time::Instant::now() + patience;
         loop {
             let row = watcher
-                .query_opt(
-                    "SELECT xact_start FROM pg_stat_activity
+                .query_one(
+                    "SELECT count(*), min(xact_start) FROM pg_stat_activity
                       WHERE datname = current_database() AND pid <> pg_backend_pid()
-                        AND wait_event_type = 'Lock' AND strpos(query, $1) > 0
-                      LIMIT 1",
+                        AND wait_event_type = 'Lock' AND strpos(query, $1) > 0",
                     &[&statement_part],
                 )
                 .await
                 .expect("reading pg_stat_activity");
-            if let Some(row) = row {
-                return LockWaiter {
-                    xact_start: row.get(0),
-                };
+            let waiting: i64 = row.get(0);
+            if waiting >= at_least {
+                return Ok(LockWaiter {
+                    xact_start: row.get(1),
+                });
             }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "no backend waited on a lock in {statement_part:?} within {PATIENCE:?}"
-            );
+            if tokio::time::Instant::now() >= deadline {
+                return Err(waiting);
+            }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
