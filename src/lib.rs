@@ -5,6 +5,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
+#[cfg(feature = "loadgen")]
 pub mod loadgen;
 pub mod observability;
 pub mod pg_cluster;

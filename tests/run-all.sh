@@ -54,6 +54,14 @@ say "benchmarks compile (cargo build --benches)"
 cargo build --locked --benches 2>&1 | tail -n 3
 [ "${PIPESTATUS[0]}" = 0 ] || failed+=("cargo build --benches")
 
+# The server's own build carries no HTTP client and no load generator:
+# those come only with the "loadgen" feature (seatmap-bench, the tests).
+say "the server build has no load generator (cargo tree)"
+if cargo tree --locked -e normal --target all 2>/dev/null | grep -qE '^[^a-z]*(reqwest|tempfile) v'; then
+  echo "a plain build pulls in the load generator's HTTP client" >&2
+  failed+=("server build without loadgen")
+fi
+
 say "browser tests (Playwright, /usr/bin/chromium)"
 if cargo build --locked --bin seatmap; then
   e2e_data=$(mktemp -d "${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")

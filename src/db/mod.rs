@@ -5,6 +5,7 @@
 //! failure.
 
 pub mod audit;
+#[cfg(feature = "loadgen")]
 pub mod bench;
 pub mod best_available;
 pub mod box_office;
