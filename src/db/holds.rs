@@ -79,6 +79,10 @@ pub struct HoldSummary {
     pub hold_id: Uuid,
     pub expires_at: OffsetDateTime,
     pub seat_ids: Vec<i64>,
+    /// The hold as the transaction leaves it, and its seats as its buyer
+    /// sees them, in layout order: what a page shows without reading again.
+    pub hold: Hold,
+    pub seats: Vec<seats::Seat>,
     /// General-admission tickets, by area.
     pub ga: Vec<GaHeld>,
 }
@@ -101,10 +105,15 @@ impl Cart {
 
 /// The hold's contents now, for answering a request that changed it.
 pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResult<HoldSummary> {
+    let held = seats::held_by_hold(client, hold.event_id, hold.id).await?;
+    let mut seat_ids: Vec<i64> = held.iter().map(|seat| seat.id).collect();
+    seat_ids.sort_unstable();
     Ok(HoldSummary {
         hold_id: hold.id,
         expires_at: hold.expires_at,
-        seat_ids: seats::held_by(client, hold.id).await?,
+        seat_ids,
+        hold: hold.clone(),
+        seats: held,
         ga: ga::held_by(client, hold.id).await?,
     })
 }

@@ -189,6 +189,22 @@ pub async fn by_ids(
     Ok(rows.iter().map(seat_from_row).collect())
 }
 
+/// The seats a hold has now, as its buyer sees them, in layout order.
+pub async fn held_by_hold(
+    client: &impl GenericClient,
+    event_id: i64,
+    hold_id: Uuid,
+) -> AppResult<Vec<Seat>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "{SEAT_SELECT} WHERE s.event_id = $1 AND s.hold_id = $2 AND s.status = 'HELD'
+             {LAYOUT_ORDER}"
+        ))
+        .await?;
+    let rows = client.query(&statement, &[&event_id, &hold_id]).await?;
+    Ok(rows.iter().map(seat_from_row).collect())
+}
+
 /// Which of `seat_ids` belong to the event.
 pub async fn ids_in_event(
     client: &impl GenericClient,

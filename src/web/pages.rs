@@ -228,18 +228,37 @@ pub async fn hold_panel(
 ) -> AppResult<HoldPanel> {
     let hold = db::holds::live_for_buyer(client, event_id, buyer_id).await?;
     let held = match &hold {
-        Some(hold) => {
-            let ids = db::seats::held_by(client, hold.id).await?;
-            db::seats::by_ids(client, event_id, &ids, Some(hold.id)).await?
-        }
+        Some(hold) => db::seats::held_by_hold(client, event_id, hold.id).await?,
         None => Vec::new(),
     };
+    panel_of(
+        state,
+        client,
+        event_id,
+        buyer_id,
+        hold.as_ref(),
+        &held,
+        csrf,
+    )
+    .await
+}
+
+/// The panel for a hold (and its seats) already in hand.
+async fn panel_of(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Uuid,
+    hold: Option<&Hold>,
+    held: &[Seat],
+    csrf: String,
+) -> AppResult<HoldPanel> {
     let held_refs: Vec<&Seat> = held.iter().collect();
-    let areas = db::ga::areas(client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let areas = db::ga::areas(client, event_id, hold.map(|h| h.id)).await?;
     let mut panel = HoldPanel::new(
         event_id,
         panel_timing(state),
-        hold.as_ref(),
+        hold,
         (&held_refs, &areas),
         OffsetDateTime::now_utc(),
         csrf,
@@ -311,8 +330,18 @@ struct SeatActionFragment {
     oob: bool,
 }
 
+/// What an answer to an action shows: the buyer's live hold with its
+/// seats, and the seats the action changed.
+struct Shown {
+    hold: Option<Hold>,
+    held: Vec<Seat>,
+    changed: Vec<Seat>,
+}
+
 /// Answers a seat action: a fragment for htmx, otherwise the notice goes in
-/// the session and the browser is sent back to the map.
+/// the session and the browser is sent back to the map. Reads the hold and
+/// the changed seats as they are now; see [`respond_with`] for an action
+/// that already has them.
 async fn respond(
     state: &AppState,
     event_id: i64,
@@ -324,25 +353,84 @@ async fn respond(
     back: Back,
 ) -> AppResult<Response> {
     if !is_htmx(headers) {
-        if let Some(notice) = &notice {
-            push_notice(&buyer.session, notice).await?;
-        }
-        let back = match back {
-            Back::Map => format!("/events/{event_id}"),
-            Back::List => format!("/events/{event_id}/list"),
-        };
-        return Ok(Redirect::to(&back).into_response());
+        return back_with(event_id, buyer, notice, back).await;
     }
     let client = state.pool.get().await?;
-    let panel = hold_panel(state, &client, event_id, buyer.id, buyer.csrf.value()).await?;
-    let hold_id = live_hold(&client, event_id, Some(buyer.id))
-        .await?
-        .map(|h| h.id);
+    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    let hold_id = hold.as_ref().map(|h| h.id);
+    let held = match hold_id {
+        Some(hold_id) => db::seats::held_by_hold(&client, event_id, hold_id).await?,
+        None => Vec::new(),
+    };
     let changed = db::seats::by_ids(&client, event_id, changed_seat_ids, hold_id).await?;
-    let tiers = db::events::tiers(&client, event_id).await?;
+    let shown = Shown {
+        hold,
+        held,
+        changed,
+    };
+    fragment(state, &client, event_id, buyer, notice, shown, highlight).await
+}
+
+/// [`respond`] for an action whose own transaction returned what it shows.
+async fn respond_with(
+    state: &AppState,
+    event_id: i64,
+    buyer: &Buyer,
+    headers: &HeaderMap,
+    notice: Option<Notice>,
+    shown: Shown,
+    highlight: &[i64],
+    back: Back,
+) -> AppResult<Response> {
+    if !is_htmx(headers) {
+        return back_with(event_id, buyer, notice, back).await;
+    }
+    let client = state.pool.get().await?;
+    fragment(state, &client, event_id, buyer, notice, shown, highlight).await
+}
+
+/// Without JavaScript: the notice waits in the session for the page.
+async fn back_with(
+    event_id: i64,
+    buyer: &Buyer,
+    notice: Option<Notice>,
+    back: Back,
+) -> AppResult<Response> {
+    if let Some(notice) = &notice {
+        push_notice(&buyer.session, notice).await?;
+    }
+    let back = match back {
+        Back::Map => format!("/events/{event_id}"),
+        Back::List => format!("/events/{event_id}/list"),
+    };
+    Ok(Redirect::to(&back).into_response())
+}
+
+/// The htmx answer: the panel, the changed seats and the notice.
+async fn fragment(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer: &Buyer,
+    notice: Option<Notice>,
+    shown: Shown,
+    highlight: &[i64],
+) -> AppResult<Response> {
+    let panel = panel_of(
+        state,
+        client,
+        event_id,
+        buyer.id,
+        shown.hold.as_ref(),
+        &shown.held,
+        buyer.csrf.value(),
+    )
+    .await?;
+    let tiers = db::events::tiers(client, event_id).await?;
     let fragment = SeatActionFragment {
         panel,
-        seats: changed
+        seats: shown
+            .changed
             .iter()
             .map(|s| SeatView::new(s, &tiers).highlighted(highlight))
             .collect(),
@@ -400,20 +488,25 @@ async fn seat_action(
         Some("list") => Back::List,
         _ => Back::Map,
     };
+    // A successful pick's own transaction returns the hold and its seats.
+    let mut claimed = None;
     let (seat_id, outcome) = match form {
         SeatActionForm {
             hold: Some(seat_id),
             ..
         } => {
-            let claimed = match admit_hold_request(&state, &buyer, ip).await {
+            let claim = match admit_hold_request(&state, &buyer, ip).await {
                 Ok(holder) => {
                     let rules = HoldRules::from_config(&state.config);
                     db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await
                 }
                 Err(refused) => Err(refused),
             };
-            let outcome = match claimed {
-                Ok(_) => SeatOutcome::Held,
+            let outcome = match claim {
+                Ok(summary) => {
+                    claimed = Some(summary);
+                    SeatOutcome::Held
+                }
                 Err(AppError::SeatsUnavailable { .. }) => SeatOutcome::Taken,
                 Err(AppError::HoldLimit { max }) => SeatOutcome::OverLimit(max),
                 // Rate limits, and an event not on sale (yet, or any more).
@@ -452,6 +545,31 @@ async fn seat_action(
         }
     };
 
+    if let Some(summary) = claimed {
+        let seat = summary
+            .seats
+            .iter()
+            .find(|seat| seat.id == seat_id)
+            .cloned()
+            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("a claimed seat not in its hold")))?;
+        let notice = seat_notice(&seat, &outcome);
+        let shown = Shown {
+            hold: Some(summary.hold),
+            held: summary.seats,
+            changed: vec![seat],
+        };
+        return respond_with(
+            &state,
+            event_id,
+            &buyer,
+            &headers,
+            Some(notice),
+            shown,
+            &[],
+            back,
+        )
+        .await;
+    }
     let client = state.pool.get().await?;
     let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
     let seat = db::seats::by_ids(&client, event_id, &[seat_id], hold.map(|h| h.id))
@@ -737,10 +855,32 @@ async fn best_available(
     };
     let (notice, added) = match outcome {
         Ok(found) => {
-            let client = state.pool.get().await?;
-            let seats = db::seats::by_ids(&client, event_id, &found.added, None).await?;
-            let text = format!("Found {}.", views::describe_seats(&seats, found.together));
-            (Notice::new(NoticeKind::Success, text), found.added)
+            // The claim's own transaction returned the hold and its seats.
+            let added: Vec<Seat> = found
+                .hold
+                .seats
+                .iter()
+                .filter(|seat| found.added.contains(&seat.id))
+                .cloned()
+                .collect();
+            let text = format!("Found {}.", views::describe_seats(&added, found.together));
+            let shown = Shown {
+                hold: Some(found.hold.hold),
+                held: found.hold.seats,
+                changed: added,
+            };
+            let notice = Some(Notice::new(NoticeKind::Success, text));
+            return respond_with(
+                &state,
+                event_id,
+                &buyer,
+                &headers,
+                notice,
+                shown,
+                &found.added,
+                Back::Map,
+            )
+            .await;
         }
         Err(AppError::Conflict {
             code: "not_enough_seats_together",
