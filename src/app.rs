@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::db::Pool;
 use crate::db::live::LiveFeed;
 use crate::db::sessions::PgSessionStore;
-use crate::error::ErrorSummary;
+use crate::web::error::ErrorSummary;
 use crate::web::{self, security};
 
 #[derive(Clone)]

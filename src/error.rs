@@ -1,14 +1,80 @@
-//! The one error type. Every handler returns `AppResult<T>`; this file
-//! decides the status code and the body. Server-side failures are logged
-//! with their full chain and answered with a generic message.
+//! The one error type, and the codes that name each refusal. It knows
+//! nothing of HTTP: `web::error` decides the status code, the body and
+//! whether a refusal becomes a notice or an error page.
 
-use axum::Json;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
 use tokio_postgres::error::SqlState;
 
 pub type AppResult<T> = Result<T, AppError>;
+
+/// What a refusal (or failure) is called in a JSON error's `error` field:
+/// one name per reason, matched as an enum everywhere, never as text.
+macro_rules! error_codes {
+    ($($variant:ident => $text:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode { $($variant,)* }
+
+        impl ErrorCode {
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    AlreadyClosed => "already_closed",
+    AlreadyExtended => "already_extended",
+    AlreadyPurchased => "already_purchased",
+    BadRequest => "bad_request",
+    DuplicateSeats => "duplicate_seats",
+    EmptyHold => "empty_hold",
+    EventCancelled => "event_cancelled",
+    EventStarted => "event_started",
+    Forbidden => "forbidden",
+    HoldExpired => "hold_expired",
+    HoldLimit => "hold_limit",
+    HoldReleased => "hold_released",
+    HoldStillLive => "hold_still_live",
+    Internal => "internal",
+    InvalidCount => "invalid_count",
+    InvalidEmail => "invalid_email",
+    InvalidInput => "invalid_input",
+    InvalidName => "invalid_name",
+    InvalidPrice => "invalid_price",
+    InvalidSearch => "invalid_search",
+    InvalidTime => "invalid_time",
+    MissingPrice => "missing_price",
+    NoArea => "no_area",
+    NoFile => "no_file",
+    NoSeats => "no_seats",
+    NotEnoughCapacity => "not_enough_capacity",
+    NotEnoughSeats => "not_enough_seats",
+    NotEnoughSeatsTogether => "not_enough_seats_together",
+    NotFound => "not_found",
+    NotOnSaleYet => "not_on_sale_yet",
+    NothingToRevive => "nothing_to_revive",
+    OnSaleAfterStart => "on_sale_after_start",
+    RateLimited => "rate_limited",
+    SalesClosed => "sales_closed",
+    SeatsUnavailable => "seats_unavailable",
+    StaffExists => "staff_exists",
+    StartsInPast => "starts_in_past",
+    TooEarly => "too_early",
+    TooManyHolds => "too_many_holds",
+    TooManyLogins => "too_many_logins",
+    TooManyStreams => "too_many_streams",
+    Unauthorized => "unauthorized",
+    Unavailable => "unavailable",
+    UnknownSection => "unknown_section",
+    UnknownTier => "unknown_tier",
+    VenueExists => "venue_exists",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -21,9 +87,9 @@ pub enum AppError {
     #[error("A hold may contain at most {max} seats.")]
     HoldLimit { max: u32 },
     #[error("{message}")]
-    Validation { code: &'static str, message: String },
+    Validation { code: ErrorCode, message: String },
     #[error("{message}")]
-    Conflict { code: &'static str, message: String },
+    Conflict { code: ErrorCode, message: String },
     #[error("This hold has expired; its seats have gone back on sale.")]
     HoldExpired,
     #[error("Sign in as box-office staff to do this.")]
@@ -32,7 +98,7 @@ pub enum AppError {
     Forbidden(String),
     #[error("{message}")]
     TooManyRequests {
-        code: &'static str,
+        code: ErrorCode,
         message: String,
         retry_after_secs: u64,
     },
@@ -47,23 +113,12 @@ pub enum AppError {
     Internal(#[from] anyhow::Error),
 }
 
-/// Left in the response's extensions so the HTML layer can render an error
-/// page with the same status and (safe) message.
-#[derive(Debug, Clone)]
-pub struct ErrorSummary {
-    pub status: StatusCode,
-    pub message: String,
-}
-
-const GENERIC_500: &str = "Something went wrong on our side. Nothing you held or bought was lost.";
-const GENERIC_503: &str = "The box office is very busy right now. Please try again in a moment.";
-
 impl AppError {
     pub fn not_found(what: &str) -> AppError {
         AppError::NotFound(format!("{what} not found."))
     }
 
-    pub fn validation(code: &'static str, message: impl Into<String>) -> AppError {
+    pub fn validation(code: ErrorCode, message: impl Into<String>) -> AppError {
         AppError::Validation {
             code,
             message: message.into(),
@@ -93,7 +148,7 @@ impl AppError {
 
     /// Whether the failure is load or an outage (503, worth retrying later)
     /// rather than a bug (500).
-    fn is_transient(&self) -> bool {
+    pub fn is_transient(&self) -> bool {
         if let AppError::Pool(deadpool_postgres::PoolError::Timeout(_)) | AppError::Unavailable(_) =
             self
         {
@@ -123,7 +178,7 @@ impl AppError {
     /// range, an index entry too long). The rules should have refused it
     /// first; if one slips past them it is still the caller's input, so a
     /// 422 rather than a 500 (and a warning in the log, to add the rule).
-    fn is_refused_value(&self) -> bool {
+    pub fn is_refused_value(&self) -> bool {
         self.postgres_error()
             .and_then(tokio_postgres::Error::code)
             .is_some_and(|state| {
@@ -138,51 +193,6 @@ impl AppError {
                 .contains(state)
             })
     }
-
-    fn status_code_and_body(&self) -> (StatusCode, &'static str, Value) {
-        match self {
-            AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request", json!({})),
-            AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found", json!({})),
-            AppError::SeatsUnavailable { seat_ids } => (
-                StatusCode::CONFLICT,
-                "seats_unavailable",
-                json!({ "seat_ids": seat_ids }),
-            ),
-            AppError::HoldLimit { max } => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "hold_limit",
-                json!({ "max_seats": max }),
-            ),
-            AppError::Validation { code, .. } => {
-                (StatusCode::UNPROCESSABLE_ENTITY, code, json!({}))
-            }
-            AppError::Conflict { code, .. } => (StatusCode::CONFLICT, code, json!({})),
-            AppError::HoldExpired => (StatusCode::GONE, "hold_expired", json!({})),
-            AppError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized", json!({})),
-            AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", json!({})),
-            AppError::TooManyRequests {
-                code,
-                retry_after_secs,
-                ..
-            } => (
-                StatusCode::TOO_MANY_REQUESTS,
-                code,
-                json!({ "retry_after_secs": retry_after_secs }),
-            ),
-            AppError::Database(_)
-            | AppError::Pool(_)
-            | AppError::Unavailable(_)
-            | AppError::Internal(_) => {
-                if self.is_refused_value() {
-                    (StatusCode::UNPROCESSABLE_ENTITY, "invalid_input", json!({}))
-                } else if self.is_transient() {
-                    (StatusCode::SERVICE_UNAVAILABLE, "unavailable", json!({}))
-                } else {
-                    (StatusCode::INTERNAL_SERVER_ERROR, "internal", json!({}))
-                }
-            }
-        }
-    }
 }
 
 fn caused_by_io(err: &tokio_postgres::Error) -> bool {
@@ -194,78 +204,4 @@ fn caused_by_io(err: &tokio_postgres::Error) -> bool {
         source = cause.source();
     }
     false
-}
-
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        let (status, code, mut body) = self.status_code_and_body();
-        let retry_after = match &self {
-            AppError::TooManyRequests {
-                retry_after_secs, ..
-            } => Some(retry_after_secs.max(&1).to_string()),
-            _ if status == StatusCode::SERVICE_UNAVAILABLE => Some("1".to_string()),
-            _ => None,
-        };
-        let message = match status {
-            StatusCode::INTERNAL_SERVER_ERROR => {
-                tracing::error!(error = ?anyhow::Error::from(self), "request failed");
-                GENERIC_500.to_string()
-            }
-            StatusCode::UNPROCESSABLE_ENTITY if self.is_refused_value() => {
-                tracing::warn!(error = ?anyhow::Error::from(self), "the database refused a value the rules let through");
-                "A value in this request is not acceptable: too long, out of range, \
-                 or containing a control character."
-                    .to_string()
-            }
-            StatusCode::SERVICE_UNAVAILABLE => {
-                tracing::warn!(error = ?anyhow::Error::from(self), "request failed (transient)");
-                GENERIC_503.to_string()
-            }
-            _ => self.to_string(),
-        };
-        body["error"] = Value::from(code);
-        body["message"] = Value::from(message.clone());
-        let mut response = (status, Json(body)).into_response();
-        if let Some(value) = retry_after.and_then(|v| HeaderValue::from_str(&v).ok()) {
-            response.headers_mut().insert(header::RETRY_AFTER, value);
-        }
-        response
-            .extensions_mut()
-            .insert(ErrorSummary { status, message });
-        response
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn internal_errors_hide_their_detail() {
-        let response =
-            AppError::Internal(anyhow::anyhow!("password=hunter2 leaked")).into_response();
-        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        let summary = response.extensions().get::<ErrorSummary>().unwrap();
-        assert!(!summary.message.contains("hunter2"));
-    }
-
-    #[test]
-    fn domain_errors_map_to_documented_statuses() {
-        let cases = [
-            (AppError::BadRequest("x".into()), StatusCode::BAD_REQUEST),
-            (AppError::not_found("Event"), StatusCode::NOT_FOUND),
-            (
-                AppError::SeatsUnavailable { seat_ids: vec![1] },
-                StatusCode::CONFLICT,
-            ),
-            (
-                AppError::HoldLimit { max: 10 },
-                StatusCode::UNPROCESSABLE_ENTITY,
-            ),
-            (AppError::HoldExpired, StatusCode::GONE),
-        ];
-        for (error, status) in cases {
-            assert_eq!(error.into_response().status(), status);
-        }
-    }
 }

@@ -25,7 +25,7 @@ use tokio_postgres::Row;
 use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 use crate::observability as obs;
 
 #[derive(Debug, Clone)]
@@ -84,7 +84,7 @@ pub async fn hold_best_available(
             metrics::counter!(obs::SEATS_CLAIMED).increment(found.added.len() as u64);
             "found"
         }
-        Err(AppError::Conflict { code, .. }) => code,
+        Err(AppError::Conflict { code, .. }) => code.as_str(),
         Err(AppError::HoldLimit { .. }) => "hold_limit",
         Err(AppError::Validation { .. } | AppError::NotFound(_)) => "invalid",
         Err(_) => "error",
@@ -118,7 +118,7 @@ async fn hold_best_available_once(
         let free = count_free(&tx, event_id, &filters).await?;
         return Err(if request.together && free >= count as i64 {
             AppError::Conflict {
-                code: "not_enough_seats_together",
+                code: ErrorCode::NotEnoughSeatsTogether,
                 message: format!(
                     "There are no {count} seats together{}, but {free} seats are free apart. \
                      Ask again with \"together\": false to take the best {count} even if apart.",
@@ -127,7 +127,7 @@ async fn hold_best_available_once(
             }
         } else {
             AppError::Conflict {
-                code: "not_enough_seats",
+                code: ErrorCode::NotEnoughSeats,
                 message: format!(
                     "Only {free} seat(s) are free{}; {count} were asked for.",
                     filter_words(request)
@@ -177,13 +177,13 @@ async fn resolve_filters(
     // refuse a NUL outright, and long strings cost index reads for nothing.
     let unknown_section = |name: &str| {
         AppError::validation(
-            "unknown_section",
+            ErrorCode::UnknownSection,
             format!("This event has no section {}.", quoted(name)),
         )
     };
     let unknown_tier = |code: &str| {
         AppError::validation(
-            "unknown_tier",
+            ErrorCode::UnknownTier,
             format!("This event has no price tier {}.", quoted(code)),
         )
     };

@@ -9,7 +9,7 @@ use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::sale::SaleStatus;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 
 /// A hold as the console lists it.
 #[derive(Debug, Clone)]
@@ -292,14 +292,14 @@ pub async fn revive(
         let old = holds::lock_by_id(&tx, hold_id).await?;
         if old.live {
             return Err(AppError::Conflict {
-                code: "hold_still_live",
+                code: ErrorCode::HoldStillLive,
                 message: "This hold hasn't expired; there is nothing to revive.".into(),
             });
         }
         let seat_ids = seats::held_by(&tx, old.id).await?;
         if seat_ids.is_empty() {
             return Err(AppError::Conflict {
-                code: "nothing_to_revive",
+                code: ErrorCode::NothingToRevive,
                 message: "All of this hold's seats have been taken or released since.".into(),
             });
         }
@@ -513,7 +513,7 @@ pub async fn close_sales(
         // transaction failed finds the holds it left.
         if already_closed && holds_released == 0 {
             return Err(AppError::Conflict {
-                code: "already_closed",
+                code: ErrorCode::AlreadyClosed,
                 message: if before == SaleStatus::Cancelled {
                     "This event is already cancelled.".into()
                 } else {

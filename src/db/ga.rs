@@ -13,7 +13,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::GenericClient;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 
 /// Tickets wanted from one area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,7 +188,10 @@ pub(super) async fn claim(
     for request in requests {
         returned += give_back(client, request.area_id, GiveBack::Lapsed).await?;
         let quantity = i32::try_from(request.quantity).map_err(|_| {
-            AppError::validation("invalid_count", "That is more tickets than any area holds.")
+            AppError::validation(
+                ErrorCode::InvalidCount,
+                "That is more tickets than any area holds.",
+            )
         })?;
         if client
             .execute(&take, &[&request.area_id, &quantity])
@@ -234,7 +237,7 @@ async fn not_enough(client: &impl GenericClient, request: &GaRequest) -> AppResu
         ),
     };
     Ok(AppError::Conflict {
-        code: "not_enough_capacity",
+        code: ErrorCode::NotEnoughCapacity,
         message,
     })
 }

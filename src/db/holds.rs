@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 use crate::observability as obs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,7 +293,7 @@ async fn refuse_if_address_is_full(
     if live >= i64::from(max) {
         let retry: Option<i64> = row.get("first_expiry");
         return Err(AppError::TooManyRequests {
-            code: "too_many_holds",
+            code: ErrorCode::TooManyHolds,
             message: format!(
                 "Too many seats are on hold from your network ({live} holds). \
                  Buy or release some, or wait for a hold to expire."
@@ -456,7 +456,7 @@ pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: Uuid) -
 pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
     if hold.state == HoldState::Purchased {
         return Err(AppError::Conflict {
-            code: "already_purchased",
+            code: ErrorCode::AlreadyPurchased,
             message: "This hold has already been bought.".into(),
         });
     }
@@ -581,7 +581,7 @@ pub async fn extend(
         }
         if hold.extended {
             return Err(AppError::Conflict {
-                code: "already_extended",
+                code: ErrorCode::AlreadyExtended,
                 message: "This hold has already had its extra time.".into(),
             });
         }
@@ -595,7 +595,7 @@ pub async fn extend(
             .await?;
         let Some(row) = extended else {
             return Err(AppError::Conflict {
-                code: "too_early",
+                code: ErrorCode::TooEarly,
                 message: "You can ask for more time in the last 2 minutes of your hold.".into(),
             });
         };

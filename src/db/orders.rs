@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, ga, holds, retrying};
 use crate::domain::rules::BuyerDetails;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 
 #[derive(Debug, Clone)]
 pub struct OrderCreated {
@@ -71,13 +71,13 @@ async fn purchase_once(
     match hold.state {
         holds::HoldState::Purchased => {
             return Err(AppError::Conflict {
-                code: "already_purchased",
+                code: ErrorCode::AlreadyPurchased,
                 message: "This hold has already been bought.".into(),
             });
         }
         holds::HoldState::Released => {
             return Err(AppError::Conflict {
-                code: "hold_released",
+                code: ErrorCode::HoldReleased,
                 message: "This hold was released; its seats are back on sale.".into(),
             });
         }
@@ -100,7 +100,7 @@ async fn purchase_once(
     }
     if expected == 0 && ga_held.is_empty() {
         return Err(AppError::validation(
-            "empty_hold",
+            ErrorCode::EmptyHold,
             "There are no seats or tickets in this hold to buy.",
         ));
     }

@@ -2,7 +2,7 @@
 //! a new session can't start from zero.
 
 use super::GenericClient;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 
 /// One counter to bump: `key` may be hit `max` times per window (0 = no limit).
 pub struct Limit {
@@ -12,7 +12,7 @@ pub struct Limit {
 
 /// How the caller is told: the error code and message for a refusal.
 pub struct Refusal {
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: &'static str,
 }
 

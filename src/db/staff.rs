@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 
 use super::GenericClient;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 
 pub struct StaffAccount {
     pub id: i64,
@@ -24,7 +24,7 @@ pub async fn create(
         )
         .await?;
     row.map(|r| r.get(0)).ok_or_else(|| AppError::Conflict {
-        code: "staff_exists",
+        code: ErrorCode::StaffExists,
         message: format!("A staff account named {name:?} already exists."),
     })
 }

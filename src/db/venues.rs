@@ -8,7 +8,7 @@ use super::events::{self, NewEvent};
 use super::{GenericClient, Pool};
 use crate::domain::layout::TierSpec;
 use crate::domain::venue::{self, VenueLayout};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 
 #[derive(Debug, Clone)]
 pub struct VenueSummary {
@@ -41,7 +41,7 @@ pub async fn import(
         )
         .await?;
     row.map(|row| row.get(0)).ok_or_else(|| AppError::Conflict {
-        code: "venue_exists",
+        code: ErrorCode::VenueExists,
         message: format!(
             "A venue named {:?} already exists. Rename the layout to import it again.",
             layout.name
@@ -111,7 +111,7 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<i64> {
         .map(|tier| {
             let price = plan.prices.get(&tier.code).copied().ok_or_else(|| {
                 AppError::validation(
-                    "missing_price",
+                    ErrorCode::MissingPrice,
                     format!("Give a price for the {} tier.", tier.name),
                 )
             })?;
@@ -128,7 +128,7 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<i64> {
         .find(|code| !layout.tiers.iter().any(|t| &t.code == *code))
     {
         return Err(AppError::validation(
-            "unknown_tier",
+            ErrorCode::UnknownTier,
             format!("The venue has no tier {code:?}."),
         ));
     }

@@ -4,14 +4,14 @@
 use email_address::EmailAddress;
 use time::OffsetDateTime;
 
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode};
 
 /// A pick request's seat ids, sorted (the claim order) and checked: not
 /// empty, no duplicates, not over the per-hold limit.
 pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, AppError> {
     if seat_ids.is_empty() {
         return Err(AppError::validation(
-            "no_seats",
+            ErrorCode::NoSeats,
             "Choose at least one seat.",
         ));
     }
@@ -22,7 +22,7 @@ pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, A
     sorted.sort_unstable();
     if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
         return Err(AppError::validation(
-            "duplicate_seats",
+            ErrorCode::DuplicateSeats,
             "The same seat appears more than once in the request.",
         ));
     }
@@ -38,7 +38,7 @@ fn count_up_to(count: i64, max: u32, things: &str) -> Result<u32, AppError> {
     match u32::try_from(count) {
         Ok(count) if (1..=max).contains(&count) => Ok(count),
         _ => Err(AppError::validation(
-            "invalid_count",
+            ErrorCode::InvalidCount,
             format!("Ask for between 1 and {max} {things}."),
         )),
     }
@@ -67,7 +67,7 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
         || name.chars().any(char::is_control)
     {
         return Err(AppError::validation(
-            "invalid_name",
+            ErrorCode::InvalidName,
             format!("Enter your name (1 to {MAX_NAME_CHARS} characters)."),
         ));
     }
@@ -80,7 +80,7 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
             .is_some_and(|(_, domain)| domain.contains('.') && !domain.ends_with('.'));
     if !plain || !EmailAddress::is_valid(email) {
         return Err(AppError::validation(
-            "invalid_email",
+            ErrorCode::InvalidEmail,
             "Enter a valid email address, like name@example.com.",
         ));
     }
@@ -124,14 +124,14 @@ pub fn event_details(
     if name.is_empty() || !crate::domain::text::is_plain(name, crate::domain::text::MAX_NAME_CHARS)
     {
         return Err(AppError::validation(
-            "invalid_name",
+            ErrorCode::InvalidName,
             "Give the event a name of up to 200 characters, with no control characters.",
         ));
     }
     let starts_at = form_time("start time", starts_at)?;
     if starts_at <= now {
         return Err(AppError::validation(
-            "starts_in_past",
+            ErrorCode::StartsInPast,
             "The event must start in the future.",
         ));
     }
@@ -141,7 +141,7 @@ pub fn event_details(
     };
     if on_sale_at.is_some_and(|at| at >= starts_at) {
         return Err(AppError::validation(
-            "on_sale_after_start",
+            ErrorCode::OnSaleAfterStart,
             "Sales must open before the event starts.",
         ));
     }
@@ -163,7 +163,7 @@ fn form_time(field: &str, text: &str) -> Result<OffsetDateTime, AppError> {
         .or_else(|_| OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339))
         .map_err(|_| {
             AppError::validation(
-                "invalid_time",
+                ErrorCode::InvalidTime,
                 format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30."),
             )
         })
@@ -284,7 +284,7 @@ mod tests {
             ("Gala", "2026-12-01T19:30", "soon", "invalid_time"),
         ] {
             match event_details(name, starts, on_sale, now) {
-                Err(AppError::Validation { code: got, .. }) => assert_eq!(got, code),
+                Err(AppError::Validation { code: got, .. }) => assert_eq!(got.as_str(), code),
                 other => panic!("{name:?} {starts:?} {on_sale:?}: {other:?}"),
             }
         }

@@ -4,7 +4,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode};
 
 /// An event's sale state at one moment, as the database computes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,10 +54,10 @@ impl SaleStatus {
     pub fn refuse(self, on_sale_at: Option<OffsetDateTime>) -> Result<(), AppError> {
         let code = match self {
             SaleStatus::OnSale => return Ok(()),
-            SaleStatus::NotYet => "not_on_sale_yet",
-            SaleStatus::Closed => "sales_closed",
-            SaleStatus::Started => "event_started",
-            SaleStatus::Cancelled => "event_cancelled",
+            SaleStatus::NotYet => ErrorCode::NotOnSaleYet,
+            SaleStatus::Closed => ErrorCode::SalesClosed,
+            SaleStatus::Started => ErrorCode::EventStarted,
+            SaleStatus::Cancelled => ErrorCode::EventCancelled,
         };
         Err(AppError::Conflict {
             code,
@@ -83,15 +83,15 @@ mod tests {
         let at = time::macros::datetime!(2026-12-01 10:00 UTC);
         match SaleStatus::NotYet.refuse(Some(at)) {
             Err(AppError::Conflict { code, message }) => {
-                assert_eq!(code, "not_on_sale_yet");
+                assert_eq!(code, ErrorCode::NotOnSaleYet);
                 assert_eq!(message, "On sale at Tue 1 Dec 2026, 10:00 UTC.");
             }
             other => panic!("{other:?}"),
         }
         for (status, expected) in [
-            (SaleStatus::Closed, "sales_closed"),
-            (SaleStatus::Started, "event_started"),
-            (SaleStatus::Cancelled, "event_cancelled"),
+            (SaleStatus::Closed, ErrorCode::SalesClosed),
+            (SaleStatus::Started, ErrorCode::EventStarted),
+            (SaleStatus::Cancelled, ErrorCode::EventCancelled),
         ] {
             assert!(
                 matches!(status.refuse(None), Err(AppError::Conflict { code, .. }) if code == expected)

@@ -14,7 +14,7 @@ use std::net::{IpAddr, SocketAddr};
 use axum::extract::ConnectInfo;
 
 use crate::app::AppState;
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode};
 use crate::web::security::CsrfToken;
 
 #[derive(FromRequest)]
@@ -254,7 +254,7 @@ pub async fn admit_hold_request(
             },
         ],
         Refusal {
-            code: "rate_limited",
+            code: ErrorCode::RateLimited,
             message: "Too many hold requests. Please wait a moment and try again.",
         },
     )

@@ -26,7 +26,7 @@ use crate::db::ga::GaAreaView;
 use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 use crate::server::{Admission, Full};
 use crate::web::extract::{ClientIp, IdPath, QueryInput, Viewer};
 use crate::web::pages::{hold_panel, render};
@@ -89,7 +89,7 @@ async fn live(
     // open: capped per address (429) and in total (503).
     let admission = state.live_streams.admit(ip.0).map_err(|full| match full {
         Full::Address => AppError::TooManyRequests {
-            code: "too_many_streams",
+            code: ErrorCode::TooManyStreams,
             message: "Too many live maps are open from your network. Close some and reload.".into(),
             retry_after_secs: 10,
         },

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod error;
 pub mod extract;
 pub mod live;
 pub mod ops;

@@ -21,7 +21,8 @@ use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult, ErrorSummary};
+use crate::error::{AppError, AppResult, ErrorCode};
+use crate::web::error::ErrorSummary;
 use crate::web::extract::{
     Buyer, BuyerFields, ClientIp, IdPath, Notice, NoticeKind, Viewer, admit_hold_request, is_htmx,
     push_notice, take_notice,
@@ -336,6 +337,8 @@ struct Shown {
     hold: Option<Hold>,
     held: Vec<Seat>,
     changed: Vec<Seat>,
+    /// Of the changed seats, those to point out (best available's finds).
+    highlight: Vec<i64>,
 }
 
 /// Answers a seat action: a fragment for htmx, otherwise the notice goes in
@@ -367,8 +370,9 @@ async fn respond(
         hold,
         held,
         changed,
+        highlight: highlight.to_vec(),
     };
-    fragment(state, &client, event_id, buyer, notice, shown, highlight).await
+    fragment(state, &client, event_id, buyer, notice, shown).await
 }
 
 /// [`respond`] for an action whose own transaction returned what it shows.
@@ -379,14 +383,13 @@ async fn respond_with(
     headers: &HeaderMap,
     notice: Option<Notice>,
     shown: Shown,
-    highlight: &[i64],
     back: Back,
 ) -> AppResult<Response> {
     if !is_htmx(headers) {
         return back_with(event_id, buyer, notice, back).await;
     }
     let client = state.pool.get().await?;
-    fragment(state, &client, event_id, buyer, notice, shown, highlight).await
+    fragment(state, &client, event_id, buyer, notice, shown).await
 }
 
 /// Without JavaScript: the notice waits in the session for the page.
@@ -414,7 +417,6 @@ async fn fragment(
     buyer: &Buyer,
     notice: Option<Notice>,
     shown: Shown,
-    highlight: &[i64],
 ) -> AppResult<Response> {
     let panel = panel_of(
         state,
@@ -432,7 +434,7 @@ async fn fragment(
         seats: shown
             .changed
             .iter()
-            .map(|s| SeatView::new(s, &tiers).highlighted(highlight))
+            .map(|s| SeatView::new(s, &tiers).highlighted(&shown.highlight))
             .collect(),
         notice,
         oob: true,
@@ -557,6 +559,7 @@ async fn seat_action(
             hold: Some(summary.hold),
             held: summary.seats,
             changed: vec![seat],
+            highlight: Vec::new(),
         };
         return respond_with(
             &state,
@@ -565,7 +568,6 @@ async fn seat_action(
             &headers,
             Some(notice),
             shown,
-            &[],
             back,
         )
         .await;
@@ -703,7 +705,7 @@ async fn ga_action(
             )
             .await
         }
-        (None, None) => Err(AppError::validation("no_area", "Choose an area.")),
+        (None, None) => Err(AppError::validation(ErrorCode::NoArea, "Choose an area.")),
     };
     let notice = match outcome {
         Ok(text) => Notice::new(NoticeKind::Success, text),
@@ -868,22 +870,14 @@ async fn best_available(
                 hold: Some(found.hold.hold),
                 held: found.hold.seats,
                 changed: added,
+                highlight: found.added,
             };
             let notice = Some(Notice::new(NoticeKind::Success, text));
-            return respond_with(
-                &state,
-                event_id,
-                &buyer,
-                &headers,
-                notice,
-                shown,
-                &found.added,
-                Back::Map,
-            )
-            .await;
+            return respond_with(&state, event_id, &buyer, &headers, notice, shown, Back::Map)
+                .await;
         }
         Err(AppError::Conflict {
-            code: "not_enough_seats_together",
+            code: ErrorCode::NotEnoughSeatsTogether,
             ..
         }) => (
             Notice::new(

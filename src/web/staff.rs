@@ -23,7 +23,7 @@ use crate::domain::money::format_cents;
 use crate::domain::password;
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 use crate::web::extract::{
     ClientIp, IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice, sign_in, sign_out,
     take_notice,
@@ -144,7 +144,7 @@ fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Limi
 }
 
 const TOO_MANY_LOGINS: Refusal = Refusal {
-    code: "too_many_logins",
+    code: ErrorCode::TooManyLogins,
     message: "Too many failed sign-ins. Please wait before trying again.",
 };
 
@@ -437,7 +437,7 @@ async fn console(
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
     if search.is_some_and(|q| !crate::domain::text::is_plain(q, 254)) {
         return Err(AppError::validation(
-            "invalid_search",
+            ErrorCode::InvalidSearch,
             "Search by a name, an email or an order number: up to 254 characters,              with no control characters.",
         ));
     }

@@ -18,7 +18,7 @@ use crate::db::venues::{EventPlan, VenueSummary};
 use crate::domain::money::parse_cents;
 use crate::domain::rules;
 use crate::domain::venue::{self, LayoutError, VenueLayout};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorCode};
 use crate::web::extract::{IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice};
 use crate::web::pages::render;
 use crate::web::security::{CsrfForm, check_csrf};
@@ -144,7 +144,7 @@ async fn import(
     check_csrf(&staff.csrf, sent_csrf.as_deref())?;
     let Some((file_name, bytes)) = file.filter(|(_, bytes)| !bytes.is_empty()) else {
         return Err(AppError::validation(
-            "no_file",
+            ErrorCode::NoFile,
             "Choose a layout file (.json or .csv) to import.",
         ));
     };
@@ -329,7 +329,7 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
         };
         let cents = parse_cents(value).ok_or_else(|| {
             AppError::validation(
-                "invalid_price",
+                ErrorCode::InvalidPrice,
                 format!("{value:?} is not a price for {code}: use an amount like 45 or 45.50."),
             )
         })?;
