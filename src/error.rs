@@ -4,6 +4,8 @@
 
 use tokio_postgres::error::SqlState;
 
+pub use crate::domain::refusal::{Conflict, Invalid, Limit, Missing};
+
 pub type AppResult<T> = Result<T, AppError>;
 
 /// What a refusal (or failure) is called in a JSON error's `error` field:
@@ -76,32 +78,31 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// Refusals carry data, not words: `web::error` words them and picks the
+/// status code. The `Display` texts here are for logs.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    #[error("{0}")]
+    /// A request malformed before any rule applies (web's extractors).
+    #[error("bad request: {0}")]
     BadRequest(String),
-    #[error("{0}")]
-    NotFound(String),
-    #[error("Some of these seats were just taken by someone else.")]
+    #[error("not found: {0:?}")]
+    NotFound(Missing),
+    #[error("seats unavailable: {seat_ids:?}")]
     SeatsUnavailable { seat_ids: Vec<i64> },
-    #[error("A hold may contain at most {max} seats.")]
+    #[error("over the hold limit of {max}")]
     HoldLimit { max: u32 },
-    #[error("{message}")]
-    Validation { code: ErrorCode, message: String },
-    #[error("{message}")]
-    Conflict { code: ErrorCode, message: String },
-    #[error("This hold has expired; its seats have gone back on sale.")]
+    #[error("invalid: {0:?}")]
+    Invalid(Invalid),
+    #[error("conflict: {0:?}")]
+    Conflict(Conflict),
+    #[error("hold expired")]
     HoldExpired,
-    #[error("Sign in as box-office staff to do this.")]
+    #[error("not signed in as staff")]
     Unauthorized,
-    #[error("{0}")]
+    #[error("forbidden: {0}")]
     Forbidden(String),
-    #[error("{message}")]
-    TooManyRequests {
-        code: ErrorCode,
-        message: String,
-        retry_after_secs: u64,
-    },
+    #[error("too many requests: {limit:?}")]
+    TooManyRequests { limit: Limit, retry_after_secs: u64 },
     #[error("database error")]
     Database(#[from] tokio_postgres::Error),
     #[error("database pool error")]
@@ -114,17 +115,6 @@ pub enum AppError {
 }
 
 impl AppError {
-    pub fn not_found(what: &str) -> AppError {
-        AppError::NotFound(format!("{what} not found."))
-    }
-
-    pub fn validation(code: ErrorCode, message: impl Into<String>) -> AppError {
-        AppError::Validation {
-            code,
-            message: message.into(),
-        }
-    }
-
     /// Deadlocks and serialization failures: the transaction can simply run again.
     pub fn is_retryable(&self) -> bool {
         let state = match self {

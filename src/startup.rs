@@ -195,7 +195,7 @@ pub async fn staff_add(config: Config, name: &str) -> anyhow::Result<()> {
     }
     .await;
     database.shutdown().await;
-    created.map_err(|err| anyhow::anyhow!("{err}"))?;
+    created.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
     println!("staff account {name} created");
     Ok(())
 }
@@ -270,7 +270,7 @@ pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Res
     }
     .await;
     database.shutdown().await;
-    let venue_id = imported.map_err(|err| anyhow::anyhow!("{err}"))?;
+    let venue_id = imported.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
     println!(
         "{} (venue {venue_id})",
         crate::web::venues::imported_message(&layout)

@@ -25,7 +25,8 @@ use tokio_postgres::Row;
 use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::domain::refusal::Filters as RefusedFilters;
+use crate::error::{AppError, AppResult, Conflict, Invalid};
 use crate::observability as obs;
 
 #[derive(Debug, Clone)]
@@ -84,9 +85,9 @@ pub async fn hold_best_available(
             metrics::counter!(obs::SEATS_CLAIMED).increment(found.added.len() as u64);
             "found"
         }
-        Err(AppError::Conflict { code, .. }) => code.as_str(),
+        Err(AppError::Conflict(conflict)) => conflict.code().as_str(),
         Err(AppError::HoldLimit { .. }) => "hold_limit",
-        Err(AppError::Validation { .. } | AppError::NotFound(_)) => "invalid",
+        Err(AppError::Invalid(_) | AppError::NotFound(_)) => "invalid",
         Err(_) => "error",
     };
     metrics::counter!(obs::BEST_AVAILABLE, "outcome" => label).increment(1);
@@ -116,24 +117,26 @@ async fn hold_best_available_once(
     };
     let Some(mut chosen) = chosen else {
         let free = count_free(&tx, event_id, &filters).await?;
-        return Err(if request.together && free >= count as i64 {
-            AppError::Conflict {
-                code: ErrorCode::NotEnoughSeatsTogether,
-                message: format!(
-                    "There are no {count} seats together{}, but {free} seats are free apart. \
-                     Ask again with \"together\": false to take the best {count} even if apart.",
-                    filter_words(request)
-                ),
-            }
-        } else {
-            AppError::Conflict {
-                code: ErrorCode::NotEnoughSeats,
-                message: format!(
-                    "Only {free} seat(s) are free{}; {count} were asked for.",
-                    filter_words(request)
-                ),
-            }
-        });
+        let filters = RefusedFilters {
+            section: request.section.clone(),
+            tier: request.tier.clone(),
+        };
+        let count = request.count;
+        return Err(AppError::Conflict(
+            if request.together && free >= i64::from(count) {
+                Conflict::NotEnoughTogether {
+                    count,
+                    free,
+                    filters,
+                }
+            } else {
+                Conflict::NotEnoughSeats {
+                    count,
+                    free,
+                    filters,
+                }
+            },
+        ));
     };
     chosen.sort_unstable();
     let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, &chosen)
@@ -156,37 +159,16 @@ async fn hold_best_available_once(
     })
 }
 
-fn filter_words(request: &BestAvailableRequest) -> String {
-    let mut words = String::new();
-    if let Some(section) = &request.section {
-        words.push_str(&format!(" in {section}"));
-    }
-    if let Some(tier) = &request.tier {
-        words.push_str(&format!(" at tier {tier}"));
-    }
-    words
-}
-
 async fn resolve_filters(
     client: &impl GenericClient,
     event_id: i64,
     request: &BestAvailableRequest,
 ) -> AppResult<Filters> {
-    use crate::domain::text::{MAX_CODE_CHARS, MAX_NAME_CHARS, is_plain, quoted};
+    use crate::domain::text::{MAX_CODE_CHARS, MAX_NAME_CHARS, is_plain};
     // A name no section can have is looked up nowhere: PostgreSQL would
     // refuse a NUL outright, and long strings cost index reads for nothing.
-    let unknown_section = |name: &str| {
-        AppError::validation(
-            ErrorCode::UnknownSection,
-            format!("This event has no section {}.", quoted(name)),
-        )
-    };
-    let unknown_tier = |code: &str| {
-        AppError::validation(
-            ErrorCode::UnknownTier,
-            format!("This event has no price tier {}.", quoted(code)),
-        )
-    };
+    let unknown_section = |name: &str| AppError::Invalid(Invalid::UnknownSection(name.into()));
+    let unknown_tier = |code: &str| AppError::Invalid(Invalid::UnknownTier(code.into()));
     if let Some(name) = request
         .section
         .as_deref()

@@ -9,7 +9,7 @@ use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::sale::SaleStatus;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Conflict, Missing};
 
 /// A hold as the console lists it.
 #[derive(Debug, Clone)]
@@ -237,7 +237,7 @@ pub async fn release(
         let released = match only_seat {
             Some(seat_id) => {
                 if !seats::release_one(&tx, hold.id, seat_id).await? {
-                    return Err(AppError::not_found("Seat in this hold"));
+                    return Err(AppError::NotFound(Missing::SeatInHold));
                 }
                 if holds::is_empty(&tx, hold.id).await? {
                     holds::close_by_staff(&tx, hold.id, staff_id).await?;
@@ -287,21 +287,15 @@ pub async fn revive(
         let tx = client.transaction().await?;
         let event_id = holds::event_of(&tx, hold_id, None)
             .await?
-            .ok_or_else(|| AppError::not_found("Hold"))?;
+            .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
         events::lock_on_sale(&tx, event_id).await?;
         let old = holds::lock_by_id(&tx, hold_id).await?;
         if old.live {
-            return Err(AppError::Conflict {
-                code: ErrorCode::HoldStillLive,
-                message: "This hold hasn't expired; there is nothing to revive.".into(),
-            });
+            return Err(AppError::Conflict(Conflict::HoldStillLive));
         }
         let seat_ids = seats::held_by(&tx, old.id).await?;
         if seat_ids.is_empty() {
-            return Err(AppError::Conflict {
-                code: ErrorCode::NothingToRevive,
-                message: "All of this hold's seats have been taken or released since.".into(),
-            });
+            return Err(AppError::Conflict(Conflict::NothingToRevive));
         }
         let holder = Holder {
             buyer_id: old.buyer_id,
@@ -350,7 +344,7 @@ async fn seats_must_belong(
     events::lock_not_cancelled(client, event_id).await?;
     let known = seats::ids_in_event(client, event_id, seat_ids).await?;
     if known.len() != seat_ids.len() {
-        return Err(AppError::not_found("Seat in this event"));
+        return Err(AppError::NotFound(Missing::SeatInEvent));
     }
     Ok(())
 }
@@ -512,14 +506,11 @@ pub async fn close_sales(
         // A second click finds nothing to do; a first one whose second
         // transaction failed finds the holds it left.
         if already_closed && holds_released == 0 {
-            return Err(AppError::Conflict {
-                code: ErrorCode::AlreadyClosed,
-                message: if before == SaleStatus::Cancelled {
-                    "This event is already cancelled.".into()
-                } else {
-                    "Sales for this event are already closed.".into()
-                },
-            });
+            return Err(AppError::Conflict(if before == SaleStatus::Cancelled {
+                Conflict::AlreadyCancelled
+            } else {
+                Conflict::AlreadyClosed
+            }));
         }
         let outcome = SalesClosed {
             holds_released,

@@ -6,7 +6,7 @@ use super::{GenericClient, Pool};
 use crate::domain::layout::{SeatSpec, TierSpec};
 use crate::domain::sale::SaleStatus;
 use crate::domain::venue::GaArea;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, Missing};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EventSummary {
@@ -157,7 +157,7 @@ async fn lock_sale_status(
                 &[&event_id],
             )
             .await?
-            .ok_or_else(|| AppError::not_found("Event"))?,
+            .ok_or_else(|| AppError::NotFound(Missing::Event))?,
     };
     Ok((SaleStatus::from_db(row.get("sale")), row.get("on_sale_at")))
 }
@@ -173,7 +173,7 @@ pub(super) async fn lock_for_closing(client: &impl GenericClient, event_id: i64)
     client
         .query_opt(&statement, &[&event_id])
         .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     Ok(())
 }
 
@@ -194,7 +194,7 @@ pub(super) async fn mark_closed(
     let before = client
         .query_opt(&before, &[&event_id])
         .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     let statement = client
         .prepare_cached(
             "UPDATE events SET sales_closed_at = coalesce(sales_closed_at, now()),

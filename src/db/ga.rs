@@ -13,7 +13,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::GenericClient;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 /// Tickets wanted from one area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,18 +101,15 @@ pub(super) async fn must_belong(
         .iter()
         .map(|row| row.get(0))
         .collect();
-    let unknown: Vec<String> = ids
+    let unknown: Vec<i64> = ids
         .iter()
         .filter(|id| !known.contains(id))
-        .map(ToString::to_string)
+        .copied()
         .collect();
     if unknown.is_empty() {
         Ok(())
     } else {
-        Err(AppError::NotFound(format!(
-            "No general-admission area {} in this event.",
-            unknown.join(", ")
-        )))
+        Err(AppError::NotFound(Missing::Areas(unknown)))
     }
 }
 
@@ -187,12 +184,8 @@ pub(super) async fn claim(
     let mut returned = 0;
     for request in requests {
         returned += give_back(client, request.area_id, GiveBack::Lapsed).await?;
-        let quantity = i32::try_from(request.quantity).map_err(|_| {
-            AppError::validation(
-                ErrorCode::InvalidCount,
-                "That is more tickets than any area holds.",
-            )
-        })?;
+        let quantity = i32::try_from(request.quantity)
+            .map_err(|_| AppError::Invalid(Invalid::MoreTicketsThanAnyArea))?;
         if client
             .execute(&take, &[&request.area_id, &quantity])
             .await?
@@ -225,21 +218,11 @@ async fn not_enough(client: &impl GenericClient, request: &GaRequest) -> AppResu
         .await?;
     let name: String = row.get("name");
     let left: i32 = row.get("left");
-    let message = match left {
-        0 => format!("{name} is sold out."),
-        1 => format!(
-            "Only 1 place is left in {name}; you asked for {}.",
-            request.quantity
-        ),
-        _ => format!(
-            "Only {left} places are left in {name}; you asked for {}.",
-            request.quantity
-        ),
-    };
-    Ok(AppError::Conflict {
-        code: ErrorCode::NotEnoughCapacity,
-        message,
-    })
+    Ok(AppError::Conflict(Conflict::NotEnoughCapacity {
+        area: name,
+        left,
+        asked: request.quantity,
+    }))
 }
 
 /// The hold's held tickets, by area.

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
 use crate::observability as obs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ pub(super) async fn lock_for_buyer_or_404(
 ) -> AppResult<Hold> {
     lock_for_buyer(client, hold_id, buyer_id)
         .await?
-        .ok_or_else(|| AppError::not_found("Hold"))
+        .ok_or_else(|| AppError::NotFound(Missing::Hold))
 }
 
 /// The buyer's open hold for the event, locked; a new one expiring
@@ -293,11 +293,7 @@ async fn refuse_if_address_is_full(
     if live >= i64::from(max) {
         let retry: Option<i64> = row.get("first_expiry");
         return Err(AppError::TooManyRequests {
-            code: ErrorCode::TooManyHolds,
-            message: format!(
-                "Too many seats are on hold from your network ({live} holds). \
-                 Buy or release some, or wait for a hold to expire."
-            ),
+            limit: Limit::HoldsFromNetwork { live },
             retry_after_secs: retry.unwrap_or(1).max(1) as u64,
         });
     }
@@ -373,15 +369,12 @@ async fn claim_once(
     }
     let known = seats::ids_in_event(&tx, event_id, seat_ids).await?;
     if known.len() != seat_ids.len() {
-        let unknown: Vec<String> = seat_ids
+        let unknown: Vec<i64> = seat_ids
             .iter()
             .filter(|id| !known.contains(id))
-            .map(ToString::to_string)
+            .copied()
             .collect();
-        return Err(AppError::NotFound(format!(
-            "No seat {} in this event.",
-            unknown.join(", ")
-        )));
+        return Err(AppError::NotFound(Missing::Seats(unknown)));
     }
     let hold = lock_or_open(&tx, event_id, holder, rules).await?;
     ga::claim(&tx, event_id, hold.id, hold.expires_at, &cart.ga).await?;
@@ -409,7 +402,7 @@ pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: Uuid) -> Ap
     let row = client.query_opt(&statement, &[&hold_id]).await?;
     row.as_ref()
         .map(hold_from_row)
-        .ok_or_else(|| AppError::not_found("Hold"))
+        .ok_or_else(|| AppError::NotFound(Missing::Hold))
 }
 
 /// Closes the hold as released by staff, so its buyer can be told why.
@@ -455,10 +448,7 @@ pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: Uuid) -
 
 pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
     if hold.state == HoldState::Purchased {
-        return Err(AppError::Conflict {
-            code: ErrorCode::AlreadyPurchased,
-            message: "This hold has already been bought.".into(),
-        });
+        return Err(AppError::Conflict(Conflict::AlreadyPurchased));
     }
     Ok(())
 }
@@ -477,7 +467,7 @@ pub async fn release_seat(
         let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
         refuse_if_purchased(&hold)?;
         if !seats::release_one(&tx, hold.id, seat_id).await? {
-            return Err(AppError::not_found("Seat in this hold"));
+            return Err(AppError::NotFound(Missing::SeatInHold));
         }
         if is_empty(&tx, hold.id).await? {
             close(&tx, hold.id, "RELEASED").await?;
@@ -506,7 +496,7 @@ pub async fn release_ga(
             .into_iter()
             .find(|h| h.area_id == area_id)
         else {
-            return Err(AppError::not_found("Ticket in this hold"));
+            return Err(AppError::NotFound(Missing::TicketInHold));
         };
         ga::give_back(&tx, area_id, ga::GiveBack::LapsedAndHold(hold.id)).await?;
         if is_empty(&tx, hold.id).await? {
@@ -580,10 +570,7 @@ pub async fn extend(
             return Err(AppError::HoldExpired);
         }
         if hold.extended {
-            return Err(AppError::Conflict {
-                code: ErrorCode::AlreadyExtended,
-                message: "This hold has already had its extra time.".into(),
-            });
+            return Err(AppError::Conflict(Conflict::AlreadyExtended));
         }
         let extended = tx
             .query_opt(
@@ -594,10 +581,9 @@ pub async fn extend(
             )
             .await?;
         let Some(row) = extended else {
-            return Err(AppError::Conflict {
-                code: ErrorCode::TooEarly,
-                message: "You can ask for more time in the last 2 minutes of your hold.".into(),
-            });
+            return Err(AppError::Conflict(Conflict::TooEarlyToExtend {
+                window_secs: EXTENSION_WINDOW_SECS,
+            }));
         };
         let expires_at: OffsetDateTime = row.get(0);
         tx.execute(

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, ga, holds, retrying};
 use crate::domain::rules::BuyerDetails;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 #[derive(Debug, Clone)]
 pub struct OrderCreated {
@@ -65,21 +65,15 @@ async fn purchase_once(
     // The event's lock comes before the hold's, as in claims and closing.
     let event_id = holds::event_of(&tx, hold_id, Some(buyer_id))
         .await?
-        .ok_or_else(|| AppError::not_found("Hold"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
     events::lock_on_sale(&tx, event_id).await?;
     let hold = holds::lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
     match hold.state {
         holds::HoldState::Purchased => {
-            return Err(AppError::Conflict {
-                code: ErrorCode::AlreadyPurchased,
-                message: "This hold has already been bought.".into(),
-            });
+            return Err(AppError::Conflict(Conflict::AlreadyPurchased));
         }
         holds::HoldState::Released => {
-            return Err(AppError::Conflict {
-                code: ErrorCode::HoldReleased,
-                message: "This hold was released; its seats are back on sale.".into(),
-            });
+            return Err(AppError::Conflict(Conflict::HoldReleased));
         }
         _ if !hold.live => return Err(AppError::HoldExpired),
         _ => {}
@@ -99,10 +93,7 @@ async fn purchase_once(
         return Err(AppError::HoldExpired);
     }
     if expected == 0 && ga_held.is_empty() {
-        return Err(AppError::validation(
-            ErrorCode::EmptyHold,
-            "There are no seats or tickets in this hold to buy.",
-        ));
+        return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
     let order_id = Uuid::new_v4();

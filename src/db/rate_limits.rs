@@ -2,18 +2,14 @@
 //! a new session can't start from zero.
 
 use super::GenericClient;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult};
+
+pub use crate::domain::refusal::Limit as Refusal;
 
 /// One counter to bump: `key` may be hit `max` times per window (0 = no limit).
 pub struct Limit {
     pub key: String,
     pub max: u32,
-}
-
-/// How the caller is told: the error code and message for a refusal.
-pub struct Refusal {
-    pub code: ErrorCode,
-    pub message: &'static str,
 }
 
 const WINDOW_START: &str =
@@ -89,8 +85,7 @@ fn refuse_if_over(
         if let Some(limit) = active.iter().find(|l| l.key == key) {
             if hits as i64 > i64::from(limit.max) {
                 return Err(AppError::TooManyRequests {
-                    code: refusal.code,
-                    message: refusal.message.to_string(),
+                    limit: refusal,
                     retry_after_secs: retry.max(1) as u64,
                 });
             }

@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 
 use super::GenericClient;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Conflict};
 
 pub struct StaffAccount {
     pub id: i64,
@@ -23,10 +23,8 @@ pub async fn create(
             &[&name, &password_hash],
         )
         .await?;
-    row.map(|r| r.get(0)).ok_or_else(|| AppError::Conflict {
-        code: ErrorCode::StaffExists,
-        message: format!("A staff account named {name:?} already exists."),
-    })
+    row.map(|r| r.get(0))
+        .ok_or_else(|| AppError::Conflict(Conflict::StaffExists(name.to_string())))
 }
 
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<StaffAccount>> {

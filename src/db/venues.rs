@@ -8,7 +8,7 @@ use super::events::{self, NewEvent};
 use super::{GenericClient, Pool};
 use crate::domain::layout::TierSpec;
 use crate::domain::venue::{self, VenueLayout};
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 #[derive(Debug, Clone)]
 pub struct VenueSummary {
@@ -40,13 +40,8 @@ pub async fn import(
             ],
         )
         .await?;
-    row.map(|row| row.get(0)).ok_or_else(|| AppError::Conflict {
-        code: ErrorCode::VenueExists,
-        message: format!(
-            "A venue named {:?} already exists. Rename the layout to import it again.",
-            layout.name
-        ),
-    })
+    row.map(|row| row.get(0))
+        .ok_or_else(|| AppError::Conflict(Conflict::VenueExists(layout.name.clone())))
 }
 
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<VenueSummary>> {
@@ -77,7 +72,7 @@ pub async fn layout(client: &impl GenericClient, venue_id: i64) -> AppResult<Ven
             &[&venue_id],
         )
         .await?
-        .ok_or_else(|| AppError::not_found("Venue"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Venue))?;
     let text: String = row.get(0);
     venue::from_json(&text).map_err(|errors| {
         AppError::Internal(anyhow::anyhow!(
@@ -110,10 +105,9 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<i64> {
         .iter()
         .map(|tier| {
             let price = plan.prices.get(&tier.code).copied().ok_or_else(|| {
-                AppError::validation(
-                    ErrorCode::MissingPrice,
-                    format!("Give a price for the {} tier.", tier.name),
-                )
+                AppError::Invalid(Invalid::MissingPrice {
+                    tier: tier.name.clone(),
+                })
             })?;
             Ok(TierSpec {
                 code: tier.code.clone(),
@@ -127,10 +121,7 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<i64> {
         .keys()
         .find(|code| !layout.tiers.iter().any(|t| &t.code == *code))
     {
-        return Err(AppError::validation(
-            ErrorCode::UnknownTier,
-            format!("The venue has no tier {code:?}."),
-        ));
+        return Err(AppError::Invalid(Invalid::VenueHasNoTier(code.clone())));
     }
     let new_event = NewEvent {
         slug: None,

@@ -4,6 +4,7 @@ pub mod best_available;
 pub mod layout;
 pub mod money;
 pub mod password;
+pub mod refusal;
 pub mod rules;
 pub mod sale;
 pub mod seat;

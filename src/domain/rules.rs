@@ -4,16 +4,14 @@
 use email_address::EmailAddress;
 use time::OffsetDateTime;
 
-use crate::error::{AppError, ErrorCode};
+use crate::domain::refusal::{Counted, TimeField};
+use crate::error::{AppError, Invalid};
 
 /// A pick request's seat ids, sorted (the claim order) and checked: not
 /// empty, no duplicates, not over the per-hold limit.
 pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, AppError> {
     if seat_ids.is_empty() {
-        return Err(AppError::validation(
-            ErrorCode::NoSeats,
-            "Choose at least one seat.",
-        ));
+        return Err(AppError::Invalid(Invalid::NoSeats));
     }
     if seat_ids.len() > max_seats as usize {
         return Err(AppError::HoldLimit { max: max_seats });
@@ -21,32 +19,26 @@ pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, A
     let mut sorted = seat_ids.to_vec();
     sorted.sort_unstable();
     if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
-        return Err(AppError::validation(
-            ErrorCode::DuplicateSeats,
-            "The same seat appears more than once in the request.",
-        ));
+        return Err(AppError::Invalid(Invalid::DuplicateSeats));
     }
     Ok(sorted)
 }
 
 /// A best-available party size: 1 to the per-hold limit.
 pub fn party_size(count: i64, max_seats: u32) -> Result<u32, AppError> {
-    count_up_to(count, max_seats, "seats")
+    count_up_to(count, max_seats, Counted::Seats)
 }
 
-fn count_up_to(count: i64, max: u32, things: &str) -> Result<u32, AppError> {
+fn count_up_to(count: i64, max: u32, of: Counted) -> Result<u32, AppError> {
     match u32::try_from(count) {
         Ok(count) if (1..=max).contains(&count) => Ok(count),
-        _ => Err(AppError::validation(
-            ErrorCode::InvalidCount,
-            format!("Ask for between 1 and {max} {things}."),
-        )),
+        _ => Err(AppError::Invalid(Invalid::CountOutOfRange { max, of })),
     }
 }
 
 /// How many general-admission tickets to hold: 1 to `max` (422 otherwise).
 pub fn ticket_count(count: i64, max: u32) -> Result<u32, AppError> {
-    count_up_to(count, max, "tickets")
+    count_up_to(count, max, Counted::Tickets)
 }
 
 #[derive(Debug)]
@@ -66,10 +58,9 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
         || name.chars().count() > MAX_NAME_CHARS
         || name.chars().any(char::is_control)
     {
-        return Err(AppError::validation(
-            ErrorCode::InvalidName,
-            format!("Enter your name (1 to {MAX_NAME_CHARS} characters)."),
-        ));
+        return Err(AppError::Invalid(Invalid::BuyerName {
+            max_chars: MAX_NAME_CHARS,
+        }));
     }
     let email = email.trim();
     let plain = email.len() <= MAX_EMAIL_CHARS
@@ -79,10 +70,7 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
             .rsplit_once('@')
             .is_some_and(|(_, domain)| domain.contains('.') && !domain.ends_with('.'));
     if !plain || !EmailAddress::is_valid(email) {
-        return Err(AppError::validation(
-            ErrorCode::InvalidEmail,
-            "Enter a valid email address, like name@example.com.",
-        ));
+        return Err(AppError::Invalid(Invalid::Email));
     }
     Ok(BuyerDetails {
         name: name.to_string(),
@@ -123,27 +111,18 @@ pub fn event_details(
     let name = name.trim();
     if name.is_empty() || !crate::domain::text::is_plain(name, crate::domain::text::MAX_NAME_CHARS)
     {
-        return Err(AppError::validation(
-            ErrorCode::InvalidName,
-            "Give the event a name of up to 200 characters, with no control characters.",
-        ));
+        return Err(AppError::Invalid(Invalid::EventName));
     }
-    let starts_at = form_time("start time", starts_at)?;
+    let starts_at = form_time(TimeField::Start, starts_at)?;
     if starts_at <= now {
-        return Err(AppError::validation(
-            ErrorCode::StartsInPast,
-            "The event must start in the future.",
-        ));
+        return Err(AppError::Invalid(Invalid::StartsInPast));
     }
     let on_sale_at = match on_sale_at.trim() {
         "" => None,
-        text => Some(form_time("on-sale time", text)?),
+        text => Some(form_time(TimeField::OnSale, text)?),
     };
     if on_sale_at.is_some_and(|at| at >= starts_at) {
-        return Err(AppError::validation(
-            ErrorCode::OnSaleAfterStart,
-            "Sales must open before the event starts.",
-        ));
+        return Err(AppError::Invalid(Invalid::OnSaleAfterStart));
     }
     Ok(EventDetails {
         name: name.to_string(),
@@ -152,7 +131,7 @@ pub fn event_details(
     })
 }
 
-fn form_time(field: &str, text: &str) -> Result<OffsetDateTime, AppError> {
+fn form_time(field: TimeField, text: &str) -> Result<OffsetDateTime, AppError> {
     let text = text.trim();
     let local = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]");
     let local_seconds =
@@ -162,10 +141,10 @@ fn form_time(field: &str, text: &str) -> Result<OffsetDateTime, AppError> {
         .map(time::PrimitiveDateTime::assume_utc)
         .or_else(|_| OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339))
         .map_err(|_| {
-            AppError::validation(
-                ErrorCode::InvalidTime,
-                format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30."),
-            )
+            AppError::Invalid(Invalid::Time {
+                field,
+                text: text.to_string(),
+            })
         })
 }
 
@@ -175,7 +154,7 @@ mod tests {
 
     fn code(err: AppError) -> String {
         match err {
-            AppError::Validation { code, .. } => code.to_string(),
+            AppError::Invalid(invalid) => invalid.code().to_string(),
             AppError::HoldLimit { .. } => "hold_limit".to_string(),
             other => format!("{other:?}"),
         }
@@ -284,7 +263,7 @@ mod tests {
             ("Gala", "2026-12-01T19:30", "soon", "invalid_time"),
         ] {
             match event_details(name, starts, on_sale, now) {
-                Err(AppError::Validation { code: got, .. }) => assert_eq!(got.as_str(), code),
+                Err(AppError::Invalid(got)) => assert_eq!(got.code().as_str(), code),
                 other => panic!("{name:?} {starts:?} {on_sale:?}: {other:?}"),
             }
         }

@@ -4,7 +4,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use crate::error::{AppError, ErrorCode};
+use crate::error::{AppError, Conflict};
 
 /// An event's sale state at one moment, as the database computes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -31,38 +31,15 @@ impl SaleStatus {
         }
     }
 
-    /// For people: None while on sale, else why nothing can be bought.
-    pub fn notice(self, on_sale_at: Option<OffsetDateTime>) -> Option<String> {
-        match self {
-            SaleStatus::OnSale => None,
-            SaleStatus::NotYet => Some(match on_sale_at {
-                Some(at) => format!("On sale at {}.", display_time(at)),
-                None => "Not on sale yet.".into(),
-            }),
-            SaleStatus::Closed => Some("Sales for this event have closed.".into()),
-            SaleStatus::Started => {
-                Some("This event has started; tickets are no longer sold.".into())
-            }
-            SaleStatus::Cancelled => Some(
-                "This event is cancelled. Orders already placed are kept and will be refunded."
-                    .into(),
-            ),
-        }
-    }
-
     /// The refusal for a hold or purchase attempted in this state.
     pub fn refuse(self, on_sale_at: Option<OffsetDateTime>) -> Result<(), AppError> {
-        let code = match self {
-            SaleStatus::OnSale => return Ok(()),
-            SaleStatus::NotYet => ErrorCode::NotOnSaleYet,
-            SaleStatus::Closed => ErrorCode::SalesClosed,
-            SaleStatus::Started => ErrorCode::EventStarted,
-            SaleStatus::Cancelled => ErrorCode::EventCancelled,
-        };
-        Err(AppError::Conflict {
-            code,
-            message: self.notice(on_sale_at).unwrap_or_default(),
-        })
+        match self {
+            SaleStatus::OnSale => Ok(()),
+            status => Err(AppError::Conflict(Conflict::NotSelling {
+                status,
+                on_sale_at,
+            })),
+        }
     }
 }
 
@@ -76,26 +53,31 @@ pub fn display_time(at: OffsetDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn only_an_event_on_sale_lets_buyers_hold() {
         assert!(SaleStatus::OnSale.refuse(None).is_ok());
         let at = time::macros::datetime!(2026-12-01 10:00 UTC);
-        match SaleStatus::NotYet.refuse(Some(at)) {
-            Err(AppError::Conflict { code, message }) => {
-                assert_eq!(code, ErrorCode::NotOnSaleYet);
-                assert_eq!(message, "On sale at Tue 1 Dec 2026, 10:00 UTC.");
-            }
-            other => panic!("{other:?}"),
-        }
-        for (status, expected) in [
+        for (status, code) in [
+            (SaleStatus::NotYet, ErrorCode::NotOnSaleYet),
             (SaleStatus::Closed, ErrorCode::SalesClosed),
             (SaleStatus::Started, ErrorCode::EventStarted),
             (SaleStatus::Cancelled, ErrorCode::EventCancelled),
         ] {
-            assert!(
-                matches!(status.refuse(None), Err(AppError::Conflict { code, .. }) if code == expected)
-            );
+            match status.refuse(Some(at)) {
+                Err(AppError::Conflict(conflict)) => {
+                    assert_eq!(conflict.code(), code);
+                    assert_eq!(
+                        conflict,
+                        Conflict::NotSelling {
+                            status,
+                            on_sale_at: Some(at)
+                        }
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
         }
     }
 }

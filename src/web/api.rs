@@ -19,7 +19,7 @@ use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::rules as input_rules;
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, Missing};
 use crate::web::extract::{
     ApiJson, Buyer, BuyerFields, ClientIp, IdPath, Viewer, admit_hold_request,
 };
@@ -107,7 +107,7 @@ async fn event_seats(
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     let hold = match viewer.buyer_id {
         Some(buyer_id) => db::holds::live_for_buyer(&client, event_id, buyer_id).await?,
         None => None,

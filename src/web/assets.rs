@@ -9,7 +9,7 @@ use axum::routing::get;
 use rust_embed::RustEmbed;
 
 use crate::app::AppState;
-use crate::error::AppError;
+use crate::error::{AppError, Missing};
 
 #[derive(RustEmbed)]
 #[folder = "static/"]
@@ -20,7 +20,7 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn asset(Path(path): Path<String>) -> Result<Response, AppError> {
-    let file = Assets::get(&path).ok_or_else(|| AppError::not_found("File"))?;
+    let file = Assets::get(&path).ok_or_else(|| AppError::NotFound(Missing::File))?;
     let mime = file.metadata.mimetype().to_string();
     let mut response = file.data.into_owned().into_response();
     let headers = response.headers_mut();

@@ -7,7 +7,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::error::{AppError, ErrorCode};
+use crate::domain::refusal::{Counted, Filters, TimeField};
+use crate::domain::sale::{SaleStatus, display_time};
+use crate::domain::text::quoted;
+use crate::error::{AppError, Conflict, ErrorCode, Invalid, Limit, Missing};
 
 /// Left in the response's extensions so the HTML layer can render an error
 /// page with the same status and (safe) message.
@@ -19,6 +22,205 @@ pub struct ErrorSummary {
 
 const GENERIC_500: &str = "Something went wrong on our side. Nothing you held or bought was lost.";
 const GENERIC_503: &str = "The box office is very busy right now. Please try again in a moment.";
+
+/// What a buyer or staff member is told about a refusal: every message
+/// the app gives lives here. Failures of our own get the generic texts.
+pub fn message(error: &AppError) -> String {
+    match error {
+        AppError::BadRequest(text) | AppError::Forbidden(text) => text.clone(),
+        AppError::NotFound(missing) => missing_text(missing),
+        AppError::SeatsUnavailable { .. } => {
+            "Some of these seats were just taken by someone else.".into()
+        }
+        AppError::HoldLimit { max } => format!("A hold may contain at most {max} seats."),
+        AppError::Invalid(invalid) => invalid_text(invalid),
+        AppError::Conflict(conflict) => conflict_text(conflict),
+        AppError::HoldExpired => "This hold has expired; its seats have gone back on sale.".into(),
+        AppError::Unauthorized => "Sign in as box-office staff to do this.".into(),
+        AppError::TooManyRequests { limit, .. } => limit_text(*limit),
+        AppError::Database(_)
+        | AppError::Pool(_)
+        | AppError::Unavailable(_)
+        | AppError::Internal(_) => {
+            if error.is_transient() {
+                GENERIC_503.into()
+            } else {
+                GENERIC_500.into()
+            }
+        }
+    }
+}
+
+/// The one decision of how a page shows an error: a refusal the person
+/// can act on (not found, taken, over a limit, invalid, not now) becomes a
+/// notice beside what they were doing, worded by [`message`]; anything
+/// else is returned, to become an error page.
+pub fn refusal_notice(error: AppError) -> Result<String, AppError> {
+    match error {
+        AppError::NotFound(_)
+        | AppError::SeatsUnavailable { .. }
+        | AppError::HoldLimit { .. }
+        | AppError::Invalid(_)
+        | AppError::Conflict(_)
+        | AppError::HoldExpired
+        | AppError::TooManyRequests { .. } => Ok(message(&error)),
+        other => Err(other),
+    }
+}
+
+fn missing_text(missing: &Missing) -> String {
+    let joined = |ids: &[i64]| {
+        ids.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match missing {
+        Missing::Event => "Event not found.".into(),
+        Missing::Hold => "Hold not found.".into(),
+        Missing::Venue => "Venue not found.".into(),
+        Missing::Order => "Order not found.".into(),
+        Missing::Page => "Page not found.".into(),
+        Missing::File => "File not found.".into(),
+        Missing::SeatInHold => "Seat in this hold not found.".into(),
+        Missing::TicketInHold => "Ticket in this hold not found.".into(),
+        Missing::SeatInEvent => "Seat in this event not found.".into(),
+        Missing::Seats(ids) => format!("No seat {} in this event.", joined(ids)),
+        Missing::Areas(ids) => format!("No general-admission area {} in this event.", joined(ids)),
+    }
+}
+
+fn invalid_text(invalid: &Invalid) -> String {
+    match invalid {
+        Invalid::NoSeats => "Choose at least one seat.".into(),
+        Invalid::DuplicateSeats => "The same seat appears more than once in the request.".into(),
+        Invalid::NoArea => "Choose an area.".into(),
+        Invalid::CountOutOfRange { max, of } => {
+            let things = match of {
+                Counted::Seats => "seats",
+                Counted::Tickets => "tickets",
+            };
+            format!("Ask for between 1 and {max} {things}.")
+        }
+        Invalid::MoreTicketsThanAnyArea => "That is more tickets than any area holds.".into(),
+        Invalid::BuyerName { max_chars } => {
+            format!("Enter your name (1 to {max_chars} characters).")
+        }
+        Invalid::EventName => {
+            "Give the event a name of up to 200 characters, with no control characters.".into()
+        }
+        Invalid::Email => "Enter a valid email address, like name@example.com.".into(),
+        Invalid::StartsInPast => "The event must start in the future.".into(),
+        Invalid::OnSaleAfterStart => "Sales must open before the event starts.".into(),
+        Invalid::Time { field, text } => {
+            let field = match field {
+                TimeField::Start => "start time",
+                TimeField::OnSale => "on-sale time",
+            };
+            format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30.")
+        }
+        Invalid::UnknownSection(name) => format!("This event has no section {}.", quoted(name)),
+        Invalid::UnknownTier(code) => format!("This event has no price tier {}.", quoted(code)),
+        Invalid::VenueHasNoTier(code) => format!("The venue has no tier {code:?}."),
+        Invalid::MissingPrice { tier } => format!("Give a price for the {tier} tier."),
+        Invalid::Price { tier, text } => {
+            format!("{text:?} is not a price for {tier}: use an amount like 45 or 45.50.")
+        }
+        Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
+        Invalid::Search { max_chars } => format!(
+            "Search by a name, an email or an order number: up to {max_chars} characters, \
+             with no control characters."
+        ),
+        Invalid::NoFile => "Choose a layout file (.json or .csv) to import.".into(),
+    }
+}
+
+fn conflict_text(conflict: &Conflict) -> String {
+    let filter_words = |filters: &Filters| {
+        let mut words = String::new();
+        if let Some(section) = &filters.section {
+            words.push_str(&format!(" in {section}"));
+        }
+        if let Some(tier) = &filters.tier {
+            words.push_str(&format!(" at tier {tier}"));
+        }
+        words
+    };
+    match conflict {
+        Conflict::AlreadyPurchased => "This hold has already been bought.".into(),
+        Conflict::HoldReleased => "This hold was released; its seats are back on sale.".into(),
+        Conflict::AlreadyExtended => "This hold has already had its extra time.".into(),
+        Conflict::TooEarlyToExtend { window_secs } => format!(
+            "You can ask for more time in the last {} minutes of your hold.",
+            window_secs / 60
+        ),
+        Conflict::HoldStillLive => "This hold hasn't expired; there is nothing to revive.".into(),
+        Conflict::NothingToRevive => {
+            "All of this hold's seats have been taken or released since.".into()
+        }
+        Conflict::AlreadyClosed => "Sales for this event are already closed.".into(),
+        Conflict::AlreadyCancelled => "This event is already cancelled.".into(),
+        Conflict::VenueExists(name) => {
+            format!("A venue named {name:?} already exists. Rename the layout to import it again.")
+        }
+        Conflict::StaffExists(name) => format!("A staff account named {name:?} already exists."),
+        Conflict::NotEnoughTogether {
+            count,
+            free,
+            filters,
+        } => format!(
+            "There are no {count} seats together{}, but {free} seats are free apart. \
+             Ask again with \"together\": false to take the best {count} even if apart.",
+            filter_words(filters)
+        ),
+        Conflict::NotEnoughSeats {
+            count,
+            free,
+            filters,
+        } => format!(
+            "Only {free} seat(s) are free{}; {count} were asked for.",
+            filter_words(filters)
+        ),
+        Conflict::NotEnoughCapacity { area, left, asked } => match left {
+            0 => format!("{area} is sold out."),
+            1 => format!("Only 1 place is left in {area}; you asked for {asked}."),
+            _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
+        },
+        Conflict::NotSelling { status, on_sale_at } => {
+            sale_notice(*status, *on_sale_at).unwrap_or_default()
+        }
+    }
+}
+
+fn limit_text(limit: Limit) -> String {
+    match limit {
+        Limit::HoldRequests => "Too many hold requests. Please wait a moment and try again.".into(),
+        Limit::HoldsFromNetwork { live } => format!(
+            "Too many seats are on hold from your network ({live} holds). \
+             Buy or release some, or wait for a hold to expire."
+        ),
+        Limit::SignIns => "Too many failed sign-ins. Please wait before trying again.".into(),
+        Limit::LiveStreams => {
+            "Too many live maps are open from your network. Close some and reload.".into()
+        }
+    }
+}
+
+/// For people: None while on sale, else why nothing can be bought.
+pub fn sale_notice(status: SaleStatus, on_sale_at: Option<time::OffsetDateTime>) -> Option<String> {
+    match status {
+        SaleStatus::OnSale => None,
+        SaleStatus::NotYet => Some(match on_sale_at {
+            Some(at) => format!("On sale at {}.", display_time(at)),
+            None => "Not on sale yet.".into(),
+        }),
+        SaleStatus::Closed => Some("Sales for this event have closed.".into()),
+        SaleStatus::Started => Some("This event has started; tickets are no longer sold.".into()),
+        SaleStatus::Cancelled => Some(
+            "This event is cancelled. Orders already placed are kept and will be refunded.".into(),
+        ),
+    }
+}
 
 fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
     match error {
@@ -34,18 +236,17 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             ErrorCode::HoldLimit,
             json!({ "max_seats": max }),
         ),
-        AppError::Validation { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, *code, json!({})),
-        AppError::Conflict { code, .. } => (StatusCode::CONFLICT, *code, json!({})),
+        AppError::Invalid(invalid) => (StatusCode::UNPROCESSABLE_ENTITY, invalid.code(), json!({})),
+        AppError::Conflict(conflict) => (StatusCode::CONFLICT, conflict.code(), json!({})),
         AppError::HoldExpired => (StatusCode::GONE, ErrorCode::HoldExpired, json!({})),
         AppError::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, json!({})),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, json!({})),
         AppError::TooManyRequests {
-            code,
+            limit,
             retry_after_secs,
-            ..
         } => (
             StatusCode::TOO_MANY_REQUESTS,
-            *code,
+            limit.code(),
             json!({ "retry_after_secs": retry_after_secs }),
         ),
         AppError::Database(_)
@@ -100,7 +301,7 @@ impl IntoResponse for AppError {
                 tracing::warn!(error = ?anyhow::Error::from(self), "request failed (transient)");
                 GENERIC_503.to_string()
             }
-            _ => self.to_string(),
+            _ => message(&self),
         };
         body["error"] = Value::from(code.as_str());
         body["message"] = Value::from(message.clone());
@@ -132,7 +333,7 @@ mod tests {
     fn domain_errors_map_to_documented_statuses() {
         let cases = [
             (AppError::BadRequest("x".into()), StatusCode::BAD_REQUEST),
-            (AppError::not_found("Event"), StatusCode::NOT_FOUND),
+            (AppError::NotFound(Missing::Event), StatusCode::NOT_FOUND),
             (
                 AppError::SeatsUnavailable { seat_ids: vec![1] },
                 StatusCode::CONFLICT,
@@ -146,5 +347,28 @@ mod tests {
         for (error, status) in cases {
             assert_eq!(error.into_response().status(), status);
         }
+    }
+
+    #[test]
+    fn refusals_become_notices_and_failures_error_pages() {
+        let at = time::macros::datetime!(2026-12-01 10:00 UTC);
+        let not_yet = AppError::Conflict(Conflict::NotSelling {
+            status: SaleStatus::NotYet,
+            on_sale_at: Some(at),
+        });
+        assert_eq!(
+            refusal_notice(not_yet).unwrap(),
+            "On sale at Tue 1 Dec 2026, 10:00 UTC."
+        );
+        let limited = AppError::TooManyRequests {
+            limit: Limit::HoldRequests,
+            retry_after_secs: 30,
+        };
+        assert!(
+            refusal_notice(limited).is_ok(),
+            "a 429 is a notice everywhere"
+        );
+        assert!(refusal_notice(AppError::Unauthorized).is_err());
+        assert!(refusal_notice(AppError::Internal(anyhow::anyhow!("bug"))).is_err());
     }
 }

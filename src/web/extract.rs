@@ -14,7 +14,7 @@ use std::net::{IpAddr, SocketAddr};
 use axum::extract::ConnectInfo;
 
 use crate::app::AppState;
-use crate::error::{AppError, ErrorCode};
+use crate::error::{AppError, Missing};
 use crate::web::security::CsrfToken;
 
 #[derive(FromRequest)]
@@ -34,7 +34,7 @@ pub struct IdPath<T>(pub T);
 
 impl From<PathRejection> for AppError {
     fn from(_: PathRejection) -> AppError {
-        AppError::not_found("Page")
+        AppError::NotFound(Missing::Page)
     }
 }
 
@@ -253,10 +253,7 @@ pub async fn admit_hold_request(
                 max: limits.hold_requests_per_ip,
             },
         ],
-        Refusal {
-            code: ErrorCode::RateLimited,
-            message: "Too many hold requests. Please wait a moment and try again.",
-        },
+        Refusal::HoldRequests,
     )
     .await?;
     Ok(crate::db::holds::Holder {

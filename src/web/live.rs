@@ -26,7 +26,7 @@ use crate::db::ga::GaAreaView;
 use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Limit, Missing};
 use crate::server::{Admission, Full};
 use crate::web::extract::{ClientIp, IdPath, QueryInput, Viewer};
 use crate::web::pages::{hold_panel, render};
@@ -89,8 +89,7 @@ async fn live(
     // open: capped per address (429) and in total (503).
     let admission = state.live_streams.admit(ip.0).map_err(|full| match full {
         Full::Address => AppError::TooManyRequests {
-            code: ErrorCode::TooManyStreams,
-            message: "Too many live maps are open from your network. Close some and reload.".into(),
+            limit: Limit::LiveStreams,
             retry_after_secs: 10,
         },
         Full::Total => AppError::Unavailable(anyhow::anyhow!(
@@ -102,7 +101,7 @@ async fn live(
     let changes = state.live.subscribe();
     let client = state.pool.get().await?;
     if !db::events::exists(&client, event_id).await? {
-        return Err(AppError::not_found("Event"));
+        return Err(AppError::NotFound(Missing::Event));
     }
     // A browser reconnecting on its own sends Last-Event-ID; htmx reopening
     // the stream sends the `since` the page last recorded.

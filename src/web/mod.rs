@@ -16,7 +16,7 @@ pub mod views;
 use axum::Router;
 
 use crate::app::AppState;
-use crate::error::AppError;
+use crate::error::{AppError, Missing};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -34,5 +34,5 @@ pub fn router() -> Router<AppState> {
 }
 
 pub async fn not_found() -> AppError {
-    AppError::not_found("Page")
+    AppError::NotFound(Missing::Page)
 }

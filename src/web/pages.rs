@@ -21,8 +21,8 @@ use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult, ErrorCode};
-use crate::web::error::ErrorSummary;
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
+use crate::web::error::{ErrorSummary, message, refusal_notice};
 use crate::web::extract::{
     Buyer, BuyerFields, ClientIp, IdPath, Notice, NoticeKind, Viewer, admit_hold_request, is_htmx,
     push_notice, take_notice,
@@ -157,7 +157,7 @@ async fn event_page_response(
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     // The cursor first: a change landing while the seats are read is then
     // resent by the live feed rather than missed.
     let since = db::seats::latest_cursor(&client, event_id).await?;
@@ -307,7 +307,7 @@ async fn list_page(
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
     let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
@@ -512,10 +512,7 @@ async fn seat_action(
                 Err(AppError::SeatsUnavailable { .. }) => SeatOutcome::Taken,
                 Err(AppError::HoldLimit { max }) => SeatOutcome::OverLimit(max),
                 // Rate limits, and an event not on sale (yet, or any more).
-                Err(
-                    AppError::TooManyRequests { message, .. } | AppError::Conflict { message, .. },
-                ) => SeatOutcome::Refused(message),
-                Err(other) => return Err(other),
+                Err(other) => SeatOutcome::Refused(refusal_notice(other)?),
             };
             (seat_id, outcome)
         }
@@ -577,7 +574,7 @@ async fn seat_action(
     let seat = db::seats::by_ids(&client, event_id, &[seat_id], hold.map(|h| h.id))
         .await?
         .pop()
-        .ok_or_else(|| AppError::NotFound(format!("No seat {seat_id} in this event.")))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Seats(vec![seat_id])))?;
     drop(client);
     let notice = seat_notice(&seat, &outcome);
     respond(
@@ -705,18 +702,11 @@ async fn ga_action(
             )
             .await
         }
-        (None, None) => Err(AppError::validation(ErrorCode::NoArea, "Choose an area.")),
+        (None, None) => Err(AppError::Invalid(Invalid::NoArea)),
     };
     let notice = match outcome {
         Ok(text) => Notice::new(NoticeKind::Success, text),
-        Err(
-            err @ (AppError::Conflict { .. }
-            | AppError::Validation { .. }
-            | AppError::HoldLimit { .. }
-            | AppError::TooManyRequests { .. }
-            | AppError::NotFound(_)),
-        ) => Notice::new(NoticeKind::Error, err.to_string()),
-        Err(other) => return Err(other),
+        Err(err) => Notice::new(NoticeKind::Error, refusal_notice(err)?),
     };
     push_notice(&buyer.session, &notice).await?;
     Ok(Redirect::to(&format!("/events/{event_id}")).into_response())
@@ -755,7 +745,7 @@ async fn release_ga(
     let client = state.pool.get().await?;
     let hold = live_hold(&client, event_id, Some(buyer.id))
         .await?
-        .ok_or_else(|| AppError::not_found("Hold"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
     drop(client);
     let released = db::holds::release_ga(&state.pool, hold.id, area_id, buyer.id).await?;
     Ok(format!(
@@ -789,10 +779,7 @@ async fn extend_hold(
             NoticeKind::Success,
             format!("Your seats are held until {until}."),
         ),
-        Err(err @ (AppError::HoldExpired | AppError::Conflict { .. })) => {
-            Notice::new(NoticeKind::Error, err.to_string())
-        }
-        Err(other) => return Err(other),
+        Err(err) => Notice::new(NoticeKind::Error, refusal_notice(err)?),
     };
     respond(
         &state,
@@ -876,10 +863,7 @@ async fn best_available(
             return respond_with(&state, event_id, &buyer, &headers, notice, shown, Back::Map)
                 .await;
         }
-        Err(AppError::Conflict {
-            code: ErrorCode::NotEnoughSeatsTogether,
-            ..
-        }) => (
+        Err(AppError::Conflict(Conflict::NotEnoughTogether { .. })) => (
             Notice::new(
                 NoticeKind::Error,
                 "There are no seats together for a party that size. Tick \u{201c}Seats may be apart\u{201d} \
@@ -887,12 +871,10 @@ async fn best_available(
             ),
             Vec::new(),
         ),
-        Err(
-            err @ (AppError::Conflict { .. }
-            | AppError::Validation { .. }
-            | AppError::HoldLimit { .. }),
-        ) => (Notice::new(NoticeKind::Error, err.to_string()), Vec::new()),
-        Err(other) => return Err(other),
+        Err(err) => (
+            Notice::new(NoticeKind::Error, refusal_notice(err)?),
+            Vec::new(),
+        ),
     };
     respond(
         &state,
@@ -927,8 +909,8 @@ async fn purchase(
     };
     let details = match rules::buyer_details(&form.name, &form.email) {
         Ok(details) => details,
-        Err(err @ AppError::Validation { .. }) => {
-            let notice = Notice::new(NoticeKind::Error, err.to_string());
+        Err(err @ AppError::Invalid(_)) => {
+            let notice = Notice::new(NoticeKind::Error, message(&err));
             return event_page_response(
                 &state,
                 event_id,
@@ -949,8 +931,7 @@ async fn purchase(
              The map shows them as they are now.",
             views::display_time(hold.expires_at)
         ),
-        Err(err @ (AppError::Conflict { .. } | AppError::Validation { .. })) => err.to_string(),
-        Err(other) => return Err(other),
+        Err(err) => refusal_notice(err)?,
     };
     push_notice(&buyer.session, &Notice::new(NoticeKind::Error, refusal)).await?;
     Ok(back.into_response())
@@ -978,11 +959,11 @@ async fn order_page(
 ) -> AppResult<Html<String>> {
     let buyer_id = viewer
         .buyer_id
-        .ok_or_else(|| AppError::not_found("Order"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Order))?;
     let client = state.pool.get().await?;
     let order = db::orders::find_for_buyer(&client, order_id, buyer_id)
         .await?
-        .ok_or_else(|| AppError::not_found("Order"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Order))?;
     let total: i64 = order.lines.iter().map(|l| l.price_cents).sum();
     render(&OrderPage {
         order_id: order.id.to_string(),

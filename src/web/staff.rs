@@ -23,7 +23,8 @@ use crate::domain::money::format_cents;
 use crate::domain::password;
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Invalid, Missing};
+use crate::web::error::{message, refusal_notice};
 use crate::web::extract::{
     ClientIp, IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice, sign_in, sign_out,
     take_notice,
@@ -143,10 +144,7 @@ fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Limi
     limits
 }
 
-const TOO_MANY_LOGINS: Refusal = Refusal {
-    code: ErrorCode::TooManyLogins,
-    message: "Too many failed sign-ins. Please wait before trying again.",
-};
+const TOO_MANY_LOGINS: Refusal = Refusal::SignIns;
 
 /// At most this many password checks run at once, off the async runtime:
 /// a burst of sign-ins queues here instead of taking every core.
@@ -180,15 +178,17 @@ async fn login(
     let client = state.pool.get().await?;
     match db::rate_limits::check(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await {
         Ok(()) => {}
-        Err(AppError::TooManyRequests {
-            message,
-            retry_after_secs,
-            ..
-        }) => {
+        Err(err @ AppError::TooManyRequests { .. }) => {
+            let AppError::TooManyRequests {
+                retry_after_secs, ..
+            } = err
+            else {
+                unreachable!("matched above")
+            };
             let minutes = retry_after_secs.div_ceil(60);
             let mut response = refuse(
                 StatusCode::TOO_MANY_REQUESTS,
-                format!("{message} Try again in {minutes} minute(s)."),
+                format!("{} Try again in {minutes} minute(s).", message(&err)),
             )?;
             if let Ok(value) = retry_after_secs.to_string().parse() {
                 response.headers_mut().insert("retry-after", value);
@@ -426,7 +426,7 @@ async fn console(
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
-        .ok_or_else(|| AppError::not_found("Event"))?;
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     let now = OffsetDateTime::now_utc();
     let seats = db::seats::for_event(&client, event_id, None).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
@@ -436,10 +436,7 @@ async fn console(
     };
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
     if search.is_some_and(|q| !crate::domain::text::is_plain(q, 254)) {
-        return Err(AppError::validation(
-            ErrorCode::InvalidSearch,
-            "Search by a name, an email or an order number: up to 254 characters,              with no control characters.",
-        ));
+        return Err(AppError::Invalid(Invalid::Search { max_chars: 254 }));
     }
     let live = db::box_office::live_holds(&client, event_id).await?;
     let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
@@ -490,13 +487,7 @@ async fn back_to_console(
 ) -> AppResult<Redirect> {
     let notice = match outcome {
         Ok(text) => Notice::new(NoticeKind::Success, text),
-        Err(
-            err @ (AppError::Conflict { .. }
-            | AppError::SeatsUnavailable { .. }
-            | AppError::NotFound(_)
-            | AppError::Validation { .. }),
-        ) => Notice::new(NoticeKind::Error, err.to_string()),
-        Err(other) => return Err(other),
+        Err(err) => Notice::new(NoticeKind::Error, refusal_notice(err)?),
     };
     push_notice(session, &notice).await?;
     Ok(Redirect::to(&match seat {
@@ -514,7 +505,7 @@ async fn hold_of_event(state: &AppState, event_id: i64, hold_id: Uuid) -> AppRes
     if db::box_office::hold_belongs_to(&client, hold_id, event_id).await? {
         Ok(())
     } else {
-        Err(AppError::not_found("Hold"))
+        Err(AppError::NotFound(Missing::Hold))
     }
 }
 

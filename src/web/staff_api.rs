@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::db;
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Invalid};
 use crate::web::extract::{ApiJson, IdPath, StaffUser};
 
 pub fn router() -> Router<AppState> {
@@ -52,10 +52,7 @@ async fn set_blocked(
     seat_ids.sort_unstable();
     seat_ids.dedup();
     if seat_ids.is_empty() {
-        return Err(AppError::validation(
-            ErrorCode::NoSeats,
-            "Name at least one seat.",
-        ));
+        return Err(AppError::Invalid(Invalid::NoSeats));
     }
     let mut changed =
         db::box_office::set_blocked(&state.pool, staff.id, event_id, &seat_ids, block).await?;

@@ -18,7 +18,8 @@ use crate::db::venues::{EventPlan, VenueSummary};
 use crate::domain::money::parse_cents;
 use crate::domain::rules;
 use crate::domain::venue::{self, LayoutError, VenueLayout};
-use crate::error::{AppError, AppResult, ErrorCode};
+use crate::error::{AppError, AppResult, Invalid};
+use crate::web::error::message;
 use crate::web::extract::{IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice};
 use crate::web::pages::render;
 use crate::web::security::{CsrfForm, check_csrf};
@@ -143,10 +144,7 @@ async fn import(
     }
     check_csrf(&staff.csrf, sent_csrf.as_deref())?;
     let Some((file_name, bytes)) = file.filter(|(_, bytes)| !bytes.is_empty()) else {
-        return Err(AppError::validation(
-            ErrorCode::NoFile,
-            "Choose a layout file (.json or .csv) to import.",
-        ));
+        return Err(AppError::Invalid(Invalid::NoFile));
     };
     // Parsing is CPU work that grows with the file: it runs off the async
     // runtime, so an upload never stalls other requests.
@@ -169,10 +167,10 @@ async fn import(
     let client = state.pool.get().await?;
     let venue_id = match db::venues::import(&client, &layout, Some(staff.id)).await {
         Ok(venue_id) => venue_id,
-        Err(err @ AppError::Conflict { .. }) => {
+        Err(err @ AppError::Conflict(_)) => {
             push_notice(
                 &staff.session,
-                &Notice::new(NoticeKind::Error, err.to_string()),
+                &Notice::new(NoticeKind::Error, message(&err)),
             )
             .await?;
             return Ok(Redirect::to("/staff/venues").into_response());
@@ -297,10 +295,10 @@ async fn create_event(
             push_notice(&staff.session, &Notice::new(NoticeKind::Success, text)).await?;
             Ok(Redirect::to(&format!("/staff/events/{event_id}")).into_response())
         }
-        Err(err @ AppError::Validation { .. }) => {
+        Err(err @ AppError::Invalid(_)) => {
             push_notice(
                 &staff.session,
-                &Notice::new(NoticeKind::Error, err.to_string()),
+                &Notice::new(NoticeKind::Error, message(&err)),
             )
             .await?;
             Ok(Redirect::to(&format!("/staff/venues/{venue_id}")).into_response())
@@ -328,10 +326,10 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
             continue;
         };
         let cents = parse_cents(value).ok_or_else(|| {
-            AppError::validation(
-                ErrorCode::InvalidPrice,
-                format!("{value:?} is not a price for {code}: use an amount like 45 or 45.50."),
-            )
+            AppError::Invalid(Invalid::Price {
+                tier: code.to_string(),
+                text: value.to_string(),
+            })
         })?;
         prices.insert(code.to_string(), cents);
     }

@@ -89,7 +89,7 @@ impl From<&EventSummary> for EventHeader {
             }),
             sold_out: event.seats_available + event.ga_available == 0,
             on_sale: event.sale == SaleStatus::OnSale,
-            sale_notice: event.sale.notice(event.on_sale_at),
+            sale_notice: crate::web::error::sale_notice(event.sale, event.on_sale_at),
             sale_label: match event.sale {
                 SaleStatus::OnSale => "On sale",
                 SaleStatus::NotYet => "Not on sale yet",

@@ -1,0 +1,193 @@
+//! Why a request is refused, as data: which rule said no, with the facts
+//! a message needs. The words (and the status code) are `web::error`'s.
+
+use time::OffsetDateTime;
+
+use super::sale::SaleStatus;
+use crate::error::ErrorCode;
+
+/// What was asked for and does not exist (404).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    Event,
+    Hold,
+    Venue,
+    Order,
+    Page,
+    File,
+    SeatInHold,
+    TicketInHold,
+    SeatInEvent,
+    /// Seat ids that are not in the event.
+    Seats(Vec<i64>),
+    /// General-admission area ids that are not in the event.
+    Areas(Vec<i64>),
+}
+
+/// What a count was of, for "ask for between 1 and N …".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    Seats,
+    Tickets,
+}
+
+/// Which time field of the event form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeField {
+    Start,
+    OnSale,
+}
+
+/// Input that breaks a rule (422).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invalid {
+    NoSeats,
+    DuplicateSeats,
+    NoArea,
+    CountOutOfRange {
+        max: u32,
+        of: Counted,
+    },
+    MoreTicketsThanAnyArea,
+    BuyerName {
+        max_chars: usize,
+    },
+    EventName,
+    Email,
+    StartsInPast,
+    OnSaleAfterStart,
+    Time {
+        field: TimeField,
+        text: String,
+    },
+    UnknownSection(String),
+    UnknownTier(String),
+    /// A price given for a tier the venue doesn't have.
+    VenueHasNoTier(String),
+    MissingPrice {
+        tier: String,
+    },
+    Price {
+        tier: String,
+        text: String,
+    },
+    EmptyHold,
+    Search {
+        max_chars: usize,
+    },
+    NoFile,
+}
+
+/// The best-available filters a refusal repeats back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub section: Option<String>,
+    pub tier: Option<String>,
+}
+
+/// A request that the current state of things refuses (409).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conflict {
+    AlreadyPurchased,
+    HoldReleased,
+    AlreadyExtended,
+    TooEarlyToExtend {
+        window_secs: i64,
+    },
+    HoldStillLive,
+    NothingToRevive,
+    AlreadyClosed,
+    AlreadyCancelled,
+    VenueExists(String),
+    StaffExists(String),
+    NotEnoughTogether {
+        count: u32,
+        free: i64,
+        filters: Filters,
+    },
+    NotEnoughSeats {
+        count: u32,
+        free: i64,
+        filters: Filters,
+    },
+    NotEnoughCapacity {
+        area: String,
+        left: i32,
+        asked: u32,
+    },
+    NotSelling {
+        status: SaleStatus,
+        on_sale_at: Option<OffsetDateTime>,
+    },
+}
+
+/// A limit against hoarding or guessing (429).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    HoldRequests,
+    HoldsFromNetwork { live: i64 },
+    SignIns,
+    LiveStreams,
+}
+
+impl Invalid {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Invalid::NoSeats => ErrorCode::NoSeats,
+            Invalid::DuplicateSeats => ErrorCode::DuplicateSeats,
+            Invalid::NoArea => ErrorCode::NoArea,
+            Invalid::CountOutOfRange { .. } | Invalid::MoreTicketsThanAnyArea => {
+                ErrorCode::InvalidCount
+            }
+            Invalid::BuyerName { .. } | Invalid::EventName => ErrorCode::InvalidName,
+            Invalid::Email => ErrorCode::InvalidEmail,
+            Invalid::StartsInPast => ErrorCode::StartsInPast,
+            Invalid::OnSaleAfterStart => ErrorCode::OnSaleAfterStart,
+            Invalid::Time { .. } => ErrorCode::InvalidTime,
+            Invalid::UnknownSection(_) => ErrorCode::UnknownSection,
+            Invalid::UnknownTier(_) | Invalid::VenueHasNoTier(_) => ErrorCode::UnknownTier,
+            Invalid::MissingPrice { .. } => ErrorCode::MissingPrice,
+            Invalid::Price { .. } => ErrorCode::InvalidPrice,
+            Invalid::EmptyHold => ErrorCode::EmptyHold,
+            Invalid::Search { .. } => ErrorCode::InvalidSearch,
+            Invalid::NoFile => ErrorCode::NoFile,
+        }
+    }
+}
+
+impl Conflict {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Conflict::AlreadyPurchased => ErrorCode::AlreadyPurchased,
+            Conflict::HoldReleased => ErrorCode::HoldReleased,
+            Conflict::AlreadyExtended => ErrorCode::AlreadyExtended,
+            Conflict::TooEarlyToExtend { .. } => ErrorCode::TooEarly,
+            Conflict::HoldStillLive => ErrorCode::HoldStillLive,
+            Conflict::NothingToRevive => ErrorCode::NothingToRevive,
+            Conflict::AlreadyClosed | Conflict::AlreadyCancelled => ErrorCode::AlreadyClosed,
+            Conflict::VenueExists(_) => ErrorCode::VenueExists,
+            Conflict::StaffExists(_) => ErrorCode::StaffExists,
+            Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,
+            Conflict::NotEnoughSeats { .. } => ErrorCode::NotEnoughSeats,
+            Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,
+            Conflict::NotSelling { status, .. } => match status {
+                SaleStatus::NotYet => ErrorCode::NotOnSaleYet,
+                SaleStatus::Closed => ErrorCode::SalesClosed,
+                SaleStatus::Started => ErrorCode::EventStarted,
+                // Not refused while on sale; named for completeness.
+                SaleStatus::Cancelled | SaleStatus::OnSale => ErrorCode::EventCancelled,
+            },
+        }
+    }
+}
+
+impl Limit {
+    pub fn code(self) -> ErrorCode {
+        match self {
+            Limit::HoldRequests => ErrorCode::RateLimited,
+            Limit::HoldsFromNetwork { .. } => ErrorCode::TooManyHolds,
+            Limit::SignIns => ErrorCode::TooManyLogins,
+            Limit::LiveStreams => ErrorCode::TooManyStreams,
+        }
+    }
+}
