@@ -1,65 +1,23 @@
-//! The application: shared state and the router that production and tests
-//! both serve.
+//! The router that production and tests both serve, with its middleware.
+//! The state it carries is `web::state::AppState`.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::watch;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 
-use crate::config::Config;
-use crate::db::Pool;
-use crate::db::live::LiveFeed;
 use crate::db::sessions::PgSessionStore;
 use crate::web::error::ErrorSummary;
 use crate::web::{self, security};
 
-#[derive(Clone)]
-pub struct AppState {
-    pub pool: Pool,
-    pub config: Arc<Config>,
-    /// Seat changes from every instance, for live pages.
-    pub live: LiveFeed,
-    /// Open live streams on this instance, in total and per address.
-    pub live_streams: crate::server::AddressGate,
-    /// Set when the app starts shutting down: long-lived streams end, so
-    /// a graceful shutdown doesn't wait on them forever.
-    shutdown: Arc<watch::Sender<bool>>,
-}
-
-impl AppState {
-    pub fn new(pool: Pool, config: Config, live: LiveFeed) -> AppState {
-        let live_streams = crate::server::AddressGate::new(
-            config.live.max_streams,
-            config.live.max_streams_per_ip,
-        );
-        AppState {
-            pool,
-            config: Arc::new(config),
-            live,
-            live_streams,
-            shutdown: Arc::new(watch::channel(false).0),
-        }
-    }
-
-    pub fn begin_shutdown(&self) {
-        self.shutdown.send_replace(true);
-    }
-
-    /// Resolves once shutdown has begun.
-    pub async fn shutting_down(&self) {
-        let mut receiver = self.shutdown.subscribe();
-        let _ = receiver.wait_for(|down| *down).await;
-    }
-}
+pub use crate::web::state::AppState;
 
 pub const SESSION_COOKIE: &str = "seatmap_session";
 
@@ -137,7 +95,7 @@ async fn session_store_failures(request: Request, next: Next) -> Response {
     if is_api {
         overload
     } else {
-        web::pages::render_error_page(overload)
+        web::render::render_error_page(overload)
     }
 }
 
@@ -162,5 +120,5 @@ async fn html_errors(request: Request, next: Next) -> Response {
     if needs_sign_in {
         return web::staff::login_redirect(&wanted).into_response();
     }
-    web::pages::render_error_page(response)
+    web::render::render_error_page(response)
 }

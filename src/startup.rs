@@ -273,7 +273,7 @@ pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Res
     let venue_id = imported.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
     println!(
         "{} (venue {venue_id})",
-        crate::web::venues::imported_message(&layout)
+        crate::web::staff::venues::imported_message(&layout)
     );
     Ok(true)
 }

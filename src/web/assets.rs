@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use rust_embed::RustEmbed;
 
-use crate::app::AppState;
 use crate::error::{AppError, Missing};
+use crate::web::state::AppState;
 
 #[derive(RustEmbed)]
 #[folder = "static/"]

@@ -13,9 +13,9 @@ use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::ConnectInfo;
 
-use crate::app::AppState;
 use crate::error::{AppError, Missing};
 use crate::web::security::CsrfToken;
+use crate::web::state::AppState;
 
 #[derive(FromRequest)]
 #[from_request(via(axum::Json), rejection(AppError))]

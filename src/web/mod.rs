@@ -1,32 +1,29 @@
-//! HTTP: one module per area, each with its own `router()`.
+//! HTTP, one room per audience: `buyer` (pages, actions, checkout, live
+//! feed, JSON API) and `staff` (sign-in, console, venues, staff API), each
+//! with its own `router()`; shared pieces beside them (render, error,
+//! extract, security, views, state).
 
-pub mod api;
 pub mod assets;
+pub mod buyer;
 pub mod error;
 pub mod extract;
-pub mod live;
 pub mod ops;
-pub mod pages;
+pub mod render;
 pub mod security;
 pub mod staff;
-pub mod staff_api;
-pub mod venues;
+pub mod state;
 pub mod views;
 
 use axum::Router;
 
-use crate::app::AppState;
 use crate::error::{AppError, Missing};
+use crate::web::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .merge(api::router())
-        .merge(pages::router())
-        .merge(live::router())
-        .merge(assets::router())
+        .merge(buyer::router())
         .merge(staff::router())
-        .merge(staff_api::router())
-        .merge(venues::router())
+        .merge(assets::router())
         .merge(ops::router())
         .route_layer(axum::middleware::from_fn(
             crate::observability::track_requests,

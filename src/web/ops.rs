@@ -8,9 +8,9 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use serde_json::json;
 
-use crate::app::AppState;
 use crate::db;
 use crate::observability;
+use crate::web::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -189,6 +189,10 @@ struct CsrfField {
     csrf: Option<String>,
 }
 
+/// A form with nothing but its CSRF token (a button).
+#[derive(serde::Deserialize)]
+pub struct NoFields {}
+
 /// A urlencoded form whose `csrf` field must match the CSRF cookie (403
 /// otherwise). Replaces `Form` on every HTML POST.
 pub struct CsrfForm<T>(pub T);

@@ -9,10 +9,10 @@ use axum::routing::post;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::db;
 use crate::error::{AppError, AppResult, Invalid};
 use crate::web::extract::{ApiJson, IdPath, StaffUser};
+use crate::web::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -12,7 +12,6 @@ use serde_json::json;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::db::best_available::BestAvailableRequest;
 use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
 use crate::db::holds::{Cart, HoldRules};
@@ -23,6 +22,7 @@ use crate::error::{AppError, AppResult, Missing};
 use crate::web::extract::{
     ApiJson, Buyer, BuyerFields, ClientIp, IdPath, Viewer, admit_hold_request,
 };
+use crate::web::state::AppState;
 use crate::web::views;
 
 pub fn router() -> Router<AppState> {

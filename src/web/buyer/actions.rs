@@ -1,19 +1,14 @@
-//! Server-rendered pages for buyers. Every action is a plain form POST that
-//! redirects back (works with JavaScript off); when htmx sends it, the
-//! answer is a fragment instead: the hold panel, the seats that changed
-//! (out-of-band) and a notice.
+//! What a buyer does on the map: pick and release seats, best available,
+//! general-admission tickets, release all, more time. Each action is
+//! parse, one `db` call, then one shared answer (`respond`).
 
 use askama::Template;
-use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::routing::{get, post};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
-use time::OffsetDateTime;
-use uuid::Uuid;
 
-use crate::app::AppState;
+use super::event::*;
 use crate::db::best_available::BestAvailableRequest;
 use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
@@ -22,309 +17,18 @@ use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
-use crate::web::error::{ErrorSummary, message, refusal_notice};
+use crate::web::error::refusal_notice;
 use crate::web::extract::{
-    Buyer, BuyerFields, ClientIp, IdPath, Notice, NoticeKind, Viewer, admit_hold_request, is_htmx,
-    push_notice, take_notice,
+    Buyer, ClientIp, IdPath, Notice, NoticeKind, admit_hold_request, is_htmx, push_notice,
 };
-use crate::web::security::CsrfForm;
-use crate::web::views::{
-    self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, OrderLineView, SeatView,
-    SectionView, StatusLegend, TierLegend,
-};
-
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/", get(index))
-        .route("/events/{event_id}", get(event_page))
-        .route("/events/{event_id}/list", get(list_page))
-        .route("/events/{event_id}/seats", post(seat_action))
-        .route("/events/{event_id}/best", post(best_available))
-        .route("/events/{event_id}/ga", post(ga_action))
-        .route("/events/{event_id}/hold/release", post(release_all))
-        .route("/events/{event_id}/hold/extend", post(extend_hold))
-        .route("/events/{event_id}/purchase", post(purchase))
-        .route("/orders/{order_id}", get(order_page))
-}
-
-/// The one place a template becomes a response: a render failure is a 500
-/// with the generic error page, never a panic.
-pub fn render(template: &impl Template) -> AppResult<Html<String>> {
-    template
-        .render()
-        .map(Html)
-        .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("rendering a template")))
-}
-
-#[derive(Template)]
-#[template(path = "error.html")]
-struct ErrorPage {
-    title: String,
-    message: String,
-}
-
-/// Replaces an error response's JSON body with the error page (same status
-/// and headers). Other responses pass through.
-pub fn render_error_page(response: Response) -> Response {
-    let Some(summary) = response.extensions().get::<ErrorSummary>().cloned() else {
-        return response;
-    };
-    let page = ErrorPage {
-        title: summary
-            .status
-            .canonical_reason()
-            .unwrap_or("Error")
-            .to_string(),
-        message: summary.message,
-    };
-    let (mut parts, _) = response.into_parts();
-    let body = match page.render() {
-        Ok(html) => html,
-        Err(err) => {
-            tracing::error!(error = %err, "rendering the error page");
-            format!("{} {}", summary.status.as_u16(), page.title)
-        }
-    };
-    parts.headers.insert(
-        axum::http::header::CONTENT_TYPE,
-        axum::http::HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
-    Response::from_parts(parts, body.into())
-}
-
-#[derive(Template)]
-#[template(path = "events/index.html")]
-struct IndexPage {
-    events: Vec<EventHeader>,
-}
-
-async fn index(State(state): State<AppState>) -> AppResult<Html<String>> {
-    let client = state.pool.get().await?;
-    let events = db::events::list(&client).await?;
-    render(&IndexPage {
-        events: events.iter().map(EventHeader::from).collect(),
-    })
-}
-
-#[derive(Template)]
-#[template(path = "events/show.html")]
-struct EventPage {
-    event: EventHeader,
-    sections: Vec<SectionView>,
-    tiers: Vec<TierLegend>,
-    statuses: Vec<StatusLegend>,
-    panel: HoldPanel,
-    best: BestForm,
-    ga: Vec<GaBlock>,
-    csrf: String,
-    /// The live feed's starting cursor.
-    since: String,
-    /// The server's clock at render time, so the page can time seat refreshes.
-    server_now: String,
-    notice: Option<Notice>,
-    oob: bool,
-}
-
-async fn event_page(
-    State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
-    viewer: Viewer,
-) -> AppResult<Response> {
-    // A Viewer, not a Buyer: looking writes no session. The first action
-    // makes the buyer, and its answer tells the page to reopen its live
-    // feed (see `respond`), so the feed then knows whose seats are whose.
-    let notice = take_notice(&viewer.session).await?;
-    event_page_response(
-        &state,
-        event_id,
-        (viewer.buyer_id, viewer.csrf.value()),
-        notice,
-        None,
-    )
-    .await
-}
-
-/// The whole event page. `buy_form` refills the buy form after a refused
-/// purchase, and then the page answers 422.
-async fn event_page_response(
-    state: &AppState,
-    event_id: i64,
-    (buyer_id, csrf): (Option<Uuid>, String),
-    notice: Option<Notice>,
-    buy_form: Option<BuyerFields>,
-) -> AppResult<Response> {
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
-    // The cursor first: a change landing while the seats are read is then
-    // resent by the live feed rather than missed.
-    let since = db::seats::latest_cursor(&client, event_id).await?;
-    let hold = live_hold(&client, event_id, buyer_id).await?;
-    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
-    let tiers = db::events::tiers(&client, event_id).await?;
-    let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
-    let status = match buy_form {
-        Some(form) => {
-            panel.buyer_name = form.name;
-            panel.buyer_email = form.email;
-            StatusCode::UNPROCESSABLE_ENTITY
-        }
-        None => StatusCode::OK,
-    };
-    let page = EventPage {
-        event: EventHeader::from(&event),
-        sections: views::sections(&seats, &tiers),
-        tiers: views::tier_legend(&tiers),
-        statuses: views::status_legend(),
-        best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
-        ga: views::ga_blocks(
-            &db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?,
-            state.config.max_seats_per_hold,
-        ),
-        panel,
-        csrf,
-        since: crate::web::live::cursor_id(since),
-        server_now: views::rfc3339(OffsetDateTime::now_utc()),
-        notice,
-        oob: false,
-    };
-    Ok((status, render(&page)?).into_response())
-}
-
-fn panel_timing(state: &AppState) -> (std::time::Duration, std::time::Duration) {
-    (state.config.hold_ttl, state.config.hold_extension)
-}
-
-/// The hold panel for whoever is looking: a buyer's, or an empty one.
-async fn panel_for(
-    state: &AppState,
-    client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Option<Uuid>,
-    csrf: String,
-) -> AppResult<HoldPanel> {
-    match buyer_id {
-        Some(buyer_id) => hold_panel(state, client, event_id, buyer_id, csrf).await,
-        None => Ok(HoldPanel::new(
-            event_id,
-            panel_timing(state),
-            None,
-            (&[], &[]),
-            OffsetDateTime::now_utc(),
-            csrf,
-        )),
-    }
-}
-
-/// The buyer's hold panel as it is now: their live hold and its seats, or
-/// why they have none (the box office released it).
-pub async fn hold_panel(
-    state: &AppState,
-    client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Uuid,
-    csrf: String,
-) -> AppResult<HoldPanel> {
-    let hold = db::holds::live_for_buyer(client, event_id, buyer_id).await?;
-    let held = match &hold {
-        Some(hold) => db::seats::held_by_hold(client, event_id, hold.id).await?,
-        None => Vec::new(),
-    };
-    panel_of(
-        state,
-        client,
-        event_id,
-        buyer_id,
-        hold.as_ref(),
-        &held,
-        csrf,
-    )
-    .await
-}
-
-/// The panel for a hold (and its seats) already in hand.
-async fn panel_of(
-    state: &AppState,
-    client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Uuid,
-    hold: Option<&Hold>,
-    held: &[Seat],
-    csrf: String,
-) -> AppResult<HoldPanel> {
-    let held_refs: Vec<&Seat> = held.iter().collect();
-    let areas = db::ga::areas(client, event_id, hold.map(|h| h.id)).await?;
-    let mut panel = HoldPanel::new(
-        event_id,
-        panel_timing(state),
-        hold,
-        (&held_refs, &areas),
-        OffsetDateTime::now_utc(),
-        csrf,
-    );
-    if hold.is_none() {
-        panel.released_by_box_office = db::holds::latest_for_buyer(client, event_id, buyer_id)
-            .await?
-            .is_some_and(|hold| hold.released_by_staff);
-    }
-    Ok(panel)
-}
-
-async fn live_hold(
-    client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Option<Uuid>,
-) -> AppResult<Option<Hold>> {
-    match buyer_id {
-        Some(buyer_id) => db::holds::live_for_buyer(client, event_id, buyer_id).await,
-        None => Ok(None),
-    }
-}
-
-#[derive(Template)]
-#[template(path = "events/list.html")]
-struct ListPage {
-    event: EventHeader,
-    sections: Vec<ListSection>,
-    panel: HoldPanel,
-    csrf: String,
-    notice: Option<Notice>,
-    oob: bool,
-}
-
-/// The list view: the seats a buyer can act on (available, or theirs),
-/// by section and row, as plain buttons.
-async fn list_page(
-    State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
-    viewer: Viewer,
-) -> AppResult<Html<String>> {
-    // No live feed here, so no buyer id is needed until the first hold.
-    let notice = take_notice(&viewer.session).await?;
-    let csrf = viewer.csrf.value();
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
-    let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
-    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
-    let tiers = db::events::tiers(&client, event_id).await?;
-    let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
-    render(&ListPage {
-        event: EventHeader::from(&event),
-        sections: views::list_sections(&seats, &tiers),
-        panel,
-        csrf,
-        notice,
-        oob: false,
-    })
-}
+use crate::web::render::*;
+use crate::web::security::{CsrfForm, NoFields};
+use crate::web::state::AppState;
+use crate::web::views::{self, HoldPanel, SeatView};
 
 #[derive(Template)]
 #[template(path = "events/_seat_action.html")]
-struct SeatActionFragment {
+pub(crate) struct SeatActionFragment {
     panel: HoldPanel,
     seats: Vec<SeatView>,
     notice: Option<Notice>,
@@ -333,7 +37,7 @@ struct SeatActionFragment {
 
 /// What an answer to an action shows: the buyer's live hold with its
 /// seats, and the seats the action changed.
-struct Shown {
+pub(crate) struct Shown {
     hold: Option<Hold>,
     held: Vec<Seat>,
     changed: Vec<Seat>,
@@ -345,7 +49,7 @@ struct Shown {
 /// the session and the browser is sent back to the map. Reads the hold and
 /// the changed seats as they are now; see [`respond_with`] for an action
 /// that already has them.
-async fn respond(
+pub(crate) async fn respond(
     state: &AppState,
     event_id: i64,
     buyer: &Buyer,
@@ -376,7 +80,7 @@ async fn respond(
 }
 
 /// [`respond`] for an action whose own transaction returned what it shows.
-async fn respond_with(
+pub(crate) async fn respond_with(
     state: &AppState,
     event_id: i64,
     buyer: &Buyer,
@@ -393,7 +97,7 @@ async fn respond_with(
 }
 
 /// Without JavaScript: the notice waits in the session for the page.
-async fn back_with(
+pub(crate) async fn back_with(
     event_id: i64,
     buyer: &Buyer,
     notice: Option<Notice>,
@@ -410,7 +114,7 @@ async fn back_with(
 }
 
 /// The htmx answer: the panel, the changed seats and the notice.
-async fn fragment(
+pub(crate) async fn fragment(
     state: &AppState,
     client: &impl GenericClient,
     event_id: i64,
@@ -452,7 +156,7 @@ async fn fragment(
 }
 
 #[derive(Deserialize)]
-struct SeatActionForm {
+pub(crate) struct SeatActionForm {
     hold: Option<i64>,
     release: Option<i64>,
     inspect: Option<i64>,
@@ -462,12 +166,12 @@ struct SeatActionForm {
 
 /// Where a form post without JavaScript returns to.
 #[derive(Clone, Copy)]
-enum Back {
+pub(crate) enum Back {
     Map,
     List,
 }
 
-enum SeatOutcome {
+pub(crate) enum SeatOutcome {
     Held,
     Taken,
     OverLimit(u32),
@@ -478,7 +182,7 @@ enum SeatOutcome {
     Inspected,
 }
 
-async fn seat_action(
+pub(crate) async fn seat_action(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
@@ -590,7 +294,7 @@ async fn seat_action(
     .await
 }
 
-fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
+pub(crate) fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
     let name = views::seat_name(seat);
     let price = format_cents(i64::from(seat.price_cents));
     match outcome {
@@ -629,7 +333,7 @@ fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
     }
 }
 
-async fn release_all(
+pub(crate) async fn release_all(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
@@ -672,7 +376,7 @@ async fn release_all(
 /// A GA picker's post (`area` and `count`), or a panel's release of one
 /// area's tickets (`release`). Fields are text, so that junk gets a notice.
 #[derive(Deserialize)]
-struct GaForm {
+pub(crate) struct GaForm {
     area: Option<String>,
     count: Option<String>,
     release: Option<String>,
@@ -680,7 +384,7 @@ struct GaForm {
 
 /// Holds or releases general-admission tickets, then back to the map (the
 /// picker is a plain form: the whole page shows the new counts).
-async fn ga_action(
+pub(crate) async fn ga_action(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     ip: ClientIp,
@@ -712,7 +416,7 @@ async fn ga_action(
     Ok(Redirect::to(&format!("/events/{event_id}")).into_response())
 }
 
-async fn hold_ga(
+pub(crate) async fn hold_ga(
     state: &AppState,
     event_id: i64,
     buyer: &Buyer,
@@ -736,7 +440,7 @@ async fn hold_ga(
     ))
 }
 
-async fn release_ga(
+pub(crate) async fn release_ga(
     state: &AppState,
     event_id: i64,
     buyer: &Buyer,
@@ -753,10 +457,8 @@ async fn release_ga(
     ))
 }
 
-#[derive(Deserialize)]
-struct NoFields {}
 
-async fn extend_hold(
+pub(crate) async fn extend_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
@@ -795,7 +497,7 @@ async fn extend_hold(
 }
 
 #[derive(Deserialize)]
-struct BestAvailableForm {
+pub(crate) struct BestAvailableForm {
     #[serde(default)]
     count: String,
     #[serde(default)]
@@ -805,7 +507,7 @@ struct BestAvailableForm {
     apart: Option<String>,
 }
 
-async fn best_available(
+pub(crate) async fn best_available(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,
     headers: HeaderMap,
@@ -887,102 +589,4 @@ async fn best_available(
         Back::Map,
     )
     .await
-}
-
-async fn purchase(
-    State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
-    buyer: Buyer,
-    CsrfForm(form): CsrfForm<BuyerFields>,
-) -> AppResult<Response> {
-    let back = Redirect::to(&format!("/events/{event_id}"));
-    let client = state.pool.get().await?;
-    let latest = db::holds::latest_for_buyer(&client, event_id, buyer.id).await?;
-    drop(client);
-    let Some(hold) = latest else {
-        push_notice(
-            &buyer.session,
-            &Notice::new(NoticeKind::Info, "You have no seats on hold."),
-        )
-        .await?;
-        return Ok(back.into_response());
-    };
-    let details = match rules::buyer_details(&form.name, &form.email) {
-        Ok(details) => details,
-        Err(err @ AppError::Invalid(_)) => {
-            let notice = Notice::new(NoticeKind::Error, message(&err));
-            return event_page_response(
-                &state,
-                event_id,
-                (Some(buyer.id), buyer.csrf.value()),
-                Some(notice),
-                Some(form),
-            )
-            .await;
-        }
-        Err(other) => return Err(other),
-    };
-    let refusal = match db::orders::purchase(&state.pool, hold.id, buyer.id, &details).await {
-        Ok(order) => {
-            return Ok(Redirect::to(&format!("/orders/{}", order.order_id)).into_response());
-        }
-        Err(AppError::HoldExpired) => format!(
-            "Your hold expired at {}, so its seats went back on sale and could not be bought. \
-             The map shows them as they are now.",
-            views::display_time(hold.expires_at)
-        ),
-        Err(err) => refusal_notice(err)?,
-    };
-    push_notice(&buyer.session, &Notice::new(NoticeKind::Error, refusal)).await?;
-    Ok(back.into_response())
-}
-
-#[derive(Template)]
-#[template(path = "orders/show.html")]
-struct OrderPage {
-    order_id: String,
-    event: String,
-    event_id: i64,
-    venue: String,
-    starts: String,
-    buyer_name: String,
-    buyer_email: String,
-    event_cancelled: bool,
-    lines: Vec<OrderLineView>,
-    total: String,
-}
-
-async fn order_page(
-    State(state): State<AppState>,
-    IdPath(order_id): IdPath<Uuid>,
-    viewer: Viewer,
-) -> AppResult<Html<String>> {
-    let buyer_id = viewer
-        .buyer_id
-        .ok_or_else(|| AppError::NotFound(Missing::Order))?;
-    let client = state.pool.get().await?;
-    let order = db::orders::find_for_buyer(&client, order_id, buyer_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Order))?;
-    let total: i64 = order.lines.iter().map(|l| l.price_cents).sum();
-    render(&OrderPage {
-        order_id: order.id.to_string(),
-        event: order.event_name,
-        event_id: order.event_id,
-        venue: order.venue,
-        starts: views::display_time(order.starts_at),
-        buyer_name: order.buyer_name,
-        buyer_email: order.buyer_email,
-        event_cancelled: order.event_cancelled,
-        lines: order
-            .lines
-            .iter()
-            .map(|line| OrderLineView {
-                name: line.place.clone(),
-                tier: line.tier_name.clone(),
-                price: format_cents(line.price_cents),
-            })
-            .collect(),
-        total: format_cents(total),
-    })
 }

@@ -12,7 +12,6 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use time::OffsetDateTime;
 
-use crate::app::AppState;
 use crate::db;
 use crate::db::venues::{EventPlan, VenueSummary};
 use crate::domain::money::parse_cents;
@@ -21,8 +20,9 @@ use crate::domain::venue::{self, LayoutError, VenueLayout};
 use crate::error::{AppError, AppResult, Invalid};
 use crate::web::error::message;
 use crate::web::extract::{IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice};
-use crate::web::pages::render;
+use crate::web::render::render;
 use crate::web::security::{CsrfForm, check_csrf};
+use crate::web::state::AppState;
 use crate::web::views;
 
 /// The largest layout file accepted (the 20,000-seat arena's JSON is ~2 MB).

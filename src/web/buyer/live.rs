@@ -20,7 +20,6 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
 use crate::db::seats::{Cursor, Seat};
@@ -28,8 +27,10 @@ use crate::db::{self, GenericClient};
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, Limit, Missing};
 use crate::server::{Admission, Full};
+use crate::web::buyer::event::hold_panel;
 use crate::web::extract::{ClientIp, IdPath, QueryInput, Viewer};
-use crate::web::pages::{hold_panel, render};
+use crate::web::render::render;
+use crate::web::state::AppState;
 use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks};
 
 pub fn router() -> Router<AppState> {

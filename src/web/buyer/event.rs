@@ -1,0 +1,248 @@
+//! The buyer's pages: the event list, the seat map with its hold panel,
+//! and the list view.
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::error::{AppError, AppResult, Missing};
+use crate::web::extract::{BuyerFields, IdPath, Notice, Viewer, take_notice};
+use crate::web::render::*;
+use crate::web::state::AppState;
+use crate::web::views::{
+    self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, SectionView, StatusLegend,
+    TierLegend,
+};
+
+#[derive(Template)]
+#[template(path = "events/index.html")]
+pub(crate) struct IndexPage {
+    events: Vec<EventHeader>,
+}
+
+pub(crate) async fn index(State(state): State<AppState>) -> AppResult<Html<String>> {
+    let client = state.pool.get().await?;
+    let events = db::events::list(&client).await?;
+    render(&IndexPage {
+        events: events.iter().map(EventHeader::from).collect(),
+    })
+}
+
+#[derive(Template)]
+#[template(path = "events/show.html")]
+pub(crate) struct EventPage {
+    event: EventHeader,
+    sections: Vec<SectionView>,
+    tiers: Vec<TierLegend>,
+    statuses: Vec<StatusLegend>,
+    panel: HoldPanel,
+    best: BestForm,
+    ga: Vec<GaBlock>,
+    csrf: String,
+    /// The live feed's starting cursor.
+    since: String,
+    /// The server's clock at render time, so the page can time seat refreshes.
+    server_now: String,
+    notice: Option<Notice>,
+    oob: bool,
+}
+
+pub(crate) async fn event_page(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+) -> AppResult<Response> {
+    // A Viewer, not a Buyer: looking writes no session. The first action
+    // makes the buyer, and its answer tells the page to reopen its live
+    // feed (see `respond`), so the feed then knows whose seats are whose.
+    let notice = take_notice(&viewer.session).await?;
+    event_page_response(
+        &state,
+        event_id,
+        (viewer.buyer_id, viewer.csrf.value()),
+        notice,
+        None,
+    )
+    .await
+}
+
+/// The whole event page. `buy_form` refills the buy form after a refused
+/// purchase, and then the page answers 422.
+pub(crate) async fn event_page_response(
+    state: &AppState,
+    event_id: i64,
+    (buyer_id, csrf): (Option<Uuid>, String),
+    notice: Option<Notice>,
+    buy_form: Option<BuyerFields>,
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
+    // The cursor first: a change landing while the seats are read is then
+    // resent by the live feed rather than missed.
+    let since = db::seats::latest_cursor(&client, event_id).await?;
+    let hold = live_hold(&client, event_id, buyer_id).await?;
+    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
+    let status = match buy_form {
+        Some(form) => {
+            panel.buyer_name = form.name;
+            panel.buyer_email = form.email;
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        None => StatusCode::OK,
+    };
+    let page = EventPage {
+        event: EventHeader::from(&event),
+        sections: views::sections(&seats, &tiers),
+        tiers: views::tier_legend(&tiers),
+        statuses: views::status_legend(),
+        best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
+        ga: views::ga_blocks(
+            &db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?,
+            state.config.max_seats_per_hold,
+        ),
+        panel,
+        csrf,
+        since: crate::web::buyer::live::cursor_id(since),
+        server_now: views::rfc3339(OffsetDateTime::now_utc()),
+        notice,
+        oob: false,
+    };
+    Ok((status, render(&page)?).into_response())
+}
+
+pub(crate) fn panel_timing(state: &AppState) -> (std::time::Duration, std::time::Duration) {
+    (state.config.hold_ttl, state.config.hold_extension)
+}
+
+/// The hold panel for whoever is looking: a buyer's, or an empty one.
+pub(crate) async fn panel_for(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Option<Uuid>,
+    csrf: String,
+) -> AppResult<HoldPanel> {
+    match buyer_id {
+        Some(buyer_id) => hold_panel(state, client, event_id, buyer_id, csrf).await,
+        None => Ok(HoldPanel::new(
+            event_id,
+            panel_timing(state),
+            None,
+            (&[], &[]),
+            OffsetDateTime::now_utc(),
+            csrf,
+        )),
+    }
+}
+
+/// The buyer's hold panel as it is now: their live hold and its seats, or
+/// why they have none (the box office released it).
+pub async fn hold_panel(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Uuid,
+    csrf: String,
+) -> AppResult<HoldPanel> {
+    let hold = db::holds::live_for_buyer(client, event_id, buyer_id).await?;
+    let held = match &hold {
+        Some(hold) => db::seats::held_by_hold(client, event_id, hold.id).await?,
+        None => Vec::new(),
+    };
+    panel_of(
+        state,
+        client,
+        event_id,
+        buyer_id,
+        hold.as_ref(),
+        &held,
+        csrf,
+    )
+    .await
+}
+
+/// The panel for a hold (and its seats) already in hand.
+pub(crate) async fn panel_of(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Uuid,
+    hold: Option<&Hold>,
+    held: &[Seat],
+    csrf: String,
+) -> AppResult<HoldPanel> {
+    let held_refs: Vec<&Seat> = held.iter().collect();
+    let areas = db::ga::areas(client, event_id, hold.map(|h| h.id)).await?;
+    let mut panel = HoldPanel::new(
+        event_id,
+        panel_timing(state),
+        hold,
+        (&held_refs, &areas),
+        OffsetDateTime::now_utc(),
+        csrf,
+    );
+    if hold.is_none() {
+        panel.released_by_box_office = db::holds::latest_for_buyer(client, event_id, buyer_id)
+            .await?
+            .is_some_and(|hold| hold.released_by_staff);
+    }
+    Ok(panel)
+}
+
+pub(crate) async fn live_hold(
+    client: &impl GenericClient,
+    event_id: i64,
+    buyer_id: Option<Uuid>,
+) -> AppResult<Option<Hold>> {
+    match buyer_id {
+        Some(buyer_id) => db::holds::live_for_buyer(client, event_id, buyer_id).await,
+        None => Ok(None),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "events/list.html")]
+pub(crate) struct ListPage {
+    event: EventHeader,
+    sections: Vec<ListSection>,
+    panel: HoldPanel,
+    csrf: String,
+    notice: Option<Notice>,
+    oob: bool,
+}
+
+/// The list view: the seats a buyer can act on (available, or theirs),
+/// by section and row, as plain buttons.
+pub(crate) async fn list_page(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<i64>,
+    viewer: Viewer,
+) -> AppResult<Html<String>> {
+    // No live feed here, so no buyer id is needed until the first hold.
+    let notice = take_notice(&viewer.session).await?;
+    let csrf = viewer.csrf.value();
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
+    let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
+    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
+    render(&ListPage {
+        event: EventHeader::from(&event),
+        sections: views::list_sections(&seats, &tiers),
+        panel,
+        csrf,
+        notice,
+        oob: false,
+    })
+}
