@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use seatmap::config::Config;
-use seatmap::startup;
+use seatmap::{cli, startup};
 
 const USAGE: &str = "\
 usage: seatmap [serve]          run the web app (default)
@@ -55,9 +55,7 @@ async fn run() -> ExitCode {
     // Checking a layout file needs no configuration or database.
     if command.as_deref() == Some("venue") && args.get(1).map(String::as_str) != Some("import") {
         return match (args.get(1).map(String::as_str), args.get(2)) {
-            (Some("check"), Some(file)) => {
-                checked(startup::venue_check(std::path::Path::new(file)))
-            }
+            (Some("check"), Some(file)) => checked(cli::venue_check(std::path::Path::new(file))),
             _ => {
                 eprintln!("seatmap: usage: seatmap venue check FILE | seatmap venue import FILE");
                 ExitCode::from(2)
@@ -73,10 +71,10 @@ async fn run() -> ExitCode {
     };
     let outcome = match command.as_deref() {
         None | Some("serve") => startup::serve(config).await,
-        Some("demo") => startup::demo(config).await.map(|id| println!("{id}")),
+        Some("demo") => cli::demo(config).await.map(|id| println!("{id}")),
         Some("staff") => match (args.get(1).map(String::as_str), args.get(2)) {
-            (Some("add"), Some(name)) => startup::staff_add(config, name).await,
-            (Some("list"), None) => startup::staff_list(config).await,
+            (Some("add"), Some(name)) => cli::staff_add(config, name).await,
+            (Some("list"), None) => cli::staff_list(config).await,
             _ => {
                 eprintln!("seatmap: usage: seatmap staff add NAME | seatmap staff list");
                 return ExitCode::from(2);
@@ -84,7 +82,7 @@ async fn run() -> ExitCode {
         },
         Some("venue") => match args.get(2) {
             Some(file) => {
-                return checked(startup::venue_import(config, std::path::Path::new(file)).await);
+                return checked(cli::venue_import(config, std::path::Path::new(file)).await);
             }
             None => {
                 eprintln!("seatmap: usage: seatmap venue import FILE");

@@ -1,5 +1,5 @@
 //! Connecting to the configured database (or starting the embedded one),
-//! serving, and the `demo` command.
+//! and serving until a signal; the other commands are in `cli`.
 
 use std::time::Duration;
 
@@ -135,14 +135,6 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `seatmap demo`: seeds the demo event into the configured database.
-pub async fn demo(config: Config) -> anyhow::Result<i64> {
-    let database = Database::connect(&config).await?;
-    let seeded = db::demo::seed_demo(&database.pool).await;
-    database.shutdown().await;
-    Ok(seeded?)
-}
-
 /// Expired session rows are harmless (loads ignore them) but would pile up.
 async fn sweep_sessions(pool: Pool) {
     let store = db::sessions::PgSessionStore::new(pool);
@@ -165,115 +157,4 @@ async fn shutdown_signal() {
         _ = terminate.recv() => {},
     }
     tracing::info!("shutting down: draining requests");
-}
-
-/// `seatmap staff add NAME`: creates a staff account. The password comes
-/// from the terminal (asked twice, not echoed) or, when stdin is not a
-/// terminal, from its first line.
-pub async fn staff_add(config: Config, name: &str) -> anyhow::Result<()> {
-    use std::io::IsTerminal;
-    anyhow::ensure!(
-        crate::domain::password::valid_staff_name(name),
-        "a staff name is 1 to 64 letters, digits or . _ @ -"
-    );
-    let password = if std::io::stdin().is_terminal() {
-        let first = rpassword::prompt_password(format!("Password for {name}: "))?;
-        let again = rpassword::prompt_password("Same password again: ")?;
-        anyhow::ensure!(first == again, "the passwords differ");
-        first
-    } else {
-        let mut line = String::new();
-        std::io::stdin().read_line(&mut line)?;
-        line.trim_end_matches(['\r', '\n']).to_string()
-    };
-    let hash =
-        tokio::task::spawn_blocking(move || crate::domain::password::hash(&password)).await??;
-    let database = Database::connect(&config).await?;
-    let created = async {
-        let client = database.pool.get().await?;
-        db::staff::create(&client, name, &hash).await
-    }
-    .await;
-    database.shutdown().await;
-    created.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
-    println!("staff account {name} created");
-    Ok(())
-}
-
-/// `seatmap staff list`: one account a line, with when it was made.
-pub async fn staff_list(config: Config) -> anyhow::Result<()> {
-    let database = Database::connect(&config).await?;
-    let listed = async {
-        let client = database.pool.get().await?;
-        db::staff::list(&client).await
-    }
-    .await;
-    database.shutdown().await;
-    for account in listed.map_err(|err| anyhow::anyhow!("{err}"))? {
-        println!(
-            "{}\t{}",
-            account.name,
-            crate::web::views::display_time(account.created_at)
-        );
-    }
-    Ok(())
-}
-
-/// Reads and validates a layout file; prints every problem (and returns
-/// None) if it has any.
-fn read_layout(
-    path: &std::path::Path,
-) -> anyhow::Result<Option<crate::domain::venue::VenueLayout>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    match crate::domain::venue::from_file(&path.to_string_lossy(), &text) {
-        Ok(layout) => Ok(Some(layout)),
-        Err(errors) => {
-            eprintln!("{}: {} problem(s)", path.display(), errors.len());
-            for error in errors {
-                eprintln!("  {error}");
-            }
-            Ok(None)
-        }
-    }
-}
-
-/// `seatmap venue check FILE`: validates a layout file (.json, or .csv for
-/// simple grids) whole, and prints either what it describes or every
-/// problem with where it is. Touches no database.
-pub fn venue_check(path: &std::path::Path) -> anyhow::Result<bool> {
-    let Some(layout) = read_layout(path)? else {
-        return Ok(false);
-    };
-    println!(
-        "{}: {} seats in {} sections, {} general-admission places in {} areas, {} price tiers",
-        layout.name,
-        layout.seat_count(),
-        layout.sections.len(),
-        layout.ga_capacity(),
-        layout.ga_areas.len(),
-        layout.tiers.len()
-    );
-    Ok(true)
-}
-
-/// `seatmap venue import FILE`: validates the whole file, then stores the
-/// venue in one statement; a file with any problem writes nothing.
-pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Result<bool> {
-    let Some(layout) = read_layout(path)? else {
-        return Ok(false);
-    };
-    let database = Database::connect(&config).await?;
-    let imported = async {
-        let client = database.pool.get().await?;
-        db::venues::import(&client, &layout, None).await
-    }
-    .await;
-    database.shutdown().await;
-    let venue_id = imported.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
-    println!(
-        "{} (venue {venue_id})",
-        crate::web::staff::venues::imported_message(&layout)
-    );
-    Ok(true)
 }

@@ -457,7 +457,6 @@ pub(crate) async fn release_ga(
     ))
 }
 
-
 pub(crate) async fn extend_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<i64>,

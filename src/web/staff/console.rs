@@ -3,12 +3,11 @@
 //! CSRF-checked form post that redirects back to the console with a notice
 //! (works without JavaScript).
 
-
 use askama::Template;
+use axum::Router;
 use axum::extract::State;
 use axum::response::{Html, Redirect};
 use axum::routing::{get, post};
-use axum::Router;
 use serde::Deserialize;
 use time::OffsetDateTime;
 use tower_sessions::Session;
@@ -22,8 +21,7 @@ use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::error::refusal_notice;
 use crate::web::extract::{
-    IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice,
-    take_notice,
+    IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice, take_notice,
 };
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};

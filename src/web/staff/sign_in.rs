@@ -12,14 +12,12 @@ use axum::{Extension, Router};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use crate::db::rate_limits::{Limit, Refusal};
 use crate::db;
+use crate::db::rate_limits::{Limit, Refusal};
 use crate::domain::password;
 use crate::error::{AppError, AppResult};
 use crate::web::error::message;
-use crate::web::extract::{
-    ClientIp, QueryInput, sign_in, sign_out,
-};
+use crate::web::extract::{ClientIp, QueryInput, sign_in, sign_out};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, CsrfToken, NoFields, RotateCsrf};
 use crate::web::state::AppState;
