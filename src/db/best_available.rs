@@ -26,6 +26,7 @@ use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
 use crate::domain::refusal::Filters as RefusedFilters;
+use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid};
 use crate::observability as obs;
 
@@ -42,7 +43,7 @@ pub struct BestAvailableRequest {
 #[derive(Debug, Clone)]
 pub struct BestAvailableOutcome {
     pub hold: holds::HoldSummary,
-    pub added: Vec<i64>,
+    pub added: SeatIds,
     /// Whether the seats given are adjacent in one row.
     pub together: bool,
 }
@@ -115,7 +116,7 @@ async fn hold_best_available_once(
     } else {
         find_apart(&tx, event_id, &filters, count).await?
     };
-    let Some(mut chosen) = chosen else {
+    let Some(chosen) = chosen else {
         let free = count_free(&tx, event_id, &filters).await?;
         let filters = RefusedFilters {
             section: request.section.clone(),
@@ -138,7 +139,7 @@ async fn hold_best_available_once(
             },
         ));
     };
-    chosen.sort_unstable();
+    let chosen = SeatIds::new(chosen);
     let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, &chosen)
         .await?
         .ids;

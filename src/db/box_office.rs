@@ -9,6 +9,7 @@ use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::sale::SaleStatus;
+use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 /// A hold as the console lists it.
@@ -228,7 +229,7 @@ pub async fn release(
     staff_id: i64,
     hold_id: Uuid,
     only_seat: Option<i64>,
-) -> AppResult<(i64, Vec<i64>)> {
+) -> AppResult<(i64, SeatIds)> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
@@ -242,7 +243,7 @@ pub async fn release(
                 if holds::is_empty(&tx, hold.id).await? {
                     holds::close_by_staff(&tx, hold.id, staff_id).await?;
                 }
-                vec![seat_id]
+                SeatIds::new([seat_id])
             }
             None => {
                 super::ga::release_all(&tx, hold.id).await?;
@@ -356,9 +357,9 @@ pub async fn set_blocked(
     pool: &Pool,
     staff_id: i64,
     event_id: i64,
-    seat_ids: &[i64],
+    seat_ids: &SeatIds,
     block: bool,
-) -> AppResult<Vec<i64>> {
+) -> AppResult<SeatIds> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;

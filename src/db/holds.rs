@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
+use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
 use crate::observability as obs;
 
@@ -78,7 +79,7 @@ pub struct Hold {
 pub struct HoldSummary {
     pub hold_id: Uuid,
     pub expires_at: OffsetDateTime,
-    pub seat_ids: Vec<i64>,
+    pub seat_ids: SeatIds,
     /// The hold as the transaction leaves it, and its seats as its buyer
     /// sees them, in layout order: what a page shows without reading again.
     pub hold: Hold,
@@ -90,14 +91,14 @@ pub struct HoldSummary {
 /// What one request asks to add to a hold: seats by id, GA tickets by area.
 #[derive(Debug, Clone, Default)]
 pub struct Cart {
-    pub seat_ids: Vec<i64>,
+    pub seat_ids: SeatIds,
     pub ga: Vec<GaRequest>,
 }
 
 impl Cart {
     pub fn seats(seat_ids: &[i64]) -> Cart {
         Cart {
-            seat_ids: seat_ids.to_vec(),
+            seat_ids: SeatIds::new(seat_ids.iter().copied()),
             ga: Vec::new(),
         }
     }
@@ -106,8 +107,7 @@ impl Cart {
 /// The hold's contents now, for answering a request that changed it.
 pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResult<HoldSummary> {
     let held = seats::held_by_hold(client, hold.event_id, hold.id).await?;
-    let mut seat_ids: Vec<i64> = held.iter().map(|seat| seat.id).collect();
-    seat_ids.sort_unstable();
+    let seat_ids = held.iter().map(|seat| seat.id).collect();
     Ok(HoldSummary {
         hold_id: hold.id,
         expires_at: hold.expires_at,
@@ -335,10 +335,10 @@ pub async fn claim(
             _ => ga.push(request),
         }
     }
-    let mut seat_ids = cart.seat_ids.clone();
-    seat_ids.sort_unstable();
-    seat_ids.dedup();
-    let cart = &Cart { seat_ids, ga };
+    let cart = &Cart {
+        seat_ids: cart.seat_ids.clone(),
+        ga,
+    };
     let outcome = retrying(|| claim_once(pool, event_id, holder, cart, rules)).await;
     match &outcome {
         Ok((_, reclaimed)) => {
@@ -516,7 +516,7 @@ pub(super) async fn is_empty(client: &impl GenericClient, hold_id: Uuid) -> AppR
 
 /// Puts every seat of the buyer's hold back on sale and closes it. Returns
 /// the seats released (none if it was already closed).
-pub async fn release_hold(pool: &Pool, hold_id: Uuid, buyer_id: Uuid) -> AppResult<Vec<i64>> {
+pub async fn release_hold(pool: &Pool, hold_id: Uuid, buyer_id: Uuid) -> AppResult<SeatIds> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;

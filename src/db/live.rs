@@ -15,6 +15,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use super::{Pool, ga, seats};
+use crate::domain::seat::SeatIds;
 
 /// Changes to one event's seats, or (with `event_id` None) a signal that
 /// notifications may have been missed and every page must catch up.
@@ -183,9 +184,8 @@ async fn listen(
         let db = pool.get().await?;
         for (event_id, changed) in by_event {
             let seats = match changed.seat_ids {
-                Some(mut ids) => {
-                    ids.sort_unstable();
-                    ids.dedup();
+                Some(ids) => {
+                    let ids = SeatIds::new(ids);
                     seats::by_ids(&db, event_id, &ids, None).await?
                 }
                 None => {

@@ -5,13 +5,14 @@ use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, ga, holds, retrying};
 use crate::domain::rules::BuyerDetails;
+use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 #[derive(Debug, Clone)]
 pub struct OrderCreated {
     pub order_id: Uuid,
     pub event_id: i64,
-    pub seat_ids: Vec<i64>,
+    pub seat_ids: SeatIds,
 }
 
 #[derive(Debug, Clone)]
@@ -141,8 +142,7 @@ async fn purchase_once(
     }
     holds::mark_purchased(&tx, hold.id).await?;
     tx.commit().await?;
-    let mut seat_ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
-    seat_ids.sort_unstable();
+    let seat_ids = rows.iter().map(|row| row.get(0)).collect();
     Ok(OrderCreated {
         order_id,
         event_id: hold.event_id,

@@ -8,7 +8,7 @@ use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::GenericClient;
-use crate::domain::seat::SeatState;
+use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::AppResult;
 
 #[derive(Debug, Clone)]
@@ -290,7 +290,7 @@ pub async fn release_one(
 }
 
 /// Puts every seat of the hold back on sale and returns their ids.
-pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Vec<i64>> {
+pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
@@ -303,7 +303,7 @@ pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResul
 
 /// Puts every held seat of the event back on sale (sales closed), lapsed
 /// holds' seats too, and returns their ids.
-pub async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<Vec<i64>> {
+pub async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<SeatIds> {
     let rows = client
         .query(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
@@ -316,10 +316,8 @@ pub async fn release_event(client: &impl GenericClient, event_id: i64) -> AppRes
 }
 
 /// The ids an `UPDATE … RETURNING id` gave, in id order.
-fn sorted_ids(rows: &[tokio_postgres::Row]) -> Vec<i64> {
-    let mut ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
-    ids.sort_unstable();
-    ids
+fn sorted_ids(rows: &[tokio_postgres::Row]) -> SeatIds {
+    rows.iter().map(|row| row.get(0)).collect()
 }
 
 /// Blocks the given seats that are free or already blocked (locks in id
@@ -328,7 +326,7 @@ pub async fn block(
     client: &impl GenericClient,
     event_id: i64,
     seat_ids: &[i64],
-) -> AppResult<Vec<i64>> {
+) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
             "WITH target AS (
@@ -353,7 +351,7 @@ pub async fn unblock(
     client: &impl GenericClient,
     event_id: i64,
     seat_ids: &[i64],
-) -> AppResult<Vec<i64>> {
+) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
             "WITH target AS (

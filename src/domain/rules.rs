@@ -5,20 +5,20 @@ use email_address::EmailAddress;
 use time::OffsetDateTime;
 
 use crate::domain::refusal::{Counted, TimeField};
+use crate::domain::seat::SeatIds;
 use crate::error::{AppError, Invalid};
 
 /// A pick request's seat ids, sorted (the claim order) and checked: not
 /// empty, no duplicates, not over the per-hold limit.
-pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<Vec<i64>, AppError> {
+pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<SeatIds, AppError> {
     if seat_ids.is_empty() {
         return Err(AppError::Invalid(Invalid::NoSeats));
     }
     if seat_ids.len() > max_seats as usize {
         return Err(AppError::HoldLimit { max: max_seats });
     }
-    let mut sorted = seat_ids.to_vec();
-    sorted.sort_unstable();
-    if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+    let sorted = SeatIds::new(seat_ids.iter().copied());
+    if sorted.len() != seat_ids.len() {
         return Err(AppError::Invalid(Invalid::DuplicateSeats));
     }
     Ok(sorted)
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn seat_ids_are_sorted_for_a_fixed_claim_order() {
-        assert_eq!(seat_ids_to_claim(&[9, 3, 5], 10).unwrap(), vec![3, 5, 9]);
+        assert_eq!(*seat_ids_to_claim(&[9, 3, 5], 10).unwrap(), [3, 5, 9]);
     }
 
     #[test]

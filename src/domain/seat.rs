@@ -1,5 +1,41 @@
 use serde::Serialize;
 
+/// Seat ids in id order, each once: the order every claim locks seats in.
+/// Built where ids arrive (a request, a query's result), so nothing after
+/// sorts or deduplicates them again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct SeatIds(Vec<i64>);
+
+impl SeatIds {
+    pub fn new(ids: impl IntoIterator<Item = i64>) -> SeatIds {
+        let mut ids: Vec<i64> = ids.into_iter().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        SeatIds(ids)
+    }
+}
+
+impl std::ops::Deref for SeatIds {
+    type Target = [i64];
+
+    fn deref(&self) -> &[i64] {
+        &self.0
+    }
+}
+
+impl From<SeatIds> for Vec<i64> {
+    fn from(ids: SeatIds) -> Vec<i64> {
+        ids.0
+    }
+}
+
+impl FromIterator<i64> for SeatIds {
+    fn from_iter<I: IntoIterator<Item = i64>>(ids: I) -> SeatIds {
+        SeatIds::new(ids)
+    }
+}
+
 /// A seat as one viewer sees it. A hold that has passed its expiry is
 /// already `Available` here: expiry is lazy, and the read agrees with what
 /// the next claim would do.
@@ -97,5 +133,12 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), glyphs.len());
+    }
+
+    #[test]
+    fn seat_ids_are_sorted_and_unique_however_they_arrive() {
+        let ids = SeatIds::new([9, 3, 9, 5, 3]);
+        assert_eq!(&*ids, &[3, 5, 9]);
+        assert!(SeatIds::new([]).is_empty());
     }
 }

@@ -15,7 +15,7 @@ use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
-use crate::domain::seat::SeatState;
+use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 use crate::web::error::refusal_notice;
 use crate::web::extract::{
@@ -356,7 +356,7 @@ pub(crate) async fn release_all(
             (released, notice)
         }
         None => (
-            Vec::new(),
+            SeatIds::default(),
             Notice::new(NoticeKind::Info, "You have no seats on hold."),
         ),
     };
@@ -426,7 +426,7 @@ pub(crate) async fn hold_ga(
 ) -> AppResult<String> {
     let hold_rules = HoldRules::from_config(&state.config);
     let cart = Cart {
-        seat_ids: Vec::new(),
+        seat_ids: SeatIds::default(),
         ga: vec![GaRequest {
             area_id,
             quantity: rules::ticket_count(count, hold_rules.max_seats)?,
@@ -558,7 +558,7 @@ pub(crate) async fn best_available(
                 hold: Some(found.hold.hold),
                 held: found.hold.seats,
                 changed: added,
-                highlight: found.added,
+                highlight: found.added.into(),
             };
             let notice = Some(Notice::new(NoticeKind::Success, text));
             return respond_with(&state, event_id, &buyer, &headers, notice, shown, Back::Map)

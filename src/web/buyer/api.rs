@@ -17,7 +17,7 @@ use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::rules as input_rules;
-use crate::domain::seat::SeatState;
+use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::extract::{
     ApiJson, Buyer, BuyerFields, ClientIp, IdPath, Viewer, admit_hold_request,
@@ -41,7 +41,7 @@ struct HoldJson {
     hold_id: Uuid,
     #[serde(with = "time::serde::rfc3339")]
     expires_at: OffsetDateTime,
-    seat_ids: Vec<i64>,
+    seat_ids: SeatIds,
     /// General-admission tickets held, by area: `[{"area": 7, "count": 2}]`.
     ga: Vec<GaHeld>,
 }
@@ -168,7 +168,7 @@ struct BestAvailableBody {
 struct BestAvailableJson {
     #[serde(flatten)]
     hold: HoldJson,
-    added: Vec<i64>,
+    added: SeatIds,
     together: bool,
     /// In words, e.g. "4 seats together in Orchestra, row C, seats 7–10".
     summary: String,
@@ -192,7 +192,7 @@ async fn create_hold(
             let cart = Cart {
                 seat_ids: match seat_ids {
                     Some(ids) => input_rules::seat_ids_to_claim(&ids, max_seats)?,
-                    None => Vec::new(),
+                    None => SeatIds::default(),
                 },
                 ga: match ga {
                     Some(ga) => vec![GaRequest {
@@ -226,8 +226,14 @@ async fn create_hold(
                 rules,
             )
             .await?;
-            let client = state.pool.get().await?;
-            let added = db::seats::by_ids(&client, event_id, &outcome.added, None).await?;
+            // The claim's own transaction returned the hold's seats.
+            let added: Vec<Seat> = outcome
+                .hold
+                .seats
+                .iter()
+                .filter(|seat| outcome.added.contains(&seat.id))
+                .cloned()
+                .collect();
             let body = BestAvailableJson {
                 summary: views::describe_seats(&added, outcome.together),
                 hold: HoldJson::from(outcome.hold),

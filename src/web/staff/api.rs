@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::db;
+use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Invalid};
 use crate::web::extract::{ApiJson, IdPath, StaffUser};
 use crate::web::state::AppState;
@@ -37,7 +38,7 @@ struct SeatsBody {
 
 #[derive(Serialize)]
 struct SeatsChanged {
-    seat_ids: Vec<i64>,
+    seat_ids: SeatIds,
     status: &'static str,
 }
 
@@ -48,15 +49,12 @@ async fn set_blocked(
     body: SeatsBody,
     block: bool,
 ) -> AppResult<Json<SeatsChanged>> {
-    let mut seat_ids = body.seat_ids;
-    seat_ids.sort_unstable();
-    seat_ids.dedup();
+    let seat_ids = SeatIds::new(body.seat_ids);
     if seat_ids.is_empty() {
         return Err(AppError::Invalid(Invalid::NoSeats));
     }
-    let mut changed =
+    let changed =
         db::box_office::set_blocked(&state.pool, staff.id, event_id, &seat_ids, block).await?;
-    changed.sort_unstable();
     Ok(Json(SeatsChanged {
         seat_ids: changed,
         status: if block { "blocked" } else { "available" },

@@ -17,7 +17,7 @@ use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
 use crate::db::{self, GenericClient};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
-use crate::domain::seat::SeatState;
+use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::error::refusal_notice;
 use crate::web::extract::{
@@ -370,9 +370,15 @@ async fn set_blocked(
     } else {
         "Seat unblocked: it is on sale again."
     };
-    let outcome = db::box_office::set_blocked(&state.pool, staff.id, event_id, &[seat_id], block)
-        .await
-        .map(|_| done.to_string());
+    let outcome = db::box_office::set_blocked(
+        &state.pool,
+        staff.id,
+        event_id,
+        &SeatIds::new([seat_id]),
+        block,
+    )
+    .await
+    .map(|_| done.to_string());
     back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
 }
 
