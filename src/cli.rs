@@ -8,7 +8,7 @@ use crate::startup::Database;
 use anyhow::Context;
 
 /// `seatmap demo`: seeds the demo event into the configured database.
-pub async fn demo(config: Config) -> anyhow::Result<i64> {
+pub async fn demo(config: Config) -> anyhow::Result<crate::domain::ids::EventId> {
     let database = Database::connect(&config).await?;
     let seeded = db::demo::seed_demo(&database.pool).await;
     database.shutdown().await;

@@ -499,7 +499,7 @@ pub async fn verify(pool: &Pool, report: &mut Report, max_seats: u32) -> anyhow:
     let kept: Vec<Granted> = report
         .granted
         .iter()
-        .filter(|g| !report.released.contains(&(g.hold_id, g.seat_id)))
+        .filter(|g| !report.released.contains(&(g.hold_id.0, g.seat_id)))
         .filter(|g| seen.insert((g.hold_id, g.seat_id)))
         .cloned()
         .collect();

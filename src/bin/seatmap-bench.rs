@@ -187,7 +187,7 @@ impl Harness {
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let seat_ids = Arc::new(
-            db::seats::all_ids(&pool.get().await?, event_id)
+            db::seats::all_ids(&pool.get().await?, seatmap::domain::ids::EventId(event_id))
                 .await
                 .map_err(|e| anyhow::anyhow!("{e:?}"))?,
         );
@@ -243,7 +243,7 @@ impl Harness {
     /// Every seat back on sale, every hold and order of the arena gone.
     async fn reset(&self) -> anyhow::Result<()> {
         let client = self.pool.get().await?;
-        db::bench::empty_event(&client, self.event_id)
+        db::bench::empty_event(&client, seatmap::domain::ids::EventId(self.event_id))
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))
     }
@@ -442,7 +442,7 @@ async fn faults(harness: &mut Harness, options: &Options) -> anyhow::Result<Repo
     tokio::spawn(connection);
     db::bench::lock_seats_for_a_while(
         &mut stray,
-        harness.event_id,
+        seatmap::domain::ids::EventId(harness.event_id),
         2000,
         tokio::time::sleep(Duration::from_secs(5)),
     )

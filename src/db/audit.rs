@@ -1,18 +1,18 @@
 //! The audit log: who did what, to which seats, when. Every write goes
 //! through `record`, inside the transaction of the change it describes.
 
+use crate::domain::ids::{EventId, HoldId, OrderId, StaffId};
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use super::GenericClient;
 use crate::error::AppResult;
 
 pub struct Entry<'a> {
-    pub staff_id: Option<i64>,
+    pub staff_id: Option<StaffId>,
     pub action: &'a str,
-    pub event_id: Option<i64>,
-    pub hold_id: Option<Uuid>,
-    pub order_id: Option<Uuid>,
+    pub event_id: Option<EventId>,
+    pub hold_id: Option<HoldId>,
+    pub order_id: Option<OrderId>,
     pub seat_ids: &'a [i64],
     pub detail: String,
 }
@@ -52,7 +52,7 @@ pub struct LoggedAction {
 /// The event's most recent entries, newest first, with seats named.
 pub async fn recent(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     limit: i64,
 ) -> AppResult<Vec<LoggedAction>> {
     let statement = client

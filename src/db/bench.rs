@@ -1,6 +1,7 @@
 //! Database chores for the load harness (seatmap-bench): never used by the
 //! app itself.
 
+use crate::domain::ids::EventId;
 use std::time::{Duration, Instant};
 
 use super::venues::{self, EventPlan};
@@ -33,7 +34,7 @@ pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
     let started = Instant::now();
     let event_id = event_on_sale(pool, venue_id, &layout, "Benchmark Arena", 5000).await?;
     Ok(ArenaSetup {
-        event_id,
+        event_id: event_id.0,
         parse,
         import,
         create: started.elapsed(),
@@ -56,7 +57,7 @@ pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
             &[&event_id],
         )
         .await?;
-    Ok((event_id, row.get(0), row.get(1)))
+    Ok((event_id.0, row.get(0), row.get(1)))
 }
 
 fn shipped(
@@ -87,7 +88,7 @@ async fn event_on_sale(
     layout: &venue::VenueLayout,
     name: &str,
     price_cents: i32,
-) -> AppResult<i64> {
+) -> AppResult<EventId> {
     venues::create_event(
         pool,
         &EventPlan {
@@ -120,7 +121,7 @@ impl ArenaSetup {
 /// Puts every seat of the event back on sale, empties every GA area, and
 /// forgets every hold, order, session and rate-limit window, so each
 /// scenario starts from the same place.
-pub async fn empty_event(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
+pub async fn empty_event(client: &impl GenericClient, event_id: EventId) -> AppResult<()> {
     client
         .execute(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL, order_id = NULL
@@ -155,7 +156,7 @@ pub async fn empty_event(client: &impl GenericClient, event_id: i64) -> AppResul
 /// the event's first `seats` seats until `release` ends it.
 pub async fn lock_seats_for_a_while(
     client: &mut tokio_postgres::Client,
-    event_id: i64,
+    event_id: EventId,
     seats: i64,
     release: impl std::future::Future<Output = ()>,
 ) -> AppResult<()> {

@@ -18,6 +18,7 @@
 //! 4. The chosen seats, locked by us, are claimed with the same conditional
 //!    UPDATE as a pick.
 
+use crate::domain::ids::EventId;
 use std::collections::HashSet;
 
 use tokio_postgres::Row;
@@ -74,7 +75,7 @@ struct Candidate {
 
 pub async fn hold_best_available(
     pool: &Pool,
-    event_id: i64,
+    event_id: EventId,
     holder: Holder,
     request: &BestAvailableRequest,
     rules: HoldRules,
@@ -97,7 +98,7 @@ pub async fn hold_best_available(
 
 async fn hold_best_available_once(
     pool: &Pool,
-    event_id: i64,
+    event_id: EventId,
     holder: Holder,
     request: &BestAvailableRequest,
     rules: HoldRules,
@@ -162,7 +163,7 @@ async fn hold_best_available_once(
 
 async fn resolve_filters(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     request: &BestAvailableRequest,
 ) -> AppResult<Filters> {
     use crate::domain::text::{MAX_CODE_CHARS, MAX_NAME_CHARS, is_plain};
@@ -219,7 +220,7 @@ async fn resolve_filters(
 async fn id_by_name(
     client: &impl GenericClient,
     sql: &str,
-    event_id: i64,
+    event_id: EventId,
     name: &str,
 ) -> AppResult<Option<i64>> {
     let statement = client.prepare_cached(sql).await?;
@@ -231,7 +232,7 @@ async fn id_by_name(
 /// partial indexes (available, and held but lapsed). Takes no locks.
 async fn walk(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     filters: &Filters,
     after: (i32, i64),
 ) -> AppResult<Vec<Candidate>> {
@@ -280,7 +281,7 @@ async fn walk(
 /// The free seats of the given rows, per row in position order. No locks.
 async fn read_rows(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     rows: &[(i64, i32)],
     tier_id: Option<i64>,
 ) -> AppResult<Vec<Vec<FreeSeat>>> {
@@ -343,7 +344,7 @@ fn free_seat(row: &Row) -> FreeSeat {
 
 /// Rows in best-first order, read from the rank-ordered walk on demand.
 struct RowWalk<'a> {
-    event_id: i64,
+    event_id: EventId,
     filters: &'a Filters,
     seen: HashSet<(i64, i32)>,
     /// Rows found by the walk but not read yet, with their best free rank.
@@ -386,7 +387,7 @@ impl RowWalk<'_> {
 /// The best block of `count` adjacent seats, locked, or None if there is none.
 async fn find_block(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     filters: &Filters,
     count: usize,
 ) -> AppResult<Option<Vec<i64>>> {
@@ -461,7 +462,7 @@ async fn find_block(
 /// locks a whole batch away from other buyers.
 async fn find_apart(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     filters: &Filters,
     count: usize,
 ) -> AppResult<Option<Vec<i64>>> {
@@ -493,7 +494,7 @@ async fn find_apart(
 
 async fn count_free(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     filters: &Filters,
 ) -> AppResult<i64> {
     let statement = client

@@ -1,6 +1,7 @@
 //! What box-office staff see and do. Every change is one transaction that
 //! also writes its audit entry, so the log and the seats can't disagree.
 
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, StaffId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -15,8 +16,8 @@ use crate::error::{AppError, AppResult, Conflict, Missing};
 /// A hold as the console lists it.
 #[derive(Debug, Clone)]
 pub struct HoldOverview {
-    pub hold_id: Uuid,
-    pub buyer_id: Uuid,
+    pub hold_id: HoldId,
+    pub buyer_id: BuyerId,
     pub created_at: OffsetDateTime,
     pub expires_at: OffsetDateTime,
     pub seat_ids: Vec<i64>,
@@ -77,8 +78,8 @@ fn holds_query(condition: &str, order: &str, with_ga: bool) -> String {
 /// Whether the hold (in any state) is one of the event's.
 pub async fn hold_belongs_to(
     client: &impl GenericClient,
-    hold_id: Uuid,
-    event_id: i64,
+    hold_id: HoldId,
+    event_id: EventId,
 ) -> AppResult<bool> {
     Ok(holds::event_of(client, hold_id, None).await? == Some(event_id))
 }
@@ -86,7 +87,7 @@ pub async fn hold_belongs_to(
 /// Holds that are live now, soonest to expire first.
 pub async fn live_holds(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
 ) -> AppResult<Vec<HoldOverview>> {
     let statement = client
         .prepare_cached(&holds_query(
@@ -104,7 +105,7 @@ pub async fn live_holds(
 /// taken since (the seats a revive would get back), latest first.
 pub async fn lapsed_holds(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
 ) -> AppResult<Vec<HoldOverview>> {
     let statement = client
         .prepare_cached(&holds_query(
@@ -121,7 +122,7 @@ pub async fn lapsed_holds(
 
 #[derive(Debug, Clone)]
 pub struct OrderOverview {
-    pub id: Uuid,
+    pub id: OrderId,
     pub buyer_name: String,
     pub buyer_email: Option<String>,
     pub created_at: OffsetDateTime,
@@ -136,7 +137,7 @@ pub struct OrderOverview {
 /// it names ("C12", "Orchestra C12").
 pub async fn orders(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     query: Option<&str>,
     limit: i64,
 ) -> AppResult<Vec<OrderOverview>> {
@@ -194,7 +195,7 @@ pub enum SeatOccupant {
 
 pub async fn occupant(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat_id: i64,
 ) -> AppResult<SeatOccupant> {
     let statement = client
@@ -207,7 +208,7 @@ pub async fn occupant(
     let Some(row) = client.query_opt(&statement, &[&event_id, &seat_id]).await? else {
         return Ok(SeatOccupant::Nobody);
     };
-    if let Some(hold_id) = row.get::<_, Option<Uuid>>("hold_id") {
+    if let Some(hold_id) = row.get::<_, Option<HoldId>>("hold_id") {
         let holds = live_holds(client, event_id).await?;
         if let Some(hold) = holds.into_iter().find(|h| h.hold_id == hold_id) {
             return Ok(SeatOccupant::Hold(hold));
@@ -226,10 +227,10 @@ pub async fn occupant(
 /// their next page. Returns the hold's event and the seats released.
 pub async fn release(
     pool: &Pool,
-    staff_id: i64,
-    hold_id: Uuid,
+    staff_id: StaffId,
+    hold_id: HoldId,
     only_seat: Option<i64>,
-) -> AppResult<(i64, SeatIds)> {
+) -> AppResult<(EventId, SeatIds)> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
@@ -279,8 +280,8 @@ pub async fn release(
 /// same buyer, with a fresh expiry. All of them or none.
 pub async fn revive(
     pool: &Pool,
-    staff_id: i64,
-    hold_id: Uuid,
+    staff_id: StaffId,
+    hold_id: HoldId,
     ttl: std::time::Duration,
 ) -> AppResult<holds::HoldSummary> {
     retrying(|| async {
@@ -339,7 +340,7 @@ pub async fn revive(
 
 async fn seats_must_belong(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat_ids: &[i64],
 ) -> AppResult<()> {
     events::lock_not_cancelled(client, event_id).await?;
@@ -355,8 +356,8 @@ async fn seats_must_belong(
 /// first. Returns the seats now in the requested state.
 pub async fn set_blocked(
     pool: &Pool,
-    staff_id: i64,
-    event_id: i64,
+    staff_id: StaffId,
+    event_id: EventId,
     seat_ids: &SeatIds,
     block: bool,
 ) -> AppResult<SeatIds> {
@@ -397,16 +398,16 @@ pub async fn set_blocked(
 /// or free ones, all or nothing.
 pub async fn sell(
     pool: &Pool,
-    staff_id: i64,
-    event_id: i64,
+    staff_id: StaffId,
+    event_id: EventId,
     seat_ids: &[i64],
     buyer: &BuyerDetails,
-) -> AppResult<Uuid> {
+) -> AppResult<OrderId> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
         seats_must_belong(&tx, event_id, seat_ids).await?;
-        let order_id = Uuid::new_v4();
+        let order_id = OrderId(Uuid::new_v4());
         let email = Some(buyer.email.as_str()).filter(|e| !e.is_empty());
         tx.execute(
             "INSERT INTO orders (id, event_id, buyer_id, buyer_name, buyer_email, sold_by_staff)
@@ -414,7 +415,7 @@ pub async fn sell(
             &[
                 &order_id,
                 &event_id,
-                &Uuid::new_v4(),
+                &BuyerId(Uuid::new_v4()),
                 &buyer.name,
                 &email,
                 &staff_id,
@@ -467,8 +468,8 @@ pub struct SalesClosed {
 /// again finishes the job.
 pub async fn close_sales(
     pool: &Pool,
-    staff_id: i64,
-    event_id: i64,
+    staff_id: StaffId,
+    event_id: EventId,
     cancel: bool,
 ) -> AppResult<SalesClosed> {
     let before = retrying(|| async {

@@ -1,6 +1,7 @@
 //! Creating events from a grid layout: the demo event, and the small
 //! events tests build.
 
+use crate::domain::ids::EventId;
 use time::OffsetDateTime;
 
 use super::Pool;
@@ -10,7 +11,7 @@ use crate::error::AppResult;
 
 /// Creates the event with all its seats in one transaction. If the spec has
 /// a slug that already exists, returns that event instead (idempotent).
-pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<i64> {
+pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
     let new_event = NewEvent {
         slug: spec.slug.clone(),
         name: spec.name.clone(),
@@ -27,7 +28,7 @@ pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<i64> {
 }
 
 /// Seeds the demo event (once) and returns its id.
-pub async fn seed_demo(pool: &Pool) -> AppResult<i64> {
+pub async fn seed_demo(pool: &Pool) -> AppResult<EventId> {
     let starts_at = OffsetDateTime::now_utc()
         .replace_nanosecond(0)
         .unwrap_or(OffsetDateTime::now_utc())

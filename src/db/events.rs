@@ -1,3 +1,4 @@
+use crate::domain::ids::EventId;
 use serde::Serialize;
 use time::OffsetDateTime;
 use tokio_postgres::Row;
@@ -10,7 +11,7 @@ use crate::error::{AppError, AppResult, Missing};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EventSummary {
-    pub id: i64,
+    pub id: EventId,
     pub name: String,
     pub venue: String,
     #[serde(with = "time::serde::rfc3339")]
@@ -82,7 +83,10 @@ pub async fn list(client: &impl GenericClient) -> AppResult<Vec<EventSummary>> {
     Ok(rows.iter().map(summary_from_row).collect())
 }
 
-pub async fn find(client: &impl GenericClient, event_id: i64) -> AppResult<Option<EventSummary>> {
+pub async fn find(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Option<EventSummary>> {
     let statement = client
         .prepare_cached(&summary_query("WHERE e.id = $1"))
         .await?;
@@ -90,7 +94,7 @@ pub async fn find(client: &impl GenericClient, event_id: i64) -> AppResult<Optio
     Ok(row.as_ref().map(summary_from_row))
 }
 
-pub async fn exists(client: &impl GenericClient, event_id: i64) -> AppResult<bool> {
+pub async fn exists(client: &impl GenericClient, event_id: EventId) -> AppResult<bool> {
     let statement = client
         .prepare_cached("SELECT 1 FROM events WHERE id = $1")
         .await?;
@@ -102,7 +106,7 @@ pub async fn exists(client: &impl GenericClient, event_id: i64) -> AppResult<boo
 /// closing sales (`lock_for_closing`) wait for those in flight and hold off
 /// new ones, so no hold slips in after the close has released the rest.
 /// Take it before locking any hold, as closing does.
-pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
+pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: EventId) -> AppResult<()> {
     let (status, on_sale_at) = lock_sale_status(client, event_id, LockUnless::Closed).await?;
     status.refuse(on_sale_at)
 }
@@ -111,7 +115,7 @@ pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: i64) -> 
 /// the show starts, but not for a cancelled event.
 pub(super) async fn lock_not_cancelled(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
 ) -> AppResult<()> {
     match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
         (SaleStatus::Cancelled, on_sale_at) => SaleStatus::Cancelled.refuse(on_sale_at),
@@ -132,7 +136,7 @@ enum LockUnless {
 /// and closing (which waits for the lock to be free) would starve.
 async fn lock_sale_status(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     unless: LockUnless,
 ) -> AppResult<(SaleStatus, Option<OffsetDateTime>)> {
     let still_open = match unless {
@@ -166,7 +170,10 @@ async fn lock_sale_status(
 /// were open to finish, and keeps the event locked until this transaction
 /// ends. Only after [`mark_closed`] has committed: from then on no new
 /// request takes the key-share lock, so the wait is bounded.
-pub(super) async fn lock_for_closing(client: &impl GenericClient, event_id: i64) -> AppResult<()> {
+pub(super) async fn lock_for_closing(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<()> {
     let statement = client
         .prepare_cached("SELECT 1 FROM events WHERE id = $1 FOR UPDATE")
         .await?;
@@ -183,7 +190,7 @@ pub(super) async fn lock_for_closing(client: &impl GenericClient, event_id: i64)
 /// once it commits, new claims and purchases are refused.
 pub(super) async fn mark_closed(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     cancel: bool,
 ) -> AppResult<SaleStatus> {
     let before = client
@@ -224,7 +231,7 @@ pub struct NewEvent {
 
 /// Creates the event with all its seats and areas in one transaction. If
 /// it has a slug that already exists, returns that event instead.
-pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<i64> {
+pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let inserted = tx
@@ -242,7 +249,7 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<i64> {
             ],
         )
         .await?;
-    let event_id: i64 = match inserted {
+    let event_id: EventId = match inserted {
         Some(row) => row.get(0),
         None => {
             let row = tx
@@ -256,7 +263,11 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<i64> {
     Ok(event_id)
 }
 
-async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &NewEvent) -> AppResult<()> {
+async fn insert_layout(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    spec: &NewEvent,
+) -> AppResult<()> {
     for (order, tier) in spec.tiers.iter().enumerate() {
         tx.execute(
             "INSERT INTO price_tiers (event_id, code, name, price_cents, sort_order)
@@ -363,7 +374,7 @@ async fn insert_layout(tx: &impl GenericClient, event_id: i64, spec: &NewEvent) 
     Ok(())
 }
 
-pub async fn tiers(client: &impl GenericClient, event_id: i64) -> AppResult<Vec<Tier>> {
+pub async fn tiers(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<Tier>> {
     let statement = client
         .prepare_cached(
             "SELECT code, name, price_cents FROM price_tiers

@@ -9,8 +9,8 @@
 //! several areas goes through them in id order, tickets before counter, so
 //! two carts never wait on each other in a cycle.
 
+use crate::domain::ids::{EventId, HoldId, OrderId};
 use serde::Serialize;
-use uuid::Uuid;
 
 use super::GenericClient;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
@@ -49,8 +49,8 @@ pub struct GaAreaView {
 /// The event's areas in layout order, with the viewer's tickets.
 pub async fn areas(
     client: &impl GenericClient,
-    event_id: i64,
-    hold_id: Option<Uuid>,
+    event_id: EventId,
+    hold_id: Option<HoldId>,
 ) -> AppResult<Vec<GaAreaView>> {
     let statement = client
         .prepare_cached(
@@ -88,7 +88,7 @@ pub async fn areas(
 /// Checks every area is the event's; 404 naming those that aren't.
 pub(super) async fn must_belong(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     requests: &[GaRequest],
 ) -> AppResult<()> {
     let ids: Vec<i64> = requests.iter().map(|r| r.area_id).collect();
@@ -119,7 +119,7 @@ pub(super) enum GiveBack {
     /// Lapsed ones (any hold's): what a claim on the area returns first.
     Lapsed,
     /// Lapsed ones, and all of this hold's.
-    LapsedAndHold(Uuid),
+    LapsedAndHold(HoldId),
     /// Every held ticket (sales closed).
     All,
 }
@@ -162,8 +162,8 @@ pub(super) async fn give_back(
 /// error. Returns how many lapsed tickets were returned on the way.
 pub(super) async fn claim(
     client: &impl GenericClient,
-    event_id: i64,
-    hold_id: Uuid,
+    event_id: EventId,
+    hold_id: HoldId,
     held_until: time::OffsetDateTime,
     requests: &[GaRequest],
 ) -> AppResult<i64> {
@@ -226,7 +226,7 @@ async fn not_enough(client: &impl GenericClient, request: &GaRequest) -> AppResu
 }
 
 /// The hold's held tickets, by area.
-pub async fn held_by(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Vec<GaHeld>> {
+pub async fn held_by(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Vec<GaHeld>> {
     let statement = client
         .prepare_cached(
             "SELECT area_id, quantity FROM ga_tickets
@@ -250,7 +250,7 @@ pub(super) fn ticket_count(held: &[GaHeld]) -> usize {
 
 /// Returns all the hold's tickets to their areas (release, staff release,
 /// sales closed). Returns how many went back.
-pub(super) async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<i64> {
+pub(super) async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppResult<i64> {
     let mut returned = 0;
     for held in held_by(client, hold_id).await? {
         returned += give_back(client, held.area_id, GiveBack::LapsedAndHold(hold_id)).await?;
@@ -261,7 +261,7 @@ pub(super) async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> A
 /// Moves the hold's tickets to its expiry after an extension.
 pub(super) async fn extend(
     client: &impl GenericClient,
-    hold_id: Uuid,
+    hold_id: HoldId,
     held_until: time::OffsetDateTime,
 ) -> AppResult<()> {
     client
@@ -278,9 +278,9 @@ pub(super) async fn extend(
 /// gave it back to its area since it was counted (the caller refuses).
 pub(super) async fn sell(
     client: &impl GenericClient,
-    hold_id: Uuid,
+    hold_id: HoldId,
     held: &[GaHeld],
-    order_id: Uuid,
+    order_id: OrderId,
 ) -> AppResult<bool> {
     let sell = client
         .prepare_cached(
@@ -311,7 +311,10 @@ pub(super) async fn sell(
 }
 
 /// Returns every held ticket of the event to its area (sales closed).
-pub(super) async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<i64> {
+pub(super) async fn release_event(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<i64> {
     let areas = client
         .query(
             "SELECT id FROM ga_areas WHERE event_id = $1 ORDER BY id",

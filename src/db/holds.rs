@@ -1,5 +1,6 @@
 //! Holds: one buyer's basket of seats for one event, with a fixed expiry.
 
+use crate::domain::ids::{BuyerId, EventId, HoldId, StaffId};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -55,15 +56,15 @@ impl HoldRules {
 /// client address their hold counts against.
 #[derive(Debug, Clone, Copy)]
 pub struct Holder {
-    pub buyer_id: Uuid,
+    pub buyer_id: BuyerId,
     pub client_ip: Option<IpAddr>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Hold {
-    pub id: Uuid,
-    pub event_id: i64,
-    pub buyer_id: Uuid,
+    pub id: HoldId,
+    pub event_id: EventId,
+    pub buyer_id: BuyerId,
     pub state: HoldState,
     pub expires_at: OffsetDateTime,
     /// Open and not yet past its expiry, by the database's clock.
@@ -77,7 +78,7 @@ pub struct Hold {
 /// What a successful claim leaves the buyer holding.
 #[derive(Debug, Clone)]
 pub struct HoldSummary {
-    pub hold_id: Uuid,
+    pub hold_id: HoldId,
     pub expires_at: OffsetDateTime,
     pub seat_ids: SeatIds,
     /// The hold as the transaction leaves it, and its seats as its buyer
@@ -147,8 +148,8 @@ fn hold_from_row(row: &Row) -> Hold {
 /// The buyer's live hold for the event, if any.
 pub async fn live_for_buyer(
     client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Uuid,
+    event_id: EventId,
+    buyer_id: BuyerId,
 ) -> AppResult<Option<Hold>> {
     let statement = client
         .prepare_cached(&format!(
@@ -165,8 +166,8 @@ pub async fn live_for_buyer(
 /// The hold, locked for this transaction, if it exists and is the buyer's.
 async fn lock_for_buyer(
     client: &impl GenericClient,
-    hold_id: Uuid,
-    buyer_id: Uuid,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
 ) -> AppResult<Option<Hold>> {
     let statement = client
         .prepare_cached(&format!(
@@ -181,9 +182,9 @@ async fn lock_for_buyer(
 /// without a lock, so the event can be locked before the hold.
 pub(super) async fn event_of(
     client: &impl GenericClient,
-    hold_id: Uuid,
-    buyer_id: Option<Uuid>,
-) -> AppResult<Option<i64>> {
+    hold_id: HoldId,
+    buyer_id: Option<BuyerId>,
+) -> AppResult<Option<EventId>> {
     let statement = client
         .prepare_cached(
             "SELECT event_id FROM holds WHERE id = $1 AND ($2::uuid IS NULL OR buyer_id = $2)",
@@ -195,8 +196,8 @@ pub(super) async fn event_of(
 
 pub(super) async fn lock_for_buyer_or_404(
     client: &impl GenericClient,
-    hold_id: Uuid,
-    buyer_id: Uuid,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
 ) -> AppResult<Hold> {
     lock_for_buyer(client, hold_id, buyer_id)
         .await?
@@ -213,7 +214,7 @@ pub(super) async fn lock_for_buyer_or_404(
 /// can't all slip under `max_holds_per_ip` together.
 pub(super) async fn lock_or_open(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     holder: Holder,
     rules: HoldRules,
 ) -> AppResult<Hold> {
@@ -256,7 +257,7 @@ pub(super) async fn lock_or_open(
             &[
                 &event_id,
                 &holder.buyer_id,
-                &Uuid::new_v4(),
+                &HoldId(Uuid::new_v4()),
                 &rules.ttl.as_secs_f64(),
                 &holder.client_ip,
             ],
@@ -305,7 +306,7 @@ async fn refuse_if_address_is_full(
 /// attempt neither creates a hold nor changes its expiry.
 pub async fn claim_seats(
     pool: &Pool,
-    event_id: i64,
+    event_id: EventId,
     holder: Holder,
     seat_ids: &[i64],
     rules: HoldRules,
@@ -317,7 +318,7 @@ pub async fn claim_seats(
 /// areas first, by id, then seats by id, the order every claim keeps.
 pub async fn claim(
     pool: &Pool,
-    event_id: i64,
+    event_id: EventId,
     holder: Holder,
     cart: &Cart,
     rules: HoldRules,
@@ -355,7 +356,7 @@ pub async fn claim(
 
 async fn claim_once(
     pool: &Pool,
-    event_id: i64,
+    event_id: EventId,
     holder: Holder,
     cart: &Cart,
     rules: HoldRules,
@@ -393,7 +394,7 @@ async fn claim_once(
 }
 
 /// Any buyer's hold, locked for this transaction (for staff).
-pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Hold> {
+pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Hold> {
     let statement = client
         .prepare_cached(&format!(
             "SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 FOR UPDATE"
@@ -408,8 +409,8 @@ pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: Uuid) -> Ap
 /// Closes the hold as released by staff, so its buyer can be told why.
 pub(super) async fn close_by_staff(
     client: &impl GenericClient,
-    hold_id: Uuid,
-    staff_id: i64,
+    hold_id: HoldId,
+    staff_id: StaffId,
 ) -> AppResult<()> {
     let statement = client
         .prepare_cached(
@@ -421,7 +422,7 @@ pub(super) async fn close_by_staff(
     Ok(())
 }
 
-async fn close(client: &impl GenericClient, hold_id: Uuid, state: &str) -> AppResult<()> {
+async fn close(client: &impl GenericClient, hold_id: HoldId, state: &str) -> AppResult<()> {
     let statement = client
         .prepare_cached(
             "UPDATE holds SET state = $2, closed_at = now() WHERE id = $1 AND state = 'OPEN'",
@@ -435,14 +436,14 @@ async fn close(client: &impl GenericClient, hold_id: Uuid, state: &str) -> AppRe
 /// transaction's start (`now()`): a purchase asks after it has counted what
 /// it will sell, so a claim that took a lapsed seat before the count is
 /// seen as the hold having lapsed.
-pub(super) async fn live_by_clock(client: &impl GenericClient, hold_id: Uuid) -> AppResult<bool> {
+pub(super) async fn live_by_clock(client: &impl GenericClient, hold_id: HoldId) -> AppResult<bool> {
     let statement = client
         .prepare_cached("SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1")
         .await?;
     Ok(client.query_one(&statement, &[&hold_id]).await?.get(0))
 }
 
-pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: Uuid) -> AppResult<()> {
+pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: HoldId) -> AppResult<()> {
     close(client, hold_id, "PURCHASED").await
 }
 
@@ -457,9 +458,9 @@ pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
 /// last seat goes, so an empty hold never keeps a timer running.
 pub async fn release_seat(
     pool: &Pool,
-    hold_id: Uuid,
+    hold_id: HoldId,
     seat_id: i64,
-    buyer_id: Uuid,
+    buyer_id: BuyerId,
 ) -> AppResult<()> {
     retrying(|| async {
         let mut client = pool.get().await?;
@@ -482,9 +483,9 @@ pub async fn release_seat(
 /// has nothing left, as when its last seat goes. Returns how many were the buyer's.
 pub async fn release_ga(
     pool: &Pool,
-    hold_id: Uuid,
+    hold_id: HoldId,
     area_id: i64,
-    buyer_id: Uuid,
+    buyer_id: BuyerId,
 ) -> AppResult<i64> {
     retrying(|| async {
         let mut client = pool.get().await?;
@@ -509,14 +510,14 @@ pub async fn release_ga(
 }
 
 /// Whether the hold has no seats and no GA tickets left.
-pub(super) async fn is_empty(client: &impl GenericClient, hold_id: Uuid) -> AppResult<bool> {
+pub(super) async fn is_empty(client: &impl GenericClient, hold_id: HoldId) -> AppResult<bool> {
     Ok(seats::held_by(client, hold_id).await?.is_empty()
         && ga::held_by(client, hold_id).await?.is_empty())
 }
 
 /// Puts every seat of the buyer's hold back on sale and closes it. Returns
 /// the seats released (none if it was already closed).
-pub async fn release_hold(pool: &Pool, hold_id: Uuid, buyer_id: Uuid) -> AppResult<SeatIds> {
+pub async fn release_hold(pool: &Pool, hold_id: HoldId, buyer_id: BuyerId) -> AppResult<SeatIds> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
@@ -534,8 +535,8 @@ pub async fn release_hold(pool: &Pool, hold_id: Uuid, buyer_id: Uuid) -> AppResu
 /// The buyer's most recent hold for the event, in any state.
 pub async fn latest_for_buyer(
     client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Uuid,
+    event_id: EventId,
+    buyer_id: BuyerId,
 ) -> AppResult<Option<Hold>> {
     let statement = client
         .prepare_cached(&format!(
@@ -557,8 +558,8 @@ pub const EXTENSION_WINDOW_SECS: i64 = 120;
 /// `extra`, once per hold, only in its last two minutes.
 pub async fn extend(
     pool: &Pool,
-    hold_id: Uuid,
-    buyer_id: Uuid,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
     extra: Duration,
 ) -> AppResult<HoldSummary> {
     retrying(|| async {

@@ -3,6 +3,7 @@
 //! them anyway, after load and faults, is what lets us say so with numbers.
 
 use super::GenericClient;
+use crate::domain::ids::HoldId;
 use crate::error::AppResult;
 
 /// One broken invariant, with the rows that break it.
@@ -99,7 +100,7 @@ pub async fn check(client: &impl GenericClient, max_seats: u32) -> AppResult<Vec
 /// and whether they later released it themselves.
 #[derive(Debug, Clone)]
 pub struct Granted {
-    pub hold_id: uuid::Uuid,
+    pub hold_id: HoldId,
     pub seat_id: i64,
 }
 
@@ -109,7 +110,7 @@ pub async fn check_granted(
     client: &impl GenericClient,
     granted: &[Granted],
 ) -> AppResult<Vec<Breach>> {
-    let holds: Vec<uuid::Uuid> = granted.iter().map(|g| g.hold_id).collect();
+    let holds: Vec<HoldId> = granted.iter().map(|g| g.hold_id).collect();
     let seats: Vec<i64> = granted.iter().map(|g| g.seat_id).collect();
     let rows = client
         .query(

@@ -4,6 +4,7 @@
 //! turned into the changed seats with one query per event, and broadcast to
 //! this instance's open pages (see `web::live`), which render them per viewer.
 
+use crate::domain::ids::EventId;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +22,7 @@ use crate::domain::seat::SeatIds;
 /// notifications may have been missed and every page must catch up.
 #[derive(Debug)]
 pub struct SeatChanges {
-    pub event_id: Option<i64>,
+    pub event_id: Option<EventId>,
     /// Viewer-neutral seats; None when too many changed to list, and pages
     /// catch up by version instead.
     pub seats: Option<Vec<seats::Seat>>,
@@ -46,7 +47,7 @@ pub struct FeedReads {
 
 #[derive(Deserialize)]
 struct Payload {
-    event_id: i64,
+    event_id: EventId,
     #[serde(default)]
     seat_ids: Option<Vec<i64>>,
     /// A GA area's counters changed (and no seat did).
@@ -145,7 +146,7 @@ async fn listen(
             .await?
             .get(0),
     };
-    let mut sent: HashMap<i64, seats::Cursor> = HashMap::new();
+    let mut sent: HashMap<EventId, seats::Cursor> = HashMap::new();
     // Pages connected while we were away must catch up.
     let _ = sender.send(Arc::new(SeatChanges {
         event_id: None,
@@ -155,7 +156,7 @@ async fn listen(
 
     while let Some(first) = incoming.recv().await {
         // Take everything already waiting, so a burst costs one query per event.
-        let mut by_event: BTreeMap<i64, EventBatch> = BTreeMap::new();
+        let mut by_event: BTreeMap<EventId, EventBatch> = BTreeMap::new();
         let mut batch = vec![first];
         while let Ok(more) = incoming.try_recv() {
             batch.push(more);

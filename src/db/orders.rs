@@ -1,5 +1,6 @@
 //! Orders: turning a live hold into sold seats, and reading an order back.
 
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -10,8 +11,8 @@ use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 #[derive(Debug, Clone)]
 pub struct OrderCreated {
-    pub order_id: Uuid,
-    pub event_id: i64,
+    pub order_id: OrderId,
+    pub event_id: EventId,
     pub seat_ids: SeatIds,
 }
 
@@ -26,8 +27,8 @@ pub struct OrderLine {
 
 #[derive(Debug, Clone)]
 pub struct Order {
-    pub id: Uuid,
-    pub event_id: i64,
+    pub id: OrderId,
+    pub event_id: EventId,
     pub event_name: String,
     pub venue: String,
     pub starts_at: OffsetDateTime,
@@ -44,8 +45,8 @@ pub struct Order {
 /// refused with `HoldExpired`, even if nobody has taken its seats yet.
 pub async fn purchase(
     pool: &Pool,
-    hold_id: Uuid,
-    buyer_id: Uuid,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
     buyer: &BuyerDetails,
 ) -> AppResult<OrderCreated> {
     let outcome = retrying(|| purchase_once(pool, hold_id, buyer_id, buyer)).await;
@@ -57,8 +58,8 @@ pub async fn purchase(
 
 async fn purchase_once(
     pool: &Pool,
-    hold_id: Uuid,
-    buyer_id: Uuid,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
     buyer: &BuyerDetails,
 ) -> AppResult<OrderCreated> {
     let mut client = pool.get().await?;
@@ -97,7 +98,7 @@ async fn purchase_once(
         return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
-    let order_id = Uuid::new_v4();
+    let order_id = OrderId(Uuid::new_v4());
     let insert_order = tx
         .prepare_cached(
             "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email)
@@ -153,8 +154,8 @@ async fn purchase_once(
 /// The order with its seats, if it exists and is the buyer's.
 pub async fn find_for_buyer(
     client: &impl GenericClient,
-    order_id: Uuid,
-    buyer_id: Uuid,
+    order_id: OrderId,
+    buyer_id: BuyerId,
 ) -> AppResult<Option<Order>> {
     let header = client
         .prepare_cached(

@@ -3,6 +3,7 @@
 //! it: each write carries its own condition and is judged by the rows it
 //! touched.
 
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -32,7 +33,7 @@ pub struct Seat {
     pub held_until: Option<OffsetDateTime>,
     /// The buyer holding it (held seats only): the live feed uses this to
     /// tell each viewer "held by you" from "held".
-    pub holder: Option<Uuid>,
+    pub holder: Option<BuyerId>,
     /// Bumped on every change; with `changed_at`, the live feed's cursor.
     pub version: i64,
     pub changed_at: OffsetDateTime,
@@ -80,7 +81,7 @@ fn seat_from_row(row: &Row) -> Seat {
 }
 
 /// Every seat id of the event, in id order.
-pub async fn all_ids(client: &impl GenericClient, event_id: i64) -> AppResult<Vec<i64>> {
+pub async fn all_ids(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<i64>> {
     let statement = client
         .prepare_cached("SELECT id FROM seats WHERE event_id = $1 ORDER BY id")
         .await?;
@@ -113,7 +114,7 @@ const CATCH_UP_SLACK_SECS: f64 = 2.0;
 /// "mine"), and the newest cursor now.
 pub async fn changed_since(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     since: Cursor,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
@@ -142,7 +143,7 @@ pub async fn changed_since(
 
 /// The newest change to any seat of the event, read before the seats a
 /// page shows, so a change landing in between is resent rather than missed.
-pub async fn latest_cursor(client: &impl GenericClient, event_id: i64) -> AppResult<Cursor> {
+pub async fn latest_cursor(client: &impl GenericClient, event_id: EventId) -> AppResult<Cursor> {
     let statement = client
         .prepare_cached(
             "SELECT coalesce(max(version), 0), coalesce(max(changed_at), now())
@@ -159,8 +160,8 @@ pub async fn latest_cursor(client: &impl GenericClient, event_id: i64) -> AppRes
 /// Every seat of the event in layout order, as `viewer_hold`'s owner sees it.
 pub async fn for_event(
     client: &impl GenericClient,
-    event_id: i64,
-    viewer_hold: Option<Uuid>,
+    event_id: EventId,
+    viewer_hold: Option<HoldId>,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
         .prepare_cached(&format!(
@@ -174,9 +175,9 @@ pub async fn for_event(
 /// The given seats of the event (unknown ids are left out), in layout order.
 pub async fn by_ids(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat_ids: &[i64],
-    viewer_hold: Option<Uuid>,
+    viewer_hold: Option<HoldId>,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
         .prepare_cached(&format!(
@@ -192,8 +193,8 @@ pub async fn by_ids(
 /// The seats a hold has now, as its buyer sees them, in layout order.
 pub async fn held_by_hold(
     client: &impl GenericClient,
-    event_id: i64,
-    hold_id: Uuid,
+    event_id: EventId,
+    hold_id: HoldId,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
         .prepare_cached(&format!(
@@ -208,7 +209,7 @@ pub async fn held_by_hold(
 /// Which of `seat_ids` belong to the event.
 pub async fn ids_in_event(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat_ids: &[i64],
 ) -> AppResult<Vec<i64>> {
     let statement = client
@@ -231,8 +232,8 @@ pub struct Claimed {
 /// are taken in id order, so two overlapping claims can't deadlock.
 pub async fn claim(
     client: &impl GenericClient,
-    event_id: i64,
-    hold_id: Uuid,
+    event_id: EventId,
+    hold_id: HoldId,
     held_until: OffsetDateTime,
     seat_ids: &[i64],
 ) -> AppResult<Claimed> {
@@ -265,7 +266,7 @@ pub async fn claim(
 }
 
 /// The seats a hold still has, in id order.
-pub async fn held_by(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Vec<i64>> {
+pub async fn held_by(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Vec<i64>> {
     let statement = client
         .prepare_cached("SELECT id FROM seats WHERE hold_id = $1 AND status = 'HELD' ORDER BY id")
         .await?;
@@ -277,7 +278,7 @@ pub async fn held_by(client: &impl GenericClient, hold_id: Uuid) -> AppResult<Ve
 /// longer) in this hold.
 pub async fn release_one(
     client: &impl GenericClient,
-    hold_id: Uuid,
+    hold_id: HoldId,
     seat_id: i64,
 ) -> AppResult<bool> {
     let statement = client
@@ -290,7 +291,7 @@ pub async fn release_one(
 }
 
 /// Puts every seat of the hold back on sale and returns their ids.
-pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResult<SeatIds> {
+pub async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
@@ -303,7 +304,7 @@ pub async fn release_all(client: &impl GenericClient, hold_id: Uuid) -> AppResul
 
 /// Puts every held seat of the event back on sale (sales closed), lapsed
 /// holds' seats too, and returns their ids.
-pub async fn release_event(client: &impl GenericClient, event_id: i64) -> AppResult<SeatIds> {
+pub async fn release_event(client: &impl GenericClient, event_id: EventId) -> AppResult<SeatIds> {
     let rows = client
         .query(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
@@ -324,7 +325,7 @@ fn sorted_ids(rows: &[tokio_postgres::Row]) -> SeatIds {
 /// order); returns those now blocked.
 pub async fn block(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat_ids: &[i64],
 ) -> AppResult<SeatIds> {
     let statement = client
@@ -349,7 +350,7 @@ pub async fn block(
 /// those now available.
 pub async fn unblock(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat_ids: &[i64],
 ) -> AppResult<SeatIds> {
     let statement = client
@@ -372,8 +373,8 @@ pub async fn unblock(
 /// their order lines; returns the seats sold.
 pub async fn sell_at_box_office(
     client: &impl GenericClient,
-    event_id: i64,
-    order_id: uuid::Uuid,
+    event_id: EventId,
+    order_id: OrderId,
     seat_ids: &[i64],
 ) -> AppResult<Vec<i64>> {
     let statement = client

@@ -1,12 +1,13 @@
 //! Staff accounts.
 
+use crate::domain::ids::StaffId;
 use time::OffsetDateTime;
 
 use super::GenericClient;
 use crate::error::{AppError, AppResult, Conflict};
 
 pub struct StaffAccount {
-    pub id: i64,
+    pub id: StaffId,
     pub name: String,
     pub created_at: OffsetDateTime,
 }
@@ -15,7 +16,7 @@ pub async fn create(
     client: &impl GenericClient,
     name: &str,
     password_hash: &str,
-) -> AppResult<i64> {
+) -> AppResult<StaffId> {
     let row = client
         .query_opt(
             "INSERT INTO staff (name, password_hash) VALUES ($1, $2)
@@ -45,7 +46,7 @@ pub async fn list(client: &impl GenericClient) -> AppResult<Vec<StaffAccount>> {
 pub async fn credentials(
     client: &impl GenericClient,
     name: &str,
-) -> AppResult<Option<(i64, String)>> {
+) -> AppResult<Option<(StaffId, String)>> {
     let statement = client
         .prepare_cached("SELECT id, password_hash FROM staff WHERE name = $1")
         .await?;
@@ -53,7 +54,7 @@ pub async fn credentials(
     Ok(row.map(|r| (r.get(0), r.get(1))))
 }
 
-pub async fn name_of(client: &impl GenericClient, staff_id: i64) -> AppResult<Option<String>> {
+pub async fn name_of(client: &impl GenericClient, staff_id: StaffId) -> AppResult<Option<String>> {
     let statement = client
         .prepare_cached("SELECT name FROM staff WHERE id = $1")
         .await?;

@@ -1,5 +1,6 @@
 //! Venues imported from layout files, and events created from them.
 
+use crate::domain::ids::{EventId, StaffId};
 use std::collections::BTreeMap;
 
 use time::OffsetDateTime;
@@ -24,7 +25,7 @@ pub struct VenueSummary {
 pub async fn import(
     client: &impl GenericClient,
     layout: &VenueLayout,
-    staff_id: Option<i64>,
+    staff_id: Option<StaffId>,
 ) -> AppResult<i64> {
     let row = client
         .query_opt(
@@ -95,7 +96,7 @@ pub struct EventPlan {
 
 /// Creates the event, its tiers, sections, every seat and GA area from the
 /// venue's layout, in one transaction.
-pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<i64> {
+pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<EventId> {
     let layout = {
         let client = pool.get().await?;
         layout(&client, plan.venue_id).await?

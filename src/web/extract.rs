@@ -2,6 +2,7 @@
 //! same documented JSON (or HTML) error as everything else, and the caller's
 //! identity from the session.
 
+use crate::domain::ids::{BuyerId, StaffId};
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
@@ -66,7 +67,7 @@ async fn session_from(parts: &mut Parts) -> Result<Session, AppError> {
 /// being the session id, so it survives session-id rotation. Created (and
 /// the cookie set) on first use.
 pub struct Buyer {
-    pub id: Uuid,
+    pub id: BuyerId,
     pub session: Session,
     /// The id was made by this request: the session is new, and a live
     /// stream the page opened before it doesn't know whose seats are whose.
@@ -81,13 +82,13 @@ impl<S: Send + Sync> FromRequestParts<S> for Buyer {
         let session = session_from(parts).await?;
         let csrf = CsrfToken::from_request_parts(parts, state).await?;
         let (id, is_new) = match session
-            .get::<Uuid>(BUYER_KEY)
+            .get::<BuyerId>(BUYER_KEY)
             .await
             .map_err(session_error)?
         {
             Some(id) => (id, false),
             None => {
-                let id = Uuid::new_v4();
+                let id = BuyerId(Uuid::new_v4());
                 session.insert(BUYER_KEY, id).await.map_err(session_error)?;
                 (id, true)
             }
@@ -103,7 +104,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Buyer {
 
 /// The caller, if they already have a buyer id; never creates a session.
 pub struct Viewer {
-    pub buyer_id: Option<Uuid>,
+    pub buyer_id: Option<BuyerId>,
     pub session: Session,
     pub csrf: CsrfToken,
 }
@@ -115,7 +116,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Viewer {
         let session = session_from(parts).await?;
         let csrf = CsrfToken::from_request_parts(parts, state).await?;
         let buyer_id = session
-            .get::<Uuid>(BUYER_KEY)
+            .get::<BuyerId>(BUYER_KEY)
             .await
             .map_err(session_error)?;
         Ok(Viewer {
@@ -268,7 +269,7 @@ const STAFF_KEY: &str = "staff_id";
 /// staff id in a session, so a buyer's session never gains staff rights.
 /// 401 otherwise (which HTML pages turn into a redirect to the login page).
 pub struct StaffUser {
-    pub id: i64,
+    pub id: StaffId,
     pub name: String,
     pub session: Session,
     pub csrf: CsrfToken,
@@ -284,7 +285,7 @@ impl FromRequestParts<AppState> for StaffUser {
         let session = session_from(parts).await?;
         let csrf = CsrfToken::from_request_parts(parts, state).await?;
         let staff_id = session
-            .get::<i64>(STAFF_KEY)
+            .get::<StaffId>(STAFF_KEY)
             .await
             .map_err(session_error)?
             .ok_or(AppError::Unauthorized)?;
@@ -303,7 +304,7 @@ impl FromRequestParts<AppState> for StaffUser {
 
 /// Marks the session as this staff member's, under a new session id (so a
 /// session id planted before login is worthless after it).
-pub async fn sign_in(session: &Session, staff_id: i64) -> Result<(), AppError> {
+pub async fn sign_in(session: &Session, staff_id: StaffId) -> Result<(), AppError> {
     session.cycle_id().await.map_err(session_error)?;
     session
         .insert(STAFF_KEY, staff_id)

@@ -1,6 +1,7 @@
 //! View models: everything a template shows, computed here so templates
 //! hold no logic.
 
+use crate::domain::ids::EventId;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
@@ -53,7 +54,7 @@ pub fn seat_name(seat: &Seat) -> String {
 }
 
 pub struct EventHeader {
-    pub id: i64,
+    pub id: EventId,
     pub name: String,
     pub venue: String,
     pub starts: String,
@@ -381,7 +382,7 @@ pub struct HoldView {
 
 /// The hold panel of one event page.
 pub struct HoldPanel {
-    pub event_id: i64,
+    pub event_id: EventId,
     /// The session's CSRF token, for the panel's forms.
     pub csrf: String,
     /// How long a new hold lasts, for the empty panel's explanation.
@@ -400,7 +401,7 @@ impl HoldPanel {
     /// `held` are the seats of `hold` (state Mine), `areas` the event's GA
     /// areas with the hold's tickets. `now` is the database's clock.
     pub fn new(
-        event_id: i64,
+        event_id: EventId,
         (hold_ttl, extension): (std::time::Duration, std::time::Duration),
         hold: Option<&Hold>,
         (held, areas): (&[&Seat], &[GaAreaView]),
@@ -582,9 +583,9 @@ mod tests {
     fn hold_panel_counts_down_from_the_servers_clock() {
         let now = OffsetDateTime::UNIX_EPOCH;
         let hold = Hold {
-            id: uuid::Uuid::nil(),
-            event_id: 1,
-            buyer_id: uuid::Uuid::nil(),
+            id: crate::domain::ids::HoldId(uuid::Uuid::nil()),
+            event_id: crate::domain::ids::EventId(1),
+            buyer_id: crate::domain::ids::BuyerId(uuid::Uuid::nil()),
             state: crate::db::holds::HoldState::Open,
             expires_at: now + time::Duration::seconds(7 * 60 + 5),
             live: true,
@@ -593,7 +594,14 @@ mod tests {
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
-        let panel = HoldPanel::new(1, TTL, Some(&hold), (&[&a, &b], &[]), now, String::new());
+        let panel = HoldPanel::new(
+            crate::domain::ids::EventId(1),
+            TTL,
+            Some(&hold),
+            (&[&a, &b], &[]),
+            now,
+            String::new(),
+        );
         let view = panel.hold.unwrap();
         assert_eq!(view.remaining, "07:05");
         let offer = view
@@ -605,9 +613,16 @@ mod tests {
         assert_eq!(view.total, "€90");
         assert_eq!(view.seats.len(), 2);
         assert!(
-            HoldPanel::new(1, TTL, Some(&hold), (&[], &[]), now, String::new())
-                .hold
-                .is_none()
+            HoldPanel::new(
+                crate::domain::ids::EventId(1),
+                TTL,
+                Some(&hold),
+                (&[], &[]),
+                now,
+                String::new()
+            )
+            .hold
+            .is_none()
         );
     }
 }

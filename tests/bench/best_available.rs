@@ -109,7 +109,7 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
             let mut refused = 0;
             let mut i = worker;
             while Instant::now() < deadline {
-                let buyer = uuid::Uuid::new_v4();
+                let buyer = seatmap::domain::ids::BuyerId(uuid::Uuid::new_v4());
                 let request = BestAvailableRequest {
                     count: 2 + (i % 3) as u32,
                     section: None,
@@ -120,7 +120,7 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                 let t0 = Instant::now();
                 let outcome = db::best_available::hold_best_available(
                     &pool,
-                    event_id,
+                    seatmap::domain::ids::EventId(event_id),
                     Holder {
                         buyer_id: buyer,
                         client_ip: None,

@@ -294,7 +294,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
             .await
             .expect("the hold was never heard through LISTEN")
             .expect("the feed's broadcast");
-        let notified = change.event_id == Some(event.id)
+        let notified = change.event_id == Some(seatmap::domain::ids::EventId(event.id))
             && change
                 .seats
                 .as_ref()

@@ -225,7 +225,7 @@ async fn when_staff_release_a_hold_the_buyers_page_is_told_live() {
     let staff_id = seatmap::db::staff::create(&app.sql().await, "clerk", "unused-hash")
         .await
         .unwrap();
-    let hold_id: uuid::Uuid = held["hold_id"].as_str().unwrap().parse().unwrap();
+    let hold_id: seatmap::domain::ids::HoldId = held["hold_id"].as_str().unwrap().parse().unwrap();
     seatmap::db::box_office::release(&app.pool, staff_id, hold_id, None)
         .await
         .unwrap();

@@ -378,7 +378,7 @@ async fn create_event_with_on(pool: &Pool, sections: Vec<SectionSpec>) -> EventF
 }
 
 /// The event with its seats in layout order.
-async fn fixture(pool: &Pool, id: i64) -> EventFixture {
+async fn fixture(pool: &Pool, id: seatmap::domain::ids::EventId) -> EventFixture {
     let client = pool.get().await.expect("pool");
     let seat_ids = db::seats::for_event(&client, id, None)
         .await
@@ -386,7 +386,7 @@ async fn fixture(pool: &Pool, id: i64) -> EventFixture {
         .iter()
         .map(|s| s.id)
         .collect();
-    EventFixture { id, seat_ids }
+    EventFixture { id: id.0, seat_ids }
 }
 
 impl TestApp {

@@ -2,6 +2,7 @@
 //! general-admission tickets, release all, more time. Each action is
 //! parse, one `db` call, then one shared answer (`respond`).
 
+use crate::domain::ids::EventId;
 use askama::Template;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -51,7 +52,7 @@ pub(crate) struct Shown {
 /// that already has them.
 pub(crate) async fn respond(
     state: &AppState,
-    event_id: i64,
+    event_id: EventId,
     buyer: &Buyer,
     headers: &HeaderMap,
     notice: Option<Notice>,
@@ -82,7 +83,7 @@ pub(crate) async fn respond(
 /// [`respond`] for an action whose own transaction returned what it shows.
 pub(crate) async fn respond_with(
     state: &AppState,
-    event_id: i64,
+    event_id: EventId,
     buyer: &Buyer,
     headers: &HeaderMap,
     notice: Option<Notice>,
@@ -98,7 +99,7 @@ pub(crate) async fn respond_with(
 
 /// Without JavaScript: the notice waits in the session for the page.
 pub(crate) async fn back_with(
-    event_id: i64,
+    event_id: EventId,
     buyer: &Buyer,
     notice: Option<Notice>,
     back: Back,
@@ -117,7 +118,7 @@ pub(crate) async fn back_with(
 pub(crate) async fn fragment(
     state: &AppState,
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     buyer: &Buyer,
     notice: Option<Notice>,
     shown: Shown,
@@ -184,7 +185,7 @@ pub(crate) enum SeatOutcome {
 
 pub(crate) async fn seat_action(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,
@@ -335,7 +336,7 @@ pub(crate) fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
 
 pub(crate) async fn release_all(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     headers: HeaderMap,
     buyer: Buyer,
     CsrfForm(_): CsrfForm<NoFields>,
@@ -386,7 +387,7 @@ pub(crate) struct GaForm {
 /// picker is a plain form: the whole page shows the new counts).
 pub(crate) async fn ga_action(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     buyer: Buyer,
     CsrfForm(form): CsrfForm<GaForm>,
@@ -418,7 +419,7 @@ pub(crate) async fn ga_action(
 
 pub(crate) async fn hold_ga(
     state: &AppState,
-    event_id: i64,
+    event_id: EventId,
     buyer: &Buyer,
     ip: ClientIp,
     area_id: i64,
@@ -442,7 +443,7 @@ pub(crate) async fn hold_ga(
 
 pub(crate) async fn release_ga(
     state: &AppState,
-    event_id: i64,
+    event_id: EventId,
     buyer: &Buyer,
     area_id: i64,
 ) -> AppResult<String> {
@@ -459,7 +460,7 @@ pub(crate) async fn release_ga(
 
 pub(crate) async fn extend_hold(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     headers: HeaderMap,
     buyer: Buyer,
     CsrfForm(_): CsrfForm<NoFields>,
@@ -508,7 +509,7 @@ pub(crate) struct BestAvailableForm {
 
 pub(crate) async fn best_available(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,

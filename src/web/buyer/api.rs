@@ -1,6 +1,7 @@
 //! The JSON API. Its shapes are a contract (see README): change them only
 //! by adding fields.
 
+use crate::domain::ids::{EventId, HoldId};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -10,7 +11,6 @@ use axum::routing::{delete, get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use crate::db::best_available::BestAvailableRequest;
 use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
@@ -38,7 +38,7 @@ pub fn router() -> Router<AppState> {
 
 #[derive(Serialize)]
 struct HoldJson {
-    hold_id: Uuid,
+    hold_id: HoldId,
     #[serde(with = "time::serde::rfc3339")]
     expires_at: OffsetDateTime,
     seat_ids: SeatIds,
@@ -101,7 +101,7 @@ async fn list_events(State(state): State<AppState>) -> AppResult<Json<Vec<EventS
 
 async fn event_seats(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     viewer: Viewer,
 ) -> AppResult<Json<EventSeatsJson>> {
     let client = state.pool.get().await?;
@@ -176,7 +176,7 @@ struct BestAvailableJson {
 
 async fn create_hold(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     buyer: Buyer,
     ApiJson(body): ApiJson<CreateHoldBody>,
@@ -250,7 +250,7 @@ async fn create_hold(
 
 async fn release_hold(
     State(state): State<AppState>,
-    IdPath(hold_id): IdPath<Uuid>,
+    IdPath(hold_id): IdPath<HoldId>,
     buyer: Buyer,
 ) -> AppResult<StatusCode> {
     db::holds::release_hold(&state.pool, hold_id, buyer.id).await?;
@@ -259,7 +259,7 @@ async fn release_hold(
 
 async fn release_seat(
     State(state): State<AppState>,
-    IdPath((hold_id, seat_id)): IdPath<(Uuid, i64)>,
+    IdPath((hold_id, seat_id)): IdPath<(HoldId, i64)>,
     buyer: Buyer,
 ) -> AppResult<StatusCode> {
     db::holds::release_seat(&state.pool, hold_id, seat_id, buyer.id).await?;
@@ -268,7 +268,7 @@ async fn release_seat(
 
 async fn purchase(
     State(state): State<AppState>,
-    IdPath(hold_id): IdPath<Uuid>,
+    IdPath(hold_id): IdPath<HoldId>,
     buyer: Buyer,
     ApiJson(body): ApiJson<BuyerFields>,
 ) -> AppResult<impl IntoResponse> {
@@ -282,7 +282,7 @@ async fn purchase(
 
 async fn extend_hold(
     State(state): State<AppState>,
-    IdPath(hold_id): IdPath<Uuid>,
+    IdPath(hold_id): IdPath<HoldId>,
     buyer: Buyer,
 ) -> AppResult<Json<HoldJson>> {
     let hold =

@@ -1,9 +1,9 @@
 //! Buying a hold, and the order page after.
 
+use crate::domain::ids::{EventId, OrderId};
 use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use uuid::Uuid;
 
 use super::event::*;
 use crate::db;
@@ -19,7 +19,7 @@ use crate::web::views::{self, OrderLineView};
 
 pub(crate) async fn purchase(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     buyer: Buyer,
     CsrfForm(form): CsrfForm<BuyerFields>,
 ) -> AppResult<Response> {
@@ -70,7 +70,7 @@ pub(crate) async fn purchase(
 pub(crate) struct OrderPage {
     order_id: String,
     event: String,
-    event_id: i64,
+    event_id: EventId,
     venue: String,
     starts: String,
     buyer_name: String,
@@ -82,7 +82,7 @@ pub(crate) struct OrderPage {
 
 pub(crate) async fn order_page(
     State(state): State<AppState>,
-    IdPath(order_id): IdPath<Uuid>,
+    IdPath(order_id): IdPath<OrderId>,
     viewer: Viewer,
 ) -> AppResult<Html<String>> {
     let buyer_id = viewer

@@ -1,12 +1,12 @@
 //! The buyer's pages: the event list, the seat map with its hold panel,
 //! and the list view.
 
+use crate::domain::ids::{BuyerId, EventId};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::error::{AppError, AppResult, Missing};
@@ -53,7 +53,7 @@ pub(crate) struct EventPage {
 
 pub(crate) async fn event_page(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     viewer: Viewer,
 ) -> AppResult<Response> {
     // A Viewer, not a Buyer: looking writes no session. The first action
@@ -74,8 +74,8 @@ pub(crate) async fn event_page(
 /// purchase, and then the page answers 422.
 pub(crate) async fn event_page_response(
     state: &AppState,
-    event_id: i64,
-    (buyer_id, csrf): (Option<Uuid>, String),
+    event_id: EventId,
+    (buyer_id, csrf): (Option<BuyerId>, String),
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
@@ -126,8 +126,8 @@ pub(crate) fn panel_timing(state: &AppState) -> (std::time::Duration, std::time:
 pub(crate) async fn panel_for(
     state: &AppState,
     client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Option<Uuid>,
+    event_id: EventId,
+    buyer_id: Option<BuyerId>,
     csrf: String,
 ) -> AppResult<HoldPanel> {
     match buyer_id {
@@ -148,8 +148,8 @@ pub(crate) async fn panel_for(
 pub async fn hold_panel(
     state: &AppState,
     client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Uuid,
+    event_id: EventId,
+    buyer_id: BuyerId,
     csrf: String,
 ) -> AppResult<HoldPanel> {
     let hold = db::holds::live_for_buyer(client, event_id, buyer_id).await?;
@@ -173,8 +173,8 @@ pub async fn hold_panel(
 pub(crate) async fn panel_of(
     state: &AppState,
     client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Uuid,
+    event_id: EventId,
+    buyer_id: BuyerId,
     hold: Option<&Hold>,
     held: &[Seat],
     csrf: String,
@@ -199,8 +199,8 @@ pub(crate) async fn panel_of(
 
 pub(crate) async fn live_hold(
     client: &impl GenericClient,
-    event_id: i64,
-    buyer_id: Option<Uuid>,
+    event_id: EventId,
+    buyer_id: Option<BuyerId>,
 ) -> AppResult<Option<Hold>> {
     match buyer_id {
         Some(buyer_id) => db::holds::live_for_buyer(client, event_id, buyer_id).await,
@@ -223,7 +223,7 @@ pub(crate) struct ListPage {
 /// by section and row, as plain buttons.
 pub(crate) async fn list_page(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     viewer: Viewer,
 ) -> AppResult<Html<String>> {
     // No live feed here, so no buyer id is needed until the first hold.

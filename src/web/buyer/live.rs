@@ -4,6 +4,7 @@
 //! out-of-band seat buttons rendered for that viewer, and the hold panel
 //! when the viewer's own seats changed (say, the box office released them).
 
+use crate::domain::ids::{BuyerId, EventId};
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::time::Duration;
@@ -18,7 +19,6 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
-use uuid::Uuid;
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
@@ -57,7 +57,7 @@ fn parse_cursor(id: &str) -> Option<Cursor> {
 }
 
 /// The seat as this viewer sees it: a seat held by their own hold is theirs.
-fn for_viewer(seat: &Seat, viewer: Option<Uuid>) -> Seat {
+fn for_viewer(seat: &Seat, viewer: Option<BuyerId>) -> Seat {
     let mut seat = seat.clone();
     if seat.state == SeatState::Held && seat.holder.is_some() && seat.holder == viewer {
         seat.state = SeatState::Mine;
@@ -80,7 +80,7 @@ struct SinceQuery {
 
 async fn live(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     viewer: Viewer,
     headers: HeaderMap,
@@ -138,8 +138,8 @@ async fn live(
 
 async fn mine_now(
     client: &impl GenericClient,
-    event_id: i64,
-    buyer: Uuid,
+    event_id: EventId,
+    buyer: BuyerId,
 ) -> AppResult<HashSet<i64>> {
     Ok(
         match db::holds::live_for_buyer(client, event_id, buyer).await? {
@@ -157,8 +157,8 @@ struct PageFeed {
     /// Its place under the stream caps, given back when the page goes.
     _admission: Admission,
     state: AppState,
-    event_id: i64,
-    viewer: Option<Uuid>,
+    event_id: EventId,
+    viewer: Option<BuyerId>,
     csrf: String,
     tiers: Vec<Tier>,
     cursor: Cursor,
@@ -317,7 +317,7 @@ struct FragmentQuery {
 /// would tell it).
 async fn seat_fragments(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     viewer: Viewer,
     QueryInput(query): QueryInput<FragmentQuery>,
 ) -> AppResult<axum::response::Html<String>> {

@@ -1,13 +1,13 @@
 //! The staff JSON API. Anonymous callers get 401; unknown holds, events or
 //! seats get 404.
 
+use crate::domain::ids::{EventId, HoldId};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 use crate::db;
 use crate::domain::seat::SeatIds;
@@ -24,7 +24,7 @@ pub fn router() -> Router<AppState> {
 
 async fn release_hold(
     State(state): State<AppState>,
-    IdPath(hold_id): IdPath<Uuid>,
+    IdPath(hold_id): IdPath<HoldId>,
     staff: StaffUser,
 ) -> AppResult<StatusCode> {
     db::box_office::release(&state.pool, staff.id, hold_id, None).await?;
@@ -45,7 +45,7 @@ struct SeatsChanged {
 async fn set_blocked(
     state: &AppState,
     staff: &StaffUser,
-    event_id: i64,
+    event_id: EventId,
     body: SeatsBody,
     block: bool,
 ) -> AppResult<Json<SeatsChanged>> {
@@ -63,7 +63,7 @@ async fn set_blocked(
 
 async fn block(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
     ApiJson(body): ApiJson<SeatsBody>,
 ) -> AppResult<Json<SeatsChanged>> {
@@ -72,7 +72,7 @@ async fn block(
 
 async fn unblock(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
     ApiJson(body): ApiJson<SeatsBody>,
 ) -> AppResult<Json<SeatsChanged>> {

@@ -3,6 +3,7 @@
 //! CSRF-checked form post that redirects back to the console with a notice
 //! (works without JavaScript).
 
+use crate::domain::ids::{EventId, HoldId};
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
@@ -11,7 +12,6 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use time::OffsetDateTime;
 use tower_sessions::Session;
-use uuid::Uuid;
 
 use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
 use crate::db::{self, GenericClient};
@@ -97,8 +97,10 @@ fn clock(at: OffsetDateTime) -> String {
     .unwrap_or_default()
 }
 
-fn short(id: Uuid) -> String {
-    id.simple().to_string()[..8].to_string()
+/// The first 8 hex digits of a hold's or order's id: enough to tell them
+/// apart on one console.
+fn short(id: impl std::fmt::Display) -> String {
+    id.to_string().chars().take(8).collect()
 }
 
 impl HoldRow {
@@ -193,7 +195,7 @@ struct ConsoleQuery {
 
 async fn seat_panel(
     client: &impl GenericClient,
-    event_id: i64,
+    event_id: EventId,
     seat: &db::seats::Seat,
     now: OffsetDateTime,
 ) -> AppResult<SeatPanel> {
@@ -217,7 +219,7 @@ async fn seat_panel(
 
 async fn console(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<ConsoleQuery>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
@@ -279,7 +281,7 @@ async fn console(
 /// Refusals a member of staff can act on become notices; others are errors.
 async fn back_to_console(
     session: &Session,
-    event_id: i64,
+    event_id: EventId,
     seat: Option<i64>,
     outcome: AppResult<String>,
 ) -> AppResult<Redirect> {
@@ -295,7 +297,7 @@ async fn back_to_console(
 }
 
 /// A hold must belong to the console's event (the URL says which).
-async fn hold_of_event(state: &AppState, event_id: i64, hold_id: Uuid) -> AppResult<()> {
+async fn hold_of_event(state: &AppState, event_id: EventId, hold_id: HoldId) -> AppResult<()> {
     // Whatever state the hold is in now: a console row can go stale (the
     // hold bought, released or its seats taken) between the page and the
     // click, and the action then explains that on the console.
@@ -309,7 +311,7 @@ async fn hold_of_event(state: &AppState, event_id: i64, hold_id: Uuid) -> AppRes
 
 async fn release_hold(
     State(state): State<AppState>,
-    IdPath((event_id, hold_id)): IdPath<(i64, Uuid)>,
+    IdPath((event_id, hold_id)): IdPath<(EventId, HoldId)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -328,7 +330,7 @@ async fn release_hold(
 
 async fn release_seat(
     State(state): State<AppState>,
-    IdPath((event_id, hold_id, seat_id)): IdPath<(i64, Uuid, i64)>,
+    IdPath((event_id, hold_id, seat_id)): IdPath<(EventId, HoldId, i64)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -341,7 +343,7 @@ async fn release_seat(
 
 async fn revive_hold(
     State(state): State<AppState>,
-    IdPath((event_id, hold_id)): IdPath<(i64, Uuid)>,
+    IdPath((event_id, hold_id)): IdPath<(EventId, HoldId)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -361,7 +363,7 @@ async fn revive_hold(
 /// Blocks (`block = true`) or unblocks one seat from the console.
 async fn set_blocked(
     state: &AppState,
-    (event_id, seat_id): (i64, i64),
+    (event_id, seat_id): (EventId, i64),
     staff: &StaffUser,
     block: bool,
 ) -> AppResult<Redirect> {
@@ -384,7 +386,7 @@ async fn set_blocked(
 
 async fn block(
     State(state): State<AppState>,
-    IdPath(seat): IdPath<(i64, i64)>,
+    IdPath(seat): IdPath<(EventId, i64)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -393,7 +395,7 @@ async fn block(
 
 async fn unblock(
     State(state): State<AppState>,
-    IdPath(seat): IdPath<(i64, i64)>,
+    IdPath(seat): IdPath<(EventId, i64)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -410,7 +412,7 @@ struct SellForm {
 
 async fn sell(
     State(state): State<AppState>,
-    IdPath((event_id, seat_id)): IdPath<(i64, i64)>,
+    IdPath((event_id, seat_id)): IdPath<(EventId, i64)>,
     staff: StaffUser,
     CsrfForm(form): CsrfForm<SellForm>,
 ) -> AppResult<Redirect> {
@@ -426,7 +428,7 @@ async fn sell(
 /// Closes sales (`cancel = false`) or cancels the event, from the console.
 async fn end_sales(
     state: &AppState,
-    event_id: i64,
+    event_id: EventId,
     staff: &StaffUser,
     cancel: bool,
 ) -> AppResult<Redirect> {
@@ -451,7 +453,7 @@ async fn end_sales(
 
 async fn close_sales(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -460,7 +462,7 @@ async fn close_sales(
 
 async fn cancel_event(
     State(state): State<AppState>,
-    IdPath(event_id): IdPath<i64>,
+    IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {

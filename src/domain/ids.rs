@@ -1,0 +1,61 @@
+//! Ids as types: an event's id can't be passed where a staff member's is
+//! expected, nor a buyer's where a hold's is. Each is its inner value on
+//! the wire (serde) and in PostgreSQL (ToSql/FromSql), unchanged.
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident($inner:ty)) => {
+        $(#[$doc])*
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            PartialOrd,
+            Ord,
+            Hash,
+            serde::Serialize,
+            serde::Deserialize,
+            postgres_types::ToSql,
+            postgres_types::FromSql,
+        )]
+        #[serde(transparent)]
+        #[postgres(transparent)]
+        pub struct $name(pub $inner);
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = <$inner as std::str::FromStr>::Err;
+
+            fn from_str(text: &str) -> Result<$name, Self::Err> {
+                text.parse().map($name)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// An event (its seats, tiers and holds belong to it).
+    EventId(i64)
+);
+id_type!(
+    /// A box-office account.
+    StaffId(i64)
+);
+id_type!(
+    /// A buyer's hold on seats and tickets.
+    HoldId(uuid::Uuid)
+);
+id_type!(
+    /// An order (a bought hold, or a box-office sale).
+    OrderId(uuid::Uuid)
+);
+id_type!(
+    /// A buyer: the id their session carries.
+    BuyerId(uuid::Uuid)
+);
