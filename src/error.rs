@@ -2,6 +2,7 @@
 //! nothing of HTTP: `web::error` decides the status code, the body and
 //! whether a refusal becomes a notice or an error page.
 
+use crate::domain::ids::SeatId;
 use tokio_postgres::error::SqlState;
 
 pub use crate::domain::refusal::{Conflict, Invalid, Limit, Missing};
@@ -88,7 +89,7 @@ pub enum AppError {
     #[error("not found: {0:?}")]
     NotFound(Missing),
     #[error("seats unavailable: {seat_ids:?}")]
-    SeatsUnavailable { seat_ids: Vec<i64> },
+    SeatsUnavailable { seat_ids: Vec<SeatId> },
     #[error("over the hold limit of {max}")]
     HoldLimit { max: u32 },
     #[error("invalid: {0:?}")]

@@ -163,7 +163,7 @@ impl Report {
             for seat in seats {
                 self.granted.push(Granted {
                     hold_id: hold,
-                    seat_id: *seat,
+                    seat_id: crate::domain::ids::SeatId(*seat),
                 });
             }
         }
@@ -499,7 +499,7 @@ pub async fn verify(pool: &Pool, report: &mut Report, max_seats: u32) -> anyhow:
     let kept: Vec<Granted> = report
         .granted
         .iter()
-        .filter(|g| !report.released.contains(&(g.hold_id.0, g.seat_id)))
+        .filter(|g| !report.released.contains(&(g.hold_id.0, g.seat_id.0)))
         .filter(|g| seen.insert((g.hold_id, g.seat_id)))
         .cloned()
         .collect();

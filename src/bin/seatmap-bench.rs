@@ -189,7 +189,10 @@ impl Harness {
         let seat_ids = Arc::new(
             db::seats::all_ids(&pool.get().await?, seatmap::domain::ids::EventId(event_id))
                 .await
-                .map_err(|e| anyhow::anyhow!("{e:?}"))?,
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                .into_iter()
+                .map(|seat| seat.0)
+                .collect::<Vec<i64>>(),
         );
         let conninfo = format!(
             "host={} port=5432 user={} dbname=bench",

@@ -1,7 +1,7 @@
 //! The audit log: who did what, to which seats, when. Every write goes
 //! through `record`, inside the transaction of the change it describes.
 
-use crate::domain::ids::{EventId, HoldId, OrderId, StaffId};
+use crate::domain::ids::{EventId, HoldId, OrderId, SeatId, StaffId};
 use time::OffsetDateTime;
 
 use super::GenericClient;
@@ -13,7 +13,7 @@ pub struct Entry<'a> {
     pub event_id: Option<EventId>,
     pub hold_id: Option<HoldId>,
     pub order_id: Option<OrderId>,
-    pub seat_ids: &'a [i64],
+    pub seat_ids: &'a [SeatId],
     pub detail: String,
 }
 

@@ -18,7 +18,7 @@
 //! 4. The chosen seats, locked by us, are claimed with the same conditional
 //!    UPDATE as a pick.
 
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, SeatId};
 use std::collections::HashSet;
 
 use tokio_postgres::Row;
@@ -140,7 +140,7 @@ async fn hold_best_available_once(
             },
         ));
     };
-    let chosen = SeatIds::new(chosen);
+    let chosen = SeatIds::new(chosen.into_iter().map(SeatId));
     let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, &chosen)
         .await?
         .ids;
@@ -516,7 +516,7 @@ async fn count_free(
 }
 
 /// Whether the seats (sorted ids) sit side by side in one row.
-async fn are_adjacent(client: &impl GenericClient, seat_ids: &[i64]) -> AppResult<bool> {
+async fn are_adjacent(client: &impl GenericClient, seat_ids: &[SeatId]) -> AppResult<bool> {
     let statement = client
         .prepare_cached(
             "SELECT count(DISTINCT (section_id, row_index)) = 1

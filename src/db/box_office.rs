@@ -1,7 +1,7 @@
 //! What box-office staff see and do. Every change is one transaction that
 //! also writes its audit entry, so the log and the seats can't disagree.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, StaffId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId, StaffId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -20,7 +20,7 @@ pub struct HoldOverview {
     pub buyer_id: BuyerId,
     pub created_at: OffsetDateTime,
     pub expires_at: OffsetDateTime,
-    pub seat_ids: Vec<i64>,
+    pub seat_ids: Vec<SeatId>,
     pub seat_names: Vec<String>,
     /// General-admission tickets held: "Floor × 2".
     pub ga_lines: Vec<String>,
@@ -126,7 +126,7 @@ pub struct OrderOverview {
     pub buyer_name: String,
     pub buyer_email: Option<String>,
     pub created_at: OffsetDateTime,
-    pub seat_ids: Vec<i64>,
+    pub seat_ids: Vec<SeatId>,
     pub seat_names: Vec<String>,
     pub total_cents: i64,
     pub sold_by: Option<String>,
@@ -196,7 +196,7 @@ pub enum SeatOccupant {
 pub async fn occupant(
     client: &impl GenericClient,
     event_id: EventId,
-    seat_id: i64,
+    seat_id: SeatId,
 ) -> AppResult<SeatOccupant> {
     let statement = client
         .prepare_cached(
@@ -229,7 +229,7 @@ pub async fn release(
     pool: &Pool,
     staff_id: StaffId,
     hold_id: HoldId,
-    only_seat: Option<i64>,
+    only_seat: Option<SeatId>,
 ) -> AppResult<(EventId, SeatIds)> {
     retrying(|| async {
         let mut client = pool.get().await?;
@@ -341,7 +341,7 @@ pub async fn revive(
 async fn seats_must_belong(
     client: &impl GenericClient,
     event_id: EventId,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
 ) -> AppResult<()> {
     events::lock_not_cancelled(client, event_id).await?;
     let known = seats::ids_in_event(client, event_id, seat_ids).await?;
@@ -400,7 +400,7 @@ pub async fn sell(
     pool: &Pool,
     staff_id: StaffId,
     event_id: EventId,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
     buyer: &BuyerDetails,
 ) -> AppResult<OrderId> {
     retrying(|| async {

@@ -1,6 +1,6 @@
 //! Holds: one buyer's basket of seats for one event, with a fixed expiry.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, StaffId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId, StaffId};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -97,7 +97,7 @@ pub struct Cart {
 }
 
 impl Cart {
-    pub fn seats(seat_ids: &[i64]) -> Cart {
+    pub fn seats(seat_ids: &[SeatId]) -> Cart {
         Cart {
             seat_ids: SeatIds::new(seat_ids.iter().copied()),
             ga: Vec::new(),
@@ -308,7 +308,7 @@ pub async fn claim_seats(
     pool: &Pool,
     event_id: EventId,
     holder: Holder,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
     rules: HoldRules,
 ) -> AppResult<HoldSummary> {
     claim(pool, event_id, holder, &Cart::seats(seat_ids), rules).await
@@ -370,7 +370,7 @@ async fn claim_once(
     }
     let known = seats::ids_in_event(&tx, event_id, seat_ids).await?;
     if known.len() != seat_ids.len() {
-        let unknown: Vec<i64> = seat_ids
+        let unknown: Vec<SeatId> = seat_ids
             .iter()
             .filter(|id| !known.contains(id))
             .copied()
@@ -459,7 +459,7 @@ pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
 pub async fn release_seat(
     pool: &Pool,
     hold_id: HoldId,
-    seat_id: i64,
+    seat_id: SeatId,
     buyer_id: BuyerId,
 ) -> AppResult<()> {
     retrying(|| async {

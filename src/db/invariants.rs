@@ -3,7 +3,7 @@
 //! them anyway, after load and faults, is what lets us say so with numbers.
 
 use super::GenericClient;
-use crate::domain::ids::HoldId;
+use crate::domain::ids::{HoldId, SeatId};
 use crate::error::AppResult;
 
 /// One broken invariant, with the rows that break it.
@@ -101,7 +101,7 @@ pub async fn check(client: &impl GenericClient, max_seats: u32) -> AppResult<Vec
 #[derive(Debug, Clone)]
 pub struct Granted {
     pub hold_id: HoldId,
-    pub seat_id: i64,
+    pub seat_id: SeatId,
 }
 
 /// Every seat a client was given and did not release must still be held
@@ -111,7 +111,7 @@ pub async fn check_granted(
     granted: &[Granted],
 ) -> AppResult<Vec<Breach>> {
     let holds: Vec<HoldId> = granted.iter().map(|g| g.hold_id).collect();
-    let seats: Vec<i64> = granted.iter().map(|g| g.seat_id).collect();
+    let seats: Vec<SeatId> = granted.iter().map(|g| g.seat_id).collect();
     let rows = client
         .query(
             "SELECT g.hold_id::text, g.seat_id, s.status

@@ -4,7 +4,7 @@
 //! turned into the changed seats with one query per event, and broadcast to
 //! this instance's open pages (see `web::live`), which render them per viewer.
 
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, SeatId};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,7 +49,7 @@ pub struct FeedReads {
 struct Payload {
     event_id: EventId,
     #[serde(default)]
-    seat_ids: Option<Vec<i64>>,
+    seat_ids: Option<Vec<SeatId>>,
     /// A GA area's counters changed (and no seat did).
     #[serde(default)]
     ga: bool,
@@ -58,7 +58,7 @@ struct Payload {
 /// What one event's notifications in a batch add up to.
 struct EventBatch {
     /// None: too many to list, catch up by version.
-    seat_ids: Option<Vec<i64>>,
+    seat_ids: Option<Vec<SeatId>>,
     ga_changed: bool,
 }
 

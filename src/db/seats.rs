@@ -3,7 +3,7 @@
 //! it: each write carries its own condition and is judged by the rows it
 //! touched.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -14,7 +14,7 @@ use crate::error::AppResult;
 
 #[derive(Debug, Clone)]
 pub struct Seat {
-    pub id: i64,
+    pub id: SeatId,
     pub section: String,
     pub section_id: i64,
     pub row_label: String,
@@ -81,7 +81,7 @@ fn seat_from_row(row: &Row) -> Seat {
 }
 
 /// Every seat id of the event, in id order.
-pub async fn all_ids(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<i64>> {
+pub async fn all_ids(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached("SELECT id FROM seats WHERE event_id = $1 ORDER BY id")
         .await?;
@@ -90,7 +90,7 @@ pub async fn all_ids(client: &impl GenericClient, event_id: EventId) -> AppResul
 }
 
 /// The requested seats a conditional update did not change (the refused ones).
-pub fn refused(requested: &[i64], changed: &[i64]) -> Vec<i64> {
+pub fn refused(requested: &[SeatId], changed: &[SeatId]) -> Vec<SeatId> {
     requested
         .iter()
         .copied()
@@ -176,7 +176,7 @@ pub async fn for_event(
 pub async fn by_ids(
     client: &impl GenericClient,
     event_id: EventId,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
     viewer_hold: Option<HoldId>,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
@@ -210,8 +210,8 @@ pub async fn held_by_hold(
 pub async fn ids_in_event(
     client: &impl GenericClient,
     event_id: EventId,
-    seat_ids: &[i64],
-) -> AppResult<Vec<i64>> {
+    seat_ids: &[SeatId],
+) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached("SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id")
         .await?;
@@ -222,7 +222,7 @@ pub async fn ids_in_event(
 /// What a claim took: the seat ids, and how many of them it took back from
 /// a hold that had lapsed (lazy expiry at work).
 pub struct Claimed {
-    pub ids: Vec<i64>,
+    pub ids: Vec<SeatId>,
     pub reclaimed: u64,
 }
 
@@ -235,7 +235,7 @@ pub async fn claim(
     event_id: EventId,
     hold_id: HoldId,
     held_until: OffsetDateTime,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
 ) -> AppResult<Claimed> {
     let statement = client
         .prepare_cached(
@@ -266,7 +266,7 @@ pub async fn claim(
 }
 
 /// The seats a hold still has, in id order.
-pub async fn held_by(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Vec<i64>> {
+pub async fn held_by(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached("SELECT id FROM seats WHERE hold_id = $1 AND status = 'HELD' ORDER BY id")
         .await?;
@@ -279,7 +279,7 @@ pub async fn held_by(client: &impl GenericClient, hold_id: HoldId) -> AppResult<
 pub async fn release_one(
     client: &impl GenericClient,
     hold_id: HoldId,
-    seat_id: i64,
+    seat_id: SeatId,
 ) -> AppResult<bool> {
     let statement = client
         .prepare_cached(
@@ -326,7 +326,7 @@ fn sorted_ids(rows: &[tokio_postgres::Row]) -> SeatIds {
 pub async fn block(
     client: &impl GenericClient,
     event_id: EventId,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
 ) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
@@ -351,7 +351,7 @@ pub async fn block(
 pub async fn unblock(
     client: &impl GenericClient,
     event_id: EventId,
-    seat_ids: &[i64],
+    seat_ids: &[SeatId],
 ) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
@@ -375,8 +375,8 @@ pub async fn sell_at_box_office(
     client: &impl GenericClient,
     event_id: EventId,
     order_id: OrderId,
-    seat_ids: &[i64],
-) -> AppResult<Vec<i64>> {
+    seat_ids: &[SeatId],
+) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached(
             "WITH target AS (

@@ -59,3 +59,7 @@ id_type!(
     /// A buyer: the id their session carries.
     BuyerId(uuid::Uuid)
 );
+id_type!(
+    /// One seat of one event (each event has its own rows).
+    SeatId(i64)
+);

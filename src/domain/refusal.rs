@@ -19,7 +19,7 @@ pub enum Missing {
     TicketInHold,
     SeatInEvent,
     /// Seat ids that are not in the event.
-    Seats(Vec<i64>),
+    Seats(Vec<crate::domain::ids::SeatId>),
     /// General-admission area ids that are not in the event.
     Areas(Vec<i64>),
 }

@@ -1,6 +1,7 @@
 //! Input rules for holds and purchases, checked before anything touches
 //! the database so bad input gets a precise 4xx.
 
+use crate::domain::ids::SeatId;
 use email_address::EmailAddress;
 use time::OffsetDateTime;
 
@@ -10,7 +11,7 @@ use crate::error::{AppError, Invalid};
 
 /// A pick request's seat ids, sorted (the claim order) and checked: not
 /// empty, no duplicates, not over the per-hold limit.
-pub fn seat_ids_to_claim(seat_ids: &[i64], max_seats: u32) -> Result<SeatIds, AppError> {
+pub fn seat_ids_to_claim(seat_ids: &[SeatId], max_seats: u32) -> Result<SeatIds, AppError> {
     if seat_ids.is_empty() {
         return Err(AppError::Invalid(Invalid::NoSeats));
     }
@@ -162,18 +163,21 @@ mod tests {
 
     #[test]
     fn seat_ids_are_sorted_for_a_fixed_claim_order() {
-        assert_eq!(*seat_ids_to_claim(&[9, 3, 5], 10).unwrap(), [3, 5, 9]);
+        assert_eq!(
+            *seat_ids_to_claim(&[9, 3, 5].map(SeatId), 10).unwrap(),
+            [3, 5, 9].map(SeatId)
+        );
     }
 
     #[test]
     fn empty_duplicate_and_oversized_requests_are_refused() {
         assert_eq!(code(seat_ids_to_claim(&[], 10).unwrap_err()), "no_seats");
         assert_eq!(
-            code(seat_ids_to_claim(&[4, 4], 10).unwrap_err()),
+            code(seat_ids_to_claim(&[4, 4].map(SeatId), 10).unwrap_err()),
             "duplicate_seats"
         );
         assert_eq!(
-            code(seat_ids_to_claim(&[1, 2, 3], 2).unwrap_err()),
+            code(seat_ids_to_claim(&[1, 2, 3].map(SeatId), 2).unwrap_err()),
             "hold_limit"
         );
     }

@@ -1,3 +1,4 @@
+use crate::domain::ids::SeatId;
 use serde::Serialize;
 
 /// Seat ids in id order, each once: the order every claim locks seats in.
@@ -5,11 +6,11 @@ use serde::Serialize;
 /// sorts or deduplicates them again.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct SeatIds(Vec<i64>);
+pub struct SeatIds(Vec<SeatId>);
 
 impl SeatIds {
-    pub fn new(ids: impl IntoIterator<Item = i64>) -> SeatIds {
-        let mut ids: Vec<i64> = ids.into_iter().collect();
+    pub fn new(ids: impl IntoIterator<Item = SeatId>) -> SeatIds {
+        let mut ids: Vec<SeatId> = ids.into_iter().collect();
         ids.sort_unstable();
         ids.dedup();
         SeatIds(ids)
@@ -17,21 +18,21 @@ impl SeatIds {
 }
 
 impl std::ops::Deref for SeatIds {
-    type Target = [i64];
+    type Target = [SeatId];
 
-    fn deref(&self) -> &[i64] {
+    fn deref(&self) -> &[SeatId] {
         &self.0
     }
 }
 
-impl From<SeatIds> for Vec<i64> {
-    fn from(ids: SeatIds) -> Vec<i64> {
+impl From<SeatIds> for Vec<SeatId> {
+    fn from(ids: SeatIds) -> Vec<SeatId> {
         ids.0
     }
 }
 
-impl FromIterator<i64> for SeatIds {
-    fn from_iter<I: IntoIterator<Item = i64>>(ids: I) -> SeatIds {
+impl FromIterator<SeatId> for SeatIds {
+    fn from_iter<I: IntoIterator<Item = SeatId>>(ids: I) -> SeatIds {
         SeatIds::new(ids)
     }
 }
@@ -137,8 +138,8 @@ mod tests {
 
     #[test]
     fn seat_ids_are_sorted_and_unique_however_they_arrive() {
-        let ids = SeatIds::new([9, 3, 9, 5, 3]);
-        assert_eq!(&*ids, &[3, 5, 9]);
+        let ids = SeatIds::new([9, 3, 9, 5, 3].map(SeatId));
+        assert_eq!(&*ids, &[3, 5, 9].map(SeatId));
         assert!(SeatIds::new([]).is_empty());
     }
 }

@@ -69,12 +69,12 @@ pub fn refusal_notice(error: AppError) -> Result<String, AppError> {
 }
 
 fn missing_text(missing: &Missing) -> String {
-    let joined = |ids: &[i64]| {
+    fn joined(ids: &[impl ToString]) -> String {
         ids.iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ")
-    };
+    }
     match missing {
         Missing::Event => "Event not found.".into(),
         Missing::Hold => "Hold not found.".into(),
@@ -335,7 +335,9 @@ mod tests {
             (AppError::BadRequest("x".into()), StatusCode::BAD_REQUEST),
             (AppError::NotFound(Missing::Event), StatusCode::NOT_FOUND),
             (
-                AppError::SeatsUnavailable { seat_ids: vec![1] },
+                AppError::SeatsUnavailable {
+                    seat_ids: vec![crate::domain::ids::SeatId(1)],
+                },
                 StatusCode::CONFLICT,
             ),
             (

@@ -1,7 +1,7 @@
 //! View models: everything a template shows, computed here so templates
 //! hold no logic.
 
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, SeatId};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
@@ -105,7 +105,7 @@ impl From<&EventSummary> for EventHeader {
 }
 
 pub struct SeatView {
-    pub id: i64,
+    pub id: SeatId,
     /// css modifier: available, held, mine, sold, blocked
     pub state: &'static str,
     /// The form field the button submits: hold, release or inspect.
@@ -176,14 +176,14 @@ impl SeatView {
 
     /// On the staff map every seat is a plain button that selects it (to
     /// show who holds or bought it); the selected one is ringed.
-    pub fn for_staff(&mut self, selected: Option<i64>) {
+    pub fn for_staff(&mut self, selected: Option<SeatId>) {
         self.action = "seat";
         self.pressed = None;
         self.taken = false;
         self.fresh = selected == Some(self.id);
     }
 
-    pub fn highlighted(mut self, fresh_ids: &[i64]) -> SeatView {
+    pub fn highlighted(mut self, fresh_ids: &[SeatId]) -> SeatView {
         self.fresh = fresh_ids.contains(&self.id);
         self
     }
@@ -347,7 +347,7 @@ pub fn status_legend() -> Vec<StatusLegend> {
 }
 
 pub struct HeldSeat {
-    pub id: i64,
+    pub id: SeatId,
     pub name: String,
     pub tier: String,
     pub price: String,
@@ -515,7 +515,7 @@ mod tests {
 
     fn seat(id: i64, section_id: i64, row: &str, x: f32, y: f32, state: SeatState) -> Seat {
         Seat {
-            id,
+            id: SeatId(id),
             section: format!("S{section_id}"),
             section_id,
             row_label: row.into(),

@@ -298,7 +298,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
             && change
                 .seats
                 .as_ref()
-                .is_some_and(|seats| seats.iter().any(|seat| seat.id == s[5]));
+                .is_some_and(|seats| seats.iter().any(|seat| seat.id.0 == s[5]));
         if notified {
             break;
         }

@@ -384,7 +384,7 @@ async fn fixture(pool: &Pool, id: seatmap::domain::ids::EventId) -> EventFixture
         .await
         .expect("listing seats")
         .iter()
-        .map(|s| s.id)
+        .map(|s| s.id.0)
         .collect();
     EventFixture { id: id.0, seat_ids }
 }

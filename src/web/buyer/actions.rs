@@ -2,7 +2,7 @@
 //! general-admission tickets, release all, more time. Each action is
 //! parse, one `db` call, then one shared answer (`respond`).
 
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, SeatId};
 use askama::Template;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -43,7 +43,7 @@ pub(crate) struct Shown {
     held: Vec<Seat>,
     changed: Vec<Seat>,
     /// Of the changed seats, those to point out (best available's finds).
-    highlight: Vec<i64>,
+    highlight: Vec<SeatId>,
 }
 
 /// Answers a seat action: a fragment for htmx, otherwise the notice goes in
@@ -56,8 +56,8 @@ pub(crate) async fn respond(
     buyer: &Buyer,
     headers: &HeaderMap,
     notice: Option<Notice>,
-    changed_seat_ids: &[i64],
-    highlight: &[i64],
+    changed_seat_ids: &[SeatId],
+    highlight: &[SeatId],
     back: Back,
 ) -> AppResult<Response> {
     if !is_htmx(headers) {
@@ -158,9 +158,9 @@ pub(crate) async fn fragment(
 
 #[derive(Deserialize)]
 pub(crate) struct SeatActionForm {
-    hold: Option<i64>,
-    release: Option<i64>,
-    inspect: Option<i64>,
+    hold: Option<SeatId>,
+    release: Option<SeatId>,
+    inspect: Option<SeatId>,
     /// "list" when posted from the list view, to go back there.
     back: Option<String>,
 }

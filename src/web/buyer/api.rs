@@ -1,7 +1,7 @@
 //! The JSON API. Its shapes are a contract (see README): change them only
 //! by adding fields.
 
-use crate::domain::ids::{EventId, HoldId};
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -59,7 +59,7 @@ impl From<HoldSummary> for HoldJson {
 
 #[derive(Serialize)]
 struct SeatJson {
-    id: i64,
+    id: SeatId,
     section: String,
     row: String,
     number: String,
@@ -143,7 +143,7 @@ async fn event_seats(
 /// cart); or asks for the best available.
 #[derive(Deserialize)]
 struct CreateHoldBody {
-    seat_ids: Option<Vec<i64>>,
+    seat_ids: Option<Vec<SeatId>>,
     ga: Option<GaBody>,
     best_available: Option<BestAvailableBody>,
 }
@@ -259,7 +259,7 @@ async fn release_hold(
 
 async fn release_seat(
     State(state): State<AppState>,
-    IdPath((hold_id, seat_id)): IdPath<(HoldId, i64)>,
+    IdPath((hold_id, seat_id)): IdPath<(HoldId, SeatId)>,
     buyer: Buyer,
 ) -> AppResult<StatusCode> {
     db::holds::release_seat(&state.pool, hold_id, seat_id, buyer.id).await?;

@@ -4,7 +4,7 @@
 //! out-of-band seat buttons rendered for that viewer, and the hold panel
 //! when the viewer's own seats changed (say, the box office released them).
 
-use crate::domain::ids::{BuyerId, EventId};
+use crate::domain::ids::{BuyerId, EventId, SeatId};
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::time::Duration;
@@ -140,7 +140,7 @@ async fn mine_now(
     client: &impl GenericClient,
     event_id: EventId,
     buyer: BuyerId,
-) -> AppResult<HashSet<i64>> {
+) -> AppResult<HashSet<SeatId>> {
     Ok(
         match db::holds::live_for_buyer(client, event_id, buyer).await? {
             Some(hold) => db::seats::held_by(client, hold.id)
@@ -163,7 +163,7 @@ struct PageFeed {
     tiers: Vec<Tier>,
     cursor: Cursor,
     /// The seats this page shows as the viewer's, to notice when that changes.
-    mine: HashSet<i64>,
+    mine: HashSet<SeatId>,
 }
 
 type Sender = mpsc::Sender<Result<Event, Infallible>>;
@@ -321,7 +321,7 @@ async fn seat_fragments(
     viewer: Viewer,
     QueryInput(query): QueryInput<FragmentQuery>,
 ) -> AppResult<axum::response::Html<String>> {
-    let ids: Vec<i64> = query
+    let ids: Vec<SeatId> = query
         .ids
         .split(',')
         .filter_map(|id| id.trim().parse().ok())

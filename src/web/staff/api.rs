@@ -1,7 +1,7 @@
 //! The staff JSON API. Anonymous callers get 401; unknown holds, events or
 //! seats get 404.
 
-use crate::domain::ids::{EventId, HoldId};
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -33,7 +33,7 @@ async fn release_hold(
 
 #[derive(Deserialize)]
 struct SeatsBody {
-    seat_ids: Vec<i64>,
+    seat_ids: Vec<SeatId>,
 }
 
 #[derive(Serialize)]

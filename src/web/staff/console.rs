@@ -3,7 +3,7 @@
 //! CSRF-checked form post that redirects back to the console with a notice
 //! (works without JavaScript).
 
-use crate::domain::ids::{EventId, HoldId};
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
@@ -80,7 +80,7 @@ struct HoldRow {
     hold_id: String,
     short_id: String,
     buyer: String,
-    seats: Vec<(i64, String)>,
+    seats: Vec<(SeatId, String)>,
     ga_lines: Vec<String>,
     held_since: String,
     expires_at: String,
@@ -158,7 +158,7 @@ struct AuditRow {
 
 /// The seat the console has selected on its map, and what can be done to it.
 struct SeatPanel {
-    id: i64,
+    id: SeatId,
     name: String,
     status: &'static str,
     can_block: bool,
@@ -189,7 +189,7 @@ struct ConsolePage {
 
 #[derive(Deserialize)]
 struct ConsoleQuery {
-    seat: Option<i64>,
+    seat: Option<SeatId>,
     q: Option<String>,
 }
 
@@ -282,7 +282,7 @@ async fn console(
 async fn back_to_console(
     session: &Session,
     event_id: EventId,
-    seat: Option<i64>,
+    seat: Option<SeatId>,
     outcome: AppResult<String>,
 ) -> AppResult<Redirect> {
     let notice = match outcome {
@@ -330,7 +330,7 @@ async fn release_hold(
 
 async fn release_seat(
     State(state): State<AppState>,
-    IdPath((event_id, hold_id, seat_id)): IdPath<(EventId, HoldId, i64)>,
+    IdPath((event_id, hold_id, seat_id)): IdPath<(EventId, HoldId, SeatId)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -363,7 +363,7 @@ async fn revive_hold(
 /// Blocks (`block = true`) or unblocks one seat from the console.
 async fn set_blocked(
     state: &AppState,
-    (event_id, seat_id): (EventId, i64),
+    (event_id, seat_id): (EventId, SeatId),
     staff: &StaffUser,
     block: bool,
 ) -> AppResult<Redirect> {
@@ -386,7 +386,7 @@ async fn set_blocked(
 
 async fn block(
     State(state): State<AppState>,
-    IdPath(seat): IdPath<(EventId, i64)>,
+    IdPath(seat): IdPath<(EventId, SeatId)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -395,7 +395,7 @@ async fn block(
 
 async fn unblock(
     State(state): State<AppState>,
-    IdPath(seat): IdPath<(EventId, i64)>,
+    IdPath(seat): IdPath<(EventId, SeatId)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
@@ -412,7 +412,7 @@ struct SellForm {
 
 async fn sell(
     State(state): State<AppState>,
-    IdPath((event_id, seat_id)): IdPath<(EventId, i64)>,
+    IdPath((event_id, seat_id)): IdPath<(EventId, SeatId)>,
     staff: StaffUser,
     CsrfForm(form): CsrfForm<SellForm>,
 ) -> AppResult<Redirect> {
