@@ -53,7 +53,7 @@ pub struct BestAvailableOutcome {
 const WALK_BATCH: i64 = 128;
 /// The most rows read in one round trip.
 const MAX_ROWS_PER_ROUND: usize = 64;
-/// Rounds lost to other buyers before we answer 503 (try again).
+/// Rounds lost to other buyers before we give up as unavailable (try again).
 const MAX_LOCK_ATTEMPTS: u32 = 100;
 /// The most candidate blocks locked in one round.
 const MAX_BLOCKS_PER_LOCK: usize = 8;

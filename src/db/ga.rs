@@ -85,7 +85,7 @@ pub async fn areas(
         .collect())
 }
 
-/// Checks every area is the event's; 404 naming those that aren't.
+/// Checks every area is the event's; refuses naming those that aren't.
 pub(super) async fn must_belong(
     client: &impl GenericClient,
     event_id: EventId,

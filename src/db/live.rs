@@ -2,7 +2,7 @@
 //! The seats trigger notifies in the changing transaction, so every
 //! instance hears every committed change. Each batch of notifications is
 //! turned into the changed seats with one query per event, and broadcast to
-//! this instance's open pages (see `web::live`), which render them per viewer.
+//! this instance's open pages (see `web::buyer::live`), which render them per viewer.
 
 use crate::domain::ids::{EventId, SeatId};
 use std::collections::{BTreeMap, HashMap};

@@ -39,7 +39,7 @@ mod embedded {
 }
 
 /// How many times a transaction runs in all before a deadlock or
-/// serialization failure is reported (as 503).
+/// serialization failure is reported (as unavailable).
 pub const MAX_ATTEMPTS: u32 = 4;
 
 /// A bounded pool whose connections carry short lock and statement

@@ -23,7 +23,7 @@ fn active(limits: &[Limit]) -> Option<(Vec<&Limit>, Vec<&str>)> {
 }
 
 /// Counts one hit on each limit in the current window of `window_secs`, and
-/// refuses (429) if any is now over its maximum.
+/// refuses if any is now over its maximum.
 pub async fn hit(
     client: &impl GenericClient,
     window_secs: i32,
@@ -48,7 +48,7 @@ pub async fn hit(
     refuse_if_over(&active, &rows, refusal)
 }
 
-/// Refuses (429) if any limit is already at its maximum in the current
+/// Refuses if any limit is already at its maximum in the current
 /// window, without counting a hit (for counting failures only).
 pub async fn check(
     client: &impl GenericClient,

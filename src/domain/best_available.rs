@@ -149,54 +149,6 @@ impl BlockSearch {
     }
 }
 
-/// Where a seat is, for describing a result to people.
-#[derive(Debug, Clone)]
-pub struct Place<'a> {
-    pub section: &'a str,
-    pub row: &'a str,
-    pub seat: &'a str,
-    pub position: i32,
-}
-
-/// "4 seats together in Orchestra, row C, seats 7–10", or for seats apart
-/// "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2".
-/// `places` must be in layout order.
-pub fn describe(places: &[Place<'_>], together: bool) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < places.len() {
-        let mut j = i;
-        while j + 1 < places.len()
-            && places[j + 1].section == places[i].section
-            && places[j + 1].row == places[i].row
-            && places[j + 1].position == places[j].position + 1
-        {
-            j += 1;
-        }
-        let seats = if i == j {
-            format!("seat {}", places[i].seat)
-        } else {
-            format!("seats {}–{}", places[i].seat, places[j].seat)
-        };
-        parts.push(format!(
-            "{}, row {}, {}",
-            places[i].section, places[i].row, seats
-        ));
-        i = j + 1;
-    }
-    let count = places.len();
-    let noun = if count == 1 { "seat" } else { "seats" };
-    if together && parts.len() == 1 {
-        if count == 1 {
-            format!("1 seat in {}", parts[0])
-        } else {
-            format!("{count} {noun} together in {}", parts[0])
-        }
-    } else {
-        format!("{count} {noun}: {}", parts.join("; "))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,38 +286,5 @@ mod tests {
         // Losing a seat to another buyer removes the blocks that used it.
         search.forget(&[103].into_iter().collect());
         assert!(search.ranked(3).iter().all(|b| !b.seat_ids.contains(&103)));
-    }
-
-    #[test]
-    fn describes_results_in_words() {
-        let place = |section, row, seat, position| Place {
-            section,
-            row,
-            seat,
-            position,
-        };
-        let together = [
-            place("Section B", "3", "7", 6),
-            place("Section B", "3", "8", 7),
-            place("Section B", "3", "9", 8),
-            place("Section B", "3", "10", 9),
-        ];
-        assert_eq!(
-            describe(&together, true),
-            "4 seats together in Section B, row 3, seats 7–10"
-        );
-        let apart = [
-            place("Orchestra", "C", "7", 6),
-            place("Orchestra", "C", "8", 7),
-            place("Balcony", "A", "2", 1),
-        ];
-        assert_eq!(
-            describe(&apart, false),
-            "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2"
-        );
-        assert_eq!(
-            describe(&together[..1], true),
-            "1 seat in Section B, row 3, seat 7"
-        );
     }
 }

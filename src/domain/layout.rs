@@ -44,15 +44,6 @@ impl Flag {
             .into_iter()
             .find(|f| f.as_str() == value)
     }
-
-    /// How people (and screen readers) hear it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Flag::Wheelchair => "wheelchair space",
-            Flag::Companion => "companion seat",
-            Flag::RestrictedView => "restricted view",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]

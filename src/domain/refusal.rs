@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 use super::sale::SaleStatus;
 use crate::error::ErrorCode;
 
-/// What was asked for and does not exist (404).
+/// What was asked for and does not exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Missing {
     Event,
@@ -38,7 +38,7 @@ pub enum TimeField {
     OnSale,
 }
 
-/// Input that breaks a rule (422).
+/// Input that breaks a rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalid {
     NoSeats,
@@ -85,7 +85,7 @@ pub struct Filters {
     pub tier: Option<String>,
 }
 
-/// A request that the current state of things refuses (409).
+/// A request that the current state of things refuses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Conflict {
     AlreadyPurchased,
@@ -121,7 +121,7 @@ pub enum Conflict {
     },
 }
 
-/// A limit against hoarding or guessing (429).
+/// A limit against hoarding or guessing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
     HoldRequests,

@@ -37,7 +37,7 @@ fn count_up_to(count: i64, max: u32, of: Counted) -> Result<u32, AppError> {
     }
 }
 
-/// How many general-admission tickets to hold: 1 to `max` (422 otherwise).
+/// How many general-admission tickets to hold: 1 to `max`.
 pub fn ticket_count(count: i64, max: u32) -> Result<u32, AppError> {
     count_up_to(count, max, Counted::Tickets)
 }

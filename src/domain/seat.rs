@@ -75,28 +75,6 @@ impl SeatState {
         }
     }
 
-    /// What a person reads (and a screen reader says) for this state.
-    pub fn label(self) -> &'static str {
-        match self {
-            SeatState::Available => "available",
-            SeatState::Held => "held by another buyer",
-            SeatState::Mine => "held by you",
-            SeatState::Sold => "sold",
-            SeatState::Blocked => "not for sale",
-        }
-    }
-
-    /// A glyph drawn on the seat, so the state never depends on colour alone.
-    pub fn glyph(self) -> &'static str {
-        match self {
-            SeatState::Available => "",
-            SeatState::Held => "◷",
-            SeatState::Mine => "✓",
-            SeatState::Sold => "✕",
-            SeatState::Blocked => "—",
-        }
-    }
-
     pub const ALL: [SeatState; 5] = [
         SeatState::Available,
         SeatState::Mine,
@@ -120,20 +98,6 @@ mod tests {
         );
         assert_eq!(SeatState::from_row("SOLD", false), SeatState::Sold);
         assert_eq!(SeatState::from_row("BLOCKED", false), SeatState::Blocked);
-    }
-
-    #[test]
-    fn every_state_but_available_has_a_glyph_and_all_glyphs_differ() {
-        let glyphs: Vec<&str> = SeatState::ALL
-            .iter()
-            .filter(|s| **s != SeatState::Available)
-            .map(|s| s.glyph())
-            .collect();
-        assert!(glyphs.iter().all(|g| !g.is_empty()));
-        let mut unique = glyphs.clone();
-        unique.sort();
-        unique.dedup();
-        assert_eq!(unique.len(), glyphs.len());
     }
 
     #[test]

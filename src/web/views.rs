@@ -9,7 +9,6 @@ use crate::db::events::{EventSummary, Tier};
 use crate::db::ga::GaAreaView;
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
-use crate::domain::best_available::{Place, describe};
 use crate::domain::layout::{Flag, SEAT_PITCH};
 use crate::domain::money::format_cents;
 use crate::domain::sale::SaleStatus;
@@ -135,13 +134,16 @@ impl SeatView {
             SeatState::Mine => ("release", Some("true"), false),
             SeatState::Held | SeatState::Sold | SeatState::Blocked => ("inspect", None, true),
         };
-        let glyph = seat.state.glyph();
+        let glyph = state_glyph(seat.state);
         let flags: Vec<Flag> = seat
             .accessibility
             .iter()
             .filter_map(|f| Flag::from_db(f))
             .collect();
-        let flag_words: String = flags.iter().map(|f| format!(", {}", f.label())).collect();
+        let flag_words: String = flags
+            .iter()
+            .map(|f| format!(", {}", flag_label(*f)))
+            .collect();
         SeatView {
             id: seat.id,
             state: seat.state.as_str(),
@@ -152,7 +154,7 @@ impl SeatView {
                 seat.tier_name,
                 price,
                 flag_words,
-                seat.state.label()
+                state_label(seat.state)
             ),
             text: if glyph.is_empty() {
                 seat.seat_label.clone()
@@ -340,8 +342,8 @@ pub fn status_legend() -> Vec<StatusLegend> {
         .iter()
         .map(|state| StatusLegend {
             state: state.as_str(),
-            glyph: state.glyph(),
-            label: state.label(),
+            glyph: state_glyph(*state),
+            label: state_label(*state),
         })
         .collect()
 }
@@ -509,6 +511,85 @@ pub struct OrderLineView {
     pub price: String,
 }
 
+/// What a person reads (and a screen reader says) for this state.
+pub fn state_label(state: SeatState) -> &'static str {
+    match state {
+        SeatState::Available => "available",
+        SeatState::Held => "held by another buyer",
+        SeatState::Mine => "held by you",
+        SeatState::Sold => "sold",
+        SeatState::Blocked => "not for sale",
+    }
+}
+
+/// A glyph drawn on the seat, so the state never depends on colour alone.
+pub fn state_glyph(state: SeatState) -> &'static str {
+    match state {
+        SeatState::Available => "",
+        SeatState::Held => "◷",
+        SeatState::Mine => "✓",
+        SeatState::Sold => "✕",
+        SeatState::Blocked => "—",
+    }
+}
+
+/// How people (and screen readers) hear it.
+pub fn flag_label(flag: Flag) -> &'static str {
+    match flag {
+        Flag::Wheelchair => "wheelchair space",
+        Flag::Companion => "companion seat",
+        Flag::RestrictedView => "restricted view",
+    }
+}
+
+/// Where a seat is, for describing a result to people.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    pub section: &'a str,
+    pub row: &'a str,
+    pub seat: &'a str,
+    pub position: i32,
+}
+
+/// "4 seats together in Orchestra, row C, seats 7–10", or for seats apart
+/// "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2".
+/// `places` must be in layout order.
+pub fn describe(places: &[Place<'_>], together: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < places.len() {
+        let mut j = i;
+        while j + 1 < places.len()
+            && places[j + 1].section == places[i].section
+            && places[j + 1].row == places[i].row
+            && places[j + 1].position == places[j].position + 1
+        {
+            j += 1;
+        }
+        let seats = if i == j {
+            format!("seat {}", places[i].seat)
+        } else {
+            format!("seats {}–{}", places[i].seat, places[j].seat)
+        };
+        parts.push(format!(
+            "{}, row {}, {}",
+            places[i].section, places[i].row, seats
+        ));
+        i = j + 1;
+    }
+    let count = places.len();
+    let noun = if count == 1 { "seat" } else { "seats" };
+    if together && parts.len() == 1 {
+        if count == 1 {
+            format!("1 seat in {}", parts[0])
+        } else {
+            format!("{count} {noun} together in {}", parts[0])
+        }
+    } else {
+        format!("{count} {noun}: {}", parts.join("; "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,5 +705,52 @@ mod tests {
             .hold
             .is_none()
         );
+    }
+
+    #[test]
+    fn describes_results_in_words() {
+        let place = |section, row, seat, position| Place {
+            section,
+            row,
+            seat,
+            position,
+        };
+        let together = [
+            place("Section B", "3", "7", 6),
+            place("Section B", "3", "8", 7),
+            place("Section B", "3", "9", 8),
+            place("Section B", "3", "10", 9),
+        ];
+        assert_eq!(
+            describe(&together, true),
+            "4 seats together in Section B, row 3, seats 7–10"
+        );
+        let apart = [
+            place("Orchestra", "C", "7", 6),
+            place("Orchestra", "C", "8", 7),
+            place("Balcony", "A", "2", 1),
+        ];
+        assert_eq!(
+            describe(&apart, false),
+            "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2"
+        );
+        assert_eq!(
+            describe(&together[..1], true),
+            "1 seat in Section B, row 3, seat 7"
+        );
+    }
+
+    #[test]
+    fn every_state_but_available_has_a_glyph_and_all_glyphs_differ() {
+        let glyphs: Vec<&str> = SeatState::ALL
+            .iter()
+            .filter(|s| **s != SeatState::Available)
+            .map(|s| state_glyph(*s))
+            .collect();
+        assert!(glyphs.iter().all(|g| !g.is_empty()));
+        let mut unique = glyphs.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), glyphs.len());
     }
 }

@@ -208,7 +208,7 @@ async fn seat_panel(
     Ok(SeatPanel {
         id: seat.id,
         name: views::seat_name(seat),
-        status: seat.state.label(),
+        status: views::state_label(seat.state),
         can_block: seat.state == SeatState::Available,
         can_unblock: seat.state == SeatState::Blocked,
         can_sell: matches!(seat.state, SeatState::Available | SeatState::Blocked),
