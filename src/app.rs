@@ -8,6 +8,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
@@ -41,6 +42,10 @@ pub fn build_router(state: AppState) -> Router {
         .layer(middleware::from_fn(html_errors))
         .layer(sessions)
         .layer(middleware::from_fn(session_store_failures))
+        // Outside everything that writes a body (error pages included).
+        // Its default predicate leaves live streams (text/event-stream)
+        // alone, so an update is never held back in a compressor's buffer.
+        .layer(CompressionLayer::new())
         .layer(csp)
         .layer(nosniff)
         .layer(referrer)

@@ -278,3 +278,71 @@ async fn bad_page_requests_get_an_html_error_page_not_a_500() {
     .await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
+
+/// GET `path` as raw bytes (this client never decompresses), asking for
+/// `encoding` if given; returns the Content-Encoding and the body's size.
+async fn fetch_encoded(base: &str, path: &str, encoding: Option<&str>) -> (Option<String>, usize) {
+    let client = reqwest::Client::new();
+    let mut request = client.get(format!("{base}{path}"));
+    if let Some(encoding) = encoding {
+        request = request.header("accept-encoding", encoding);
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK, "{path}");
+    let content_encoding = response
+        .headers()
+        .get("content-encoding")
+        .map(|v| v.to_str().unwrap().to_string());
+    (content_encoding, response.bytes().await.unwrap().len())
+}
+
+/// Pages, JSON and assets go compressed to a client that accepts it, and
+/// plain to one that doesn't; a live stream never is, so an update can't
+/// wait in a compressor's buffer.
+#[tokio::test]
+async fn responses_are_compressed_when_accepted_except_live_streams() {
+    let app = spawn_app().await;
+    let event = app.create_event(20, 30).await;
+    let map = format!("/events/{}", event.id);
+    let seats = format!("/api/events/{}/seats", event.id);
+    for (path, encoding) in [
+        (map.as_str(), "gzip"),
+        (seats.as_str(), "br"),
+        ("/static/htmx.min.js", "gzip"),
+    ] {
+        let (plain_encoding, plain) = fetch_encoded(&app.base, path, None).await;
+        assert_eq!(plain_encoding, None, "{path} without Accept-Encoding");
+        let (used, compressed) = fetch_encoded(&app.base, path, Some(encoding)).await;
+        assert_eq!(used.as_deref(), Some(encoding), "{path}");
+        assert!(
+            compressed * 3 < plain,
+            "{path}: {compressed} bytes compressed, {plain} plain"
+        );
+    }
+
+    let stream = reqwest::Client::new()
+        .get(format!("{}/events/{}/live", app.base, event.id))
+        .header("accept-encoding", "gzip, br")
+        .timeout(std::time::Duration::from_secs(60))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.headers().get("content-encoding"), None);
+    let mut stream = stream;
+    let seat = event.seat_ids[7];
+    assert_eq!(
+        app.buyer().hold(event.id, &[seat]).await.0,
+        StatusCode::CREATED
+    );
+    let wanted = format!("id=\"seat-{seat}\"");
+    let mut seen = String::new();
+    let deadline = tokio::time::Instant::now() + crate::support::PATIENCE;
+    while !seen.contains(&wanted) {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .expect("the update never arrived uncompressed")
+            .unwrap()
+            .expect("stream ended");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
