@@ -44,6 +44,19 @@
     }
   }
 
+  // A "Holding …" notice is about a hold; once the panel shows none (it
+  // expired, or the box office released it), the notice is no longer true.
+  function clearStaleSuccess() {
+    document.querySelectorAll("#notice .notice--success").forEach(function (n) { n.remove(); });
+  }
+
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    const target = event.detail && event.detail.target;
+    if (target && target.id === "hold-panel" && !target.querySelector(".countdown")) {
+      clearStaleSuccess();
+    }
+  });
+
   function tick() {
     document.querySelectorAll(".countdown[data-expires-at]").forEach(function (el) {
       const ms = Date.parse(el.dataset.expiresAt) - (Date.now() + offsetFor(el));
@@ -51,17 +64,22 @@
       const extend = panel && panel.querySelector(".extend-form");
       if (panel) {
         announceMilestones(el.dataset.expiresAt, Math.ceil(ms / 1000), !!extend);
-        if (extend && ms <= 120000) { extend.hidden = false; }
+        // Only while there is time left to extend: an expired hold can't be.
+        if (extend && ms > 0 && ms <= 120000) { extend.hidden = false; }
       }
       if (ms <= 0) {
         if (!el.classList.contains("countdown--expired")) {
           el.classList.add("countdown--expired");
-          el.textContent = el.dataset.expiredText || "Your hold has expired. Its seats are back on sale.";
+          el.textContent = "Your hold expired \u2014 pick seats again.";
           if (panel) {
-            panel.querySelectorAll(".buy-form button, .extend-form").forEach(function (b) {
-              if (b.tagName === "FORM") { b.hidden = true; } else { b.disabled = true; }
+            // Nothing left to buy, extend or release: the panel says only that.
+            panel.classList.add("hold-panel--expired");
+            panel.querySelectorAll("form").forEach(function (form) {
+              form.hidden = true;
+              form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
             });
           }
+          clearStaleSuccess();
           scheduleExpiryRefresh();
         }
         return;

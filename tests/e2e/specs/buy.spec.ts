@@ -83,3 +83,23 @@ test('a taken seat is explained, not changed', async ({ page, browser }) => {
   await page.reload();
   await expect(seat(page, 'E', 5)).toHaveAttribute('aria-pressed', 'true');
 });
+
+test('"Release all" asks first, and keeps the seats if the buyer says no', async ({ page }) => {
+  await openDemoEvent(page);
+  await anySeat(page, 'Orchestra', 'N', 11).click();
+  await expect(anySeat(page, 'Orchestra', 'N', 11)).toHaveAttribute('aria-pressed', 'true');
+  const releaseAll = page.getByRole('button', { name: 'Release all' });
+
+  page.once('dialog', (dialog) => dialog.dismiss());
+  await releaseAll.click();
+  await page.waitForTimeout(500);
+  await expect(anySeat(page, 'Orchestra', 'N', 11)).toHaveAttribute('aria-pressed', 'true');
+
+  page.once('dialog', (dialog) => {
+    expect(dialog.message()).toContain('Release all your seats?');
+    return dialog.accept();
+  });
+  await releaseAll.click();
+  await expect(anySeat(page, 'Orchestra', 'N', 11)).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.locator('#hold-panel')).toContainText('You hold no seats');
+});

@@ -12,10 +12,26 @@ test('the countdown reaches zero, the panel says expired, and another browser ta
   await expect(seat(page, 'Orchestra', 'B', 3)).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator('#hold-panel .countdown__time')).toHaveText(/^00:0\d$/);
 
+  // A hold this short is in its last two minutes from the start.
+  await expect(page.getByRole('button', { name: /^Need more time\?/ })).toBeVisible();
+  await expect(page.locator('#notice .notice--success')).toContainText('Holding');
+
   const countdown = page.locator('#hold-panel .countdown');
-  await expect(countdown).toHaveText(/Your hold has expired/, { timeout: (SHORT_HOLD_SECS + 4) * 1000 });
+  await expect(countdown).toHaveText('Your hold expired \u2014 pick seats again.', {
+    timeout: (SHORT_HOLD_SECS + 4) * 1000,
+  });
   await expect(page.locator('#hold-announcer')).toHaveText(/expired/);
-  await expect(page.locator('#hold-panel .buy-form button')).toBeDisabled();
+  // The panel says only that: no seats, total, release, buy or extension,
+  // and the "Holding …" notice is gone. The countdown keeps ticking; the
+  // offer must not come back on a later tick.
+  const panel = page.locator('#hold-panel');
+  await expect(panel.locator('.held-seats')).toBeHidden();
+  await expect(panel.locator('.hold-total')).toBeHidden();
+  await expect(panel.getByRole('button', { name: 'Release all' })).toBeHidden();
+  await expect(panel.locator('.buy-form button')).toBeDisabled();
+  await expect(page.locator('#notice .notice--success')).toHaveCount(0);
+  await page.waitForTimeout(2_500);
+  await expect(page.getByRole('button', { name: /^Need more time\?/ })).toBeHidden();
   // Nothing announced the lapse; the page asked for the seat when it ran out.
   await expect(seat(page, 'Orchestra', 'B', 3)).toHaveAccessibleName(/available$/, { timeout: 5_000 });
 
