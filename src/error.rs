@@ -41,6 +41,7 @@ error_codes! {
     Internal => "internal",
     InvalidCount => "invalid_count",
     InvalidEmail => "invalid_email",
+    InvalidMode => "invalid_mode",
     InvalidInput => "invalid_input",
     InvalidName => "invalid_name",
     InvalidPrice => "invalid_price",

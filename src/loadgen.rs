@@ -379,7 +379,7 @@ pub async fn best(target: &Target, fill: f64, workers: usize, max_duration: Dura
                         target.base(worker),
                         target.event_id
                     ))
-                    .json(&json!({ "best_available": { "count": count } })),
+                    .json(&json!({ "best_available": { "count": count, "mode": "add" } })),
                 )
                 .await;
                 report.record("best", status, took);
@@ -441,7 +441,7 @@ pub async fn mixed(target: &Target, duration: Duration, workers: usize) -> Repor
                     (65..=74, _) => {
                         let (status, body, took) = send(
                             http.post(&holds)
-                                .json(&json!({ "best_available": { "count": 2 } })),
+                                .json(&json!({ "best_available": { "count": 2, "mode": "add" } })),
                         )
                         .await;
                         report.record("best", status, took);

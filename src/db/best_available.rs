@@ -39,6 +39,19 @@ pub struct BestAvailableRequest {
     /// A price tier code, as the seat listing gives it.
     pub tier: Option<String>,
     pub together: bool,
+    pub mode: BestMode,
+}
+
+/// What happens to the seats a buyer already holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BestMode {
+    /// The count is the party size: seats already held are swapped for
+    /// the new ones, in one transaction, so they go back on sale only if
+    /// the new ones are found (and may be found again among them).
+    #[default]
+    Replace,
+    /// The new seats join those already held.
+    Add,
 }
 
 #[derive(Debug, Clone)]
@@ -108,6 +121,10 @@ async fn hold_best_available_once(
     events::lock_on_sale(&tx, event_id).await?;
     let filters = resolve_filters(&tx, event_id, request).await?;
     let hold = holds::lock_or_open(&tx, event_id, holder, rules).await?;
+    if request.mode == BestMode::Replace {
+        // Rolled back with everything else if no new seats are found.
+        seats::release_all(&tx, hold.id).await?;
+    }
     let already = holds::summary(&tx, &hold).await?;
     holds::refuse_if_over(&already, request.count as usize, rules.max_seats)?;
 

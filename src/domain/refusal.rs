@@ -76,6 +76,8 @@ pub enum Invalid {
         max_chars: usize,
     },
     NoFile,
+    /// Best available's mode is neither "replace" nor "add".
+    BestMode,
 }
 
 /// The best-available filters a refusal repeats back.
@@ -150,6 +152,7 @@ impl Invalid {
             Invalid::Price { .. } => ErrorCode::InvalidPrice,
             Invalid::EmptyHold => ErrorCode::EmptyHold,
             Invalid::Search { .. } => ErrorCode::InvalidSearch,
+            Invalid::BestMode => ErrorCode::InvalidMode,
             Invalid::NoFile => ErrorCode::NoFile,
         }
     }

@@ -132,6 +132,9 @@ fn invalid_text(invalid: &Invalid) -> String {
              with no control characters."
         ),
         Invalid::NoFile => "Choose a layout file (.json or .csv) to import.".into(),
+        Invalid::BestMode => {
+            "Best available's mode is \"replace\" (the default) or \"add\".".into()
+        }
     }
 }
 

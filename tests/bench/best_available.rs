@@ -115,6 +115,7 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                     section: None,
                     tier: None,
                     together: true,
+                    mode: db::best_available::BestMode::Add,
                 };
                 i += 1;
                 let t0 = Instant::now();

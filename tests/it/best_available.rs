@@ -321,12 +321,66 @@ async fn best_available_respects_the_hold_limit_and_joins_the_existing_hold() {
     let event = app.create_event(2, 8).await;
     let buyer = app.buyer();
     let (_, picked) = buyer.hold(event.id, &[event.seat_ids[15]]).await;
-    let (status, body) = best(&buyer, event.id, json!({ "count": 3 })).await;
+    // "add": the new seats join the hold (by default they would replace it).
+    let (status, body) = best(&buyer, event.id, json!({ "count": 3, "mode": "add" })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["hold_id"], picked["hold_id"]);
     assert_eq!(body["expires_at"], picked["expires_at"]);
     assert_eq!(ids(&body["seat_ids"]).len(), 4);
-    let (status, body) = best(&buyer, event.id, json!({ "count": 1 })).await;
+    let (status, body) = best(&buyer, event.id, json!({ "count": 1, "mode": "add" })).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(body["error"], "hold_limit");
+}
+
+/// The count is the party size. Asked for 4 while holding 2, a buyer holds
+/// exactly 4 (the 2 go back on sale unless they are among the best);
+/// "add" adds; and when no new block can be found, the seats held stay
+/// held (the swap is one transaction).
+#[tokio::test]
+async fn best_available_swaps_held_seats_for_the_party_and_keeps_them_if_it_finds_none() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 6).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    assert_eq!(
+        buyer.hold(event.id, &[s[10], s[11]]).await.0,
+        StatusCode::CREATED
+    );
+
+    let (status, body) = best(&buyer, event.id, json!({ "count": 4 })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let held = ids(&body["seat_ids"]);
+    assert_eq!(held.len(), 4, "exactly the party: {body}");
+    assert_eq!(ids(&body["added"]), held);
+    let holders = app.holders(event.id).await;
+    assert_eq!(holders.len(), 4, "the 2 held before went back on sale");
+    assert!(!holders.contains_key(&s[10]) && !holders.contains_key(&s[11]));
+
+    let (status, body) = best(&buyer, event.id, json!({ "count": 2, "mode": "add" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(ids(&body["seat_ids"]).len(), 6, "added: {body}");
+    let (status, body) = best(&buyer, event.id, json!({ "count": 2, "mode": "swap" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"], "invalid_mode");
+
+    // Another buyer takes 5 of the 6 free seats: 7 could be had, not 8.
+    let holding = app.holders(event.id).await;
+    let free: Vec<i64> = s
+        .iter()
+        .copied()
+        .filter(|id| !holding.contains_key(id))
+        .collect();
+    assert_eq!(free.len(), 6);
+    let rival = app.buyer();
+    let (status, body) = rival.hold(event.id, &free[..5]).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let before = app.holders(event.id).await;
+    let (status, body) = best(&buyer, event.id, json!({ "count": 8, "together": false })).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "not_enough_seats");
+    assert_eq!(
+        app.holders(event.id).await,
+        before,
+        "a swap that finds nothing releases nothing"
+    );
 }

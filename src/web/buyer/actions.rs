@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::event::*;
-use crate::db::best_available::BestAvailableRequest;
+use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
@@ -528,6 +528,8 @@ pub(crate) async fn best_available(
                 section: nonempty(form.section),
                 tier: nonempty(form.tier),
                 together: form.apart.is_none(),
+                // The form's count is the party size.
+                mode: BestMode::Replace,
             };
             match admit_hold_request(&state, &buyer, ip).await {
                 Ok(holder) => {

@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use crate::db::best_available::BestAvailableRequest;
+use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::rules as input_rules;
 use crate::domain::seat::{SeatIds, SeatState};
-use crate::error::{AppError, AppResult, Missing};
+use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::extract::{
     ApiJson, Buyer, BuyerFields, ClientIp, IdPath, Viewer, admit_hold_request,
 };
@@ -162,6 +162,8 @@ struct BestAvailableBody {
     section: Option<String>,
     tier: Option<String>,
     together: Option<bool>,
+    /// "replace" (the default: the count is the party size) or "add".
+    mode: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -216,6 +218,11 @@ async fn create_hold(
                 section: best.section,
                 tier: best.tier,
                 together: best.together.unwrap_or(true),
+                mode: match best.mode.as_deref() {
+                    None | Some("replace") => BestMode::Replace,
+                    Some("add") => BestMode::Add,
+                    Some(_) => return Err(AppError::Invalid(Invalid::BestMode)),
+                },
             };
             let holder = admit_hold_request(&state, &buyer, ip).await?;
             let outcome = db::best_available::hold_best_available(

@@ -24,3 +24,23 @@ test('ask for 3 best available and see three adjacent seats become mine', async 
   await expect(page.locator('#hold-panel')).toContainText(`Balcony, row ${row}, seat ${first}`);
   await expect(page.locator('#hold-panel .held-seats li')).toHaveCount(3);
 });
+
+test('asking for 4 while holding 2 gives exactly 4: the count is the party size', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('link', { name: /Demo Night/ }).click();
+  // Two seats at the back of the Mezzanine first (a row no other spec uses).
+  for (const n of [1, 2]) {
+    const seat = page.getByRole('button', { name: new RegExp(`^Mezzanine, row [A-Z]+, seat ${n}, `) }).last();
+    await seat.click();
+    await expect(seat).toHaveAttribute('aria-pressed', 'true');
+  }
+  await expect(page.locator('#hold-panel .held-seats li')).toHaveCount(2);
+
+  const form = page.locator('.best-form');
+  await form.getByLabel('Number of seats').selectOption('4');
+  await form.getByLabel('Section').selectOption('Mezzanine');
+  await form.getByRole('button', { name: 'Find seats' }).click();
+  await expect(page.getByRole('status')).toContainText(/Found 4 seats together in Mezzanine/);
+  await expect(page.locator('#hold-panel .held-seats li')).toHaveCount(4);
+  await expect(page.locator('.seat[aria-pressed="true"]')).toHaveCount(4);
+});
