@@ -21,6 +21,8 @@ pub struct EventSummary {
     /// General-admission places: all, and free now (lapsed holds count as free).
     pub ga_total: i64,
     pub ga_available: i64,
+    /// The lowest price of anything free now (a seat or a GA place), if any.
+    pub from_cents: Option<i32>,
     pub sale: SaleStatus,
     #[serde(with = "time::serde::rfc3339::option")]
     pub on_sale_at: Option<OffsetDateTime>,
@@ -48,6 +50,12 @@ fn summary_query(filter: &str) -> String {
                 count(s.id) AS seats_total,
                 count(s.id) FILTER (WHERE s.status = 'AVAILABLE'
                                     OR (s.status = 'HELD' AND s.held_until < now())) AS seats_available,
+                least(
+                    min(t.price_cents) FILTER (WHERE s.status = 'AVAILABLE'
+                                               OR (s.status = 'HELD' AND s.held_until < now())),
+                    (SELECT min(p.price_cents) FROM ga_areas a JOIN price_tiers p ON p.id = a.tier_id
+                      WHERE a.event_id = e.id AND a.capacity - a.held - a.sold > 0)
+                ) AS from_cents,
                 coalesce((SELECT sum(a.capacity) FROM ga_areas a WHERE a.event_id = e.id), 0)::bigint
                     AS ga_total,
                 coalesce((SELECT sum(a.capacity - a.sold) FROM ga_areas a WHERE a.event_id = e.id), 0)::bigint
@@ -56,6 +64,7 @@ fn summary_query(filter: &str) -> String {
                                  AND t.held_until > now()), 0)::bigint AS ga_available
            FROM events e
            LEFT JOIN seats s ON s.event_id = e.id
+           LEFT JOIN price_tiers t ON t.id = s.tier_id
           {filter}
           GROUP BY e.id
           ORDER BY e.starts_at, e.id"
@@ -72,6 +81,7 @@ fn summary_from_row(row: &Row) -> EventSummary {
         seats_available: row.get("seats_available"),
         ga_total: row.get("ga_total"),
         ga_available: row.get("ga_available"),
+        from_cents: row.get("from_cents"),
         sale: SaleStatus::from_db(row.get("sale")),
         on_sale_at: row.get("on_sale_at"),
     }

@@ -61,6 +61,8 @@ pub struct EventHeader {
     pub seats_total: i64,
     /// "120 of 500 standing places left", when the event has GA areas.
     pub ga_left: Option<String>,
+    /// "from €30": the lowest price of anything free now.
+    pub from_price: Option<String>,
     pub sold_out: bool,
     pub on_sale: bool,
     /// Why nothing can be bought now ("On sale at …"), if so.
@@ -87,6 +89,9 @@ impl From<&EventSummary> for EventHeader {
                     event.ga_available, event.ga_total
                 )
             }),
+            from_price: event
+                .from_cents
+                .map(|cents| format!("from {}", format_cents(i64::from(cents)))),
             sold_out: event.seats_available + event.ga_available == 0,
             on_sale: event.sale == SaleStatus::OnSale,
             sale_notice: crate::web::error::sale_notice(event.sale, event.on_sale_at),

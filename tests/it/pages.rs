@@ -346,3 +346,46 @@ async fn responses_are_compressed_when_accepted_except_live_streams() {
         seen.push_str(&String::from_utf8_lossy(&chunk));
     }
 }
+
+/// The events list says what the cheapest free place costs, and it moves
+/// as the cheap seats go.
+#[tokio::test]
+async fn the_event_list_shows_the_lowest_price_still_free() {
+    use seatmap::domain::layout::{RowSpec, SectionSpec};
+    let app = spawn_app().await;
+    let event = app
+        .create_event_with(vec![SectionSpec {
+            name: "Stalls".into(),
+            rows: vec![
+                RowSpec {
+                    label: "A".into(),
+                    seats: 3,
+                    tier: "vip".into(),
+                    ..Default::default()
+                },
+                RowSpec {
+                    label: "B".into(),
+                    seats: 3,
+                    tier: "std".into(),
+                    ..Default::default()
+                },
+            ],
+        }])
+        .await;
+    let buyer = app.buyer();
+    let (_, html) = page(&buyer, "/").await;
+    assert!(html.contains("from €45"), "{html}");
+    let (_, events) = buyer.get("/api/events").await;
+    assert_eq!(events[0]["from_cents"], 4500, "{events}");
+
+    let cheap = &event.seat_ids[3..];
+    assert_eq!(buyer.hold(event.id, cheap).await.0, StatusCode::CREATED);
+    let (_, html) = page(&buyer, "/").await;
+    assert!(html.contains("from €99"), "the €45 seats are held: {html}");
+    app.lapse_every_hold(event.id).await;
+    let (_, html) = page(&buyer, "/").await;
+    assert!(
+        html.contains("from €45"),
+        "a lapsed hold's seats are free again: {html}"
+    );
+}
