@@ -2,8 +2,9 @@
 //! nothing of HTTP: `web::error` decides the status code, the body and
 //! whether a refusal becomes a notice or an error page.
 
-use crate::domain::ids::SeatId;
 use tokio_postgres::error::SqlState;
+
+use crate::domain::ids::SeatId;
 
 pub use crate::domain::refusal::{Conflict, Invalid, Limit, Missing};
 

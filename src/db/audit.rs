@@ -1,10 +1,10 @@
 //! The audit log: who did what, to which seats, when. Every write goes
 //! through `record`, inside the transaction of the change it describes.
 
-use crate::domain::ids::{EventId, HoldId, OrderId, SeatId, StaffId};
 use time::OffsetDateTime;
 
 use super::GenericClient;
+use crate::domain::ids::{EventId, HoldId, OrderId, SeatId, StaffId};
 use crate::error::AppResult;
 
 pub struct Entry<'a> {

@@ -1,11 +1,11 @@
 //! Database chores for the load harness (seatmap-bench): never used by the
 //! app itself.
 
-use crate::domain::ids::EventId;
 use std::time::{Duration, Instant};
 
 use super::venues::{self, EventPlan};
 use super::{GenericClient, Pool};
+use crate::domain::ids::EventId;
 use crate::domain::venue;
 use crate::error::{AppError, AppResult};
 

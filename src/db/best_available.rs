@@ -18,7 +18,6 @@
 //! 4. The chosen seats, locked by us, are claimed with the same conditional
 //!    UPDATE as a pick.
 
-use crate::domain::ids::{EventId, SeatId};
 use std::collections::HashSet;
 
 use tokio_postgres::Row;
@@ -26,6 +25,7 @@ use tokio_postgres::Row;
 use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
+use crate::domain::ids::{EventId, SeatId};
 use crate::domain::refusal::Filters as RefusedFilters;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid};

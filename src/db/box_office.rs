@@ -1,13 +1,13 @@
 //! What box-office staff see and do. Every change is one transaction that
 //! also writes its audit entry, so the log and the seats can't disagree.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId, StaffId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::audit::{self, Entry};
 use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId, StaffId};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatIds;

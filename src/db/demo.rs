@@ -1,11 +1,11 @@
 //! Creating events from a grid layout: the demo event, and the small
 //! events tests build.
 
-use crate::domain::ids::EventId;
 use time::OffsetDateTime;
 
 use super::Pool;
 use super::events::{self, NewEvent};
+use crate::domain::ids::EventId;
 use crate::domain::layout::{EventSpec, demo_event, grid_seats};
 use crate::error::AppResult;
 

@@ -1,9 +1,9 @@
-use crate::domain::ids::EventId;
 use serde::Serialize;
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 
 use super::{GenericClient, Pool};
+use crate::domain::ids::EventId;
 use crate::domain::layout::{SeatSpec, TierSpec};
 use crate::domain::sale::SaleStatus;
 use crate::domain::venue::GaArea;

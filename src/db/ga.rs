@@ -9,10 +9,10 @@
 //! several areas goes through them in id order, tickets before counter, so
 //! two carts never wait on each other in a cycle.
 
-use crate::domain::ids::{EventId, HoldId, OrderId};
 use serde::Serialize;
 
 use super::GenericClient;
+use crate::domain::ids::{EventId, HoldId, OrderId};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 /// Tickets wanted from one area.

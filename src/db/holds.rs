@@ -1,6 +1,5 @@
 //! Holds: one buyer's basket of seats for one event, with a fixed expiry.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId, StaffId};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -10,6 +9,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
+use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId, StaffId};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
 use crate::observability as obs;

@@ -4,7 +4,6 @@
 //! turned into the changed seats with one query per event, and broadcast to
 //! this instance's open pages (see `web::buyer::live`), which render them per viewer.
 
-use crate::domain::ids::{EventId, SeatId};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +15,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use super::{Pool, ga, seats};
+use crate::domain::ids::{EventId, SeatId};
 use crate::domain::seat::SeatIds;
 
 /// Changes to one event's seats, or (with `event_id` None) a signal that

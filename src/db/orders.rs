@@ -1,10 +1,10 @@
 //! Orders: turning a live hold into sold seats, and reading an order back.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, ga, holds, retrying};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};

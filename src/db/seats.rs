@@ -3,12 +3,12 @@
 //! it: each write carries its own condition and is judged by the rows it
 //! touched.
 
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::GenericClient;
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::AppResult;
 

@@ -1,9 +1,9 @@
 //! Staff accounts.
 
-use crate::domain::ids::StaffId;
 use time::OffsetDateTime;
 
 use super::GenericClient;
+use crate::domain::ids::StaffId;
 use crate::error::{AppError, AppResult, Conflict};
 
 pub struct StaffAccount {

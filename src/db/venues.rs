@@ -1,12 +1,12 @@
 //! Venues imported from layout files, and events created from them.
 
-use crate::domain::ids::{EventId, StaffId};
 use std::collections::BTreeMap;
 
 use time::OffsetDateTime;
 
 use super::events::{self, NewEvent};
 use super::{GenericClient, Pool};
+use crate::domain::ids::{EventId, StaffId};
 use crate::domain::layout::TierSpec;
 use crate::domain::venue::{self, VenueLayout};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};

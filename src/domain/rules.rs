@@ -1,10 +1,10 @@
 //! Input rules for holds and purchases, checked before anything touches
 //! the database so bad input gets a precise 4xx.
 
-use crate::domain::ids::SeatId;
 use email_address::EmailAddress;
 use time::OffsetDateTime;
 
+use crate::domain::ids::SeatId;
 use crate::domain::refusal::{Counted, TimeField};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, Invalid};

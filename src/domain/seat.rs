@@ -1,5 +1,6 @@
-use crate::domain::ids::SeatId;
 use serde::Serialize;
+
+use crate::domain::ids::SeatId;
 
 /// Seat ids in id order, each once: the order every claim locks seats in.
 /// Built where ids arrive (a request, a query's result), so nothing after

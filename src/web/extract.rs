@@ -2,7 +2,6 @@
 //! same documented JSON (or HTML) error as everything else, and the caller's
 //! identity from the session.
 
-use crate::domain::ids::{BuyerId, StaffId};
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
@@ -14,6 +13,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::ConnectInfo;
 
+use crate::domain::ids::{BuyerId, StaffId};
 use crate::error::{AppError, Missing};
 use crate::web::security::CsrfToken;
 use crate::web::state::AppState;

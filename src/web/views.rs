@@ -1,7 +1,6 @@
 //! View models: everything a template shows, computed here so templates
 //! hold no logic.
 
-use crate::domain::ids::{EventId, SeatId};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
@@ -9,6 +8,7 @@ use crate::db::events::{EventSummary, Tier};
 use crate::db::ga::GaAreaView;
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
+use crate::domain::ids::{EventId, SeatId};
 use crate::domain::layout::{Flag, SEAT_PITCH};
 use crate::domain::money::format_cents;
 use crate::domain::sale::SaleStatus;

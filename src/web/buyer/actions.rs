@@ -2,7 +2,6 @@
 //! general-admission tickets, release all, more time. Each action is
 //! parse, one `db` call, then one shared answer (`respond`).
 
-use crate::domain::ids::{EventId, SeatId};
 use askama::Template;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -14,6 +13,7 @@ use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::domain::ids::{EventId, SeatId};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};

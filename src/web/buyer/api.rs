@@ -1,7 +1,6 @@
 //! The JSON API. Its shapes are a contract (see README): change them only
 //! by adding fields.
 
-use crate::domain::ids::{EventId, HoldId, SeatId};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -16,6 +15,7 @@ use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::rules as input_rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Invalid, Missing};

@@ -1,12 +1,12 @@
 //! Buying a hold, and the order page after.
 
-use crate::domain::ids::{EventId, OrderId};
 use askama::Template;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use super::event::*;
 use crate::db;
+use crate::domain::ids::{EventId, OrderId};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult, Missing};

@@ -1,7 +1,6 @@
 //! The buyer's pages: the event list, the seat map with its hold panel,
 //! and the list view.
 
-use crate::domain::ids::{BuyerId, EventId};
 use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -9,6 +8,7 @@ use axum::response::{Html, IntoResponse, Response};
 use time::OffsetDateTime;
 
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::domain::ids::{BuyerId, EventId};
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::extract::{BuyerFields, IdPath, Notice, Viewer, take_notice};
 use crate::web::render::*;

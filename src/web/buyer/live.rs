@@ -4,7 +4,6 @@
 //! out-of-band seat buttons rendered for that viewer, and the hold panel
 //! when the viewer's own seats changed (say, the box office released them).
 
-use crate::domain::ids::{BuyerId, EventId, SeatId};
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::time::Duration;
@@ -24,6 +23,7 @@ use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
 use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
+use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, Limit, Missing};
 use crate::server::{Admission, Full};

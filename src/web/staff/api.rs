@@ -1,7 +1,6 @@
 //! The staff JSON API. Anonymous callers get 401; unknown holds, events or
 //! seats get 404.
 
-use crate::domain::ids::{EventId, HoldId, SeatId};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -10,6 +9,7 @@ use axum::routing::post;
 use serde::{Deserialize, Serialize};
 
 use crate::db;
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Invalid};
 use crate::web::extract::{ApiJson, IdPath, StaffUser};

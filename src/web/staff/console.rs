@@ -3,7 +3,6 @@
 //! CSRF-checked form post that redirects back to the console with a notice
 //! (works without JavaScript).
 
-use crate::domain::ids::{EventId, HoldId, SeatId};
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
@@ -15,6 +14,7 @@ use tower_sessions::Session;
 
 use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
 use crate::db::{self, GenericClient};
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
