@@ -1,12 +1,27 @@
-/// Formats a price for people: "€45" for whole euros, "€45.50" otherwise.
+/// Formats a price for people: "€45" for whole euros, "€45.50" otherwise,
+/// with thousands grouped ("€1,250").
 pub fn format_cents(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };
     let cents = cents.unsigned_abs();
+    let euros = group_thousands(cents / 100);
     if cents % 100 == 0 {
-        format!("{sign}€{}", cents / 100)
+        format!("{sign}€{euros}")
     } else {
-        format!("{sign}€{}.{:02}", cents / 100, cents % 100)
+        format!("{sign}€{euros}.{:02}", cents % 100)
     }
+}
+
+/// "20000" → "20,000".
+pub fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
 /// Reads a price as people type it ("45", "45.5", "€45.50") into cents;
@@ -28,7 +43,18 @@ pub fn parse_cents(text: &str) -> Option<i32> {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_cents, parse_cents};
+    use super::{format_cents, group_thousands, parse_cents};
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(1000), "1,000");
+        assert_eq!(group_thousands(20000), "20,000");
+        assert_eq!(group_thousands(1234567), "1,234,567");
+        assert_eq!(format_cents(125_050), "€1,250.50");
+        assert_eq!(format_cents(-100_000_00), "-€100,000");
+    }
 
     #[test]
     fn reads_prices_as_typed() {

@@ -10,7 +10,7 @@ use crate::db::holds::Hold;
 use crate::db::seats::Seat;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::layout::{Flag, SEAT_PITCH};
-use crate::domain::money::format_cents;
+use crate::domain::money::{format_cents, group_thousands};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatState;
 
@@ -57,8 +57,9 @@ pub struct EventHeader {
     pub name: String,
     pub venue: String,
     pub starts: String,
-    pub seats_available: i64,
-    pub seats_total: i64,
+    /// Counts for people: "1,037".
+    pub seats_available: String,
+    pub seats_total: String,
     /// "120 of 500 standing places left", when the event has GA areas.
     pub ga_left: Option<String>,
     /// "from €30": the lowest price of anything free now.
@@ -81,12 +82,13 @@ impl From<&EventSummary> for EventHeader {
             name: event.name.clone(),
             venue: event.venue.clone(),
             starts: display_time(event.starts_at),
-            seats_available: event.seats_available,
-            seats_total: event.seats_total,
+            seats_available: group_thousands(event.seats_available.max(0) as u64),
+            seats_total: group_thousands(event.seats_total.max(0) as u64),
             ga_left: (event.ga_total > 0).then(|| {
                 format!(
                     "{} of {} standing places left",
-                    event.ga_available, event.ga_total
+                    group_thousands(event.ga_available.max(0) as u64),
+                    group_thousands(event.ga_total.max(0) as u64)
                 )
             }),
             from_price: event

@@ -57,6 +57,18 @@ async fn the_event_list_and_seat_map_render_every_seat_as_a_labelled_button() {
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains(&format!("href=\"/events/{}\"", event.id)));
     assert!(html.contains("10 of 10 seats left"));
+    assert!(
+        html.contains(r#"<link rel="icon" href="/static/favicon.svg""#),
+        "the pages name a favicon"
+    );
+    let icon = visitor
+        .http
+        .get(format!("{}/static/favicon.svg", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(icon.status(), StatusCode::OK);
+    assert_eq!(icon.headers()["content-type"], "image/svg+xml");
 
     let (status, html) = page(&visitor, &format!("/events/{}", event.id)).await;
     assert_eq!(status, StatusCode::OK);
@@ -388,4 +400,16 @@ async fn the_event_list_shows_the_lowest_price_still_free() {
         html.contains("from €45"),
         "a lapsed hold's seats are free again: {html}"
     );
+}
+
+/// Counts and prices people read have their thousands grouped.
+#[tokio::test]
+async fn big_numbers_are_grouped_in_thousands() {
+    let app = spawn_app().await;
+    let event = app.create_event(40, 30).await;
+    let visitor = app.buyer();
+    let (_, list) = page(&visitor, "/").await;
+    assert!(list.contains("1,200 of 1,200 seats left"), "{list}");
+    let (_, map) = page(&visitor, &format!("/events/{}", event.id)).await;
+    assert!(map.contains("1,200 of 1,200 seats left"));
 }
