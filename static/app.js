@@ -50,12 +50,12 @@
     document.querySelectorAll("#notice .notice--success").forEach(function (n) { n.remove(); });
   }
 
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
-    const target = event.detail && event.detail.target;
-    if (target && target.id === "hold-panel" && !target.querySelector(".countdown")) {
-      clearStaleSuccess();
-    }
-  });
+  // However the panel was replaced (an action's answer, or the live feed
+  // after the box office released the hold), check it after each change.
+  new MutationObserver(function () {
+    const panel = document.getElementById("hold-panel");
+    if (panel && !panel.querySelector(".countdown")) { clearStaleSuccess(); }
+  }).observe(document.body, { childList: true, subtree: true });
 
   function tick() {
     document.querySelectorAll(".countdown[data-expires-at]").forEach(function (el) {

@@ -38,6 +38,7 @@ test('staff release a buyer\'s hold and the buyer\'s page says so, live', async 
   await waitLive(page);
   await seat(page, 'Orchestra', 'G', 10).click();
   await expect(seat(page, 'Orchestra', 'G', 10)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('#notice .notice--success')).toContainText('Holding');
   const eventPath = new URL(page.url()).pathname;
 
   const staffContext = await browser.newContext();
@@ -50,6 +51,8 @@ test('staff release a buyer\'s hold and the buyer\'s page says so, live', async 
 
   await expect(page.locator('#hold-panel')).toContainText('The box office released your hold');
   await expect(seat(page, 'Orchestra', 'G', 10)).toHaveAccessibleName(/available$/);
+  // The "Holding …" notice from the pick is no longer true, so it is gone.
+  await expect(page.locator('#notice .notice--success')).toHaveCount(0);
 });
 
 test('keyboard only: tab to the map, arrow to a seat, hold it, and buy', async ({ page }) => {
