@@ -4,10 +4,10 @@
 use super::GenericClient;
 use crate::error::{AppError, AppResult};
 
-pub use crate::domain::refusal::Limit as Refusal;
+use crate::error::Limit;
 
 /// One counter to bump: `key` may be hit `max` times per window (0 = no limit).
-pub struct Limit {
+pub struct Counter {
     pub key: String,
     pub max: u32,
 }
@@ -16,8 +16,8 @@ const WINDOW_START: &str =
     "to_timestamp(floor(extract(epoch FROM now())::float8 / $2::float8) * $2::float8)";
 
 /// The limits that are on (max > 0) and their keys; None if none is.
-fn active(limits: &[Limit]) -> Option<(Vec<&Limit>, Vec<&str>)> {
-    let active: Vec<&Limit> = limits.iter().filter(|l| l.max > 0).collect();
+fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {
+    let active: Vec<&Counter> = limits.iter().filter(|l| l.max > 0).collect();
     let keys = active.iter().map(|l| l.key.as_str()).collect();
     (!active.is_empty()).then_some((active, keys))
 }
@@ -27,8 +27,8 @@ fn active(limits: &[Limit]) -> Option<(Vec<&Limit>, Vec<&str>)> {
 pub async fn hit(
     client: &impl GenericClient,
     window_secs: i32,
-    limits: &[Limit],
-    refusal: Refusal,
+    limits: &[Counter],
+    refused_as: Limit,
 ) -> AppResult<()> {
     let Some((active, keys)) = active(limits) else {
         return Ok(());
@@ -45,7 +45,7 @@ pub async fn hit(
     let rows = client
         .query(&statement, &[&keys, &f64::from(window_secs)])
         .await?;
-    refuse_if_over(&active, &rows, refusal)
+    refuse_if_over(&active, &rows, refused_as)
 }
 
 /// Refuses if any limit is already at its maximum in the current
@@ -53,8 +53,8 @@ pub async fn hit(
 pub async fn check(
     client: &impl GenericClient,
     window_secs: i32,
-    limits: &[Limit],
-    refusal: Refusal,
+    limits: &[Counter],
+    refused_as: Limit,
 ) -> AppResult<()> {
     let Some((active, keys)) = active(limits) else {
         return Ok(());
@@ -70,13 +70,13 @@ pub async fn check(
     let rows = client
         .query(&statement, &[&keys, &f64::from(window_secs)])
         .await?;
-    refuse_if_over(&active, &rows, refusal)
+    refuse_if_over(&active, &rows, refused_as)
 }
 
 fn refuse_if_over(
-    active: &[&Limit],
+    active: &[&Counter],
     rows: &[tokio_postgres::Row],
-    refusal: Refusal,
+    refused_as: Limit,
 ) -> AppResult<()> {
     for row in rows {
         let key: &str = row.get("key");
@@ -85,7 +85,7 @@ fn refuse_if_over(
         if let Some(limit) = active.iter().find(|l| l.key == key) {
             if hits as i64 > i64::from(limit.max) {
                 return Err(AppError::TooManyRequests {
-                    limit: refusal,
+                    limit: refused_as,
                     retry_after_secs: retry.max(1) as u64,
                 });
             }

@@ -53,7 +53,7 @@ mod tests {
         assert_eq!(group_thousands(20000), "20,000");
         assert_eq!(group_thousands(1234567), "1,234,567");
         assert_eq!(format_cents(125_050), "€1,250.50");
-        assert_eq!(format_cents(-100_000_00), "-€100,000");
+        assert_eq!(format_cents(-10_000_000), "-€100,000");
     }
 
     #[test]

@@ -8,7 +8,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::domain::refusal::{Counted, Filters, TimeField};
-use crate::domain::sale::{SaleStatus, display_time};
 use crate::domain::text::quoted;
 use crate::error::{AppError, Conflict, ErrorCode, Invalid, Limit, Missing};
 
@@ -190,7 +189,7 @@ fn conflict_text(conflict: &Conflict) -> String {
             _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
         },
         Conflict::NotSelling { status, on_sale_at } => {
-            sale_notice(*status, *on_sale_at).unwrap_or_default()
+            crate::web::views::sale_notice(*status, *on_sale_at).unwrap_or_default()
         }
     }
 }
@@ -206,22 +205,6 @@ fn limit_text(limit: Limit) -> String {
         Limit::LiveStreams => {
             "Too many live maps are open from your network. Close some and reload.".into()
         }
-    }
-}
-
-/// For people: None while on sale, else why nothing can be bought.
-pub fn sale_notice(status: SaleStatus, on_sale_at: Option<time::OffsetDateTime>) -> Option<String> {
-    match status {
-        SaleStatus::OnSale => None,
-        SaleStatus::NotYet => Some(match on_sale_at {
-            Some(at) => format!("On sale at {}.", display_time(at)),
-            None => "Not on sale yet.".into(),
-        }),
-        SaleStatus::Closed => Some("Sales for this event have closed.".into()),
-        SaleStatus::Started => Some("This event has started; tickets are no longer sold.".into()),
-        SaleStatus::Cancelled => Some(
-            "This event is cancelled. Orders already placed are kept and will be refunded.".into(),
-        ),
     }
 }
 
@@ -358,7 +341,7 @@ mod tests {
     fn refusals_become_notices_and_failures_error_pages() {
         let at = time::macros::datetime!(2026-12-01 10:00 UTC);
         let not_yet = AppError::Conflict(Conflict::NotSelling {
-            status: SaleStatus::NotYet,
+            status: crate::domain::sale::SaleStatus::NotYet,
             on_sale_at: Some(at),
         });
         assert_eq!(

@@ -238,23 +238,24 @@ pub async fn admit_hold_request(
     buyer: &Buyer,
     ip: ClientIp,
 ) -> Result<crate::db::holds::Holder, AppError> {
-    use crate::db::rate_limits::{Limit, Refusal, hit};
+    use crate::db::rate_limits::{Counter, hit};
+    use crate::error::Limit;
     let limits = &state.config.limits;
     let client = state.pool.get().await?;
     hit(
         &client,
         60,
         &[
-            Limit {
+            Counter {
                 key: format!("hold:buyer:{}", buyer.id),
                 max: limits.hold_requests_per_session,
             },
-            Limit {
+            Counter {
                 key: format!("hold:ip:{}", ip.0),
                 max: limits.hold_requests_per_ip,
             },
         ],
-        Refusal::HoldRequests,
+        Limit::HoldRequests,
     )
     .await?;
     Ok(crate::db::holds::Holder {

@@ -96,7 +96,7 @@ impl From<&EventSummary> for EventHeader {
                 .map(|cents| format!("from {}", format_cents(i64::from(cents)))),
             sold_out: event.seats_available + event.ga_available == 0,
             on_sale: event.sale == SaleStatus::OnSale,
-            sale_notice: crate::web::error::sale_notice(event.sale, event.on_sale_at),
+            sale_notice: sale_notice(event.sale, event.on_sale_at),
             sale_label: match event.sale {
                 SaleStatus::OnSale => "On sale",
                 SaleStatus::NotYet => "Not on sale yet",
@@ -594,6 +594,22 @@ pub fn describe(places: &[Place<'_>], together: bool) -> String {
         }
     } else {
         format!("{count} {noun}: {}", parts.join("; "))
+    }
+}
+
+/// For people: None while on sale, else why nothing can be bought.
+pub fn sale_notice(status: SaleStatus, on_sale_at: Option<time::OffsetDateTime>) -> Option<String> {
+    match status {
+        SaleStatus::OnSale => None,
+        SaleStatus::NotYet => Some(match on_sale_at {
+            Some(at) => format!("On sale at {}.", display_time(at)),
+            None => "Not on sale yet.".into(),
+        }),
+        SaleStatus::Closed => Some("Sales for this event have closed.".into()),
+        SaleStatus::Started => Some("This event has started; tickets are no longer sold.".into()),
+        SaleStatus::Cancelled => Some(
+            "This event is cancelled. Orders already placed are kept and will be refunded.".into(),
+        ),
     }
 }
 

@@ -402,14 +402,8 @@ async fn closing_sales_on_an_arena_releases_hundreds_of_seats_to_every_open_page
         .collect();
     for page in &mut pages {
         let mut seen = String::new();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while let Some(missing) = released.iter().find(|seat| !seen.contains(seat.as_str())) {
-            let chunk = tokio::time::timeout_at(deadline, page.chunk())
-                .await
-                .unwrap_or_else(|_| panic!("a page never got {missing}"))
-                .unwrap()
-                .expect("stream ended");
-            seen.push_str(&String::from_utf8_lossy(&chunk));
+        for seat in &released {
+            crate::support::read_stream_until(page, &mut seen, seat).await;
         }
     }
     let (feed_after, pages_after) = app.state.live.catch_up_reads();

@@ -9,21 +9,8 @@ use seatmap::pg_cluster::{Durability, PgCluster};
 use tokio::io::AsyncBufReadExt;
 
 use crate::support::{
-    Api, PATIENCE, create_event_on, scratch_dir, serve_instance, short, spawn_app,
+    Api, PATIENCE, create_event_on, read_stream_until, scratch_dir, serve_instance, spawn_app,
 };
-
-/// Reads an open live stream until `needle` has arrived.
-async fn read_until(stream: &mut reqwest::Response, seen: &mut String, needle: &str) {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while !seen.contains(needle) {
-        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
-            .await
-            .unwrap_or_else(|_| panic!("no {needle:?} within {PATIENCE:?}; got:\n{}", short(seen)))
-            .expect("reading the stream")
-            .expect("the stream ended");
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
-}
 
 async fn open_live(client: &Api, event_id: i64) -> reqwest::Response {
     let stream = client
@@ -199,7 +186,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
     let mut seen = String::new();
     let buyer = Api::new(&base);
     assert_eq!(buyer.hold(event.id, &[s[0]]).await.0, StatusCode::CREATED);
-    read_until(&mut stream, &mut seen, &format!("id=\"seat-{}\"", s[0])).await;
+    read_stream_until(&mut stream, &mut seen, &format!("id=\"seat-{}\"", s[0])).await;
     // Several idle connections in the pool, all about to die.
     let warm = futures_util::future::join_all((0..4).map(|_| viewer.get(&seats_path))).await;
     assert!(warm.iter().all(|(status, _)| *status == StatusCode::OK));
@@ -256,7 +243,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
         StatusCode::OK,
         "the first request after the restart: {body}"
     );
-    read_until(
+    read_stream_until(
         &mut stream,
         &mut seen,
         &format!("id=\"seat-{}\" class=\"seat seat--blocked", s[3]),
@@ -303,7 +290,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
             break;
         }
     }
-    read_until(&mut stream, &mut seen, &format!("id=\"seat-{}\"", s[5])).await;
+    read_stream_until(&mut stream, &mut seen, &format!("id=\"seat-{}\"", s[5])).await;
 
     drop(stream);
     pool.close();

@@ -347,16 +347,7 @@ async fn responses_are_compressed_when_accepted_except_live_streams() {
         StatusCode::CREATED
     );
     let wanted = format!("id=\"seat-{seat}\"");
-    let mut seen = String::new();
-    let deadline = tokio::time::Instant::now() + crate::support::PATIENCE;
-    while !seen.contains(&wanted) {
-        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
-            .await
-            .expect("the update never arrived uncompressed")
-            .unwrap()
-            .expect("stream ended");
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    crate::support::read_stream_until(&mut stream, &mut String::new(), &wanted).await;
 }
 
 /// The events list says what the cheapest free place costs, and it moves

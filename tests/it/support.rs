@@ -529,6 +529,20 @@ impl TestApp {
 /// before it fails: generous, since every test runs in parallel.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
+/// Reads an open live stream into `seen` until `needle` has arrived,
+/// failing after [`PATIENCE`] with what did.
+pub async fn read_stream_until(stream: &mut reqwest::Response, seen: &mut String, needle: &str) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !seen.contains(needle) {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no {needle:?} within {PATIENCE:?}; got:\n{}", short(seen)))
+            .expect("reading the stream")
+            .expect("the stream ended");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
 /// A backend of the app caught waiting on a lock.
 pub struct LockWaiter {
     /// When its transaction began: what `now()` is inside it.

@@ -225,8 +225,7 @@ pub(crate) async fn seat_action(
             release: Some(seat_id),
             ..
         } => {
-            let client = state.pool.get().await?;
-            let outcome = match live_hold(&client, event_id, Some(buyer.id)).await? {
+            let outcome = match buyers_live_hold(&state, event_id, buyer.id).await? {
                 None => SeatOutcome::NotInHold,
                 Some(hold) => {
                     match db::holds::release_seat(&state.pool, hold.id, seat_id, buyer.id).await {
@@ -341,9 +340,7 @@ pub(crate) async fn release_all(
     buyer: Buyer,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
-    let client = state.pool.get().await?;
-    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
-    drop(client);
+    let hold = buyers_live_hold(&state, event_id, buyer.id).await?;
     let (released, notice) = match hold {
         Some(hold) => {
             let released = db::holds::release_hold(&state.pool, hold.id, buyer.id).await?;
@@ -447,11 +444,9 @@ pub(crate) async fn release_ga(
     buyer: &Buyer,
     area_id: i64,
 ) -> AppResult<String> {
-    let client = state.pool.get().await?;
-    let hold = live_hold(&client, event_id, Some(buyer.id))
+    let hold = buyers_live_hold(state, event_id, buyer.id)
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
-    drop(client);
     let released = db::holds::release_ga(&state.pool, hold.id, area_id, buyer.id).await?;
     Ok(format!(
         "Released {released} general-admission ticket(s); they are back on sale."
@@ -465,9 +460,7 @@ pub(crate) async fn extend_hold(
     buyer: Buyer,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
-    let client = state.pool.get().await?;
-    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
-    drop(client);
+    let hold = buyers_live_hold(&state, event_id, buyer.id).await?;
     let outcome = match hold {
         Some(hold) => {
             db::holds::extend(&state.pool, hold.id, buyer.id, state.config.hold_extension)

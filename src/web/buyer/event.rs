@@ -208,6 +208,17 @@ pub(crate) async fn live_hold(
     }
 }
 
+/// The buyer's live hold, on a connection of its own that is given back
+/// before the action's own transaction takes one.
+pub(crate) async fn buyers_live_hold(
+    state: &AppState,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<Hold>> {
+    let client = state.pool.get().await?;
+    live_hold(&client, event_id, Some(buyer_id)).await
+}
+
 #[derive(Template)]
 #[template(path = "events/list.html")]
 pub(crate) struct ListPage {

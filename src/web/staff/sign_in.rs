@@ -13,9 +13,9 @@ use serde::Deserialize;
 use tower_sessions::Session;
 
 use crate::db;
-use crate::db::rate_limits::{Limit, Refusal};
+use crate::db::rate_limits::Counter;
 use crate::domain::password;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, Limit};
 use crate::web::error::message;
 use crate::web::extract::{ClientIp, QueryInput, sign_in, sign_out};
 use crate::web::render::render;
@@ -93,13 +93,13 @@ const MAX_PASSWORD_BYTES: usize = 1024;
 
 /// The per-address limit always; the per-account one only for a name an
 /// account could have (any other name would be an unbounded key).
-fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Limit> {
-    let mut limits = vec![Limit {
+fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Counter> {
+    let mut limits = vec![Counter {
         key: format!("login:ip:{ip}"),
         max: state.config.limits.login_failures_per_ip,
     }];
     if let Some(name) = account {
-        limits.push(Limit {
+        limits.push(Counter {
             key: format!("login:account:{}", name.to_lowercase()),
             max: state.config.limits.login_failures_per_account,
         });
@@ -107,7 +107,7 @@ fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Limi
     limits
 }
 
-const TOO_MANY_LOGINS: Refusal = Refusal::SignIns;
+const TOO_MANY_LOGINS: Limit = Limit::SignIns;
 
 /// At most this many password checks run at once, off the async runtime:
 /// a burst of sign-ins queues here instead of taking every core.
