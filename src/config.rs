@@ -24,6 +24,12 @@ pub struct Config {
     pub trust_forwarded_for: bool,
     pub server: ServerLimits,
     pub live: LiveLimits,
+    /// Events with more seats than this open on an overview of section
+    /// shapes; smaller ones show every seat at once.
+    pub overview_above_seats: u32,
+    /// Origins allowed to show the buyer pages in a frame (CSP
+    /// frame-ancestors); empty: none.
+    pub frame_ancestors: Vec<String>,
 }
 
 /// What one client can hold open. The connection counts are this
@@ -150,6 +156,35 @@ impl fmt::Debug for Secret {
 pub const DEFAULT_HOLD_TTL_SECS: u64 = 480;
 pub const DEFAULT_MAX_SEATS_PER_HOLD: u32 = 10;
 pub const DEFAULT_HOLD_EXTEND_SECS: u64 = 240;
+pub const DEFAULT_OVERVIEW_ABOVE_SEATS: u32 = 2_000;
+
+/// Space-separated origins, each `https://host[:port]` (or `http://` for
+/// local testing); anything else is refused at start-up, since it ends up
+/// in a security header.
+fn frame_ancestors(value: Option<&str>) -> anyhow::Result<Vec<String>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    value
+        .split_whitespace()
+        .map(|origin| {
+            let rest = origin
+                .strip_prefix("https://")
+                .or_else(|| origin.strip_prefix("http://"))
+                .with_context(|| {
+                    format!("SEATMAP_FRAME_ANCESTORS: {origin:?} is not an http(s) origin")
+                })?;
+            anyhow::ensure!(
+                !rest.is_empty()
+                    && rest
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '*')),
+                "SEATMAP_FRAME_ANCESTORS: {origin:?} is not an origin (scheme://host[:port], nothing after)"
+            );
+            Ok(origin.to_string())
+        })
+        .collect()
+}
 
 impl Config {
     pub fn from_env() -> anyhow::Result<Config> {
@@ -232,6 +267,13 @@ impl Config {
                 max_streams: parse_in(&get, "LIVE_STREAMS_MAX", live.max_streams, 1..=1_000_000)?,
                 max_streams_per_ip: parse(&get, "LIVE_STREAMS_PER_IP", live.max_streams_per_ip)?,
             },
+            overview_above_seats: parse_in(
+                &get,
+                "SEATMAP_OVERVIEW_ABOVE_SEATS",
+                DEFAULT_OVERVIEW_ABOVE_SEATS,
+                0..=1_000_000,
+            )?,
+            frame_ancestors: frame_ancestors(get("SEATMAP_FRAME_ANCESTORS").as_deref())?,
         };
         Ok(config)
     }
@@ -257,6 +299,8 @@ impl Config {
                 max_streams_per_ip: 0,
                 ..LiveLimits::default()
             },
+            overview_above_seats: DEFAULT_OVERVIEW_ABOVE_SEATS,
+            frame_ancestors: Vec::new(),
         }
     }
 }
@@ -357,10 +401,27 @@ mod tests {
             ("HOLD_TTL_SECS", "soon"),
             ("MAX_SEATS_PER_HOLD", "-1"),
             ("SEATMAP_ADDR", "nowhere"),
+            ("SEATMAP_FRAME_ANCESTORS", "https://ok.example javascript:alert(1)"),
+            ("SEATMAP_FRAME_ANCESTORS", "https://a.example/path"),
+            ("SEATMAP_FRAME_ANCESTORS", "https://a.example;script-src"),
         ] {
             let err = config_from(&[(name, value)]).unwrap_err().to_string();
             assert!(err.contains(name), "{err}");
         }
+    }
+
+    #[test]
+    fn frame_ancestors_are_origins() {
+        let config = config_from(&[(
+            "SEATMAP_FRAME_ANCESTORS",
+            " https://tickets.example.org  http://localhost:8080 ",
+        )])
+        .unwrap();
+        assert_eq!(
+            config.frame_ancestors,
+            ["https://tickets.example.org", "http://localhost:8080"]
+        );
+        assert!(config_from(&[]).unwrap().frame_ancestors.is_empty());
     }
 
     #[test]

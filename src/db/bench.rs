@@ -101,6 +101,7 @@ async fn event_on_sale(
                 .iter()
                 .map(|t| (t.code.clone(), price_cents))
                 .collect(),
+            currency: "EUR".into(),
         },
     )
     .await

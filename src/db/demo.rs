@@ -6,23 +6,24 @@ use time::OffsetDateTime;
 use super::Pool;
 use super::events::{self, NewEvent};
 use crate::domain::ids::EventId;
-use crate::domain::layout::{EventSpec, demo_event, grid_seats};
-use crate::error::AppResult;
+use crate::domain::layout::{EventSpec, demo_event};
+use crate::error::{AppError, AppResult};
 
 /// Creates the event with all its seats in one transaction. If the spec has
 /// a slug that already exists, returns that event instead (idempotent).
 pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
+    let layout = spec.layout().map_err(|errors| {
+        AppError::Internal(anyhow::anyhow!("the event {:?} has a bad layout: {errors:?}", spec.name))
+    })?;
     let new_event = NewEvent {
         slug: spec.slug.clone(),
         name: spec.name.clone(),
-        venue_name: spec.venue.clone(),
         venue_id: None,
         starts_at: spec.starts_at,
         on_sale_at: None,
+        currency: spec.currency.clone(),
         tiers: spec.tiers.clone(),
-        sections: spec.sections.iter().map(|s| s.name.clone()).collect(),
-        seats: grid_seats(spec),
-        ga_areas: Vec::new(),
+        layout,
     };
     events::create(pool, &new_event).await
 }

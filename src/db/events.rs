@@ -4,9 +4,10 @@ use tokio_postgres::Row;
 
 use super::{GenericClient, Pool};
 use crate::domain::ids::EventId;
-use crate::domain::layout::{SeatSpec, TierSpec};
+use crate::domain::geometry::{self, Point};
+use crate::domain::layout::TierSpec;
 use crate::domain::sale::SaleStatus;
-use crate::domain::venue::GaArea;
+use crate::domain::venue::VenueLayout;
 use crate::error::{AppError, AppResult, Missing};
 
 #[derive(Debug, Clone, Serialize)]
@@ -229,14 +230,15 @@ pub struct NewEvent {
     /// A stable handle for idempotent seeding; `None` for ordinary events.
     pub slug: Option<String>,
     pub name: String,
-    pub venue_name: String,
     pub venue_id: Option<i64>,
     pub starts_at: OffsetDateTime,
     pub on_sale_at: Option<OffsetDateTime>,
+    /// ISO 4217, checked (`money::Currency`).
+    pub currency: String,
+    /// Prices for the layout's tiers.
     pub tiers: Vec<TierSpec>,
-    pub sections: Vec<String>,
-    pub seats: Vec<SeatSpec>,
-    pub ga_areas: Vec<GaArea>,
+    /// Where everything is: sections, seats, areas, stage, time zone.
+    pub layout: VenueLayout,
 }
 
 /// Creates the event with all its seats and areas in one transaction. If
@@ -246,16 +248,20 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     let tx = client.transaction().await?;
     let inserted = tx
         .query_opt(
-            "INSERT INTO events (slug, name, venue, venue_id, starts_at, on_sale_at)
-             VALUES ($1, $2, $3, $4, $5, $6)
+            "INSERT INTO events (slug, name, venue, venue_id, starts_at, on_sale_at,
+                                 currency, time_zone, stage)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              ON CONFLICT (slug) DO NOTHING RETURNING id",
             &[
                 &event.slug,
                 &event.name,
-                &event.venue_name,
+                &event.layout.name,
                 &event.venue_id,
                 &event.starts_at,
                 &event.on_sale_at,
+                &event.currency,
+                &event.layout.time_zone,
+                &outline_column(&event.layout.stage),
             ],
         )
         .await?;
@@ -292,12 +298,19 @@ async fn insert_layout(
         )
         .await?;
     }
-    let mut section_ids = Vec::with_capacity(spec.sections.len());
-    for (order, section) in spec.sections.iter().enumerate() {
+    let layout = &spec.layout;
+    let mut section_ids = Vec::with_capacity(layout.sections.len());
+    for (order, section) in layout.sections.iter().enumerate() {
         let row = tx
             .query_one(
-                "INSERT INTO sections (event_id, name, sort_order) VALUES ($1, $2, $3) RETURNING id",
-                &[&event_id, section, &(order as i32)],
+                "INSERT INTO sections (event_id, name, sort_order, outline)
+                 VALUES ($1, $2, $3, $4) RETURNING id",
+                &[
+                    &event_id,
+                    &section.name,
+                    &(order as i32),
+                    &outline_column(&section.venue_outline()),
+                ],
             )
             .await?;
         section_ids.push(row.get::<_, i64>(0));
@@ -305,7 +318,7 @@ async fn insert_layout(
 
     // One statement for all seats: arrays in, unnest out. Ids follow layout
     // order (ORDER BY ordinality), so "claim in id order" is also left to right.
-    let seats = &spec.seats;
+    let seats = &layout.seat_specs();
     let section_col: Vec<i64> = seats.iter().map(|s| section_ids[s.section_index]).collect();
     let tier_col: Vec<&str> = seats.iter().map(|s| s.tier.as_str()).collect();
     let row_col: Vec<&str> = seats.iter().map(|s| s.row_label.as_str()).collect();
@@ -361,17 +374,22 @@ async fn insert_layout(
         )
         .into());
     }
-    for (order, area) in spec.ga_areas.iter().enumerate() {
+    for (order, area) in layout.ga_areas.iter().enumerate() {
+        let outline = area
+            .outline
+            .as_ref()
+            .map(|o| geometry::flatten(&geometry::from_pairs(o)));
         let inserted = tx
             .execute(
-                "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order)
-                 SELECT $1, $2, t.id, $4, $5 FROM price_tiers t WHERE t.event_id = $1 AND t.code = $3",
+                "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order, outline)
+                 SELECT $1, $2, t.id, $4, $5, $6 FROM price_tiers t WHERE t.event_id = $1 AND t.code = $3",
                 &[
                     &event_id,
                     &area.name,
                     &area.tier,
                     &(area.capacity as i32),
                     &(order as i32),
+                    &outline,
                 ],
             )
             .await?;
@@ -382,6 +400,11 @@ async fn insert_layout(
         }
     }
     Ok(())
+}
+
+/// A polygon as its column stores it; none for fewer than three points.
+fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
+    (points.len() >= 3).then(|| geometry::flatten(points))
 }
 
 pub async fn tiers(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<Tier>> {

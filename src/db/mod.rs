@@ -15,6 +15,7 @@ pub mod ga;
 pub mod holds;
 pub mod invariants;
 pub mod live;
+pub mod map;
 pub mod orders;
 pub mod rate_limits;
 pub mod seats;

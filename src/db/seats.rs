@@ -172,6 +172,24 @@ pub async fn for_event(
     Ok(rows.iter().map(seat_from_row).collect())
 }
 
+/// One section's seats in layout order, as `viewer_hold`'s owner sees them.
+pub async fn for_section(
+    client: &impl GenericClient,
+    event_id: EventId,
+    viewer_hold: Option<HoldId>,
+    section_id: i64,
+) -> AppResult<Vec<Seat>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "{SEAT_SELECT} WHERE s.event_id = $1 AND s.section_id = $3 {LAYOUT_ORDER}"
+        ))
+        .await?;
+    let rows = client
+        .query(&statement, &[&event_id, &viewer_hold, &section_id])
+        .await?;
+    Ok(rows.iter().map(seat_from_row).collect())
+}
+
 /// The given seats of the event (unknown ids are left out), in layout order.
 pub async fn by_ids(
     client: &impl GenericClient,

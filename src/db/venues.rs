@@ -90,8 +90,10 @@ pub struct EventPlan {
     pub starts_at: OffsetDateTime,
     /// None: on sale as soon as it is created.
     pub on_sale_at: Option<OffsetDateTime>,
-    /// Price in cents for each of the venue's tier codes.
+    /// Price in minor units of `currency` for each of the venue's tier codes.
     pub prices: BTreeMap<String, i32>,
+    /// ISO 4217.
+    pub currency: String,
 }
 
 /// Creates the event, its tiers, sections, every seat and GA area from the
@@ -127,14 +129,12 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<EventId> {
     let new_event = NewEvent {
         slug: None,
         name: plan.name.clone(),
-        venue_name: layout.name.clone(),
         venue_id: Some(plan.venue_id),
         starts_at: plan.starts_at,
         on_sale_at: plan.on_sale_at,
+        currency: plan.currency.clone(),
         tiers,
-        sections: layout.sections.iter().map(|s| s.name.clone()).collect(),
-        seats: layout.seat_specs(),
-        ga_areas: layout.ga_areas.clone(),
+        layout,
     };
     events::create(pool, &new_event).await
 }

@@ -1,7 +1,9 @@
-//! Turning a grid description (sections of rows of N seats) into seats with
-//! coordinates and a best-available rank.
+//! Events described in code as sections of rows of N seats (the demo, and
+//! the tests' events), and the flat seat records every event is stored as.
 
 use time::OffsetDateTime;
+
+use crate::domain::venue::{self, LayoutError, VenueLayout};
 
 /// Distance between seat centres, in the map's pixel units.
 pub const SEAT_PITCH: f32 = 30.0;
@@ -46,11 +48,13 @@ impl Flag {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SectionSpec {
     pub name: String,
     /// Front row first.
     pub rows: Vec<RowSpec>,
+    /// Bends the rows around a point this far in front of the front row.
+    pub curve: Option<f32>,
 }
 
 #[derive(Debug, Clone)]
@@ -60,10 +64,15 @@ pub struct EventSpec {
     pub name: String,
     pub venue: String,
     pub starts_at: OffsetDateTime,
+    /// ISO 4217 code of the prices.
+    pub currency: String,
+    /// IANA zone of the venue.
+    pub time_zone: String,
     pub tiers: Vec<TierSpec>,
     pub sections: Vec<SectionSpec>,
 }
 
+/// A seat as an event stores it: its centre in venue coordinates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeatSpec {
     pub section_index: usize,
@@ -78,38 +87,12 @@ pub struct SeatSpec {
     pub flags: Vec<Flag>,
 }
 
-/// Seats row by row, each row centred on the section's widest row. Rank:
-/// earlier sections first, then front rows, then closeness to the row's
-/// centre (lower is better).
-pub fn grid_seats(spec: &EventSpec) -> Vec<SeatSpec> {
-    let mut seats = Vec::new();
-    for (section_index, section) in spec.sections.iter().enumerate() {
-        let widest = section.rows.iter().map(|r| r.seats).max().unwrap_or(0);
-        for (row_index, row) in section.rows.iter().enumerate() {
-            let indent = (widest - row.seats) as f32 / 2.0;
-            for position in 0..row.seats {
-                let off_centre = (2 * position as i32 - (row.seats as i32 - 1)).abs();
-                seats.push(SeatSpec {
-                    section_index,
-                    tier: row.tier.clone(),
-                    row_label: row.label.clone(),
-                    seat_label: (position + 1).to_string(),
-                    row_index: row_index as i32,
-                    position: position as i32,
-                    x: (indent + position as f32) * SEAT_PITCH,
-                    y: row_index as f32 * SEAT_PITCH,
-                    rank: section_index as i32 * 1_000_000 + row_index as i32 * 1_000 + off_centre,
-                    flags: row
-                        .flags
-                        .iter()
-                        .filter(|(p, _)| *p == position)
-                        .map(|(_, f)| *f)
-                        .collect(),
-                });
-            }
-        }
+impl EventSpec {
+    /// The venue this spec describes, placed as a layout file without
+    /// positions would be: sections stacked, a stage in front.
+    pub fn layout(&self) -> Result<VenueLayout, Vec<LayoutError>> {
+        venue::from_grid(self)
     }
-    seats
 }
 
 /// Row labels A, B, … Z, AA, AB, …
@@ -158,6 +141,8 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
         name: "Seatmap Philharmonic: Demo Night".into(),
         venue: "Demo Hall".into(),
         starts_at,
+        currency: "EUR".into(),
+        time_zone: "Europe/Paris".into(),
         tiers: vec![
             TierSpec {
                 code: "premium".into(),
@@ -179,16 +164,19 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
             SectionSpec {
                 name: "Orchestra".into(),
                 rows: orchestra,
+                curve: Some(1_400.0),
             },
             SectionSpec {
                 name: "Mezzanine".into(),
                 rows: rows(10, &|i| 22 + 2 * (i as u32 % 2), &|i| {
                     if i < 4 { "premium" } else { "standard" }
                 }),
+                curve: Some(1_400.0),
             },
             SectionSpec {
                 name: "Balcony".into(),
                 rows: balcony,
+                curve: Some(1_400.0),
             },
         ],
     }
@@ -209,7 +197,7 @@ mod tests {
     #[test]
     fn demo_meets_the_documented_minimums() {
         let spec = demo_event(OffsetDateTime::UNIX_EPOCH);
-        let seats = grid_seats(&spec);
+        let seats = spec.layout().unwrap().seat_specs();
         assert!(seats.len() >= 1_000, "{} seats", seats.len());
         assert!(spec.sections.len() >= 3);
         assert!(spec.tiers.len() >= 2);
@@ -224,7 +212,13 @@ mod tests {
             name: "t".into(),
             venue: "v".into(),
             starts_at: OffsetDateTime::UNIX_EPOCH,
-            tiers: vec![],
+            currency: "EUR".into(),
+            time_zone: "UTC".into(),
+            tiers: vec![TierSpec {
+                code: "t".into(),
+                name: "T".into(),
+                price_cents: 100,
+            }],
             sections: vec![SectionSpec {
                 name: "S".into(),
                 rows: vec![
@@ -241,17 +235,18 @@ mod tests {
                         ..Default::default()
                     },
                 ],
+                curve: None,
             }],
         };
-        let seats = grid_seats(&spec);
+        let seats = spec.layout().unwrap().seat_specs();
         let best = seats.iter().min_by_key(|s| s.rank).unwrap();
         assert_eq!(
             (best.row_label.as_str(), best.seat_label.as_str()),
             ("A", "2")
         );
-        // Row A (3 seats) is indented by one pitch under row B (5 seats).
-        assert_eq!(seats[0].x, SEAT_PITCH);
-        assert_eq!(seats[3].x, 0.0);
+        // Row A (3 seats) is centred over row B (5 seats).
+        assert_eq!(seats[0].x, seats[4].x);
+        assert_eq!(seats[1].x, seats[5].x);
         // Every front-row seat beats every second-row seat.
         let worst_a = seats
             .iter()

@@ -1,6 +1,7 @@
 //! Pure types and rules: no I/O, unit-tested here.
 
 pub mod best_available;
+pub mod geometry;
 pub mod ids;
 pub mod layout;
 pub mod money;

@@ -12,6 +12,8 @@ pub enum Missing {
     Event,
     Hold,
     Venue,
+    /// A section of the event's map.
+    Section,
     Order,
     Page,
     File,

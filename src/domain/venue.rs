@@ -8,13 +8,19 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Deserialize;
 
-use crate::domain::layout::{Flag, SEAT_PITCH, SeatSpec};
+use crate::domain::geometry::{self, Bounds, Placement, Point};
+use crate::domain::layout::{EventSpec, Flag, SEAT_PITCH, SeatSpec};
 use crate::domain::text::{self, MAX_CODE_CHARS, MAX_LABEL_CHARS, MAX_NAME_CHARS};
 
-/// A layout that passed validation.
+/// A layout that passed validation, every place in it resolved: sections
+/// have a placement and an outline, and the venue has a stage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VenueLayout {
     pub name: String,
+    /// The IANA time zone every time a buyer sees is shown in.
+    pub time_zone: String,
+    /// The stage's outline, in venue coordinates.
+    pub stage: Vec<Point>,
     pub tiers: Vec<TierDef>,
     pub sections: Vec<SectionLayout>,
     pub ga_areas: Vec<GaArea>,
@@ -30,9 +36,22 @@ pub struct TierDef {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionLayout {
     pub name: String,
+    /// Where the section's own coordinates (its seats', its outline's) sit
+    /// in the venue.
+    pub placement: Placement,
+    /// In the section's own coordinates.
+    pub outline: Vec<Point>,
     pub seats: Vec<SeatLayout>,
 }
 
+impl SectionLayout {
+    /// The outline in venue coordinates.
+    pub fn venue_outline(&self) -> Vec<Point> {
+        self.outline.iter().map(|p| self.placement.apply(*p)).collect()
+    }
+}
+
+/// A seat; `x` and `y` are its centre in its section's own coordinates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeatLayout {
     pub row: String,
@@ -52,6 +71,9 @@ pub struct GaArea {
     pub name: String,
     pub tier: String,
     pub capacity: u32,
+    /// Where the area is drawn on the map, in venue coordinates.
+    #[serde(default)]
+    pub outline: Option<Vec<[f32; 2]>>,
 }
 
 impl VenueLayout {
@@ -70,17 +92,20 @@ impl VenueLayout {
             .iter()
             .enumerate()
             .flat_map(|(section_index, section)| {
-                section.seats.iter().map(move |seat| SeatSpec {
-                    section_index,
-                    tier: seat.tier.clone(),
-                    row_label: seat.row.clone(),
-                    seat_label: seat.label.clone(),
-                    row_index: seat.row_index,
-                    position: seat.position,
-                    x: seat.x,
-                    y: seat.y,
-                    rank: seat.rank,
-                    flags: seat.flags.clone(),
+                section.seats.iter().map(move |seat| {
+                    let at = section.placement.apply(Point::new(seat.x, seat.y));
+                    SeatSpec {
+                        section_index,
+                        tier: seat.tier.clone(),
+                        row_label: seat.row.clone(),
+                        seat_label: seat.label.clone(),
+                        row_index: seat.row_index,
+                        position: seat.position,
+                        x: at.x,
+                        y: at.y,
+                        rank: seat.rank,
+                        flags: seat.flags.clone(),
+                    }
                 })
             })
             .collect()
@@ -122,14 +147,33 @@ impl VenueLayout {
                         serde_json::json!({ "label": label, "seats": seats })
                     })
                     .collect();
-                serde_json::json!({ "name": section.name, "rows": rows })
+                serde_json::json!({
+                    "name": section.name,
+                    "position": {"x": section.placement.origin.x, "y": section.placement.origin.y},
+                    "rotation": section.placement.rotation,
+                    "outline": geometry::to_pairs(&section.outline),
+                    "rows": rows,
+                })
+            })
+            .collect();
+        let ga_areas: Vec<serde_json::Value> = self
+            .ga_areas
+            .iter()
+            .map(|a| {
+                let mut area = serde_json::json!({"name": a.name, "tier": a.tier, "capacity": a.capacity});
+                if let Some(outline) = &a.outline {
+                    area["outline"] = serde_json::json!(outline);
+                }
+                area
             })
             .collect();
         serde_json::json!({
             "name": self.name,
+            "time_zone": self.time_zone,
+            "stage": {"outline": geometry::to_pairs(&self.stage)},
             "tiers": self.tiers.iter().map(|t| serde_json::json!({"code": t.code, "name": t.name})).collect::<Vec<_>>(),
             "sections": sections,
-            "ga_areas": self.ga_areas.iter().map(|a| serde_json::json!({"name": a.name, "tier": a.tier, "capacity": a.capacity})).collect::<Vec<_>>(),
+            "ga_areas": ga_areas,
         })
     }
 }
@@ -187,6 +231,8 @@ const MAX_GA_PLACES: u64 = 1_000_000;
 #[serde(deny_unknown_fields)]
 struct JsonLayout {
     name: String,
+    time_zone: Option<String>,
+    stage: Option<JsonStage>,
     tiers: Vec<TierDef>,
     #[serde(default)]
     sections: Vec<JsonSection>,
@@ -196,16 +242,44 @@ struct JsonLayout {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct JsonSection {
-    name: String,
-    rows: Vec<JsonRow>,
+struct JsonStage {
+    outline: Vec<[f64; 2]>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct JsonPoint {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonSection {
+    name: String,
+    /// Where the section's origin sits in the venue; none: stacked below
+    /// the sections before it.
+    position: Option<JsonPoint>,
+    /// Degrees clockwise about the section's origin.
+    rotation: Option<f64>,
+    /// Bends the rows the app lays out (`count` rows) around a point this
+    /// far in front of the front row.
+    curve: Option<f64>,
+    /// In the section's own coordinates; none: drawn around its seats.
+    outline: Option<Vec<[f64; 2]>>,
+    rows: Vec<JsonRow>,
+}
+
+/// A row is either its seats one by one, or `count` seats the app lays
+/// out: numbered from `first`, one tier, centred on the section's x = 0.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct JsonRow {
     label: String,
-    seats: Vec<JsonSeat>,
+    seats: Option<Vec<JsonSeat>>,
+    count: Option<u32>,
+    first: Option<u32>,
+    tier: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -213,8 +287,9 @@ struct JsonRow {
 struct JsonSeat {
     label: String,
     tier: String,
-    /// Map coordinates; both or neither (then the seat's place in its row
-    /// and the row's place in its section decide).
+    /// The seat's centre in the section's coordinates; both or neither
+    /// (then the seat's place in its row and the row's place in its
+    /// section decide).
     x: Option<f64>,
     y: Option<f64>,
     /// Overrides the computed best-available rank (lower is better).
@@ -222,6 +297,9 @@ struct JsonSeat {
     #[serde(default)]
     flags: Vec<String>,
 }
+
+/// The most seats one `count` row may lay out.
+const MAX_ROW_COUNT: u32 = 1_000;
 
 /// Parses and validates a JSON layout.
 pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
@@ -246,7 +324,45 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         } else if !section_names.insert(section.name.clone()) {
             errors.push(err(&at, format!("duplicate section {:?}", section.name)));
         }
+        let position = section.position.as_ref().map(|p| {
+            if !(coordinate_ok(p.x) && coordinate_ok(p.y)) {
+                errors.push(err(
+                    &format!("{at}.position"),
+                    format!("bad position ({}, {}): use 0 to 100000", p.x, p.y),
+                ));
+            }
+            Point::new(p.x as f32, p.y as f32)
+        });
+        let rotation = match section.rotation {
+            Some(r) if r.is_finite() && (-360.0..=360.0).contains(&r) => r as f32,
+            Some(r) => {
+                errors.push(err(
+                    &format!("{at}.rotation"),
+                    format!("bad rotation {r}: use -360 to 360 degrees"),
+                ));
+                0.0
+            }
+            None => 0.0,
+        };
+        let curve = match section.curve {
+            Some(c) if c.is_finite() && (f64::from(SEAT_PITCH)..=100_000.0).contains(&c) => {
+                Some(c as f32)
+            }
+            Some(c) => {
+                errors.push(err(
+                    &format!("{at}.curve"),
+                    format!("bad curve {c}: use a radius from {SEAT_PITCH} to 100000"),
+                ));
+                None
+            }
+            None => None,
+        };
+        let outline = section
+            .outline
+            .as_ref()
+            .map(|o| check_outline(o, &format!("{at}.outline"), -100_000.0, &mut errors));
         let mut seats = Vec::new();
+        let mut ranked = Vec::new();
         let mut row_labels = HashSet::new();
         for (r, row) in section.rows.iter().enumerate() {
             let at = format!("{at}.rows[{r}]");
@@ -262,8 +378,50 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                     format!("duplicate row {:?} in {:?}", row.label, section.name),
                 ));
             }
+            let laid_out;
+            let row_seats: &[JsonSeat] = match (&row.seats, row.count) {
+                (Some(seats), None) if row.tier.is_none() && row.first.is_none() => seats,
+                (None, Some(count)) if (1..=MAX_ROW_COUNT).contains(&count) => {
+                    match &row.tier {
+                        Some(tier) => {
+                            let first = u64::from(row.first.unwrap_or(1));
+                            laid_out = geometry::row_positions(count, r as u32, SEAT_PITCH, curve)
+                                .iter()
+                                .enumerate()
+                                .map(|(i, p)| JsonSeat {
+                                    label: (first + i as u64).to_string(),
+                                    tier: tier.clone(),
+                                    x: Some(f64::from(p.x)),
+                                    y: Some(f64::from(p.y)),
+                                    rank: None,
+                                    flags: Vec::new(),
+                                })
+                                .collect::<Vec<_>>();
+                            &laid_out
+                        }
+                        None => {
+                            errors.push(err(&at, "a row with a count needs a tier"));
+                            &[]
+                        }
+                    }
+                }
+                (None, Some(count)) => {
+                    errors.push(err(
+                        &at,
+                        format!("bad count {count}: use 1 to {MAX_ROW_COUNT}"),
+                    ));
+                    &[]
+                }
+                _ => {
+                    errors.push(err(
+                        &at,
+                        "give the row either its seats, or a count and a tier (and a first number)",
+                    ));
+                    &[]
+                }
+            };
             let mut seat_labels = HashSet::new();
-            for (p, seat) in row.seats.iter().enumerate() {
+            for (p, seat) in row_seats.iter().enumerate() {
                 let at = format!("{at}.seats[{p}]");
                 if seat.label.trim().is_empty() {
                     errors.push(err(&at, "a seat needs a label"));
@@ -284,13 +442,13 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                     errors.push(err(&at, format!("unknown tier {:?}", seat.tier)));
                 }
                 let (x, y) = match (seat.x, seat.y) {
-                    (Some(x), Some(y)) if coordinate_ok(x) && coordinate_ok(y) => {
+                    (Some(x), Some(y)) if local_coordinate_ok(x) && local_coordinate_ok(y) => {
                         (x as f32, y as f32)
                     }
                     (Some(x), Some(y)) => {
                         errors.push(err(
                             &at,
-                            format!("bad coordinate ({x}, {y}): use 0 to 100000"),
+                            format!("bad coordinate ({x}, {y}): use -100000 to 100000"),
                         ));
                         (0.0, 0.0)
                     }
@@ -306,8 +464,9 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                         errors.push(err(&at, format!("bad rank {rank}: use 0 or more")));
                         0
                     }
-                    None => default_rank(s, r, p, row.seats.len()),
+                    None => default_rank(s, r, p, row_seats.len()),
                 };
+                ranked.push(seat.rank.is_some());
                 let flags = check_flags(&seat.flags, &at, &mut errors);
                 seats.push(SeatLayout {
                     row: row.label.clone(),
@@ -322,9 +481,13 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 });
             }
         }
-        sections.push(SectionLayout {
+        sections.push(DraftSection {
             name: section.name.clone(),
+            position,
+            rotation,
+            outline,
             seats,
+            ranked,
         });
     }
     for (g, area) in raw.ga_areas.iter().enumerate() {
@@ -348,8 +511,102 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 format!("bad capacity {}: use 1 to 1000000", area.capacity),
             ));
         }
+        if let Some(outline) = &area.outline {
+            let pairs: Vec<[f64; 2]> = outline
+                .iter()
+                .map(|[x, y]| [f64::from(*x), f64::from(*y)])
+                .collect();
+            check_outline(&pairs, &format!("{at}.outline"), 0.0, &mut errors);
+        }
     }
-    finish(raw.name, raw.tiers, sections, raw.ga_areas, errors)
+    let stage = raw
+        .stage
+        .as_ref()
+        .map(|stage| check_outline(&stage.outline, "stage.outline", 0.0, &mut errors));
+    let time_zone = raw.time_zone.unwrap_or_else(|| DEFAULT_TIME_ZONE.to_string());
+    if jiff::tz::TimeZone::get(&time_zone).is_err() {
+        errors.push(err(
+            "time_zone",
+            format!(
+                "unknown time zone {:?}: use an IANA name such as Europe/London",
+                text::shortened(&time_zone)
+            ),
+        ));
+    }
+    finish(
+        Venue {
+            name: raw.name,
+            time_zone,
+            stage,
+            tiers: raw.tiers,
+            ga_areas: raw.ga_areas,
+        },
+        sections,
+        errors,
+    )
+}
+
+// ---- Layouts described in code -------------------------------------
+
+/// The layout of an event described in code: sections stacked as a file
+/// without positions would have them, each row centred (and bent, if the
+/// section has a curve).
+pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
+    let drafts = spec
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(s, section)| {
+            let mut seats = Vec::new();
+            for (r, row) in section.rows.iter().enumerate() {
+                let places = geometry::row_positions(row.seats, r as u32, SEAT_PITCH, section.curve);
+                for (p, place) in places.into_iter().enumerate() {
+                    seats.push(SeatLayout {
+                        row: row.label.clone(),
+                        label: (p + 1).to_string(),
+                        row_index: r as i32,
+                        position: p as i32,
+                        x: place.x,
+                        y: place.y,
+                        rank: default_rank(s, r, p, row.seats as usize),
+                        tier: row.tier.clone(),
+                        flags: row
+                            .flags
+                            .iter()
+                            .filter(|(at, _)| *at as usize == p)
+                            .map(|(_, flag)| *flag)
+                            .collect(),
+                    });
+                }
+            }
+            DraftSection {
+                name: section.name.clone(),
+                position: None,
+                rotation: 0.0,
+                outline: None,
+                ranked: vec![false; seats.len()],
+                seats,
+            }
+        })
+        .collect();
+    finish(
+        Venue {
+            name: spec.venue.clone(),
+            time_zone: spec.time_zone.clone(),
+            stage: None,
+            tiers: spec
+                .tiers
+                .iter()
+                .map(|t| TierDef {
+                    code: t.code.clone(),
+                    name: t.name.clone(),
+                })
+                .collect(),
+            ga_areas: Vec::new(),
+        },
+        drafts,
+        Vec::new(),
+    )
 }
 
 // ---- CSV ----------------------------------------------------------------
@@ -371,7 +628,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
         )),
         None => errors.push(err("line 1", "the file is empty")),
     }
-    let mut sections: Vec<SectionLayout> = Vec::new();
+    let mut sections: Vec<DraftSection> = Vec::new();
     // Lookups by name, so that each line costs the same however long the
     // file is (a scan per line made a 100,000-seat file take 14 s).
     let mut section_index_of: HashMap<String, usize> = HashMap::new();
@@ -433,14 +690,14 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             continue;
         }
         seen.insert(key, n + 1);
-        let coordinate = |v: &str| v.parse::<f64>().ok().filter(|c| coordinate_ok(*c));
+        let coordinate = |v: &str| v.parse::<f64>().ok().filter(|c| local_coordinate_ok(*c));
         let (x, y) = match (coordinate(x), coordinate(y)) {
             (Some(x), Some(y)) => (x as f32, y as f32),
             _ => {
                 errors.push(err(
                     &at,
                     format!(
-                        "bad coordinate ({}, {}): use numbers from 0 to 100000",
+                        "bad coordinate ({}, {}): use numbers from -100000 to 100000",
                         text::shortened(x),
                         text::shortened(y)
                     ),
@@ -461,9 +718,13 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
         let section_index = *section_index_of
             .entry(section.to_string())
             .or_insert_with(|| {
-                sections.push(SectionLayout {
+                sections.push(DraftSection {
                     name: section.to_string(),
+                    position: None,
+                    rotation: 0.0,
+                    outline: None,
                     seats: Vec::new(),
+                    ranked: Vec::new(),
                 });
                 rows_in_section.push(0);
                 sections.len() - 1
@@ -475,6 +736,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
                 rows_in_section[section_index] - 1
             });
         let position = seats_in_row.entry((section_index, row_index)).or_insert(0);
+        sections[section_index].ranked.push(false);
         sections[section_index].seats.push(SeatLayout {
             row: row.to_string(),
             label: seat.to_string(),
@@ -515,7 +777,17 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             code,
         })
         .collect();
-    finish(name.to_string(), tiers, sections, Vec::new(), errors)
+    finish(
+        Venue {
+            name: name.to_string(),
+            time_zone: DEFAULT_TIME_ZONE.to_string(),
+            stage: None,
+            tiers,
+            ga_areas: Vec::new(),
+        },
+        sections,
+        errors,
+    )
 }
 
 fn normalise_header(header: &str) -> String {
@@ -585,20 +857,202 @@ fn check_flags(names: &[String], at: &str, errors: &mut Vec<LayoutError>) -> Vec
         .collect()
 }
 
-fn finish(
+/// A section as read, before it is placed.
+struct DraftSection {
     name: String,
+    position: Option<Point>,
+    rotation: f32,
+    outline: Option<Vec<Point>>,
+    seats: Vec<SeatLayout>,
+    /// Which seats' ranks the file gave (the rest are computed).
+    ranked: Vec<bool>,
+}
+
+/// The venue-wide parts of a layout, as read.
+struct Venue {
+    name: String,
+    time_zone: String,
+    stage: Option<Vec<Point>>,
     tiers: Vec<TierDef>,
-    sections: Vec<SectionLayout>,
     ga_areas: Vec<GaArea>,
+}
+
+pub const DEFAULT_TIME_ZONE: &str = "UTC";
+
+/// Space between sections stacked one below the other, room for a name.
+const STACK_GAP: f32 = 3.0 * SEAT_PITCH;
+/// How far a drawn outline clears its seats' centres.
+const OUTLINE_MARGIN: f32 = SEAT_PITCH / 2.0 + 4.0;
+
+fn local_coordinate_ok(c: f64) -> bool {
+    c.is_finite() && (-100_000.0..=100_000.0).contains(&c)
+}
+
+fn check_outline(
+    pairs: &[[f64; 2]],
+    at: &str,
+    lowest: f64,
+    errors: &mut Vec<LayoutError>,
+) -> Vec<Point> {
+    if pairs.len() < 3 || pairs.len() > 1_000 {
+        errors.push(err(at, "an outline needs 3 to 1000 points"));
+    }
+    if let Some([x, y]) = pairs.iter().find(|[x, y]| {
+        !(x.is_finite() && y.is_finite() && (lowest..=100_000.0).contains(x) && (lowest..=100_000.0).contains(y))
+    }) {
+        errors.push(err(
+            at,
+            format!("bad point ({x}, {y}): use {lowest} to 100000"),
+        ));
+    }
+    pairs
+        .iter()
+        .map(|[x, y]| Point::new(*x as f32, *y as f32))
+        .collect()
+}
+
+/// Places what the file left unplaced, then checks the whole.
+///
+/// Sections without a position are stacked below everything placed, each
+/// centred on the widest; sections without an outline get one around their
+/// seats; a venue without a stage gets a bar in front of its seats. If
+/// anything would sit left of or above the origin, everything moves right
+/// or down so that nothing does. Seats without a rank in a venue whose
+/// sections are placed rank by their distance to the stage; otherwise by
+/// section, row and closeness to the row's centre.
+fn finish(
+    venue: Venue,
+    drafts: Vec<DraftSection>,
     mut errors: Vec<LayoutError>,
 ) -> Result<VenueLayout, Vec<LayoutError>> {
+    let Venue {
+        name,
+        time_zone,
+        stage,
+        tiers,
+        mut ga_areas,
+    } = venue;
     if name.trim().is_empty() {
         errors.insert(0, err("name", "the venue needs a name"));
     } else if let Some(problem) = text::problem("the venue name", &name, MAX_NAME_CHARS) {
         errors.insert(0, err("name", problem));
     }
+    let placed_venue = drafts.iter().any(|d| d.position.is_some());
+    let mut sections: Vec<SectionLayout> = Vec::with_capacity(drafts.len());
+    let mut ranked: Vec<Vec<bool>> = Vec::with_capacity(drafts.len());
+    let unplaced: Vec<bool> = drafts.iter().map(|d| d.position.is_none()).collect();
+    for draft in drafts {
+        let centres: Vec<Point> = draft.seats.iter().map(|s| Point::new(s.x, s.y)).collect();
+        let outline = draft
+            .outline
+            .unwrap_or_else(|| geometry::outline_around(&centres, OUTLINE_MARGIN));
+        sections.push(SectionLayout {
+            name: draft.name,
+            placement: Placement {
+                origin: draft.position.unwrap_or_default(),
+                rotation: draft.rotation,
+            },
+            outline,
+            seats: draft.seats,
+        });
+        ranked.push(draft.ranked);
+    }
+    // Stack the unplaced sections below the placed ones.
+    let turned = |section: &SectionLayout| {
+        let at_origin = Placement {
+            origin: Point::default(),
+            rotation: section.placement.rotation,
+        };
+        Bounds::of(section.outline.iter().map(|p| at_origin.apply(*p)))
+    };
+    let is_unplaced = |i: usize| unplaced[i];
+    let placed_bounds = sections
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !is_unplaced(*i))
+        .filter_map(|(_, s)| Bounds::of(s.venue_outline()))
+        .reduce(Bounds::union);
+    let widest = (0..sections.len())
+        .filter(|i| is_unplaced(*i))
+        .filter_map(|i| turned(&sections[i]))
+        .map(|b| b.width())
+        .fold(0.0f32, f32::max);
+    let mut next_top = placed_bounds.map_or(0.0, |b| b.max.y + STACK_GAP);
+    for (i, section) in sections.iter_mut().enumerate() {
+        if !is_unplaced(i) {
+            continue;
+        }
+        let Some(bounds) = turned(section) else { continue };
+        section.placement.origin = Point::new(
+            (widest - bounds.width()) / 2.0 - bounds.min.x,
+            next_top - bounds.min.y,
+        );
+        next_top += bounds.height() + STACK_GAP;
+    }
+    let content = sections
+        .iter()
+        .filter_map(|s| Bounds::of(s.venue_outline()))
+        .chain(ga_areas.iter().filter_map(|a| {
+            a.outline
+                .as_ref()
+                .and_then(|o| Bounds::of(geometry::from_pairs(o)))
+        }))
+        .reduce(Bounds::union);
+    let mut stage = stage.unwrap_or_else(|| match content {
+        Some(b) => {
+            let inset = b.width() * 0.2;
+            Bounds {
+                min: Point::new(b.min.x + inset, b.min.y - 4.0 * SEAT_PITCH),
+                max: Point::new(b.max.x - inset, b.min.y - 2.0 * SEAT_PITCH),
+            }
+            .corners()
+        }
+        None => Vec::new(),
+    });
+    // Nothing left of or above the origin.
+    let everything = content
+        .into_iter()
+        .chain(Bounds::of(stage.iter().copied()))
+        .chain(sections.iter().filter_map(|s| {
+            Bounds::of(s.seats.iter().map(|seat| s.placement.apply(Point::new(seat.x, seat.y))))
+        }))
+        .reduce(Bounds::union);
+    if let Some(b) = everything {
+        let shift = Point::new((-b.min.x).max(0.0), (-b.min.y).max(0.0));
+        if shift != Point::default() {
+            for section in &mut sections {
+                section.placement.origin.x += shift.x;
+                section.placement.origin.y += shift.y;
+            }
+            for p in &mut stage {
+                p.x += shift.x;
+                p.y += shift.y;
+            }
+            for area in &mut ga_areas {
+                for pair in area.outline.iter_mut().flatten() {
+                    pair[0] += shift.x;
+                    pair[1] += shift.y;
+                }
+            }
+        }
+    }
+    if placed_venue && !stage.is_empty() {
+        let focus = geometry::centroid(&stage);
+        for (section, ranked) in sections.iter_mut().zip(&ranked) {
+            let placement = section.placement;
+            for (seat, given) in section.seats.iter_mut().zip(ranked) {
+                if !given {
+                    let at = placement.apply(Point::new(seat.x, seat.y));
+                    let distance = ((at.x - focus.x).powi(2) + (at.y - focus.y).powi(2)).sqrt();
+                    seat.rank = (distance * 10.0).round() as i32;
+                }
+            }
+        }
+    }
     let layout = VenueLayout {
         name,
+        time_zone,
+        stage,
         tiers,
         sections,
         ga_areas,
@@ -678,7 +1132,7 @@ mod tests {
             {"label": "1", "tier": "std"},
             {"label": "1", "tier": "std"},
             {"label": "2", "tier": "gold"},
-            {"label": "3", "tier": "std", "x": -5, "y": 10},
+            {"label": "3", "tier": "std", "x": -500000, "y": 10},
             {"label": "4", "tier": "std", "x": 3},
             {"label": "5", "tier": "std", "flags": ["vip"]}
           ]}]}],
@@ -689,7 +1143,7 @@ mod tests {
         let expect = [
             "sections[0].rows[0].seats[1]: duplicate seat Stalls A 1",
             "sections[0].rows[0].seats[2]: unknown tier \"gold\"",
-            "sections[0].rows[0].seats[3]: bad coordinate (-5, 10)",
+            "sections[0].rows[0].seats[3]: bad coordinate (-500000, 10)",
             "sections[0].rows[0].seats[4]: give both x and y, or neither",
             "sections[0].rows[0].seats[5]: unknown flag \"vip\"",
             "ga_areas[0]: \"Stalls\" is already a section or area",
@@ -815,7 +1269,7 @@ mod tests {
             text,
             vec![
                 "line 3: duplicate seat Stalls A 1 (first on line 2)".to_string(),
-                "line 4: bad coordinate (abc, 0): use numbers from 0 to 100000".to_string(),
+                "line 4: bad coordinate (abc, 0): use numbers from -100000 to 100000".to_string(),
                 "line 5: expected 7 fields, found 6".to_string(),
                 "line 6: unknown flag \"lounge\": use wheelchair, companion or restricted_view"
                     .to_string(),

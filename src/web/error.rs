@@ -78,6 +78,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::Event => "Event not found.".into(),
         Missing::Hold => "Hold not found.".into(),
         Missing::Venue => "Venue not found.".into(),
+        Missing::Section => "There is no such section in this event.".into(),
         Missing::Order => "Order not found.".into(),
         Missing::Page => "Page not found.".into(),
         Missing::File => "File not found.".into(),

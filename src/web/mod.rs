@@ -7,6 +7,7 @@ pub mod assets;
 pub mod buyer;
 pub mod error;
 pub mod extract;
+pub mod map;
 pub mod ops;
 pub mod render;
 pub mod security;

@@ -9,15 +9,12 @@ use crate::db::ga::GaAreaView;
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
 use crate::domain::ids::{EventId, SeatId};
-use crate::domain::layout::{Flag, SEAT_PITCH};
+use crate::domain::layout::Flag;
+use crate::web::map::SEAT_SIZE;
 use crate::domain::money::{format_cents, group_thousands};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatState;
 
-/// Seats are drawn this many pixels from the section's left edge, leaving
-/// room for the row labels.
-const ROW_LABEL_GUTTER: f32 = 28.0;
-const SEAT_SIZE: f32 = 26.0;
 
 pub use crate::domain::sale::display_time;
 
@@ -169,8 +166,8 @@ impl SeatView {
                 glyph.to_string()
             },
             tier_class: tier_class(tiers, &seat.tier_code),
-            left: ROW_LABEL_GUTTER + seat.x,
-            top: seat.y,
+            left: seat.x - SEAT_SIZE / 2.0,
+            top: seat.y - SEAT_SIZE / 2.0,
             pressed,
             taken,
             fresh: false,
@@ -198,60 +195,14 @@ impl SeatView {
     }
 }
 
-fn tier_class(tiers: &[Tier], code: &str) -> String {
+/// Each tier's fill (colour and pattern), by its place in the price list.
+pub(crate) fn tier_class(tiers: &[Tier], code: &str) -> String {
     let index = tiers.iter().position(|t| t.code == code).unwrap_or(0);
-    format!("tier-{}", index % 6)
+    format!("tier-{}", index % TIER_FILLS)
 }
 
-pub struct RowLabel {
-    pub label: String,
-    pub top: f32,
-}
-
-pub struct SectionView {
-    pub id: i64,
-    pub name: String,
-    pub width: f32,
-    pub height: f32,
-    pub rows: Vec<RowLabel>,
-    pub seats: Vec<SeatView>,
-}
-
-/// Groups seats (in layout order) into sections sized to fit them.
-pub fn sections(seats: &[Seat], tiers: &[Tier]) -> Vec<SectionView> {
-    let mut sections: Vec<SectionView> = Vec::new();
-    for seat in seats {
-        if sections.last().is_none_or(|s| s.id != seat.section_id) {
-            sections.push(SectionView {
-                id: seat.section_id,
-                name: seat.section.clone(),
-                width: 0.0,
-                height: 0.0,
-                rows: Vec::new(),
-                seats: Vec::new(),
-            });
-        }
-        let section = sections.last_mut().expect("pushed above");
-        if section
-            .rows
-            .last()
-            .is_none_or(|r| r.label != seat.row_label)
-        {
-            section.rows.push(RowLabel {
-                label: seat.row_label.clone(),
-                top: seat.y,
-            });
-        }
-        let view = SeatView::new(seat, tiers);
-        section.width = section.width.max(view.left + SEAT_SIZE);
-        section.height = section.height.max(view.top + SEAT_SIZE);
-        section.seats.push(view);
-    }
-    for section in &mut sections {
-        section.width += SEAT_PITCH - SEAT_SIZE;
-    }
-    sections
-}
+/// How many distinct tier fills the stylesheet has; more tiers reuse them.
+const TIER_FILLS: usize = 8;
 
 pub struct ListRow {
     pub label: String,
@@ -296,10 +247,39 @@ pub fn list_sections(seats: &[Seat], tiers: &[Tier]) -> Vec<ListSection> {
     sections
 }
 
+/// A section in the list view of a big venue: a link to its seats.
+pub struct SectionLink {
+    pub href: String,
+    pub name: String,
+    /// "480 of 500 seats left · from €45"
+    pub summary: String,
+}
+
+pub fn section_links(event_id: EventId, shapes: &crate::db::map::MapShapes) -> Vec<SectionLink> {
+    shapes
+        .sections
+        .iter()
+        .map(|s| SectionLink {
+            href: format!("/events/{event_id}/list?section={}", s.id),
+            name: s.name.clone(),
+            summary: match s.from_cents {
+                Some(cents) if s.seats_available > 0 => format!(
+                    "{} of {} seats left · from {}",
+                    group_thousands(s.seats_available as u64),
+                    group_thousands(s.seats_total.max(0) as u64),
+                    format_cents(i64::from(cents))
+                ),
+                _ => "sold out".to_string(),
+            },
+        })
+        .collect()
+}
+
 pub struct TierLegend {
     pub class: String,
     pub name: String,
     pub price: String,
+    pub cents: i32,
 }
 
 pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
@@ -309,6 +289,7 @@ pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
             class: tier_class(tiers, &tier.code),
             name: tier.name.clone(),
             price: format_cents(i64::from(tier.price_cents)),
+            cents: tier.price_cents,
         })
         .collect()
 }
@@ -322,13 +303,8 @@ pub struct BestForm {
 }
 
 impl BestForm {
-    pub fn new(max_seats: u32, seats: &[Seat], tiers: &[Tier]) -> BestForm {
-        let mut sections: Vec<String> = Vec::new();
-        for seat in seats {
-            if sections.last() != Some(&seat.section) && !sections.contains(&seat.section) {
-                sections.push(seat.section.clone());
-            }
-        }
+    /// `sections`: the event's section names, in layout order.
+    pub fn new(max_seats: u32, sections: Vec<String>, tiers: &[Tier]) -> BestForm {
         BestForm {
             counts: (1..=max_seats).collect(),
             sections,
@@ -614,10 +590,17 @@ pub fn sale_notice(status: SaleStatus, on_sale_at: Option<time::OffsetDateTime>)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn seat(id: i64, section_id: i64, row: &str, x: f32, y: f32, state: SeatState) -> Seat {
+    pub(crate) fn seat(
+        id: i64,
+        section_id: i64,
+        row: &str,
+        x: f32,
+        y: f32,
+        state: SeatState,
+    ) -> Seat {
         Seat {
             id: SeatId(id),
             section: format!("S{section_id}"),
@@ -640,7 +623,7 @@ mod tests {
         }
     }
 
-    fn tiers() -> Vec<Tier> {
+    pub(crate) fn tiers() -> Vec<Tier> {
         vec![Tier {
             code: "std".into(),
             name: "Standard".into(),
@@ -660,22 +643,6 @@ mod tests {
         assert_eq!(view.text, "◷");
         let mine = SeatView::new(&seat(8, 1, "C", 30.0, 0.0, SeatState::Mine), &tiers());
         assert_eq!((mine.action, mine.pressed), ("release", Some("true")));
-    }
-
-    #[test]
-    fn seats_group_into_sections_with_one_label_per_row() {
-        let seats = vec![
-            seat(1, 1, "A", 0.0, 0.0, SeatState::Available),
-            seat(2, 1, "A", 30.0, 0.0, SeatState::Available),
-            seat(3, 1, "B", 0.0, 30.0, SeatState::Sold),
-            seat(4, 2, "A", 0.0, 0.0, SeatState::Available),
-        ];
-        let sections = sections(&seats, &tiers());
-        assert_eq!(sections.len(), 2);
-        assert_eq!(sections[0].rows.len(), 2);
-        assert_eq!(sections[0].seats.len(), 3);
-        assert!(sections[0].width >= ROW_LABEL_GUTTER + 30.0 + SEAT_SIZE);
-        assert!(sections[0].height >= 30.0 + SEAT_SIZE);
     }
 
     const TTL: (std::time::Duration, std::time::Duration) = (

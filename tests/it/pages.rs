@@ -373,6 +373,7 @@ async fn the_event_list_shows_the_lowest_price_still_free() {
                     ..Default::default()
                 },
             ],
+            curve: None,
         }])
         .await;
     let buyer = app.buyer();

@@ -346,6 +346,7 @@ pub async fn create_event_on(pool: &Pool, rows: usize, per_row: u32) -> EventFix
                     ..Default::default()
                 })
                 .collect(),
+            curve: None,
         }],
     )
     .await
@@ -357,6 +358,8 @@ async fn create_event_with_on(pool: &Pool, sections: Vec<SectionSpec>) -> EventF
         name: "Test Night".into(),
         venue: "Test Hall".into(),
         starts_at: OffsetDateTime::now_utc() + time::Duration::days(7),
+        currency: "EUR".into(),
+        time_zone: "UTC".into(),
         tiers: vec![
             TierSpec {
                 code: "std".into(),
@@ -411,12 +414,26 @@ impl TestApp {
         seats: u32,
         areas: &[(&str, u32)],
     ) -> (EventFixture, Vec<i64>) {
+        let tiers = vec![
+            TierSpec {
+                code: "std".into(),
+                name: "Standard".into(),
+                price_cents: 4500,
+            },
+            TierSpec {
+                code: "floor".into(),
+                name: "Floor".into(),
+                price_cents: 2000,
+            },
+        ];
         let grid = EventSpec {
             slug: None,
             name: "GA Night".into(),
             venue: "Test Hall".into(),
             starts_at: OffsetDateTime::now_utc() + time::Duration::days(7),
-            tiers: Vec::new(),
+            currency: "EUR".into(),
+            time_zone: "UTC".into(),
+            tiers: tiers.clone(),
             sections: vec![SectionSpec {
                 name: "Stalls".into(),
                 rows: vec![RowSpec {
@@ -425,37 +442,28 @@ impl TestApp {
                     tier: "std".into(),
                     ..Default::default()
                 }],
+                curve: None,
             }],
         };
+        let mut layout = grid.layout().expect("a valid test layout");
+        layout.ga_areas = areas
+            .iter()
+            .map(|(name, capacity)| seatmap::domain::venue::GaArea {
+                name: name.to_string(),
+                tier: "floor".into(),
+                capacity: *capacity,
+                outline: None,
+            })
+            .collect();
         let event = db::events::NewEvent {
             slug: None,
             name: grid.name.clone(),
-            venue_name: grid.venue.clone(),
             venue_id: None,
             starts_at: grid.starts_at,
             on_sale_at: None,
-            tiers: vec![
-                TierSpec {
-                    code: "std".into(),
-                    name: "Standard".into(),
-                    price_cents: 4500,
-                },
-                TierSpec {
-                    code: "floor".into(),
-                    name: "Floor".into(),
-                    price_cents: 2000,
-                },
-            ],
-            sections: vec!["Stalls".into()],
-            seats: seatmap::domain::layout::grid_seats(&grid),
-            ga_areas: areas
-                .iter()
-                .map(|(name, capacity)| seatmap::domain::venue::GaArea {
-                    name: name.to_string(),
-                    tier: "floor".into(),
-                    capacity: *capacity,
-                })
-                .collect(),
+            currency: "EUR".into(),
+            tiers,
+            layout,
         };
         let id = db::events::create(&self.pool, &event)
             .await

@@ -108,8 +108,10 @@ pub(crate) async fn back_with(
         push_notice(&buyer.session, notice).await?;
     }
     let back = match back {
-        Back::Map => format!("/events/{event_id}"),
-        Back::List => format!("/events/{event_id}/list"),
+        Back::Map(None) => format!("/events/{event_id}"),
+        Back::Map(Some(section)) => format!("/events/{event_id}?section={section}#map-area"),
+        Back::List(None) => format!("/events/{event_id}/list"),
+        Back::List(Some(section)) => format!("/events/{event_id}/list?section={section}"),
     };
     Ok(Redirect::to(&back).into_response())
 }
@@ -163,13 +165,16 @@ pub(crate) struct SeatActionForm {
     inspect: Option<SeatId>,
     /// "list" when posted from the list view, to go back there.
     back: Option<String>,
+    /// The section shown when a big venue's seats are shown by section.
+    section: Option<i64>,
 }
 
-/// Where a form post without JavaScript returns to.
+/// Where a form post without JavaScript returns to: the map or the list,
+/// and the section it showed, if it showed one.
 #[derive(Clone, Copy)]
 pub(crate) enum Back {
-    Map,
-    List,
+    Map(Option<i64>),
+    List(Option<i64>),
 }
 
 pub(crate) enum SeatOutcome {
@@ -192,8 +197,8 @@ pub(crate) async fn seat_action(
     CsrfForm(form): CsrfForm<SeatActionForm>,
 ) -> AppResult<Response> {
     let back = match form.back.as_deref() {
-        Some("list") => Back::List,
-        _ => Back::Map,
+        Some("list") => Back::List(form.section),
+        _ => Back::Map(form.section),
     };
     // A successful pick's own transaction returns the hold and its seats.
     let mut claimed = None;
@@ -366,7 +371,7 @@ pub(crate) async fn release_all(
         Some(notice),
         &released,
         &[],
-        Back::Map,
+        Back::Map(None),
     )
     .await
 }
@@ -484,7 +489,7 @@ pub(crate) async fn extend_hold(
         Some(notice),
         &[],
         &[],
-        Back::Map,
+        Back::Map(None),
     )
     .await
 }
@@ -557,8 +562,9 @@ pub(crate) async fn best_available(
                 highlight: found.added.into(),
             };
             let notice = Some(Notice::new(NoticeKind::Success, text));
-            return respond_with(&state, event_id, &buyer, &headers, notice, shown, Back::Map)
-                .await;
+            // Without JavaScript, show the section the seats were found in.
+            let back = Back::Map(shown.changed.first().map(|seat| seat.section_id));
+            return respond_with(&state, event_id, &buyer, &headers, notice, shown, back).await;
         }
         Err(AppError::Conflict(Conflict::NotEnoughTogether { .. })) => (
             Notice::new(
@@ -581,7 +587,7 @@ pub(crate) async fn best_available(
         Some(notice),
         &added,
         &added,
-        Back::Map,
+        Back::Map(None),
     )
     .await
 }

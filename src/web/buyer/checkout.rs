@@ -42,6 +42,7 @@ pub(crate) async fn purchase(
             return event_page_response(
                 &state,
                 event_id,
+                &MapQuery::default(),
                 (Some(buyer.id), buyer.csrf.value()),
                 Some(notice),
                 Some(form),

@@ -10,11 +10,12 @@ use time::OffsetDateTime;
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::ids::{BuyerId, EventId};
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{BuyerFields, IdPath, Notice, Viewer, take_notice};
+use crate::web::extract::{BuyerFields, IdPath, Notice, QueryInput, Viewer, take_notice};
+use crate::web::map::{self, Overview, PriceFilter, SeatCanvas};
 use crate::web::render::*;
 use crate::web::state::AppState;
 use crate::web::views::{
-    self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, SectionView, StatusLegend,
+    self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, SectionLink, StatusLegend,
     TierLegend,
 };
 
@@ -32,11 +33,27 @@ pub(crate) async fn index(State(state): State<AppState>) -> AppResult<Html<Strin
     })
 }
 
+/// What part of the map to show, and the price range to show in full.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct MapQuery {
+    pub section: Option<i64>,
+    pub price_min: Option<i32>,
+    pub price_max: Option<i32>,
+}
+
 #[derive(Template)]
 #[template(path = "events/show.html")]
 pub(crate) struct EventPage {
     event: EventHeader,
-    sections: Vec<SectionView>,
+    /// The seats shown: all of a small venue's, or the chosen section's.
+    canvas: Option<SeatCanvas>,
+    /// Big venues: the section shapes (the page itself before a section is
+    /// chosen, a small map beside it after).
+    overview: Option<Overview>,
+    /// The chosen section's name, when one is.
+    section_name: Option<String>,
+    section_id: Option<i64>,
+    filter: PriceFilter,
     tiers: Vec<TierLegend>,
     statuses: Vec<StatusLegend>,
     panel: HoldPanel,
@@ -54,6 +71,7 @@ pub(crate) struct EventPage {
 pub(crate) async fn event_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
+    QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
 ) -> AppResult<Response> {
     // A Viewer, not a Buyer: looking writes no session. The first action
@@ -63,6 +81,7 @@ pub(crate) async fn event_page(
     event_page_response(
         &state,
         event_id,
+        &query,
         (viewer.buyer_id, viewer.csrf.value()),
         notice,
         None,
@@ -75,6 +94,7 @@ pub(crate) async fn event_page(
 pub(crate) async fn event_page_response(
     state: &AppState,
     event_id: EventId,
+    query: &MapQuery,
     (buyer_id, csrf): (Option<BuyerId>, String),
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
@@ -87,8 +107,33 @@ pub(crate) async fn event_page_response(
     // resent by the live feed rather than missed.
     let since = db::seats::latest_cursor(&client, event_id).await?;
     let hold = live_hold(&client, event_id, buyer_id).await?;
-    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
+    let shapes = db::map::shapes(&client, event_id).await?;
+    let filter = PriceFilter::new(&tiers, query.price_min, query.price_max);
+    let big = shapes.seat_count() > i64::from(state.config.overview_above_seats);
+    let chosen = match query.section.filter(|_| big) {
+        Some(id) => Some(
+            shapes
+                .sections
+                .iter()
+                .find(|s| s.id == id)
+                .ok_or(AppError::NotFound(Missing::Section))?,
+        ),
+        None => None,
+    };
+    let canvas = match (big, chosen) {
+        (false, _) => {
+            let seats = db::seats::for_event(&client, event_id, hold_id).await?;
+            Some(map::seat_canvas(&seats, &tiers, &shapes, true))
+        }
+        (true, Some(section)) => {
+            let seats = db::seats::for_section(&client, event_id, hold_id, section.id).await?;
+            Some(map::seat_canvas(&seats, &tiers, &shapes, false))
+        }
+        (true, None) => None,
+    };
+    let overview = big.then(|| map::overview(event_id, &shapes, &tiers, chosen.map(|s| s.id), &filter));
     let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
     let status = match buy_form {
         Some(form) => {
@@ -100,10 +145,18 @@ pub(crate) async fn event_page_response(
     };
     let page = EventPage {
         event: EventHeader::from(&event),
-        sections: views::sections(&seats, &tiers),
+        canvas,
+        overview,
+        section_name: chosen.map(|s| s.name.clone()),
+        section_id: chosen.map(|s| s.id),
+        filter,
         tiers: views::tier_legend(&tiers),
         statuses: views::status_legend(),
-        best: BestForm::new(state.config.max_seats_per_hold, &seats, &tiers),
+        best: BestForm::new(
+            state.config.max_seats_per_hold,
+            shapes.sections.iter().map(|s| s.name.clone()).collect(),
+            &tiers,
+        ),
         ga: views::ga_blocks(
             &db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?,
             state.config.max_seats_per_hold,
@@ -224,6 +277,9 @@ pub(crate) async fn buyers_live_hold(
 pub(crate) struct ListPage {
     event: EventHeader,
     sections: Vec<ListSection>,
+    /// Big venues list one section at a time: links to each, until one is chosen.
+    choose: Vec<SectionLink>,
+    section_id: Option<i64>,
     panel: HoldPanel,
     csrf: String,
     notice: Option<Notice>,
@@ -235,6 +291,7 @@ pub(crate) struct ListPage {
 pub(crate) async fn list_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
+    QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
 ) -> AppResult<Html<String>> {
     // No live feed here, so no buyer id is needed until the first hold.
@@ -245,12 +302,26 @@ pub(crate) async fn list_page(
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
-    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
+    let shapes = db::map::shapes(&client, event_id).await?;
+    let big = shapes.seat_count() > i64::from(state.config.overview_above_seats);
+    let (seats, choose, section_id) = match (big, query.section) {
+        (false, _) => (db::seats::for_event(&client, event_id, hold_id).await?, Vec::new(), None),
+        (true, Some(id)) => {
+            if !shapes.sections.iter().any(|s| s.id == id) {
+                return Err(AppError::NotFound(Missing::Section));
+            }
+            (db::seats::for_section(&client, event_id, hold_id, id).await?, Vec::new(), Some(id))
+        }
+        (true, None) => (Vec::new(), views::section_links(event_id, &shapes), None),
+    };
     let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
     render(&ListPage {
         event: EventHeader::from(&event),
         sections: views::list_sections(&seats, &tiers),
+        choose,
+        section_id,
         panel,
         csrf,
         notice,

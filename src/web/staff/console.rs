@@ -26,7 +26,8 @@ use crate::web::extract::{
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
-use crate::web::views::{self, EventHeader, SectionView, StatusLegend, TierLegend};
+use crate::web::map::{self, SeatCanvas};
+use crate::web::views::{self, EventHeader, StatusLegend, TierLegend};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -175,7 +176,7 @@ struct ConsolePage {
     csrf: String,
     event: EventHeader,
     notice: Option<Notice>,
-    sections: Vec<SectionView>,
+    canvas: SeatCanvas,
     tiers: Vec<TierLegend>,
     statuses: Vec<StatusLegend>,
     selected: Option<SeatPanel>,
@@ -242,8 +243,9 @@ async fn console(
     let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
     let orders = db::box_office::orders(&client, event_id, search, 100).await?;
     let audit = db::audit::recent(&client, event_id, 50).await?;
-    let mut sections = views::sections(&seats, &tiers);
-    for seat in sections.iter_mut().flat_map(|s| s.seats.iter_mut()) {
+    let shapes = db::map::shapes(&client, event_id).await?;
+    let mut canvas = map::seat_canvas(&seats, &tiers, &shapes, true);
+    for seat in canvas.sections.iter_mut().flat_map(|s| s.seats.iter_mut()) {
         seat.for_staff(query.seat);
     }
     render(&ConsolePage {
@@ -251,7 +253,7 @@ async fn console(
         csrf: staff.csrf.value(),
         event: EventHeader::from(&event),
         notice: take_notice(&staff.session).await?,
-        sections,
+        canvas,
         tiers: views::tier_legend(&tiers),
         // Staff hold nothing themselves, so "held by you" never shows here.
         statuses: views::status_legend()

@@ -339,5 +339,6 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
         starts_at: details.starts_at,
         on_sale_at: details.on_sale_at,
         prices,
+        currency: "EUR".to_string(),
     })
 }

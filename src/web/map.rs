@@ -1,0 +1,415 @@
+//! The seat map's view models: seats where they stand in the venue, row
+//! labels at both ends of each row, the shapes drawn under them, and the
+//! overview of section shapes that big venues open on.
+
+use crate::db::events::Tier;
+use crate::db::map::{MapShapes, SectionShape};
+use crate::db::seats::Seat;
+use crate::domain::geometry::{self, Bounds, Point};
+use crate::domain::ids::EventId;
+use crate::domain::layout::SEAT_PITCH;
+use crate::domain::money::{format_cents, group_thousands};
+use crate::web::views::{SeatView, tier_class};
+
+/// A seat button's side, in map units (pixels at zoom 1).
+pub const SEAT_SIZE: f32 = 26.0;
+/// Room around what is drawn, for row labels and outlines.
+const MARGIN: f32 = 2.0 * SEAT_PITCH;
+
+/// A polygon in venue coordinates, as SVG draws it, and where its name goes.
+pub struct ShapeView {
+    pub name: String,
+    pub points: String,
+    pub label_x: f32,
+    pub label_y: f32,
+}
+
+impl ShapeView {
+    fn new(name: &str, outline: &[Point]) -> ShapeView {
+        let centre = geometry::centroid(outline);
+        ShapeView {
+            name: name.to_string(),
+            points: svg_points(outline),
+            label_x: centre.x,
+            label_y: centre.y,
+        }
+    }
+}
+
+fn svg_points(outline: &[Point]) -> String {
+    outline
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", p.x, p.y))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub struct RowLabelView {
+    pub label: String,
+    /// The label's centre, in venue coordinates.
+    pub x: f32,
+    pub y: f32,
+}
+
+pub struct SeatGroup {
+    pub id: i64,
+    pub name: String,
+    pub seats: Vec<SeatView>,
+    /// Where the section's name is drawn (above its seats).
+    pub label_x: f32,
+    pub label_y: f32,
+}
+
+/// Seats drawn where they stand. The page scales and pans it; without
+/// JavaScript it scrolls.
+pub struct SeatCanvas {
+    /// The drawn area in venue coordinates: the layer inside the canvas is
+    /// moved by `-min` so that this area starts at the canvas' corner.
+    pub min_x: f32,
+    pub min_y: f32,
+    pub width: f32,
+    pub height: f32,
+    /// `-min`, where the layer of seats sits in the canvas.
+    pub layer_left: f32,
+    pub layer_top: f32,
+    /// The SVG viewBox over the same area.
+    pub view_box: String,
+    pub stage: Option<ShapeView>,
+    /// Outlines of the sections shown.
+    pub outlines: Vec<ShapeView>,
+    pub areas: Vec<ShapeView>,
+    pub rows: Vec<RowLabelView>,
+    pub sections: Vec<SeatGroup>,
+}
+
+/// Groups seats (in layout order) by section and places them, with their
+/// sections' outlines, the stage and standing areas when the whole venue
+/// is shown (`whole`).
+pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bool) -> SeatCanvas {
+    let mut sections: Vec<SeatGroup> = Vec::new();
+    let mut rows: Vec<RowLabelView> = Vec::new();
+    let mut row_seats: Vec<Point> = Vec::new();
+    let mut row_name = String::new();
+    let flush_row = |rows: &mut Vec<RowLabelView>, label: &str, seats: &[Point]| {
+        if let Some((start, end)) = row_ends(seats) {
+            for at in [start, end] {
+                rows.push(RowLabelView {
+                    label: label.to_string(),
+                    x: at.x,
+                    y: at.y,
+                });
+            }
+        }
+    };
+    for seat in seats {
+        if sections.last().is_none_or(|s| s.id != seat.section_id) {
+            flush_row(&mut rows, &row_name, &row_seats);
+            row_seats.clear();
+            sections.push(SeatGroup {
+                id: seat.section_id,
+                name: seat.section.clone(),
+                seats: Vec::new(),
+                label_x: 0.0,
+                label_y: 0.0,
+            });
+        }
+        if row_name != seat.row_label || row_seats.is_empty() {
+            flush_row(&mut rows, &row_name, &row_seats);
+            row_seats.clear();
+            row_name = seat.row_label.clone();
+        }
+        row_seats.push(Point::new(seat.x, seat.y));
+        let group = sections.last_mut().expect("pushed above");
+        group.seats.push(SeatView::new(seat, tiers));
+    }
+    flush_row(&mut rows, &row_name, &row_seats);
+    let shown: Vec<&SectionShape> = shapes
+        .sections
+        .iter()
+        .filter(|shape| sections.iter().any(|s| s.id == shape.id))
+        .collect();
+    for group in &mut sections {
+        if let Some(shape) = shown.iter().find(|s| s.id == group.id)
+            && let Some(b) = Bounds::of(shape.outline.iter().copied())
+        {
+            group.label_x = b.centre().x;
+            group.label_y = b.min.y - SEAT_PITCH * 0.6;
+        }
+    }
+    let seat_bounds = Bounds::of(seats.iter().map(|s| Point::new(s.x, s.y)));
+    let outline_bounds = shown
+        .iter()
+        .filter_map(|s| Bounds::of(s.outline.iter().copied()))
+        .reduce(Bounds::union);
+    let mut drawn = [seat_bounds, outline_bounds]
+        .into_iter()
+        .flatten()
+        .reduce(Bounds::union);
+    if whole {
+        drawn = [drawn, shapes.bounds()].into_iter().flatten().reduce(Bounds::union);
+    }
+    let drawn = drawn.unwrap_or(Bounds {
+        min: Point::default(),
+        max: Point::default(),
+    });
+    let min = Point::new(drawn.min.x - MARGIN, drawn.min.y - MARGIN);
+    let (width, height) = (drawn.width() + 2.0 * MARGIN, drawn.height() + 2.0 * MARGIN);
+    SeatCanvas {
+        min_x: min.x,
+        min_y: min.y,
+        width,
+        height,
+        layer_left: -min.x,
+        layer_top: -min.y,
+        view_box: format!("{:.1} {:.1} {:.1} {:.1}", min.x, min.y, width, height),
+        stage: (whole && shapes.stage.len() >= 3).then(|| ShapeView::new("Stage", &shapes.stage)),
+        outlines: shown
+            .iter()
+            .filter(|s| s.outline.len() >= 3)
+            .map(|s| ShapeView::new(&s.name, &s.outline))
+            .collect(),
+        areas: if whole {
+            shapes
+                .areas
+                .iter()
+                .map(|a| ShapeView::new(&a.name, &a.outline))
+                .collect()
+        } else {
+            Vec::new()
+        },
+        rows,
+        sections,
+    }
+}
+
+/// Where a row's labels go: a pitch beyond each end seat, along the row.
+fn row_ends(seats: &[Point]) -> Option<(Point, Point)> {
+    let first = *seats.first()?;
+    let last = *seats.last()?;
+    // Outward from the seat next to the end; straight out sideways if
+    // there is none (a one-seat row) or it is in the same place.
+    let beyond = |end: Point, inner: Point, sideways: f32| {
+        let (dx, dy) = if inner == end {
+            (sideways, 0.0)
+        } else {
+            (end.x - inner.x, end.y - inner.y)
+        };
+        let length = (dx * dx + dy * dy).sqrt();
+        Point::new(end.x + dx / length * SEAT_PITCH, end.y + dy / length * SEAT_PITCH)
+    };
+    let second = seats.get(1).copied().unwrap_or(first);
+    let second_last = seats.len().checked_sub(2).map_or(last, |i| seats[i]);
+    Some((beyond(first, second, -1.0), beyond(last, second_last, 1.0)))
+}
+
+/// A section on the overview: a link to its seats.
+pub struct OverviewSection {
+    pub id: i64,
+    pub href: String,
+    pub shape: ShapeView,
+    /// "from €45", or "Sold out".
+    pub caption: String,
+    /// Its full name for assistive technology and the tooltip.
+    pub accessible_name: String,
+    /// The fill of its cheapest free tier.
+    pub fill_class: String,
+    pub sold_out: bool,
+    pub current: bool,
+    /// The fills of the tiers with a free seat here, for the price filter.
+    pub tier_classes: String,
+    /// No free seat here is in the price filter's range.
+    pub dimmed: bool,
+}
+
+pub struct Overview {
+    pub view_box: String,
+    /// Text size in venue units, so labels scale with the drawing.
+    pub font: f32,
+    pub stage: Option<ShapeView>,
+    pub areas: Vec<ShapeView>,
+    pub sections: Vec<OverviewSection>,
+}
+
+pub fn overview(
+    event_id: EventId,
+    shapes: &MapShapes,
+    tiers: &[Tier],
+    current: Option<i64>,
+    filter: &PriceFilter,
+) -> Overview {
+    let bounds = shapes.bounds().unwrap_or(Bounds {
+        min: Point::default(),
+        max: Point::new(1.0, 1.0),
+    });
+    let margin = SEAT_PITCH;
+    let sections = shapes
+        .sections
+        .iter()
+        .filter(|s| s.outline.len() >= 3)
+        .map(|s| {
+            let sold_out = s.seats_available == 0;
+            let caption = match s.from_cents {
+                Some(cents) if !sold_out => format!("from {}", format_cents(i64::from(cents))),
+                _ => "Sold out".to_string(),
+            };
+            let left = format!(
+                "{} of {} seats left",
+                group_thousands(s.seats_available.max(0) as u64),
+                group_thousands(s.seats_total.max(0) as u64)
+            );
+            OverviewSection {
+                id: s.id,
+                href: format!("/events/{event_id}?section={}#seat-map", s.id),
+                shape: ShapeView::new(&s.name, &s.outline),
+                accessible_name: if sold_out {
+                    format!("Section {}: sold out", s.name)
+                } else {
+                    format!("Section {}: {left}, {caption}", s.name)
+                },
+                caption,
+                fill_class: match &s.from_tier {
+                    Some(code) if !sold_out => tier_class(tiers, code),
+                    _ => "overview__section--sold-out".to_string(),
+                },
+                sold_out,
+                current: current == Some(s.id),
+                tier_classes: s
+                    .free_tiers
+                    .iter()
+                    .map(|code| tier_class(tiers, code))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                dimmed: !s.free_tiers.is_empty()
+                    && s.free_tiers.iter().all(|code| {
+                        tiers
+                            .iter()
+                            .find(|t| &t.code == code)
+                            .is_none_or(|t| !filter.admits(t.price_cents))
+                    }),
+            }
+        })
+        .collect();
+    Overview {
+        view_box: format!(
+            "{:.1} {:.1} {:.1} {:.1}",
+            bounds.min.x - margin,
+            bounds.min.y - margin,
+            bounds.width() + 2.0 * margin,
+            bounds.height() + 2.0 * margin
+        ),
+        font: (bounds.width().max(bounds.height()) / 70.0).max(12.0),
+        stage: (shapes.stage.len() >= 3).then(|| ShapeView::new("Stage", &shapes.stage)),
+        areas: shapes
+            .areas
+            .iter()
+            .map(|a| ShapeView::new(&a.name, &a.outline))
+            .collect(),
+        sections,
+    }
+}
+
+/// The price filter: the range of prices shown in full; seats (and
+/// sections) outside it are dimmed, still there to pick.
+pub struct PriceFilter {
+    pub choices: Vec<PriceChoice>,
+    pub min: i32,
+    pub max: i32,
+    /// Classes for the map: one per tier outside the range.
+    pub dim_classes: String,
+}
+
+pub struct PriceChoice {
+    pub cents: i32,
+    pub label: String,
+    pub is_min: bool,
+    pub is_max: bool,
+}
+
+impl PriceFilter {
+    /// `min`/`max` as asked (in minor units); missing or out of range
+    /// means the cheapest / dearest price.
+    pub fn new(tiers: &[Tier], min: Option<i32>, max: Option<i32>) -> PriceFilter {
+        let mut prices: Vec<i32> = tiers.iter().map(|t| t.price_cents).collect();
+        prices.sort_unstable();
+        prices.dedup();
+        let lowest = prices.first().copied().unwrap_or(0);
+        let highest = prices.last().copied().unwrap_or(0);
+        let min = min.unwrap_or(lowest).clamp(lowest, highest);
+        let max = max.unwrap_or(highest).clamp(min, highest.max(min));
+        let dim_classes = tiers
+            .iter()
+            .filter(|t| t.price_cents < min || t.price_cents > max)
+            .map(|t| format!("dim-{}", tier_class(tiers, &t.code)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        PriceFilter {
+            choices: prices
+                .iter()
+                .map(|&cents| PriceChoice {
+                    cents,
+                    label: format_cents(i64::from(cents)),
+                    is_min: cents == min,
+                    is_max: cents == max,
+                })
+                .collect(),
+            min,
+            max,
+            dim_classes,
+        }
+    }
+
+    pub fn admits(&self, cents: i32) -> bool {
+        (self.min..=self.max).contains(&cents)
+    }
+
+    /// Worth offering: there is more than one price.
+    pub fn useful(&self) -> bool {
+        self.choices.len() > 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::map::MapShapes;
+    use crate::domain::seat::SeatState;
+    use crate::web::views::tests::{seat, tiers};
+
+    #[test]
+    fn seats_group_by_section_with_a_label_at_both_ends_of_each_row() {
+        let seats = vec![
+            seat(1, 1, "A", 100.0, 100.0, SeatState::Available),
+            seat(2, 1, "A", 130.0, 100.0, SeatState::Available),
+            seat(3, 1, "B", 100.0, 130.0, SeatState::Sold),
+            seat(4, 2, "A", 400.0, 100.0, SeatState::Available),
+        ];
+        let canvas = seat_canvas(&seats, &tiers(), &MapShapes::default(), false);
+        assert_eq!(canvas.sections.len(), 2);
+        assert_eq!(canvas.sections[0].seats.len(), 3);
+        let labels: Vec<(&str, f32, f32)> =
+            canvas.rows.iter().map(|r| (r.label.as_str(), r.x, r.y)).collect();
+        assert_eq!(
+            labels,
+            [
+                ("A", 70.0, 100.0),
+                ("A", 160.0, 100.0),
+                ("B", 70.0, 130.0),
+                ("B", 130.0, 130.0),
+                ("A", 370.0, 100.0),
+                ("A", 430.0, 100.0),
+            ]
+        );
+        // Everything drawn fits: the left label's centre is inside the canvas.
+        assert!(canvas.min_x <= 70.0 - SEAT_SIZE && canvas.min_x + canvas.width >= 430.0);
+        assert_eq!(canvas.layer_left, -canvas.min_x);
+    }
+
+    #[test]
+    fn row_labels_sit_a_pitch_beyond_each_end_along_the_row() {
+        let row = [Point::new(100.0, 100.0), Point::new(130.0, 100.0), Point::new(160.0, 110.0)];
+        let (start, end) = row_ends(&row).unwrap();
+        assert_eq!(start, Point::new(70.0, 100.0));
+        assert!((end.x - 160.0 - 30.0 * 30.0 / 31.62).abs() < 0.1, "{end:?}");
+        assert!(end.y > 110.0, "follows the row's bend: {end:?}");
+    }
+}
