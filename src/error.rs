@@ -46,6 +46,7 @@ error_codes! {
     InvalidInput => "invalid_input",
     InvalidName => "invalid_name",
     InvalidPrice => "invalid_price",
+    InvalidCurrency => "invalid_currency",
     InvalidSearch => "invalid_search",
     InvalidTime => "invalid_time",
     MissingPrice => "missing_price",

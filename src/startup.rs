@@ -124,7 +124,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let database = Database::connect(&config).await?;
     if database.is_embedded() {
         let event_id = db::demo::seed_demo(&database.pool).await?;
-        tracing::info!(%event_id, "demo event ready");
+        let arena_id = db::demo::seed_arena(&database.pool).await?;
+        tracing::info!(%event_id, %arena_id, "demo events ready");
     }
     let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
     let app = Application::build(config, &database).await?;

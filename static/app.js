@@ -215,19 +215,208 @@
     if (next) { makeCurrent(section, next); next.focus(); }
   });
 
-  // ---- Zoom -------------------------------------------------------------
-  function initZoom() {
+  // ---- Zoom and pan ------------------------------------------------------
+  // The canvas is moved and scaled with a transform: drag (mouse or one
+  // finger) pans, the wheel or two fingers zoom about the pointer, and the
+  // buttons zoom about the centre or fit the map. A drag never becomes a
+  // click on a seat. Without this script the viewport simply scrolls.
+  const SEAT_PX = 26;
+  const MIN_TAP_PX = 24;
+
+  function initMap() {
+    const viewport = document.querySelector("[data-map-viewport]");
+    const canvas = viewport && viewport.querySelector(".seat-canvas");
+    if (!canvas) { return; }
     const controls = document.querySelector(".zoom-controls");
-    const map = document.querySelector(".seat-map");
-    if (!controls || !map) { return; }
-    controls.hidden = false;
-    let zoom = 1;
-    controls.addEventListener("click", function (event) {
-      const button = event.target.closest("[data-zoom]");
-      if (!button) { return; }
-      zoom = Math.min(2, Math.max(0.5, zoom + (button.dataset.zoom === "in" ? 0.25 : -0.25)));
-      map.style.zoom = String(zoom);
+    const here = document.querySelector("[data-map-here]");
+    viewport.classList.add("map-viewport--js");
+    if (controls) { controls.hidden = false; }
+    const width = canvas.offsetWidth;
+    const height = canvas.offsetHeight;
+    const coarse = window.matchMedia("(pointer: coarse)").matches;
+    let scale = 1, tx = 0, ty = 0;
+
+    // Sections' boxes in canvas units, for "which section am I looking at".
+    const layer = canvas.querySelector(".map-layer");
+    const layerX = layer ? layer.offsetLeft : 0, layerY = layer ? layer.offsetTop : 0;
+    const boxes = Array.prototype.map.call(canvas.querySelectorAll(".section"), function (section) {
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      section.querySelectorAll("button.seat").forEach(function (seat) {
+        x0 = Math.min(x0, seat.offsetLeft); y0 = Math.min(y0, seat.offsetTop);
+        x1 = Math.max(x1, seat.offsetLeft + SEAT_PX); y1 = Math.max(y1, seat.offsetTop + SEAT_PX);
+      });
+      return { name: section.dataset.section, x0: x0 + layerX, y0: y0 + layerY, x1: x1 + layerX, y1: y1 + layerY };
     });
+
+    function fitScale() {
+      return Math.min(viewport.clientWidth / width, viewport.clientHeight / height);
+    }
+    // On a touch screen the default zoom keeps seats big enough to tap.
+    function defaultScale() {
+      const fit = Math.min(fitScale(), 1.5);
+      return coarse ? Math.max(fit, MIN_TAP_PX / SEAT_PX + 0.01) : fit;
+    }
+    function minScale() { return Math.min(fitScale(), 1) * 0.75; }
+    const MAX_SCALE = 4;
+
+    // Keep some of the map in view: a lost map is worse than a stuck one.
+    function keepInView() {
+      const vw = viewport.clientWidth, vh = viewport.clientHeight;
+      const w = width * scale, h = height * scale;
+      tx = w <= vw ? (vw - w) / 2 : Math.min(0, Math.max(vw - w, tx));
+      ty = h <= vh ? (vh - h) / 2 : Math.min(0, Math.max(vh - h, ty));
+    }
+
+    let framePending = false;
+    function apply() {
+      keepInView();
+      canvas.style.transform = "translate(" + tx + "px, " + ty + "px) scale(" + scale + ")";
+      if (!framePending && here && boxes.length > 1) {
+        framePending = true;
+        requestAnimationFrame(function () { framePending = false; sayWhere(); });
+      }
+    }
+
+    function sayWhere() {
+      const cx = (viewport.clientWidth / 2 - tx) / scale, cy = (viewport.clientHeight / 2 - ty) / scale;
+      let best = null, bestDistance = Infinity;
+      boxes.forEach(function (b) {
+        const dx = Math.max(b.x0 - cx, 0, cx - b.x1), dy = Math.max(b.y0 - cy, 0, cy - b.y1);
+        const d = dx * dx + dy * dy;
+        if (d < bestDistance) { bestDistance = d; best = b; }
+      });
+      here.textContent = best ? best.name : "";
+    }
+
+    function zoomAt(next, x, y) {
+      next = Math.min(MAX_SCALE, Math.max(minScale(), next));
+      tx = x - (x - tx) * next / scale;
+      ty = y - (y - ty) * next / scale;
+      scale = next;
+      apply();
+    }
+
+    function home() {
+      scale = defaultScale();
+      // Centred across; from the front (the stage end) down.
+      tx = (viewport.clientWidth - width * scale) / 2;
+      ty = 0;
+      apply();
+    }
+
+    if (controls) {
+      controls.addEventListener("click", function (event) {
+        const button = event.target.closest("[data-zoom]");
+        if (!button) { return; }
+        const cx = viewport.clientWidth / 2, cy = viewport.clientHeight / 2;
+        if (button.dataset.zoom === "in") { zoomAt(scale * 1.4, cx, cy); }
+        else if (button.dataset.zoom === "out") { zoomAt(scale / 1.4, cx, cy); }
+        else { home(); }
+      });
+    }
+
+    viewport.addEventListener("wheel", function (event) {
+      event.preventDefault();
+      const rect = viewport.getBoundingClientRect();
+      const step = event.deltaMode === 1 ? event.deltaY * 20 : event.deltaY;
+      zoomAt(scale * Math.exp(-step * (event.ctrlKey ? 0.01 : 0.002)), event.clientX - rect.left, event.clientY - rect.top);
+    }, { passive: false });
+
+    const pointers = new Map();
+    let drag = null, pinch = null, dragged = false;
+    function point(event) {
+      const rect = viewport.getBoundingClientRect();
+      return { x: event.clientX - rect.left, y: event.clientY - rect.top };
+    }
+    viewport.addEventListener("pointerdown", function (event) {
+      pointers.set(event.pointerId, point(event));
+      if (pointers.size === 1) {
+        drag = { start: point(event), tx: tx, ty: ty };
+        dragged = false;
+      } else if (pointers.size === 2) {
+        const [a, b] = Array.from(pointers.values());
+        pinch = { distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, scale: scale };
+        drag = null;
+        dragged = true;
+      }
+    });
+    viewport.addEventListener("pointermove", function (event) {
+      if (!pointers.has(event.pointerId)) { return; }
+      pointers.set(event.pointerId, point(event));
+      if (pinch && pointers.size >= 2) {
+        const [a, b] = Array.from(pointers.values());
+        const distance = Math.hypot(a.x - b.x, a.y - b.y);
+        zoomAt(pinch.scale * distance / pinch.distance, (a.x + b.x) / 2, (a.y + b.y) / 2);
+      } else if (drag) {
+        const p = point(event);
+        const dx = p.x - drag.start.x, dy = p.y - drag.start.y;
+        if (!dragged && Math.hypot(dx, dy) > 6) {
+          dragged = true;
+          viewport.classList.add("map-viewport--dragging");
+          viewport.setPointerCapture(event.pointerId);
+        }
+        if (dragged) { tx = drag.tx + dx; ty = drag.ty + dy; apply(); }
+      }
+    });
+    function lift(event) {
+      pointers.delete(event.pointerId);
+      if (pointers.size < 2) { pinch = null; }
+      if (pointers.size === 0) { drag = null; viewport.classList.remove("map-viewport--dragging"); }
+    }
+    viewport.addEventListener("pointerup", lift);
+    viewport.addEventListener("pointercancel", lift);
+    // The click that ends a drag or a pinch is not a pick.
+    viewport.addEventListener("click", function (event) {
+      if (dragged) { event.preventDefault(); event.stopPropagation(); dragged = false; }
+    }, true);
+
+    // Keyboard: a focused seat is brought into view by panning (the
+    // viewport itself never scrolls: that would fight the transform).
+    viewport.addEventListener("focusin", function (event) {
+      viewport.scrollLeft = 0; viewport.scrollTop = 0;
+      const seat = event.target.closest("button.seat");
+      if (!seat) { return; }
+      const v = viewport.getBoundingClientRect(), r = seat.getBoundingClientRect();
+      if (r.left < v.left || r.right > v.right || r.top < v.top || r.bottom > v.bottom) {
+        tx += (v.left + v.width / 2) - (r.left + r.width / 2);
+        ty += (v.top + v.height / 2) - (r.top + r.height / 2);
+        apply();
+      }
+    });
+    viewport.addEventListener("scroll", function () { viewport.scrollLeft = 0; viewport.scrollTop = 0; });
+
+    window.addEventListener("resize", function () { apply(); });
+    home();
+  }
+
+  // ---- Price filter ------------------------------------------------------
+  // Dims what is outside the chosen range at once (the form's Show button
+  // does the same through the server without JavaScript).
+  function initPriceFilter() {
+    const form = document.querySelector("[data-price-filter]");
+    const frame = document.getElementById("map-frame");
+    if (!form || !frame) { return; }
+    form.classList.add("price-filter--live");
+    const tiers = Array.prototype.map.call(document.querySelectorAll(".legend li[data-tier]"), function (li) {
+      return { tier: li.dataset.tier, price: Number(li.dataset.price) };
+    });
+    function update() {
+      let min = Number(form.elements.price_min.value), max = Number(form.elements.price_max.value);
+      if (min > max) { const t = min; min = max; max = t; }
+      const outside = new Set();
+      tiers.forEach(function (t) { if (t.price < min || t.price > max) { outside.add(t.tier); } });
+      tiers.forEach(function (t) { frame.classList.toggle("dim-" + t.tier, outside.has(t.tier)); });
+      document.querySelectorAll(".overview__section[data-tiers]").forEach(function (section) {
+        const own = section.dataset.tiers.split(" ").filter(Boolean);
+        section.classList.toggle("overview__section--dimmed", own.length > 0 && own.every(function (t) { return outside.has(t); }));
+      });
+      const url = new URL(window.location.href);
+      url.searchParams.set("price_min", String(min));
+      url.searchParams.set("price_max", String(max));
+      history.replaceState(null, "", url);
+    }
+    form.addEventListener("change", update);
+    form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
   }
 
   // ---- Errors -------------------------------------------------------------
@@ -254,7 +443,8 @@
   document.addEventListener("htmx:oobAfterSwap", afterUpdate);
 
   initRoving();
-  initZoom();
+  initMap();
+  initPriceFilter();
   scheduleExpiryRefresh();
   tick();
   setInterval(tick, 1000);

@@ -7,10 +7,8 @@ use super::venues::{self, EventPlan};
 use super::{GenericClient, Pool};
 use crate::domain::ids::EventId;
 use crate::domain::venue;
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 
-/// The shipped 20,000-seat arena layout (static/layouts/arena-20000.csv).
-const ARENA_CSV: &str = include_str!("../../static/layouts/arena-20000.csv");
 
 /// How long making the arena event took, step by step.
 #[derive(Debug, Clone, Copy)]
@@ -26,10 +24,10 @@ pub struct ArenaSetup {
 /// issue asks about.
 pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
     let started = Instant::now();
-    let layout = shipped(venue::from_csv("Arena 20000", ARENA_CSV))?;
+    let layout = venue::examples::arena()?;
     let parse = started.elapsed();
     let started = Instant::now();
-    let venue_id = import_or_reuse(pool, &layout).await?;
+    let venue_id = venues::import_or_reuse(pool, &layout).await?;
     let import = started.elapsed();
     let started = Instant::now();
     let event_id = event_on_sale(pool, venue_id, &layout, "Benchmark Arena", 5000).await?;
@@ -44,10 +42,8 @@ pub async fn arena_event(pool: &Pool) -> AppResult<ArenaSetup> {
 /// The shipped concert hall (1,500 seats and a standing floor of 500) as
 /// an event on sale now. Returns the event and its GA area with capacity.
 pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
-    let layout = shipped(venue::from_json(include_str!(
-        "../../static/layouts/concert-hall-2000.json"
-    )))?;
-    let venue_id = import_or_reuse(pool, &layout).await?;
+    let layout = venue::examples::concert_hall()?;
+    let venue_id = venues::import_or_reuse(pool, &layout).await?;
     let event_id = event_on_sale(pool, venue_id, &layout, "Benchmark Hall", 3000).await?;
     let row = pool
         .get()
@@ -58,27 +54,6 @@ pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
         )
         .await?;
     Ok((event_id.0, row.get(0), row.get(1)))
-}
-
-fn shipped(
-    parsed: Result<venue::VenueLayout, Vec<venue::LayoutError>>,
-) -> AppResult<venue::VenueLayout> {
-    parsed.map_err(|errors| {
-        AppError::Internal(anyhow::anyhow!("a shipped layout is invalid: {errors:?}"))
-    })
-}
-
-/// The venue's id: imported now, or from an earlier run on this database.
-async fn import_or_reuse(pool: &Pool, layout: &venue::VenueLayout) -> AppResult<i64> {
-    let client = pool.get().await?;
-    match venues::import(&client, layout, None).await {
-        Ok(id) => Ok(id),
-        Err(AppError::Conflict { .. }) => Ok(client
-            .query_one("SELECT id FROM venues WHERE name = $1", &[&layout.name])
-            .await?
-            .get(0)),
-        Err(other) => Err(other),
-    }
 }
 
 /// An event of the venue, on sale now, every tier at `price_cents`.
@@ -110,7 +85,7 @@ async fn event_on_sale(
 impl ArenaSetup {
     pub fn describe(&self) -> String {
         format!(
-            "20,000-seat arena from static/layouts/arena-20000.csv: parsed and validated in {} ms, \
+            "20,000-seat arena from static/layouts/arena-20000.json: parsed and validated in {} ms, \
              venue stored in {} ms, event created in {} ms",
             self.parse.as_millis(),
             self.import.as_millis(),

@@ -6,7 +6,9 @@ use time::OffsetDateTime;
 use super::Pool;
 use super::events::{self, NewEvent};
 use crate::domain::ids::EventId;
-use crate::domain::layout::{EventSpec, demo_event};
+use super::venues;
+use crate::domain::layout::{EventSpec, TierSpec, demo_event};
+use crate::domain::venue;
 use crate::error::{AppError, AppResult};
 
 /// Creates the event with all its seats in one transaction. If the spec has
@@ -23,6 +25,49 @@ pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
         on_sale_at: None,
         currency: spec.currency.clone(),
         tiers: spec.tiers.clone(),
+        layout,
+    };
+    events::create(pool, &new_event).await
+}
+
+/// Seeds the demo arena (once): the shipped 20,000-seat layout as a venue
+/// and an event of it on sale now, priced in US dollars, and returns the
+/// event's id. A big venue, so the page opens on its overview.
+pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
+    const SLUG: &str = "arena-demo";
+    let seeded = {
+        let client = pool.get().await?;
+        events::id_by_slug(&client, SLUG).await?
+    };
+    if let Some(id) = seeded {
+        return Ok(id);
+    }
+    let layout = venue::examples::arena()?;
+    let venue_id = venues::import_or_reuse(pool, &layout).await?;
+    let price = |code: &str| match code {
+        "floor" => 14_500,
+        "lower_side" => 11_000,
+        "lower_end" => 8_500,
+        "upper" => 5_900,
+        _ => 3_900,
+    };
+    let new_event = NewEvent {
+        slug: Some(SLUG.into()),
+        name: "Seatmap Arena: Demo Tour".into(),
+        venue_id: Some(venue_id),
+        starts_at: OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or(OffsetDateTime::now_utc())
+            + time::Duration::days(45),
+        on_sale_at: None,
+        currency: "USD".into(),
+        tiers: layout
+            .tiers
+            .iter()
+            .map(|tier| TierSpec {
+                code: tier.code.clone(),
+                name: tier.name.clone(),
+                price_cents: price(&tier.code),
+            })
+            .collect(),
         layout,
     };
     events::create(pool, &new_event).await

@@ -6,6 +6,7 @@ use super::{GenericClient, Pool};
 use crate::domain::ids::EventId;
 use crate::domain::geometry::{self, Point};
 use crate::domain::layout::TierSpec;
+use crate::domain::money::Currency;
 use crate::domain::sale::SaleStatus;
 use crate::domain::venue::VenueLayout;
 use crate::error::{AppError, AppResult, Missing};
@@ -24,6 +25,10 @@ pub struct EventSummary {
     pub ga_available: i64,
     /// The lowest price of anything free now (a seat or a GA place), if any.
     pub from_cents: Option<i32>,
+    /// What its prices are in; amounts are in its minor unit.
+    pub currency: Currency,
+    /// The venue's IANA time zone.
+    pub time_zone: String,
     pub sale: SaleStatus,
     #[serde(with = "time::serde::rfc3339::option")]
     pub on_sale_at: Option<OffsetDateTime>,
@@ -34,6 +39,7 @@ pub struct Tier {
     pub code: String,
     pub name: String,
     pub price_cents: i32,
+    pub currency: Currency,
 }
 
 /// An event's sale state now; `e` is the events row.
@@ -47,7 +53,8 @@ const SALE_STATUS: &str = "
 /// A lapsed hold counts as available, exactly as the claim query treats it.
 fn summary_query(filter: &str) -> String {
     format!(
-        "SELECT e.id, e.name, e.venue, e.starts_at, e.on_sale_at, {SALE_STATUS} AS sale,
+        "SELECT e.id, e.name, e.venue, e.starts_at, e.on_sale_at, e.currency, e.time_zone,
+                {SALE_STATUS} AS sale,
                 count(s.id) AS seats_total,
                 count(s.id) FILTER (WHERE s.status = 'AVAILABLE'
                                     OR (s.status = 'HELD' AND s.held_until < now())) AS seats_available,
@@ -83,6 +90,8 @@ fn summary_from_row(row: &Row) -> EventSummary {
         ga_total: row.get("ga_total"),
         ga_available: row.get("ga_available"),
         from_cents: row.get("from_cents"),
+        currency: currency_column(row.get("currency")),
+        time_zone: row.get("time_zone"),
         sale: SaleStatus::from_db(row.get("sale")),
         on_sale_at: row.get("on_sale_at"),
     }
@@ -103,6 +112,13 @@ pub async fn find(
         .await?;
     let row = client.query_opt(&statement, &[&event_id]).await?;
     Ok(row.as_ref().map(summary_from_row))
+}
+
+pub async fn id_by_slug(client: &impl GenericClient, slug: &str) -> AppResult<Option<EventId>> {
+    let row = client
+        .query_opt("SELECT id FROM events WHERE slug = $1", &[&slug])
+        .await?;
+    Ok(row.map(|row| row.get(0)))
 }
 
 pub async fn exists(client: &impl GenericClient, event_id: EventId) -> AppResult<bool> {
@@ -402,6 +418,12 @@ async fn insert_layout(
     Ok(())
 }
 
+/// Events are created with a checked currency; a code this build does not
+/// know (a newer ISO list wrote it) shows in euros rather than failing.
+pub(crate) fn currency_column(code: &str) -> Currency {
+    Currency::from_code(code).unwrap_or_default()
+}
+
 /// A polygon as its column stores it; none for fewer than three points.
 fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
     (points.len() >= 3).then(|| geometry::flatten(points))
@@ -410,8 +432,9 @@ fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
 pub async fn tiers(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<Tier>> {
     let statement = client
         .prepare_cached(
-            "SELECT code, name, price_cents FROM price_tiers
-              WHERE event_id = $1 ORDER BY sort_order, price_cents DESC",
+            "SELECT t.code, t.name, t.price_cents, e.currency
+               FROM price_tiers t JOIN events e ON e.id = t.event_id
+              WHERE t.event_id = $1 ORDER BY t.sort_order, t.price_cents DESC",
         )
         .await?;
     let rows = client.query(&statement, &[&event_id]).await?;
@@ -421,6 +444,7 @@ pub async fn tiers(client: &impl GenericClient, event_id: EventId) -> AppResult<
             code: row.get("code"),
             name: row.get("name"),
             price_cents: row.get("price_cents"),
+            currency: currency_column(row.get("currency")),
         })
         .collect())
 }

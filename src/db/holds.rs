@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
+use crate::domain::locale::EventLocale;
 use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId, StaffId};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
@@ -73,6 +74,8 @@ pub struct Hold {
     pub released_by_staff: bool,
     /// Its one "need more time" extension has been used.
     pub extended: bool,
+    /// How its event shows prices and times.
+    pub locale: EventLocale,
 }
 
 /// What a successful claim leaves the buyer holding.
@@ -128,9 +131,12 @@ pub(super) fn refuse_if_over(summary: &HoldSummary, adding: usize, max: u32) -> 
     Ok(())
 }
 
+// The event's currency and zone come from a subquery, not a join: these
+// columns are read under FOR UPDATE, which would lock a joined event row.
 const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
      (state = 'OPEN' AND expires_at > now()) AS live,
-     released_by_staff IS NOT NULL AS released_by_staff, extended";
+     released_by_staff IS NOT NULL AS released_by_staff, extended,
+     (SELECT ARRAY[e.currency, e.time_zone] FROM events e WHERE e.id = holds.event_id) AS locale";
 
 fn hold_from_row(row: &Row) -> Hold {
     Hold {
@@ -142,6 +148,10 @@ fn hold_from_row(row: &Row) -> Hold {
         live: row.get("live"),
         released_by_staff: row.get("released_by_staff"),
         extended: row.get("extended"),
+        locale: match row.get::<_, Vec<String>>("locale").as_slice() {
+            [currency, zone] => EventLocale::new(super::events::currency_column(currency), zone),
+            _ => EventLocale::default(),
+        },
     }
 }
 

@@ -4,6 +4,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, ga, holds, retrying};
+use crate::domain::locale::EventLocale;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
@@ -38,6 +39,8 @@ pub struct Order {
     pub lines: Vec<OrderLine>,
     /// The event was cancelled: the order is kept, for a refund.
     pub event_cancelled: bool,
+    /// How the event shows prices and times.
+    pub locale: EventLocale,
 }
 
 /// Buys the buyer's hold in one transaction: every seat still held by it
@@ -160,7 +163,8 @@ pub async fn find_for_buyer(
     let header = client
         .prepare_cached(
             "SELECT o.id, o.event_id, e.name AS event_name, e.venue, e.starts_at,
-                    o.buyer_name, o.buyer_email, o.created_at, o.event_cancelled
+                    o.buyer_name, o.buyer_email, o.created_at, o.event_cancelled,
+                    e.currency, e.time_zone
                FROM orders o JOIN events e ON e.id = o.event_id
               WHERE o.id = $1 AND o.buyer_id = $2",
         )
@@ -212,5 +216,9 @@ pub async fn find_for_buyer(
         created_at: row.get("created_at"),
         lines,
         event_cancelled: row.get("event_cancelled"),
+        locale: EventLocale::new(
+            super::events::currency_column(row.get("currency")),
+            row.get::<_, String>("time_zone"),
+        ),
     }))
 }

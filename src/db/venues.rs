@@ -45,6 +45,20 @@ pub async fn import(
         .ok_or_else(|| AppError::Conflict(Conflict::VenueExists(layout.name.clone())))
 }
 
+/// The venue's id: imported now, or already there under its name (the
+/// demo and benchmarks import the shipped examples once per database).
+pub async fn import_or_reuse(pool: &Pool, layout: &VenueLayout) -> AppResult<i64> {
+    let client = pool.get().await?;
+    match import(&client, layout, None).await {
+        Ok(id) => Ok(id),
+        Err(AppError::Conflict(_)) => Ok(client
+            .query_one("SELECT id FROM venues WHERE name = $1", &[&layout.name])
+            .await?
+            .get(0)),
+        Err(other) => Err(other),
+    }
+}
+
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<VenueSummary>> {
     let rows = client
         .query(

@@ -4,6 +4,7 @@ pub mod best_available;
 pub mod geometry;
 pub mod ids;
 pub mod layout;
+pub mod locale;
 pub mod money;
 pub mod password;
 pub mod refusal;

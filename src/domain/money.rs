@@ -1,13 +1,91 @@
-/// Formats a price for people: "€45" for whole euros, "€45.50" otherwise,
-/// with thousands grouped ("€1,250").
-pub fn format_cents(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let cents = cents.unsigned_abs();
-    let euros = group_thousands(cents / 100);
-    if cents % 100 == 0 {
-        format!("{sign}€{euros}")
-    } else {
-        format!("{sign}€{euros}.{:02}", cents % 100)
+//! Prices: amounts are kept in a currency's minor unit (cents for EUR and
+//! USD, yen for JPY: `price_cents` in the database means that unit).
+
+/// An event's currency (ISO 4217), which knows its symbol and how many
+/// digits its minor unit has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Currency(iso_currency::Currency);
+
+impl serde::Serialize for Currency {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.code())
+    }
+}
+
+impl Default for Currency {
+    fn default() -> Currency {
+        Currency(iso_currency::Currency::EUR)
+    }
+}
+
+impl Currency {
+    /// "USD", "eur" → the currency; None for anything not in ISO 4217.
+    pub fn from_code(code: &str) -> Option<Currency> {
+        iso_currency::Currency::from_code(&code.trim().to_ascii_uppercase()).map(Currency)
+    }
+
+    pub fn code(self) -> String {
+        self.0.code().to_string()
+    }
+
+    /// Minor-unit digits: 2 for EUR, 0 for JPY, 3 for KWD. Currencies
+    /// without one (gold, test codes) count as 2.
+    fn digits(self) -> u32 {
+        u32::from(self.0.exponent().unwrap_or(2))
+    }
+
+    /// "€", "$", "£", "¥"; the code itself ("CHF") where the symbol is
+    /// just letters, which then stands apart from the number.
+    fn symbol(self) -> String {
+        let symbol = self.0.symbol().to_string();
+        if symbol.chars().all(|c| c.is_ascii_alphabetic()) {
+            format!("{} ", self.0.code())
+        } else {
+            symbol
+        }
+    }
+
+    /// Formats an amount for people: "€45" when whole, "€45.50" otherwise,
+    /// thousands grouped ("$1,250"), "¥4,500" for a currency without cents.
+    pub fn format(self, minor: i64) -> String {
+        let sign = if minor < 0 { "-" } else { "" };
+        let minor = minor.unsigned_abs();
+        let unit = 10u64.pow(self.digits());
+        let whole = group_thousands(minor / unit);
+        let symbol = self.symbol();
+        if minor % unit == 0 {
+            format!("{sign}{symbol}{whole}")
+        } else {
+            let width = self.digits() as usize;
+            format!("{sign}{symbol}{whole}.{:0width$}", minor % unit)
+        }
+    }
+
+    /// Reads a price as people type it ("45", "45.5", "€45.50") into the
+    /// minor unit; None for anything else, negatives, more decimals than the
+    /// currency has, or over a million.
+    pub fn parse(self, text: &str) -> Option<i32> {
+        let text = text
+            .trim()
+            .trim_start_matches(|c: char| !c.is_ascii_digit() && !matches!(c, '.' | '-' | '+'))
+            .trim();
+        let digits = self.digits() as usize;
+        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+        if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        if fraction.len() > digits || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let unit = 10i64.pow(digits as u32);
+        let whole: i64 = whole.parse().ok()?;
+        let fraction: i64 = if digits == 0 {
+            0
+        } else {
+            format!("{fraction:0<digits$}").parse().ok()?
+        };
+        let minor = whole.checked_mul(unit)?.checked_add(fraction)?;
+        (whole <= 1_000_000 && minor <= i64::from(i32::MAX)).then_some(minor as i32)
     }
 }
 
@@ -24,26 +102,35 @@ pub fn group_thousands(n: u64) -> String {
     grouped
 }
 
-/// Reads a price as people type it ("45", "45.5", "€45.50") into cents;
-/// None for anything else, negatives, or over €1,000,000.
-pub fn parse_cents(text: &str) -> Option<i32> {
-    let text = text.trim().trim_start_matches('€').trim();
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    if fraction.len() > 2 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let whole: i64 = whole.parse().ok()?;
-    let fraction: i64 = format!("{fraction:0<2}").parse().ok()?;
-    let cents = whole.checked_mul(100)?.checked_add(fraction)?;
-    (cents <= 100_000_000).then_some(cents as i32)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{format_cents, group_thousands, parse_cents};
+    use super::{Currency, group_thousands};
+
+    fn format_cents(cents: i64) -> String {
+        Currency::default().format(cents)
+    }
+
+    fn parse_cents(text: &str) -> Option<i32> {
+        Currency::default().parse(text)
+    }
+
+    #[test]
+    fn each_currency_has_its_symbol_and_decimals() {
+        let usd = Currency::from_code("usd").unwrap();
+        assert_eq!(usd.format(1_250_050), "$12,500.50");
+        assert_eq!(Currency::from_code("GBP").unwrap().format(4500), "£45");
+        let yen = Currency::from_code("JPY").unwrap();
+        assert_eq!(yen.format(4500), "¥4,500");
+        assert_eq!(yen.parse("4500"), Some(4500));
+        assert_eq!(yen.parse("45.5"), None, "yen have no decimals");
+        let dinar = Currency::from_code("KWD").unwrap();
+        assert!(dinar.format(1_005).ends_with("1.005"), "three decimals");
+        assert_eq!(dinar.parse("1.5"), Some(1_500));
+        assert_eq!(Currency::from_code("SEK").unwrap().format(990), "SEK 9.90", "a symbol of letters gives way to the code");
+        assert_eq!(usd.parse("$45.50"), Some(4550));
+        assert!(Currency::from_code("EURO").is_none());
+        assert!(Currency::from_code("XYZ").is_none());
+    }
 
     #[test]
     fn groups_thousands() {

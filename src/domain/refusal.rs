@@ -80,6 +80,8 @@ pub enum Invalid {
     NoFile,
     /// Best available's mode is neither "replace" nor "add".
     BestMode,
+    /// Not an ISO 4217 currency code.
+    Currency(String),
 }
 
 /// The best-available filters a refusal repeats back.
@@ -155,6 +157,7 @@ impl Invalid {
             Invalid::EmptyHold => ErrorCode::EmptyHold,
             Invalid::Search { .. } => ErrorCode::InvalidSearch,
             Invalid::BestMode => ErrorCode::InvalidMode,
+            Invalid::Currency(_) => ErrorCode::InvalidCurrency,
             Invalid::NoFile => ErrorCode::NoFile,
         }
     }

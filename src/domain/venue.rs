@@ -206,6 +206,31 @@ fn venue_name_from_file(stem: &str) -> String {
         .join(" ")
 }
 
+/// The example layouts in static/layouts, shipped inside the binary: the
+/// demo seeds the arena, benchmarks use the arena and the hall.
+pub mod examples {
+    use super::{VenueLayout, from_json};
+    use crate::error::{AppError, AppResult};
+
+    pub const THEATRE: &str = include_str!("../../static/layouts/theatre-300.json");
+    pub const CONCERT_HALL: &str = include_str!("../../static/layouts/concert-hall-2000.json");
+    pub const ARENA: &str = include_str!("../../static/layouts/arena-20000.json");
+
+    fn shipped(text: &str) -> AppResult<VenueLayout> {
+        from_json(text).map_err(|errors| {
+            AppError::Internal(anyhow::anyhow!("a shipped layout is invalid: {errors:?}"))
+        })
+    }
+
+    pub fn arena() -> AppResult<VenueLayout> {
+        shipped(ARENA)
+    }
+
+    pub fn concert_hall() -> AppResult<VenueLayout> {
+        shipped(CONCERT_HALL)
+    }
+}
+
 /// One problem in a layout file, and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutError {
@@ -280,6 +305,8 @@ struct JsonRow {
     count: Option<u32>,
     first: Option<u32>,
     tier: Option<String>,
+    /// For a `count` row: flags by seat label, e.g. `{"1": ["wheelchair"]}`.
+    flags: Option<BTreeMap<String, Vec<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -380,7 +407,11 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             }
             let laid_out;
             let row_seats: &[JsonSeat] = match (&row.seats, row.count) {
-                (Some(seats), None) if row.tier.is_none() && row.first.is_none() => seats,
+                (Some(seats), None)
+                    if row.tier.is_none() && row.first.is_none() && row.flags.is_none() =>
+                {
+                    seats
+                }
                 (None, Some(count)) if (1..=MAX_ROW_COUNT).contains(&count) => {
                     match &row.tier {
                         Some(tier) => {
@@ -388,15 +419,31 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                             laid_out = geometry::row_positions(count, r as u32, SEAT_PITCH, curve)
                                 .iter()
                                 .enumerate()
-                                .map(|(i, p)| JsonSeat {
-                                    label: (first + i as u64).to_string(),
-                                    tier: tier.clone(),
-                                    x: Some(f64::from(p.x)),
-                                    y: Some(f64::from(p.y)),
-                                    rank: None,
-                                    flags: Vec::new(),
+                                .map(|(i, p)| {
+                                    let label = (first + i as u64).to_string();
+                                    JsonSeat {
+                                        flags: row
+                                            .flags
+                                            .as_ref()
+                                            .and_then(|flags| flags.get(&label))
+                                            .cloned()
+                                            .unwrap_or_default(),
+                                        label,
+                                        tier: tier.clone(),
+                                        x: Some(f64::from(p.x)),
+                                        y: Some(f64::from(p.y)),
+                                        rank: None,
+                                    }
                                 })
                                 .collect::<Vec<_>>();
+                            if let Some(stray) = row.flags.iter().flatten().find(|(label, _)| {
+                                !laid_out.iter().any(|seat| &seat.label == *label)
+                            }) {
+                                errors.push(err(
+                                    &at,
+                                    format!("flags for seat {:?}, which the row does not have", stray.0),
+                                ));
+                            }
                             &laid_out
                         }
                         None => {
@@ -1200,24 +1247,47 @@ mod tests {
 
     #[test]
     fn the_shipped_example_layouts_are_valid_and_as_described() {
-        let theatre = from_json(include_str!("../../static/layouts/theatre-300.json")).unwrap();
+        let theatre = from_json(examples::THEATRE).unwrap();
         assert_eq!(theatre.seat_count(), 300);
         assert!(theatre.sections.iter().any(|s| s.name == "Balcony"));
-        let hall = from_json(include_str!("../../static/layouts/concert-hall-2000.json")).unwrap();
+        assert_eq!(theatre.time_zone, "Europe/London");
+        let hall = from_json(examples::CONCERT_HALL).unwrap();
         assert_eq!(hall.seat_count() as u64 + hall.ga_capacity(), 2000);
         assert_eq!(hall.ga_areas.len(), 1);
-        let arena = from_csv(
-            "Arena",
-            include_str!("../../static/layouts/arena-20000.csv"),
-        )
-        .unwrap();
+        assert!(hall.ga_areas[0].outline.is_some(), "the floor is drawn");
+        let arena = from_json(examples::ARENA).unwrap();
         assert_eq!(arena.seat_count(), 20_000);
+        assert!((24..=40).contains(&arena.sections.len()), "{}", arena.sections.len());
+        assert!(arena.tiers.len() >= 4);
         assert!(
-            arena.sections[0]
-                .seats
+            arena
+                .sections
                 .iter()
+                .flat_map(|s| &s.seats)
                 .any(|s| s.flags.contains(&Flag::Wheelchair))
         );
+        // No two seats of the venue overlap: every pair of centres is
+        // most of a pitch apart (checked on a grid of cells, not pairwise).
+        for layout in [&theatre, &hall, &arena] {
+            let seats = layout.seat_specs();
+            let cell = SEAT_PITCH;
+            let mut grid: HashMap<(i64, i64), Vec<(f32, f32)>> = HashMap::new();
+            for s in &seats {
+                grid.entry(((s.x / cell) as i64, (s.y / cell) as i64))
+                    .or_default()
+                    .push((s.x, s.y));
+            }
+            for s in &seats {
+                let (cx, cy) = ((s.x / cell) as i64, (s.y / cell) as i64);
+                let near = (cx - 1..=cx + 1)
+                    .flat_map(|x| (cy - 1..=cy + 1).map(move |y| (x, y)))
+                    .filter_map(|key| grid.get(&key))
+                    .flatten()
+                    .filter(|(x, y)| ((x - s.x).powi(2) + (y - s.y).powi(2)).sqrt() < 0.85 * SEAT_PITCH)
+                    .count();
+                assert_eq!(near, 1, "{}: a seat overlaps {} {} {}", layout.name, s.section_index, s.row_label, s.seat_label);
+            }
+        }
     }
 
     #[test]
@@ -1229,7 +1299,8 @@ mod tests {
         for layout in [
             from_json(SMALL).unwrap(),
             from_csv("Grid Hall", csv).unwrap(),
-            from_json(include_str!("../../static/layouts/theatre-300.json")).unwrap(),
+            from_json(examples::THEATRE).unwrap(),
+            from_json(examples::ARENA).unwrap(),
         ] {
             let text = layout.to_json().to_string();
             assert_eq!(from_json(&text).unwrap(), layout);

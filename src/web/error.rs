@@ -132,6 +132,10 @@ fn invalid_text(invalid: &Invalid) -> String {
              with no control characters."
         ),
         Invalid::NoFile => "Choose a layout file (.json or .csv) to import.".into(),
+        Invalid::Currency(code) => format!(
+            "{:?} is not a currency: use its three-letter ISO 4217 code, like EUR, USD or GBP.",
+            crate::domain::text::shortened(code)
+        ),
         Invalid::BestMode => {
             "Best available's mode is \"replace\" (the default) or \"add\".".into()
         }
@@ -190,7 +194,9 @@ fn conflict_text(conflict: &Conflict) -> String {
             _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
         },
         Conflict::NotSelling { status, on_sale_at } => {
-            crate::web::views::sale_notice(*status, *on_sale_at).unwrap_or_default()
+            // Refusals carry no event locale: times here are UTC.
+            crate::web::views::sale_notice(*status, *on_sale_at, &Default::default())
+                .unwrap_or_default()
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::db::seats::Seat;
 use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
 use crate::domain::layout::SEAT_PITCH;
-use crate::domain::money::{format_cents, group_thousands};
+use crate::domain::money::group_thousands;
 use crate::web::views::{SeatView, tier_class};
 
 /// A seat button's side, in map units (pixels at zoom 1).
@@ -248,8 +248,9 @@ pub fn overview(
         .filter(|s| s.outline.len() >= 3)
         .map(|s| {
             let sold_out = s.seats_available == 0;
+            let currency = tiers.first().map(|t| t.currency).unwrap_or_default();
             let caption = match s.from_cents {
-                Some(cents) if !sold_out => format!("from {}", format_cents(i64::from(cents))),
+                Some(cents) if !sold_out => format!("from {}", currency.format(i64::from(cents))),
                 _ => "Sold out".to_string(),
             };
             let left = format!(
@@ -336,6 +337,7 @@ impl PriceFilter {
         let highest = prices.last().copied().unwrap_or(0);
         let min = min.unwrap_or(lowest).clamp(lowest, highest);
         let max = max.unwrap_or(highest).clamp(min, highest.max(min));
+        let currency = tiers.first().map(|t| t.currency).unwrap_or_default();
         let dim_classes = tiers
             .iter()
             .filter(|t| t.price_cents < min || t.price_cents > max)
@@ -347,7 +349,7 @@ impl PriceFilter {
                 .iter()
                 .map(|&cents| PriceChoice {
                     cents,
-                    label: format_cents(i64::from(cents)),
+                    label: currency.format(i64::from(cents)),
                     is_min: cents == min,
                     is_max: cents == max,
                 })

@@ -2,7 +2,6 @@
 //! hold no logic.
 
 use time::OffsetDateTime;
-use time::macros::format_description;
 
 use crate::db::events::{EventSummary, Tier};
 use crate::db::ga::GaAreaView;
@@ -11,17 +10,13 @@ use crate::db::seats::Seat;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::layout::Flag;
 use crate::web::map::SEAT_SIZE;
-use crate::domain::money::{format_cents, group_thousands};
+use crate::domain::locale::EventLocale;
+use crate::domain::money::{Currency, group_thousands};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatState;
 
 
 pub use crate::domain::sale::display_time;
-
-fn clock_time(at: OffsetDateTime) -> String {
-    at.format(format_description!("[hour]:[minute]:[second] UTC"))
-        .unwrap_or_else(|_| at.to_string())
-}
 
 pub fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
@@ -74,11 +69,12 @@ pub struct EventHeader {
 
 impl From<&EventSummary> for EventHeader {
     fn from(event: &EventSummary) -> EventHeader {
+        let locale = EventLocale::new(event.currency, &event.time_zone);
         EventHeader {
             id: event.id,
             name: event.name.clone(),
             venue: event.venue.clone(),
-            starts: display_time(event.starts_at),
+            starts: locale.time(event.starts_at),
             seats_available: group_thousands(event.seats_available.max(0) as u64),
             seats_total: group_thousands(event.seats_total.max(0) as u64),
             ga_left: (event.ga_total > 0).then(|| {
@@ -90,10 +86,10 @@ impl From<&EventSummary> for EventHeader {
             }),
             from_price: event
                 .from_cents
-                .map(|cents| format!("from {}", format_cents(i64::from(cents)))),
+                .map(|cents| format!("from {}", locale.price(cents))),
             sold_out: event.seats_available + event.ga_available == 0,
             on_sale: event.sale == SaleStatus::OnSale,
-            sale_notice: sale_notice(event.sale, event.on_sale_at),
+            sale_notice: sale_notice(event.sale, event.on_sale_at, &locale),
             sale_label: match event.sale {
                 SaleStatus::OnSale => "On sale",
                 SaleStatus::NotYet => "Not on sale yet",
@@ -132,7 +128,8 @@ pub struct SeatView {
 
 impl SeatView {
     pub fn new(seat: &Seat, tiers: &[Tier]) -> SeatView {
-        let price = format_cents(i64::from(seat.price_cents));
+        let currency = tiers.first().map(|t| t.currency).unwrap_or_default();
+        let price = currency.format(i64::from(seat.price_cents));
         let (action, pressed, taken) = match seat.state {
             SeatState::Available => ("hold", Some("false"), false),
             SeatState::Mine => ("release", Some("true"), false),
@@ -255,7 +252,11 @@ pub struct SectionLink {
     pub summary: String,
 }
 
-pub fn section_links(event_id: EventId, shapes: &crate::db::map::MapShapes) -> Vec<SectionLink> {
+pub fn section_links(
+    event_id: EventId,
+    shapes: &crate::db::map::MapShapes,
+    currency: Currency,
+) -> Vec<SectionLink> {
     shapes
         .sections
         .iter()
@@ -267,7 +268,7 @@ pub fn section_links(event_id: EventId, shapes: &crate::db::map::MapShapes) -> V
                     "{} of {} seats left · from {}",
                     group_thousands(s.seats_available as u64),
                     group_thousands(s.seats_total.max(0) as u64),
-                    format_cents(i64::from(cents))
+                    currency.format(i64::from(cents))
                 ),
                 _ => "sold out".to_string(),
             },
@@ -288,7 +289,7 @@ pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
         .map(|tier| TierLegend {
             class: tier_class(tiers, &tier.code),
             name: tier.name.clone(),
-            price: format_cents(i64::from(tier.price_cents)),
+            price: tier.currency.format(i64::from(tier.price_cents)),
             cents: tier.price_cents,
         })
         .collect()
@@ -363,6 +364,19 @@ pub struct HoldView {
     pub seats: Vec<HeldSeat>,
     pub ga: Vec<HeldGa>,
     pub total: String,
+    /// "2 seats", "1 seat and 2 tickets": the selection bar's words.
+    pub summary: String,
+}
+
+fn selection_summary(seats: usize, tickets: usize) -> String {
+    let count = |n: usize, one: &str, many: &str| {
+        format!("{} {}", group_thousands(n as u64), if n == 1 { one } else { many })
+    };
+    match (seats, tickets) {
+        (s, 0) => count(s, "seat", "seats"),
+        (0, t) => count(t, "ticket", "tickets"),
+        (s, t) => format!("{} and {}", count(s, "seat", "seats"), count(t, "ticket", "tickets")),
+    }
 }
 
 /// The hold panel of one event page.
@@ -410,7 +424,7 @@ impl HoldPanel {
                         minutes: extension.as_secs().div_ceil(60),
                     }),
                     expires_at: rfc3339(hold.expires_at),
-                    expires_clock: clock_time(hold.expires_at),
+                    expires_clock: hold.locale.clock(hold.expires_at),
                     server_now: rfc3339(now),
                     remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
                     seats: held
@@ -419,7 +433,7 @@ impl HoldPanel {
                             id: seat.id,
                             name: seat_name(seat),
                             tier: seat.tier_name.clone(),
-                            price: format_cents(i64::from(seat.price_cents)),
+                            price: hold.locale.price(seat.price_cents),
                         })
                         .collect(),
                     ga: ga
@@ -429,11 +443,17 @@ impl HoldPanel {
                             name: area.name.clone(),
                             quantity: area.mine,
                             tier: area.tier_name.clone(),
-                            price: format_cents(i64::from(area.price_cents) * i64::from(area.mine)),
+                            price: hold
+                                .locale
+                                .price(i64::from(area.price_cents) * i64::from(area.mine)),
                         })
                         .collect(),
-                    total: format_cents(
+                    total: hold.locale.price(
                         held.iter().map(|s| i64::from(s.price_cents)).sum::<i64>() + ga_cents,
+                    ),
+                    summary: selection_summary(
+                        held.len(),
+                        ga.iter().map(|area| area.mine as usize).sum(),
                     ),
                 }
             });
@@ -465,7 +485,7 @@ pub struct GaBlock {
     pub mine: Option<String>,
 }
 
-pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32) -> Vec<GaBlock> {
+pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32, currency: Currency) -> Vec<GaBlock> {
     areas
         .iter()
         .map(|area| {
@@ -474,7 +494,7 @@ pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32) -> Vec<GaBlock> {
                 id: area.id,
                 name: area.name.clone(),
                 tier: area.tier_name.clone(),
-                price: format_cents(i64::from(area.price_cents)),
+                price: currency.format(i64::from(area.price_cents)),
                 left: if left == 0 {
                     "Sold out".into()
                 } else {
@@ -574,11 +594,15 @@ pub fn describe(places: &[Place<'_>], together: bool) -> String {
 }
 
 /// For people: None while on sale, else why nothing can be bought.
-pub fn sale_notice(status: SaleStatus, on_sale_at: Option<time::OffsetDateTime>) -> Option<String> {
+pub fn sale_notice(
+    status: SaleStatus,
+    on_sale_at: Option<time::OffsetDateTime>,
+    locale: &EventLocale,
+) -> Option<String> {
     match status {
         SaleStatus::OnSale => None,
         SaleStatus::NotYet => Some(match on_sale_at {
-            Some(at) => format!("On sale at {}.", display_time(at)),
+            Some(at) => format!("On sale at {}.", locale.time(at)),
             None => "Not on sale yet.".into(),
         }),
         SaleStatus::Closed => Some("Sales for this event have closed.".into()),
@@ -628,6 +652,7 @@ pub(crate) mod tests {
             code: "std".into(),
             name: "Standard".into(),
             price_cents: 4500,
+            currency: Currency::default(),
         }]
     }
 
@@ -662,6 +687,7 @@ pub(crate) mod tests {
             live: true,
             released_by_staff: false,
             extended: false,
+            locale: EventLocale::new(Currency::from_code("GBP").unwrap(), "Europe/London"),
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
@@ -681,7 +707,9 @@ pub(crate) mod tests {
             .expect("an unextended hold offers more time");
         assert!(!offer.now, "not before the last 2 minutes");
         assert_eq!(offer.minutes, 4);
-        assert_eq!(view.total, "€90");
+        assert_eq!(view.total, "£90", "in the event's currency");
+        assert_eq!(view.expires_clock, "01:07:05 BST", "in the venue's zone (London, 1970)");
+        assert_eq!(view.summary, "2 seats");
         assert_eq!(view.seats.len(), 2);
         assert!(
             HoldPanel::new(

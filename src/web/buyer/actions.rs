@@ -14,7 +14,7 @@ use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::ids::{EventId, SeatId};
-use crate::domain::money::format_cents;
+use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
@@ -260,7 +260,7 @@ pub(crate) async fn seat_action(
             .find(|seat| seat.id == seat_id)
             .cloned()
             .ok_or_else(|| AppError::Internal(anyhow::anyhow!("a claimed seat not in its hold")))?;
-        let notice = seat_notice(&seat, &outcome);
+        let notice = seat_notice(&seat, &outcome, summary.hold.locale.currency);
         let shown = Shown {
             hold: Some(summary.hold),
             held: summary.seats,
@@ -280,12 +280,13 @@ pub(crate) async fn seat_action(
     }
     let client = state.pool.get().await?;
     let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    let currency = hold.as_ref().map(|h| h.locale.currency).unwrap_or_default();
     let seat = db::seats::by_ids(&client, event_id, &[seat_id], hold.map(|h| h.id))
         .await?
         .pop()
         .ok_or_else(|| AppError::NotFound(Missing::Seats(vec![seat_id])))?;
     drop(client);
-    let notice = seat_notice(&seat, &outcome);
+    let notice = seat_notice(&seat, &outcome, currency);
     respond(
         &state,
         event_id,
@@ -299,9 +300,10 @@ pub(crate) async fn seat_action(
     .await
 }
 
-pub(crate) fn seat_notice(seat: &Seat, outcome: &SeatOutcome) -> Notice {
+/// `currency`: the event's (the price is only said for a seat now held).
+pub(crate) fn seat_notice(seat: &Seat, outcome: &SeatOutcome, currency: Currency) -> Notice {
     let name = views::seat_name(seat);
-    let price = format_cents(i64::from(seat.price_cents));
+    let price = currency.format(i64::from(seat.price_cents));
     match outcome {
         SeatOutcome::Held => Notice::new(NoticeKind::Success, format!("Holding {name} ({price}).")),
         SeatOutcome::Taken => Notice::new(
@@ -470,7 +472,7 @@ pub(crate) async fn extend_hold(
         Some(hold) => {
             db::holds::extend(&state.pool, hold.id, buyer.id, state.config.hold_extension)
                 .await
-                .map(|extended| views::display_time(extended.expires_at))
+                .map(|extended| extended.hold.locale.time(extended.hold.expires_at))
         }
         None => Err(AppError::HoldExpired),
     };

@@ -7,7 +7,6 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use super::event::*;
 use crate::db;
 use crate::domain::ids::{EventId, OrderId};
-use crate::domain::money::format_cents;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::error::{message, refusal_notice};
@@ -15,7 +14,7 @@ use crate::web::extract::{Buyer, BuyerFields, IdPath, Notice, NoticeKind, Viewer
 use crate::web::render::*;
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
-use crate::web::views::{self, OrderLineView};
+use crate::web::views::OrderLineView;
 
 pub(crate) async fn purchase(
     State(state): State<AppState>,
@@ -58,7 +57,7 @@ pub(crate) async fn purchase(
         Err(AppError::HoldExpired) => format!(
             "Your hold expired at {}, so its seats went back on sale and could not be bought. \
              The map shows them as they are now.",
-            views::display_time(hold.expires_at)
+            hold.locale.clock(hold.expires_at)
         ),
         Err(err) => refusal_notice(err)?,
     };
@@ -99,7 +98,7 @@ pub(crate) async fn order_page(
         event: order.event_name,
         event_id: order.event_id,
         venue: order.venue,
-        starts: views::display_time(order.starts_at),
+        starts: order.locale.time(order.starts_at),
         buyer_name: order.buyer_name,
         buyer_email: order.buyer_email,
         event_cancelled: order.event_cancelled,
@@ -109,9 +108,9 @@ pub(crate) async fn order_page(
             .map(|line| OrderLineView {
                 name: line.place.clone(),
                 tier: line.tier_name.clone(),
-                price: format_cents(line.price_cents),
+                price: order.locale.price(line.price_cents),
             })
             .collect(),
-        total: format_cents(total),
+        total: order.locale.price(total),
     })
 }

@@ -160,6 +160,7 @@ pub(crate) async fn event_page_response(
         ga: views::ga_blocks(
             &db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?,
             state.config.max_seats_per_hold,
+            event.currency,
         ),
         panel,
         csrf,
@@ -314,7 +315,7 @@ pub(crate) async fn list_page(
             }
             (db::seats::for_section(&client, event_id, hold_id, id).await?, Vec::new(), Some(id))
         }
-        (true, None) => (Vec::new(), views::section_links(event_id, &shapes), None),
+        (true, None) => (Vec::new(), views::section_links(event_id, &shapes, event.currency), None),
     };
     let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
     render(&ListPage {

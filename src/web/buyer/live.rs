@@ -296,7 +296,11 @@ impl PageFeed {
     /// seat cursor is unchanged.
     async fn send_ga(&self, areas: &[GaAreaView], sender: &Sender) -> AppResult<()> {
         let update = GaLeftUpdate {
-            ga: ga_blocks(areas, self.state.config.max_seats_per_hold),
+            ga: ga_blocks(
+                areas,
+                self.state.config.max_seats_per_hold,
+                self.tiers.first().map(|t| t.currency).unwrap_or_default(),
+            ),
         };
         let html = render(&update)?.0;
         let _ = sender

@@ -15,7 +15,7 @@ use tower_sessions::Session;
 use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{EventId, HoldId, SeatId};
-use crate::domain::money::format_cents;
+use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Invalid, Missing};
@@ -134,15 +134,15 @@ struct OrderRow {
     sold_by: String,
 }
 
-impl From<OrderOverview> for OrderRow {
-    fn from(order: OrderOverview) -> OrderRow {
+impl OrderRow {
+    fn new(order: OrderOverview, currency: Currency) -> OrderRow {
         OrderRow {
             id: order.id.to_string(),
             short_id: short(order.id),
             name: order.buyer_name,
             email: order.buyer_email.unwrap_or_default(),
             seats: order.seat_names.join("; "),
-            total: format_cents(order.total_cents),
+            total: currency.format(order.total_cents),
             when: views::display_time(order.created_at),
             sold_by: order.sold_by.unwrap_or_else(|| "online".into()),
         }
@@ -199,11 +199,12 @@ async fn seat_panel(
     event_id: EventId,
     seat: &db::seats::Seat,
     now: OffsetDateTime,
+    currency: Currency,
 ) -> AppResult<SeatPanel> {
     let occupant = db::box_office::occupant(client, event_id, seat.id).await?;
     let (hold, order) = match occupant {
         SeatOccupant::Hold(hold) => (Some(HoldRow::new(hold, now)), None),
-        SeatOccupant::Order(order) => (None, Some(OrderRow::from(order))),
+        SeatOccupant::Order(order) => (None, Some(OrderRow::new(order, currency))),
         SeatOccupant::Nobody => (None, None),
     };
     Ok(SeatPanel {
@@ -232,7 +233,7 @@ async fn console(
     let seats = db::seats::for_event(&client, event_id, None).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
     let selected = match query.seat.and_then(|id| seats.iter().find(|s| s.id == id)) {
-        Some(seat) => Some(seat_panel(&client, event_id, seat, now).await?),
+        Some(seat) => Some(seat_panel(&client, event_id, seat, now, event.currency).await?),
         None => None,
     };
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
@@ -264,7 +265,10 @@ async fn console(
         live: live.into_iter().map(|h| HoldRow::new(h, now)).collect(),
         lapsed: lapsed.into_iter().map(|h| HoldRow::new(h, now)).collect(),
         query: search.unwrap_or_default().to_string(),
-        orders: orders.into_iter().map(OrderRow::from).collect(),
+        orders: orders
+            .into_iter()
+            .map(|order| OrderRow::new(order, event.currency))
+            .collect(),
         audit: audit
             .into_iter()
             .map(|entry| AuditRow {

@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 
 use crate::db;
 use crate::db::venues::{EventPlan, VenueSummary};
-use crate::domain::money::parse_cents;
+use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::venue::{self, LayoutError, VenueLayout};
 use crate::error::{AppError, AppResult, Invalid};
@@ -218,6 +218,7 @@ struct VenuePage {
     notice: Option<Notice>,
     id: i64,
     name: String,
+    time_zone: String,
     sections: Vec<SectionLine>,
     tiers: Vec<TierPriceField>,
     oob: bool,
@@ -248,6 +249,7 @@ async fn venue_page(
         notice: take_notice(&staff.session).await?,
         id: venue_id,
         name: layout.name.clone(),
+        time_zone: layout.time_zone.clone(),
         sections,
         tiers: layout
             .tiers
@@ -320,12 +322,14 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
         field("on_sale_at"),
         OffsetDateTime::now_utc(),
     )?;
+    let currency = Currency::from_code(field("currency"))
+        .ok_or_else(|| AppError::Invalid(Invalid::Currency(field("currency").to_string())))?;
     let mut prices = BTreeMap::new();
     for (key, value) in fields {
         let Some(code) = key.strip_prefix("price.") else {
             continue;
         };
-        let cents = parse_cents(value).ok_or_else(|| {
+        let cents = currency.parse(value).ok_or_else(|| {
             AppError::Invalid(Invalid::Price {
                 tier: code.to_string(),
                 text: value.to_string(),
@@ -339,6 +343,6 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
         starts_at: details.starts_at,
         on_sale_at: details.on_sale_at,
         prices,
-        currency: "EUR".to_string(),
+        currency: currency.code(),
     })
 }

@@ -1,0 +1,60 @@
+//! How an event shows money and time to buyers: in its currency, and in
+//! its venue's time zone.
+
+use time::OffsetDateTime;
+
+use crate::domain::money::Currency;
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EventLocale {
+    pub currency: Currency,
+    /// IANA name; an unknown one (or none) shows UTC.
+    pub time_zone: String,
+}
+
+impl EventLocale {
+    pub fn new(currency: Currency, time_zone: impl Into<String>) -> EventLocale {
+        EventLocale {
+            currency,
+            time_zone: time_zone.into(),
+        }
+    }
+
+    pub fn price(&self, minor: impl Into<i64>) -> String {
+        self.currency.format(minor.into())
+    }
+
+    fn zoned(&self, at: OffsetDateTime) -> jiff::Zoned {
+        let zone = jiff::tz::TimeZone::get(&self.time_zone).unwrap_or(jiff::tz::TimeZone::UTC);
+        jiff::Timestamp::from_second(at.unix_timestamp())
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned(zone)
+    }
+
+    /// "Tue 22 Dec 2026, 20:00 CET".
+    pub fn time(&self, at: OffsetDateTime) -> String {
+        self.zoned(at).strftime("%a %-d %b %Y, %H:%M %Z").to_string()
+    }
+
+    /// "20:04:31 CET", for a hold's expiry.
+    pub fn clock(&self, at: OffsetDateTime) -> String {
+        self.zoned(at).strftime("%H:%M:%S %Z").to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn times_are_shown_in_the_venues_zone_with_its_daylight_saving() {
+        let new_york = EventLocale::new(Currency::from_code("USD").unwrap(), "America/New_York");
+        assert_eq!(new_york.time(datetime!(2026-12-22 01:30 UTC)), "Mon 21 Dec 2026, 20:30 EST");
+        assert_eq!(new_york.time(datetime!(2026-07-01 00:30 UTC)), "Tue 30 Jun 2026, 20:30 EDT");
+        assert_eq!(new_york.clock(datetime!(2026-12-22 01:30:05 UTC)), "20:30:05 EST");
+        assert_eq!(new_york.price(1_250_000), "$12,500");
+        let nowhere = EventLocale::new(Currency::default(), "Mars/Olympus");
+        assert_eq!(nowhere.time(datetime!(2026-12-22 01:30 UTC)), "Tue 22 Dec 2026, 01:30 UTC");
+    }
+}
