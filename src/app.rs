@@ -25,18 +25,27 @@ pub const SESSION_COOKIE: &str = "seatmap_session";
 pub fn build_router(state: AppState) -> Router {
     // Install the metrics recorder before anything is counted.
     crate::observability::metrics();
+    let frames = security::FramePolicy::new(&state.config.frame_ancestors);
+    // Framed by another site, the cookies must cross sites: SameSite=None,
+    // which browsers accept only on Secure cookies.
+    let (same_site, same_site_name) = if frames.embeddable() {
+        (SameSite::None, "None")
+    } else {
+        (SameSite::Lax, "Lax")
+    };
+    let secure = state.config.secure_cookies || frames.embeddable();
     let sessions = SessionManagerLayer::new(PgSessionStore::new(state.pool.clone()))
         .with_name(SESSION_COOKIE)
         .with_http_only(true)
-        .with_same_site(SameSite::Lax)
-        .with_secure(state.config.secure_cookies)
+        .with_same_site(same_site)
+        .with_secure(secure)
         .with_expiry(Expiry::OnInactivity(time::Duration::hours(12)));
-    let [csp, nosniff, referrer, frames, opener] = security::header_layers();
+    let [nosniff, referrer, opener] = security::header_layers();
     web::router()
         .fallback(web::not_found)
         .layer(middleware::from_fn(security::refuse_cross_site))
         .layer(middleware::from_fn_with_state(
-            state.config.secure_cookies,
+            (secure, same_site_name),
             security::csrf_cookie,
         ))
         .layer(middleware::from_fn(html_errors))
@@ -46,10 +55,9 @@ pub fn build_router(state: AppState) -> Router {
         // Its default predicate leaves live streams (text/event-stream)
         // alone, so an update is never held back in a compressor's buffer.
         .layer(CompressionLayer::new())
-        .layer(csp)
+        .layer(middleware::from_fn_with_state(frames, security::frame_headers))
         .layer(nosniff)
         .layer(referrer)
-        .layer(frames)
         .layer(opener)
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))

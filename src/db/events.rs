@@ -134,8 +134,9 @@ pub async fn exists(client: &impl GenericClient, event_id: EventId) -> AppResult
 /// new ones, so no hold slips in after the close has released the rest.
 /// Take it before locking any hold, as closing does.
 pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: EventId) -> AppResult<()> {
-    let (status, on_sale_at) = lock_sale_status(client, event_id, LockUnless::Closed).await?;
-    status.refuse(on_sale_at)
+    let (status, on_sale_at, time_zone) =
+        lock_sale_status(client, event_id, LockUnless::Closed).await?;
+    status.refuse(on_sale_at, &time_zone)
 }
 
 /// The box office keeps selling at the door after online sales close or
@@ -145,7 +146,9 @@ pub(super) async fn lock_not_cancelled(
     event_id: EventId,
 ) -> AppResult<()> {
     match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
-        (SaleStatus::Cancelled, on_sale_at) => SaleStatus::Cancelled.refuse(on_sale_at),
+        (SaleStatus::Cancelled, on_sale_at, time_zone) => {
+            SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)
+        }
         _ => Ok(()),
     }
 }
@@ -165,14 +168,14 @@ async fn lock_sale_status(
     client: &impl GenericClient,
     event_id: EventId,
     unless: LockUnless,
-) -> AppResult<(SaleStatus, Option<OffsetDateTime>)> {
+) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String)> {
     let still_open = match unless {
         LockUnless::Closed => "e.sales_closed_at IS NULL",
         LockUnless::Cancelled => "e.cancelled_at IS NULL",
     };
     let locked = client
         .prepare_cached(&format!(
-            "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e
+            "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone FROM events e
               WHERE e.id = $1 AND {still_open} FOR KEY SHARE"
         ))
         .await?;
@@ -182,7 +185,7 @@ async fn lock_sale_status(
             .query_opt(
                 &client
                     .prepare_cached(&format!(
-                        "SELECT {SALE_STATUS} AS sale, e.on_sale_at FROM events e WHERE e.id = $1"
+                        "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone FROM events e WHERE e.id = $1"
                     ))
                     .await?,
                 &[&event_id],
@@ -190,7 +193,11 @@ async fn lock_sale_status(
             .await?
             .ok_or_else(|| AppError::NotFound(Missing::Event))?,
     };
-    Ok((SaleStatus::from_db(row.get("sale")), row.get("on_sale_at")))
+    Ok((
+        SaleStatus::from_db(row.get("sale")),
+        row.get("on_sale_at"),
+        row.get("time_zone"),
+    ))
 }
 
 /// Waits for every claim and purchase that locked the event while sales

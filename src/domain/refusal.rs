@@ -124,6 +124,8 @@ pub enum Conflict {
     NotSelling {
         status: SaleStatus,
         on_sale_at: Option<OffsetDateTime>,
+        /// The venue's, to say `on_sale_at` in.
+        time_zone: String,
     },
 }
 

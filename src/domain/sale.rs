@@ -32,12 +32,13 @@ impl SaleStatus {
     }
 
     /// The refusal for a hold or purchase attempted in this state.
-    pub fn refuse(self, on_sale_at: Option<OffsetDateTime>) -> Result<(), AppError> {
+    pub fn refuse(self, on_sale_at: Option<OffsetDateTime>, time_zone: &str) -> Result<(), AppError> {
         match self {
             SaleStatus::OnSale => Ok(()),
             status => Err(AppError::Conflict(Conflict::NotSelling {
                 status,
                 on_sale_at,
+                time_zone: time_zone.to_string(),
             })),
         }
     }
@@ -57,7 +58,7 @@ mod tests {
 
     #[test]
     fn only_an_event_on_sale_lets_buyers_hold() {
-        assert!(SaleStatus::OnSale.refuse(None).is_ok());
+        assert!(SaleStatus::OnSale.refuse(None, "UTC").is_ok());
         let at = time::macros::datetime!(2026-12-01 10:00 UTC);
         for (status, code) in [
             (SaleStatus::NotYet, ErrorCode::NotOnSaleYet),
@@ -65,14 +66,15 @@ mod tests {
             (SaleStatus::Started, ErrorCode::EventStarted),
             (SaleStatus::Cancelled, ErrorCode::EventCancelled),
         ] {
-            match status.refuse(Some(at)) {
+            match status.refuse(Some(at), "UTC") {
                 Err(AppError::Conflict(conflict)) => {
                     assert_eq!(conflict.code(), code);
                     assert_eq!(
                         conflict,
                         Conflict::NotSelling {
                             status,
-                            on_sale_at: Some(at)
+                            on_sale_at: Some(at),
+                            time_zone: "UTC".into(),
                         }
                     );
                 }

@@ -193,10 +193,13 @@ fn conflict_text(conflict: &Conflict) -> String {
             1 => format!("Only 1 place is left in {area}; you asked for {asked}."),
             _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
         },
-        Conflict::NotSelling { status, on_sale_at } => {
-            // Refusals carry no event locale: times here are UTC.
-            crate::web::views::sale_notice(*status, *on_sale_at, &Default::default())
-                .unwrap_or_default()
+        Conflict::NotSelling {
+            status,
+            on_sale_at,
+            time_zone,
+        } => {
+            let locale = crate::domain::locale::EventLocale::new(Default::default(), time_zone);
+            crate::web::views::sale_notice(*status, *on_sale_at, &locale).unwrap_or_default()
         }
     }
 }
@@ -350,6 +353,7 @@ mod tests {
         let not_yet = AppError::Conflict(Conflict::NotSelling {
             status: crate::domain::sale::SaleStatus::NotYet,
             on_sale_at: Some(at),
+            time_zone: "UTC".into(),
         });
         assert_eq!(
             refusal_notice(not_yet).unwrap(),

@@ -21,21 +21,97 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
      connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
      object-src 'none'";
 
-/// The headers every response carries unless its handler set them.
-pub fn header_layers() -> [SetResponseHeaderLayer<HeaderValue>; 5] {
+/// The headers every response carries unless its handler set them (the
+/// framing headers are `frame_headers`').
+pub fn header_layers() -> [SetResponseHeaderLayer<HeaderValue>; 3] {
     let set = |name: HeaderName, value: &'static str| {
         SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
     };
     [
-        set(header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
         set(header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         set(header::REFERRER_POLICY, "same-origin"),
-        set(header::X_FRAME_OPTIONS, "DENY"),
         set(
             HeaderName::from_static("cross-origin-opener-policy"),
             "same-origin",
         ),
     ]
+}
+
+/// Who may show the app in a frame: by default nobody. With an allow-list
+/// (SEATMAP_FRAME_ANCESTORS), the buyer pages may be framed by those
+/// origins; the staff pages never may.
+#[derive(Clone)]
+pub struct FramePolicy {
+    /// The CSP for buyer pages (the staff pages always get the default).
+    buyer_csp: HeaderValue,
+    embeddable: bool,
+}
+
+impl FramePolicy {
+    pub fn new(allowed: &[String]) -> FramePolicy {
+        let buyer_csp = if allowed.is_empty() {
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY)
+        } else {
+            let ancestors = format!("frame-ancestors 'self' {}", allowed.join(" "));
+            // Config checked every origin's characters, so this is a valid value.
+            HeaderValue::from_str(
+                &CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", &ancestors),
+            )
+            .unwrap_or_else(|_| HeaderValue::from_static(CONTENT_SECURITY_POLICY))
+        };
+        FramePolicy {
+            buyer_csp,
+            embeddable: !allowed.is_empty(),
+        }
+    }
+
+    /// Cookies must then reach a third-party frame: SameSite=None, which
+    /// browsers take only with Secure.
+    pub fn embeddable(&self) -> bool {
+        self.embeddable
+    }
+}
+
+/// Sets the CSP and X-Frame-Options by the page's audience. A framed
+/// buyer page has no X-Frame-Options (it cannot name an allow-list; CSP
+/// frame-ancestors decides), and its cookies are marked Partitioned
+/// (CHIPS), so that browsers that block third-party cookies still keep
+/// them, one jar per embedding site.
+pub async fn frame_headers(
+    axum::extract::State(policy): axum::extract::State<FramePolicy>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let staff = request.uri().path().starts_with("/staff");
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    if staff || !policy.embeddable {
+        headers
+            .entry(header::CONTENT_SECURITY_POLICY)
+            .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+        headers
+            .entry(header::X_FRAME_OPTIONS)
+            .or_insert(HeaderValue::from_static("DENY"));
+        return response;
+    }
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(policy.buyer_csp.clone());
+    let cookies: Vec<HeaderValue> = headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|cookie| match cookie.to_str() {
+            Ok(text) if !text.contains("Partitioned") => {
+                HeaderValue::from_str(&format!("{text}; Partitioned")).unwrap_or(cookie.clone())
+            }
+            _ => cookie.clone(),
+        })
+        .collect();
+    headers.remove(header::SET_COOKIE);
+    for cookie in cookies {
+        headers.append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 /// Refuses (403) a state-changing request that a browser says comes from
@@ -145,7 +221,7 @@ fn cookie_token(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
 /// Reads the CSRF cookie into the request, and sets it on the response
 /// when it was missing and a form used it, or when it must be replaced.
 pub async fn csrf_cookie(
-    axum::extract::State(secure): axum::extract::State<bool>,
+    axum::extract::State((secure, same_site)): axum::extract::State<(bool, &'static str)>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -177,7 +253,7 @@ pub async fn csrf_cookie(
     };
     let secure_attribute = if secure { "; Secure" } else { "" };
     let cookie =
-        format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200{secure_attribute}");
+        format!("{name}={value}; Path=/; HttpOnly; SameSite={same_site}; Max-Age=43200{secure_attribute}");
     if let Ok(cookie) = HeaderValue::from_str(&cookie) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }

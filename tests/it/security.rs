@@ -369,3 +369,46 @@ async fn hold_requests_are_rate_limited_per_session_and_a_new_session_does_not_r
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn only_allowed_origins_may_frame_the_buyer_pages_and_never_the_staff_ones() {
+    let app = spawn_app_with(|c| {
+        c.frame_ancestors = vec!["https://tickets.example.org".into()];
+    })
+    .await;
+    let event = app.create_event(1, 2).await;
+    let visitor = app.buyer();
+    let get = |path: String| {
+        let http = visitor.http.clone();
+        let url = format!("{}{path}", app.base);
+        async move { http.get(url).send().await.unwrap() }
+    };
+    let buyer_page = get(format!("/events/{}", event.id)).await;
+    let csp = buyer_page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(
+        csp.contains("frame-ancestors 'self' https://tickets.example.org;"),
+        "{csp}"
+    );
+    assert!(
+        buyer_page.headers().get("x-frame-options").is_none(),
+        "X-Frame-Options has no allow-list, so it must not deny the framing CSP allows"
+    );
+    // Its cookies must reach a third-party frame.
+    let response = visitor
+        .http
+        .post(format!("{}/api/events/{}/holds", app.base, event.id))
+        .json(&json!({"seat_ids": [event.seat_ids[0]]}))
+        .send()
+        .await
+        .unwrap();
+    let cookie = session_cookie(response.headers());
+    for attribute in ["SameSite=None", "Secure", "Partitioned"] {
+        assert!(cookie.contains(attribute), "{attribute} missing: {cookie}");
+    }
+    for staff_path in ["/staff/login", "/staff"] {
+        let staff = get(staff_path.to_string()).await;
+        let csp = staff.headers()["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{staff_path}: {csp}");
+        assert_eq!(staff.headers()["x-frame-options"], "DENY", "{staff_path}");
+    }
+}

@@ -27,7 +27,7 @@ fn a_good_layout_is_summarised_and_a_bad_one_gets_every_problem_with_its_line() 
     let bad = dir.path().join("bad.csv");
     std::fs::write(
         &bad,
-        "section,row,seat,x,y,tier,flags\nA,1,1,0,0,std,\nA,1,1,30,0,std,\nA,1,2,-1,0,std,\n",
+        "section,row,seat,x,y,tier,flags\nA,1,1,0,0,std,\nA,1,1,30,0,std,\nA,1,2,-100001,0,std,\n",
     )
     .unwrap();
     let refused = check(&bad);
@@ -39,7 +39,7 @@ fn a_good_layout_is_summarised_and_a_bad_one_gets_every_problem_with_its_line() 
         "{problems}"
     );
     assert!(
-        problems.contains("line 4: bad coordinate (-1, 0)"),
+        problems.contains("line 4: bad coordinate (-100001, 0)"),
         "{problems}"
     );
 }
@@ -197,7 +197,7 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
     let bad_csv = "section,row,seat,x,y,tier,flags\n\
                    Floor,A,1,0,0,std,\n\
                    Floor,A,1,30,0,std,\n\
-                   Floor,A,2,30,-4,std,\n\
+                   Floor,A,2,30,1e9,std,\n\
                    Floor,A,3,60,0,std,jetpack\n";
     let refused = upload(&clerk, "bad-grid.csv", bad_csv.as_bytes().to_vec()).await;
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
@@ -205,15 +205,15 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
     for problem in [
         "bad-grid.csv was not imported",
         "line 3: duplicate seat Floor A 1 (first on line 2)",
-        "line 4: bad coordinate (30, -4)",
+        "line 4: bad coordinate (30, 1e9)",
         "line 5: unknown flag &#34;jetpack&#34;",
     ] {
         assert!(html.contains(problem), "missing {problem:?} in {html}");
     }
     assert_eq!(app.count("SELECT count(*) FROM venues").await, 0);
 
-    let arena = std::fs::read(layouts().join("arena-20000.csv")).unwrap();
-    let imported = upload(&clerk, "arena-20000.csv", arena.clone()).await;
+    let arena = std::fs::read(layouts().join("arena-20000.json")).unwrap();
+    let imported = upload(&clerk, "arena-20000.json", arena.clone()).await;
     assert_eq!(imported.status(), StatusCode::SEE_OTHER);
     let venue_path = location(&imported);
     assert!(venue_path.starts_with("/staff/venues/"), "{venue_path}");
@@ -223,7 +223,7 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
         "{venue_page}"
     );
     // The same venue again is refused, and says why.
-    let again = upload(&clerk, "arena-20000.csv", arena).await;
+    let again = upload(&clerk, "arena-20000.json", arena).await;
     assert_eq!(location(&again), "/staff/venues");
     let (_, venues_page) = page(&clerk, "/staff/venues").await;
     assert!(
@@ -253,7 +253,13 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
         ("name", "Arena Night"),
         ("starts_at", "2099-06-01T20:00"),
         ("on_sale_at", ""),
+        ("currency", "dollars"),
     ];
+    let missing = create_event_form(&clerk, &venue_path, &fields).await;
+    assert_eq!(location(&missing), venue_path);
+    let (_, html) = page(&clerk, &venue_path).await;
+    assert!(html.contains("&#34;dollars&#34; is not a currency"), "{html}");
+    fields[3].1 = "usd";
     let missing = create_event_form(&clerk, &venue_path, &fields).await;
     assert_eq!(location(&missing), venue_path);
     let (_, html) = page(&clerk, &venue_path).await;
@@ -282,6 +288,12 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
         codes.len() as i64
     );
     let buyer = app.buyer();
+    // A big venue opens on its overview, priced in the event's currency,
+    // with times in the venue's zone (the arena's is New York's).
+    let (_, overview) = page(&buyer, &format!("/events/{event_id}")).await;
+    assert!(overview.contains("from $35.50"), "{overview}");
+    assert!(overview.contains("Mon 1 Jun 2099, 16:00 EDT"), "{overview}");
+    assert!(!overview.contains("€"), "no euro anywhere: {overview}");
     let listing = buyer.seats(event_id).await;
     assert_eq!(listing["event"]["sale"], "on_sale");
     assert_eq!(listing["event"]["venue"], "Arena 20000");
@@ -359,12 +371,13 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
         body["message"]
             .as_str()
             .unwrap()
-            .contains("On sale at Fri 1 May 2099, 10:00 UTC"),
+            .contains("On sale at Fri 1 May 2099, 12:00 CEST"),
         "{body}"
     );
+    // The page says it in the venue's zone (the hall is in Berlin).
     let (_, html) = page(&buyer, &format!("/events/{event_id}")).await;
     assert!(
-        html.contains("On sale at Fri 1 May 2099, 10:00 UTC."),
+        html.contains("On sale at Fri 1 May 2099, 12:00 CEST."),
         "{html}"
     );
     assert!(
@@ -383,7 +396,7 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let (_, html) = page(&buyer, &format!("/events/{event_id}")).await;
     assert_eq!(
-        html.matches("On sale at Fri 1 May 2099, 10:00 UTC.")
+        html.matches("On sale at Fri 1 May 2099, 12:00 CEST.")
             .count(),
         2,
         "the banner and the notice: {html}"

@@ -322,8 +322,10 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
         field("on_sale_at"),
         OffsetDateTime::now_utc(),
     )?;
-    let currency = Currency::from_code(field("currency"))
-        .ok_or_else(|| AppError::Invalid(Invalid::Currency(field("currency").to_string())))?;
+    // A form from before events had currencies sells in euros.
+    let code = Some(field("currency")).filter(|c| !c.trim().is_empty()).unwrap_or("EUR");
+    let currency = Currency::from_code(code)
+        .ok_or_else(|| AppError::Invalid(Invalid::Currency(code.to_string())))?;
     let mut prices = BTreeMap::new();
     for (key, value) in fields {
         let Some(code) = key.strip_prefix("price.") else {

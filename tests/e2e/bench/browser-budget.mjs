@@ -51,7 +51,7 @@ async function arenaEventId(browser) {
   await page.getByLabel('Name').fill(STAFF[0]);
   await page.getByLabel('Password').fill(STAFF[1]);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  const file = ['arena-20000.json', 'arena-20000.csv'].map((f) => join(root, 'static/layouts', f)).find(existsSync);
+  const file = process.env.ARENA_LAYOUT ?? ['arena-20000.json', 'arena-20000.csv'].map((f) => join(root, 'static/layouts', f)).find(existsSync);
   await page.getByLabel('Layout file').setInputFiles({ name: file.split('/').pop(), mimeType: 'text/plain', buffer: readFileSync(file) });
   await page.getByRole('button', { name: 'Import' }).click();
   await page.getByLabel('Event name').fill('Budget Arena');
