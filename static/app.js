@@ -216,10 +216,14 @@
   });
 
   // ---- Zoom and pan ------------------------------------------------------
-  // The canvas is moved and scaled with a transform: drag (mouse or one
-  // finger) pans, the wheel or two fingers zoom about the pointer, and the
-  // buttons zoom about the centre or fit the map. A drag never becomes a
-  // click on a seat. Without this script the viewport simply scrolls.
+  // The canvas is scaled with a transform and panned by the viewport's own
+  // scroll position (which the page sets; the viewport shows no scroll
+  // bars). Anything that scrolls an element into view (focus, find in
+  // page, a test's click) therefore pans the map to it, and the browser
+  // keeps the pan within the map. Drag (mouse or one finger) pans, the
+  // wheel or two fingers zoom about the pointer, and the buttons zoom about
+  // the centre or fit the map. A drag never becomes a click on a seat.
+  // Without this script the viewport scrolls as any box does.
   const SEAT_PX = 26;
   const MIN_TAP_PX = 24;
 
@@ -234,7 +238,7 @@
     const width = canvas.offsetWidth;
     const height = canvas.offsetHeight;
     const coarse = window.matchMedia("(pointer: coarse)").matches;
-    let scale = 1, tx = 0, ty = 0;
+    let scale = 1, offsetX = 0, offsetY = 0;
 
     // Sections' boxes in canvas units, for "which section am I looking at".
     const layer = canvas.querySelector(".map-layer");
@@ -259,49 +263,47 @@
     function minScale() { return Math.min(fitScale(), 1) * 0.75; }
     const MAX_SCALE = 4;
 
-    // Keep some of the map in view: a lost map is worse than a stuck one.
-    function keepInView() {
-      const vw = viewport.clientWidth, vh = viewport.clientHeight;
-      const w = width * scale, h = height * scale;
-      tx = w <= vw ? (vw - w) / 2 : Math.min(0, Math.max(vw - w, tx));
-      ty = h <= vh ? (vh - h) / 2 : Math.min(0, Math.max(vh - h, ty));
+    // Scale, and centre the map where it is smaller than the viewport.
+    function setScale(next) {
+      scale = next;
+      offsetX = Math.max(0, (viewport.clientWidth - width * scale) / 2);
+      offsetY = Math.max(0, (viewport.clientHeight - height * scale) / 2);
+      canvas.style.transform = "scale(" + scale + ")";
+      canvas.style.left = offsetX + "px";
+      canvas.style.top = offsetY + "px";
     }
 
-    let framePending = false;
-    function apply() {
-      keepInView();
-      canvas.style.transform = "translate(" + tx + "px, " + ty + "px) scale(" + scale + ")";
-      if (!framePending && here && boxes.length > 1) {
-        framePending = true;
-        requestAnimationFrame(function () { framePending = false; sayWhere(); });
-      }
+    // The canvas point under viewport point (x, y), and back.
+    function toCanvas(x, y) {
+      return { x: (viewport.scrollLeft + x - offsetX) / scale, y: (viewport.scrollTop + y - offsetY) / scale };
+    }
+    function zoomAt(next, x, y) {
+      next = Math.min(MAX_SCALE, Math.max(minScale(), next));
+      const p = toCanvas(x, y);
+      setScale(next);
+      viewport.scrollLeft = p.x * scale + offsetX - x;
+      viewport.scrollTop = p.y * scale + offsetY - y;
+      sayWhere();
     }
 
     function sayWhere() {
-      const cx = (viewport.clientWidth / 2 - tx) / scale, cy = (viewport.clientHeight / 2 - ty) / scale;
+      if (!here || boxes.length < 2) { return; }
+      const c = toCanvas(viewport.clientWidth / 2, viewport.clientHeight / 2);
       let best = null, bestDistance = Infinity;
       boxes.forEach(function (b) {
-        const dx = Math.max(b.x0 - cx, 0, cx - b.x1), dy = Math.max(b.y0 - cy, 0, cy - b.y1);
+        const dx = Math.max(b.x0 - c.x, 0, c.x - b.x1), dy = Math.max(b.y0 - c.y, 0, c.y - b.y1);
         const d = dx * dx + dy * dy;
         if (d < bestDistance) { bestDistance = d; best = b; }
       });
       here.textContent = best ? best.name : "";
     }
 
-    function zoomAt(next, x, y) {
-      next = Math.min(MAX_SCALE, Math.max(minScale(), next));
-      tx = x - (x - tx) * next / scale;
-      ty = y - (y - ty) * next / scale;
-      scale = next;
-      apply();
-    }
-
     function home() {
-      scale = defaultScale();
+      setScale(defaultScale());
       // Centred across; from the front (the stage end) down.
-      tx = (viewport.clientWidth - width * scale) / 2;
-      ty = 0;
-      apply();
+      viewport.scrollLeft = (width * scale - viewport.clientWidth) / 2;
+      viewport.scrollTop = 0;
+      sayWhere();
     }
 
     if (controls) {
@@ -331,7 +333,7 @@
     viewport.addEventListener("pointerdown", function (event) {
       pointers.set(event.pointerId, point(event));
       if (pointers.size === 1) {
-        drag = { start: point(event), tx: tx, ty: ty };
+        drag = { start: point(event), left: viewport.scrollLeft, top: viewport.scrollTop };
         dragged = false;
       } else if (pointers.size === 2) {
         const [a, b] = Array.from(pointers.values());
@@ -353,9 +355,9 @@
         if (!dragged && Math.hypot(dx, dy) > 6) {
           dragged = true;
           viewport.classList.add("map-viewport--dragging");
-          viewport.setPointerCapture(event.pointerId);
+          if (viewport.setPointerCapture && event.isTrusted) { viewport.setPointerCapture(event.pointerId); }
         }
-        if (dragged) { tx = drag.tx + dx; ty = drag.ty + dy; apply(); }
+        if (dragged) { viewport.scrollLeft = drag.left - dx; viewport.scrollTop = drag.top - dy; }
       }
     });
     function lift(event) {
@@ -370,22 +372,13 @@
       if (dragged) { event.preventDefault(); event.stopPropagation(); dragged = false; }
     }, true);
 
-    // Keyboard: a focused seat is brought into view by panning (the
-    // viewport itself never scrolls: that would fight the transform).
-    viewport.addEventListener("focusin", function (event) {
-      viewport.scrollLeft = 0; viewport.scrollTop = 0;
-      const seat = event.target.closest("button.seat");
-      if (!seat) { return; }
-      const v = viewport.getBoundingClientRect(), r = seat.getBoundingClientRect();
-      if (r.left < v.left || r.right > v.right || r.top < v.top || r.bottom > v.bottom) {
-        tx += (v.left + v.width / 2) - (r.left + r.width / 2);
-        ty += (v.top + v.height / 2) - (r.top + r.height / 2);
-        apply();
-      }
+    let framePending = false;
+    viewport.addEventListener("scroll", function () {
+      if (framePending) { return; }
+      framePending = true;
+      requestAnimationFrame(function () { framePending = false; sayWhere(); });
     });
-    viewport.addEventListener("scroll", function () { viewport.scrollLeft = 0; viewport.scrollTop = 0; });
-
-    window.addEventListener("resize", function () { apply(); });
+    window.addEventListener("resize", function () { zoomAt(scale, viewport.clientWidth / 2, viewport.clientHeight / 2); });
     home();
   }
 
@@ -418,6 +411,18 @@
     form.addEventListener("change", update);
     form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
   }
+
+  // ---- A pick in flight ----------------------------------------------------
+  // Only the pressed seat dims while its request runs: dimming the whole
+  // map (a class on the form) repainted every seat, a 100 ms cost per click
+  // on a 1,000-seat map.
+  document.addEventListener("click", function (event) {
+    const seat = event.target.closest && event.target.closest("#seat-map button.seat");
+    if (seat && !event.defaultPrevented) { seat.classList.add("seat--pending"); }
+  });
+  document.addEventListener("htmx:afterRequest", function () {
+    document.querySelectorAll(".seat--pending").forEach(function (s) { s.classList.remove("seat--pending"); });
+  });
 
   // ---- Errors -------------------------------------------------------------
   document.addEventListener("htmx:responseError", function (event) {
