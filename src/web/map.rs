@@ -262,10 +262,12 @@ pub fn overview(
                 id: s.id,
                 href: format!("/events/{event_id}?section={}#seat-map", s.id),
                 shape: ShapeView::new(&s.name, &s.outline),
+                // Starts with the words drawn on it ("104", "from $110"), so
+                // speech users can say what they see.
                 accessible_name: if sold_out {
-                    format!("Section {}: sold out", s.name)
+                    format!("Section {} {caption}", s.name)
                 } else {
-                    format!("Section {}: {left}, {caption}", s.name)
+                    format!("Section {} {caption}, {left}", s.name)
                 },
                 caption,
                 fill_class: match &s.from_tier {

@@ -14,7 +14,7 @@ async function openArena(page: Page) {
 }
 
 const sectionLink = (page: Page, name: string) =>
-  page.getByRole('link', { name: new RegExp(`^Section ${name}: `) });
+  page.getByRole('link', { name: new RegExp(`^Section ${name} (from|Sold)`) });
 
 const seatIn = (page: Page, section: string, row: string, seat: number) =>
   page.getByRole('button', { name: new RegExp(`^${section}, row ${row}, seat ${seat}, `) });
@@ -31,7 +31,7 @@ test('the arena opens on its overview: choose a section, pick two seats, and buy
   // The overview draws sections, not 20,000 seats, and prices them in dollars.
   await expect(page.locator('button.seat:not(.seat--legend)')).toHaveCount(0);
   await expect(page.locator('a.overview__section')).toHaveCount(38);
-  await expect(sectionLink(page, '104')).toHaveAccessibleName(/^Section 104: [\d,]+ of [\d,]+ seats left, from \$110$/);
+  await expect(sectionLink(page, '104')).toHaveAccessibleName(/^Section 104 from \$110, [\d,]+ of [\d,]+ seats left$/);
   expect(await page.evaluate(() => document.getElementsByTagName('*').length)).toBeLessThan(5000);
   await expectNoSeriousA11yViolations(page, 'the arena overview');
 
@@ -82,7 +82,7 @@ test('the arena by keyboard only: a section from the overview, two seats, and bu
     throw new Error(`Tab never reached ${what}`);
   };
   const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '');
-  await tabTo(async () => (await focusedName()).startsWith('Section 112:'), 'section 112');
+  await tabTo(async () => (await focusedName()).startsWith('Section 112 '), 'section 112');
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/section=\d+/);
   await tabTo(async () => / seat \d+, .*available$/.test(await focusedName()), 'a seat');
@@ -113,7 +113,7 @@ test('a phone at 390×844: the map is on the first screen, zooms and pinches, an
   const viewport = page.locator('[data-map-viewport]');
   const box = (await viewport.boundingBox())!;
   expect(box.y, 'the map starts in the first screen').toBeLessThan(844 / 2);
-  expect(box.y + box.height, 'and fills most of it').toBeGreaterThan(844 * 0.6);
+  expect(box.height, 'and fills most of it').toBeGreaterThan(844 / 2);
   // Seats are big enough to tap at the default zoom, and some are in view.
   const visibleSeat = page.locator('#seat-map button.seat--available').first();
   const seatBox = (await visibleSeat.boundingBox())!;

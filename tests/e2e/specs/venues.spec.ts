@@ -35,8 +35,9 @@ test('import a layout on the staff page, create an event, buy a GA ticket', asyn
   await expectNoSeriousA11yViolations(page, 'the venue page');
 
   await page.getByLabel('Event name').fill('Floor Fillers');
-  await page.getByLabel('Starts (UTC)').fill('2099-06-01T20:00');
-  const prices = page.getByRole('group', { name: 'Prices (€)' }).getByRole('textbox');
+  await page.getByLabel(/^Starts \(UTC/).fill('2099-06-01T20:00');
+  await expect(page.getByLabel(/^Currency/)).toHaveValue('EUR');
+  const prices = page.getByRole('group', { name: 'Prices' }).getByRole('textbox');
   const tierCount = await prices.count();
   expect(tierCount).toBeGreaterThan(1);
   for (let i = 0; i < tierCount; i++) await prices.nth(i).fill('25');
