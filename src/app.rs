@@ -55,7 +55,10 @@ pub fn build_router(state: AppState) -> Router {
         // Its default predicate leaves live streams (text/event-stream)
         // alone, so an update is never held back in a compressor's buffer.
         .layer(CompressionLayer::new())
-        .layer(middleware::from_fn_with_state(frames, security::frame_headers))
+        .layer(middleware::from_fn_with_state(
+            frames,
+            security::frame_headers,
+        ))
         .layer(nosniff)
         .layer(referrer)
         .layer(opener)

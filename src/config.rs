@@ -401,7 +401,10 @@ mod tests {
             ("HOLD_TTL_SECS", "soon"),
             ("MAX_SEATS_PER_HOLD", "-1"),
             ("SEATMAP_ADDR", "nowhere"),
-            ("SEATMAP_FRAME_ANCESTORS", "https://ok.example javascript:alert(1)"),
+            (
+                "SEATMAP_FRAME_ANCESTORS",
+                "https://ok.example javascript:alert(1)",
+            ),
             ("SEATMAP_FRAME_ANCESTORS", "https://a.example/path"),
             ("SEATMAP_FRAME_ANCESTORS", "https://a.example;script-src"),
         ] {

@@ -50,6 +50,16 @@
     document.querySelectorAll("#notice .notice--success").forEach(function (n) { n.remove(); });
   }
 
+  // On a phone the notice covers the top of the screen: a success note
+  // steps aside after a while (errors stay until the next action).
+  new MutationObserver(function () {
+    const note = document.querySelector(".side #notice .notice--success");
+    if (note && window.matchMedia("(max-width: 900px)").matches && !note.dataset.fading) {
+      note.dataset.fading = "1";
+      setTimeout(function () { note.remove(); }, 6000);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+
   // However the panel was replaced (an action's answer, or the live feed
   // after the box office released the hold), check it after each change.
   new MutationObserver(function () {

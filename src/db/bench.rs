@@ -9,7 +9,6 @@ use crate::domain::ids::EventId;
 use crate::domain::venue;
 use crate::error::AppResult;
 
-
 /// How long making the arena event took, step by step.
 #[derive(Debug, Clone, Copy)]
 pub struct ArenaSetup {

@@ -5,8 +5,8 @@ use time::OffsetDateTime;
 
 use super::Pool;
 use super::events::{self, NewEvent};
-use crate::domain::ids::EventId;
 use super::venues;
+use crate::domain::ids::EventId;
 use crate::domain::layout::{EventSpec, TierSpec, demo_event};
 use crate::domain::venue;
 use crate::error::{AppError, AppResult};
@@ -15,7 +15,10 @@ use crate::error::{AppError, AppResult};
 /// a slug that already exists, returns that event instead (idempotent).
 pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
     let layout = spec.layout().map_err(|errors| {
-        AppError::Internal(anyhow::anyhow!("the event {:?} has a bad layout: {errors:?}", spec.name))
+        AppError::Internal(anyhow::anyhow!(
+            "the event {:?} has a bad layout: {errors:?}",
+            spec.name
+        ))
     })?;
     let new_event = NewEvent {
         slug: spec.slug.clone(),
@@ -55,7 +58,9 @@ pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
         slug: Some(SLUG.into()),
         name: "Seatmap Arena: Demo Tour".into(),
         venue_id: Some(venue_id),
-        starts_at: OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or(OffsetDateTime::now_utc())
+        starts_at: OffsetDateTime::now_utc()
+            .replace_nanosecond(0)
+            .unwrap_or(OffsetDateTime::now_utc())
             + time::Duration::days(45),
         on_sale_at: None,
         currency: "USD".into(),

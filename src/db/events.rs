@@ -3,8 +3,8 @@ use time::OffsetDateTime;
 use tokio_postgres::Row;
 
 use super::{GenericClient, Pool};
-use crate::domain::ids::EventId;
 use crate::domain::geometry::{self, Point};
+use crate::domain::ids::EventId;
 use crate::domain::layout::TierSpec;
 use crate::domain::money::Currency;
 use crate::domain::sale::SaleStatus;

@@ -9,8 +9,8 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
-use crate::domain::locale::EventLocale;
 use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId, StaffId};
+use crate::domain::locale::EventLocale;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
 use crate::observability as obs;

@@ -88,7 +88,10 @@ pub async fn shapes(client: &impl GenericClient, event_id: EventId) -> AppResult
                 Some(values) => geometry::unflatten(&values),
                 None => {
                     let corner = |x: &str, y: &str| -> Option<Point> {
-                        Some(Point::new(row.get::<_, Option<f32>>(x)?, row.get::<_, Option<f32>>(y)?))
+                        Some(Point::new(
+                            row.get::<_, Option<f32>>(x)?,
+                            row.get::<_, Option<f32>>(y)?,
+                        ))
                     };
                     match (corner("min_x", "min_y"), corner("max_x", "max_y")) {
                         (Some(min), Some(max)) => {

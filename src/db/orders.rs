@@ -4,8 +4,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::{GenericClient, Pool, events, ga, holds, retrying};
-use crate::domain::locale::EventLocale;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
+use crate::domain::locale::EventLocale;
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};

@@ -117,7 +117,8 @@ pub fn convex_hull(points: &[Point]) -> Vec<Point> {
     if sorted.len() < 3 {
         return sorted;
     }
-    let cross = |o: Point, a: Point, b: Point| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+    let cross =
+        |o: Point, a: Point, b: Point| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
     let mut lower: Vec<Point> = Vec::new();
     for &p in &sorted {
         while lower.len() >= 2 && cross(lower[lower.len() - 2], lower[lower.len() - 1], p) <= 0.0 {
@@ -230,13 +231,23 @@ mod tests {
         // Neighbours are a pitch apart along the arc, so a chord a bit less.
         let chord = ((front[1].x - front[0].x).powi(2) + (front[1].y - front[0].y).powi(2)).sqrt();
         assert!(chord < 30.0 && chord > 29.9, "{chord}");
-        assert!(front[0].y < front[5].y, "the ends wrap round towards the stage");
+        assert!(
+            front[0].y < front[5].y,
+            "the ends wrap round towards the stage"
+        );
     }
 
     #[test]
     fn straight_rows_are_centred() {
         let row = row_positions(3, 1, 30.0, None);
-        assert_eq!(row, vec![Point::new(-30.0, 30.0), Point::new(0.0, 30.0), Point::new(30.0, 30.0)]);
+        assert_eq!(
+            row,
+            vec![
+                Point::new(-30.0, 30.0),
+                Point::new(0.0, 30.0),
+                Point::new(30.0, 30.0)
+            ]
+        );
     }
 
     #[test]

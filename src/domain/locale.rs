@@ -33,7 +33,9 @@ impl EventLocale {
 
     /// "Tue 22 Dec 2026, 20:00 CET".
     pub fn time(&self, at: OffsetDateTime) -> String {
-        self.zoned(at).strftime("%a %-d %b %Y, %H:%M %Z").to_string()
+        self.zoned(at)
+            .strftime("%a %-d %b %Y, %H:%M %Z")
+            .to_string()
     }
 
     /// "20:04:31 CET", for a hold's expiry.
@@ -50,11 +52,23 @@ mod tests {
     #[test]
     fn times_are_shown_in_the_venues_zone_with_its_daylight_saving() {
         let new_york = EventLocale::new(Currency::from_code("USD").unwrap(), "America/New_York");
-        assert_eq!(new_york.time(datetime!(2026-12-22 01:30 UTC)), "Mon 21 Dec 2026, 20:30 EST");
-        assert_eq!(new_york.time(datetime!(2026-07-01 00:30 UTC)), "Tue 30 Jun 2026, 20:30 EDT");
-        assert_eq!(new_york.clock(datetime!(2026-12-22 01:30:05 UTC)), "20:30:05 EST");
+        assert_eq!(
+            new_york.time(datetime!(2026-12-22 01:30 UTC)),
+            "Mon 21 Dec 2026, 20:30 EST"
+        );
+        assert_eq!(
+            new_york.time(datetime!(2026-07-01 00:30 UTC)),
+            "Tue 30 Jun 2026, 20:30 EDT"
+        );
+        assert_eq!(
+            new_york.clock(datetime!(2026-12-22 01:30:05 UTC)),
+            "20:30:05 EST"
+        );
         assert_eq!(new_york.price(1_250_000), "$12,500");
         let nowhere = EventLocale::new(Currency::default(), "Mars/Olympus");
-        assert_eq!(nowhere.time(datetime!(2026-12-22 01:30 UTC)), "Tue 22 Dec 2026, 01:30 UTC");
+        assert_eq!(
+            nowhere.time(datetime!(2026-12-22 01:30 UTC)),
+            "Tue 22 Dec 2026, 01:30 UTC"
+        );
     }
 }

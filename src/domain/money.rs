@@ -126,7 +126,11 @@ mod tests {
         let dinar = Currency::from_code("KWD").unwrap();
         assert!(dinar.format(1_005).ends_with("1.005"), "three decimals");
         assert_eq!(dinar.parse("1.5"), Some(1_500));
-        assert_eq!(Currency::from_code("SEK").unwrap().format(990), "SEK 9.90", "a symbol of letters gives way to the code");
+        assert_eq!(
+            Currency::from_code("SEK").unwrap().format(990),
+            "SEK 9.90",
+            "a symbol of letters gives way to the code"
+        );
         assert_eq!(usd.parse("$45.50"), Some(4550));
         assert!(Currency::from_code("EURO").is_none());
         assert!(Currency::from_code("XYZ").is_none());

@@ -32,7 +32,11 @@ impl SaleStatus {
     }
 
     /// The refusal for a hold or purchase attempted in this state.
-    pub fn refuse(self, on_sale_at: Option<OffsetDateTime>, time_zone: &str) -> Result<(), AppError> {
+    pub fn refuse(
+        self,
+        on_sale_at: Option<OffsetDateTime>,
+        time_zone: &str,
+    ) -> Result<(), AppError> {
         match self {
             SaleStatus::OnSale => Ok(()),
             status => Err(AppError::Conflict(Conflict::NotSelling {

@@ -47,7 +47,10 @@ pub struct SectionLayout {
 impl SectionLayout {
     /// The outline in venue coordinates.
     pub fn venue_outline(&self) -> Vec<Point> {
-        self.outline.iter().map(|p| self.placement.apply(*p)).collect()
+        self.outline
+            .iter()
+            .map(|p| self.placement.apply(*p))
+            .collect()
     }
 }
 
@@ -160,7 +163,8 @@ impl VenueLayout {
             .ga_areas
             .iter()
             .map(|a| {
-                let mut area = serde_json::json!({"name": a.name, "tier": a.tier, "capacity": a.capacity});
+                let mut area =
+                    serde_json::json!({"name": a.name, "tier": a.tier, "capacity": a.capacity});
                 if let Some(outline) = &a.outline {
                     area["outline"] = serde_json::json!(outline);
                 }
@@ -441,7 +445,10 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                             }) {
                                 errors.push(err(
                                     &at,
-                                    format!("flags for seat {:?}, which the row does not have", stray.0),
+                                    format!(
+                                        "flags for seat {:?}, which the row does not have",
+                                        stray.0
+                                    ),
                                 ));
                             }
                             &laid_out
@@ -570,7 +577,9 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         .stage
         .as_ref()
         .map(|stage| check_outline(&stage.outline, "stage.outline", 0.0, &mut errors));
-    let time_zone = raw.time_zone.unwrap_or_else(|| DEFAULT_TIME_ZONE.to_string());
+    let time_zone = raw
+        .time_zone
+        .unwrap_or_else(|| DEFAULT_TIME_ZONE.to_string());
     if jiff::tz::TimeZone::get(&time_zone).is_err() {
         errors.push(err(
             "time_zone",
@@ -606,7 +615,8 @@ pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
         .map(|(s, section)| {
             let mut seats = Vec::new();
             for (r, row) in section.rows.iter().enumerate() {
-                let places = geometry::row_positions(row.seats, r as u32, SEAT_PITCH, section.curve);
+                let places =
+                    geometry::row_positions(row.seats, r as u32, SEAT_PITCH, section.curve);
                 for (p, place) in places.into_iter().enumerate() {
                     seats.push(SeatLayout {
                         row: row.label.clone(),
@@ -945,7 +955,10 @@ fn check_outline(
         errors.push(err(at, "an outline needs 3 to 1000 points"));
     }
     if let Some([x, y]) = pairs.iter().find(|[x, y]| {
-        !(x.is_finite() && y.is_finite() && (lowest..=100_000.0).contains(x) && (lowest..=100_000.0).contains(y))
+        !(x.is_finite()
+            && y.is_finite()
+            && (lowest..=100_000.0).contains(x)
+            && (lowest..=100_000.0).contains(y))
     }) {
         errors.push(err(
             at,
@@ -1029,7 +1042,9 @@ fn finish(
         if !is_unplaced(i) {
             continue;
         }
-        let Some(bounds) = turned(section) else { continue };
+        let Some(bounds) = turned(section) else {
+            continue;
+        };
         section.placement.origin = Point::new(
             (widest - bounds.width()) / 2.0 - bounds.min.x,
             next_top - bounds.min.y,
@@ -1061,7 +1076,11 @@ fn finish(
         .into_iter()
         .chain(Bounds::of(stage.iter().copied()))
         .chain(sections.iter().filter_map(|s| {
-            Bounds::of(s.seats.iter().map(|seat| s.placement.apply(Point::new(seat.x, seat.y))))
+            Bounds::of(
+                s.seats
+                    .iter()
+                    .map(|seat| s.placement.apply(Point::new(seat.x, seat.y))),
+            )
         }))
         .reduce(Bounds::union);
     if let Some(b) = everything {
@@ -1257,7 +1276,11 @@ mod tests {
         assert!(hall.ga_areas[0].outline.is_some(), "the floor is drawn");
         let arena = from_json(examples::ARENA).unwrap();
         assert_eq!(arena.seat_count(), 20_000);
-        assert!((24..=40).contains(&arena.sections.len()), "{}", arena.sections.len());
+        assert!(
+            (24..=40).contains(&arena.sections.len()),
+            "{}",
+            arena.sections.len()
+        );
         assert!(arena.tiers.len() >= 4);
         assert!(
             arena
@@ -1283,9 +1306,15 @@ mod tests {
                     .flat_map(|x| (cy - 1..=cy + 1).map(move |y| (x, y)))
                     .filter_map(|key| grid.get(&key))
                     .flatten()
-                    .filter(|(x, y)| ((x - s.x).powi(2) + (y - s.y).powi(2)).sqrt() < 0.85 * SEAT_PITCH)
+                    .filter(|(x, y)| {
+                        ((x - s.x).powi(2) + (y - s.y).powi(2)).sqrt() < 0.85 * SEAT_PITCH
+                    })
                     .count();
-                assert_eq!(near, 1, "{}: a seat overlaps {} {} {}", layout.name, s.section_index, s.row_label, s.seat_label);
+                assert_eq!(
+                    near, 1,
+                    "{}: a seat overlaps {} {} {}",
+                    layout.name, s.section_index, s.row_label, s.seat_label
+                );
             }
         }
     }

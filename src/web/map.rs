@@ -146,7 +146,10 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         .flatten()
         .reduce(Bounds::union);
     if whole {
-        drawn = [drawn, shapes.bounds()].into_iter().flatten().reduce(Bounds::union);
+        drawn = [drawn, shapes.bounds()]
+            .into_iter()
+            .flatten()
+            .reduce(Bounds::union);
     }
     let drawn = drawn.unwrap_or(Bounds {
         min: Point::default(),
@@ -195,7 +198,10 @@ fn row_ends(seats: &[Point]) -> Option<(Point, Point)> {
             (end.x - inner.x, end.y - inner.y)
         };
         let length = (dx * dx + dy * dy).sqrt();
-        Point::new(end.x + dx / length * SEAT_PITCH, end.y + dy / length * SEAT_PITCH)
+        Point::new(
+            end.x + dx / length * SEAT_PITCH,
+            end.y + dy / length * SEAT_PITCH,
+        )
     };
     let second = seats.get(1).copied().unwrap_or(first);
     let second_last = seats.len().checked_sub(2).map_or(last, |i| seats[i]);
@@ -390,8 +396,11 @@ mod tests {
         let canvas = seat_canvas(&seats, &tiers(), &MapShapes::default(), false);
         assert_eq!(canvas.sections.len(), 2);
         assert_eq!(canvas.sections[0].seats.len(), 3);
-        let labels: Vec<(&str, f32, f32)> =
-            canvas.rows.iter().map(|r| (r.label.as_str(), r.x, r.y)).collect();
+        let labels: Vec<(&str, f32, f32)> = canvas
+            .rows
+            .iter()
+            .map(|r| (r.label.as_str(), r.x, r.y))
+            .collect();
         assert_eq!(
             labels,
             [
@@ -410,7 +419,11 @@ mod tests {
 
     #[test]
     fn row_labels_sit_a_pitch_beyond_each_end_along_the_row() {
-        let row = [Point::new(100.0, 100.0), Point::new(130.0, 100.0), Point::new(160.0, 110.0)];
+        let row = [
+            Point::new(100.0, 100.0),
+            Point::new(130.0, 100.0),
+            Point::new(160.0, 110.0),
+        ];
         let (start, end) = row_ends(&row).unwrap();
         assert_eq!(start, Point::new(70.0, 100.0));
         assert!((end.x - 160.0 - 30.0 * 30.0 / 31.62).abs() < 0.1, "{end:?}");

@@ -252,8 +252,9 @@ pub async fn csrf_cookie(
         return response;
     };
     let secure_attribute = if secure { "; Secure" } else { "" };
-    let cookie =
-        format!("{name}={value}; Path=/; HttpOnly; SameSite={same_site}; Max-Age=43200{secure_attribute}");
+    let cookie = format!(
+        "{name}={value}; Path=/; HttpOnly; SameSite={same_site}; Max-Age=43200{secure_attribute}"
+    );
     if let Ok(cookie) = HeaderValue::from_str(&cookie) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }

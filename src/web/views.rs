@@ -9,12 +9,11 @@ use crate::db::holds::Hold;
 use crate::db::seats::Seat;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::layout::Flag;
-use crate::web::map::SEAT_SIZE;
 use crate::domain::locale::EventLocale;
 use crate::domain::money::{Currency, group_thousands};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatState;
-
+use crate::web::map::SEAT_SIZE;
 
 pub use crate::domain::sale::display_time;
 
@@ -370,12 +369,20 @@ pub struct HoldView {
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
     let count = |n: usize, one: &str, many: &str| {
-        format!("{} {}", group_thousands(n as u64), if n == 1 { one } else { many })
+        format!(
+            "{} {}",
+            group_thousands(n as u64),
+            if n == 1 { one } else { many }
+        )
     };
     match (seats, tickets) {
         (s, 0) => count(s, "seat", "seats"),
         (0, t) => count(t, "ticket", "tickets"),
-        (s, t) => format!("{} and {}", count(s, "seat", "seats"), count(t, "ticket", "tickets")),
+        (s, t) => format!(
+            "{} and {}",
+            count(s, "seat", "seats"),
+            count(t, "ticket", "tickets")
+        ),
     }
 }
 
@@ -708,7 +715,10 @@ pub(crate) mod tests {
         assert!(!offer.now, "not before the last 2 minutes");
         assert_eq!(offer.minutes, 4);
         assert_eq!(view.total, "£90", "in the event's currency");
-        assert_eq!(view.expires_clock, "01:07:05 BST", "in the venue's zone (London, 1970)");
+        assert_eq!(
+            view.expires_clock, "01:07:05 BST",
+            "in the venue's zone (London, 1970)"
+        );
         assert_eq!(view.summary, "2 seats");
         assert_eq!(view.seats.len(), 2);
         assert!(

@@ -405,3 +405,157 @@ async fn big_numbers_are_grouped_in_thousands() {
     let (_, map) = page(&visitor, &format!("/events/{}", event.id)).await;
     assert!(map.contains("1,200 of 1,200 seats left"));
 }
+
+/// A venue over the overview threshold opens on section shapes (links with
+/// what is left and the cheapest price), shows one section's seats at a
+/// time, keeps a no-JavaScript pick in its section, and lists by section.
+#[tokio::test]
+async fn a_big_venue_opens_on_an_overview_and_shows_one_section_at_a_time() {
+    use seatmap::domain::layout::{RowSpec, SectionSpec};
+    let app = crate::support::spawn_app_with(|c| c.overview_above_seats = 10).await;
+    let row = |label: &str, tier: &str| RowSpec {
+        label: label.into(),
+        seats: 4,
+        tier: tier.into(),
+        ..Default::default()
+    };
+    let event = app
+        .create_event_with(vec![
+            SectionSpec {
+                name: "North".into(),
+                rows: vec![row("A", "vip"), row("B", "std")],
+                curve: Some(300.0),
+            },
+            SectionSpec {
+                name: "South".into(),
+                rows: vec![row("A", "std"), row("B", "std")],
+                curve: None,
+            },
+        ])
+        .await;
+    let buyer = app.buyer();
+    let section_ids: Vec<i64> = app
+        .sql()
+        .await
+        .query(
+            "SELECT id FROM sections WHERE event_id = $1 ORDER BY sort_order",
+            &[&event.id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let (status, overview) = page(&buyer, &format!("/events/{}", event.id)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        overview.matches("class=\"seat seat--").count() - overview.matches("seat--legend").count(),
+        0,
+        "no seats on the overview"
+    );
+    assert!(
+        overview.contains(&format!(
+            "href=\"/events/{}?section={}#seat-map\"",
+            event.id, section_ids[1]
+        )),
+        "{overview}"
+    );
+    assert!(
+        overview.contains("aria-label=\"Section North from €45, 8 of 8 seats left\""),
+        "{overview}"
+    );
+
+    // A section's seats, and only its seats.
+    let north = format!("/events/{}?section={}", event.id, section_ids[0]);
+    let (_, html) = page(&buyer, &north).await;
+    assert_eq!(
+        html.matches("name=\"hold\"").count(),
+        8,
+        "North's eight seats"
+    );
+    assert!(
+        html.contains("aria-current=\"page\""),
+        "the overview marks North"
+    );
+    // Sold out shows on the overview.
+    let south_seats = &event.seat_ids[8..];
+    assert_eq!(
+        buyer.hold(event.id, south_seats).await.0,
+        StatusCode::CREATED
+    );
+    let (_, overview) = page(&app.buyer(), &format!("/events/{}", event.id)).await;
+    assert!(
+        overview.contains("aria-label=\"Section South Sold out\""),
+        "{overview}"
+    );
+
+    // Without JavaScript a pick comes back to the same section.
+    let token = csrf_from(&buyer, &north).await;
+    let response = buyer
+        .http
+        .post(format!("{}/events/{}/seats", app.base, event.id))
+        .form(&[
+            ("csrf", token.as_str()),
+            ("hold", &event.seat_ids[0].to_string()),
+            ("section", &section_ids[0].to_string()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()[LOCATION],
+        format!("/events/{}?section={}#map-area", event.id, section_ids[0])
+    );
+
+    // The list view goes by section too.
+    let (_, list) = page(&buyer, &format!("/events/{}/list", event.id)).await;
+    assert!(list.contains("Choose a section"), "{list}");
+    assert!(
+        !list.contains("name=\"hold\""),
+        "no seats until a section is chosen"
+    );
+    let (_, list) = page(
+        &buyer,
+        &format!("/events/{}/list?section={}", event.id, section_ids[0]),
+    )
+    .await;
+    assert_eq!(
+        list.matches("name=\"hold\"").count(),
+        7,
+        "North's seats still free"
+    );
+
+    // Unknown or malformed sections are clear 4xx answers.
+    let (status, _) = page(&buyer, &format!("/events/{}?section=999999", event.id)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = page(&buyer, &format!("/events/{}?section=north", event.id)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+/// The price filter works without JavaScript: the map comes back with the
+/// tiers outside the range dimmed, and the choices kept.
+#[tokio::test]
+async fn the_price_filter_dims_tiers_outside_the_range() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 3).await;
+    let buyer = app.buyer();
+    let (_, plain) = page(&buyer, &format!("/events/{}", event.id)).await;
+    assert!(
+        plain.contains("class=\"map-frame \""),
+        "nothing dimmed by default"
+    );
+    // The test event's tiers: Standard €45 (tier-0), VIP €99 (tier-1).
+    let (status, html) = page(
+        &buyer,
+        &format!("/events/{}?price_min=9900&price_max=9900", event.id),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("class=\"map-frame dim-tier-0\""), "{html}");
+    assert!(
+        html.contains("<option value=\"9900\" selected>€99</option>"),
+        "{html}"
+    );
+    let (status, _) = page(&buyer, &format!("/events/{}?price_min=cheap", event.id)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}

@@ -384,7 +384,10 @@ async fn only_allowed_origins_may_frame_the_buyer_pages_and_never_the_staff_ones
         async move { http.get(url).send().await.unwrap() }
     };
     let buyer_page = get(format!("/events/{}", event.id)).await;
-    let csp = buyer_page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    let csp = buyer_page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
     assert!(
         csp.contains("frame-ancestors 'self' https://tickets.example.org;"),
         "{csp}"
@@ -408,7 +411,10 @@ async fn only_allowed_origins_may_frame_the_buyer_pages_and_never_the_staff_ones
     for staff_path in ["/staff/login", "/staff"] {
         let staff = get(staff_path.to_string()).await;
         let csp = staff.headers()["content-security-policy"].to_str().unwrap();
-        assert!(csp.contains("frame-ancestors 'none'"), "{staff_path}: {csp}");
+        assert!(
+            csp.contains("frame-ancestors 'none'"),
+            "{staff_path}: {csp}"
+        );
         assert_eq!(staff.headers()["x-frame-options"], "DENY", "{staff_path}");
     }
 }

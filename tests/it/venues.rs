@@ -258,7 +258,10 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
     let missing = create_event_form(&clerk, &venue_path, &fields).await;
     assert_eq!(location(&missing), venue_path);
     let (_, html) = page(&clerk, &venue_path).await;
-    assert!(html.contains("&#34;dollars&#34; is not a currency"), "{html}");
+    assert!(
+        html.contains("&#34;dollars&#34; is not a currency"),
+        "{html}"
+    );
     fields[3].1 = "usd";
     let missing = create_event_form(&clerk, &venue_path, &fields).await;
     assert_eq!(location(&missing), venue_path);

@@ -133,7 +133,8 @@ pub(crate) async fn event_page_response(
         }
         (true, None) => None,
     };
-    let overview = big.then(|| map::overview(event_id, &shapes, &tiers, chosen.map(|s| s.id), &filter));
+    let overview =
+        big.then(|| map::overview(event_id, &shapes, &tiers, chosen.map(|s| s.id), &filter));
     let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
     let status = match buy_form {
         Some(form) => {
@@ -308,14 +309,26 @@ pub(crate) async fn list_page(
     let shapes = db::map::shapes(&client, event_id).await?;
     let big = shapes.seat_count() > i64::from(state.config.overview_above_seats);
     let (seats, choose, section_id) = match (big, query.section) {
-        (false, _) => (db::seats::for_event(&client, event_id, hold_id).await?, Vec::new(), None),
+        (false, _) => (
+            db::seats::for_event(&client, event_id, hold_id).await?,
+            Vec::new(),
+            None,
+        ),
         (true, Some(id)) => {
             if !shapes.sections.iter().any(|s| s.id == id) {
                 return Err(AppError::NotFound(Missing::Section));
             }
-            (db::seats::for_section(&client, event_id, hold_id, id).await?, Vec::new(), Some(id))
+            (
+                db::seats::for_section(&client, event_id, hold_id, id).await?,
+                Vec::new(),
+                Some(id),
+            )
         }
-        (true, None) => (Vec::new(), views::section_links(event_id, &shapes, event.currency), None),
+        (true, None) => (
+            Vec::new(),
+            views::section_links(event_id, &shapes, event.currency),
+            None,
+        ),
     };
     let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
     render(&ListPage {

@@ -23,10 +23,10 @@ use crate::web::error::refusal_notice;
 use crate::web::extract::{
     IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice, take_notice,
 };
+use crate::web::map::{self, SeatCanvas};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
-use crate::web::map::{self, SeatCanvas};
 use crate::web::views::{self, EventHeader, StatusLegend, TierLegend};
 
 pub fn router() -> Router<AppState> {

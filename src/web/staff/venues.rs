@@ -323,7 +323,9 @@ fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<Event
         OffsetDateTime::now_utc(),
     )?;
     // A form from before events had currencies sells in euros.
-    let code = Some(field("currency")).filter(|c| !c.trim().is_empty()).unwrap_or("EUR");
+    let code = Some(field("currency"))
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or("EUR");
     let currency = Currency::from_code(code)
         .ok_or_else(|| AppError::Invalid(Invalid::Currency(code.to_string())))?;
     let mut prices = BTreeMap::new();

@@ -72,3 +72,27 @@ test('screenshots of the map at desktop width and at 390 px', async ({ browser }
     await context.close();
   }
 });
+
+test('screenshots of the arena: the overview, a section, and a section on a phone', async ({ browser }, testInfo) => {
+  test.setTimeout(90_000);
+  for (const [name, viewport, section] of [
+    ['arena-overview-desktop', { width: 1440, height: 900 }, null],
+    ['arena-section-desktop', { width: 1440, height: 900 }, '105'],
+    ['arena-section-390', { width: 390, height: 844 }, '109'],
+  ] as const) {
+    const context = await browser.newContext({ viewport, hasTouch: viewport.width < 600, isMobile: viewport.width < 600 });
+    const page = await context.newPage();
+    await page.goto('/');
+    await page.getByRole('link', { name: /Arena: Demo Tour/ }).click();
+    if (section) {
+      await page.getByRole('link', { name: new RegExp(`^Section ${section} `) }).click();
+      await page.locator('#seat-map button.seat--available').nth(40).click();
+      await expect(page.locator('#hold-panel .countdown')).toBeVisible();
+    }
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const path = `screenshots/latest/${name}.png`;
+    await page.screenshot({ path });
+    await testInfo.attach(name, { path, contentType: 'image/png' });
+    await context.close();
+  }
+});
