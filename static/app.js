@@ -250,17 +250,23 @@
     const coarse = window.matchMedia("(pointer: coarse)").matches;
     let scale = 1, offsetX = 0, offsetY = 0;
 
-    // Sections' boxes in canvas units, for "which section am I looking at".
-    const layer = canvas.querySelector(".map-layer");
-    const layerX = layer ? layer.offsetLeft : 0, layerY = layer ? layer.offsetTop : 0;
-    const boxes = Array.prototype.map.call(canvas.querySelectorAll(".section"), function (section) {
-      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      section.querySelectorAll("button.seat").forEach(function (seat) {
-        x0 = Math.min(x0, seat.offsetLeft); y0 = Math.min(y0, seat.offsetTop);
-        x1 = Math.max(x1, seat.offsetLeft + SEAT_PX); y1 = Math.max(y1, seat.offsetTop + SEAT_PX);
+    // Sections' boxes in canvas units, for "which section am I looking
+    // at": measured on first use, not while the page is still loading.
+    let boxes = null;
+    function sectionBoxes() {
+      if (boxes) { return boxes; }
+      const layer = canvas.querySelector(".map-layer");
+      const layerX = layer ? layer.offsetLeft : 0, layerY = layer ? layer.offsetTop : 0;
+      boxes = Array.prototype.map.call(canvas.querySelectorAll(".section"), function (section) {
+        let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+        section.querySelectorAll("button.seat").forEach(function (seat) {
+          x0 = Math.min(x0, seat.offsetLeft); y0 = Math.min(y0, seat.offsetTop);
+          x1 = Math.max(x1, seat.offsetLeft + SEAT_PX); y1 = Math.max(y1, seat.offsetTop + SEAT_PX);
+        });
+        return { name: section.dataset.section, x0: x0 + layerX, y0: y0 + layerY, x1: x1 + layerX, y1: y1 + layerY };
       });
-      return { name: section.dataset.section, x0: x0 + layerX, y0: y0 + layerY, x1: x1 + layerX, y1: y1 + layerY };
-    });
+      return boxes;
+    }
 
     function fitScale() {
       return Math.min(viewport.clientWidth / width, viewport.clientHeight / height);
@@ -297,10 +303,10 @@
     }
 
     function sayWhere() {
-      if (!here || boxes.length < 2) { return; }
+      if (!here || canvas.querySelectorAll(".section").length < 2) { return; }
       const c = toCanvas(viewport.clientWidth / 2, viewport.clientHeight / 2);
       let best = null, bestDistance = Infinity;
-      boxes.forEach(function (b) {
+      sectionBoxes().forEach(function (b) {
         const dx = Math.max(b.x0 - c.x, 0, c.x - b.x1), dy = Math.max(b.y0 - c.y, 0, c.y - b.y1);
         const d = dx * dx + dy * dy;
         if (d < bestDistance) { bestDistance = d; best = b; }
@@ -313,7 +319,7 @@
       // Centred across; from the front (the stage end) down.
       viewport.scrollLeft = (width * scale - viewport.clientWidth) / 2;
       viewport.scrollTop = 0;
-      sayWhere();
+      setTimeout(sayWhere, 0);
     }
 
     if (controls) {
@@ -457,8 +463,10 @@
   document.addEventListener("htmx:afterSettle", afterUpdate);
   document.addEventListener("htmx:oobAfterSwap", afterUpdate);
 
-  initRoving();
+  // The map's own view first; making 1,000 seats keyboard-ready can wait
+  // for the next task, so the first paint doesn't.
   initMap();
+  setTimeout(initRoving, 0);
   initPriceFilter();
   scheduleExpiryRefresh();
   tick();

@@ -33,6 +33,11 @@ pub(crate) async fn index(State(state): State<AppState>) -> AppResult<Html<Strin
     })
 }
 
+/// A venue this big opens on its overview and shows one section at a time.
+fn shows_by_section(state: &AppState, shapes: &db::map::MapShapes) -> bool {
+    shapes.seat_count() > i64::from(state.config.overview_above_seats)
+}
+
 /// What part of the map to show, and the price range to show in full.
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct MapQuery {
@@ -111,7 +116,7 @@ pub(crate) async fn event_page_response(
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id).await?;
     let filter = PriceFilter::new(&tiers, query.price_min, query.price_max);
-    let big = shapes.seat_count() > i64::from(state.config.overview_above_seats);
+    let big = shows_by_section(state, &shapes);
     let chosen = match query.section.filter(|_| big) {
         Some(id) => Some(
             shapes
@@ -307,7 +312,7 @@ pub(crate) async fn list_page(
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id).await?;
-    let big = shapes.seat_count() > i64::from(state.config.overview_above_seats);
+    let big = shows_by_section(&state, &shapes);
     let (seats, choose, section_id) = match (big, query.section) {
         (false, _) => (
             db::seats::for_event(&client, event_id, hold_id).await?,

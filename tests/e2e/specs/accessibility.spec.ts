@@ -58,7 +58,8 @@ test('screenshots of the map at desktop width and at 390 px', async ({ browser }
     ['seat-map-desktop', { width: 1440, height: 900 }],
     ['seat-map-390', { width: 390, height: 844 }],
   ] as const) {
-    const context = await browser.newContext({ viewport });
+    const phone = viewport.width < 600;
+    const context = await browser.newContext({ viewport, hasTouch: phone, isMobile: phone });
     const page = await context.newPage();
     await openDemoEvent(page);
     await seat(page, 'Orchestra', 'L', name.endsWith('390') ? 2 : 14).click();
