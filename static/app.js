@@ -107,7 +107,7 @@
     const feed = document.getElementById("live-feed");
     const id = event.detail && event.detail.lastEventId;
     if (feed && id) {
-      feed.setAttribute("sse-connect", feed.dataset.liveBase + "?since=" + encodeURIComponent(id));
+      feed.setAttribute("sse-connect", feed.dataset.liveBase + "since=" + encodeURIComponent(id));
     }
     afterUpdate();
   });

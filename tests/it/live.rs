@@ -416,3 +416,80 @@ async fn what_is_left_in_a_ga_area_reaches_open_pages_live() {
         .await;
     assert!(seen.contains("event: update"), "{seen}");
 }
+
+/// A page showing one section of a big venue is sent that section's seats
+/// only (an arena section needs one change in 38), and an overview none;
+/// the cursor still moves past every change, so a reconnect misses nothing.
+#[tokio::test]
+async fn a_section_page_hears_only_its_own_seats() {
+    use seatmap::domain::layout::{RowSpec, SectionSpec};
+    let app = crate::support::spawn_app_with(|c| c.overview_above_seats = 4).await;
+    let row = || RowSpec {
+        label: "A".into(),
+        seats: 3,
+        tier: "std".into(),
+        ..Default::default()
+    };
+    let event = app
+        .create_event_with(vec![
+            SectionSpec {
+                name: "East".into(),
+                rows: vec![row()],
+                curve: None,
+            },
+            SectionSpec {
+                name: "West".into(),
+                rows: vec![row()],
+                curve: None,
+            },
+        ])
+        .await;
+    let east: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT id FROM sections WHERE event_id = $1 AND name = 'East'",
+            &[&event.id],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let (east_seat, west_seat) = (event.seat_ids[0], event.seat_ids[3]);
+    let watcher = app.buyer();
+    let html = watcher
+        .http
+        .get(format!("{}/events/{}?section={east}", app.base, event.id))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains(&format!("/events/{}/live?section={east}&#38;since=", event.id)),
+        "the section page asks for its section's seats: {}", &html[html.find("live-feed").unwrap()..][..300]
+    );
+    let start = html.find("&#38;since=").unwrap() + "&#38;since=".len();
+    let since = &html[start..start + html[start..].find('"').unwrap()];
+    let mut section_stream = Stream::open(
+        &watcher,
+        &format!("/events/{}/live?section={east}&since={since}", event.id),
+    )
+    .await;
+    let mut overview_stream = Stream::open(
+        &watcher,
+        &format!("/events/{}/live?seats=none&since={since}", event.id),
+    )
+    .await;
+    hold(&app, &app.buyer(), event.id, &[west_seat]).await;
+    hold(&app, &app.buyer(), event.id, &[east_seat]).await;
+    let seen = section_stream.until(&format!("id=\"seat-{east_seat}\"")).await;
+    assert!(
+        !seen.contains(&format!("id=\"seat-{west_seat}\"")),
+        "West's change is not sent to East's page: {seen}"
+    );
+    // Both changes moved the cursor: two updates, the first with no seat.
+    assert_eq!(seen.matches("event: update").count(), 2, "{seen}");
+    let overview = overview_stream.until("event: update\nid:").await;
+    assert!(!overview.contains("id=\"seat-"), "{overview}");
+}

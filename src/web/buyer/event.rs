@@ -67,6 +67,9 @@ pub(crate) struct EventPage {
     csrf: String,
     /// The live feed's starting cursor.
     since: String,
+    /// The live feed's query before `since`: which seats the page shows
+    /// ("section=4&", "seats=none&" on an overview, "" for all).
+    live_scope: String,
     /// The server's clock at render time, so the page can time seat refreshes.
     server_now: String,
     notice: Option<Notice>,
@@ -140,6 +143,8 @@ pub(crate) async fn event_page_response(
     };
     let overview =
         big.then(|| map::overview(event_id, &shapes, &tiers, chosen.map(|s| s.id), &filter));
+    let canvas_scope = chosen.map(|s| s.id);
+    let overview_only = canvas.is_none();
     let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
     let status = match buy_form {
         Some(form) => {
@@ -171,6 +176,11 @@ pub(crate) async fn event_page_response(
         panel,
         csrf,
         since: crate::web::buyer::live::cursor_id(since),
+        live_scope: match (&canvas_scope, overview_only) {
+            (Some(section), _) => format!("section={section}&"),
+            (None, true) => "seats=none&".to_string(),
+            (None, false) => String::new(),
+        },
         server_now: views::rfc3339(OffsetDateTime::now_utc()),
         notice,
         oob: false,

@@ -76,6 +76,10 @@ struct LiveUpdate {
 #[derive(Deserialize)]
 struct SinceQuery {
     since: Option<String>,
+    /// The page shows only this section's seats (a big venue's section).
+    section: Option<i64>,
+    /// "none": the page shows no seats (a big venue's overview).
+    seats: Option<String>,
 }
 
 async fn live(
@@ -128,6 +132,11 @@ async fn live(
         tiers: db::events::tiers(&client, event_id).await?,
         cursor: since,
         mine,
+        shows: match (query.section, query.seats.as_deref()) {
+            (Some(section), _) => Shows::Section(section),
+            (None, Some("none")) => Shows::NoSeats,
+            _ => Shows::All,
+        },
     };
     drop(client);
     let (sender, receiver) = mpsc::channel(16);
@@ -164,6 +173,27 @@ struct PageFeed {
     cursor: Cursor,
     /// The seats this page shows as the viewer's, to notice when that changes.
     mine: HashSet<SeatId>,
+    /// Which seats the page draws: only those are sent (a section of the
+    /// arena needs 1 change in 38), though every change still moves the
+    /// cursor and updates the viewer's own hold panel.
+    shows: Shows,
+}
+
+#[derive(Clone, Copy)]
+enum Shows {
+    All,
+    Section(i64),
+    NoSeats,
+}
+
+impl Shows {
+    fn includes(self, seat: &Seat) -> bool {
+        match self {
+            Shows::All => true,
+            Shows::Section(section) => seat.section_id == section,
+            Shows::NoSeats => false,
+        }
+    }
 }
 
 type Sender = mpsc::Sender<Result<Event, Infallible>>;
@@ -269,6 +299,7 @@ impl PageFeed {
         let update = LiveUpdate {
             seats: seats
                 .iter()
+                .filter(|s| self.shows.includes(s))
                 .map(|s| SeatView::new(s, &self.tiers))
                 .collect(),
             panel,
