@@ -535,13 +535,31 @@ async fn main() -> anyhow::Result<()> {
             "ratio" => {
                 let tps = pgbench_claims(&harness, &options).await?;
                 harness.reset().await?;
+                // The ceiling: the same claim SQL with the live feed's
+                // triggers off (turned back on whatever happens).
+                let client = harness.pool.get().await?;
+                db::bench::set_live_feed_triggers(&client, false)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+                let ceiling = pgbench_claims(&harness, &options).await;
+                db::bench::set_live_feed_triggers(&client, true)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+                drop(client);
+                let ceiling = ceiling?;
+                harness.reset().await?;
                 let report =
                     loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;
                 println!(
-                    "\nratio: pgbench {tps:.0} claims/s vs HTTP {:.0} holds/s on 1 instance = {:.2}",
+                    "\nratio: pgbench without the live feed's triggers {ceiling:.0} claims/s (the ceiling); \
+                     with them {tps:.0} ({:.2}x the ceiling); HTTP {:.0} holds/s on 1 instance \
+                     ({:.2}x pgbench with triggers, {:.2}x the ceiling)",
+                    tps / ceiling.max(1e-9),
                     report.holds_per_sec,
-                    report.holds_per_sec / tps
+                    report.holds_per_sec / tps,
+                    report.holds_per_sec / ceiling.max(1e-9)
                 );
+                extra.insert("pgbench_ceiling_claims_per_sec".into(), ceiling.into());
                 extra.insert("pgbench_claims_per_sec".into(), tps.into());
                 extra.insert(
                     "http_to_sql_ratio".into(),
