@@ -466,8 +466,12 @@ async fn a_section_page_hears_only_its_own_seats() {
         .await
         .unwrap();
     assert!(
-        html.contains(&format!("/events/{}/live?section={east}&#38;since=", event.id)),
-        "the section page asks for its section's seats: {}", &html[html.find("live-feed").unwrap()..][..300]
+        html.contains(&format!(
+            "/events/{}/live?section={east}&#38;since=",
+            event.id
+        )),
+        "the section page asks for its section's seats: {}",
+        &html[html.find("live-feed").unwrap()..][..300]
     );
     let start = html.find("&#38;since=").unwrap() + "&#38;since=".len();
     let since = &html[start..start + html[start..].find('"').unwrap()];
@@ -483,7 +487,9 @@ async fn a_section_page_hears_only_its_own_seats() {
     .await;
     hold(&app, &app.buyer(), event.id, &[west_seat]).await;
     hold(&app, &app.buyer(), event.id, &[east_seat]).await;
-    let seen = section_stream.until(&format!("id=\"seat-{east_seat}\"")).await;
+    let seen = section_stream
+        .until(&format!("id=\"seat-{east_seat}\""))
+        .await;
     assert!(
         !seen.contains(&format!("id=\"seat-{west_seat}\"")),
         "West's change is not sent to East's page: {seen}"
