@@ -139,9 +139,15 @@ pub fn convex_hull(points: &[Point]) -> Vec<Point> {
     lower
 }
 
+/// The most points a drawn outline has: the database stores at most 1,000
+/// (`sections.outline`), and a drawing needs far fewer.
+pub const MAX_OUTLINE_POINTS: usize = 500;
+
 /// An outline around seat centres: their hull, grown by `margin` on every
 /// side (each seat's square corners are hulled, so the outline clears the
-/// seats and not just their centres).
+/// seats and not just their centres). A hull with more than
+/// `MAX_OUTLINE_POINTS` corners (one long curved row of thousands of seats)
+/// gives way to the box around the same corners.
 pub fn outline_around(centres: &[Point], margin: f32) -> Vec<Point> {
     let corners: Vec<Point> = centres
         .iter()
@@ -154,7 +160,11 @@ pub fn outline_around(centres: &[Point], margin: f32) -> Vec<Point> {
             ]
         })
         .collect();
-    convex_hull(&corners)
+    let hull = convex_hull(&corners);
+    if hull.len() <= MAX_OUTLINE_POINTS {
+        return hull;
+    }
+    Bounds::of(hull).map_or_else(Vec::new, |b| b.corners())
 }
 
 /// The centre of a polygon's area (its vertex mean if it has none).
@@ -260,5 +270,13 @@ mod tests {
         }
         let c = centroid(&Bounds::of(seats.iter().copied()).unwrap().corners());
         assert!(close(c.x, 0.0));
+    }
+
+    #[test]
+    fn a_huge_curved_row_gets_a_box_not_thousands_of_corners() {
+        let seats = row_positions(3_000, 0, 30.0, Some(20_000.0));
+        let outline = outline_around(&seats, 15.0);
+        assert!(outline.len() <= MAX_OUTLINE_POINTS, "{}", outline.len());
+        assert_eq!(outline.len(), 4);
     }
 }
