@@ -9,7 +9,7 @@ use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::money::group_thousands;
-use crate::web::views::{SeatView, tier_class};
+use crate::web::views::{SeatView, tier_class, tiers_currency};
 
 /// A seat button's side, in map units (pixels at zoom 1).
 pub const SEAT_SIZE: f32 = 26.0;
@@ -248,13 +248,13 @@ pub fn overview(
         max: Point::new(1.0, 1.0),
     });
     let margin = SEAT_PITCH;
+    let currency = tiers_currency(tiers);
     let sections = shapes
         .sections
         .iter()
         .filter(|s| s.outline.len() >= 3)
         .map(|s| {
             let sold_out = s.seats_available == 0;
-            let currency = tiers.first().map(|t| t.currency).unwrap_or_default();
             let caption = match s.from_cents {
                 Some(cents) if !sold_out => format!("from {}", currency.format(i64::from(cents))),
                 _ => "Sold out".to_string(),
@@ -345,7 +345,7 @@ impl PriceFilter {
         let highest = prices.last().copied().unwrap_or(0);
         let min = min.unwrap_or(lowest).clamp(lowest, highest);
         let max = max.unwrap_or(highest).clamp(min, highest.max(min));
-        let currency = tiers.first().map(|t| t.currency).unwrap_or_default();
+        let currency = tiers_currency(tiers);
         let dim_classes = tiers
             .iter()
             .filter(|t| t.price_cents < min || t.price_cents > max)

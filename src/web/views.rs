@@ -127,7 +127,7 @@ pub struct SeatView {
 
 impl SeatView {
     pub fn new(seat: &Seat, tiers: &[Tier]) -> SeatView {
-        let currency = tiers.first().map(|t| t.currency).unwrap_or_default();
+        let currency = tiers_currency(tiers);
         let price = currency.format(i64::from(seat.price_cents));
         let (action, pressed, taken) = match seat.state {
             SeatState::Available => ("hold", Some("false"), false),
@@ -189,6 +189,12 @@ impl SeatView {
         self.fresh = fresh_ids.contains(&self.id);
         self
     }
+}
+
+/// The currency an event's tiers are priced in (every tier of an event has
+/// the event's).
+pub(crate) fn tiers_currency(tiers: &[Tier]) -> Currency {
+    tiers.first().map(|t| t.currency).unwrap_or_default()
 }
 
 /// Each tier's fill (colour and pattern), by its place in the price list.

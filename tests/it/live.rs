@@ -456,15 +456,8 @@ async fn a_section_page_hears_only_its_own_seats() {
         .get(0);
     let (east_seat, west_seat) = (event.seat_ids[0], event.seat_ids[3]);
     let watcher = app.buyer();
-    let html = watcher
-        .http
-        .get(format!("{}/events/{}?section={east}", app.base, event.id))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, html) =
+        crate::pages::page(&watcher, &format!("/events/{}?section={east}", event.id)).await;
     assert!(
         html.contains(&format!(
             "/events/{}/live?section={east}&#38;since=",

@@ -31,7 +31,7 @@ use crate::web::buyer::event::hold_panel;
 use crate::web::extract::{ClientIp, IdPath, QueryInput, Viewer};
 use crate::web::render::render;
 use crate::web::state::AppState;
-use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks};
+use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks, tiers_currency};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -330,7 +330,7 @@ impl PageFeed {
             ga: ga_blocks(
                 areas,
                 self.state.config.max_seats_per_hold,
-                self.tiers.first().map(|t| t.currency).unwrap_or_default(),
+                tiers_currency(&self.tiers),
             ),
         };
         let html = render(&update)?.0;
