@@ -58,12 +58,15 @@ impl Default for ServerLimits {
     }
 }
 
-/// Open live-map streams on this instance.
+/// Open live-map streams on this instance, and how fresh they are.
 #[derive(Debug, Clone)]
 pub struct LiveLimits {
     pub max_streams: usize,
     /// From one client address (0 = no per-address cap).
     pub max_streams_per_ip: usize,
+    /// How often the live feed asks the database what has committed: the
+    /// most a change waits before this instance's open pages hear of it.
+    pub poll_every: Duration,
 }
 
 impl Default for LiveLimits {
@@ -71,6 +74,7 @@ impl Default for LiveLimits {
         LiveLimits {
             max_streams: 2000,
             max_streams_per_ip: 64,
+            poll_every: Duration::from_millis(50),
         }
     }
 }
@@ -266,6 +270,12 @@ impl Config {
             live: LiveLimits {
                 max_streams: parse_in(&get, "LIVE_STREAMS_MAX", live.max_streams, 1..=1_000_000)?,
                 max_streams_per_ip: parse(&get, "LIVE_STREAMS_PER_IP", live.max_streams_per_ip)?,
+                poll_every: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_LIVE_POLL_MS",
+                    live.poll_every.as_millis() as u64,
+                    5..=10_000,
+                )?),
             },
             overview_above_seats: parse_in(
                 &get,

@@ -95,7 +95,11 @@ impl Application {
             .await
             .with_context(|| format!("binding {}", config.addr))?;
         let addr = listener.local_addr()?;
-        let live = LiveFeed::start(database.pg_config.clone(), database.pool.clone());
+        let live = LiveFeed::start(
+            database.pg_config.clone(),
+            &config.db,
+            config.live.poll_every,
+        )?;
         let state = AppState::new(database.pool.clone(), config, live);
         Ok(Application {
             addr,

@@ -162,15 +162,14 @@ UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = md5(:h::text):
 COMMIT;
 ";
 
-/// Turns the live feed's triggers on the seats (the version bump and the
-/// NOTIFY) off or on, so a benchmark can measure the claim SQL without the
-/// app's own machinery: the physical ceiling. Never used by the app.
+/// Turns the live feed's trigger on the seats (the version, time and
+/// transaction stamps) off or on, so a benchmark can measure the claim SQL
+/// without the app's own machinery: the physical ceiling. Never used by
+/// the app.
 pub async fn set_live_feed_triggers(client: &impl GenericClient, on: bool) -> AppResult<()> {
     let verb = if on { "ENABLE" } else { "DISABLE" };
     client
-        .batch_execute(&format!(
-            "ALTER TABLE seats {verb} TRIGGER seats_notify; ALTER TABLE seats {verb} TRIGGER seats_touch"
-        ))
+        .batch_execute(&format!("ALTER TABLE seats {verb} TRIGGER seats_touch"))
         .await?;
     Ok(())
 }

@@ -1,3 +1,5 @@
+use std::sync::LazyLock;
+
 use serde::Serialize;
 use time::OffsetDateTime;
 use tokio_postgres::Row;
@@ -153,6 +155,19 @@ pub(super) async fn lock_not_cancelled(
     }
 }
 
+/// The statement [`lock_on_sale`] sends first (see `db::prepare_together`).
+pub(super) static LOCK_ON_SALE: LazyLock<String> =
+    LazyLock::new(|| lock_sale_status_sql("e.sales_closed_at IS NULL"));
+static LOCK_NOT_CANCELLED: LazyLock<String> =
+    LazyLock::new(|| lock_sale_status_sql("e.cancelled_at IS NULL"));
+
+fn lock_sale_status_sql(still_open: &str) -> String {
+    format!(
+        "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone FROM events e
+          WHERE e.id = $1 AND {still_open} FOR KEY SHARE"
+    )
+}
+
 /// Which ended events a key-share lock is not taken on.
 enum LockUnless {
     Closed,
@@ -169,15 +184,11 @@ async fn lock_sale_status(
     event_id: EventId,
     unless: LockUnless,
 ) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String)> {
-    let still_open = match unless {
-        LockUnless::Closed => "e.sales_closed_at IS NULL",
-        LockUnless::Cancelled => "e.cancelled_at IS NULL",
-    };
     let locked = client
-        .prepare_cached(&format!(
-            "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone FROM events e
-              WHERE e.id = $1 AND {still_open} FOR KEY SHARE"
-        ))
+        .prepare_cached(match unless {
+            LockUnless::Closed => &LOCK_ON_SALE,
+            LockUnless::Cancelled => &LOCK_NOT_CANCELLED,
+        })
         .await?;
     let row = match client.query_opt(&locked, &[&event_id]).await? {
         Some(row) => row,

@@ -86,15 +86,15 @@ pub async fn areas(
 }
 
 /// Checks every area is the event's; refuses naming those that aren't.
+pub(super) const MUST_BELONG: &str = "SELECT id FROM ga_areas WHERE event_id = $1 AND id = ANY($2)";
+
 pub(super) async fn must_belong(
     client: &impl GenericClient,
     event_id: EventId,
     requests: &[GaRequest],
 ) -> AppResult<()> {
     let ids: Vec<i64> = requests.iter().map(|r| r.area_id).collect();
-    let statement = client
-        .prepare_cached("SELECT id FROM ga_areas WHERE event_id = $1 AND id = ANY($2)")
-        .await?;
+    let statement = client.prepare_cached(MUST_BELONG).await?;
     let known: Vec<i64> = client
         .query(&statement, &[&event_id, &ids])
         .await?

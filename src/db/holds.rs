@@ -1,6 +1,7 @@
 //! Holds: one buyer's basket of seats for one event, with a fixed expiry.
 
 use std::net::IpAddr;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -108,17 +109,21 @@ impl Cart {
     }
 }
 
-/// The hold's contents now, for answering a request that changed it.
+/// The hold's contents now, for answering a request that changed it: its
+/// seats and GA tickets, read together (one round trip).
 pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResult<HoldSummary> {
-    let held = seats::held_by_hold(client, hold.event_id, hold.id).await?;
-    let seat_ids = held.iter().map(|seat| seat.id).collect();
+    let (held, ga) = tokio::join!(
+        seats::held_by_hold(client, hold.event_id, hold.id),
+        ga::held_by(client, hold.id)
+    );
+    let held = held?;
     Ok(HoldSummary {
         hold_id: hold.id,
         expires_at: hold.expires_at,
-        seat_ids,
+        seat_ids: held.iter().map(|seat| seat.id).collect(),
         hold: hold.clone(),
         seats: held,
-        ga: ga::held_by(client, hold.id).await?,
+        ga: ga?,
     })
 }
 
@@ -173,17 +178,17 @@ pub async fn live_for_buyer(
     Ok(row.as_ref().map(hold_from_row))
 }
 
+pub(super) static LOCK_FOR_BUYER: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 AND buyer_id = $2 FOR UPDATE")
+});
+
 /// The hold, locked for this transaction, if it exists and is the buyer's.
 async fn lock_for_buyer(
     client: &impl GenericClient,
     hold_id: HoldId,
     buyer_id: BuyerId,
 ) -> AppResult<Option<Hold>> {
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 AND buyer_id = $2 FOR UPDATE"
-        ))
-        .await?;
+    let statement = client.prepare_cached(&LOCK_FOR_BUYER).await?;
     let row = client.query_opt(&statement, &[&hold_id, &buyer_id]).await?;
     Ok(row.as_ref().map(hold_from_row))
 }
@@ -218,51 +223,86 @@ pub(super) async fn lock_for_buyer_or_404(
 /// `rules.ttl` from now if there is none. A lapsed open hold is closed
 /// first, so the one-open-hold-per-buyer index lets the new one in. The
 /// lock serialises one buyer's concurrent requests for the event.
-///
-/// A new hold counts against its client address: opening one takes an
-/// advisory lock on the address, so concurrent sessions from one address
-/// can't all slip under `max_holds_per_ip` together.
 pub(super) async fn lock_or_open(
     client: &impl GenericClient,
     event_id: EventId,
     holder: Holder,
     rules: HoldRules,
 ) -> AppResult<Hold> {
-    let close_lapsed = client
-        .prepare_cached(
-            "UPDATE holds SET state = 'EXPIRED', closed_at = now()
-              WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at <= now()",
-        )
-        .await?;
-    client
-        .execute(&close_lapsed, &[&event_id, &holder.buyer_id])
-        .await?;
-    let lock = client
-        .prepare_cached(&format!(
-            "SELECT {HOLD_COLUMNS} FROM holds
-              WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' FOR UPDATE"
-        ))
-        .await?;
-    if let Some(row) = client
-        .query_opt(&lock, &[&event_id, &holder.buyer_id])
-        .await?
-    {
-        return Ok(hold_from_row(&row));
+    let (closed, open) = tokio::join!(
+        close_lapsed(client, event_id, holder.buyer_id),
+        lock_open(client, event_id, holder.buyer_id)
+    );
+    closed?;
+    match open? {
+        Some(hold) => Ok(hold),
+        None => open_new(client, event_id, holder, rules).await,
     }
+}
+
+const CLOSE_LAPSED: &str = "UPDATE holds SET state = 'EXPIRED', closed_at = now()
+      WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at <= now()";
+
+static LOCK_OPEN: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {HOLD_COLUMNS} FROM holds
+          WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()
+            FOR UPDATE"
+    )
+});
+
+/// Closes the buyer's open hold for the event if it has lapsed, so the
+/// one-open-hold-per-buyer index lets a new one in.
+async fn close_lapsed(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<()> {
+    let close_lapsed = client.prepare_cached(CLOSE_LAPSED).await?;
+    client
+        .execute(&close_lapsed, &[&event_id, &buyer_id])
+        .await?;
+    Ok(())
+}
+
+/// The buyer's open, unlapsed hold for the event, locked. (Not lapsed
+/// either way: it may run before or after [`close_lapsed`], which it is
+/// sent with.)
+async fn lock_open(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<Hold>> {
+    let lock = client.prepare_cached(&LOCK_OPEN).await?;
+    let row = client.query_opt(&lock, &[&event_id, &buyer_id]).await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+/// Opens a hold for a buyer who has none. It counts against its client
+/// address: opening one takes an advisory lock on the address, so
+/// concurrent sessions from one address can't all slip under
+/// `max_holds_per_ip` together.
+async fn open_new(
+    client: &impl GenericClient,
+    event_id: EventId,
+    holder: Holder,
+    rules: HoldRules,
+) -> AppResult<Hold> {
     if let (Some(ip), max) = (holder.client_ip, rules.max_holds_per_ip) {
         if max > 0 {
             refuse_if_address_is_full(client, ip, max).await?;
         }
     }
     let open = client
-        .prepare_cached(
+        .prepare_cached(&format!(
             "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip)
              VALUES ($3, $1, $2, now() + make_interval(secs => $4), $5)
-             ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING",
-        )
+             ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING
+             RETURNING {HOLD_COLUMNS}"
+        ))
         .await?;
-    client
-        .execute(
+    let opened = client
+        .query_opt(
             &open,
             &[
                 &event_id,
@@ -273,10 +313,14 @@ pub(super) async fn lock_or_open(
             ],
         )
         .await?;
-    let row = client
-        .query_one(&lock, &[&event_id, &holder.buyer_id])
-        .await?;
-    Ok(hold_from_row(&row))
+    match opened {
+        Some(row) => Ok(hold_from_row(&row)),
+        // The buyer's other request opened one first; it has committed
+        // (the insert waited for it), so it can be locked now.
+        None => lock_open(client, event_id, holder.buyer_id)
+            .await?
+            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("an open hold vanished"))),
+    }
 }
 
 async fn refuse_if_address_is_full(
@@ -364,6 +408,11 @@ pub async fn claim(
     outcome.map(|(summary, _)| summary)
 }
 
+/// One attempt. Statements that don't depend on each other's answers are
+/// sent together, in the order they must run (PostgreSQL runs a
+/// connection's statements one after another): the sale check, the seat
+/// ids and the buyer's hold in one round trip; the claim and the read of
+/// what the hold now has in another.
 async fn claim_once(
     pool: &Pool,
     event_id: EventId,
@@ -371,14 +420,63 @@ async fn claim_once(
     cart: &Cart,
     rules: HoldRules,
 ) -> AppResult<(HoldSummary, u64)> {
-    let seat_ids = &cart.seat_ids;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    events::lock_on_sale(&tx, event_id).await?;
-    if !cart.ga.is_empty() {
-        ga::must_belong(&tx, event_id, &cart.ga).await?;
+    let outcome = claim_in(&tx, event_id, holder, cart, rules).await;
+    match outcome {
+        Ok(_) => tx.commit().await?,
+        // Awaited, so the connection goes back to the pool clean and the
+        // refusal is answered only once its locks are let go.
+        Err(_) => tx.rollback().await?,
     }
-    let known = seats::ids_in_event(&tx, event_id, seat_ids).await?;
+    outcome
+}
+
+async fn claim_in(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    holder: Holder,
+    cart: &Cart,
+    rules: HoldRules,
+) -> AppResult<(HoldSummary, u64)> {
+    let seat_ids = &cart.seat_ids;
+    // One round trip: the event's lock, then the hold's (the fixed order).
+    let flight: &[&str] = match cart.ga.is_empty() {
+        true => &[
+            &events::LOCK_ON_SALE,
+            seats::IDS_IN_EVENT,
+            CLOSE_LAPSED,
+            &LOCK_OPEN,
+        ],
+        false => &[
+            &events::LOCK_ON_SALE,
+            ga::MUST_BELONG,
+            seats::IDS_IN_EVENT,
+            CLOSE_LAPSED,
+            &LOCK_OPEN,
+        ],
+    };
+    super::prepare_together(tx, flight).await?;
+    let (on_sale, areas_known, known, hold) = tokio::join!(
+        events::lock_on_sale(tx, event_id),
+        async {
+            match cart.ga.is_empty() {
+                true => Ok(()),
+                false => ga::must_belong(tx, event_id, &cart.ga).await,
+            }
+        },
+        seats::ids_in_event(tx, event_id, seat_ids),
+        async {
+            let (closed, open) = tokio::join!(
+                close_lapsed(tx, event_id, holder.buyer_id),
+                lock_open(tx, event_id, holder.buyer_id)
+            );
+            closed.and(open)
+        },
+    );
+    on_sale?;
+    areas_known?;
+    let known = known?;
     if known.len() != seat_ids.len() {
         let unknown: Vec<SeatId> = seat_ids
             .iter()
@@ -387,20 +485,34 @@ async fn claim_once(
             .collect();
         return Err(AppError::NotFound(Missing::Seats(unknown)));
     }
-    let hold = lock_or_open(&tx, event_id, holder, rules).await?;
-    ga::claim(&tx, event_id, hold.id, hold.expires_at, &cart.ga).await?;
-    let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, seat_ids).await?;
-    let reclaimed = claimed.reclaimed;
-    let claimed = claimed.ids;
-    if claimed.len() != seat_ids.len() {
+    let hold = match hold? {
+        Some(hold) => hold,
+        None => open_new(tx, event_id, holder, rules).await?,
+    };
+    if !cart.ga.is_empty() {
+        ga::claim(tx, event_id, hold.id, hold.expires_at, &cart.ga).await?;
+    }
+    // One round trip; the two don't depend on each other.
+    let (claimed, ga) = tokio::join!(
+        seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, seat_ids),
+        ga::held_by(tx, hold.id)
+    );
+    let claimed = claimed?;
+    if claimed.claimed.ids.len() != seat_ids.len() {
         return Err(AppError::SeatsUnavailable {
-            seat_ids: seats::refused(seat_ids, &claimed),
+            seat_ids: seats::refused(seat_ids, &claimed.claimed.ids),
         });
     }
-    let summary = summary(&tx, &hold).await?;
+    let summary = HoldSummary {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: claimed.held.iter().map(|seat| seat.id).collect(),
+        hold,
+        seats: claimed.held,
+        ga: ga?,
+    };
     refuse_if_over(&summary, 0, rules.max_seats)?;
-    tx.commit().await?;
-    Ok((summary, reclaimed))
+    Ok((summary, claimed.claimed.reclaimed))
 }
 
 /// Any buyer's hold, locked for this transaction (for staff).
@@ -432,25 +544,13 @@ pub(super) async fn close_by_staff(
     Ok(())
 }
 
+pub(super) const CLOSE_OPEN_HOLD: &str =
+    "UPDATE holds SET state = $2, closed_at = now() WHERE id = $1 AND state = 'OPEN'";
+
 async fn close(client: &impl GenericClient, hold_id: HoldId, state: &str) -> AppResult<()> {
-    let statement = client
-        .prepare_cached(
-            "UPDATE holds SET state = $2, closed_at = now() WHERE id = $1 AND state = 'OPEN'",
-        )
-        .await?;
+    let statement = client.prepare_cached(CLOSE_OPEN_HOLD).await?;
     client.execute(&statement, &[&hold_id, &state]).await?;
     Ok(())
-}
-
-/// Whether the hold is still live by the clock at this moment, not at the
-/// transaction's start (`now()`): a purchase asks after it has counted what
-/// it will sell, so a claim that took a lapsed seat before the count is
-/// seen as the hold having lapsed.
-pub(super) async fn live_by_clock(client: &impl GenericClient, hold_id: HoldId) -> AppResult<bool> {
-    let statement = client
-        .prepare_cached("SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1")
-        .await?;
-    Ok(client.query_one(&statement, &[&hold_id]).await?.get(0))
 }
 
 pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: HoldId) -> AppResult<()> {

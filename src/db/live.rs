@@ -1,31 +1,35 @@
-//! The live feed: one `LISTEN seat_changes` connection per app instance.
-//! The seats trigger notifies in the changing transaction, so every
-//! instance hears every committed change. Each batch of notifications is
-//! turned into the changed seats with one query per event, and broadcast to
-//! this instance's open pages (see `web::buyer::live`), which render them per viewer.
+//! The live feed. Each app instance polls PostgreSQL for committed changes
+//! to seats and GA areas, on its own connection, and broadcasts them to
+//! this instance's open pages (see `web::buyer::live`), which render them
+//! per viewer.
+//!
+//! Nothing happens in the changing transaction but the seats trigger
+//! stamping the row with its transaction id (`changed_xid`, see migration
+//! V8): no NOTIFY, whose database-wide lock would make every claim, release
+//! and purchase commit one at a time. The feed's cursor is a snapshot: each
+//! poll asks for the rows whose transaction is visible now but was not in
+//! the previous poll's snapshot. That is commit order, so a transaction
+//! that commits late is found; each change is found once; and a feed that
+//! loses its connection resumes from the same snapshot, missing nothing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use serde::Deserialize;
-use tokio::sync::{broadcast, mpsc};
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio::sync::broadcast;
 
-use super::{Pool, ga, seats};
+use super::{GenericClient, Pool, ga, seats};
+use crate::config::DbSettings;
 use crate::domain::ids::{EventId, SeatId};
-use crate::domain::seat::SeatIds;
+use crate::error::AppResult;
 
-/// Changes to one event's seats, or (with `event_id` None) a signal that
-/// notifications may have been missed and every page must catch up.
+/// Changes to one event's seats and GA areas, as they are now.
 #[derive(Debug)]
 pub struct SeatChanges {
-    pub event_id: Option<EventId>,
-    /// Viewer-neutral seats; None when too many changed to list, and pages
-    /// catch up by version instead.
-    pub seats: Option<Vec<seats::Seat>>,
+    pub event_id: EventId,
+    /// The changed seats, viewer-neutral ("held", never "mine").
+    pub seats: Vec<seats::Seat>,
     /// The event's GA areas as they are now (viewer-neutral), when any of
     /// their counters changed; None otherwise.
     pub ga_areas: Option<Vec<ga::GaAreaView>>,
@@ -37,48 +41,97 @@ pub struct LiveFeed {
     reads: Arc<FeedReads>,
 }
 
-/// How often seats were read to serve live pages: by the feed for a change
-/// too big to list (once per event), and by single pages catching up.
+/// How often seats were read to serve live pages: by the feed (once per
+/// changed event per poll, for every page) and by single pages catching up.
 #[derive(Default)]
 pub struct FeedReads {
-    feed_catch_ups: AtomicU64,
+    feed_reads: AtomicU64,
     page_catch_ups: AtomicU64,
 }
-
-#[derive(Deserialize)]
-struct Payload {
-    event_id: EventId,
-    #[serde(default)]
-    seat_ids: Option<Vec<SeatId>>,
-    /// A GA area's counters changed (and no seat did).
-    #[serde(default)]
-    ga: bool,
-}
-
-/// What one event's notifications in a batch add up to.
-struct EventBatch {
-    /// None: too many to list, catch up by version.
-    seat_ids: Option<Vec<SeatId>>,
-    ga_changed: bool,
-}
-
-/// A cursor version no seat reaches: `changed_since` then goes by time alone.
-const UNSET_VERSION: i64 = i64::MAX;
 
 /// How many batches a slow page may fall behind before it catches up from
 /// the database instead.
 const FEED_CAPACITY: usize = 256;
 
+/// What committed between two snapshots.
+#[derive(Debug, Default, PartialEq)]
+pub struct Committed {
+    /// The snapshot to ask from next time.
+    pub snapshot: String,
+    /// Changed seats, by event, in id order.
+    pub seats: BTreeMap<EventId, Vec<SeatId>>,
+    /// Events with a changed GA area.
+    pub ga_events: Vec<EventId>,
+}
+
+/// The database's snapshot now: a cursor before any change not yet committed.
+pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<String> {
+    let statement = client
+        .prepare_cached("SELECT pg_current_snapshot()::text")
+        .await?;
+    Ok(client.query_one(&statement, &[]).await?.get(0))
+}
+
+/// The seats and GA areas changed by transactions that committed after
+/// `since` was taken (and before now), with the snapshot to ask from next.
+/// One statement, so the new snapshot and the rows agree. Rows a
+/// transaction changed twice are named once, and a row changed by a
+/// transaction still running is not named until it commits.
+pub async fn committed_since(client: &impl GenericClient, since: &str) -> AppResult<Committed> {
+    let statement = client
+        .prepare_cached(
+            "WITH since AS (SELECT $1::text::pg_snapshot AS snap)
+             SELECT pg_current_snapshot()::text,
+                    (SELECT array_agg(id ORDER BY id) FROM seats, since
+                      WHERE changed_xid >= pg_snapshot_xmin(snap)
+                        AND NOT pg_visible_in_snapshot(changed_xid, snap)),
+                    (SELECT array_agg(event_id ORDER BY id) FROM seats, since
+                      WHERE changed_xid >= pg_snapshot_xmin(snap)
+                        AND NOT pg_visible_in_snapshot(changed_xid, snap)),
+                    (SELECT array_agg(DISTINCT event_id) FROM ga_areas, since
+                      WHERE changed_xid >= pg_snapshot_xmin(snap)
+                        AND NOT pg_visible_in_snapshot(changed_xid, snap))",
+        )
+        .await?;
+    let row = client.query_one(&statement, &[&since]).await?;
+    let seat_ids: Option<Vec<SeatId>> = row.get(1);
+    let seat_events: Option<Vec<EventId>> = row.get(2);
+    let mut by_event: BTreeMap<EventId, Vec<SeatId>> = BTreeMap::new();
+    for (seat_id, event_id) in seat_ids
+        .unwrap_or_default()
+        .into_iter()
+        .zip(seat_events.unwrap_or_default())
+    {
+        by_event.entry(event_id).or_default().push(seat_id);
+    }
+    Ok(Committed {
+        snapshot: row.get(0),
+        seats: by_event,
+        ga_events: row.get::<_, Option<Vec<EventId>>>(3).unwrap_or_default(),
+    })
+}
+
 impl LiveFeed {
-    /// Starts listening in the background, reconnecting after failures.
-    pub fn start(pg_config: tokio_postgres::Config, pool: Pool) -> LiveFeed {
+    /// Starts polling every `poll_every` in the background, on a connection
+    /// of its own (so a busy pool never delays live pages), reconnecting
+    /// after failures.
+    pub fn start(
+        pg_config: tokio_postgres::Config,
+        settings: &DbSettings,
+        poll_every: Duration,
+    ) -> anyhow::Result<LiveFeed> {
+        let own = DbSettings {
+            pool_size: 1,
+            ..settings.clone()
+        };
+        let pool = super::build_named_pool(pg_config, &own, "seatmap-live")?;
         let (sender, _) = broadcast::channel(FEED_CAPACITY);
         let feed = LiveFeed {
             sender,
             reads: Arc::default(),
         };
-        tokio::spawn(listen_forever(pg_config, pool, feed.clone()));
-        feed
+        tokio::spawn(poll_forever(pool, feed.clone(), poll_every));
+        Ok(feed)
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<SeatChanges>> {
@@ -89,133 +142,76 @@ impl LiveFeed {
         self.reads.page_catch_ups.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// (reads by the feed for big changes, reads by single pages) so far.
+    /// (reads by the feed, reads by single pages) so far.
     pub fn catch_up_reads(&self) -> (u64, u64) {
         (
-            self.reads.feed_catch_ups.load(Ordering::Relaxed),
+            self.reads.feed_reads.load(Ordering::Relaxed),
             self.reads.page_catch_ups.load(Ordering::Relaxed),
         )
     }
 }
 
-async fn listen_forever(pg_config: tokio_postgres::Config, pool: Pool, feed: LiveFeed) {
-    let sender = &feed.sender;
+async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
+    // Taken once: after a failure the feed goes on from where it was.
+    let mut since: Option<String> = None;
+    let mut ticks = tokio::time::interval(poll_every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing = false;
     loop {
-        if let Err(err) = listen(&pg_config, &pool, &feed).await {
-            tracing::warn!(error = %err, "live feed disconnected; reconnecting");
+        ticks.tick().await;
+        match poll(&pool, &feed, &mut since).await {
+            Ok(()) if failing => {
+                tracing::info!("live feed polling again");
+                failing = false;
+            }
+            Ok(()) => {}
+            Err(err) => {
+                if !failing {
+                    tracing::warn!(error = ?anyhow::Error::from(err), "live feed poll failed; retrying");
+                }
+                failing = true;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
         }
-        // Whatever was committed while we weren't listening was never heard.
-        let _ = sender.send(Arc::new(SeatChanges {
-            event_id: None,
-            seats: None,
-            ga_areas: None,
-        }));
-        tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 
-async fn listen(
-    pg_config: &tokio_postgres::Config,
-    pool: &Pool,
-    feed: &LiveFeed,
-) -> anyhow::Result<()> {
-    let sender = &feed.sender;
-    let (client, mut connection) = pg_config.connect(NoTls).await?;
-    let (notices, mut incoming) = mpsc::unbounded_channel();
-    let driver = tokio::spawn(async move {
-        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-        while let Some(message) = messages.next().await {
-            if let AsyncMessage::Notification(notification) = message? {
-                if notices.send(notification).is_err() {
-                    break;
-                }
-            }
-        }
-        Ok::<_, tokio_postgres::Error>(())
-    });
-    client.batch_execute("LISTEN seat_changes").await?;
-    tracing::info!("live feed listening");
-    // What this feed has sent of each event, to read a change too big to
-    // list from there, once, for every page. Before the first read of an
-    // event: anything changed since we started listening, by the
-    // database's clock (the version can't say "since then": it is unset).
-    let listening_since = seats::Cursor {
-        version: UNSET_VERSION,
-        at: client
-            .query_one("SELECT clock_timestamp()", &[])
-            .await?
-            .get(0),
+async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<String>) -> AppResult<()> {
+    let client = pool.get().await?;
+    let Some(from) = since.as_deref() else {
+        *since = Some(snapshot_now(&client).await?);
+        tracing::info!("live feed polling");
+        return Ok(());
     };
-    let mut sent: HashMap<EventId, seats::Cursor> = HashMap::new();
-    // Pages connected while we were away must catch up.
-    let _ = sender.send(Arc::new(SeatChanges {
-        event_id: None,
-        seats: None,
-        ga_areas: None,
-    }));
-
-    while let Some(first) = incoming.recv().await {
-        // Take everything already waiting, so a burst costs one query per event.
-        let mut by_event: BTreeMap<EventId, EventBatch> = BTreeMap::new();
-        let mut batch = vec![first];
-        while let Ok(more) = incoming.try_recv() {
-            batch.push(more);
-        }
-        for notification in batch {
-            let Ok(payload) = serde_json::from_str::<Payload>(notification.payload()) else {
-                tracing::warn!(
-                    payload = notification.payload(),
-                    "unreadable seat notification"
-                );
-                continue;
-            };
-            let entry = by_event.entry(payload.event_id).or_insert(EventBatch {
-                seat_ids: Some(Vec::new()),
-                ga_changed: false,
-            });
-            if payload.ga {
-                entry.ga_changed = true;
-                continue;
-            }
-            match (entry.seat_ids.as_mut(), payload.seat_ids) {
-                (Some(ids), Some(more)) => ids.extend(more),
-                _ => entry.seat_ids = None,
-            }
-        }
-        let db = pool.get().await?;
-        for (event_id, changed) in by_event {
-            let seats = match changed.seat_ids {
-                Some(ids) => {
-                    let ids = SeatIds::new(ids);
-                    seats::by_ids(&db, event_id, &ids, None).await?
-                }
-                None => {
-                    feed.reads.feed_catch_ups.fetch_add(1, Ordering::Relaxed);
-                    let from = sent.get(&event_id).copied().unwrap_or(listening_since);
-                    seats::changed_since(&db, event_id, from).await?
-                }
-            };
-            let mark = sent.entry(event_id).or_insert(listening_since);
-            for seat in &seats {
-                mark.version = match mark.version {
-                    UNSET_VERSION => seat.version,
-                    version => version.max(seat.version),
-                };
-                mark.at = mark.at.max(seat.changed_at);
-            }
-            let seats = Some(seats);
-            let ga_areas = match changed.ga_changed {
-                true => Some(ga::areas(&db, event_id, None).await?),
-                false => None,
-            };
-            let _ = sender.send(Arc::new(SeatChanges {
-                event_id: Some(event_id),
-                seats,
-                ga_areas,
-            }));
-        }
+    let committed = committed_since(&client, from).await?;
+    let mut events: BTreeMap<EventId, (Vec<SeatId>, bool)> = committed
+        .seats
+        .into_iter()
+        .map(|(event_id, ids)| (event_id, (ids, false)))
+        .collect();
+    for event_id in committed.ga_events {
+        events.entry(event_id).or_default().1 = true;
     }
-    drop(client);
-    driver.await??;
+    for (event_id, (seat_ids, ga_changed)) in events {
+        let seats = match seat_ids.is_empty() {
+            true => Vec::new(),
+            false => {
+                feed.reads.feed_reads.fetch_add(1, Ordering::Relaxed);
+                seats::by_ids(&client, event_id, &seat_ids, None).await?
+            }
+        };
+        let ga_areas = match ga_changed {
+            true => Some(ga::areas(&client, event_id, None).await?),
+            false => None,
+        };
+        let _ = feed.sender.send(Arc::new(SeatChanges {
+            event_id,
+            seats,
+            ga_areas,
+        }));
+    }
+    // Only once everything up to it has been sent: a failure above polls
+    // the same span again (a page may get a seat twice, never zero times).
+    *since = Some(committed.snapshot);
     Ok(())
 }

@@ -45,13 +45,23 @@ pub const MAX_ATTEMPTS: u32 = 4;
 
 /// A bounded pool whose connections carry short lock and statement
 /// timeouts, so no request can wait on the database for long.
-pub fn build_pool(mut pg: tokio_postgres::Config, settings: &DbSettings) -> anyhow::Result<Pool> {
+pub fn build_pool(pg: tokio_postgres::Config, settings: &DbSettings) -> anyhow::Result<Pool> {
+    build_named_pool(pg, settings, "seatmap")
+}
+
+/// [`build_pool`], its connections named `application_name` (in
+/// `pg_stat_activity`, and to tell the live feed's connection apart).
+pub fn build_named_pool(
+    mut pg: tokio_postgres::Config,
+    settings: &DbSettings,
+    application_name: &str,
+) -> anyhow::Result<Pool> {
     pg.options(format!(
         "-c lock_timeout={} -c statement_timeout={} -c idle_in_transaction_session_timeout=30000",
         settings.lock_timeout.as_millis(),
         settings.statement_timeout.as_millis()
     ))
-    .application_name("seatmap")
+    .application_name(application_name)
     .connect_timeout(Duration::from_secs(3));
     let manager = Manager::from_config(
         pg,
@@ -133,6 +143,26 @@ where
             outcome => return outcome,
         }
     }
+}
+
+/// Prepares a flight's statements on this connection before they are
+/// sent together. Statements awaited together (`tokio::join!`) go out in
+/// the order written and PostgreSQL runs them in that order, one round
+/// trip for all; but one not yet prepared on this connection waits for
+/// its preparation while the others overtake it. Preparing first keeps
+/// the written order on a new connection as on a warm one (where this
+/// costs nothing: the statements are cached).
+pub async fn prepare_together(client: &impl GenericClient, statements: &[&str]) -> AppResult<()> {
+    let prepared = futures_util::future::join_all(
+        statements
+            .iter()
+            .map(|statement| client.prepare_cached(statement)),
+    )
+    .await;
+    for statement in prepared {
+        statement?;
+    }
+    Ok(())
 }
 
 /// Whether the schema is as this binary expects: every embedded migration

@@ -3,7 +3,8 @@
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{GenericClient, Pool, events, ga, holds, retrying};
+use super::ga::{self, GaHeld};
+use super::{GenericClient, Pool, events, holds, retrying};
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules::BuyerDetails;
@@ -67,12 +68,89 @@ async fn purchase_once(
 ) -> AppResult<OrderCreated> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
+    let outcome = purchase_in(&tx, hold_id, buyer_id, buyer).await;
+    match outcome {
+        Ok(_) => tx.commit().await?,
+        Err(_) => tx.rollback().await?,
+    }
+    outcome
+}
+
+/// What the hold has to sell, and whether it is live by the clock.
+struct Tally {
+    seats: i64,
+    ga: Vec<GaHeld>,
+    live_by_clock: bool,
+}
+
+/// Counts the hold's seats and GA tickets and asks the clock, in one
+/// statement. `hold.live` was judged at the transaction's start; a claim
+/// that took one of our lapsed seats or tickets after that would shrink
+/// the counts, and we would sell part of the hold. The clock is read while
+/// the statement runs, so after its snapshot was taken: if the hold is live
+/// then, no claim that saw it lapsed can have committed before the counts.
+/// Any claim after that is caught when fewer rows sell than were counted.
+async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally> {
+    let statement = client
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD') AS seats,
+                    (SELECT array_agg(area_id ORDER BY area_id) FROM ga_tickets
+                      WHERE hold_id = $1 AND order_id IS NULL) AS ga_areas,
+                    (SELECT array_agg(quantity ORDER BY area_id) FROM ga_tickets
+                      WHERE hold_id = $1 AND order_id IS NULL) AS ga_quantities,
+                    (SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1) AS live",
+        )
+        .await?;
+    let row = client.query_one(&statement, &[&hold_id]).await?;
+    let areas: Option<Vec<i64>> = row.get("ga_areas");
+    let quantities: Option<Vec<i32>> = row.get("ga_quantities");
+    Ok(Tally {
+        seats: row.get("seats"),
+        ga: areas
+            .unwrap_or_default()
+            .into_iter()
+            .zip(quantities.unwrap_or_default())
+            .map(|(area_id, quantity)| GaHeld { area_id, quantity })
+            .collect(),
+        live_by_clock: row.get::<_, Option<bool>>("live").unwrap_or(false),
+    })
+}
+
+const INSERT_ORDER: &str =
+    "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email)
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+const SELL_SEATS: &str = "WITH sold AS (
+         UPDATE seats
+            SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL
+          WHERE hold_id = $2 AND status = 'HELD' AND held_until > now()
+      RETURNING id, tier_id
+     )
+     INSERT INTO order_lines (order_id, seat_id, price_cents)
+     SELECT $1, sold.id, t.price_cents
+       FROM sold JOIN price_tiers t ON t.id = sold.tier_id
+  RETURNING seat_id";
+
+/// The purchase, in five round trips when the hold has only seats: the
+/// hold's event; the event's lock and the hold's; the tally; the order, its
+/// lines and the hold's closing; and the commit.
+async fn purchase_in(
+    tx: &impl GenericClient,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
+    buyer: &BuyerDetails,
+) -> AppResult<OrderCreated> {
     // The event's lock comes before the hold's, as in claims and closing.
-    let event_id = holds::event_of(&tx, hold_id, Some(buyer_id))
+    let event_id = holds::event_of(tx, hold_id, Some(buyer_id))
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
-    events::lock_on_sale(&tx, event_id).await?;
-    let hold = holds::lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+    super::prepare_together(tx, &[&events::LOCK_ON_SALE, &holds::LOCK_FOR_BUYER]).await?;
+    let (on_sale, hold) = tokio::join!(
+        events::lock_on_sale(tx, event_id),
+        holds::lock_for_buyer_or_404(tx, hold_id, buyer_id)
+    );
+    on_sale?;
+    let hold = hold?;
     match hold.state {
         holds::HoldState::Purchased => {
             return Err(AppError::Conflict(Conflict::AlreadyPurchased));
@@ -83,74 +161,79 @@ async fn purchase_once(
         _ if !hold.live => return Err(AppError::HoldExpired),
         _ => {}
     }
-
-    let count_held = tx
-        .prepare_cached("SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'")
-        .await?;
-    let expected: i64 = tx.query_one(&count_held, &[&hold.id]).await?.get(0);
-    let ga_held = ga::held_by(&tx, hold.id).await?;
-    // `hold.live` was judged at the transaction's start. A claim that took
-    // one of our lapsed seats or tickets after that, and before the counts
-    // above, shrank what they found: we would sell part of the hold. Ask
-    // the clock now, after counting; any claim after this point is caught
-    // below, when fewer rows sell than were counted.
-    if !holds::live_by_clock(&tx, hold.id).await? {
+    let tally = tally(tx, hold.id).await?;
+    if !tally.live_by_clock {
         return Err(AppError::HoldExpired);
     }
-    if expected == 0 && ga_held.is_empty() {
+    if tally.seats == 0 && tally.ga.is_empty() {
         return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
     let order_id = OrderId(Uuid::new_v4());
-    let insert_order = tx
-        .prepare_cached(
-            "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email)
-             VALUES ($1, $2, $3, $4, $5, $6)",
+    let insert_order = async {
+        let insert = tx.prepare_cached(INSERT_ORDER).await?;
+        tx.execute(
+            &insert,
+            &[
+                &order_id,
+                &hold.event_id,
+                &hold.id,
+                &buyer_id,
+                &buyer.name,
+                &buyer.email,
+            ],
         )
         .await?;
-    tx.execute(
-        &insert_order,
-        &[
-            &order_id,
-            &hold.event_id,
-            &hold.id,
-            &buyer_id,
-            &buyer.name,
-            &buyer.email,
-        ],
-    )
-    .await?;
-    // GA before seats: the order every claim takes its locks in.
-    if !ga::sell(&tx, hold.id, &ga_held, order_id).await? {
-        return Err(AppError::HoldExpired);
+        Ok::<_, AppError>(())
+    };
+    super::prepare_together(tx, &[INSERT_ORDER, SELL_SEATS, holds::CLOSE_OPEN_HOLD]).await?;
+    if !tally.ga.is_empty() {
+        insert_order.await?;
+        // GA before seats: the order every claim takes its locks in.
+        if !ga::sell(tx, hold.id, &tally.ga, order_id).await? {
+            return Err(AppError::HoldExpired);
+        }
+        let (sold, purchased) = tokio::join!(
+            sell_seats(tx, order_id, hold.id),
+            holds::mark_purchased(tx, hold.id)
+        );
+        purchased?;
+        return finish(sold?, tally.seats, order_id, hold.event_id);
     }
-    let sell = tx
-        .prepare_cached(
-            "WITH sold AS (
-                 UPDATE seats
-                    SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL
-                  WHERE hold_id = $2 AND status = 'HELD' AND held_until > now()
-              RETURNING id, tier_id
-             )
-             INSERT INTO order_lines (order_id, seat_id, price_cents)
-             SELECT $1, sold.id, t.price_cents
-               FROM sold JOIN price_tiers t ON t.id = sold.tier_id
-          RETURNING seat_id",
-        )
-        .await?;
-    let rows = tx.query(&sell, &[&order_id, &hold.id]).await?;
-    // Fewer than expected means a seat's hold lapsed as we bought it and
+    let (inserted, sold, purchased) = tokio::join!(
+        insert_order,
+        sell_seats(tx, order_id, hold.id),
+        holds::mark_purchased(tx, hold.id)
+    );
+    inserted?;
+    purchased?;
+    finish(sold?, tally.seats, order_id, hold.event_id)
+}
+
+async fn sell_seats(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    hold_id: HoldId,
+) -> AppResult<Vec<tokio_postgres::Row>> {
+    let sell = tx.prepare_cached(SELL_SEATS).await?;
+    Ok(tx.query(&sell, &[&order_id, &hold_id]).await?)
+}
+
+fn finish(
+    sold: Vec<tokio_postgres::Row>,
+    counted: i64,
+    order_id: OrderId,
+    event_id: EventId,
+) -> AppResult<OrderCreated> {
+    // Fewer than counted means a seat's hold lapsed as we bought it and
     // another buyer claimed it: all or nothing, so refuse the whole order.
-    if rows.len() as i64 != expected {
+    if sold.len() as i64 != counted {
         return Err(AppError::HoldExpired);
     }
-    holds::mark_purchased(&tx, hold.id).await?;
-    tx.commit().await?;
-    let seat_ids = rows.iter().map(|row| row.get(0)).collect();
     Ok(OrderCreated {
         order_id,
-        event_id: hold.event_id,
-        seat_ids,
+        event_id,
+        seat_ids: sold.iter().map(|row| row.get(0)).collect(),
     })
 }
 

@@ -225,14 +225,15 @@ pub async fn held_by_hold(
 }
 
 /// Which of `seat_ids` belong to the event.
+pub(super) const IDS_IN_EVENT: &str =
+    "SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id";
+
 pub async fn ids_in_event(
     client: &impl GenericClient,
     event_id: EventId,
     seat_ids: &[SeatId],
 ) -> AppResult<Vec<SeatId>> {
-    let statement = client
-        .prepare_cached("SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id")
-        .await?;
+    let statement = client.prepare_cached(IDS_IN_EVENT).await?;
     let rows = client.query(&statement, &[&event_id, &seat_ids]).await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
@@ -280,6 +281,84 @@ pub async fn claim(
     Ok(Claimed {
         ids: rows.iter().map(|row| row.get(0)).collect(),
         reclaimed: rows.iter().filter(|row| row.get::<_, bool>(1)).count() as u64,
+    })
+}
+
+/// What a claim took, and the hold as it now is.
+pub struct ClaimedIntoHold {
+    pub claimed: Claimed,
+    /// Every seat the hold has after the claim, as its buyer sees them
+    /// ("mine"), in layout order.
+    pub held: Vec<Seat>,
+}
+
+/// [`claim`], answering with the whole hold as well: one statement, so a
+/// pick needs no second read to show the buyer what they hold. The seats
+/// the claim changed are read as the update left them (its RETURNING);
+/// the hold's other seats as the statement found them.
+pub async fn claim_into_hold(
+    client: &impl GenericClient,
+    event_id: EventId,
+    hold_id: HoldId,
+    held_until: OffsetDateTime,
+    seat_ids: &[SeatId],
+) -> AppResult<ClaimedIntoHold> {
+    let statement = client
+        .prepare_cached(
+            "WITH target AS (
+                 SELECT id, (status = 'HELD' AND hold_id <> $3) AS reclaimed FROM seats
+                  WHERE event_id = $1 AND id = ANY($2)
+                    AND (status = 'AVAILABLE'
+                         OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
+                  ORDER BY id
+                    FOR UPDATE
+             ), claimed AS (
+                 UPDATE seats s
+                    SET status = 'HELD', hold_id = $3, held_until = $4
+                   FROM target
+                  WHERE s.id = target.id
+                    AND (s.status = 'AVAILABLE'
+                         OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
+              RETURNING s.id, target.reclaimed, s.version, s.changed_at, s.held_until
+             )
+             SELECT s.id, sec.name AS section, s.section_id, s.row_label, s.seat_label,
+                    s.row_index, s.position, s.x, s.y,
+                    t.code AS tier_code, t.name AS tier_name, t.price_cents,
+                    'HELD' AS effective_status, true AS held_by_viewer, s.accessibility,
+                    coalesce(c.version, s.version) AS version,
+                    coalesce(c.changed_at, s.changed_at) AS changed_at,
+                    coalesce(c.held_until, s.held_until) AS held_until,
+                    h.buyer_id AS holder,
+                    c.id IS NOT NULL AS claimed_now,
+                    coalesce(c.reclaimed, false) AS reclaimed
+               FROM seats s
+               JOIN sections sec ON sec.id = s.section_id
+               JOIN price_tiers t ON t.id = s.tier_id
+               JOIN holds h ON h.id = $3
+               LEFT JOIN claimed c ON c.id = s.id
+              WHERE s.event_id = $1
+                AND ((s.status = 'HELD' AND s.hold_id = $3) OR c.id IS NOT NULL)
+              ORDER BY sec.sort_order, s.row_index, s.position",
+        )
+        .await?;
+    let rows = client
+        .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
+        .await?;
+    let mut ids: Vec<SeatId> = rows
+        .iter()
+        .filter(|row| row.get::<_, bool>("claimed_now"))
+        .map(|row| row.get("id"))
+        .collect();
+    ids.sort_unstable();
+    Ok(ClaimedIntoHold {
+        claimed: Claimed {
+            ids,
+            reclaimed: rows
+                .iter()
+                .filter(|row| row.get::<_, bool>("reclaimed"))
+                .count() as u64,
+        },
+        held: rows.iter().map(seat_from_row).collect(),
     })
 }
 

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod best_available;
+mod budgets;
 mod claims;
 mod general_admission;
 mod hostile;
@@ -19,3 +20,4 @@ mod sessions;
 mod staff;
 mod support;
 mod venues;
+mod wire;

@@ -13,7 +13,7 @@ use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
-use crate::domain::ids::{EventId, SeatId};
+use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
@@ -64,20 +64,39 @@ pub(crate) async fn respond(
         return back_with(event_id, buyer, notice, back).await;
     }
     let client = state.pool.get().await?;
-    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
+    let (shown, reads) =
+        shown_now(&client, event_id, buyer.id, changed_seat_ids, highlight).await?;
+    fragment(state, event_id, buyer, notice, shown, &reads)
+}
+
+/// The buyer's live hold, and then, in one more round trip, its seats, the
+/// changed seats and what the hold panel needs.
+pub(crate) async fn shown_now(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+    changed_seat_ids: &[SeatId],
+    highlight: &[SeatId],
+) -> AppResult<(Shown, PanelReads)> {
+    let hold = live_hold(client, event_id, Some(buyer_id)).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
-    let held = match hold_id {
-        Some(hold_id) => db::seats::held_by_hold(&client, event_id, hold_id).await?,
-        None => Vec::new(),
-    };
-    let changed = db::seats::by_ids(&client, event_id, changed_seat_ids, hold_id).await?;
+    let (held, changed, reads) = tokio::join!(
+        async {
+            match hold_id {
+                Some(hold_id) => db::seats::held_by_hold(client, event_id, hold_id).await,
+                None => Ok(Vec::new()),
+            }
+        },
+        db::seats::by_ids(client, event_id, changed_seat_ids, hold_id),
+        PanelReads::read(client, event_id, buyer_id, hold.as_ref())
+    );
     let shown = Shown {
         hold,
-        held,
-        changed,
+        held: held?,
+        changed: changed?,
         highlight: highlight.to_vec(),
     };
-    fragment(state, &client, event_id, buyer, notice, shown).await
+    Ok((shown, reads?))
 }
 
 /// [`respond`] for an action whose own transaction returned what it shows.
@@ -94,7 +113,9 @@ pub(crate) async fn respond_with(
         return back_with(event_id, buyer, notice, back).await;
     }
     let client = state.pool.get().await?;
-    fragment(state, &client, event_id, buyer, notice, shown).await
+    let reads = PanelReads::read(&client, event_id, buyer.id, shown.hold.as_ref()).await?;
+    drop(client);
+    fragment(state, event_id, buyer, notice, shown, &reads)
 }
 
 /// Without JavaScript: the notice waits in the session for the page.
@@ -117,31 +138,27 @@ pub(crate) async fn back_with(
 }
 
 /// The htmx answer: the panel, the changed seats and the notice.
-pub(crate) async fn fragment(
+pub(crate) fn fragment(
     state: &AppState,
-    client: &impl GenericClient,
     event_id: EventId,
     buyer: &Buyer,
     notice: Option<Notice>,
     shown: Shown,
+    reads: &PanelReads,
 ) -> AppResult<Response> {
-    let panel = panel_of(
+    let panel = reads.panel(
         state,
-        client,
         event_id,
-        buyer.id,
         shown.hold.as_ref(),
         &shown.held,
         buyer.csrf.value(),
-    )
-    .await?;
-    let tiers = db::events::tiers(client, event_id).await?;
+    );
     let fragment = SeatActionFragment {
         panel,
         seats: shown
             .changed
             .iter()
-            .map(|s| SeatView::new(s, &tiers).highlighted(&shown.highlight))
+            .map(|s| SeatView::new(s, &reads.tiers).highlighted(&shown.highlight))
             .collect(),
         notice,
         oob: true,
@@ -278,26 +295,25 @@ pub(crate) async fn seat_action(
         )
         .await;
     }
+    // Refused, released or inspected: the seat as it is now, and (for
+    // htmx) everything the answer shows, in two round trips.
     let client = state.pool.get().await?;
-    let hold = live_hold(&client, event_id, Some(buyer.id)).await?;
-    let currency = hold.as_ref().map(|h| h.locale.currency).unwrap_or_default();
-    let seat = db::seats::by_ids(&client, event_id, &[seat_id], hold.map(|h| h.id))
-        .await?
-        .pop()
-        .ok_or_else(|| AppError::NotFound(Missing::Seats(vec![seat_id])))?;
+    let (shown, reads) = shown_now(&client, event_id, buyer.id, &[seat_id], &[]).await?;
     drop(client);
-    let notice = seat_notice(&seat, &outcome, currency);
-    respond(
-        &state,
-        event_id,
-        &buyer,
-        &headers,
-        Some(notice),
-        &[seat_id],
-        &[],
-        back,
-    )
-    .await
+    let currency = shown
+        .hold
+        .as_ref()
+        .map(|h| h.locale.currency)
+        .unwrap_or_default();
+    let seat = shown
+        .changed
+        .first()
+        .ok_or_else(|| AppError::NotFound(Missing::Seats(vec![seat_id])))?;
+    let notice = seat_notice(seat, &outcome, currency);
+    if !is_htmx(&headers) {
+        return back_with(event_id, &buyer, Some(notice), back).await;
+    }
+    fragment(&state, event_id, &buyer, Some(notice), shown, &reads)
 }
 
 /// `currency`: the event's (the price is only said for a seat now held).

@@ -7,6 +7,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use time::OffsetDateTime;
 
+use crate::db::events::Tier;
+use crate::db::ga::GaAreaView;
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::ids::{BuyerId, EventId};
 use crate::error::{AppError, AppResult, Missing};
@@ -249,22 +251,64 @@ pub(crate) async fn panel_of(
     held: &[Seat],
     csrf: String,
 ) -> AppResult<HoldPanel> {
-    let held_refs: Vec<&Seat> = held.iter().collect();
-    let areas = db::ga::areas(client, event_id, hold.map(|h| h.id)).await?;
-    let mut panel = HoldPanel::new(
-        event_id,
-        panel_timing(state),
-        hold,
-        (&held_refs, &areas),
-        OffsetDateTime::now_utc(),
-        csrf,
-    );
-    if hold.is_none() {
-        panel.released_by_box_office = db::holds::latest_for_buyer(client, event_id, buyer_id)
-            .await?
-            .is_some_and(|hold| hold.released_by_staff);
+    let reads = PanelReads::read(client, event_id, buyer_id, hold).await?;
+    Ok(reads.panel(state, event_id, hold, held, csrf))
+}
+
+/// What an answer with a hold panel reads besides the hold and its seats:
+/// the GA areas, the tiers (for seat buttons), and, without a live hold,
+/// whether the box office released the last one.
+pub(crate) struct PanelReads {
+    areas: Vec<GaAreaView>,
+    pub tiers: Vec<Tier>,
+    released_by_box_office: bool,
+}
+
+impl PanelReads {
+    /// All in one round trip (they don't depend on each other).
+    pub(crate) async fn read(
+        client: &impl GenericClient,
+        event_id: EventId,
+        buyer_id: BuyerId,
+        hold: Option<&Hold>,
+    ) -> AppResult<PanelReads> {
+        let (areas, tiers, latest) = tokio::join!(
+            db::ga::areas(client, event_id, hold.map(|h| h.id)),
+            db::events::tiers(client, event_id),
+            async {
+                match hold {
+                    Some(_) => Ok(None),
+                    None => db::holds::latest_for_buyer(client, event_id, buyer_id).await,
+                }
+            }
+        );
+        Ok(PanelReads {
+            areas: areas?,
+            tiers: tiers?,
+            released_by_box_office: latest?.is_some_and(|hold| hold.released_by_staff),
+        })
     }
-    Ok(panel)
+
+    pub(crate) fn panel(
+        &self,
+        state: &AppState,
+        event_id: EventId,
+        hold: Option<&Hold>,
+        held: &[Seat],
+        csrf: String,
+    ) -> HoldPanel {
+        let held_refs: Vec<&Seat> = held.iter().collect();
+        let mut panel = HoldPanel::new(
+            event_id,
+            panel_timing(state),
+            hold,
+            (&held_refs, &self.areas),
+            OffsetDateTime::now_utc(),
+            csrf,
+        );
+        panel.released_by_box_office = hold.is_none() && self.released_by_box_office;
+        panel
+    }
 }
 
 pub(crate) async fn live_hold(

@@ -21,6 +21,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
+use crate::db::live::SeatChanges;
 use crate::db::seats::{Cursor, Seat};
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{BuyerId, EventId, SeatId};
@@ -201,7 +202,7 @@ type Sender = mpsc::Sender<Result<Event, Infallible>>;
 impl PageFeed {
     async fn run(
         mut self,
-        mut changes: broadcast::Receiver<std::sync::Arc<db::live::SeatChanges>>,
+        mut changes: broadcast::Receiver<std::sync::Arc<SeatChanges>>,
         sender: Sender,
     ) {
         if let Err(err) = self.catch_up(&sender).await {
@@ -213,26 +214,11 @@ impl PageFeed {
                 _ = self.state.shutting_down() => return,
                 change = changes.recv() => change,
             };
-            if let Ok(change) = &change {
-                if let (Some(event_id), Some(areas)) = (change.event_id, &change.ga_areas) {
-                    if event_id == self.event_id {
-                        if let Err(err) = self.send_ga(areas, &sender).await {
-                            tracing::warn!(error = ?anyhow::Error::from(err), "live GA update failed");
-                        }
-                    }
-                }
-            }
             let outcome = match change {
-                Ok(change) => match (change.event_id, &change.seats) {
-                    (Some(event_id), Some(seats)) if event_id == self.event_id => {
-                        self.send(seats.clone(), &sender).await
-                    }
-                    (Some(event_id), None) if event_id == self.event_id => {
-                        self.catch_up(&sender).await
-                    }
-                    (None, _) => self.catch_up(&sender).await,
-                    _ => Ok(()),
-                },
+                Ok(change) if change.event_id == self.event_id => {
+                    self.send_change(&change, &sender).await
+                }
+                Ok(_) => Ok(()),
                 // Fell behind the broadcast: the database knows what we missed.
                 Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up(&sender).await,
                 Err(broadcast::error::RecvError::Closed) => return,
@@ -246,18 +232,25 @@ impl PageFeed {
         }
     }
 
+    async fn send_change(&mut self, change: &SeatChanges, sender: &Sender) -> AppResult<()> {
+        if let Some(areas) = &change.ga_areas {
+            self.send_ga(areas, sender).await?;
+        }
+        self.send(&change.seats, sender).await
+    }
+
     /// Reads what this page missed. Only a page that connects, or that
-    /// fell behind the broadcast, does this: a big change is read once per
+    /// fell behind the broadcast, does this: every change is read once per
     /// event by the feed (see `db::live`), not once per page.
     async fn catch_up(&mut self, sender: &Sender) -> AppResult<()> {
         self.state.live.count_page_catch_up();
         let client = self.state.pool.get().await?;
         let seats = db::seats::changed_since(&client, self.event_id, self.cursor).await?;
         drop(client);
-        self.send(seats, sender).await
+        self.send(&seats, sender).await
     }
 
-    async fn send(&mut self, seats: Vec<Seat>, sender: &Sender) -> AppResult<()> {
+    async fn send(&mut self, seats: &[Seat], sender: &Sender) -> AppResult<()> {
         if seats.is_empty() {
             return Ok(());
         }
