@@ -492,3 +492,71 @@ async fn a_section_page_hears_only_its_own_seats() {
     let overview = overview_stream.until("event: update\nid:").await;
     assert!(!overview.contains("id=\"seat-"), "{overview}");
 }
+
+/// A transaction that changed a seat early and commits late (so its seat
+/// has a lower version than one already sent) still reaches the feed, and
+/// each committed change reaches it once: the feed's cursor is commit
+/// order, not version order. A rolled-back change never reaches it.
+#[tokio::test]
+async fn a_change_committed_after_a_later_one_was_sent_still_reaches_the_feed_once() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let mut feed = app.state.live.subscribe();
+    let mut early = app.own_connection().await;
+    let mut rolled_back = app.own_connection().await;
+
+    let early_tx = early.transaction().await.unwrap();
+    early_tx
+        .execute("UPDATE seats SET status = 'BLOCKED' WHERE id = $1", &[&s[0]])
+        .await
+        .unwrap();
+    let doomed = rolled_back.transaction().await.unwrap();
+    doomed
+        .execute("UPDATE seats SET status = 'BLOCKED' WHERE id = $1", &[&s[2]])
+        .await
+        .unwrap();
+    app.sql()
+        .await
+        .execute("UPDATE seats SET status = 'BLOCKED' WHERE id = $1", &[&s[1]])
+        .await
+        .unwrap();
+    let versions: Vec<i64> = app
+        .sql()
+        .await
+        .query("SELECT version FROM seats WHERE id = ANY($1) ORDER BY id", &[&&s[..2]])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(versions[0], 0, "the early change is not committed yet");
+
+    let mut heard: Vec<i64> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !heard.contains(&s[1]) {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the committed change never reached the feed")
+            .unwrap();
+        heard.extend(change.seats.iter().map(|seat| seat.id.0));
+    }
+    assert!(!heard.contains(&s[0]), "an uncommitted change was sent");
+    doomed.rollback().await.unwrap();
+    early_tx.commit().await.unwrap();
+
+    while !heard.contains(&s[0]) {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the late commit never reached the feed")
+            .unwrap();
+        heard.extend(change.seats.iter().map(|seat| seat.id.0));
+    }
+    // A few more polls, to catch a resend or the rolled-back seat.
+    tokio::time::sleep(app.config.live.poll_every * 4).await;
+    while let Ok(change) = feed.try_recv() {
+        heard.extend(change.seats.iter().map(|seat| seat.id.0));
+    }
+    heard.sort_unstable();
+    assert_eq!(heard, vec![s[0], s[1]], "each committed change once");
+}
