@@ -17,7 +17,7 @@ const EMBEDDED_DATABASE: &str = "seatmap";
 /// The pool, and the embedded cluster behind it when there is one.
 pub struct Database {
     pub pool: Pool,
-    /// How to open a connection of our own (the live feed's LISTEN).
+    /// How to open connections of our own (the live feed's).
     pub pg_config: tokio_postgres::Config,
     cluster: Option<PgCluster>,
 }

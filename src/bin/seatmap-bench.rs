@@ -8,12 +8,14 @@
 //!
 //!     seatmap-bench [SCENARIO ...] [--buyers 10000] [--duration 30]
 //!                   [--concurrency 64] [--instances 1] [--json FILE] [--fsync off]
-//!
+//!                   [--pages 1000] [--picks-per-sec 10]
 //! Scenarios: hot-seat, picks, best, mixed (the default set), ga (buyers of
-//! 1–4 general-admission tickets herding on the concert hall's floor), ratio (pgbench
-//! on the same claim SQL, then HTTP picks, side by side), faults (kill the
+//! 1–4 general-admission tickets herding on the concert hall's floor), ratio
+//! (pgbench on the claim SQL without and with the app's trigger, HTTP picks
+//! at --concurrency and at 16, PostgreSQL CPU per pick), faults (kill the
 //! app, restart PostgreSQL, hold a stray lock, all under load), scale (picks
-//! on one instance, then on all of them; needs --instances 2 or more).
+//! on one instance, then on all), live (--pages open pages across the
+//! instances, picks at --picks-per-sec, 201-to-page latency).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -38,6 +40,8 @@ struct Options {
     instances: usize,
     json: Option<PathBuf>,
     durability: Durability,
+    pages: usize,
+    picks_per_sec: u32,
 }
 
 fn options() -> anyhow::Result<Options> {
@@ -49,6 +53,8 @@ fn options() -> anyhow::Result<Options> {
         instances: 1,
         json: None,
         durability: Durability::Durable,
+        pages: 1000,
+        picks_per_sec: 10,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -62,6 +68,8 @@ fn options() -> anyhow::Result<Options> {
             "--concurrency" => options.concurrency = value("--concurrency")?.parse()?,
             "--instances" => options.instances = value("--instances")?.parse()?,
             "--json" => options.json = Some(PathBuf::from(value("--json")?)),
+            "--pages" => options.pages = value("--pages")?.parse()?,
+            "--picks-per-sec" => options.picks_per_sec = value("--picks-per-sec")?.parse()?,
             "--fsync" => {
                 options.durability = match value("--fsync")?.as_str() {
                     "off" => Durability::Throwaway,
@@ -74,7 +82,7 @@ fn options() -> anyhow::Result<Options> {
                     include_str!("seatmap-bench.rs")
                         .lines()
                         .skip(11)
-                        .take(6)
+                        .take(10)
                         .map(|l| l.trim_start_matches("//! "))
                         .collect::<Vec<_>>()
                         .join("\n")
@@ -95,6 +103,11 @@ fn options() -> anyhow::Result<Options> {
         "--concurrency is 1..512"
     );
     anyhow::ensure!((1..=8).contains(&options.instances), "--instances is 1..8");
+    anyhow::ensure!((1..=5000).contains(&options.pages), "--pages is 1..5000");
+    anyhow::ensure!(
+        (1..=200).contains(&options.picks_per_sec),
+        "--picks-per-sec is 1..200"
+    );
     if options.scenarios.is_empty() {
         options.scenarios = ["hot-seat", "picks", "best", "mixed"]
             .map(String::from)
@@ -226,6 +239,9 @@ impl Harness {
             .env("HOLD_REQUESTS_PER_MINUTE", "0")
             .env("HOLD_REQUESTS_PER_MINUTE_PER_IP", "0")
             .env("MAX_SEATS_PER_HOLD", MAX_SEATS_PER_HOLD.to_string())
+            // Every page and buyer of the bench comes from 127.0.0.1.
+            .env("LIVE_STREAMS_PER_IP", "0")
+            .env("MAX_CONNECTIONS_PER_IP", "0")
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -338,9 +354,15 @@ fn print_row(report: &Report) {
 
 /// pgbench on the claim (and release) SQL the app runs, against the same
 /// database at the same concurrency: the ceiling for HTTP picks.
-async fn pgbench_claims(harness: &Harness, options: &Options) -> anyhow::Result<f64> {
+/// Returns claims per second and claims made (each pgbench transaction
+/// pair is one claim and its release).
+async fn pgbench_claims(
+    harness: &Harness,
+    options: &Options,
+    sql: &str,
+) -> anyhow::Result<(f64, f64)> {
     let script = harness.data_dir.path().join("claim.sql");
-    std::fs::write(&script, db::bench::PGBENCH_CLAIM_SCRIPT)?;
+    std::fs::write(&script, sql)?;
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
     let bin = pg_cluster::find_bin_dir()?.join("pgbench");
     let output = Command::new(bin)
@@ -376,7 +398,158 @@ async fn pgbench_claims(harness: &Harness, options: &Options) -> anyhow::Result<
                 String::from_utf8_lossy(&output.stderr)
             )
         })?;
-    Ok(tps)
+    let processed = text
+        .lines()
+        .find_map(|line| line.strip_prefix("number of transactions actually processed: "))
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    Ok((tps, processed))
+}
+
+/// CPU time PostgreSQL has used so far: the postmaster and its live
+/// children, and the children it has reaped (their time is added to its
+/// own when they exit). From /proc, in clock ticks turned into seconds.
+fn postgres_cpu(harness: &Harness) -> anyhow::Result<Duration> {
+    let pid_file = harness.data_dir.path().join("pgdata/postmaster.pid");
+    let postmaster: i32 = std::fs::read_to_string(&pid_file)?
+        .lines()
+        .next()
+        .context("empty postmaster.pid")?
+        .trim()
+        .parse()?;
+    let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .unwrap_or(100) as f64;
+    // Fields after the command name (which may hold spaces): state is [0],
+    // ppid [1], utime [11], stime [12], cutime [13], cstime [14].
+    let fields = |pid: i32| -> Option<Vec<i64>> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let after = stat.rsplit_once(") ")?.1;
+        Some(
+            after
+                .split_whitespace()
+                .map(|f| f.parse().unwrap_or(0))
+                .collect(),
+        )
+    };
+    let own = fields(postmaster).context("no postmaster in /proc")?;
+    let mut total = own[11] + own[12] + own[13] + own[14];
+    for entry in std::fs::read_dir("/proc")?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if let Some(child) = fields(pid) {
+            if child.get(1) == Some(&i64::from(postmaster)) {
+                total += child[11] + child[12];
+            }
+        }
+    }
+    Ok(Duration::from_secs_f64(total as f64 / ticks))
+}
+
+/// pgbench on the claim SQL without the app's trigger (the ceiling) and
+/// with it, then HTTP picks at --concurrency and at 16, on one instance,
+/// with PostgreSQL's CPU time per claim for each.
+async fn ratio(
+    harness: &Harness,
+    options: &Options,
+    extra: &mut serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<Report> {
+    // Rounds of the ceiling and the app's SQL in turn, for medians: the
+    // machine is noisy, and the table ages over a run.
+    let mut ceilings = Vec::new();
+    let mut apps = Vec::new();
+    for _ in 0..3 {
+        let client = harness.pool.get().await?;
+        // The ceiling: the claim SQL without the stamp, the trigger off
+        // (turned back on whatever happens).
+        db::bench::set_live_feed_triggers(&client, false)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let cpu = postgres_cpu(harness)?;
+        let ceiling = pgbench_claims(harness, options, &db::bench::ceiling_script()).await;
+        let ceiling_cpu = postgres_cpu(harness)? - cpu;
+        db::bench::set_live_feed_triggers(&client, true)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        drop(client);
+        let (tps, claims) = ceiling?;
+        ceilings.push((tps, per_claim(ceiling_cpu, claims)));
+        harness.reset().await?;
+        let cpu = postgres_cpu(harness)?;
+        let (tps, claims) =
+            pgbench_claims(harness, options, db::bench::PGBENCH_CLAIM_SCRIPT).await?;
+        apps.push((tps, per_claim(postgres_cpu(harness)? - cpu, claims)));
+        harness.reset().await?;
+    }
+    let (ceiling, ceiling_cpu) = medians(&ceilings);
+    let (tps, sql_cpu) = medians(&apps);
+    let cpu = postgres_cpu(harness)?;
+    let report = loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;
+    let http_cpu = postgres_cpu(harness)? - cpu;
+    harness.reset().await?;
+    let gentle = loadgen::picks(&harness.target(1), options.duration, 16).await;
+    let http_cpu = per_claim(http_cpu, report.count(201) as f64);
+    let rounds = |runs: &[(f64, f64)]| {
+        runs.iter()
+            .map(|(tps, _)| format!("{tps:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "\nratio (claims/s; each claim is released again, as in pgbench's script; \
+         pgbench medians of 3 rounds in turn: ceiling {}; app {}):\n\
+         \x20 pgbench, claim SQL without live-feed machinery (ceiling) {ceiling:>7.0}   PostgreSQL CPU {:.2} ms/claim\n\
+         \x20 pgbench, the app's claim SQL and trigger              {tps:>7.0}   {:.2}x ceiling   CPU {:.2} ms/claim\n\
+         \x20 HTTP picks, 1 instance, concurrency {:<3}              {:>7.0}   {:.2}x ceiling   CPU {:.2} ms/pick   p95 {:.1} ms\n\
+         \x20 HTTP picks, 1 instance, concurrency 16               {:>7.0}   {:.2}x ceiling   p50 {:.1} ms  p95 {:.1} ms  p99 {:.1} ms",
+        rounds(&ceilings),
+        rounds(&apps),
+        ceiling_cpu,
+        tps / ceiling.max(1e-9),
+        sql_cpu,
+        options.concurrency,
+        report.holds_per_sec,
+        report.holds_per_sec / ceiling.max(1e-9),
+        http_cpu,
+        report.p95_ms,
+        gentle.holds_per_sec,
+        gentle.holds_per_sec / ceiling.max(1e-9),
+        gentle.p50_ms,
+        gentle.p95_ms,
+        gentle.p99_ms,
+    );
+    extra.insert("pgbench_ceiling_claims_per_sec".into(), ceiling.into());
+    extra.insert("pgbench_claims_per_sec".into(), tps.into());
+    extra.insert(
+        "http_to_ceiling_ratio".into(),
+        (report.holds_per_sec / ceiling.max(1e-9)).into(),
+    );
+    extra.insert("http_c16_p95_ms".into(), gentle.p95_ms.into());
+    extra.insert("postgres_cpu_ms_per_http_pick".into(), http_cpu.into());
+    Ok(report)
+}
+
+fn per_claim(cpu: Duration, claims: f64) -> f64 {
+    cpu.as_secs_f64() * 1000.0 / claims.max(1.0)
+}
+
+/// The median of each column.
+fn medians(runs: &[(f64, f64)]) -> (f64, f64) {
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(|a, b| a.total_cmp(b));
+        values[values.len() / 2]
+    };
+    (
+        median(runs.iter().map(|r| r.0).collect()),
+        median(runs.iter().map(|r| r.1).collect()),
+    )
 }
 
 /// Picks under load while the app is killed three times, PostgreSQL is
@@ -532,40 +705,34 @@ async fn main() -> anyhow::Result<()> {
                 }
                 report
             }
-            "ratio" => {
-                let tps = pgbench_claims(&harness, &options).await?;
-                harness.reset().await?;
-                // The ceiling: the same claim SQL with the live feed's
-                // triggers off (turned back on whatever happens).
-                let client = harness.pool.get().await?;
-                db::bench::set_live_feed_triggers(&client, false)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-                let ceiling = pgbench_claims(&harness, &options).await;
-                db::bench::set_live_feed_triggers(&client, true)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-                drop(client);
-                let ceiling = ceiling?;
-                harness.reset().await?;
-                let report =
-                    loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;
+            "ratio" => ratio(&harness, &options, &mut extra).await?,
+            "live" => {
+                let pages = options.pages;
+                let live =
+                    loadgen::live(&target, pages, options.picks_per_sec, options.duration).await;
                 println!(
-                    "\nratio: pgbench without the live feed's triggers {ceiling:.0} claims/s (the ceiling); \
-                     with them {tps:.0} ({:.2}x the ceiling); HTTP {:.0} holds/s on 1 instance \
-                     ({:.2}x pgbench with triggers, {:.2}x the ceiling)",
-                    tps / ceiling.max(1e-9),
-                    report.holds_per_sec,
-                    report.holds_per_sec / tps,
-                    report.holds_per_sec / ceiling.max(1e-9)
+                    "\nlive: {} of {pages} pages open across {all} instance(s), {} picks at {}/s; \
+                     {} of {} (page, pick) deliveries; 201 to page: p50 {:.1} ms, p95 {:.1} ms, \
+                     p99 {:.1} ms, max {:.1} ms",
+                    live.pages_opened,
+                    live.picks,
+                    options.picks_per_sec,
+                    live.deliveries,
+                    live.expected,
+                    live.p50_ms,
+                    live.p95_ms,
+                    live.p99_ms,
+                    live.max_ms
                 );
-                extra.insert("pgbench_ceiling_claims_per_sec".into(), ceiling.into());
-                extra.insert("pgbench_claims_per_sec".into(), tps.into());
-                extra.insert(
-                    "http_to_sql_ratio".into(),
-                    (report.holds_per_sec / tps).into(),
-                );
-                report
+                if live.deliveries < live.expected {
+                    failures += 1;
+                    println!(
+                        "live: {} deliveries missing",
+                        live.expected - live.deliveries
+                    );
+                }
+                extra.insert("live".into(), serde_json::to_value(&live)?);
+                continue;
             }
             "faults" => faults(&mut harness, &options).await?,
             "scale" => {

@@ -149,27 +149,34 @@ pub async fn lock_seats_for_a_while(
 /// A pgbench script doing what a pick does, in SQL alone: open a hold,
 /// claim one random seat with the same conditional UPDATE as
 /// `seats::claim` (lock in id order, lapsed holds count as free), commit;
-/// then release it. The ceiling HTTP picks are compared with.
+/// then release it. With the live feed's stamp, as the app does it; see
+/// [`ceiling_script`] for the same without.
 pub const PGBENCH_CLAIM_SCRIPT: &str = "\\set seat random(:lo, :hi)
 \\set h random(1, 1000000000000)
 BEGIN;
 INSERT INTO holds (id, event_id, buyer_id, expires_at) VALUES (md5(:h::text)::uuid, :event, gen_random_uuid(), now() + interval '10 minutes');
-WITH target AS (SELECT id FROM seats WHERE event_id = :event AND id = :seat AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now())) ORDER BY id FOR UPDATE) UPDATE seats s SET status = 'HELD', hold_id = md5(:h::text)::uuid, held_until = now() + interval '10 minutes' FROM target WHERE s.id = target.id;
+WITH target AS (SELECT id FROM seats WHERE event_id = :event AND id = :seat AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now())) ORDER BY id FOR UPDATE) UPDATE seats s SET status = 'HELD', hold_id = md5(:h::text)::uuid, held_until = now() + interval '10 minutes', changed_xid = pg_current_xact_id() FROM target WHERE s.id = target.id;
 COMMIT;
 BEGIN;
-UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL WHERE id = :seat AND hold_id = md5(:h::text)::uuid;
+UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL, changed_xid = pg_current_xact_id() WHERE id = :seat AND hold_id = md5(:h::text)::uuid;
 UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = md5(:h::text)::uuid;
 COMMIT;
 ";
 
-/// Turns the live feed's trigger on the seats (the version, time and
-/// transaction stamps) off or on, so a benchmark can measure the claim SQL
-/// without the app's own machinery: the physical ceiling. Never used by
+/// [`PGBENCH_CLAIM_SCRIPT`] without the live feed's stamp: with the
+/// trigger off too (see [`set_live_feed_triggers`]), the claim SQL with no
+/// live-feed machinery at all, the physical ceiling.
+pub fn ceiling_script() -> String {
+    PGBENCH_CLAIM_SCRIPT.replace(", changed_xid = pg_current_xact_id()", "")
+}
+
+/// Turns the live feed's trigger on the seats (the transaction stamp for
+/// changes the statement didn't stamp itself) off or on. Never used by
 /// the app.
 pub async fn set_live_feed_triggers(client: &impl GenericClient, on: bool) -> AppResult<()> {
     let verb = if on { "ENABLE" } else { "DISABLE" };
     client
-        .batch_execute(&format!("ALTER TABLE seats {verb} TRIGGER seats_touch"))
+        .batch_execute(&format!("ALTER TABLE seats {verb} TRIGGER seats_stamp"))
         .await?;
     Ok(())
 }

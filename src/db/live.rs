@@ -24,10 +24,52 @@ use crate::config::DbSettings;
 use crate::domain::ids::{EventId, SeatId};
 use crate::error::AppResult;
 
+/// A PostgreSQL snapshot ("xmin:xmax:xip,..."), the live feed's cursor
+/// and a page's: the changes committed after it was taken are the ones
+/// still to send. Only ever built from the database's own text or from
+/// text that parses as one, so it can be cast back without an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot(String);
+
+impl Snapshot {
+    /// A snapshot from a page (its URL or Last-Event-ID), if it is one.
+    pub fn parse(text: &str) -> Option<Snapshot> {
+        if text.len() > 4000 {
+            return None;
+        }
+        let mut parts = text.trim().split(':');
+        let xmin: u64 = parts.next()?.parse().ok()?;
+        let xmax: u64 = parts.next()?.parse().ok()?;
+        let running = parts.next()?;
+        if parts.next().is_some() || xmin == 0 || xmin > xmax {
+            return None;
+        }
+        let mut xips: Vec<u64> = Vec::new();
+        if !running.is_empty() {
+            for xip in running.split(',') {
+                let xip: u64 = xip.parse().ok()?;
+                if xip < xmin || xip >= xmax || xips.last().is_some_and(|last| *last >= xip) {
+                    return None;
+                }
+                xips.push(xip);
+            }
+        }
+        let xips: Vec<String> = xips.iter().map(u64::to_string).collect();
+        Some(Snapshot(format!("{xmin}:{xmax}:{}", xips.join(","))))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// Changes to one event's seats and GA areas, as they are now.
 #[derive(Debug)]
 pub struct SeatChanges {
     pub event_id: EventId,
+    /// Every change committed before this snapshot has been sent (a page
+    /// that has applied this message can resume from here).
+    pub through: Snapshot,
     /// The changed seats, viewer-neutral ("held", never "mine").
     pub seats: Vec<seats::Seat>,
     /// The event's GA areas as they are now (viewer-neutral), when any of
@@ -54,10 +96,10 @@ pub struct FeedReads {
 const FEED_CAPACITY: usize = 256;
 
 /// What committed between two snapshots.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Committed {
     /// The snapshot to ask from next time.
-    pub snapshot: String,
+    pub snapshot: Snapshot,
     /// Changed seats, by event, in id order.
     pub seats: BTreeMap<EventId, Vec<SeatId>>,
     /// Events with a changed GA area.
@@ -65,11 +107,11 @@ pub struct Committed {
 }
 
 /// The database's snapshot now: a cursor before any change not yet committed.
-pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<String> {
+pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<Snapshot> {
     let statement = client
         .prepare_cached("SELECT pg_current_snapshot()::text")
         .await?;
-    Ok(client.query_one(&statement, &[]).await?.get(0))
+    Ok(Snapshot(client.query_one(&statement, &[]).await?.get(0)))
 }
 
 /// The seats and GA areas changed by transactions that committed after
@@ -77,7 +119,10 @@ pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<String> {
 /// One statement, so the new snapshot and the rows agree. Rows a
 /// transaction changed twice are named once, and a row changed by a
 /// transaction still running is not named until it commits.
-pub async fn committed_since(client: &impl GenericClient, since: &str) -> AppResult<Committed> {
+pub async fn committed_since(
+    client: &impl GenericClient,
+    since: &Snapshot,
+) -> AppResult<Committed> {
     let statement = client
         .prepare_cached(
             "WITH since AS (SELECT $1::text::pg_snapshot AS snap)
@@ -93,7 +138,7 @@ pub async fn committed_since(client: &impl GenericClient, since: &str) -> AppRes
                         AND NOT pg_visible_in_snapshot(changed_xid, snap))",
         )
         .await?;
-    let row = client.query_one(&statement, &[&since]).await?;
+    let row = client.query_one(&statement, &[&since.as_str()]).await?;
     let seat_ids: Option<Vec<SeatId>> = row.get(1);
     let seat_events: Option<Vec<EventId>> = row.get(2);
     let mut by_event: BTreeMap<EventId, Vec<SeatId>> = BTreeMap::new();
@@ -105,7 +150,7 @@ pub async fn committed_since(client: &impl GenericClient, since: &str) -> AppRes
         by_event.entry(event_id).or_default().push(seat_id);
     }
     Ok(Committed {
-        snapshot: row.get(0),
+        snapshot: Snapshot(row.get(0)),
         seats: by_event,
         ga_events: row.get::<_, Option<Vec<EventId>>>(3).unwrap_or_default(),
     })
@@ -153,7 +198,7 @@ impl LiveFeed {
 
 async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
     // Taken once: after a failure the feed goes on from where it was.
-    let mut since: Option<String> = None;
+    let mut since: Option<Snapshot> = None;
     let mut ticks = tokio::time::interval(poll_every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
@@ -176,9 +221,9 @@ async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
     }
 }
 
-async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<String>) -> AppResult<()> {
+async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<Snapshot>) -> AppResult<()> {
     let client = pool.get().await?;
-    let Some(from) = since.as_deref() else {
+    let Some(from) = since.as_ref() else {
         *since = Some(snapshot_now(&client).await?);
         tracing::info!("live feed polling");
         return Ok(());
@@ -206,6 +251,7 @@ async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<String>) -> AppRe
         };
         let _ = feed.sender.send(Arc::new(SeatChanges {
             event_id,
+            through: committed.snapshot.clone(),
             seats,
             ga_areas,
         }));
@@ -214,4 +260,32 @@ async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<String>) -> AppRe
     // the same span again (a page may get a seat twice, never zero times).
     *since = Some(committed.snapshot);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Snapshot;
+
+    #[test]
+    fn only_well_formed_snapshots_are_taken_from_pages() {
+        for good in ["745:745:", "745:760:745,751", " 10:12:11 "] {
+            assert!(Snapshot::parse(good).is_some(), "{good}");
+        }
+        assert_eq!(Snapshot::parse(" 10:12:11 ").unwrap().as_str(), "10:12:11");
+        for bad in [
+            "",
+            "745",
+            "745:744:",
+            "0:1:",
+            "745:760:761",
+            "745:760:751,745",
+            "745:760:751,751",
+            "745:760:x",
+            "745:760:751:1",
+            "-1:2:",
+            "1.5:2:",
+        ] {
+            assert_eq!(Snapshot::parse(bad), None, "{bad}");
+        }
+    }
 }

@@ -122,7 +122,8 @@ const INSERT_ORDER: &str =
 
 const SELL_SEATS: &str = "WITH sold AS (
          UPDATE seats
-            SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL
+            SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL,
+                changed_xid = pg_current_xact_id()
           WHERE hold_id = $2 AND status = 'HELD' AND held_until > now()
       RETURNING id, tier_id
      )

@@ -1,13 +1,16 @@
 //! Seat rows: reading them for a viewer, and the conditional updates that
 //! claim and release them. No function here reads a status and then writes
 //! it: each write carries its own condition and is judged by the rows it
-//! touched.
+//! touched. The hot statements stamp `changed_xid` themselves (for the
+//! live feed, see `db::live`), which spares them the trigger that stamps
+//! any other change.
 
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::GenericClient;
+use super::live::Snapshot;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::AppResult;
@@ -34,9 +37,6 @@ pub struct Seat {
     /// The buyer holding it (held seats only): the live feed uses this to
     /// tell each viewer "held by you" from "held".
     pub holder: Option<BuyerId>,
-    /// Bumped on every change; with `changed_at`, the live feed's cursor.
-    pub version: i64,
-    pub changed_at: OffsetDateTime,
 }
 
 /// `$2` is the viewer's hold (or NULL), to tell "mine" from "held".
@@ -47,7 +47,7 @@ const SEAT_SELECT: &str = "
            CASE WHEN s.status = 'HELD' AND s.held_until < now() THEN 'AVAILABLE'
                 ELSE s.status END AS effective_status,
            coalesce(s.hold_id = $2, false) AS held_by_viewer,
-           s.accessibility, s.version, s.changed_at,
+           s.accessibility,
            CASE WHEN s.status = 'HELD' AND s.held_until >= now() THEN s.held_until END AS held_until,
            CASE WHEN s.status = 'HELD' AND s.held_until >= now() THEN h.buyer_id END AS holder
       FROM seats s
@@ -75,8 +75,6 @@ fn seat_from_row(row: &Row) -> Seat {
         accessibility: row.get("accessibility"),
         held_until: row.get("held_until"),
         holder: row.get("holder"),
-        version: row.get("version"),
-        changed_at: row.get("changed_at"),
     }
 }
 
@@ -98,63 +96,29 @@ pub fn refused(requested: &[SeatId], changed: &[SeatId]) -> Vec<SeatId> {
         .collect()
 }
 
-/// Where a live page has got to: the last change it has seen.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Cursor {
-    pub version: i64,
-    pub at: OffsetDateTime,
-}
-
-/// How far before a cursor's time to look again when catching up: a
-/// transaction that took a lower version can commit a moment after a higher
-/// one, and a page must not miss it. Resending a seat is harmless.
-const CATCH_UP_SLACK_SECS: f64 = 2.0;
-
-/// The event's seats changed after `since` (viewer-neutral: "held", never
-/// "mine"), and the newest cursor now.
+/// The event's seats changed by transactions that committed after `since`
+/// was taken (viewer-neutral: "held", never "mine"), and a snapshot to
+/// ask from next time. The snapshot is taken first, so a change committed
+/// while the seats are read is sent again next time, never missed.
 pub async fn changed_since(
     client: &impl GenericClient,
     event_id: EventId,
-    since: Cursor,
-) -> AppResult<Vec<Seat>> {
+    since: &Snapshot,
+) -> AppResult<(Vec<Seat>, Snapshot)> {
+    let next = super::live::snapshot_now(client).await?;
     let statement = client
         .prepare_cached(&format!(
             "{SEAT_SELECT}
               WHERE s.event_id = $1
-                AND (s.version > $3
-                     OR (s.version > 0 AND s.changed_at > $4::timestamptz - make_interval(secs => $5::float8)))
+                AND s.changed_xid >= pg_snapshot_xmin($3::text::pg_snapshot)
+                AND NOT pg_visible_in_snapshot(s.changed_xid, $3::text::pg_snapshot)
               {LAYOUT_ORDER}"
         ))
         .await?;
     let rows = client
-        .query(
-            &statement,
-            &[
-                &event_id,
-                &None::<Uuid>,
-                &since.version,
-                &since.at,
-                &CATCH_UP_SLACK_SECS,
-            ],
-        )
+        .query(&statement, &[&event_id, &None::<Uuid>, &since.as_str()])
         .await?;
-    Ok(rows.iter().map(seat_from_row).collect())
-}
-
-/// The newest change to any seat of the event, read before the seats a
-/// page shows, so a change landing in between is resent rather than missed.
-pub async fn latest_cursor(client: &impl GenericClient, event_id: EventId) -> AppResult<Cursor> {
-    let statement = client
-        .prepare_cached(
-            "SELECT coalesce(max(version), 0), coalesce(max(changed_at), now())
-               FROM seats WHERE event_id = $1",
-        )
-        .await?;
-    let row = client.query_one(&statement, &[&event_id]).await?;
-    Ok(Cursor {
-        version: row.get(0),
-        at: row.get(1),
-    })
+    Ok((rows.iter().map(seat_from_row).collect(), next))
 }
 
 /// Every seat of the event in layout order, as `viewer_hold`'s owner sees it.
@@ -267,7 +231,7 @@ pub async fn claim(
                     FOR UPDATE
              )
              UPDATE seats s
-                SET status = 'HELD', hold_id = $3, held_until = $4
+                SET status = 'HELD', hold_id = $3, held_until = $4, changed_xid = pg_current_xact_id()
                FROM target
               WHERE s.id = target.id
                 AND (s.status = 'AVAILABLE'
@@ -314,30 +278,34 @@ pub async fn claim_into_hold(
                     FOR UPDATE
              ), claimed AS (
                  UPDATE seats s
-                    SET status = 'HELD', hold_id = $3, held_until = $4
+                    SET status = 'HELD', hold_id = $3, held_until = $4, changed_xid = pg_current_xact_id()
                    FROM target
                   WHERE s.id = target.id
                     AND (s.status = 'AVAILABLE'
                          OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
-              RETURNING s.id, target.reclaimed, s.version, s.changed_at, s.held_until
+              RETURNING s.id, target.reclaimed, s.held_until
+             ), hold_seats AS (
+                 SELECT id, held_until, true AS claimed_now, reclaimed
+                   FROM claimed
+                 UNION ALL
+                 SELECT s.id, s.held_until, false, false
+                   FROM seats s
+                  WHERE s.hold_id = $3 AND s.status = 'HELD'
+                    AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = s.id)
              )
+             -- The seats' fixed columns (where, which tier) from the table;
+             -- what the claim changed from hold_seats.
              SELECT s.id, sec.name AS section, s.section_id, s.row_label, s.seat_label,
                     s.row_index, s.position, s.x, s.y,
                     t.code AS tier_code, t.name AS tier_name, t.price_cents,
                     'HELD' AS effective_status, true AS held_by_viewer, s.accessibility,
-                    coalesce(c.version, s.version) AS version,
-                    coalesce(c.changed_at, s.changed_at) AS changed_at,
-                    coalesce(c.held_until, s.held_until) AS held_until,
-                    h.buyer_id AS holder,
-                    c.id IS NOT NULL AS claimed_now,
-                    coalesce(c.reclaimed, false) AS reclaimed
-               FROM seats s
+                    hs.held_until, h.buyer_id AS holder,
+                    hs.claimed_now, hs.reclaimed
+               FROM hold_seats hs
+               JOIN seats s ON s.id = hs.id
                JOIN sections sec ON sec.id = s.section_id
                JOIN price_tiers t ON t.id = s.tier_id
                JOIN holds h ON h.id = $3
-               LEFT JOIN claimed c ON c.id = s.id
-              WHERE s.event_id = $1
-                AND ((s.status = 'HELD' AND s.hold_id = $3) OR c.id IS NOT NULL)
               ORDER BY sec.sort_order, s.row_index, s.position",
         )
         .await?;
@@ -380,7 +348,8 @@ pub async fn release_one(
 ) -> AppResult<bool> {
     let statement = client
         .prepare_cached(
-            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+                    changed_xid = pg_current_xact_id()
               WHERE id = $2 AND hold_id = $1 AND status = 'HELD'",
         )
         .await?;
@@ -391,7 +360,8 @@ pub async fn release_one(
 pub async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
-            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+                    changed_xid = pg_current_xact_id()
               WHERE hold_id = $1 AND status = 'HELD'
           RETURNING id",
         )
@@ -404,7 +374,8 @@ pub async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppRes
 pub async fn release_event(client: &impl GenericClient, event_id: EventId) -> AppResult<SeatIds> {
     let rows = client
         .query(
-            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+                    changed_xid = pg_current_xact_id()
               WHERE event_id = $1 AND status = 'HELD'
           RETURNING id",
             &[&event_id],

@@ -655,8 +655,6 @@ pub(crate) mod tests {
             accessibility: Vec::new(),
             held_until: None,
             holder: None,
-            version: 0,
-            changed_at: OffsetDateTime::UNIX_EPOCH,
         }
     }
 

@@ -115,7 +115,7 @@ pub(crate) async fn event_page_response(
         .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     // The cursor first: a change landing while the seats are read is then
     // resent by the live feed rather than missed.
-    let since = db::seats::latest_cursor(&client, event_id).await?;
+    let since = db::live::snapshot_now(&client).await?;
     let hold = live_hold(&client, event_id, buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
@@ -177,7 +177,7 @@ pub(crate) async fn event_page_response(
         ),
         panel,
         csrf,
-        since: crate::web::buyer::live::cursor_id(since),
+        since: since.as_str().to_string(),
         live_scope: match (&canvas_scope, overview_only) {
             (Some(section), _) => format!("section={section}&"),
             (None, true) => "seats=none&".to_string(),

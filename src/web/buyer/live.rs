@@ -15,14 +15,13 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use serde::Deserialize;
-use time::OffsetDateTime;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
-use crate::db::live::SeatChanges;
-use crate::db::seats::{Cursor, Seat};
+use crate::db::live::{SeatChanges, Snapshot};
+use crate::db::seats::Seat;
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::seat::SeatState;
@@ -38,23 +37,6 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/events/{event_id}/live", get(live))
         .route("/events/{event_id}/seat-fragments", get(seat_fragments))
-}
-
-/// A cursor as an SSE event id: "version.microseconds".
-pub fn cursor_id(cursor: Cursor) -> String {
-    format!(
-        "{}.{}",
-        cursor.version,
-        cursor.at.unix_timestamp_nanos() / 1000
-    )
-}
-
-fn parse_cursor(id: &str) -> Option<Cursor> {
-    let (version, micros) = id.trim().split_once('.')?;
-    Some(Cursor {
-        version: version.parse().ok()?,
-        at: OffsetDateTime::from_unix_timestamp_nanos(micros.parse::<i128>().ok()? * 1000).ok()?,
-    })
 }
 
 /// The seat as this viewer sees it: a seat held by their own hold is theirs.
@@ -114,11 +96,11 @@ async fn live(
     let since = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
-        .and_then(parse_cursor)
-        .or_else(|| query.since.as_deref().and_then(parse_cursor));
+        .and_then(Snapshot::parse)
+        .or_else(|| query.since.as_deref().and_then(Snapshot::parse));
     let since = match since {
         Some(since) => since,
-        None => db::seats::latest_cursor(&client, event_id).await?,
+        None => db::live::snapshot_now(&client).await?,
     };
     let mine = match viewer.buyer_id {
         Some(buyer) => mine_now(&client, event_id, buyer).await?,
@@ -171,7 +153,8 @@ struct PageFeed {
     viewer: Option<BuyerId>,
     csrf: String,
     tiers: Vec<Tier>,
-    cursor: Cursor,
+    /// Every change committed before this snapshot has been sent.
+    cursor: Snapshot,
     /// The seats this page shows as the viewer's, to notice when that changes.
     mine: HashSet<SeatId>,
     /// Which seats the page draws: only those are sent (a section of the
@@ -236,6 +219,7 @@ impl PageFeed {
         if let Some(areas) = &change.ga_areas {
             self.send_ga(areas, sender).await?;
         }
+        self.cursor = change.through.clone();
         self.send(&change.seats, sender).await
     }
 
@@ -245,8 +229,9 @@ impl PageFeed {
     async fn catch_up(&mut self, sender: &Sender) -> AppResult<()> {
         self.state.live.count_page_catch_up();
         let client = self.state.pool.get().await?;
-        let seats = db::seats::changed_since(&client, self.event_id, self.cursor).await?;
+        let (seats, next) = db::seats::changed_since(&client, self.event_id, &self.cursor).await?;
         drop(client);
+        self.cursor = next;
         self.send(&seats, sender).await
     }
 
@@ -265,12 +250,6 @@ impl PageFeed {
                 } else {
                     self.mine.remove(&seat.id);
                 }
-            }
-            if seat.version > self.cursor.version {
-                self.cursor.version = seat.version;
-            }
-            if seat.changed_at > self.cursor.at {
-                self.cursor.at = seat.changed_at;
             }
         }
         let panel = match (mine_changed, self.viewer) {
@@ -301,7 +280,7 @@ impl PageFeed {
         let html = render(&update)?.0;
         let event = Event::default()
             .event("update")
-            .id(cursor_id(self.cursor))
+            .id(self.cursor.as_str())
             .data(html);
         // A closed page is not an error; the run loop notices and stops.
         let _ = sender.send(Ok(event)).await;
@@ -366,20 +345,4 @@ async fn seat_fragments(
         panel: None,
         oob: true,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_survive_the_round_trip_through_an_event_id() {
-        let cursor = Cursor {
-            version: 4242,
-            at: OffsetDateTime::from_unix_timestamp_nanos(1_795_285_797_123_456_000).unwrap(),
-        };
-        assert_eq!(parse_cursor(&cursor_id(cursor)), Some(cursor));
-        assert_eq!(parse_cursor("nonsense"), None);
-        assert_eq!(parse_cursor("1.x"), None);
-    }
 }
