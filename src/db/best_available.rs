@@ -8,15 +8,17 @@
 //! 2. Those rows' free seats are read a few rows at a time (1, 2, 4, …)
 //!    and handed to the pure block search, until no later row can beat the
 //!    best block found.
-//! 3. Only the best block's seats are locked, with SKIP LOCKED. If another
-//!    buyer got any of them first, those seats count as taken, and the next
-//!    round locks the next 2, then 4, 8, … candidate blocks at once, keeping
-//!    the best one it got whole. Locking a few blocks (not whole rows) keeps
-//!    concurrent parties from shutting each other out of rows they don't
-//!    need; widening keeps them from queueing one block at a time behind
-//!    each other. Seats locked but not chosen are simply left at commit.
+//! 3. The best candidate blocks (up to 16, sharing no seat, best first)
+//!    go to `lock_first_free_block` (migration V9), which locks the first
+//!    one wholly free and unlocked, with SKIP LOCKED, trying each in a
+//!    subtransaction so a block only partly lockable is let go at once.
+//!    A herd of parties that computed the same candidates spreads over
+//!    them, best first, in one round trip each; nothing is locked that is
+//!    not claimed, so no one is turned away from a better row by seats
+//!    nobody takes. If every candidate was taken, their seats are forgotten
+//!    and the search goes on (reading further rows if it must).
 //! 4. The chosen seats, locked by us, are claimed with the same conditional
-//!    UPDATE as a pick.
+//!    UPDATE as a pick, which answers with the whole hold.
 
 use std::collections::HashSet;
 
@@ -68,8 +70,8 @@ const WALK_BATCH: i64 = 128;
 const MAX_ROWS_PER_ROUND: usize = 64;
 /// Rounds lost to other buyers before we give up as unavailable (try again).
 const MAX_LOCK_ATTEMPTS: u32 = 100;
-/// The most candidate blocks locked in one round.
-const MAX_BLOCKS_PER_LOCK: usize = 8;
+/// The most candidate blocks tried, best first, in one round trip.
+const CANDIDATE_BLOCKS: usize = 16;
 /// Fresh reads after running out of candidates under contention.
 const MAX_FRESH_STARTS: usize = 4;
 
@@ -118,24 +120,70 @@ async fn hold_best_available_once(
 ) -> AppResult<BestAvailableOutcome> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    events::lock_on_sale(&tx, event_id).await?;
-    let filters = resolve_filters(&tx, event_id, request).await?;
-    let hold = holds::lock_or_open(&tx, event_id, holder, rules).await?;
-    if request.mode == BestMode::Replace {
-        // Rolled back with everything else if no new seats are found.
-        seats::release_all(&tx, hold.id).await?;
+    let outcome = best_in(&tx, event_id, holder, request, rules).await;
+    match outcome {
+        Ok(_) => tx.commit().await?,
+        Err(_) => tx.rollback().await?,
     }
-    let already = holds::summary(&tx, &hold).await?;
+    outcome
+}
+
+async fn best_in(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    holder: Holder,
+    request: &BestAvailableRequest,
+    rules: HoldRules,
+) -> AppResult<BestAvailableOutcome> {
+    // One round trip: the event's lock, the filters, the hold's lock.
+    super::prepare_together(
+        tx,
+        &[
+            &events::LOCK_ON_SALE,
+            SECTION_BY_NAME,
+            TIER_BY_CODE,
+            holds::CLOSE_LAPSED,
+            &holds::LOCK_OPEN,
+        ],
+    )
+    .await?;
+    let (on_sale, filters, hold) = tokio::join!(
+        events::lock_on_sale(tx, event_id),
+        resolve_filters(tx, event_id, request),
+        holds::lock_or_open(tx, event_id, holder, rules)
+    );
+    on_sale?;
+    let filters = filters?;
+    let hold = hold?;
+    let already = match request.mode {
+        // Rolled back with everything else if no new seats are found.
+        BestMode::Replace => {
+            let (released, ga) = tokio::join!(
+                seats::release_all(tx, hold.id),
+                super::ga::held_by(tx, hold.id)
+            );
+            released?;
+            holds::HoldSummary {
+                hold_id: hold.id,
+                expires_at: hold.expires_at,
+                seat_ids: SeatIds::default(),
+                hold: hold.clone(),
+                seats: Vec::new(),
+                ga: ga?,
+            }
+        }
+        BestMode::Add => holds::summary(tx, &hold).await?,
+    };
     holds::refuse_if_over(&already, request.count as usize, rules.max_seats)?;
 
     let count = request.count as usize;
     let chosen = if request.together {
-        find_block(&tx, event_id, &filters, count).await?
+        find_block(tx, event_id, &filters, count).await?
     } else {
-        find_apart(&tx, event_id, &filters, count).await?
+        find_apart(tx, event_id, &filters, count).await?
     };
     let Some(chosen) = chosen else {
-        let free = count_free(&tx, event_id, &filters).await?;
+        let free = count_free(tx, event_id, &filters).await?;
         let filters = RefusedFilters {
             section: request.section.clone(),
             tier: request.tier.clone(),
@@ -158,25 +206,53 @@ async fn hold_best_available_once(
         ));
     };
     let chosen = SeatIds::new(chosen.into_iter().map(SeatId));
-    let claimed = seats::claim(&tx, event_id, hold.id, hold.expires_at, &chosen)
-        .await?
-        .ids;
-    if claimed.len() != chosen.len() {
+    let claimed = seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, &chosen).await?;
+    if claimed.claimed.ids.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
         // predicate, so this would be a bug; refuse rather than half-claim.
         return Err(AppError::Internal(anyhow::anyhow!(
-            "best available locked {chosen:?} but claimed only {claimed:?}"
+            "best available locked {chosen:?} but claimed only {:?}",
+            claimed.claimed.ids
         )));
     }
-    let together = are_adjacent(&tx, &chosen).await?;
-    let summary = holds::summary(&tx, &hold).await?;
-    tx.commit().await?;
+    let added: Vec<&seats::Seat> = claimed
+        .held
+        .iter()
+        .filter(|seat| chosen.contains(&seat.id))
+        .collect();
+    let together = side_by_side(&added);
     Ok(BestAvailableOutcome {
-        hold: summary,
+        hold: holds::HoldSummary {
+            hold_id: hold.id,
+            expires_at: hold.expires_at,
+            seat_ids: claimed.held.iter().map(|seat| seat.id).collect(),
+            hold,
+            seats: claimed.held,
+            ga: already.ga,
+        },
         added: chosen,
         together,
     })
 }
+
+/// Whether the seats sit side by side in one row.
+fn side_by_side(seats: &[&seats::Seat]) -> bool {
+    let Some(first) = seats.first() else {
+        return false;
+    };
+    let same_row = seats
+        .iter()
+        .all(|s| s.section_id == first.section_id && s.row_index == first.row_index);
+    let positions: HashSet<i32> = seats.iter().map(|s| s.position).collect();
+    let (min, max) = (
+        positions.iter().min().copied().unwrap_or(0),
+        positions.iter().max().copied().unwrap_or(0),
+    );
+    same_row && positions.len() == seats.len() && (max - min) as usize == seats.len() - 1
+}
+
+const SECTION_BY_NAME: &str = "SELECT id FROM sections WHERE event_id = $1 AND name = $2";
+const TIER_BY_CODE: &str = "SELECT id FROM price_tiers WHERE event_id = $1 AND code = $2";
 
 async fn resolve_filters(
     client: &impl GenericClient,
@@ -205,27 +281,17 @@ async fn resolve_filters(
     let section_id = match &request.section {
         None => None,
         Some(name) => Some(
-            id_by_name(
-                client,
-                "SELECT id FROM sections WHERE event_id = $1 AND name = $2",
-                event_id,
-                name,
-            )
-            .await?
-            .ok_or_else(|| unknown_section(name))?,
+            id_by_name(client, SECTION_BY_NAME, event_id, name)
+                .await?
+                .ok_or_else(|| unknown_section(name))?,
         ),
     };
     let tier_id = match &request.tier {
         None => None,
         Some(code) => Some(
-            id_by_name(
-                client,
-                "SELECT id FROM price_tiers WHERE event_id = $1 AND code = $2",
-                event_id,
-                code,
-            )
-            .await?
-            .ok_or_else(|| unknown_tier(code))?,
+            id_by_name(client, TIER_BY_CODE, event_id, code)
+                .await?
+                .ok_or_else(|| unknown_tier(code))?,
         ),
     };
     Ok(Filters {
@@ -350,6 +416,24 @@ async fn lock_free(client: &impl GenericClient, seat_ids: &[i64]) -> AppResult<H
         .collect())
 }
 
+/// Locks the first of the candidate blocks (`block_size` seats each, best
+/// first) that is wholly free and unlocked, and nothing else; see migration
+/// V9. Returns it, or the seats of the blocks tried that others had.
+async fn lock_first_free_block(
+    client: &impl GenericClient,
+    blocks: &[i64],
+    block_size: usize,
+) -> AppResult<(Option<Vec<i64>>, HashSet<i64>)> {
+    let statement = client
+        .prepare_cached("SELECT locked, unavailable FROM lock_first_free_block($1, $2)")
+        .await?;
+    let row = client
+        .query_one(&statement, &[&blocks, &(block_size as i32)])
+        .await?;
+    let unavailable: Vec<i64> = row.get::<_, Option<Vec<i64>>>(1).unwrap_or_default();
+    Ok((row.get(0), unavailable.into_iter().collect()))
+}
+
 fn free_seat(row: &Row) -> FreeSeat {
     FreeSeat {
         id: row.get("id"),
@@ -409,11 +493,6 @@ async fn find_block(
     count: usize,
 ) -> AppResult<Option<Vec<i64>>> {
     let mut attempts = 0;
-    // How many candidate blocks to try to lock at once: one at first; each
-    // time other buyers beat us to them, twice as many. Concurrent parties
-    // chasing the same front seats then settle in O(log n) round trips, and
-    // each over-locks at most about twice what it needs.
-    let mut width = 1;
     for _ in 0..MAX_FRESH_STARTS {
         let mut walk = RowWalk {
             event_id,
@@ -437,17 +516,14 @@ async fn find_block(
                     continue;
                 }
             }
-            let candidates = search.ranked(width);
+            let candidates = search.ranked(CANDIDATE_BLOCKS);
             if candidates.is_empty() {
                 break;
             }
             let wanted: Vec<i64> = candidates.iter().flat_map(|b| b.seat_ids.clone()).collect();
-            let locked = lock_free(client, &wanted).await?;
-            if let Some(block) = candidates
-                .iter()
-                .find(|b| b.seat_ids.iter().all(|id| locked.contains(id)))
-            {
-                return Ok(Some(block.seat_ids.clone()));
+            let (locked, lost) = lock_first_free_block(client, &wanted, count).await?;
+            if let Some(block) = locked {
+                return Ok(Some(block));
             }
             // Other buyers got some of each: those seats are taken now.
             contended = true;
@@ -457,12 +533,7 @@ async fn find_block(
                     "best available lost {attempts} rounds to other buyers"
                 )));
             }
-            let lost: HashSet<i64> = wanted
-                .into_iter()
-                .filter(|id| !locked.contains(id))
-                .collect();
             search.forget(&lost);
-            width = (width * 2).min(MAX_BLOCKS_PER_LOCK);
         }
         // Out of candidates. Without contention that is the answer; with
         // it, some seats we gave up on may have been only briefly locked by
@@ -530,16 +601,4 @@ async fn count_free(
         )
         .await?
         .get(0))
-}
-
-/// Whether the seats (sorted ids) sit side by side in one row.
-async fn are_adjacent(client: &impl GenericClient, seat_ids: &[SeatId]) -> AppResult<bool> {
-    let statement = client
-        .prepare_cached(
-            "SELECT count(DISTINCT (section_id, row_index)) = 1
-                    AND max(position) - min(position) = count(*) - 1
-               FROM seats WHERE id = ANY($1)",
-        )
-        .await?;
-    Ok(client.query_one(&statement, &[&seat_ids]).await?.get(0))
 }

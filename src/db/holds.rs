@@ -240,10 +240,10 @@ pub(super) async fn lock_or_open(
     }
 }
 
-const CLOSE_LAPSED: &str = "UPDATE holds SET state = 'EXPIRED', closed_at = now()
+pub(super) const CLOSE_LAPSED: &str = "UPDATE holds SET state = 'EXPIRED', closed_at = now()
       WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at <= now()";
 
-static LOCK_OPEN: LazyLock<String> = LazyLock::new(|| {
+pub(super) static LOCK_OPEN: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {HOLD_COLUMNS} FROM holds
           WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()

@@ -386,3 +386,49 @@ async fn best_available_swaps_held_seats_for_the_party_and_keeps_them_if_it_find
         "a swap that finds nothing releases nothing"
     );
 }
+
+/// A candidate block another buyer has part of is let go at once: the
+/// search takes the next block and leaves the first block's free seats
+/// unlocked for others, instead of sitting on them until it commits.
+#[tokio::test]
+async fn a_block_only_partly_free_is_let_go_at_once_and_the_next_one_taken() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let mut rival = app.own_connection().await;
+    let rival_tx = rival.transaction().await.unwrap();
+    rival_tx
+        .query("SELECT id FROM seats WHERE id = $1 FOR UPDATE", &[&s[1]])
+        .await
+        .unwrap();
+
+    let mut searcher = app.own_connection().await;
+    let search = searcher.transaction().await.unwrap();
+    let row = search
+        .query_one(
+            "SELECT locked, unavailable FROM lock_first_free_block($1, 2)",
+            &[&vec![s[0], s[1], s[2], s[3]]],
+        )
+        .await
+        .unwrap();
+    let locked: Option<Vec<i64>> = row.get(0);
+    let unavailable: Vec<i64> = row.get(1);
+    assert_eq!(locked, Some(vec![s[2], s[3]]), "the second block");
+    assert_eq!(unavailable, vec![s[1]], "the seat the rival has");
+    // While the search's transaction is open, a third buyer can lock the
+    // first block's free seat, and not the second block's.
+    let third = app.own_connection().await;
+    let free_now: Vec<i64> = third
+        .query(
+            "SELECT id FROM seats WHERE id = ANY($1) ORDER BY id FOR UPDATE SKIP LOCKED",
+            &[&vec![s[0], s[1], s[2], s[3]]],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(free_now, vec![s[0]]);
+    search.rollback().await.unwrap();
+    rival_tx.rollback().await.unwrap();
+}
