@@ -310,6 +310,12 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     };
     insert_layout(&tx, event_id, event).await?;
     tx.commit().await?;
+    // Thousands of new seats the planner doesn't know of yet: until
+    // autovacuum gets to them, a herd on the new event would be planned as
+    // if it had none (best available read every seat of the event per row
+    // it looked at: 80 ms instead of 0.1 ms). ANALYZE samples, so this
+    // costs tens of milliseconds whatever the table's size.
+    client.batch_execute("ANALYZE seats").await?;
     Ok(event_id)
 }
 

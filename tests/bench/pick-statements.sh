@@ -2,8 +2,9 @@
 # Counts the SQL statements one pick costs (the htmx form and the JSON
 # API), from PostgreSQL's own statement log (log_statement = all), on the
 # embedded cluster of a throwaway data folder. Prints numbers, asserts
-# nothing. The count includes the live feed's one read of the changed seat
-# (another connection, right after COMMIT), which every change costs.
+# nothing. The live feed's own connection (application_name seatmap-live,
+# polling every 50 ms) is left out. Statements sent together count one
+# each here; tests/it/budgets.rs counts round trips on the wire instead.
 # Usage: tests/bench/pick-statements.sh [BINARY [LABEL]]
 # (default target/debug/seatmap; build it first with cargo build).
 set -u
@@ -15,7 +16,8 @@ app=$!
 for i in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:$port/healthz && break; sleep 0.5; done
 sock=$data/pgdata
 psql() { command psql -h $sock -U postgres -d seatmap -qtAX "$@"; }
-psql -c "ALTER SYSTEM SET log_statement = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
+psql -c "ALTER SYSTEM SET log_statement = 'all'" -c "ALTER SYSTEM SET log_line_prefix = '%a '" \
+  -c "SELECT pg_reload_conf()" >/dev/null
 sleep 1
 ev=$(psql -c "SELECT min(id) FROM events")
 seats=($(psql -c "SELECT id FROM seats WHERE event_id = $ev AND status = 'AVAILABLE' ORDER BY id LIMIT 4"))
@@ -24,9 +26,9 @@ page=$(curl -s -c $jar -b $jar $base/events/$ev)
 csrf=$(echo "$page" | grep -o 'name="csrf" value="[^"]*"' | head -1 | sed 's/.*value="//;s/"//')
 log=$sock/server.log
 count() { # statements logged between the two markers
-  awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} on && /LOG:  (statement|execute)/' $log | wc -l
+  awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} on && /LOG:  (statement|execute)/ && !/^seatmap-live /' $log | wc -l
 }
-show() { awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} on' $log | grep -v "DETAIL" | cut -c1-140; }
+show() { awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} on && !/^seatmap-live /' $log | grep -v "DETAIL" | cut -c1-140; }
 pick() { # $1 seat, $2 htmx|api
   : > $log.mark
   psql -c "SELECT 'rt-marker-begin'" >/dev/null
