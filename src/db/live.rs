@@ -125,14 +125,14 @@ pub async fn committed_since(
 ) -> AppResult<Committed> {
     let statement = client
         .prepare_cached(
-            "WITH since AS (SELECT $1::text::pg_snapshot AS snap)
+            "WITH since AS (SELECT $1::text::pg_snapshot AS snap),
+                  changed AS (
+                      SELECT id, event_id FROM seats, since
+                       WHERE changed_xid >= pg_snapshot_xmin(snap)
+                         AND NOT pg_visible_in_snapshot(changed_xid, snap))
              SELECT pg_current_snapshot()::text,
-                    (SELECT array_agg(id ORDER BY id) FROM seats, since
-                      WHERE changed_xid >= pg_snapshot_xmin(snap)
-                        AND NOT pg_visible_in_snapshot(changed_xid, snap)),
-                    (SELECT array_agg(event_id ORDER BY id) FROM seats, since
-                      WHERE changed_xid >= pg_snapshot_xmin(snap)
-                        AND NOT pg_visible_in_snapshot(changed_xid, snap)),
+                    (SELECT array_agg(id ORDER BY id) FROM changed),
+                    (SELECT array_agg(event_id ORDER BY id) FROM changed),
                     (SELECT array_agg(DISTINCT event_id) FROM ga_areas, since
                       WHERE changed_xid >= pg_snapshot_xmin(snap)
                         AND NOT pg_visible_in_snapshot(changed_xid, snap))",
