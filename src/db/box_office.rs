@@ -66,7 +66,7 @@ fn holds_query(condition: &str, order: &str, with_ga: bool) -> String {
                   WHERE o.buyer_id = h.buyer_id AND o.buyer_email IS NOT NULL
                   ORDER BY o.created_at DESC LIMIT 1) AS email
            FROM holds h
-           LEFT JOIN seats s ON s.hold_id = h.id AND s.status = 'HELD'
+           LEFT JOIN seats s ON s.hold_id = h.id
            LEFT JOIN sections sec ON sec.id = s.section_id
           WHERE h.event_id = $1 AND {condition}
           GROUP BY h.id

@@ -698,7 +698,7 @@ pub async fn extend(
         };
         let expires_at: OffsetDateTime = row.get(0);
         tx.execute(
-            "UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'",
+            "UPDATE seats SET held_until = $2 WHERE hold_id = $1",
             &[&hold.id, &expires_at],
         )
         .await?;

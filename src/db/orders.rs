@@ -93,7 +93,7 @@ struct Tally {
 async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally> {
     let statement = client
         .prepare_cached(
-            "SELECT (SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD') AS seats,
+            "SELECT (SELECT count(*) FROM seats WHERE hold_id = $1) AS seats,
                     (SELECT array_agg(area_id ORDER BY area_id) FROM ga_tickets
                       WHERE hold_id = $1 AND order_id IS NULL) AS ga_areas,
                     (SELECT array_agg(quantity ORDER BY area_id) FROM ga_tickets
@@ -124,7 +124,7 @@ const SELL_SEATS: &str = "WITH sold AS (
          UPDATE seats
             SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL,
                 changed_xid = pg_current_xact_id()
-          WHERE hold_id = $2 AND status = 'HELD' AND held_until > now()
+          WHERE hold_id = $2 AND held_until > now()
       RETURNING id, tier_id
      )
      INSERT INTO order_lines (order_id, seat_id, price_cents)
