@@ -16,6 +16,11 @@ pub const PURCHASES: &str = "seatmap_purchases_total";
 pub const BEST_AVAILABLE: &str = "seatmap_best_available_total";
 pub const REQUEST_DURATION: &str = "seatmap_http_request_duration_seconds";
 pub const TRANSACTION_RETRIES: &str = "seatmap_db_transaction_retries_total";
+/// One live-feed poll: the query for what committed, the reads of the
+/// changed seats and the broadcast. Its sum over time is the feed's load
+/// on the database; its tail is part of the latency to open pages.
+pub const LIVE_POLL_DURATION: &str = "seatmap_live_poll_duration_seconds";
+pub const LIVE_POLL_FAILURES: &str = "seatmap_live_poll_failures_total";
 
 /// The process's metrics recorder, installed on first use. Metrics are
 /// per process: every app instance in a test process shares one registry.
@@ -27,6 +32,13 @@ pub fn metrics() -> &'static PrometheusHandle {
                 Matcher::Full(REQUEST_DURATION.to_string()),
                 &[
                     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                ],
+            )
+            .expect("valid buckets")
+            .set_buckets_for_metric(
+                Matcher::Full(LIVE_POLL_DURATION.to_string()),
+                &[
+                    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
                 ],
             )
             .expect("valid buckets")

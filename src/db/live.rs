@@ -23,6 +23,7 @@ use super::{GenericClient, Pool, ga, seats};
 use crate::config::DbSettings;
 use crate::domain::ids::{EventId, SeatId};
 use crate::error::AppResult;
+use crate::observability as obs;
 
 /// A PostgreSQL snapshot ("xmin:xmax:xip,..."), the live feed's cursor
 /// and a page's: the changes committed after it was taken are the ones
@@ -204,7 +205,13 @@ async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
     let mut failing = false;
     loop {
         ticks.tick().await;
-        match poll(&pool, &feed, &mut since).await {
+        let started = std::time::Instant::now();
+        let outcome = poll(&pool, &feed, &mut since).await;
+        metrics::histogram!(obs::LIVE_POLL_DURATION).record(started.elapsed().as_secs_f64());
+        if outcome.is_err() {
+            metrics::counter!(obs::LIVE_POLL_FAILURES).increment(1);
+        }
+        match outcome {
             Ok(()) if failing => {
                 tracing::info!("live feed polling again");
                 failing = false;

@@ -48,6 +48,7 @@ async fn health_readiness_and_metrics_report_what_happened() {
         "seatmap_claims_conflicted_total",
         "seatmap_db_pool_size",
         "seatmap_db_pool_waiting",
+        "seatmap_live_poll_duration_seconds_bucket",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics");
     }
