@@ -28,7 +28,9 @@ log=$sock/server.log
 count() { # statements logged between the two markers
   awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} on && /LOG:  (statement|execute)/ && !/^seatmap-live /' $log | wc -l
 }
-show() { awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} on && !/^seatmap-live /' $log | grep -v "DETAIL" | cut -c1-140; }
+# (A statement's continuation lines start with a tab and belong to the
+# entry above them, the feed's too.)
+show() { awk '/rt-marker-begin/{on=1;next} /rt-marker-end/{on=0} !/^\t/{feed=/^seatmap-live /} on && !feed' $log | grep -v "DETAIL" | cut -c1-140; }
 pick() { # $1 seat, $2 htmx|api
   : > $log.mark
   psql -c "SELECT 'rt-marker-begin'" >/dev/null
