@@ -121,11 +121,7 @@ async fn hold_best_available_once(
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let outcome = best_in(&tx, event_id, holder, request, rules).await;
-    match outcome {
-        Ok(_) => tx.commit().await?,
-        Err(_) => tx.rollback().await?,
-    }
-    outcome
+    super::finish(tx, outcome).await
 }
 
 async fn best_in(

@@ -423,13 +423,7 @@ async fn claim_once(
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let outcome = claim_in(&tx, event_id, holder, cart, rules).await;
-    match outcome {
-        Ok(_) => tx.commit().await?,
-        // Awaited, so the connection goes back to the pool clean and the
-        // refusal is answered only once its locks are let go.
-        Err(_) => tx.rollback().await?,
-    }
-    outcome
+    super::finish(tx, outcome).await
 }
 
 async fn claim_in(

@@ -145,6 +145,29 @@ where
     }
 }
 
+/// Ends a transaction as its work went: commits on success, rolls back on
+/// a refusal or failure. The rollback is awaited, so the connection goes
+/// back to the pool clean and a refusal is answered only once its locks
+/// are let go; if the rollback itself fails (the connection died), the
+/// original error is what the caller gets.
+pub async fn finish<T>(
+    tx: deadpool_postgres::Transaction<'_>,
+    outcome: AppResult<T>,
+) -> AppResult<T> {
+    match outcome {
+        Ok(value) => {
+            tx.commit().await?;
+            Ok(value)
+        }
+        Err(err) => {
+            if let Err(rollback) = tx.rollback().await {
+                tracing::warn!(error = %rollback, "rolling back a refused transaction");
+            }
+            Err(err)
+        }
+    }
+}
+
 /// Prepares a flight's statements on this connection before they are
 /// sent together. Statements awaited together (`tokio::join!`) go out in
 /// the order written and PostgreSQL runs them in that order, one round

@@ -69,11 +69,7 @@ async fn purchase_once(
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let outcome = purchase_in(&tx, hold_id, buyer_id, buyer).await;
-    match outcome {
-        Ok(_) => tx.commit().await?,
-        Err(_) => tx.rollback().await?,
-    }
-    outcome
+    super::finish(tx, outcome).await
 }
 
 /// What the hold has to sell, and whether it is live by the clock.
