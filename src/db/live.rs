@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use super::{GenericClient, Pool, ga, seats};
 use crate::config::DbSettings;
@@ -81,6 +81,11 @@ pub struct SeatChanges {
 #[derive(Clone)]
 pub struct LiveFeed {
     sender: broadcast::Sender<Arc<SeatChanges>>,
+    /// Bumped when the feed takes its first snapshot. Pages opened before
+    /// that (the database was down when the app started, say) catch up
+    /// from their own cursors, since the feed only sends what committed
+    /// after its first snapshot.
+    resync: Arc<watch::Sender<u64>>,
     reads: Arc<FeedReads>,
 }
 
@@ -174,6 +179,7 @@ impl LiveFeed {
         let (sender, _) = broadcast::channel(FEED_CAPACITY);
         let feed = LiveFeed {
             sender,
+            resync: Arc::new(watch::channel(0).0),
             reads: Arc::default(),
         };
         tokio::spawn(poll_forever(pool, feed.clone(), poll_every));
@@ -182,6 +188,11 @@ impl LiveFeed {
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<SeatChanges>> {
         self.sender.subscribe()
+    }
+
+    /// Changes when every open page must catch up from its own cursor.
+    pub fn resyncs(&self) -> watch::Receiver<u64> {
+        self.resync.subscribe()
     }
 
     pub fn count_page_catch_up(&self) {
@@ -232,6 +243,7 @@ async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<Snapshot>) -> App
     let client = pool.get().await?;
     let Some(from) = since.as_ref() else {
         *since = Some(snapshot_now(&client).await?);
+        feed.resync.send_modify(|generation| *generation += 1);
         tracing::info!("live feed polling");
         return Ok(());
     };

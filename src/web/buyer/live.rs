@@ -15,7 +15,7 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use serde::Deserialize;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::db::events::Tier;
@@ -87,6 +87,8 @@ async fn live(
     })?;
     // Subscribe before reading anything, so nothing falls between.
     let changes = state.live.subscribe();
+    let mut resyncs = state.live.resyncs();
+    resyncs.mark_unchanged();
     let client = state.pool.get().await?;
     if !db::events::exists(&client, event_id).await? {
         return Err(AppError::NotFound(Missing::Event));
@@ -123,7 +125,7 @@ async fn live(
     };
     drop(client);
     let (sender, receiver) = mpsc::channel(16);
-    tokio::spawn(page.run(changes, sender));
+    tokio::spawn(page.run(changes, resyncs, sender));
     Ok(Sse::new(ReceiverStream::new(receiver))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
@@ -186,6 +188,7 @@ impl PageFeed {
     async fn run(
         mut self,
         mut changes: broadcast::Receiver<std::sync::Arc<SeatChanges>>,
+        mut resyncs: watch::Receiver<u64>,
         sender: Sender,
     ) {
         if let Err(err) = self.catch_up(&sender).await {
@@ -195,6 +198,13 @@ impl PageFeed {
             let change = tokio::select! {
                 _ = sender.closed() => return,
                 _ = self.state.shutting_down() => return,
+                // The feed (re)started after this page opened.
+                Ok(()) = resyncs.changed() => {
+                    if let Err(err) = self.catch_up(&sender).await {
+                        tracing::warn!(error = ?anyhow::Error::from(err), "live page catch-up failed");
+                    }
+                    continue;
+                }
                 change = changes.recv() => change,
             };
             let outcome = match change {
