@@ -18,6 +18,7 @@ pub mod live;
 pub mod map;
 pub mod orders;
 pub mod rate_limits;
+pub mod reports;
 pub mod seats;
 pub mod sessions;
 pub mod staff;

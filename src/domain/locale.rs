@@ -38,6 +38,12 @@ impl EventLocale {
             .to_string()
     }
 
+    /// "2026-12-22T20:00:00+01:00": the venue's local time with its
+    /// offset, for exports.
+    pub fn iso(&self, at: OffsetDateTime) -> String {
+        self.zoned(at).strftime("%Y-%m-%dT%H:%M:%S%:z").to_string()
+    }
+
     /// "20:04:31 CET", for a hold's expiry.
     pub fn clock(&self, at: OffsetDateTime) -> String {
         self.zoned(at).strftime("%H:%M:%S %Z").to_string()

@@ -45,6 +45,19 @@ impl Currency {
         }
     }
 
+    /// An amount for machines and spreadsheets: "12.50", "-3.05", "4500"
+    /// for a currency without cents; no symbol, no grouping.
+    pub fn decimal(self, minor: i64) -> String {
+        let sign = if minor < 0 { "-" } else { "" };
+        let minor = minor.unsigned_abs();
+        let width = self.digits() as usize;
+        let unit = 10u64.pow(self.digits());
+        match width {
+            0 => format!("{sign}{minor}"),
+            _ => format!("{sign}{}.{:0width$}", minor / unit, minor % unit),
+        }
+    }
+
     /// Formats an amount for people: "€45" when whole, "€45.50" otherwise,
     /// thousands grouped ("$1,250"), "¥4,500" for a currency without cents.
     pub fn format(self, minor: i64) -> String {

@@ -84,3 +84,36 @@ mod tests {
         assert!(quoted(&"x".repeat(10_000)).len() < 50);
     }
 }
+
+/// A text cell for a CSV export that a spreadsheet won't run as a formula:
+/// one starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
+/// leading apostrophe (OWASP's advice for CSV injection). Buyer names and
+/// e-mails are typed by anyone.
+pub fn spreadsheet_safe(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
+        _ => cell.into(),
+    }
+}
+
+#[cfg(test)]
+mod spreadsheet_tests {
+    use super::spreadsheet_safe;
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_are_defused_and_others_kept() {
+        for risky in [
+            "=HYPERLINK(\"http://x\")",
+            "+1",
+            "-2+3",
+            "@SUM(A1)",
+            "\tx",
+            "\r=1",
+        ] {
+            assert_eq!(spreadsheet_safe(risky), format!("'{risky}"));
+        }
+        for plain in ["Ada Lovelace", "ada@example.com", "", "1=1", "O'Brien"] {
+            assert_eq!(spreadsheet_safe(plain), plain);
+        }
+    }
+}

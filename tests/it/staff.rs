@@ -641,3 +641,86 @@ async fn the_staff_command_creates_an_account_that_can_sign_in() {
         StatusCode::SEE_OTHER
     );
 }
+
+/// The report counts seats by section and tier, with a lapsed hold's seats
+/// as free, and what each tier took; the orders' CSV defuses any cell a
+/// spreadsheet would run as a formula. Both are for staff only.
+#[tokio::test]
+async fn the_report_counts_seats_and_takings_and_the_csv_defuses_formulas() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 5).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &[s[0], s[1]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = buyer
+        .purchase(
+            &hold["hold_id"],
+            "=HYPERLINK(\"http://evil\")",
+            "ada@example.com",
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = app.buyer().hold(event.id, &[s[2]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let lapsing = app.buyer();
+    let (_, lapsed) = lapsing.hold(event.id, &[s[3]]).await;
+    app.lapse_hold(&lapsed["hold_id"]).await;
+
+    let visitor = app.buyer();
+    let refused = visitor
+        .http
+        .get(format!("{}/staff/events/{}/orders.csv", app.base, event.id))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(refused.status(), StatusCode::OK, "not for buyers");
+
+    let clerk = staff(&app, "clerk").await;
+    let page = clerk
+        .http
+        .get(format!("{}/staff/events/{}/report", app.base, event.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    // 10 seats: 2 sold, 1 held, 7 free (the lapsed hold's seat among them).
+    assert!(
+        html.contains("<td>7</td><td>1</td><td>2</td><td>0</td><td>10</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<th scope=\"row\">All tiers</th><td>2</td>"),
+        "{html}"
+    );
+
+    let csv = clerk
+        .http
+        .get(format!("{}/staff/events/{}/orders.csv", app.base, event.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.status(), StatusCode::OK);
+    assert!(
+        csv.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let text = csv.text().await.unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "a header and one order: {text}");
+    assert!(lines[0].starts_with("order,created,buyer,email,places,total"));
+    assert!(
+        lines[1].contains("\"'=HYPERLINK(\"\"http://evil\"\")\""),
+        "the name is defused and quoted: {}",
+        lines[1]
+    );
+    assert!(lines[1].contains("ada@example.com"));
+    assert!(
+        lines[1].contains("row A, seat 1; Stalls, row A, seat 2"),
+        "{}",
+        lines[1]
+    );
+}

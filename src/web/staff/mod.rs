@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod console;
+pub mod reports;
 pub mod sign_in;
 pub mod venues;
 
@@ -17,4 +18,5 @@ pub fn router() -> Router<AppState> {
         .merge(console::router())
         .merge(api::router())
         .merge(venues::router())
+        .merge(reports::router())
 }

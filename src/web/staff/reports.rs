@@ -1,0 +1,184 @@
+//! Reports for the box office: an event's seats by section and tier, what
+//! each tier has taken, and its orders as CSV.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+
+use crate::db::{self, reports};
+use crate::domain::ids::EventId;
+use crate::domain::locale::EventLocale;
+use crate::domain::text::spreadsheet_safe;
+use crate::error::{AppError, AppResult, Missing};
+use crate::web::extract::{IdPath, StaffUser};
+use crate::web::render::render;
+use crate::web::state::AppState;
+use crate::web::views::EventHeader;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/staff/events/{event_id}/report", get(report))
+        .route("/staff/events/{event_id}/orders.csv", get(orders_csv))
+}
+
+struct CountRow {
+    section: String,
+    tier: String,
+    free: i64,
+    held: i64,
+    sold: i64,
+    blocked: i64,
+    total: i64,
+}
+
+struct GrossRow {
+    tier: String,
+    tickets: i64,
+    gross: String,
+}
+
+#[derive(Template)]
+#[template(path = "staff/report.html")]
+struct ReportPage {
+    staff_name: String,
+    csrf: String,
+    event: EventHeader,
+    counts: Vec<CountRow>,
+    totals: CountRow,
+    gross: Vec<GrossRow>,
+    gross_total: String,
+    tickets_total: i64,
+}
+
+async fn report(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: StaffUser,
+) -> AppResult<Html<String>> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    let (counts, gross) = tokio::join!(
+        reports::seat_counts(&client, event_id),
+        reports::gross_by_tier(&client, event_id)
+    );
+    let (counts, gross) = (counts?, gross?);
+    let locale = EventLocale::new(event.currency, &event.time_zone);
+    let mut totals = CountRow {
+        section: "All sections".into(),
+        tier: String::new(),
+        free: 0,
+        held: 0,
+        sold: 0,
+        blocked: 0,
+        total: 0,
+    };
+    let counts: Vec<CountRow> = counts
+        .into_iter()
+        .map(|c| {
+            totals.free += c.free;
+            totals.held += c.held;
+            totals.sold += c.sold;
+            totals.blocked += c.blocked;
+            totals.total += c.free + c.held + c.sold + c.blocked;
+            CountRow {
+                section: c.section,
+                tier: format!("{} ({})", c.tier_name, c.tier_code),
+                total: c.free + c.held + c.sold + c.blocked,
+                free: c.free,
+                held: c.held,
+                sold: c.sold,
+                blocked: c.blocked,
+            }
+        })
+        .collect();
+    let gross_cents: i64 = gross.iter().map(|g| g.gross_cents).sum();
+    let tickets_total: i64 = gross.iter().map(|g| g.tickets).sum();
+    render(&ReportPage {
+        staff_name: staff.name,
+        csrf: staff.csrf.value(),
+        event: EventHeader::from(&event),
+        counts,
+        totals,
+        gross: gross
+            .into_iter()
+            .map(|g| GrossRow {
+                tier: format!("{} ({})", g.tier_name, g.tier_code),
+                tickets: g.tickets,
+                gross: locale.price(g.gross_cents),
+            })
+            .collect(),
+        gross_total: locale.price(gross_cents),
+        tickets_total,
+    })
+}
+
+/// Every order of the event, one a line, for a spreadsheet. Text typed by
+/// buyers is defused so that no cell runs as a formula.
+async fn orders_csv(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    _staff: StaffUser,
+) -> AppResult<Response> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    let orders = reports::orders_for_export(&client, event_id).await?;
+    let locale = EventLocale::new(event.currency, &event.time_zone);
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let write = |out: &mut csv::Writer<Vec<u8>>, record: &[&str]| {
+        out.write_record(record)
+            .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))
+    };
+    write(
+        &mut out,
+        &[
+            "order",
+            "created",
+            "buyer",
+            "email",
+            "places",
+            "total",
+            "currency",
+            "sold by",
+            "event cancelled",
+        ],
+    )?;
+    for order in &orders {
+        let total = event.currency.decimal(order.total_cents);
+        let created = locale.iso(order.created_at);
+        write(
+            &mut out,
+            &[
+                &order.id.to_string(),
+                &created,
+                &spreadsheet_safe(&order.buyer_name),
+                &spreadsheet_safe(&order.buyer_email),
+                &spreadsheet_safe(&order.places),
+                &total,
+                &event.currency.code(),
+                &spreadsheet_safe(order.sold_by.as_deref().unwrap_or("")),
+                if order.event_cancelled { "yes" } else { "no" },
+            ],
+        )?;
+    }
+    let body = out
+        .into_inner()
+        .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"event-{event_id}-orders.csv\""),
+            ),
+        ],
+        body,
+    )
+        .into_response())
+}
