@@ -56,6 +56,19 @@ mod tests {
     use time::macros::datetime;
 
     #[test]
+    fn export_times_carry_the_venues_offset() {
+        let new_york = EventLocale::new(Currency::from_code("USD").unwrap(), "America/New_York");
+        assert_eq!(
+            new_york.iso(datetime!(2026-12-22 01:30:05 UTC)),
+            "2026-12-21T20:30:05-05:00"
+        );
+        assert_eq!(
+            EventLocale::default().iso(datetime!(2026-07-01 00:30 UTC)),
+            "2026-07-01T00:30:00+00:00"
+        );
+    }
+
+    #[test]
     fn times_are_shown_in_the_venues_zone_with_its_daylight_saving() {
         let new_york = EventLocale::new(Currency::from_code("USD").unwrap(), "America/New_York");
         assert_eq!(

@@ -119,6 +119,16 @@ pub fn group_thousands(n: u64) -> String {
 mod tests {
     use super::{Currency, group_thousands};
 
+    #[test]
+    fn decimal_amounts_keep_the_currencys_digits() {
+        let eur = Currency::from_code("EUR").unwrap();
+        assert_eq!(eur.decimal(1250), "12.50");
+        assert_eq!(eur.decimal(-305), "-3.05");
+        assert_eq!(eur.decimal(7), "0.07");
+        assert_eq!(Currency::from_code("JPY").unwrap().decimal(4500), "4500");
+        assert_eq!(Currency::from_code("KWD").unwrap().decimal(12345), "12.345");
+    }
+
     fn format_cents(cents: i64) -> String {
         Currency::default().format(cents)
     }
