@@ -195,7 +195,7 @@ async fn purchase_in(
             holds::mark_purchased(tx, hold.id)
         );
         purchased?;
-        return finish(sold?, tally.seats, order_id, hold.event_id);
+        return sold_whole(sold?, tally.seats, order_id, hold.event_id);
     }
     let (inserted, sold, purchased) = tokio::join!(
         insert_order,
@@ -204,7 +204,7 @@ async fn purchase_in(
     );
     inserted?;
     purchased?;
-    finish(sold?, tally.seats, order_id, hold.event_id)
+    sold_whole(sold?, tally.seats, order_id, hold.event_id)
 }
 
 async fn sell_seats(
@@ -216,7 +216,8 @@ async fn sell_seats(
     Ok(tx.query(&sell, &[&order_id, &hold_id]).await?)
 }
 
-fn finish(
+/// The order, if every seat counted was sold.
+fn sold_whole(
     sold: Vec<tokio_postgres::Row>,
     counted: i64,
     order_id: OrderId,
