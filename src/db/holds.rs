@@ -420,10 +420,10 @@ async fn claim_once(
     cart: &Cart,
     rules: HoldRules,
 ) -> AppResult<(HoldSummary, u64)> {
-    let mut client = pool.get().await?;
-    let tx = client.transaction().await?;
-    let outcome = claim_in(&tx, event_id, holder, cart, rules).await;
-    super::finish(tx, outcome).await
+    super::in_transaction(pool, async |tx| {
+        claim_in(tx, event_id, holder, cart, rules).await
+    })
+    .await
 }
 
 async fn claim_in(

@@ -146,15 +146,24 @@ where
     }
 }
 
+/// Runs `work` in a transaction on a pooled connection and ends it as the
+/// work went (see [`finish`]).
+pub async fn in_transaction<T>(
+    pool: &Pool,
+    work: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>) -> AppResult<T>,
+) -> AppResult<T> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let outcome = work(&tx).await;
+    finish(tx, outcome).await
+}
+
 /// Ends a transaction as its work went: commits on success, rolls back on
 /// a refusal or failure. The rollback is awaited, so the connection goes
 /// back to the pool clean and a refusal is answered only once its locks
 /// are let go; if the rollback itself fails (the connection died), the
 /// original error is what the caller gets.
-pub async fn finish<T>(
-    tx: deadpool_postgres::Transaction<'_>,
-    outcome: AppResult<T>,
-) -> AppResult<T> {
+async fn finish<T>(tx: deadpool_postgres::Transaction<'_>, outcome: AppResult<T>) -> AppResult<T> {
     match outcome {
         Ok(value) => {
             tx.commit().await?;

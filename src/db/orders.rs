@@ -66,10 +66,10 @@ async fn purchase_once(
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
 ) -> AppResult<OrderCreated> {
-    let mut client = pool.get().await?;
-    let tx = client.transaction().await?;
-    let outcome = purchase_in(&tx, hold_id, buyer_id, buyer).await;
-    super::finish(tx, outcome).await
+    super::in_transaction(pool, async |tx| {
+        purchase_in(tx, hold_id, buyer_id, buyer).await
+    })
+    .await
 }
 
 /// What the hold has to sell, and whether it is live by the clock.

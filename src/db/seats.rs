@@ -13,6 +13,8 @@
 //! live feed, see `db::live`), which spares them the trigger that stamps
 //! any other change.
 
+use std::sync::LazyLock;
+
 use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -217,6 +219,30 @@ pub struct Claimed {
     pub reclaimed: u64,
 }
 
+/// The claim both [`claim`] and [`claim_into_hold`] make: lock the free
+/// seats among `$2` of event `$1` in id order, then hold them for hold `$3`
+/// until `$4` with the same condition. `claimed` has each seat taken,
+/// whether it was taken back from a lapsed hold, and its new expiry.
+const CLAIM_CTES: &str = "WITH target AS (
+         SELECT id, (status = 'HELD' AND hold_id <> $3) AS reclaimed FROM seats
+          WHERE event_id = $1 AND id = ANY($2)
+            AND (status = 'AVAILABLE'
+                 OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
+          ORDER BY id
+            FOR UPDATE
+     ), claimed AS (
+         UPDATE seats s
+            SET status = 'HELD', hold_id = $3, held_until = $4, changed_xid = pg_current_xact_id()
+           FROM target
+          WHERE s.id = target.id
+            AND (s.status = 'AVAILABLE'
+                 OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
+      RETURNING s.id, target.reclaimed, s.held_until
+     )";
+
+static CLAIM: LazyLock<String> =
+    LazyLock::new(|| format!("{CLAIM_CTES} SELECT id, reclaimed FROM claimed"));
+
 /// Claims the free seats among `seat_ids` for the hold and returns the ids
 /// it claimed. A seat is free if it is available or its hold has lapsed
 /// (lazy expiry); a seat already in this hold counts as claimed. Row locks
@@ -228,25 +254,7 @@ pub async fn claim(
     held_until: OffsetDateTime,
     seat_ids: &[SeatId],
 ) -> AppResult<Claimed> {
-    let statement = client
-        .prepare_cached(
-            "WITH target AS (
-                 SELECT id, (status = 'HELD' AND hold_id <> $3) AS reclaimed FROM seats
-                  WHERE event_id = $1 AND id = ANY($2)
-                    AND (status = 'AVAILABLE'
-                         OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
-                  ORDER BY id
-                    FOR UPDATE
-             )
-             UPDATE seats s
-                SET status = 'HELD', hold_id = $3, held_until = $4, changed_xid = pg_current_xact_id()
-               FROM target
-              WHERE s.id = target.id
-                AND (s.status = 'AVAILABLE'
-                     OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
-          RETURNING s.id, target.reclaimed",
-        )
-        .await?;
+    let statement = client.prepare_cached(&CLAIM).await?;
     let rows = client
         .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
         .await?;
@@ -256,43 +264,9 @@ pub async fn claim(
     })
 }
 
-/// What a claim took, and the hold as it now is.
-pub struct ClaimedIntoHold {
-    pub claimed: Claimed,
-    /// Every seat the hold has after the claim, as its buyer sees them
-    /// ("mine"), in layout order.
-    pub held: Vec<Seat>,
-}
-
-/// [`claim`], answering with the whole hold as well: one statement, so a
-/// pick needs no second read to show the buyer what they hold. The seats
-/// the claim changed are read as the update left them (its RETURNING);
-/// the hold's other seats as the statement found them.
-pub async fn claim_into_hold(
-    client: &impl GenericClient,
-    event_id: EventId,
-    hold_id: HoldId,
-    held_until: OffsetDateTime,
-    seat_ids: &[SeatId],
-) -> AppResult<ClaimedIntoHold> {
-    let statement = client
-        .prepare_cached(
-            "WITH target AS (
-                 SELECT id, (status = 'HELD' AND hold_id <> $3) AS reclaimed FROM seats
-                  WHERE event_id = $1 AND id = ANY($2)
-                    AND (status = 'AVAILABLE'
-                         OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
-                  ORDER BY id
-                    FOR UPDATE
-             ), claimed AS (
-                 UPDATE seats s
-                    SET status = 'HELD', hold_id = $3, held_until = $4, changed_xid = pg_current_xact_id()
-                   FROM target
-                  WHERE s.id = target.id
-                    AND (s.status = 'AVAILABLE'
-                         OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
-              RETURNING s.id, target.reclaimed, s.held_until
-             ), hold_seats AS (
+static CLAIM_INTO_HOLD: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{CLAIM_CTES}, hold_seats AS (
                  SELECT id, held_until, true AS claimed_now, reclaimed
                    FROM claimed
                  UNION ALL
@@ -314,9 +288,30 @@ pub async fn claim_into_hold(
                JOIN sections sec ON sec.id = s.section_id
                JOIN price_tiers t ON t.id = s.tier_id
                JOIN holds h ON h.id = $3
-              ORDER BY sec.sort_order, s.row_index, s.position",
-        )
-        .await?;
+              ORDER BY sec.sort_order, s.row_index, s.position"
+    )
+});
+
+/// What a claim took, and the hold as it now is.
+pub struct ClaimedIntoHold {
+    pub claimed: Claimed,
+    /// Every seat the hold has after the claim, as its buyer sees them
+    /// ("mine"), in layout order.
+    pub held: Vec<Seat>,
+}
+
+/// [`claim`], answering with the whole hold as well: one statement, so a
+/// pick needs no second read to show the buyer what they hold. The seats
+/// the claim changed are read as the update left them (its RETURNING);
+/// the hold's other seats as the statement found them.
+pub async fn claim_into_hold(
+    client: &impl GenericClient,
+    event_id: EventId,
+    hold_id: HoldId,
+    held_until: OffsetDateTime,
+    seat_ids: &[SeatId],
+) -> AppResult<ClaimedIntoHold> {
+    let statement = client.prepare_cached(&CLAIM_INTO_HOLD).await?;
     let rows = client
         .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
         .await?;

@@ -1,5 +1,16 @@
 import { test, expect } from './fixtures';
+import type { Page, TestInfo } from '@playwright/test';
 import { expectNoSeriousA11yViolations, openDemoEvent, seat, signInStaff } from './helpers';
+
+/** A screenshot from the top of the page, attached to the report. Into an
+ * ignored folder: a test run must not dirty git. Copy a shot up to
+ * screenshots/ to refresh the README's. */
+async function shoot(page: Page, name: string, testInfo: TestInfo) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const path = `screenshots/latest/${name}.png`;
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+}
 
 test('axe finds no serious or critical violations on the event list, map, hold panel and console', async ({ page, browser }) => {
   // Five full scans, two of a 1,000-button map.
@@ -64,12 +75,7 @@ test('screenshots of the map at desktop width and at 390 px', async ({ browser }
     await openDemoEvent(page);
     await seat(page, 'Orchestra', 'L', name.endsWith('390') ? 2 : 14).click();
     await expect(page.locator('#hold-panel .countdown')).toBeVisible();
-    await page.evaluate(() => window.scrollTo(0, 0));
-    // An ignored folder: a test run must not dirty git. Copy a shot up to
-    // screenshots/ to refresh the README's.
-    const path = `screenshots/latest/${name}.png`;
-    await page.screenshot({ path });
-    await testInfo.attach(name, { path, contentType: 'image/png' });
+    await shoot(page, name, testInfo);
     await context.close();
   }
 });
@@ -90,10 +96,7 @@ test('screenshots of the arena: the overview, a section, and a section on a phon
       await page.locator('#seat-map button.seat--available').nth(40).click();
       await expect(page.locator('#hold-panel .countdown')).toBeVisible();
     }
-    await page.evaluate(() => window.scrollTo(0, 0));
-    const path = `screenshots/latest/${name}.png`;
-    await page.screenshot({ path });
-    await testInfo.attach(name, { path, contentType: 'image/png' });
+    await shoot(page, name, testInfo);
     await context.close();
   }
 });
