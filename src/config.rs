@@ -30,6 +30,36 @@ pub struct Config {
     /// Origins allowed to show the buyer pages in a frame (CSP
     /// frame-ancestors); empty: none.
     pub frame_ancestors: Vec<String>,
+    /// Where buyers reach the app ("https://tickets.example.com"), for
+    /// links in e-mail; None: `http://<the bound address>`.
+    pub public_url: Option<String>,
+    pub mail: MailSettings,
+}
+
+/// Sending the outbox.
+#[derive(Debug, Clone)]
+pub struct MailSettings {
+    /// `smtp://host:port`, `smtps://user:pass@host` or with `?tls=required`
+    /// (lettre's URL form). None: mail waits in the outbox.
+    pub smtp_url: Option<Secret>,
+    /// The From mailbox, "Box office <tickets@example.com>".
+    pub from: String,
+    /// How long a worker holds a row it is sending; a worker that dies
+    /// mid-send delays that message by this much.
+    pub lease: Duration,
+    /// How often an idle worker looks for due mail.
+    pub poll_every: Duration,
+}
+
+impl Default for MailSettings {
+    fn default() -> Self {
+        MailSettings {
+            smtp_url: None,
+            from: "Seatmap box office <tickets@seatmap.invalid>".into(),
+            lease: Duration::from_secs(120),
+            poll_every: Duration::from_secs(1),
+        }
+    }
 }
 
 /// What one client can hold open. The connection counts are this
@@ -190,6 +220,27 @@ fn frame_ancestors(value: Option<&str>) -> anyhow::Result<Vec<String>> {
         .collect()
 }
 
+/// `SEATMAP_PUBLIC_URL`: an http(s) origin, perhaps with a path, no
+/// trailing slash kept.
+fn public_url(value: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let value = value.trim().trim_end_matches('/');
+    let rest = value
+        .strip_prefix("https://")
+        .or_else(|| value.strip_prefix("http://"))
+        .with_context(|| format!("SEATMAP_PUBLIC_URL: {value:?} is not an http(s) URL"))?;
+    anyhow::ensure!(
+        !rest.is_empty()
+            && !rest
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || c == '?' || c == '#'),
+        "SEATMAP_PUBLIC_URL: {value:?} is not a URL to prefix paths with"
+    );
+    Ok(Some(value.to_string()))
+}
+
 impl Config {
     pub fn from_env() -> anyhow::Result<Config> {
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -208,6 +259,7 @@ impl Config {
         let defaults = DbSettings::default();
         let server = ServerLimits::default();
         let live = LiveLimits::default();
+        let mail = MailSettings::default();
         let config = Config {
             database,
             addr: parse(&get, "SEATMAP_ADDR", "127.0.0.1:3000".parse()?)?,
@@ -284,6 +336,23 @@ impl Config {
                 0..=1_000_000,
             )?,
             frame_ancestors: frame_ancestors(get("SEATMAP_FRAME_ANCESTORS").as_deref())?,
+            public_url: public_url(get("SEATMAP_PUBLIC_URL").as_deref())?,
+            mail: MailSettings {
+                smtp_url: get("SEATMAP_SMTP_URL").map(Secret::new),
+                from: get("SEATMAP_MAIL_FROM").unwrap_or(mail.from),
+                lease: Duration::from_secs(parse_in(
+                    &get,
+                    "SEATMAP_MAIL_LEASE_SECS",
+                    mail.lease.as_secs(),
+                    3..=3600,
+                )?),
+                poll_every: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_MAIL_POLL_MS",
+                    mail.poll_every.as_millis() as u64,
+                    10..=60_000,
+                )?),
+            },
         };
         Ok(config)
     }
@@ -311,6 +380,8 @@ impl Config {
             },
             overview_above_seats: DEFAULT_OVERVIEW_ABOVE_SEATS,
             frame_ancestors: Vec::new(),
+            public_url: None,
+            mail: MailSettings::default(),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod domain;
 pub mod error;
 #[cfg(feature = "loadgen")]
 pub mod loadgen;
+pub mod mail;
 pub mod observability;
 pub mod pg_cluster;
 pub mod server;

@@ -11,6 +11,7 @@ use crate::config::{Config, DatabaseSource};
 use crate::db::live::LiveFeed;
 use crate::db::{self, Pool};
 use crate::pg_cluster::{Durability, PgCluster};
+use crate::web::state::OrderLinks;
 
 const EMBEDDED_DATABASE: &str = "seatmap";
 
@@ -86,6 +87,8 @@ pub struct Application {
     pub addr: std::net::SocketAddr,
     pub state: AppState,
     listener: TcpListener,
+    /// Sends the outbox while the app serves (None without SMTP).
+    mail_worker: Option<crate::mail::Worker>,
 }
 
 impl Application {
@@ -100,11 +103,21 @@ impl Application {
             &config.db,
             config.live.poll_every,
         )?;
-        let state = AppState::new(database.pool.clone(), config, live);
+        let links = OrderLinks {
+            key: db::secrets::order_link_key(&database.pool.get().await?).await?,
+            public_url: config
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}")),
+        };
+        let mail_worker =
+            crate::mail::Worker::new(database.pool.clone(), &config.mail, links.clone())?;
+        let state = AppState::new(database.pool.clone(), config, live, links);
         Ok(Application {
             addr,
             state,
             listener,
+            mail_worker,
         })
     }
 
@@ -113,6 +126,7 @@ impl Application {
     pub async fn run_until(self, shutdown: impl std::future::Future<Output = ()> + Send) {
         let state = self.state.clone();
         let limits = state.config.server.clone();
+        let mail = self.mail_worker.map(|worker| tokio::spawn(worker.run()));
         let router = build_router(self.state);
         crate::server::serve(self.listener, router, limits, async move {
             shutdown.await;
@@ -120,6 +134,11 @@ impl Application {
             state.begin_shutdown();
         })
         .await;
+        // A message mid-send is not lost: its lease runs out and the next
+        // worker (here or on another instance) sends it again.
+        if let Some(mail) = mail {
+            mail.abort();
+        }
     }
 }
 

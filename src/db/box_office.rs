@@ -8,7 +8,6 @@ use super::audit::{self, Entry};
 use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId, StaffId};
-use crate::domain::rules::BuyerDetails;
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Missing};
@@ -390,59 +389,6 @@ pub async fn set_blocked(
         .await?;
         tx.commit().await?;
         Ok(changed)
-    })
-    .await
-}
-
-/// Sells seats at the box office to a walk-up buyer: blocked (house) seats
-/// or free ones, all or nothing.
-pub async fn sell(
-    pool: &Pool,
-    staff_id: StaffId,
-    event_id: EventId,
-    seat_ids: &[SeatId],
-    buyer: &BuyerDetails,
-) -> AppResult<OrderId> {
-    retrying(|| async {
-        let mut client = pool.get().await?;
-        let tx = client.transaction().await?;
-        seats_must_belong(&tx, event_id, seat_ids).await?;
-        let order_id = OrderId(Uuid::new_v4());
-        let email = Some(buyer.email.as_str()).filter(|e| !e.is_empty());
-        tx.execute(
-            "INSERT INTO orders (id, event_id, buyer_id, buyer_name, buyer_email, sold_by_staff)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &[
-                &order_id,
-                &event_id,
-                &BuyerId(Uuid::new_v4()),
-                &buyer.name,
-                &email,
-                &staff_id,
-            ],
-        )
-        .await?;
-        let sold = seats::sell_at_box_office(&tx, event_id, order_id, seat_ids).await?;
-        if sold.len() != seat_ids.len() {
-            return Err(AppError::SeatsUnavailable {
-                seat_ids: seats::refused(seat_ids, &sold),
-            });
-        }
-        audit::record(
-            &tx,
-            Entry {
-                staff_id: Some(staff_id),
-                action: "box_office_sale",
-                event_id: Some(event_id),
-                hold_id: None,
-                order_id: Some(order_id),
-                seat_ids,
-                detail: format!("sold to {}", buyer.name),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(order_id)
     })
     .await
 }

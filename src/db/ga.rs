@@ -327,3 +327,90 @@ pub(super) async fn release_event(
     }
     Ok(returned)
 }
+
+/// Sells places straight from the areas' counters on a box-office order
+/// (no hold), area by area in id order, all or nothing: the caller rolls
+/// back on an error. `free` prices them at nothing (a comp).
+pub(super) async fn sell_walk_up(
+    client: &impl GenericClient,
+    event_id: EventId,
+    order_id: OrderId,
+    requests: &[GaRequest],
+    free: bool,
+) -> AppResult<()> {
+    must_belong(client, event_id, requests).await?;
+    let take = client
+        .prepare_cached(
+            "UPDATE ga_areas a SET sold = a.sold + $2
+               FROM price_tiers p
+              WHERE a.id = $1 AND p.id = a.tier_id AND a.capacity - a.held - a.sold >= $2
+          RETURNING p.price_cents",
+        )
+        .await?;
+    let add_line = client
+        .prepare_cached(
+            "INSERT INTO ga_tickets (event_id, area_id, quantity, order_id, price_cents)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .await?;
+    for request in requests {
+        give_back(client, request.area_id, GiveBack::Lapsed).await?;
+        let quantity = i32::try_from(request.quantity)
+            .map_err(|_| AppError::Invalid(Invalid::MoreTicketsThanAnyArea))?;
+        let Some(taken) = client
+            .query_opt(&take, &[&request.area_id, &quantity])
+            .await?
+        else {
+            return Err(not_enough(client, request).await?);
+        };
+        let price: i32 = if free { 0 } else { taken.get(0) };
+        client
+            .execute(
+                &add_line,
+                &[&event_id, &request.area_id, &quantity, &order_id, &price],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// Gives refunded places back to their areas' counters: `per_area` is
+/// (area, places) with each area once. Each line shrinks (or goes, when
+/// all its places are refunded) and its counter drops, in one statement.
+pub(super) async fn refund(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    per_area: &[(i64, i32)],
+) -> AppResult<()> {
+    let (areas, counts): (Vec<i64>, Vec<i32>) = per_area.iter().copied().unzip();
+    let statement = client
+        .prepare_cached(
+            "WITH back AS (
+                 SELECT * FROM unnest($2::bigint[], $3::int[]) AS b(area_id, places)
+             ), shrunk AS (
+                 UPDATE ga_tickets g SET quantity = g.quantity - back.places
+                   FROM back
+                  WHERE g.order_id = $1 AND g.area_id = back.area_id AND g.quantity > back.places
+              RETURNING g.area_id
+             ), gone AS (
+                 DELETE FROM ga_tickets g USING back
+                  WHERE g.order_id = $1 AND g.area_id = back.area_id AND g.quantity = back.places
+              RETURNING g.area_id
+             )
+             UPDATE ga_areas a SET sold = a.sold - back.places
+               FROM back
+              WHERE a.id = back.area_id
+                AND a.id IN (SELECT area_id FROM shrunk UNION ALL SELECT area_id FROM gone)",
+        )
+        .await?;
+    let changed = client
+        .execute(&statement, &[&order_id, &areas, &counts])
+        .await?;
+    if changed as usize != per_area.len() {
+        return Err(AppError::Internal(anyhow::anyhow!(
+            "order {order_id}: refunding GA places in {} areas changed {changed}",
+            per_area.len()
+        )));
+    }
+    Ok(())
+}

@@ -16,12 +16,16 @@ pub mod holds;
 pub mod invariants;
 pub mod live;
 pub mod map;
+pub mod order_changes;
 pub mod orders;
+pub mod outbox;
 pub mod rate_limits;
 pub mod reports;
 pub mod seats;
+pub mod secrets;
 pub mod sessions;
 pub mod staff;
+pub mod tickets;
 pub mod venues;
 
 use std::future::Future;

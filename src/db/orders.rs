@@ -4,7 +4,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::ga::{self, GaHeld};
-use super::{GenericClient, Pool, events, holds, retrying};
+use super::tickets::{self, Issued};
+use super::{GenericClient, Pool, events, holds, outbox, retrying};
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules::BuyerDetails;
@@ -16,15 +17,8 @@ pub struct OrderCreated {
     pub order_id: OrderId,
     pub event_id: EventId,
     pub seat_ids: SeatIds,
-}
-
-#[derive(Debug, Clone)]
-pub struct OrderLine {
-    /// "Stalls, row C, seat 7", or "Standing floor × 2".
-    pub place: String,
-    pub tier_name: String,
-    /// For the whole line.
-    pub price_cents: i64,
+    /// One per seat and per GA place.
+    pub tickets: Vec<Issued>,
 }
 
 #[derive(Debug, Clone)]
@@ -37,7 +31,6 @@ pub struct Order {
     pub buyer_name: String,
     pub buyer_email: String,
     pub created_at: OffsetDateTime,
-    pub lines: Vec<OrderLine>,
     /// The event was cancelled: the order is kept, for a refund.
     pub event_cancelled: bool,
     /// How the event shows prices and times.
@@ -130,7 +123,7 @@ const SELL_SEATS: &str = "WITH sold AS (
 
 /// The purchase, in five round trips when the hold has only seats: the
 /// hold's event; the event's lock and the hold's; the tally; the order, its
-/// lines and the hold's closing; and the commit.
+/// lines, its tickets, its e-mail and the hold's closing; and the commit.
 async fn purchase_in(
     tx: &impl GenericClient,
     hold_id: HoldId,
@@ -167,6 +160,7 @@ async fn purchase_in(
     }
 
     let order_id = OrderId(Uuid::new_v4());
+    let places = tally.seats as usize + ga::ticket_count(&tally.ga);
     let insert_order = async {
         let insert = tx.prepare_cached(INSERT_ORDER).await?;
         tx.execute(
@@ -183,28 +177,50 @@ async fn purchase_in(
         .await?;
         Ok::<_, AppError>(())
     };
-    super::prepare_together(tx, &[INSERT_ORDER, SELL_SEATS, holds::CLOSE_OPEN_HOLD]).await?;
+    super::prepare_together(
+        tx,
+        &[
+            INSERT_ORDER,
+            SELL_SEATS,
+            holds::CLOSE_OPEN_HOLD,
+            tickets::ISSUE,
+            outbox::QUEUE_ORDER_CONFIRMATION,
+        ],
+    )
+    .await?;
+    // Sent in this order in one batch: the tickets are issued from the
+    // lines the sale just wrote, and the e-mail is queued beside them.
+    let issue_and_mail = async {
+        let (issued, queued) = tokio::join!(
+            tickets::issue(tx, order_id, hold.event_id, places),
+            outbox::queue_order_confirmation(tx, order_id, hold.event_id, &buyer.email)
+        );
+        queued?;
+        issued
+    };
     if !tally.ga.is_empty() {
         insert_order.await?;
         // GA before seats: the order every claim takes its locks in.
         if !ga::sell(tx, hold.id, &tally.ga, order_id).await? {
             return Err(AppError::HoldExpired);
         }
-        let (sold, purchased) = tokio::join!(
+        let (sold, purchased, issued) = tokio::join!(
             sell_seats(tx, order_id, hold.id),
-            holds::mark_purchased(tx, hold.id)
+            holds::mark_purchased(tx, hold.id),
+            issue_and_mail
         );
         purchased?;
-        return sold_whole(sold?, tally.seats, order_id, hold.event_id);
+        return sold_whole(sold?, tally.seats, order_id, hold.event_id, issued);
     }
-    let (inserted, sold, purchased) = tokio::join!(
+    let (inserted, sold, purchased, issued) = tokio::join!(
         insert_order,
         sell_seats(tx, order_id, hold.id),
-        holds::mark_purchased(tx, hold.id)
+        holds::mark_purchased(tx, hold.id),
+        issue_and_mail
     );
     inserted?;
     purchased?;
-    sold_whole(sold?, tally.seats, order_id, hold.event_id)
+    sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)
 }
 
 async fn sell_seats(
@@ -216,15 +232,17 @@ async fn sell_seats(
     Ok(tx.query(&sell, &[&order_id, &hold_id]).await?)
 }
 
-/// The order, if every seat counted was sold.
+/// The order, if every seat counted was sold (and so ticketed).
 fn sold_whole(
     sold: Vec<tokio_postgres::Row>,
     counted: i64,
     order_id: OrderId,
     event_id: EventId,
+    issued: AppResult<Vec<Issued>>,
 ) -> AppResult<OrderCreated> {
     // Fewer than counted means a seat's hold lapsed as we bought it and
     // another buyer claimed it: all or nothing, so refuse the whole order.
+    // (The tickets then came up short too; this is the reason to give.)
     if sold.len() as i64 != counted {
         return Err(AppError::HoldExpired);
     }
@@ -232,14 +250,15 @@ fn sold_whole(
         order_id,
         event_id,
         seat_ids: sold.iter().map(|row| row.get(0)).collect(),
+        tickets: issued?,
     })
 }
 
-/// The order with its seats, if it exists and is the buyer's.
-pub async fn find_for_buyer(
+/// The order's header (its tickets are `tickets::for_order`), if it exists (and, given a buyer, is theirs).
+pub async fn find(
     client: &impl GenericClient,
     order_id: OrderId,
-    buyer_id: BuyerId,
+    buyer_id: Option<BuyerId>,
 ) -> AppResult<Option<Order>> {
     let header = client
         .prepare_cached(
@@ -247,45 +266,12 @@ pub async fn find_for_buyer(
                     o.buyer_name, o.buyer_email, o.created_at, o.event_cancelled,
                     e.currency, e.time_zone
                FROM orders o JOIN events e ON e.id = o.event_id
-              WHERE o.id = $1 AND o.buyer_id = $2",
+              WHERE o.id = $1 AND ($2::uuid IS NULL OR o.buyer_id = $2)",
         )
         .await?;
     let Some(row) = client.query_opt(&header, &[&order_id, &buyer_id]).await? else {
         return Ok(None);
     };
-    let lines = client
-        .prepare_cached(
-            "SELECT sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label AS place,
-                    t.name AS tier_name, l.price_cents::bigint AS price_cents
-               FROM order_lines l
-               JOIN seats s ON s.id = l.seat_id
-               JOIN sections sec ON sec.id = s.section_id
-               JOIN price_tiers t ON t.id = s.tier_id
-              WHERE l.order_id = $1
-              ORDER BY sec.sort_order, s.row_index, s.position",
-        )
-        .await?;
-    let ga_lines = client
-        .prepare_cached(
-            "SELECT a.name || ' × ' || g.quantity AS place, t.name AS tier_name,
-                    (g.quantity * g.price_cents)::bigint AS price_cents
-               FROM ga_tickets g
-               JOIN ga_areas a ON a.id = g.area_id
-               JOIN price_tiers t ON t.id = a.tier_id
-              WHERE g.order_id = $1
-              ORDER BY a.sort_order",
-        )
-        .await?;
-    let mut rows = client.query(&lines, &[&order_id]).await?;
-    rows.extend(client.query(&ga_lines, &[&order_id]).await?);
-    let lines = rows
-        .iter()
-        .map(|line| OrderLine {
-            place: line.get("place"),
-            tier_name: line.get("tier_name"),
-            price_cents: line.get("price_cents"),
-        })
-        .collect();
     Ok(Some(Order {
         id: row.get("id"),
         event_id: row.get("event_id"),
@@ -295,11 +281,61 @@ pub async fn find_for_buyer(
         buyer_name: row.get("buyer_name"),
         buyer_email: row.get("buyer_email"),
         created_at: row.get("created_at"),
-        lines,
         event_cancelled: row.get("event_cancelled"),
         locale: EventLocale::new(
             super::events::currency_column(row.get("currency")),
             row.get::<_, String>("time_zone"),
         ),
     }))
+}
+
+/// One of a buyer's orders, for "My orders".
+#[derive(Debug, Clone)]
+pub struct BuyerOrder {
+    pub id: OrderId,
+    pub event_name: String,
+    pub starts_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
+    pub valid_tickets: i64,
+    pub total_cents: i64,
+    pub locale: EventLocale,
+}
+
+/// The buyer's orders, newest first.
+pub async fn for_buyer(
+    client: &impl GenericClient,
+    buyer_id: BuyerId,
+) -> AppResult<Vec<BuyerOrder>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT o.id, e.name AS event_name, e.starts_at, o.created_at, e.currency, e.time_zone,
+                    count(t.id) FILTER (WHERE t.voided_at IS NULL) AS valid_tickets,
+                    coalesce(sum(t.price_cents) FILTER (WHERE t.voided_at IS NULL), 0)::bigint
+                        AS total_cents
+               FROM orders o
+               JOIN events e ON e.id = o.event_id
+               LEFT JOIN tickets t ON t.order_id = o.id
+              WHERE o.buyer_id = $1
+              GROUP BY o.id, e.id
+              ORDER BY o.created_at DESC
+              LIMIT 200",
+        )
+        .await?;
+    Ok(client
+        .query(&statement, &[&buyer_id])
+        .await?
+        .iter()
+        .map(|row| BuyerOrder {
+            id: row.get("id"),
+            event_name: row.get("event_name"),
+            starts_at: row.get("starts_at"),
+            created_at: row.get("created_at"),
+            valid_tickets: row.get("valid_tickets"),
+            total_cents: row.get("total_cents"),
+            locale: EventLocale::new(
+                super::events::currency_column(row.get("currency")),
+                row.get::<_, String>("time_zone"),
+            ),
+        })
+        .collect())
 }

@@ -447,6 +447,7 @@ pub async fn sell_at_box_office(
     event_id: EventId,
     order_id: OrderId,
     seat_ids: &[SeatId],
+    free: bool,
 ) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached(
@@ -463,12 +464,34 @@ pub async fn sell_at_box_office(
               RETURNING s.id, s.tier_id
              )
              INSERT INTO order_lines (order_id, seat_id, price_cents)
-             SELECT $3, sold.id, t.price_cents FROM sold JOIN price_tiers t ON t.id = sold.tier_id
+             SELECT $3, sold.id, CASE WHEN $4 THEN 0 ELSE t.price_cents END
+               FROM sold JOIN price_tiers t ON t.id = sold.tier_id
           RETURNING seat_id",
         )
         .await?;
     let rows = client
-        .query(&statement, &[&event_id, &seat_ids, &order_id])
+        .query(&statement, &[&event_id, &seat_ids, &order_id, &free])
         .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// Puts refunded seats of the order back on sale, and takes them off its
+/// lines (so the seat can be sold again: a seat is on one line at most).
+pub async fn return_sold(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    seat_ids: &[SeatId],
+) -> AppResult<Vec<SeatId>> {
+    let statement = client
+        .prepare_cached(
+            "WITH line AS (
+                 DELETE FROM order_lines WHERE order_id = $1 AND seat_id = ANY($2)
+             )
+             UPDATE seats SET status = 'AVAILABLE', order_id = NULL
+              WHERE id = ANY($2) AND order_id = $1 AND status = 'SOLD'
+          RETURNING id",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&order_id, &seat_ids]).await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }

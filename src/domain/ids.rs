@@ -63,3 +63,7 @@ id_type!(
     /// One seat of one event (each event has its own rows).
     SeatId(i64)
 );
+id_type!(
+    /// One ticket (its code, not this id, is what the buyer carries).
+    TicketId(i64)
+);

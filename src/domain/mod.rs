@@ -11,5 +11,7 @@ pub mod refusal;
 pub mod rules;
 pub mod sale;
 pub mod seat;
+pub mod signed_link;
 pub mod text;
+pub mod ticket;
 pub mod venue;

@@ -20,6 +20,8 @@ pub enum Missing {
     SeatInHold,
     TicketInHold,
     SeatInEvent,
+    /// A ticket code nobody issued (or a ticket of another order).
+    Ticket,
     /// Seat ids that are not in the event.
     Seats(Vec<crate::domain::ids::SeatId>),
     /// General-admission area ids that are not in the event.
@@ -82,6 +84,16 @@ pub enum Invalid {
     BestMode,
     /// Not an ISO 4217 currency code.
     Currency(String),
+    /// Not 32 letters and digits of a ticket code.
+    TicketCode,
+    /// Not cash, card or comp; or a comp without its reason.
+    Tender,
+    /// A gate name: 1 to 40 plain characters.
+    Gate,
+    /// A walk-up sale of nothing.
+    NothingToSell,
+    /// A seat written in a way that names no seat ("C12", "Stalls C12").
+    SeatName(String),
 }
 
 /// The best-available filters a refusal repeats back.
@@ -121,6 +133,12 @@ pub enum Conflict {
         left: i32,
         asked: u32,
     },
+    /// The ticket was admitted at the door: it can't be refunded or moved.
+    TicketAdmitted,
+    /// The ticket was already refunded (voided).
+    TicketVoided,
+    /// A general-admission ticket has no seat to move.
+    NotASeatTicket,
     NotSelling {
         status: SaleStatus,
         on_sale_at: Option<OffsetDateTime>,
@@ -161,6 +179,11 @@ impl Invalid {
             Invalid::BestMode => ErrorCode::InvalidMode,
             Invalid::Currency(_) => ErrorCode::InvalidCurrency,
             Invalid::NoFile => ErrorCode::NoFile,
+            Invalid::TicketCode => ErrorCode::InvalidTicketCode,
+            Invalid::Tender => ErrorCode::InvalidTender,
+            Invalid::Gate => ErrorCode::InvalidGate,
+            Invalid::NothingToSell => ErrorCode::NoSeats,
+            Invalid::SeatName(_) => ErrorCode::UnknownSeat,
         }
     }
 }
@@ -180,6 +203,9 @@ impl Conflict {
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,
             Conflict::NotEnoughSeats { .. } => ErrorCode::NotEnoughSeats,
             Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,
+            Conflict::TicketAdmitted => ErrorCode::TicketAdmitted,
+            Conflict::TicketVoided => ErrorCode::TicketRefunded,
+            Conflict::NotASeatTicket => ErrorCode::NotASeat,
             Conflict::NotSelling { status, .. } => match status {
                 SaleStatus::NotYet => ErrorCode::NotOnSaleYet,
                 SaleStatus::Closed => ErrorCode::SalesClosed,

@@ -42,7 +42,7 @@ pub fn ticket_count(count: i64, max: u32) -> Result<u32, AppError> {
     count_up_to(count, max, Counted::Tickets)
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct BuyerDetails {
     pub name: String,
     pub email: String,

@@ -85,6 +85,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::SeatInHold => "Seat in this hold not found.".into(),
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
         Missing::SeatInEvent => "Seat in this event not found.".into(),
+        Missing::Ticket => "No such ticket.".into(),
         Missing::Seats(ids) => format!("No seat {} in this event.", joined(ids)),
         Missing::Areas(ids) => format!("No general-admission area {} in this event.", joined(ids)),
     }
@@ -130,6 +131,19 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::Search { max_chars } => format!(
             "Search by a name, an email or an order number: up to {max_chars} characters, \
              with no control characters."
+        ),
+        Invalid::TicketCode => {
+            "A ticket code is 32 letters and digits, as printed under the QR code.".into()
+        }
+        Invalid::Tender => {
+            "Choose how it was paid: cash, card, or comp (a comp needs its reason).".into()
+        }
+        Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
+        Invalid::NothingToSell => "Choose at least one seat or general-admission place.".into(),
+        Invalid::SeatName(text) => format!(
+            "{} names no seat of this event. Write row and seat (\"C12\"), \
+             with the section first if rows repeat (\"Stalls C12\").",
+            quoted(text)
         ),
         Invalid::NoFile => "Choose a layout file (.json or .csv) to import.".into(),
         Invalid::Currency(code) => format!(
@@ -193,6 +207,11 @@ fn conflict_text(conflict: &Conflict) -> String {
             1 => format!("Only 1 place is left in {area}; you asked for {asked}."),
             _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
         },
+        Conflict::TicketAdmitted => {
+            "This ticket was already admitted at the door, so it can't be refunded or moved.".into()
+        }
+        Conflict::TicketVoided => "This ticket was refunded; it is no longer valid.".into(),
+        Conflict::NotASeatTicket => "A general-admission ticket has no seat to move.".into(),
         Conflict::NotSelling {
             status,
             on_sale_at,

@@ -9,6 +9,7 @@ pub mod error;
 pub mod extract;
 pub mod map;
 pub mod ops;
+pub mod qr;
 pub mod render;
 pub mod security;
 pub mod staff;

@@ -521,12 +521,6 @@ pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32, currency: Currency) ->
         .collect()
 }
 
-pub struct OrderLineView {
-    pub name: String,
-    pub tier: String,
-    pub price: String,
-}
-
 /// What a person reads (and a screen reader says) for this state.
 pub fn state_label(state: SeatState) -> &'static str {
     match state {

@@ -89,7 +89,11 @@ async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answer
     let pg_config: tokio_postgres::Config = url.parse().unwrap();
     let pool = db::build_pool(pg_config.clone(), &config.db).unwrap();
     let live = LiveFeed::start(pg_config, &config.db, config.live.poll_every).unwrap();
-    let app = build_router(AppState::new(pool, config, live));
+    let links = seatmap::web::state::OrderLinks {
+        key: seatmap::domain::signed_link::LinkKey::new(vec![7; 32]),
+        public_url: "http://127.0.0.1".into(),
+    };
+    let app = build_router(AppState::new(pool, config, live, links));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let limits = seatmap::config::ServerLimits::default();

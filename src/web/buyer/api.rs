@@ -283,7 +283,11 @@ async fn purchase(
     let order = db::orders::purchase(&state.pool, hold_id, buyer.id, &details).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "order_id": order.order_id, "seat_ids": order.seat_ids })),
+        Json(json!({
+            "order_id": order.order_id,
+            "seat_ids": order.seat_ids,
+            "tickets": order.tickets,
+        })),
     ))
 }
 

@@ -1,20 +1,17 @@
-//! Buying a hold, and the order page after.
+//! Buying a hold (the order page after it is in `tickets`).
 
-use askama::Template;
 use axum::extract::State;
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 
 use super::event::*;
 use crate::db;
-use crate::domain::ids::{EventId, OrderId};
+use crate::domain::ids::EventId;
 use crate::domain::rules;
-use crate::error::{AppError, AppResult, Missing};
+use crate::error::{AppError, AppResult};
 use crate::web::error::{message, refusal_notice};
-use crate::web::extract::{Buyer, BuyerFields, IdPath, Notice, NoticeKind, Viewer, push_notice};
-use crate::web::render::*;
+use crate::web::extract::{Buyer, BuyerFields, IdPath, Notice, NoticeKind, push_notice};
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
-use crate::web::views::OrderLineView;
 
 pub(crate) async fn purchase(
     State(state): State<AppState>,
@@ -63,54 +60,4 @@ pub(crate) async fn purchase(
     };
     push_notice(&buyer.session, &Notice::new(NoticeKind::Error, refusal)).await?;
     Ok(back.into_response())
-}
-
-#[derive(Template)]
-#[template(path = "orders/show.html")]
-pub(crate) struct OrderPage {
-    order_id: String,
-    event: String,
-    event_id: EventId,
-    venue: String,
-    starts: String,
-    buyer_name: String,
-    buyer_email: String,
-    event_cancelled: bool,
-    lines: Vec<OrderLineView>,
-    total: String,
-}
-
-pub(crate) async fn order_page(
-    State(state): State<AppState>,
-    IdPath(order_id): IdPath<OrderId>,
-    viewer: Viewer,
-) -> AppResult<Html<String>> {
-    let buyer_id = viewer
-        .buyer_id
-        .ok_or_else(|| AppError::NotFound(Missing::Order))?;
-    let client = state.pool.get().await?;
-    let order = db::orders::find_for_buyer(&client, order_id, buyer_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Order))?;
-    let total: i64 = order.lines.iter().map(|l| l.price_cents).sum();
-    render(&OrderPage {
-        order_id: order.id.to_string(),
-        event: order.event_name,
-        event_id: order.event_id,
-        venue: order.venue,
-        starts: order.locale.time(order.starts_at),
-        buyer_name: order.buyer_name,
-        buyer_email: order.buyer_email,
-        event_cancelled: order.event_cancelled,
-        lines: order
-            .lines
-            .iter()
-            .map(|line| OrderLineView {
-                name: line.place.clone(),
-                tier: line.tier_name.clone(),
-                price: order.locale.price(line.price_cents),
-            })
-            .collect(),
-        total: order.locale.price(total),
-    })
 }

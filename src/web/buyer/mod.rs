@@ -5,6 +5,7 @@ pub mod api;
 pub mod checkout;
 pub mod event;
 pub mod live;
+pub mod tickets;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -12,6 +13,7 @@ use axum::routing::{get, post};
 use self::actions::*;
 use self::checkout::*;
 use self::event::*;
+use self::tickets::*;
 use crate::web::state::AppState;
 
 /// The buyer's routes (the JSON API and the live feed have their own).
@@ -27,6 +29,9 @@ pub fn pages_router() -> Router<AppState> {
         .route("/events/{event_id}/hold/extend", post(extend_hold))
         .route("/events/{event_id}/purchase", post(purchase))
         .route("/orders/{order_id}", get(order_page))
+        .route("/my/orders", get(my_orders))
+        .route("/tickets/{code}", get(ticket_page))
+        .route("/api/orders/{order_id}", get(order_json))
 }
 
 pub fn router() -> Router<AppState> {

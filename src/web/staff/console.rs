@@ -13,11 +13,13 @@ use time::OffsetDateTime;
 use tower_sessions::Session;
 
 use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
+use crate::db::order_changes::WalkUp;
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
+use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::error::refusal_notice;
 use crate::web::extract::{
@@ -414,6 +416,10 @@ struct SellForm {
     name: String,
     #[serde(default)]
     email: String,
+    #[serde(default)]
+    tender: String,
+    #[serde(default)]
+    comp_reason: String,
 }
 
 async fn sell(
@@ -422,10 +428,25 @@ async fn sell(
     staff: StaffUser,
     CsrfForm(form): CsrfForm<SellForm>,
 ) -> AppResult<Redirect> {
-    let outcome = match rules::walk_up_buyer(&form.name, &form.email) {
-        Ok(buyer) => db::box_office::sell(&state.pool, staff.id, event_id, &[seat_id], &buyer)
+    let sale = rules::walk_up_buyer(&form.name, &form.email).and_then(|buyer| {
+        Ok(WalkUp {
+            seat_ids: SeatIds::new([seat_id]),
+            ga: Vec::new(),
+            buyer,
+            tender: Tender::parse(&form.tender, &form.comp_reason)?,
+        })
+    });
+    let outcome = match sale {
+        Ok(sale) => db::order_changes::walk_up_sale(&state.pool, staff.id, event_id, &sale)
             .await
-            .map(|order| format!("Sold to {}: order {}.", buyer.name, short(order))),
+            .map(|sold| {
+                format!(
+                    "Sold to {} ({}): order {}.",
+                    sale.buyer.name,
+                    sale.tender.as_str(),
+                    short(sold.order_id)
+                )
+            }),
         Err(err) => Err(err),
     };
     back_to_console(&staff.session, event_id, Some(seat_id), outcome).await

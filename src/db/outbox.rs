@@ -1,0 +1,204 @@
+//! The mail outbox. A message is a row written in the transaction of the
+//! sale it reports, so it exists exactly when the sale does. Workers lease
+//! due rows with one statement (FOR UPDATE SKIP LOCKED, as seats are
+//! claimed), commit, send with no transaction open, and then mark the row
+//! sent under their lease. A worker that dies mid-send leaves a lease that
+//! runs out; the row is sent again, with the same Message-ID, so a crash
+//! can duplicate a message but never lose one.
+
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::GenericClient;
+use crate::domain::ids::{EventId, OrderId};
+use crate::error::AppResult;
+
+/// Queues the order's confirmation to `$3`, its subject naming the event.
+pub(super) const QUEUE_ORDER_CONFIRMATION: &str =
+    "INSERT INTO outbox (message_id, kind, order_id, recipient, subject)
+     SELECT $1, 'order_confirmation', $2, $3, 'Your tickets for ' || e.name
+       FROM events e WHERE e.id = $4";
+
+/// A stable Message-ID, made once when the row is written: every attempt
+/// to send the row sends this one, so receivers can drop a duplicate.
+fn new_message_id() -> String {
+    format!("<{}@seatmap>", Uuid::new_v4())
+}
+
+pub(super) async fn queue_order_confirmation(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    event_id: EventId,
+    recipient: &str,
+) -> AppResult<()> {
+    let statement = client.prepare_cached(QUEUE_ORDER_CONFIRMATION).await?;
+    client
+        .execute(
+            &statement,
+            &[&new_message_id(), &order_id, &recipient, &event_id],
+        )
+        .await?;
+    Ok(())
+}
+
+/// A row a worker holds the lease on.
+#[derive(Debug, Clone)]
+pub struct Leased {
+    pub id: i64,
+    pub lease: Uuid,
+    pub message_id: String,
+    pub order_id: Option<OrderId>,
+    pub recipient: String,
+    pub subject: String,
+    pub attempts: i32,
+}
+
+/// Leases up to `batch` due rows for `lease_for`. One statement, so no
+/// transaction stays open while the mail goes out; rows another worker is
+/// leasing right now are skipped, not waited for.
+pub async fn lease_due(
+    client: &impl GenericClient,
+    batch: i64,
+    lease_for: Duration,
+) -> AppResult<Vec<Leased>> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE outbox o
+                SET lease = $1, leased_until = now() + make_interval(secs => $2::float8),
+                    attempts = o.attempts + 1
+              WHERE o.id IN (SELECT id FROM outbox
+                              WHERE sent_at IS NULL AND next_attempt_at <= now()
+                                AND (leased_until IS NULL OR leased_until < now())
+                              ORDER BY next_attempt_at, id
+                              LIMIT $3
+                                FOR UPDATE SKIP LOCKED)
+          RETURNING o.id, o.lease, o.message_id, o.order_id, o.recipient, o.subject, o.attempts",
+        )
+        .await?;
+    let lease = Uuid::new_v4();
+    let seconds = lease_for.as_secs_f64();
+    Ok(client
+        .query(&statement, &[&lease, &seconds, &batch])
+        .await?
+        .iter()
+        .map(|row| Leased {
+            id: row.get("id"),
+            lease: row.get("lease"),
+            message_id: row.get("message_id"),
+            order_id: row.get("order_id"),
+            recipient: row.get("recipient"),
+            subject: row.get("subject"),
+            attempts: row.get("attempts"),
+        })
+        .collect())
+}
+
+/// Marks a leased row sent. False if the lease ran out and another worker
+/// took the row (it may then go twice: at least once, never zero times).
+pub async fn mark_sent(client: &impl GenericClient, row: &Leased) -> AppResult<bool> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE outbox SET sent_at = now(), lease = NULL, leased_until = NULL, last_error = NULL
+              WHERE id = $1 AND lease = $2",
+        )
+        .await?;
+    Ok(client.execute(&statement, &[&row.id, &row.lease]).await? == 1)
+}
+
+/// Gives a failed row back, due again after `retry_in`.
+pub async fn mark_failed(
+    client: &impl GenericClient,
+    row: &Leased,
+    error: &str,
+    retry_in: Duration,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE outbox SET lease = NULL, leased_until = NULL, last_error = left($3, 500),
+                    next_attempt_at = now() + make_interval(secs => $4::float8)
+              WHERE id = $1 AND lease = $2",
+        )
+        .await?;
+    let seconds = retry_in.as_secs_f64();
+    client
+        .execute(&statement, &[&row.id, &row.lease, &error, &seconds])
+        .await?;
+    Ok(())
+}
+
+/// A message as staff see it in the outbox list.
+#[derive(Debug, Clone)]
+pub struct QueuedMessage {
+    pub order_id: Option<OrderId>,
+    pub recipient: String,
+    pub subject: String,
+    pub created_at: OffsetDateTime,
+    pub attempts: i32,
+    pub sent_at: Option<OffsetDateTime>,
+    pub next_attempt_at: OffsetDateTime,
+    pub last_error: Option<String>,
+}
+
+/// The event's messages, newest first.
+pub async fn for_event(
+    client: &impl GenericClient,
+    event_id: EventId,
+    limit: i64,
+) -> AppResult<Vec<QueuedMessage>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT m.order_id, m.recipient, m.subject, m.created_at, m.attempts, m.sent_at,
+                    m.next_attempt_at, m.last_error
+               FROM outbox m JOIN orders o ON o.id = m.order_id
+              WHERE o.event_id = $1
+              ORDER BY m.created_at DESC, m.id DESC
+              LIMIT $2",
+        )
+        .await?;
+    Ok(client
+        .query(&statement, &[&event_id, &limit])
+        .await?
+        .iter()
+        .map(|row| QueuedMessage {
+            order_id: row.get("order_id"),
+            recipient: row.get("recipient"),
+            subject: row.get("subject"),
+            created_at: row.get("created_at"),
+            attempts: row.get("attempts"),
+            sent_at: row.get("sent_at"),
+            next_attempt_at: row.get("next_attempt_at"),
+            last_error: row.get("last_error"),
+        })
+        .collect())
+}
+
+/// Where the order's confirmation is: sent (when), waiting, or never
+/// queued (no e-mail address).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MailStatus {
+    NotQueued,
+    Waiting { attempts: i32 },
+    Sent { at: OffsetDateTime },
+}
+
+pub async fn status_for_order(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<MailStatus> {
+    let statement = client
+        .prepare_cached(
+            "SELECT attempts, sent_at FROM outbox WHERE order_id = $1 ORDER BY id DESC LIMIT 1",
+        )
+        .await?;
+    Ok(match client.query_opt(&statement, &[&order_id]).await? {
+        None => MailStatus::NotQueued,
+        Some(row) => match row.get::<_, Option<OffsetDateTime>>("sent_at") {
+            Some(at) => MailStatus::Sent { at },
+            None => MailStatus::Waiting {
+                attempts: row.get("attempts"),
+            },
+        },
+    })
+}

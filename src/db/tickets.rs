@@ -1,0 +1,308 @@
+//! Tickets: issued with the sale, read by their buyer, admitted once at
+//! the door. Admission is one conditional UPDATE judged by the rows it
+//! touched; what a refused scan says is read afterwards, for the message.
+
+use time::OffsetDateTime;
+
+use super::GenericClient;
+use crate::domain::ids::{EventId, OrderId, SeatId, StaffId, TicketId};
+use crate::domain::locale::EventLocale;
+use crate::domain::ticket::TicketCode;
+use crate::error::{AppError, AppResult};
+
+/// Issues one ticket per seat on the order's lines and per GA place on its
+/// general-admission lines, taking `codes` in turn; returns what it
+/// issued. The caller sends exactly as many codes as places it sold, and
+/// refuses the sale if fewer tickets come back.
+pub(super) const ISSUE: &str = "WITH places AS (
+         SELECT l.seat_id, NULL::bigint AS area_id, l.price_cents
+           FROM order_lines l WHERE l.order_id = $1
+         UNION ALL
+         SELECT NULL, g.area_id, g.price_cents
+           FROM ga_tickets g CROSS JOIN generate_series(1, g.quantity)
+          WHERE g.order_id = $1
+     ), numbered AS (
+         SELECT places.*, row_number() OVER (ORDER BY area_id NULLS FIRST, seat_id) AS n
+           FROM places
+     )
+     INSERT INTO tickets (code, event_id, order_id, seat_id, ga_area_id, price_cents)
+     SELECT c.code, $2, $1, numbered.seat_id, numbered.area_id, numbered.price_cents
+       FROM numbered JOIN unnest($3::text[]) WITH ORDINALITY AS c(code, n) USING (n)
+  RETURNING code, seat_id, ga_area_id";
+
+/// A ticket as issued: its code, and its seat or GA area.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Issued {
+    pub code: String,
+    pub seat_id: Option<SeatId>,
+    pub ga_area_id: Option<i64>,
+}
+
+pub(super) async fn issue(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    event_id: EventId,
+    places: usize,
+) -> AppResult<Vec<Issued>> {
+    let codes: Vec<String> = (0..places)
+        .map(|_| TicketCode::generate().as_str().to_string())
+        .collect();
+    let statement = client.prepare_cached(ISSUE).await?;
+    let rows = client
+        .query(&statement, &[&order_id, &event_id, &codes])
+        .await?;
+    if rows.len() != places {
+        return Err(AppError::Internal(anyhow::anyhow!(
+            "order {order_id}: {places} places sold but {} tickets issued",
+            rows.len()
+        )));
+    }
+    Ok(issued(&rows))
+}
+
+pub(super) fn issued(rows: &[tokio_postgres::Row]) -> Vec<Issued> {
+    rows.iter()
+        .map(|row| Issued {
+            code: row.get("code"),
+            seat_id: row.get("seat_id"),
+            ga_area_id: row.get("ga_area_id"),
+        })
+        .collect()
+}
+
+/// A ticket with everything its page, its e-mail and the door show.
+#[derive(Debug, Clone)]
+pub struct Ticket {
+    pub id: TicketId,
+    pub code: TicketCode,
+    pub event_id: EventId,
+    pub event_name: String,
+    pub venue: String,
+    pub starts_at: OffsetDateTime,
+    pub locale: EventLocale,
+    pub order_id: OrderId,
+    pub buyer_name: String,
+    pub seat_id: Option<SeatId>,
+    /// The section's or GA area's name.
+    pub section: String,
+    /// Row and seat labels; None for general admission.
+    pub row: Option<String>,
+    pub seat: Option<String>,
+    pub tier_name: String,
+    pub price_cents: i64,
+    pub admitted_at: Option<OffsetDateTime>,
+    pub admitted_gate: Option<String>,
+    pub voided_at: Option<OffsetDateTime>,
+}
+
+impl Ticket {
+    /// "Stalls, row C, seat 7" or "Standing floor (general admission)".
+    pub fn place(&self) -> String {
+        match (&self.row, &self.seat) {
+            (Some(row), Some(seat)) => format!("{}, row {row}, seat {seat}", self.section),
+            _ => format!("{} (general admission)", self.section),
+        }
+    }
+
+    /// "Stalls C7", as the door shows it in large type.
+    pub fn short_place(&self) -> String {
+        match (&self.row, &self.seat) {
+            (Some(row), Some(seat)) => format!("{} {row}{seat}", self.section),
+            _ => self.section.clone(),
+        }
+    }
+}
+
+const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_name, e.venue,
+            e.starts_at, e.currency, e.time_zone, t.order_id, o.buyer_name, t.seat_id,
+            coalesce(sec.name, a.name) AS section, s.row_label, s.seat_label,
+            p.name AS tier_name, t.price_cents::bigint AS price_cents,
+            t.admitted_at, t.admitted_gate, t.voided_at
+       FROM tickets t
+       JOIN events e ON e.id = t.event_id
+       JOIN orders o ON o.id = t.order_id
+       LEFT JOIN seats s ON s.id = t.seat_id
+       LEFT JOIN sections sec ON sec.id = s.section_id
+       LEFT JOIN ga_areas a ON a.id = t.ga_area_id
+       JOIN price_tiers p ON p.id = coalesce(s.tier_id, a.tier_id)";
+
+fn ticket(row: &tokio_postgres::Row) -> Ticket {
+    Ticket {
+        id: row.get("id"),
+        code: TicketCode::parse(row.get("code")).expect("the schema's CHECK spells codes"),
+        event_id: row.get("event_id"),
+        event_name: row.get("event_name"),
+        venue: row.get("venue"),
+        starts_at: row.get("starts_at"),
+        locale: EventLocale::new(
+            super::events::currency_column(row.get("currency")),
+            row.get::<_, String>("time_zone"),
+        ),
+        order_id: row.get("order_id"),
+        buyer_name: row.get("buyer_name"),
+        seat_id: row.get("seat_id"),
+        section: row.get("section"),
+        row: row.get("row_label"),
+        seat: row.get("seat_label"),
+        tier_name: row.get("tier_name"),
+        price_cents: row.get("price_cents"),
+        admitted_at: row.get("admitted_at"),
+        admitted_gate: row.get("admitted_gate"),
+        voided_at: row.get("voided_at"),
+    }
+}
+
+pub async fn by_code(client: &impl GenericClient, code: &TicketCode) -> AppResult<Option<Ticket>> {
+    let statement = client
+        .prepare_cached(&format!("{TICKET_SELECT} WHERE t.code = $1"))
+        .await?;
+    Ok(client
+        .query_opt(&statement, &[&code.as_str()])
+        .await?
+        .as_ref()
+        .map(ticket))
+}
+
+/// The order's tickets, seats in map order then GA, refunded ones last.
+pub async fn for_order(client: &impl GenericClient, order_id: OrderId) -> AppResult<Vec<Ticket>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "{TICKET_SELECT} WHERE t.order_id = $1
+              ORDER BY t.voided_at IS NOT NULL, sec.sort_order, s.row_index, s.position,
+                       a.sort_order, t.id"
+        ))
+        .await?;
+    Ok(client
+        .query(&statement, &[&order_id])
+        .await?
+        .iter()
+        .map(ticket)
+        .collect())
+}
+
+/// What the door says to a scan.
+#[derive(Debug, Clone)]
+pub enum Admission {
+    /// Let them in: the ticket was admitted by this scan.
+    Admitted(Box<Ticket>),
+    AlreadyAdmitted(Box<Ticket>),
+    Refunded(Box<Ticket>),
+    /// A real ticket, for another event.
+    WrongEvent(Box<Ticket>),
+    /// No ticket has this code.
+    Unknown,
+}
+
+/// Admits the ticket once: one conditional UPDATE. Of any number of gates
+/// scanning one code at once, exactly one gets `Admitted`; the rest wait
+/// on its row lock, find it admitted, and get `AlreadyAdmitted`.
+pub async fn admit(
+    client: &impl GenericClient,
+    event_id: EventId,
+    code: &TicketCode,
+    gate: &str,
+    staff_id: StaffId,
+) -> AppResult<Admission> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE tickets SET admitted_at = now(), admitted_gate = $3, admitted_by = $4
+              WHERE code = $1 AND event_id = $2 AND admitted_at IS NULL AND NOT voided",
+        )
+        .await?;
+    let admitted = client
+        .execute(&statement, &[&code.as_str(), &event_id, &gate, &staff_id])
+        .await?
+        == 1;
+    // A new statement, so a new snapshot: it sees the admission or refund
+    // that made ours touch nothing, even one that committed while we waited.
+    let Some(ticket) = by_code(client, code).await? else {
+        return Ok(Admission::Unknown);
+    };
+    let ticket = Box::new(ticket);
+    Ok(if admitted {
+        Admission::Admitted(ticket)
+    } else if ticket.event_id != event_id {
+        Admission::WrongEvent(ticket)
+    } else if ticket.voided_at.is_some() {
+        Admission::Refunded(ticket)
+    } else {
+        Admission::AlreadyAdmitted(ticket)
+    })
+}
+
+/// Tickets admitted and valid tickets in all, for the door's counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoorCounts {
+    pub admitted: i64,
+    pub expected: i64,
+}
+
+pub async fn door_counts(client: &impl GenericClient, event_id: EventId) -> AppResult<DoorCounts> {
+    let statement = client
+        .prepare_cached(
+            "SELECT count(*) FILTER (WHERE admitted_at IS NOT NULL) AS admitted, count(*) AS expected
+               FROM tickets WHERE event_id = $1 AND voided_at IS NULL",
+        )
+        .await?;
+    let row = client.query_one(&statement, &[&event_id]).await?;
+    Ok(DoorCounts {
+        admitted: row.get("admitted"),
+        expected: row.get("expected"),
+    })
+}
+
+/// One line of the door list: a valid ticket and whether it is in.
+#[derive(Debug, Clone)]
+pub struct DoorListLine {
+    pub place: String,
+    pub tier_name: String,
+    pub buyer_name: String,
+    pub buyer_email: Option<String>,
+    pub order_id: OrderId,
+    /// The code's last four characters: enough to match a ticket in hand,
+    /// too few to make one (a leaked list admits nobody).
+    pub code_end: String,
+    pub admitted_at: Option<OffsetDateTime>,
+    pub admitted_gate: Option<String>,
+}
+
+/// The event's valid tickets in map order (GA after seats), for the door
+/// list CSV.
+pub async fn door_list(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Vec<DoorListLine>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT CASE WHEN s.id IS NULL THEN a.name
+                         ELSE sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label
+                    END AS place,
+                    p.name AS tier_name, o.buyer_name, o.buyer_email, t.order_id,
+                    right(t.code, 4) AS code_end, t.admitted_at, t.admitted_gate
+               FROM tickets t
+               JOIN orders o ON o.id = t.order_id
+               LEFT JOIN seats s ON s.id = t.seat_id
+               LEFT JOIN sections sec ON sec.id = s.section_id
+               LEFT JOIN ga_areas a ON a.id = t.ga_area_id
+               JOIN price_tiers p ON p.id = coalesce(s.tier_id, a.tier_id)
+              WHERE t.event_id = $1 AND t.voided_at IS NULL
+              ORDER BY s.id IS NULL, sec.sort_order, s.row_index, s.position, a.sort_order,
+                       o.buyer_name, t.id",
+        )
+        .await?;
+    Ok(client
+        .query(&statement, &[&event_id])
+        .await?
+        .iter()
+        .map(|row| DoorListLine {
+            place: row.get("place"),
+            tier_name: row.get("tier_name"),
+            buyer_name: row.get("buyer_name"),
+            buyer_email: row.get("buyer_email"),
+            order_id: row.get("order_id"),
+            code_end: row.get("code_end"),
+            admitted_at: row.get("admitted_at"),
+            admitted_gate: row.get("admitted_gate"),
+        })
+        .collect())
+}

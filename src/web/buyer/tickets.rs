@@ -1,0 +1,283 @@
+//! After the sale, for the buyer: the order page with its tickets (from
+//! the session, or from the signed link in the e-mail), "My orders", each
+//! ticket's own page with its QR code, and the order as JSON.
+
+use askama::Template;
+use axum::Json;
+use axum::extract::State;
+use axum::response::Html;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::db;
+use crate::db::outbox::MailStatus;
+use crate::db::tickets::Ticket;
+use crate::domain::ids::{EventId, OrderId};
+use crate::domain::signed_link::SignedAccess;
+use crate::domain::ticket::TicketCode;
+use crate::error::{AppError, AppResult, Missing};
+use crate::web::extract::{Buyer, IdPath, QueryInput, Viewer};
+use crate::web::qr;
+use crate::web::render::render;
+use crate::web::state::AppState;
+
+/// A ticket as its page, the order page and the JSON show it.
+pub(crate) struct TicketView {
+    code: String,
+    code_grouped: String,
+    place: String,
+    tier: String,
+    price: String,
+    /// "valid", "admitted" or "refunded" (a CSS class too).
+    status: &'static str,
+    status_text: String,
+    /// Only a valid ticket shows its QR code.
+    qr_svg: Option<String>,
+}
+
+fn status(ticket: &Ticket) -> (&'static str, String) {
+    let locale = &ticket.locale;
+    match (ticket.voided_at, ticket.admitted_at) {
+        (Some(at), _) => ("refunded", format!("Refunded {}", locale.time(at))),
+        (None, Some(at)) => (
+            "admitted",
+            format!(
+                "Admitted {} at {}",
+                locale.time(at),
+                ticket.admitted_gate.as_deref().unwrap_or("the door")
+            ),
+        ),
+        (None, None) => ("valid", "Valid: show this code at the door".to_string()),
+    }
+}
+
+impl TicketView {
+    fn new(ticket: &Ticket) -> AppResult<TicketView> {
+        let (status, status_text) = status(ticket);
+        Ok(TicketView {
+            code: ticket.code.to_string(),
+            code_grouped: ticket.code.grouped(),
+            place: ticket.place(),
+            tier: ticket.tier_name.clone(),
+            price: ticket.locale.price(ticket.price_cents),
+            status,
+            status_text,
+            qr_svg: match status {
+                "valid" => Some(qr::svg(ticket.code.as_str())?),
+                _ => None,
+            },
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "orders/show.html")]
+pub(crate) struct OrderPage {
+    order_id: String,
+    event: String,
+    event_id: EventId,
+    venue: String,
+    starts: String,
+    buyer_name: String,
+    event_cancelled: bool,
+    tickets: Vec<TicketView>,
+    valid: usize,
+    total: String,
+    mail: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct OrderAccess {
+    until: Option<i64>,
+    sig: Option<String>,
+}
+
+fn mail_sentence(
+    status: &MailStatus,
+    email: &str,
+    locale: &crate::domain::locale::EventLocale,
+) -> String {
+    match status {
+        MailStatus::Sent { at } => format!(
+            "Your tickets were e-mailed to {email} at {}.",
+            locale.clock(*at)
+        ),
+        MailStatus::Waiting { attempts: 0 } => {
+            format!(
+                "Your tickets are queued to be e-mailed to {email}. Meanwhile, this page has them."
+            )
+        }
+        MailStatus::Waiting { .. } => format!(
+            "We have not managed to e-mail {email} yet and keep trying. This page has your tickets."
+        ),
+        MailStatus::NotQueued => {
+            "No e-mail was sent for this order; this page has your tickets.".into()
+        }
+    }
+}
+
+/// The order's page: for the buyer's own session, or for anyone holding
+/// the link from the e-mail while it is valid. Anything else is a 404, so
+/// the page says nothing about whether an order exists.
+pub(crate) async fn order_page(
+    State(state): State<AppState>,
+    IdPath(order_id): IdPath<OrderId>,
+    QueryInput(access): QueryInput<OrderAccess>,
+    viewer: Viewer,
+) -> AppResult<Html<String>> {
+    let signed = match (access.until, access.sig) {
+        (Some(until), Some(sig)) => {
+            let access = SignedAccess { until, sig };
+            state
+                .links
+                .key
+                .verify(order_id, &access, OffsetDateTime::now_utc())
+        }
+        _ => false,
+    };
+    let owner = if signed {
+        None
+    } else {
+        Some(viewer.buyer_id.ok_or(AppError::NotFound(Missing::Order))?)
+    };
+    let client = state.pool.get().await?;
+    let order = db::orders::find(&client, order_id, owner)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    let tickets = db::tickets::for_order(&client, order_id).await?;
+    let mail = db::outbox::status_for_order(&client, order_id).await?;
+    let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
+    let total: i64 = valid.iter().map(|t| t.price_cents).sum();
+    render(&OrderPage {
+        order_id: order.id.to_string(),
+        event: order.event_name,
+        event_id: order.event_id,
+        venue: order.venue,
+        starts: order.locale.time(order.starts_at),
+        buyer_name: order.buyer_name,
+        mail: mail_sentence(&mail, &order.buyer_email, &order.locale),
+        event_cancelled: order.event_cancelled,
+        valid: valid.len(),
+        tickets: tickets
+            .iter()
+            .map(TicketView::new)
+            .collect::<AppResult<_>>()?,
+        total: order.locale.price(total),
+    })
+}
+
+#[derive(Template)]
+#[template(path = "tickets/show.html")]
+pub(crate) struct TicketPage {
+    event: String,
+    venue: String,
+    starts: String,
+    buyer_name: String,
+    ticket: TicketView,
+}
+
+/// One ticket, printable: whoever holds its code may see it (the code is
+/// the ticket). A code that is malformed or unknown is a 404 alike.
+pub(crate) async fn ticket_page(
+    State(state): State<AppState>,
+    IdPath(code): IdPath<String>,
+) -> AppResult<Html<String>> {
+    let code = TicketCode::parse(&code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
+    let client = state.pool.get().await?;
+    let ticket = db::tickets::by_code(&client, &code)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Ticket))?;
+    render(&TicketPage {
+        event: ticket.event_name.clone(),
+        venue: ticket.venue.clone(),
+        starts: ticket.locale.time(ticket.starts_at),
+        buyer_name: ticket.buyer_name.clone(),
+        ticket: TicketView::new(&ticket)?,
+    })
+}
+
+struct MyOrderRow {
+    id: String,
+    event: String,
+    starts: String,
+    bought: String,
+    tickets: i64,
+    total: String,
+}
+
+#[derive(Template)]
+#[template(path = "orders/mine.html")]
+pub(crate) struct MyOrdersPage {
+    orders: Vec<MyOrderRow>,
+}
+
+/// The orders bought in this browser's session.
+pub(crate) async fn my_orders(
+    State(state): State<AppState>,
+    viewer: Viewer,
+) -> AppResult<Html<String>> {
+    let orders = match viewer.buyer_id {
+        Some(buyer_id) => db::orders::for_buyer(&state.pool.get().await?, buyer_id).await?,
+        None => Vec::new(),
+    };
+    render(&MyOrdersPage {
+        orders: orders
+            .into_iter()
+            .map(|order| MyOrderRow {
+                id: order.id.to_string(),
+                event: order.event_name,
+                starts: order.locale.time(order.starts_at),
+                bought: order.locale.time(order.created_at),
+                tickets: order.valid_tickets,
+                total: order.locale.price(order.total_cents),
+            })
+            .collect(),
+    })
+}
+
+#[derive(Serialize)]
+pub(crate) struct TicketJson {
+    code: String,
+    place: String,
+    seat_id: Option<crate::domain::ids::SeatId>,
+    tier: String,
+    price_cents: i64,
+    status: &'static str,
+    url: String,
+}
+
+#[derive(Serialize)]
+pub(crate) struct OrderJson {
+    order_id: OrderId,
+    event_id: EventId,
+    tickets: Vec<TicketJson>,
+}
+
+/// The buyer's order and its tickets, as JSON.
+pub(crate) async fn order_json(
+    State(state): State<AppState>,
+    IdPath(order_id): IdPath<OrderId>,
+    buyer: Buyer,
+) -> AppResult<Json<OrderJson>> {
+    let client = state.pool.get().await?;
+    let order = db::orders::find(&client, order_id, Some(buyer.id))
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    let tickets = db::tickets::for_order(&client, order_id).await?;
+    Ok(Json(OrderJson {
+        order_id,
+        event_id: order.event_id,
+        tickets: tickets
+            .iter()
+            .map(|ticket| TicketJson {
+                code: ticket.code.to_string(),
+                place: ticket.place(),
+                seat_id: ticket.seat_id,
+                tier: ticket.tier_name.clone(),
+                price_cents: ticket.price_cents,
+                status: status(ticket).0,
+                url: format!("/tickets/{}", ticket.code),
+            })
+            .collect(),
+    }))
+}
