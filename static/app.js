@@ -481,3 +481,9 @@
     }
   });
 })();
+
+// Print buttons (tickets): the page's print styles show only the tickets.
+document.addEventListener("click", function (event) {
+  const button = event.target.closest && event.target.closest("[data-print]");
+  if (button) { window.print(); }
+});

@@ -129,6 +129,9 @@ pub struct OrderOverview {
     pub seat_names: Vec<String>,
     pub total_cents: i64,
     pub sold_by: Option<String>,
+    pub tender: String,
+    /// Tickets of the order refunded so far.
+    pub refunded: i64,
 }
 
 /// The event's orders, newest first; with a query, those whose email
@@ -142,14 +145,22 @@ pub async fn orders(
 ) -> AppResult<Vec<OrderOverview>> {
     let statement = client
         .prepare_cached(&format!(
-            "SELECT o.id, o.buyer_name, o.buyer_email, o.created_at, st.name AS sold_by,
-                    array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position) AS seat_ids,
-                    array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position) AS seat_names,
-                    sum(l.price_cents)::bigint AS total_cents
+            "SELECT o.id, o.buyer_name, o.buyer_email, o.created_at, st.name AS sold_by, o.tender,
+                    coalesce(array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position)
+                             FILTER (WHERE s.id IS NOT NULL), '{{}}') AS seat_ids,
+                    coalesce(array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position)
+                             FILTER (WHERE s.id IS NOT NULL), '{{}}')
+                      || coalesce((SELECT array_agg(a.name || ' × ' || g.quantity ORDER BY a.sort_order)
+                                     FROM ga_tickets g JOIN ga_areas a ON a.id = g.area_id
+                                    WHERE g.order_id = o.id), '{{}}') AS seat_names,
+                    (SELECT coalesce(sum(t.price_cents), 0) FROM tickets t
+                      WHERE t.order_id = o.id AND t.voided_at IS NULL)::bigint AS total_cents,
+                    (SELECT count(*) FROM tickets t
+                      WHERE t.order_id = o.id AND t.voided_at IS NOT NULL) AS refunded
                FROM orders o
-               JOIN order_lines l ON l.order_id = o.id
-               JOIN seats s ON s.id = l.seat_id
-               JOIN sections sec ON sec.id = s.section_id
+               LEFT JOIN order_lines l ON l.order_id = o.id
+               LEFT JOIN seats s ON s.id = l.seat_id
+               LEFT JOIN sections sec ON sec.id = s.section_id
                LEFT JOIN staff st ON st.id = o.sold_by_staff
               WHERE o.event_id = $1
                 AND ($2::text IS NULL
@@ -181,6 +192,8 @@ pub async fn orders(
             seat_names: r.get("seat_names"),
             total_cents: r.get("total_cents"),
             sold_by: r.get("sold_by"),
+            tender: r.get("tender"),
+            refunded: r.get("refunded"),
         })
         .collect())
 }

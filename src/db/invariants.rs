@@ -77,6 +77,35 @@ const CHECKS: &[(&str, &str)] = &[
           WHERE t.order_id IS NULL AND t.held_until >= now()
             AND (h.state <> 'OPEN' OR h.event_id <> t.event_id OR h.expires_at <> t.held_until)",
     ),
+    (
+        "every sold seat has one valid ticket, of its order",
+        "SELECT 'seat ' || s.id || ' sold to order ' || s.order_id || ' has '
+                || (SELECT count(*) FROM tickets t WHERE t.seat_id = s.id AND t.voided_at IS NULL)
+                || ' valid tickets'
+           FROM seats s
+          WHERE s.status = 'SOLD'
+            AND (SELECT count(*) FROM tickets t
+                  WHERE t.seat_id = s.id AND t.order_id = s.order_id AND t.voided_at IS NULL) <> 1",
+    ),
+    (
+        "every valid seat ticket's seat is sold to its order",
+        "SELECT 'ticket ' || t.id || ' of order ' || t.order_id || ' is for seat ' || s.id
+                || ', which is ' || s.status
+           FROM tickets t JOIN seats s ON s.id = t.seat_id
+          WHERE t.voided_at IS NULL AND (s.status <> 'SOLD' OR s.order_id <> t.order_id)",
+    ),
+    (
+        "an order's GA places sold equal its valid GA tickets, area by area",
+        "SELECT 'order ' || coalesce(g.order_id, t.order_id) || ' area ' || coalesce(g.area_id, t.area_id)
+                || ': ' || coalesce(g.places, 0) || ' places sold, ' || coalesce(t.tickets, 0) || ' valid tickets'
+           FROM (SELECT order_id, area_id, sum(quantity) AS places FROM ga_tickets
+                  WHERE order_id IS NOT NULL GROUP BY order_id, area_id) g
+           FULL JOIN (SELECT order_id, ga_area_id AS area_id, count(*) AS tickets FROM tickets
+                       WHERE ga_area_id IS NOT NULL AND voided_at IS NULL
+                       GROUP BY order_id, ga_area_id) t
+             ON t.order_id = g.order_id AND t.area_id = g.area_id
+          WHERE coalesce(g.places, 0) <> coalesce(t.tickets, 0)",
+    ),
 ];
 
 /// Every breach found (empty when all hold). `max_seats` is the per-hold limit.

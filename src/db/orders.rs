@@ -33,6 +33,9 @@ pub struct Order {
     pub created_at: OffsetDateTime,
     /// The event was cancelled: the order is kept, for a refund.
     pub event_cancelled: bool,
+    /// "online", "cash", "card" or "comp".
+    pub tender: String,
+    pub comp_reason: Option<String>,
     /// How the event shows prices and times.
     pub locale: EventLocale,
 }
@@ -263,8 +266,8 @@ pub async fn find(
     let header = client
         .prepare_cached(
             "SELECT o.id, o.event_id, e.name AS event_name, e.venue, e.starts_at,
-                    o.buyer_name, o.buyer_email, o.created_at, o.event_cancelled,
-                    e.currency, e.time_zone
+                    o.buyer_name, coalesce(o.buyer_email, '') AS buyer_email, o.created_at,
+                    o.event_cancelled, o.tender, o.comp_reason, e.currency, e.time_zone
                FROM orders o JOIN events e ON e.id = o.event_id
               WHERE o.id = $1 AND ($2::uuid IS NULL OR o.buyer_id = $2)",
         )
@@ -282,6 +285,8 @@ pub async fn find(
         buyer_email: row.get("buyer_email"),
         created_at: row.get("created_at"),
         event_cancelled: row.get("event_cancelled"),
+        tender: row.get("tender"),
+        comp_reason: row.get("comp_reason"),
         locale: EventLocale::new(
             super::events::currency_column(row.get("currency")),
             row.get::<_, String>("time_zone"),

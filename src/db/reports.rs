@@ -115,6 +115,7 @@ pub struct OrderExport {
     pub total_cents: i64,
     /// Sold at the box office, by this staff member.
     pub sold_by: Option<String>,
+    pub tender: String,
     pub event_cancelled: bool,
 }
 
@@ -126,7 +127,7 @@ pub async fn orders_for_export(
     let statement = client
         .prepare_cached(
             "SELECT o.id, o.created_at, o.buyer_name, o.buyer_email, st.name AS sold_by,
-                    o.event_cancelled,
+                    o.event_cancelled, o.tender,
                     coalesce((SELECT string_agg(sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label,
                                                 '; ' ORDER BY sec.sort_order, s.row_index, s.position)
                                 FROM order_lines l
@@ -162,8 +163,45 @@ pub async fn orders_for_export(
                 places: places.join("; "),
                 total_cents: row.get::<_, i64>("total_cents"),
                 sold_by: row.get("sold_by"),
+                tender: row.get("tender"),
                 event_cancelled: row.get("event_cancelled"),
             }
+        })
+        .collect())
+}
+
+/// What one way of paying has taken (valid tickets), and what was refunded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TenderGross {
+    /// "online", "cash", "card", "comp"; or "refunded" for voided tickets.
+    pub tender: String,
+    pub tickets: i64,
+    pub gross_cents: i64,
+}
+
+pub async fn gross_by_tender(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Vec<TenderGross>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT tender, count(*) AS tickets, sum(price_cents)::bigint AS gross_cents
+               FROM (SELECT CASE WHEN t.voided_at IS NULL THEN o.tender ELSE 'refunded' END AS tender,
+                            t.price_cents
+                       FROM tickets t JOIN orders o ON o.id = t.order_id
+                      WHERE t.event_id = $1) AS paid
+              GROUP BY tender
+              ORDER BY tender = 'refunded', tender",
+        )
+        .await?;
+    Ok(client
+        .query(&statement, &[&event_id])
+        .await?
+        .iter()
+        .map(|row| TenderGross {
+            tender: row.get("tender"),
+            tickets: row.get("tickets"),
+            gross_cents: row.get("gross_cents"),
         })
         .collect())
 }

@@ -1,6 +1,7 @@
 //! Integration tests: the real router over HTTP against a real PostgreSQL,
 //! one fresh database per test (see support.rs).
 
+mod after_sale;
 mod bad_input;
 mod best_available;
 mod budgets;

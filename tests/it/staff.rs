@@ -548,11 +548,17 @@ async fn the_box_office_sells_a_blocked_seat_to_a_walk_up_buyer_and_finds_orders
         &clerk,
         event.id,
         &path,
-        &[("name", "Walk Up"), ("email", "")],
+        &[("name", "Walk Up"), ("email", ""), ("tender", "cash")],
     )
     .await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    let bad = console_action(&clerk, event.id, &path, &[("name", "Again"), ("email", "")]).await;
+    let bad = console_action(
+        &clerk,
+        event.id,
+        &path,
+        &[("name", "Again"), ("email", ""), ("tender", "card")],
+    )
+    .await;
     assert_eq!(bad.status(), StatusCode::SEE_OTHER);
     let html = console(&clerk, event.id, &format!("?seat={}", s[2])).await;
     assert!(

@@ -134,6 +134,8 @@ struct OrderRow {
     total: String,
     when: String,
     sold_by: String,
+    tender: String,
+    refunded: i64,
 }
 
 impl OrderRow {
@@ -147,6 +149,8 @@ impl OrderRow {
             total: currency.format(order.total_cents),
             when: views::display_time(order.created_at),
             sold_by: order.sold_by.unwrap_or_else(|| "online".into()),
+            tender: order.tender,
+            refunded: order.refunded,
         }
     }
 }

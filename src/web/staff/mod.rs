@@ -2,6 +2,8 @@
 
 pub mod api;
 pub mod console;
+pub mod door;
+pub mod orders;
 pub mod reports;
 pub mod sign_in;
 pub mod venues;
@@ -19,4 +21,6 @@ pub fn router() -> Router<AppState> {
         .merge(api::router())
         .merge(venues::router())
         .merge(reports::router())
+        .merge(door::router())
+        .merge(orders::router())
 }

@@ -1,0 +1,276 @@
+//! The door: a staff page that scans a ticket's QR code with the device's
+//! camera (jsQR, vendored) or takes a typed code, and says at once whether
+//! to admit. Admission is `db::tickets::admit`, one conditional UPDATE.
+
+use askama::Template;
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+
+use crate::db::tickets::{Admission, DoorCounts};
+use crate::db::{self};
+use crate::domain::ids::EventId;
+use crate::domain::ticket::{self, TicketCode};
+use crate::error::{AppError, AppResult, Missing};
+use crate::web::extract::{ApiJson, IdPath, QueryInput, StaffUser, is_htmx};
+use crate::web::render::render;
+use crate::web::security::CsrfForm;
+use crate::web::state::AppState;
+use crate::web::views::EventHeader;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/staff/events/{event_id}/door", get(door_page))
+        .route("/staff/events/{event_id}/door/scan", post(scan))
+        .route("/staff/events/{event_id}/door/counts", get(counts))
+        .route("/api/staff/events/{event_id}/admissions", post(admit_json))
+}
+
+/// What the door shows after a scan: big, coloured, one line.
+pub(crate) struct ScanResult {
+    /// "admit" (green) or "refuse" (red): a CSS class.
+    verdict: &'static str,
+    headline: String,
+    detail: String,
+}
+
+fn scan_result(admission: &Admission) -> ScanResult {
+    match admission {
+        Admission::Admitted(ticket) => ScanResult {
+            verdict: "admit",
+            headline: format!("Admit — {}", ticket.short_place()),
+            detail: format!("{} · {}", ticket.tier_name, ticket.buyer_name),
+        },
+        Admission::AlreadyAdmitted(ticket) => ScanResult {
+            verdict: "refuse",
+            headline: format!(
+                "Already admitted at {} at {}",
+                ticket
+                    .admitted_at
+                    .map(|at| ticket.locale.clock(at))
+                    .unwrap_or_default(),
+                ticket.admitted_gate.as_deref().unwrap_or("the door")
+            ),
+            detail: ticket.place(),
+        },
+        Admission::Refunded(ticket) => ScanResult {
+            verdict: "refuse",
+            headline: "Refunded".into(),
+            detail: format!("{} was refunded: this ticket is void.", ticket.place()),
+        },
+        Admission::WrongEvent(ticket) => ScanResult {
+            verdict: "refuse",
+            headline: "Wrong event".into(),
+            detail: format!(
+                "This ticket is for {}, {}.",
+                ticket.event_name,
+                ticket.locale.time(ticket.starts_at)
+            ),
+        },
+        Admission::Unknown => ScanResult {
+            verdict: "refuse",
+            headline: "Unknown ticket".into(),
+            detail: "No ticket has this code. Check it was typed right.".into(),
+        },
+    }
+}
+
+#[derive(Template)]
+#[template(path = "staff/door.html")]
+struct DoorPage {
+    event_id: EventId,
+    staff_name: String,
+    csrf: String,
+    event: EventHeader,
+    gate: String,
+    counts: DoorCounts,
+    result: Option<ScanResult>,
+    oob: bool,
+}
+
+#[derive(Template)]
+#[template(path = "staff/_door_scan.html")]
+struct ScanFragment {
+    event_id: EventId,
+    result: Option<ScanResult>,
+    counts: DoorCounts,
+    oob: bool,
+}
+
+#[derive(Template)]
+#[template(path = "staff/_door_counts.html")]
+struct CountsFragment {
+    event_id: EventId,
+    counts: DoorCounts,
+    oob: bool,
+}
+
+#[derive(Deserialize)]
+struct GateQuery {
+    gate: Option<String>,
+}
+
+async fn event_header(state: &AppState, event_id: EventId) -> AppResult<EventHeader> {
+    let client = state.pool.get().await?;
+    let event = db::events::find(&client, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    Ok(EventHeader::from(&event))
+}
+
+fn gate_or_default(gate: Option<&str>) -> AppResult<String> {
+    match gate.map(str::trim).filter(|g| !g.is_empty()) {
+        Some(gate) => ticket::gate(gate),
+        None => Ok("Main door".to_string()),
+    }
+}
+
+async fn door_page(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    QueryInput(query): QueryInput<GateQuery>,
+    staff: StaffUser,
+) -> AppResult<Html<String>> {
+    let event = event_header(&state, event_id).await?;
+    let counts = db::tickets::door_counts(&state.pool.get().await?, event_id).await?;
+    render(&DoorPage {
+        event_id,
+        staff_name: staff.name,
+        csrf: staff.csrf.value(),
+        event,
+        gate: gate_or_default(query.gate.as_deref())?,
+        counts,
+        result: None,
+        oob: false,
+    })
+}
+
+#[derive(Deserialize)]
+struct ScanForm {
+    #[serde(default)]
+    code: String,
+    #[serde(default)]
+    gate: String,
+}
+
+/// A scan or a typed code. htmx gets the result and the counts; a plain
+/// form post gets the whole page, so the door works without JavaScript.
+async fn scan(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    headers: HeaderMap,
+    staff: StaffUser,
+    CsrfForm(form): CsrfForm<ScanForm>,
+) -> AppResult<Response> {
+    let event = event_header(&state, event_id).await?;
+    let gate = gate_or_default(Some(&form.gate))?;
+    let result = match TicketCode::parse(&form.code) {
+        Ok(code) => {
+            let client = state.pool.get().await?;
+            let admission = db::tickets::admit(&client, event_id, &code, &gate, staff.id).await?;
+            scan_result(&admission)
+        }
+        Err(_) => ScanResult {
+            verdict: "refuse",
+            headline: "Not a ticket code".into(),
+            detail: "A code is 32 letters and digits, as printed under the QR code.".into(),
+        },
+    };
+    let counts = db::tickets::door_counts(&state.pool.get().await?, event_id).await?;
+    if is_htmx(&headers) {
+        return Ok(render(&ScanFragment {
+            event_id,
+            result: Some(result),
+            counts,
+            oob: true,
+        })?
+        .into_response());
+    }
+    Ok(render(&DoorPage {
+        event_id,
+        staff_name: staff.name,
+        csrf: staff.csrf.value(),
+        event,
+        gate,
+        counts,
+        result: Some(result),
+        oob: false,
+    })?
+    .into_response())
+}
+
+async fn counts(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    _staff: StaffUser,
+) -> AppResult<Html<String>> {
+    let client = state.pool.get().await?;
+    if !db::events::exists(&client, event_id).await? {
+        return Err(AppError::NotFound(Missing::Event));
+    }
+    render(&CountsFragment {
+        event_id,
+        counts: db::tickets::door_counts(&client, event_id).await?,
+        oob: false,
+    })
+}
+
+#[derive(Deserialize)]
+struct AdmitBody {
+    code: String,
+    #[serde(default)]
+    gate: Option<String>,
+}
+
+#[derive(Serialize)]
+struct AdmitJson {
+    /// "admitted", "already_admitted", "refunded", "wrong_event" or "unknown".
+    result: &'static str,
+    message: String,
+    place: Option<String>,
+    admitted_at: Option<String>,
+    gate: Option<String>,
+    admitted: i64,
+    expected: i64,
+}
+
+/// The door as JSON (scanning apps, and the race tests): every outcome of
+/// a well-formed scan is a 200 naming its result; a malformed code is 422.
+async fn admit_json(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: StaffUser,
+    ApiJson(body): ApiJson<AdmitBody>,
+) -> AppResult<Json<AdmitJson>> {
+    let code = TicketCode::parse(&body.code)?;
+    let gate = gate_or_default(body.gate.as_deref())?;
+    let client = state.pool.get().await?;
+    if !db::events::exists(&client, event_id).await? {
+        return Err(AppError::NotFound(Missing::Event));
+    }
+    let admission = db::tickets::admit(&client, event_id, &code, &gate, staff.id).await?;
+    let counts = db::tickets::door_counts(&client, event_id).await?;
+    let shown = scan_result(&admission);
+    let (result, ticket) = match &admission {
+        Admission::Admitted(t) => ("admitted", Some(t)),
+        Admission::AlreadyAdmitted(t) => ("already_admitted", Some(t)),
+        Admission::Refunded(t) => ("refunded", Some(t)),
+        Admission::WrongEvent(t) => ("wrong_event", Some(t)),
+        Admission::Unknown => ("unknown", None),
+    };
+    Ok(Json(AdmitJson {
+        result,
+        message: shown.headline,
+        place: ticket.map(|t| t.place()),
+        admitted_at: ticket
+            .and_then(|t| t.admitted_at)
+            .map(crate::web::views::rfc3339),
+        gate: ticket.and_then(|t| t.admitted_gate.clone()),
+        admitted: counts.admitted,
+        expected: counts.expected,
+    }))
+}

@@ -1,0 +1,63 @@
+// The door page's camera: frames from the back camera go to jsQR (vendored
+// from npm, static/jsQR.js); a code it finds is put in the code field and
+// the form is submitted, as if typed. The same code is not sent again for
+// a few seconds, so one ticket held in view is one scan.
+(function () {
+  "use strict";
+  const box = document.querySelector("[data-door-camera]");
+  const form = document.getElementById("door-scan");
+  if (!box || !form) { return; }
+  const start = box.querySelector("[data-camera-start]");
+  const video = box.querySelector("video");
+  const status = box.querySelector("[data-camera-status]");
+  const canvas = document.createElement("canvas");
+  const context = canvas.getContext("2d", { willReadFrequently: true });
+  let last = { code: "", at: 0 };
+
+  function submit(code) {
+    const now = Date.now();
+    if (code === last.code && now - last.at < 4000) { return; }
+    last = { code: code, at: now };
+    form.querySelector("[name=code]").value = code;
+    form.requestSubmit();
+  }
+
+  function look() {
+    if (video.readyState === video.HAVE_ENOUGH_DATA && typeof jsQR === "function") {
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      context.drawImage(video, 0, 0, canvas.width, canvas.height);
+      const frame = context.getImageData(0, 0, canvas.width, canvas.height);
+      const found = jsQR(frame.data, frame.width, frame.height, { inversionAttempts: "dontInvert" });
+      if (found && found.data) { submit(found.data.trim()); }
+    }
+    setTimeout(function () { requestAnimationFrame(look); }, 150);
+  }
+
+  start.addEventListener("click", function () {
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      status.textContent = "This browser can't use a camera here (it needs HTTPS). Type the code instead.";
+      return;
+    }
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false })
+      .then(function (stream) {
+        video.srcObject = stream;
+        video.hidden = false;
+        start.hidden = true;
+        status.textContent = "Camera on: hold a ticket's QR code in view.";
+        return video.play().then(look);
+      })
+      .catch(function (err) {
+        status.textContent = "No camera: " + err.message + ". Type the code instead.";
+      });
+  });
+
+  // After each result, the code field is cleared and ready for the next.
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.elt === form) {
+      const input = form.querySelector("[name=code]");
+      input.value = "";
+      input.focus();
+    }
+  });
+})();
