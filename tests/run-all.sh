@@ -21,6 +21,9 @@ missing=()
 have_pg_server || missing+=(postgresql)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+# The mail tests deliver to a real SMTP server: Debian's aiosmtpd, run by
+# Debian's own python3 (a pyenv or venv python on PATH may lack it).
+/usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || missing+=(python3-aiosmtpd)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing ${missing[*]} (Debian packages)"
   if [ "$(id -u)" = 0 ]; then

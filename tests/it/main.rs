@@ -11,6 +11,7 @@ mod hostile;
 mod lifecycle;
 mod live;
 mod load;
+mod mail;
 mod ops;
 mod pages;
 mod purchase;

@@ -1,0 +1,378 @@
+//! E-mail through a real SMTP server on loopback (Debian's
+//! python3-aiosmtpd, which the test command installs): the message
+//! arrives with the tickets, two workers never send one row twice, and
+//! killing the app mid-send loses nothing.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use seatmap::config::{MailSettings, Secret};
+use seatmap::mail::Worker;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::after_sale::buy;
+use crate::support::{TestApp, id_segment, scratch_dir, spawn_app};
+
+const PYTHON: &str = "/usr/bin/python3";
+
+/// aiosmtpd writing every message it accepts into a Maildir.
+struct SmtpSink {
+    port: u16,
+    maildir: PathBuf,
+    child: tokio::process::Child,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl SmtpSink {
+    async fn start(name: &str) -> SmtpSink {
+        let ready = std::process::Command::new(PYTHON)
+            .args(["-c", "import aiosmtpd"])
+            .status()
+            .is_ok_and(|status| status.success());
+        assert!(
+            ready,
+            "the mail tests need Debian's python3-aiosmtpd ({PYTHON} -m aiosmtpd): \
+             apt-get install python3-aiosmtpd (tests/run-all.sh installs it)"
+        );
+        let maildir = scratch_dir(name).join("maildir");
+        std::fs::create_dir_all(scratch_dir(name)).expect("a scratch directory");
+        let port = free_port();
+        let child = tokio::process::Command::new(PYTHON)
+            .args(["-m", "aiosmtpd", "-n", "-l"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(&maildir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("starting aiosmtpd");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "aiosmtpd did not listen on {port}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        SmtpSink {
+            port,
+            maildir,
+            child,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// Every message delivered so far, as raw text.
+    fn messages(&self) -> Vec<String> {
+        ["new", "cur"]
+            .iter()
+            .flat_map(|sub| {
+                std::fs::read_dir(self.maildir.join(sub))
+                    .into_iter()
+                    .flatten()
+            })
+            .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+            .collect()
+    }
+
+    async fn wait_for(&self, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let messages = self.messages();
+            if messages.len() >= count {
+                return messages;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} of {count} messages arrived",
+                messages.len()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+fn header<'a>(message: &'a str, name: &str) -> Option<&'a str> {
+    message.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+/// The message with its quoted-printable body decoded (lettre encodes a
+/// body with long lines so: "=\r\n" soft breaks, "=3D" for "=").
+fn unwrapped(message: &str) -> String {
+    let joined = message.replace("=\r\n", "").replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'=', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (other, _) => {
+                out.push(other);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn settings(sink: &SmtpSink, lease: Duration) -> MailSettings {
+    MailSettings {
+        smtp_url: Some(Secret::new(sink.url())),
+        lease,
+        poll_every: Duration::from_millis(20),
+        ..MailSettings::default()
+    }
+}
+
+async fn message_id_of(app: &TestApp, order_id: &str) -> String {
+    app.sql()
+        .await
+        .query_one(
+            "SELECT message_id FROM outbox WHERE order_id = $1::text::uuid",
+            &[&order_id],
+        )
+        .await
+        .expect("the order's outbox row")
+        .get(0)
+}
+
+#[tokio::test]
+async fn a_purchase_mails_its_tickets_through_a_real_smtp_server() {
+    let sink = SmtpSink::start("mail-arrives").await;
+    let url = sink.url();
+    let app = crate::support::spawn_app_with(|config| {
+        config.mail.smtp_url = Some(Secret::new(url));
+        config.mail.poll_every = Duration::from_millis(50);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
+    let order_id = id_segment(&order["order_id"]);
+
+    let messages = sink.wait_for(1).await;
+    assert_eq!(messages.len(), 1);
+    let message = unwrapped(&messages[0]);
+    assert_eq!(header(&message, "To"), Some("ada@example.com"));
+    assert_eq!(
+        header(&message, "Message-ID"),
+        Some(message_id_of(&app, &order_id).await.as_str())
+    );
+    assert!(
+        header(&message, "Subject")
+            .unwrap()
+            .contains("Your tickets for")
+    );
+    for ticket in order["tickets"].as_array().unwrap() {
+        let code = ticket["code"].as_str().unwrap();
+        assert!(message.contains(&format!("/tickets/{code}")), "{message}");
+    }
+    // The signed link in it opens the order without the buyer's session.
+    let link = message
+        .split_whitespace()
+        .find(|word| word.contains(&format!("/orders/{order_id}?until=")))
+        .unwrap_or_else(|| panic!("no order link in {message}"));
+    let response = app.buyer().http.get(link).send().await.unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::OK, "{link}");
+    // Sent, once; the buyer's page says so.
+    let sent = app
+        .count("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND attempts = 1")
+        .await;
+    assert_eq!(sent, 1);
+    let page = buyer.get_text(&format!("/orders/{order_id}")).await;
+    assert!(page.contains("were e-mailed to ada@example.com"), "{page}");
+}
+
+#[tokio::test]
+async fn two_workers_never_send_the_same_row() {
+    const ROWS: i64 = 40;
+    let sink = SmtpSink::start("mail-two-workers").await;
+    // No SMTP for the app itself: only the two workers below send.
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    app.sql()
+        .await
+        .execute(
+            "INSERT INTO outbox (message_id, kind, order_id, recipient, subject)
+             SELECT '<copy-' || n || '@seatmap>', kind, order_id, 'copy' || n || '@example.com', subject
+               FROM outbox CROSS JOIN generate_series(2, $1::bigint) AS n",
+            &[&ROWS],
+        )
+        .await
+        .unwrap();
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let pool = seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap();
+            let worker = Worker::new(
+                pool,
+                &settings(&sink, Duration::from_secs(60)),
+                (*app.state.links).clone(),
+            )
+            .unwrap()
+            .expect("SMTP is configured");
+            tokio::spawn(worker.run())
+        })
+        .collect();
+    let messages = sink.wait_for(ROWS as usize).await;
+    // Give a duplicate, if any were coming, the time to land.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for worker in workers {
+        worker.abort();
+    }
+    let messages = {
+        let late = sink.messages();
+        assert!(late.len() >= messages.len());
+        late
+    };
+    let mut ids: Vec<String> = messages
+        .iter()
+        .map(|m| header(m, "Message-ID").expect("a Message-ID").to_string())
+        .collect();
+    ids.sort();
+    let sent = ids.len();
+    ids.dedup();
+    assert_eq!(sent, ROWS as usize, "every row sent once, none twice");
+    assert_eq!(ids.len(), ROWS as usize);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND attempts = 1")
+            .await,
+        ROWS
+    );
+    let _ = order;
+}
+
+/// An SMTP server that takes a whole message and never says it got it:
+/// the app is mid-send for as long as this server likes.
+async fn stalling_smtp_server() -> (u16, tokio::sync::oneshot::Receiver<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (got_message, told) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (socket, _) = listener.accept().await.unwrap();
+        let (read, mut write) = socket.into_split();
+        let mut lines = BufReader::new(read).lines();
+        write.write_all(b"220 stall ESMTP\r\n").await.unwrap();
+        let mut in_data = false;
+        let mut got_message = Some(got_message);
+        while let Ok(Some(line)) = lines.next_line().await {
+            if in_data {
+                if line == "." {
+                    // The whole message is here; never answer it.
+                    if let Some(tell) = got_message.take() {
+                        let _ = tell.send(());
+                    }
+                    std::future::pending::<()>().await;
+                }
+                continue;
+            }
+            let verb = line.get(..4).unwrap_or("").to_ascii_uppercase();
+            let reply: &[u8] = match verb.as_str() {
+                "EHLO" | "HELO" => b"250 stall\r\n",
+                "DATA" => {
+                    in_data = true;
+                    b"354 go ahead\r\n"
+                }
+                "QUIT" => b"221 bye\r\n",
+                _ => b"250 OK\r\n",
+            };
+            write.write_all(reply).await.unwrap();
+        }
+    });
+    (port, told)
+}
+
+#[tokio::test]
+async fn killing_the_app_mid_send_loses_no_message() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let order_id = id_segment(&order["order_id"]);
+    let message_id = message_id_of(&app, &order_id).await;
+
+    // The app, as a process, sends to a server that never acknowledges.
+    let (stall_port, got_message) = stalling_smtp_server().await;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
+        .env("DATABASE_URL", app.db.conninfo())
+        .env("SEATMAP_ADDR", "127.0.0.1:0")
+        .env("SEATMAP_SMTP_URL", format!("smtp://127.0.0.1:{stall_port}"))
+        .env("SEATMAP_MAIL_LEASE_SECS", "3")
+        .env("SEATMAP_MAIL_POLL_MS", "50")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starting seatmap");
+    tokio::time::timeout(Duration::from_secs(30), got_message)
+        .await
+        .expect("the app began sending within 30 s")
+        .unwrap();
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+
+    // Killed mid-send: the row is leased, tried once, not sent.
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT attempts, sent_at IS NULL AS unsent, lease IS NOT NULL AS leased FROM outbox",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, i32>("attempts"), 1);
+    assert!(row.get::<_, bool>("unsent") && row.get::<_, bool>("leased"));
+
+    // Another worker takes it once the dead one's lease runs out.
+    let sink = SmtpSink::start("mail-after-kill").await;
+    let worker = Worker::new(
+        seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap(),
+        &settings(&sink, Duration::from_secs(3)),
+        (*app.state.links).clone(),
+    )
+    .unwrap()
+    .unwrap();
+    let sending = tokio::spawn(worker.run());
+    let messages = sink.wait_for(1).await;
+    sending.abort();
+    assert_eq!(
+        header(&messages[0], "Message-ID"),
+        Some(message_id.as_str())
+    );
+    assert!(unwrapped(&messages[0]).contains(order["tickets"][0]["code"].as_str().unwrap()));
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND attempts = 2")
+            .await,
+        1
+    );
+}
