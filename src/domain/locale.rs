@@ -44,6 +44,11 @@ impl EventLocale {
         self.zoned(at).strftime("%Y-%m-%dT%H:%M:%S%:z").to_string()
     }
 
+    /// "19:02", in the venue's zone: the door's "admitted at".
+    pub fn hour_minute(&self, at: OffsetDateTime) -> String {
+        self.zoned(at).strftime("%H:%M").to_string()
+    }
+
     /// "20:04:31 CET", for a hold's expiry.
     pub fn clock(&self, at: OffsetDateTime) -> String {
         self.zoned(at).strftime("%H:%M:%S %Z").to_string()
@@ -54,6 +59,15 @@ impl EventLocale {
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn the_door_says_hour_and_minute_in_the_venues_zone() {
+        let paris = EventLocale::new(Currency::from_code("EUR").unwrap(), "Europe/Paris");
+        assert_eq!(
+            paris.hour_minute(datetime!(2026-12-22 18:02:59 UTC)),
+            "19:02"
+        );
+    }
 
     #[test]
     fn export_times_carry_the_venues_offset() {

@@ -51,7 +51,7 @@ fn scan_result(admission: &Admission) -> ScanResult {
                 "Already admitted at {} at {}",
                 ticket
                     .admitted_at
-                    .map(|at| ticket.locale.clock(at))
+                    .map(|at| ticket.locale.hour_minute(at))
                     .unwrap_or_default(),
                 ticket.admitted_gate.as_deref().unwrap_or("the door")
             ),
