@@ -23,6 +23,9 @@ use crate::web::state::AppState;
 
 /// A ticket as its page, the order page and the JSON show it.
 pub(crate) struct TicketView {
+    /// "Demo Night · Demo Hall · Tue 22 Dec 2026, 20:00 CET": on the
+    /// ticket itself, so a printed one stands alone.
+    event_line: String,
     code: String,
     code_grouped: String,
     place: String,
@@ -55,6 +58,12 @@ impl TicketView {
     fn new(ticket: &Ticket) -> AppResult<TicketView> {
         let (status, status_text) = status(ticket);
         Ok(TicketView {
+            event_line: format!(
+                "{} · {} · {}",
+                ticket.event_name,
+                ticket.venue,
+                ticket.locale.time(ticket.starts_at)
+            ),
             code: ticket.code.to_string(),
             code_grouped: ticket.code.grouped(),
             place: ticket.place(),

@@ -142,7 +142,7 @@ async fn order_page(
                 "admitted",
                 format!(
                     "Admitted {} at {}",
-                    locale.clock(at),
+                    locale.hour_minute(at),
                     ticket.admitted_gate.as_deref().unwrap_or("the door")
                 ),
             ),
@@ -177,7 +177,7 @@ async fn order_page(
         order_id: order.id.to_string(),
         buyer_name: order.buyer_name,
         buyer_email: order.buyer_email,
-        bought: views::display_time(order.created_at),
+        bought: order.locale.time(order.created_at),
         tender: match order.comp_reason {
             Some(reason) => format!("comp ({reason})"),
             None => order.tender,
