@@ -629,3 +629,170 @@ async fn a_walk_up_sale_of_seats_and_ga_places_records_its_tender() {
     }
     app.no_breaches().await;
 }
+
+#[tokio::test]
+async fn every_after_sale_staff_route_refuses_buyers_and_bad_input() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let order_id = id_segment(&order["order_id"]);
+    let e = event.id;
+    for client in [app.buyer(), buyer] {
+        for page in [
+            format!("/staff/events/{e}/door"),
+            format!("/staff/events/{e}/door/counts"),
+            format!("/staff/events/{e}/orders/{order_id}"),
+            format!("/staff/events/{e}/walk-up"),
+            format!("/staff/events/{e}/mail"),
+            format!("/staff/events/{e}/door-list.csv"),
+        ] {
+            let response = client
+                .http
+                .get(format!("{}{page}", app.base))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::SEE_OTHER, "{page}");
+        }
+        let (status, _) = client
+            .get(&format!("/api/staff/events/{e}/orders/{order_id}"))
+            .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        for (path, body) in [
+            (
+                format!("/api/staff/events/{e}/orders/{order_id}/refund"),
+                json!({}),
+            ),
+            (
+                format!("/api/staff/events/{e}/tickets/1/reseat"),
+                json!({ "seat_id": event.seat_ids[1] }),
+            ),
+            (
+                format!("/api/staff/events/{e}/sales"),
+                json!({ "seat_ids": [event.seat_ids[1]], "name": "X", "tender": "cash" }),
+            ),
+        ] {
+            let (status, _) = client.post(&path, body).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
+        }
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM tickets WHERE voided_at IS NOT NULL")
+            .await,
+        0
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+
+    // Staff get 4xx, never 500, for whatever they send.
+    let clerk = staff(&app, "clerk").await;
+    let other = app.create_event(1, 1).await;
+    for (path, body, want) in [
+        (
+            format!("/api/staff/events/{e}/orders/{order_id}/refund"),
+            json!({ "ticket_ids": [] }),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("/api/staff/events/{e}/orders/{order_id}/refund"),
+            json!({ "ticket_ids": [999999] }),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("/api/staff/events/{e}/orders/{order_id}/refund"),
+            json!({ "ticket_ids": "all" }),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("/api/staff/events/{}/orders/{order_id}/refund", other.id),
+            json!({}),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!(
+                "/api/staff/events/{e}/orders/{}/refund",
+                uuid::Uuid::new_v4()
+            ),
+            json!({}),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("/api/staff/events/{e}/tickets/1/reseat"),
+            json!({ "seat_id": "C12" }),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("/api/staff/events/{e}/tickets/1/reseat"),
+            json!({ "seat_id": other.seat_ids[0] }),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("/api/staff/events/{e}/sales"),
+            json!({ "seat_ids": [event.seat_ids[1], event.seat_ids[1]], "name": "X", "tender": "cash" }),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("/api/staff/events/{e}/sales"),
+            json!({ "seat_ids": [other.seat_ids[0]], "name": "X", "tender": "cash" }),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!("/api/staff/events/{e}/sales"),
+            json!({ "ga": [{ "area_id": 1, "quantity": 0 }], "name": "X", "tender": "cash" }),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("/api/staff/events/{e}/sales"),
+            json!({ "seat_ids": [event.seat_ids[1]], "name": "", "tender": "cash" }),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("/api/staff/events/{e}/sales"),
+            json!({ "seat_ids": [event.seat_ids[1]], "name": "X", "tender": "comp", "comp_reason": "a\u{0}b" }),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ] {
+        let (status, answer) = clerk.post(&path, body.clone()).await;
+        assert_eq!(status, want, "{path} {body}: {answer}");
+    }
+    for page in [
+        format!("/staff/events/{e}/orders/{}", uuid::Uuid::new_v4()),
+        format!("/staff/events/{}/orders/{order_id}", other.id),
+        format!("/staff/events/999999/door"),
+        format!("/staff/events/{e}/orders/not-a-uuid"),
+    ] {
+        let response = clerk
+            .http
+            .get(format!("{}{page}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{page}");
+    }
+    let response = clerk
+        .http
+        .get(format!(
+            "{}/staff/events/{e}/door?gate={}",
+            app.base,
+            "g".repeat(41)
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    // The walk-up form names a seat that isn't there: told, nothing sold.
+    let response = crate::staff::console_action(
+        &clerk,
+        e,
+        &format!("/staff/events/{e}/walk-up"),
+        &[
+            ("seats", "Z99"),
+            ("name", "Walk"),
+            ("tender", "cash"),
+            ("area_7", "x"),
+        ],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+    app.no_breaches().await;
+}

@@ -16,7 +16,7 @@ use crate::domain::ids::{EventId, OrderId};
 use crate::domain::signed_link::SignedAccess;
 use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{Buyer, IdPath, QueryInput, Viewer};
+use crate::web::extract::{IdPath, QueryInput, Viewer};
 use crate::web::qr;
 use crate::web::render::render;
 use crate::web::state::AppState;
@@ -262,14 +262,16 @@ pub(crate) struct OrderJson {
     tickets: Vec<TicketJson>,
 }
 
-/// The buyer's order and its tickets, as JSON.
+/// The buyer's order and its tickets, as JSON. A read: a visitor without
+/// a buyer id gets a 404 and no session is written.
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath(order_id): IdPath<OrderId>,
-    buyer: Buyer,
+    viewer: Viewer,
 ) -> AppResult<Json<OrderJson>> {
+    let buyer_id = viewer.buyer_id.ok_or(AppError::NotFound(Missing::Order))?;
     let client = state.pool.get().await?;
-    let order = db::orders::find(&client, order_id, Some(buyer.id))
+    let order = db::orders::find(&client, order_id, Some(buyer_id))
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
     let tickets = db::tickets::for_order(&client, order_id).await?;
