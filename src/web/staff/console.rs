@@ -21,10 +21,7 @@ use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::error::refusal_notice;
-use crate::web::extract::{
-    IdPath, Notice, NoticeKind, QueryInput, StaffUser, push_notice, take_notice,
-};
+use crate::web::extract::{IdPath, Notice, QueryInput, StaffUser, take_notice};
 use crate::web::map::{self, SeatCanvas};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
@@ -290,22 +287,17 @@ async fn console(
 }
 
 /// Back to the console (showing `seat`, if any) with the action's outcome.
-/// Refusals a member of staff can act on become notices; others are errors.
 async fn back_to_console(
     session: &Session,
     event_id: EventId,
     seat: Option<SeatId>,
     outcome: AppResult<String>,
 ) -> AppResult<Redirect> {
-    let notice = match outcome {
-        Ok(text) => Notice::new(NoticeKind::Success, text),
-        Err(err) => Notice::new(NoticeKind::Error, refusal_notice(err)?),
-    };
-    push_notice(session, &notice).await?;
-    Ok(Redirect::to(&match seat {
+    let location = match seat {
         Some(seat) => format!("/staff/events/{event_id}?seat={seat}"),
         None => format!("/staff/events/{event_id}"),
-    }))
+    };
+    super::back_with_notice(session, &location, outcome).await
 }
 
 /// A hold must belong to the console's event (the URL says which).

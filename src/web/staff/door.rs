@@ -11,8 +11,8 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 
+use crate::db;
 use crate::db::tickets::{Admission, DoorCounts};
-use crate::db::{self};
 use crate::domain::ids::EventId;
 use crate::domain::ticket::{self, TicketCode};
 use crate::error::{AppError, AppResult, Missing};
@@ -114,14 +114,6 @@ struct GateQuery {
     gate: Option<String>,
 }
 
-async fn event_header(state: &AppState, event_id: EventId) -> AppResult<EventHeader> {
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Event))?;
-    Ok(EventHeader::from(&event))
-}
-
 fn gate_or_default(gate: Option<&str>) -> AppResult<String> {
     match gate.map(str::trim).filter(|g| !g.is_empty()) {
         Some(gate) => ticket::gate(gate),
@@ -135,7 +127,7 @@ async fn door_page(
     QueryInput(query): QueryInput<GateQuery>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
-    let event = event_header(&state, event_id).await?;
+    let event = super::event_header(&state, event_id).await?;
     let counts = db::tickets::door_counts(&state.pool.get().await?, event_id).await?;
     render(&DoorPage {
         event_id,
@@ -166,7 +158,7 @@ async fn scan(
     staff: StaffUser,
     CsrfForm(form): CsrfForm<ScanForm>,
 ) -> AppResult<Response> {
-    let event = event_header(&state, event_id).await?;
+    let event = super::event_header(&state, event_id).await?;
     let gate = gate_or_default(Some(&form.gate))?;
     let result = match TicketCode::parse(&form.code) {
         Ok(code) => {

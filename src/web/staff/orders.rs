@@ -13,19 +13,16 @@ use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use tower_sessions::Session;
 
+use crate::db;
 use crate::db::ga::GaRequest;
 use crate::db::order_changes::{Refunded, WalkUp};
 use crate::db::outbox::MailStatus;
-use crate::db::{self};
 use crate::domain::ids::{EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::error::refusal_notice;
-use crate::web::extract::{
-    ApiJson, IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice,
-};
+use crate::web::extract::{ApiJson, IdPath, Notice, StaffUser, take_notice};
 use crate::web::qr;
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
@@ -68,14 +65,6 @@ pub fn router() -> Router<AppState> {
             post(reseat_json),
         )
         .route("/api/staff/events/{event_id}/sales", post(sale_json))
-}
-
-async fn event_header(state: &AppState, event_id: EventId) -> AppResult<EventHeader> {
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Event))?;
-    Ok(EventHeader::from(&event))
 }
 
 /// A ticket as the box office lists it, with what can be done to it.
@@ -125,7 +114,7 @@ async fn order_page(
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
-    let event = event_header(&state, event_id).await?;
+    let event = super::event_header(&state, event_id).await?;
     let client = state.pool.get().await?;
     let order = db::orders::find(&client, order_id, None)
         .await?
@@ -196,14 +185,8 @@ async fn back_to_order(
     order_id: OrderId,
     outcome: AppResult<String>,
 ) -> AppResult<Redirect> {
-    let notice = match outcome {
-        Ok(text) => Notice::new(NoticeKind::Success, text),
-        Err(err) => Notice::new(NoticeKind::Error, refusal_notice(err)?),
-    };
-    push_notice(session, &notice).await?;
-    Ok(Redirect::to(&format!(
-        "/staff/events/{event_id}/orders/{order_id}"
-    )))
+    let location = format!("/staff/events/{event_id}/orders/{order_id}");
+    super::back_with_notice(session, &location, outcome).await
 }
 
 fn refunded_text(refunded: &Refunded) -> String {
@@ -294,7 +277,7 @@ async fn walk_up_page(
     IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
-    let event = event_header(&state, event_id).await?;
+    let event = super::event_header(&state, event_id).await?;
     let client = state.pool.get().await?;
     let areas = db::ga::areas(&client, event_id, None).await?;
     render(&WalkUpPage {
@@ -344,17 +327,15 @@ async fn walk_up_sale(
             let area_id: i64 = area
                 .parse()
                 .map_err(|_| AppError::BadRequest(format!("Invalid form field {name:?}.")))?;
-            let quantity: u32 = value.parse().map_err(|_| {
+            let too_many = || {
                 AppError::Invalid(crate::error::Invalid::CountOutOfRange {
                     max: 100,
                     of: crate::domain::refusal::Counted::Tickets,
                 })
-            })?;
+            };
+            let quantity: u32 = value.parse().map_err(|_| too_many())?;
             if quantity > 100 {
-                return Err(AppError::Invalid(crate::error::Invalid::CountOutOfRange {
-                    max: 100,
-                    of: crate::domain::refusal::Counted::Tickets,
-                }));
+                return Err(too_many());
             }
             ga.push(GaRequest { area_id, quantity });
         }
@@ -372,27 +353,17 @@ async fn walk_up_sale(
         db::order_changes::walk_up_sale(&state.pool, staff.id, event_id, &sale).await
     }
     .await;
-    match outcome {
-        Ok(sold) => {
-            let notice = Notice::new(
-                NoticeKind::Success,
-                format!(
-                    "Sold {} ticket(s). Print them now with “Print tickets”.",
-                    sold.tickets.len()
-                ),
-            );
-            push_notice(&staff.session, &notice).await?;
-            Ok(Redirect::to(&format!(
-                "/staff/events/{event_id}/orders/{}",
-                sold.order_id
-            )))
-        }
-        Err(err) => {
-            let notice = Notice::new(NoticeKind::Error, refusal_notice(err)?);
-            push_notice(&staff.session, &notice).await?;
-            Ok(Redirect::to(&format!("/staff/events/{event_id}/walk-up")))
-        }
-    }
+    let location = match &outcome {
+        Ok(sold) => format!("/staff/events/{event_id}/orders/{}", sold.order_id),
+        Err(_) => format!("/staff/events/{event_id}/walk-up"),
+    };
+    let outcome = outcome.map(|sold| {
+        format!(
+            "Sold {} ticket(s). Print them now with “Print tickets”.",
+            sold.tickets.len()
+        )
+    });
+    super::back_with_notice(&staff.session, &location, outcome).await
 }
 
 struct MessageRow {
@@ -420,7 +391,7 @@ async fn outbox_page(
     IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
-    let event = event_header(&state, event_id).await?;
+    let event = super::event_header(&state, event_id).await?;
     let client = state.pool.get().await?;
     let messages = db::outbox::for_event(&client, event_id, 200).await?;
     render(&OutboxPage {

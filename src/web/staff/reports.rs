@@ -183,6 +183,11 @@ async fn orders_csv(
             ],
         )?;
     }
+    csv_attachment(out, &format!("event-{event_id}-orders.csv"))
+}
+
+/// A finished CSV as a download named `filename`.
+fn csv_attachment(out: csv::Writer<Vec<u8>>, filename: &str) -> AppResult<Response> {
     let body = out
         .into_inner()
         .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))?;
@@ -191,7 +196,7 @@ async fn orders_csv(
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
             (
                 header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"event-{event_id}-orders.csv\""),
+                format!("attachment; filename=\"{filename}\""),
             ),
         ],
         body,
@@ -244,18 +249,5 @@ async fn door_list_csv(
         ])?;
     }
     drop(write);
-    let body = out
-        .into_inner()
-        .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))?;
-    Ok((
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"event-{event_id}-door-list.csv\""),
-            ),
-        ],
-        body,
-    )
-        .into_response())
+    csv_attachment(out, &format!("event-{event_id}-door-list.csv"))
 }
