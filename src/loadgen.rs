@@ -179,6 +179,10 @@ const ALLOWED: &[(&str, &[u16])] = &[
     ("release_seat", &[204]),
     ("release", &[204]),
     ("purchase", &[201]),
+    ("sign_in", &[303]),
+    ("scan", &[200]),
+    ("admitted", &[200]),
+    ("already_admitted", &[200]),
     ("read", &[200]),
     ("health", &[200]),
 ];
@@ -352,6 +356,166 @@ pub async fn picks(target: &Target, duration: Duration, workers: usize) -> Repor
         }));
     }
     gather("picks", tasks, started).await
+}
+
+/// New buyers, one after another on each worker, hold one random seat and
+/// buy it: the purchase (its tickets and its outbox row written in the same
+/// transaction) is what is timed; a lost claim (409) is only counted.
+pub async fn sales(target: &Target, duration: Duration, workers: usize) -> Report {
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for worker in 0..workers {
+        let target = target.clone();
+        tasks.push(tokio::spawn(async move {
+            let base = target.base(worker).to_string();
+            let mut report = Report::named("sales");
+            while Instant::now() < deadline {
+                let http = client(true);
+                let seat = target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
+                let (status, body, _) = send(
+                    http.post(format!("{base}/api/events/{}/holds", target.event_id))
+                        .json(&json!({ "seat_ids": [seat] })),
+                )
+                .await;
+                report.tally("hold", status);
+                if status != 201 {
+                    continue;
+                }
+                report.grant(&body, &[seat]);
+                let hold = body["hold_id"].as_str().unwrap_or_default();
+                let (bought, _, took) = send(
+                    http.post(format!("{base}/api/holds/{hold}/purchase"))
+                        .json(&json!({ "name": "Bench Buyer", "email": "bench@example.com" })),
+                )
+                .await;
+                report.record("purchase", bought, took);
+            }
+            report
+        }));
+    }
+    gather("sales", tasks, started).await
+}
+
+/// A staff session on `base`: signs in through the form, as a browser does.
+async fn staff_client(base: &str, name: &str, password: &str) -> (reqwest::Client, u16) {
+    let http = client(true);
+    let page = match http.get(format!("{base}/staff/login")).send().await {
+        Ok(response) => response.text().await.unwrap_or_default(),
+        Err(_) => return (http, 0),
+    };
+    let csrf = page
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
+        .to_string();
+    let status = http
+        .post(format!("{base}/staff/login"))
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("name", name),
+            ("password", password),
+            ("next", "/staff"),
+        ])
+        .send()
+        .await
+        .map_or(0, |response| response.status().as_u16());
+    (http, status)
+}
+
+/// The door: `tickets` seats are sold first (untimed), then `workers`
+/// gates, each its own staff session, scan every code twice in a shuffled
+/// order, as a queue with people showing a ticket again would. Each scan
+/// is timed; exactly `tickets` must be admitted and as many refused as
+/// already admitted.
+pub async fn door(target: &Target, staff: (&str, &str), tickets: usize, workers: usize) -> Report {
+    let seats: Vec<i64> = target.seat_ids.iter().take(tickets).copied().collect();
+    let codes = Arc::new(Mutex::new(Vec::new()));
+    let sellers = seats
+        .chunks(seats.len().div_ceil(workers.max(1)).max(1))
+        .map(|chunk| {
+            let chunk = chunk.to_vec();
+            let codes = codes.clone();
+            let base = target.bases[0].clone();
+            let event_id = target.event_id;
+            tokio::spawn(async move {
+                for seat in chunk {
+                    let http = client(true);
+                    let (status, body, _) = send(
+                        http.post(format!("{base}/api/events/{event_id}/holds"))
+                            .json(&json!({ "seat_ids": [seat] })),
+                    )
+                    .await;
+                    if status != 201 {
+                        continue;
+                    }
+                    let hold = body["hold_id"].as_str().unwrap_or_default();
+                    let (_, order, _) = send(
+                        http.post(format!("{base}/api/holds/{hold}/purchase"))
+                            .json(&json!({ "name": "Door Bench", "email": "door@example.com" })),
+                    )
+                    .await;
+                    let mut codes = codes.lock().await;
+                    for ticket in order["tickets"].as_array().into_iter().flatten() {
+                        if let Some(code) = ticket["code"].as_str() {
+                            codes.push(code.to_string());
+                        }
+                    }
+                }
+            })
+        });
+    for seller in sellers.collect::<Vec<_>>() {
+        let _ = seller.await;
+    }
+    let mut queue: Vec<String> = {
+        let codes = codes.lock().await;
+        codes.iter().chain(codes.iter()).cloned().collect()
+    };
+    {
+        use rand::seq::SliceRandom;
+        queue.shuffle(&mut rand::rng());
+    }
+    let queue = Arc::new(Mutex::new(queue));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for worker in 0..workers {
+        let queue = queue.clone();
+        let base = target.base(worker).to_string();
+        let event_id = target.event_id;
+        let (name, password) = (staff.0.to_string(), staff.1.to_string());
+        tasks.push(tokio::spawn(async move {
+            let mut report = Report::named("door");
+            let (http, signed_in) = staff_client(&base, &name, &password).await;
+            report.tally("sign_in", signed_in);
+            loop {
+                let Some(code) = queue.lock().await.pop() else {
+                    break;
+                };
+                let (status, body, took) = send(
+                    http.post(format!("{base}/api/staff/events/{event_id}/admissions"))
+                        .json(&json!({ "code": code, "gate": format!("Gate {worker}") })),
+                )
+                .await;
+                report.record("scan", status, took);
+                match body["result"].as_str() {
+                    Some("admitted") => report.tally("admitted", 200),
+                    Some("already_admitted") => report.tally("already_admitted", 200),
+                    Some(other) => report.tally(
+                        if other == "refunded" {
+                            "refunded"
+                        } else {
+                            "other"
+                        },
+                        200,
+                    ),
+                    None => {}
+                }
+            }
+            report
+        }));
+    }
+    gather("door", tasks, started).await
 }
 
 /// New buyers ask for 2–4 best available seats together and keep them,

@@ -15,7 +15,10 @@
 //! at --concurrency and at 16, PostgreSQL CPU per pick), faults (kill the
 //! app, restart PostgreSQL, hold a stray lock, all under load), scale (picks
 //! on one instance, then on all), live (--pages open pages across the
-//! instances, picks at --picks-per-sec, 201-to-page latency).
+//! instances, picks at --picks-per-sec, 201-to-page latency), sales (new
+//! buyers hold one seat and buy it: purchases/s and purchase latency with
+//! the ticket and outbox writes), door (2,000 tickets sold, then every code
+//! scanned twice by --concurrency gates: exactly one admission each).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -686,6 +689,55 @@ async fn main() -> anyhow::Result<()> {
                 .await
             }
             "mixed" => loadgen::mixed(&target, options.duration, options.concurrency).await,
+            "sales" => {
+                let report = loadgen::sales(&target, options.duration, options.concurrency).await;
+                println!(
+                    "\nsales: {:.0} purchases/s (each: one seat, its ticket and its e-mail row, one transaction); \
+                     purchase p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",
+                    report.holds_per_sec, report.p50_ms, report.p95_ms, report.p99_ms
+                );
+                extra.insert(
+                    "sales_purchases_per_sec".into(),
+                    report.holds_per_sec.into(),
+                );
+                extra.insert("sales_purchase_p95_ms".into(), report.p95_ms.into());
+                report
+            }
+            "door" => {
+                const TICKETS: usize = 2000;
+                let (name, password) = ("bench-door", "a long bench door password");
+                let hash = seatmap::domain::password::hash(password)?;
+                let client = harness.pool.get().await?;
+                let _ = seatmap::db::staff::create(&client, name, &hash).await;
+                drop(client);
+                let report =
+                    loadgen::door(&target, (name, password), TICKETS, options.concurrency).await;
+                let scans = report.requests as f64;
+                let admitted = report.count_of("admitted", 200);
+                let again = report.count_of("already_admitted", 200);
+                println!(
+                    "\ndoor: {TICKETS} tickets, each scanned twice by {} gates: {:.0} scans/s; \
+                     {admitted} admitted, {again} told already admitted; scan p50 {:.1} ms, \
+                     p95 {:.1} ms, p99 {:.1} ms",
+                    options.concurrency,
+                    scans / report.wall_secs.max(1e-9),
+                    report.p50_ms,
+                    report.p95_ms,
+                    report.p99_ms
+                );
+                let mut report = report;
+                if admitted != TICKETS as u64 || again != TICKETS as u64 {
+                    report.breaches.push(format!(
+                        "door: {admitted} admitted and {again} refused of {TICKETS} tickets scanned twice"
+                    ));
+                }
+                extra.insert(
+                    "door_scans_per_sec".into(),
+                    (scans / report.wall_secs.max(1e-9)).into(),
+                );
+                extra.insert("door_scan_p95_ms".into(), report.p95_ms.into());
+                report
+            }
             "ga" => {
                 let (event_id, area_id, capacity) = harness.ga_event;
                 let target = Target {

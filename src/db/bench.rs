@@ -113,6 +113,9 @@ pub async fn empty_event(client: &impl GenericClient, event_id: EventId) -> AppR
             &[],
         )
         .await?;
+    // Orders last: their tickets, mail and lines name them.
+    client.execute("DELETE FROM tickets", &[]).await?;
+    client.execute("DELETE FROM outbox", &[]).await?;
     client.execute("DELETE FROM order_lines", &[]).await?;
     client.execute("DELETE FROM orders", &[]).await?;
     client
