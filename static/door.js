@@ -1,7 +1,6 @@
 // The door page's camera: frames from the back camera go to jsQR (vendored
 // from npm, static/jsQR.js); a code it finds is put in the code field and
-// the form is submitted, as if typed. The same code is not sent again for
-// a few seconds, so one ticket held in view is one scan.
+// the form is submitted, as if typed. One ticket held in view is one scan.
 (function () {
   "use strict";
   const box = document.querySelector("[data-door-camera]");
@@ -14,10 +13,14 @@
   const context = canvas.getContext("2d", { willReadFrequently: true });
   let last = { code: "", at: 0 };
 
+  // A code still in view (seen within the last 10 s) is not sent again:
+  // the green "Admit" stays up until the next ticket, not flipping to
+  // "Already admitted" while the guest is still holding out their phone.
   function submit(code) {
     const now = Date.now();
-    if (code === last.code && now - last.at < 4000) { return; }
+    const seenJustNow = code === last.code && now - last.at < 10000;
     last = { code: code, at: now };
+    if (seenJustNow) { return; }
     form.querySelector("[name=code]").value = code;
     form.requestSubmit();
   }

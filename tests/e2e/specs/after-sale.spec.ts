@@ -103,3 +103,37 @@ test('a refund at the box office puts the seat back on sale on an open buyer map
   await expect(page.getByRole('img', { name: 'QR code' })).toHaveCount(0);
   await Promise.all([context.close(), watcherContext.close()]);
 });
+
+test('the door reads a QR code from the camera and admits it', async ({ page, browser }) => {
+  await buySeat(page, 'P', 12);
+  const svg = await page.locator('.ticket__qr svg').first().evaluate((el) => el.outerHTML);
+  const { context, staff } = await staffPage(browser, '/staff/events/1/door');
+  // The camera is a canvas that shows the ticket's QR code, as a phone
+  // held up to the ticket would: the page's own jsQR decodes it.
+  await staff.addInitScript((qr: string) => {
+    const camera = async () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 480;
+      canvas.height = 360;
+      const context = canvas.getContext('2d')!;
+      const image = new Image();
+      image.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(qr);
+      await image.decode();
+      const draw = () => {
+        context.fillStyle = '#fff';
+        context.fillRect(0, 0, canvas.width, canvas.height);
+        context.drawImage(image, 110, 50, 260, 260);
+      };
+      draw();
+      setInterval(draw, 100);
+      return canvas.captureStream(10);
+    };
+    Object.defineProperty(navigator, 'mediaDevices', { value: { getUserMedia: camera }, configurable: true });
+  }, svg);
+  await staff.reload();
+  await staff.getByRole('button', { name: 'Scan with the camera' }).click();
+  await expect(staff.getByText('Camera on')).toBeVisible();
+  await expect(staff.locator('#door-result')).toContainText('Admit — Orchestra P12');
+  await expect(staff.locator('#door-counts')).toContainText(/[1-9]\d* admitted of/);
+  await context.close();
+});
