@@ -758,6 +758,36 @@ async fn main() -> anyhow::Result<()> {
                 report
             }
             "ratio" => ratio(&harness, &options, &mut extra).await?,
+            "sale-cost" => {
+                // Rounds of the purchase without and with its ticket and
+                // outbox writes, in turn, for medians on a noisy machine.
+                let mut before = Vec::new();
+                let mut after = Vec::new();
+                for _ in 0..3 {
+                    for (with_tickets, runs) in [(false, &mut before), (true, &mut after)] {
+                        let cpu = postgres_cpu(&harness)?;
+                        let (tps, sales) = pgbench_claims(
+                            &harness,
+                            &options,
+                            &db::bench::sale_script(with_tickets),
+                        )
+                        .await?;
+                        runs.push((tps, per_claim(postgres_cpu(&harness)? - cpu, sales)));
+                        harness.reset().await?;
+                    }
+                }
+                let (without, without_cpu) = medians(&before);
+                let (with, with_cpu) = medians(&after);
+                println!(
+                    "\nsale-cost (pgbench, claim then purchase of one random seat, medians of 3 rounds in turn):\n\
+                     \x20 purchase without tickets and outbox (as before) {without:>7.0} sales/s   PostgreSQL CPU {without_cpu:.2} ms/sale\n\
+                     \x20 purchase with its ticket and outbox row        {with:>7.0} sales/s   {:.2}x   CPU {with_cpu:.2} ms/sale",
+                    with / without.max(1e-9)
+                );
+                extra.insert("sale_cost_without_per_sec".into(), without.into());
+                extra.insert("sale_cost_with_per_sec".into(), with.into());
+                continue;
+            }
             "live" => {
                 let pages = options.pages;
                 let live =

@@ -166,6 +166,52 @@ UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = md5(:h::text):
 COMMIT;
 ";
 
+/// A sale as the app makes one, for pgbench: a claim of one random seat in
+/// its own transaction, then the purchase (order, seat sold with its line,
+/// hold closed) in another. `{after_sale}` is where the purchase's ticket
+/// and outbox writes go (see [`sale_script`]).
+const PGBENCH_SALE_SCRIPT: &str = "\\set seat random(:lo, :hi)
+\\set h random(1, 1000000000000)
+BEGIN;
+INSERT INTO holds (id, event_id, buyer_id, expires_at) VALUES (md5(:h::text)::uuid, :event, gen_random_uuid(), now() + interval '10 minutes');
+WITH target AS (SELECT id FROM seats WHERE event_id = :event AND id = :seat AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now())) ORDER BY id FOR UPDATE) UPDATE seats s SET status = 'HELD', hold_id = md5(:h::text)::uuid, held_until = now() + interval '10 minutes', changed_xid = pg_current_xact_id() FROM target WHERE s.id = target.id;
+COMMIT;
+BEGIN;
+INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email) VALUES (md5(:h::text || 'order')::uuid, :event, md5(:h::text)::uuid, gen_random_uuid(), 'Bench Buyer', 'bench@example.com');
+WITH sold AS (UPDATE seats SET status = 'SOLD', order_id = md5(:h::text || 'order')::uuid, hold_id = NULL, held_until = NULL, changed_xid = pg_current_xact_id() WHERE hold_id = md5(:h::text)::uuid AND held_until > now() RETURNING id, tier_id) INSERT INTO order_lines (order_id, seat_id, price_cents) SELECT md5(:h::text || 'order')::uuid, sold.id, t.price_cents FROM sold JOIN price_tiers t ON t.id = sold.tier_id;
+UPDATE holds SET state = 'PURCHASED', closed_at = now() WHERE id = md5(:h::text)::uuid AND state = 'OPEN';
+{after_sale}COMMIT;
+";
+
+/// The sale for pgbench, with the purchase's ticket and outbox writes
+/// (`with_tickets`, as the app does now) or without them (the purchase as
+/// it was before tickets: the ceiling the new writes are measured against).
+/// Codes here are 32 letters of md5 output in the ticket alphabet; the
+/// app's come from its CSPRNG.
+pub fn sale_script(with_tickets: bool) -> String {
+    let after_sale = if with_tickets {
+        let issue = super::tickets::ISSUE
+            .replace("$1", "md5(:h::text || 'order')::uuid")
+            .replace("$2", ":event")
+            .replace(
+                "$3::text[]",
+                "ARRAY[translate(upper(md5(random()::text) || md5(random()::text)), '0189', 'WXYZ')]::text[]",
+            )
+            .replace("c.code", "left(c.code, 32)");
+        let queue = super::outbox::QUEUE_ORDER_CONFIRMATION
+            .replace("$1", "'<' || md5(:h::text) || '@bench>'")
+            .replace("$2", "md5(:h::text || 'order')::uuid")
+            .replace("$3", "'bench@example.com'")
+            .replace("$4", ":event");
+        // pgbench wants each statement on one line.
+        let one_line = |sql: String| sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        format!("{};\n{};\n", one_line(issue), one_line(queue))
+    } else {
+        String::new()
+    };
+    PGBENCH_SALE_SCRIPT.replace("{after_sale}", &after_sale)
+}
+
 /// [`PGBENCH_CLAIM_SCRIPT`] without the live feed's stamp: with the
 /// trigger off too (see [`set_live_feed_triggers`]), the claim SQL with no
 /// live-feed machinery at all, the physical ceiling.
