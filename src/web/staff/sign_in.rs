@@ -168,11 +168,16 @@ async fn login(
             Some((id, hash)) => (Some(id), hash),
             None => (None, password::decoy_hash().to_string()),
         };
+        // argon2 is slow on purpose: hash with no pooled connection held,
+        // or a burst of sign-ins starves every other request of the pool.
+        drop(client);
         let matches = password_matches(form.password.clone(), stored).await?;
         staff_id.filter(|_| matches)
     } else {
+        drop(client);
         None
     };
+    let client = state.pool.get().await?;
     let Some(staff_id) = staff_id else {
         db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await?;
         return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into());
