@@ -79,9 +79,19 @@ fn request_span(request: &Request) -> tracing::Span {
     tracing::info_span!(
         "request",
         method = %request.method(),
-        path = %request.uri().path(),
+        path = %logged_path(request.uri().path()),
         request_id = %request_id,
     )
+}
+
+/// The path as logs show it: a ticket's code is the ticket (whoever has it
+/// gets in), so it never reaches a log line.
+fn logged_path(path: &str) -> &str {
+    if path.starts_with("/tickets/") {
+        "/tickets/{code}"
+    } else {
+        path
+    }
 }
 
 /// The router as a service that knows each connection's peer address
@@ -137,4 +147,16 @@ async fn html_errors(request: Request, next: Next) -> Response {
         return web::staff::login_redirect(&wanted).into_response();
     }
     web::render::render_error_page(response)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ticket_codes_stay_out_of_the_logs() {
+        assert_eq!(
+            super::logged_path("/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+            "/tickets/{code}"
+        );
+        assert_eq!(super::logged_path("/events/1"), "/events/1");
+    }
 }
