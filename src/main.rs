@@ -36,10 +36,14 @@ fn main() -> ExitCode {
 async fn run() -> ExitCode {
     // Logs go to stderr so that stdout carries only results (`seatmap demo`
     // prints an id). SEATMAP_LOG_FORMAT=json gives one JSON object a line.
+    // tokio_postgres logs the server's NOTICEs at info ("relation
+    // refinery_schema_history already exists, skipping" on every start).
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info,tower_http=warn".into());
+        .unwrap_or_else(|_| "info,tower_http=warn,tokio_postgres=warn".into());
+    // Colour only for a terminal: escape codes don't belong in a log file.
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(filter);
     if std::env::var("SEATMAP_LOG_FORMAT").is_ok_and(|f| f == "json") {
         logs.json().init();

@@ -209,6 +209,12 @@ impl PgCluster {
 
     /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
     /// waiting up to 30 s. Blocking.
+    /// Whether this process attached to a server already running on the
+    /// data folder (the app's, under `seatmap staff`) rather than starting it.
+    pub fn attached(&self) -> bool {
+        self.server.is_none()
+    }
+
     pub fn stop(&self) -> anyhow::Result<()> {
         let Some(server) = &self.server else {
             return Ok(());
@@ -229,8 +235,11 @@ impl PgCluster {
 
 /// Whether a server is answering on the data folder's socket.
 fn accepts_connections(bin_dir: &Path, data_dir: &Path) -> bool {
+    // As the cluster's own superuser: pg_isready logs in to ask, and with
+    // the OS user (root) the server would log "role does not exist".
     Command::new(bin_dir.join("pg_isready"))
         .arg("-q")
+        .args(["-U", SUPERUSER])
         .arg("-h")
         .arg(data_dir)
         .arg("-p")

@@ -38,11 +38,16 @@ impl Database {
                     Some(dir) => dir.join("pgdata"),
                     None => crate::pg_cluster::default_data_dir()?,
                 };
-                tracing::info!(data_dir = %pg_data.display(), "starting the embedded PostgreSQL");
+                let shown = pg_data.display().to_string();
                 let cluster = tokio::task::spawn_blocking(move || {
                     PgCluster::start(&pg_data, Durability::Durable)
                 })
                 .await??;
+                if cluster.attached() {
+                    tracing::info!(data_dir = %shown, "using the embedded PostgreSQL already running");
+                } else {
+                    tracing::info!(data_dir = %shown, "embedded PostgreSQL started");
+                }
                 let (admin, connection) = cluster
                     .connect_config("postgres")
                     .connect(tokio_postgres::NoTls)
@@ -71,7 +76,7 @@ impl Database {
     /// Closes the pool and stops the embedded cluster, if any.
     pub async fn shutdown(self) {
         self.pool.close();
-        if let Some(cluster) = self.cluster {
+        if let Some(cluster) = self.cluster.filter(|cluster| !cluster.attached()) {
             match tokio::task::spawn_blocking(move || cluster.stop()).await {
                 Ok(Ok(())) => tracing::info!("embedded PostgreSQL stopped"),
                 Ok(Err(err)) => tracing::error!(error = ?err, "stopping the embedded PostgreSQL"),
@@ -94,9 +99,20 @@ pub struct Application {
 impl Application {
     /// Binds `config.addr` and starts this instance's live feed.
     pub async fn build(config: Config, database: &Database) -> anyhow::Result<Application> {
-        let listener = TcpListener::bind(config.addr)
-            .await
-            .with_context(|| format!("binding {}", config.addr))?;
+        let listener = match TcpListener::bind(config.addr).await {
+            Ok(listener) => listener,
+            Err(err) if err.kind() == std::io::ErrorKind::AddrInUse => anyhow::bail!(
+                "{} is already in use (another seatmap, perhaps). Set SEATMAP_ADDR to another \
+                 address, for example SEATMAP_ADDR=127.0.0.1:3001",
+                config.addr
+            ),
+            Err(err) => {
+                return Err(anyhow::Error::new(err).context(format!(
+                    "listening on {} (set SEATMAP_ADDR to change it)",
+                    config.addr
+                )));
+            }
+        };
         let addr = listener.local_addr()?;
         let live = LiveFeed::start(
             database.pg_config.clone(),
@@ -127,6 +143,7 @@ impl Application {
         let state = self.state.clone();
         let limits = state.config.server.clone();
         let mail = self.mail_worker.map(|worker| tokio::spawn(worker.run()));
+        let live = state.live.clone();
         let router = build_router(self.state);
         crate::server::serve(self.listener, router, limits, async move {
             shutdown.await;
@@ -139,6 +156,9 @@ impl Application {
         if let Some(mail) = mail {
             mail.abort();
         }
+        // Before the database goes: a feed still polling would log the
+        // shutdown as a failure.
+        live.stop();
     }
 }
 

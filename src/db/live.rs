@@ -87,6 +87,8 @@ pub struct LiveFeed {
     /// after its first snapshot.
     resync: Arc<watch::Sender<u64>>,
     reads: Arc<FeedReads>,
+    /// Set when the app shuts down: polling ends quietly.
+    stopped: Arc<watch::Sender<bool>>,
 }
 
 /// How often seats were read to serve live pages: by the feed (once per
@@ -181,9 +183,15 @@ impl LiveFeed {
             sender,
             resync: Arc::new(watch::channel(0).0),
             reads: Arc::default(),
+            stopped: Arc::new(watch::channel(false).0),
         };
         tokio::spawn(poll_forever(pool, feed.clone(), poll_every));
         Ok(feed)
+    }
+
+    /// Ends polling (at shutdown, before the database stops).
+    pub fn stop(&self) {
+        self.stopped.send_replace(true);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<SeatChanges>> {
@@ -214,8 +222,12 @@ async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
     let mut ticks = tokio::time::interval(poll_every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
+    let mut stopped = feed.stopped.subscribe();
     loop {
-        ticks.tick().await;
+        tokio::select! {
+            _ = ticks.tick() => {}
+            _ = stopped.wait_for(|stopped| *stopped) => return,
+        }
         let started = std::time::Instant::now();
         let outcome = poll(&pool, &feed, &mut since).await;
         metrics::histogram!(obs::LIVE_POLL_DURATION).record(started.elapsed().as_secs_f64());
@@ -231,6 +243,9 @@ async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
             Err(err) => {
                 if !failing {
                     tracing::warn!(error = ?anyhow::Error::from(err), "live feed poll failed; retrying");
+                }
+                if *feed.stopped.borrow() {
+                    return;
                 }
                 failing = true;
                 tokio::time::sleep(Duration::from_secs(1)).await;
