@@ -43,6 +43,10 @@ pub fn build_router(state: AppState) -> Router {
     let [nosniff, referrer, opener] = security::header_layers();
     web::router()
         .fallback(web::not_found)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::web::extract::authenticate_bearer,
+        ))
         .layer(middleware::from_fn(security::refuse_cross_site))
         .layer(middleware::from_fn_with_state(
             (secure, same_site_name),

@@ -1,5 +1,5 @@
-//! The commands besides `serve`: `demo`, `staff add|list`, `venue
-//! check|import`. Each opens the configured database (or the embedded
+//! The commands besides `serve`: `demo`, `staff add|list`, `apikey
+//! add|list|revoke`, `venue check|import`. Each opens the configured database (or the embedded
 //! one) through `startup::Database`, does one thing, and shuts it down.
 
 use crate::config::Config;
@@ -124,4 +124,72 @@ pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Res
         crate::web::staff::venues::imported_message(&layout)
     );
     Ok(true)
+}
+
+/// `seatmap apikey add NAME SCOPE`: makes a key and prints it, once; only
+/// its hash is kept.
+pub async fn apikey_add(config: Config, name: &str, scope: &str) -> anyhow::Result<()> {
+    use crate::domain::api_key::{self, Scope};
+    anyhow::ensure!(
+        crate::domain::password::valid_staff_name(name),
+        "a key's name is 1 to 64 letters, digits or . _ @ -"
+    );
+    let scope = Scope::parse(scope)
+        .with_context(|| format!("scope {scope:?}: choose read, sell or box-office"))?;
+    let (key, hash) = api_key::generate();
+    let database = Database::connect(&config).await?;
+    let created = async {
+        let client = database.pool.get().await?;
+        db::api_keys::create(&client, name, scope, &hash).await
+    }
+    .await;
+    database.shutdown().await;
+    created.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
+    eprintln!(
+        "API key {name} ({}) created. It is shown this once; send it as \"Authorization: Bearer <key>\":",
+        scope.as_str()
+    );
+    println!("{key}");
+    Ok(())
+}
+
+/// `seatmap apikey list`: name, scope, made, and whether revoked.
+pub async fn apikey_list(config: Config) -> anyhow::Result<()> {
+    let database = Database::connect(&config).await?;
+    let listed = async {
+        let client = database.pool.get().await?;
+        db::api_keys::list(&client).await
+    }
+    .await;
+    database.shutdown().await;
+    for key in listed.map_err(|err| anyhow::anyhow!("{err}"))? {
+        let state = match key.revoked_at {
+            Some(at) => format!("revoked {}", crate::web::views::display_time(at)),
+            None => "live".to_string(),
+        };
+        println!(
+            "{}\t{}\tcreated {}\t{state}",
+            key.name,
+            key.scope,
+            crate::web::views::display_time(key.created_at)
+        );
+    }
+    Ok(())
+}
+
+/// `seatmap apikey revoke NAME`: the key stops working at once.
+pub async fn apikey_revoke(config: Config, name: &str) -> anyhow::Result<()> {
+    let database = Database::connect(&config).await?;
+    let revoked = async {
+        let client = database.pool.get().await?;
+        db::api_keys::revoke(&client, name).await
+    }
+    .await;
+    database.shutdown().await;
+    anyhow::ensure!(
+        revoked.map_err(|err| anyhow::anyhow!("{err}"))?,
+        "no live API key named {name:?}"
+    );
+    println!("API key {name} revoked");
+    Ok(())
 }

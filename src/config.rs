@@ -119,6 +119,8 @@ pub struct AbuseLimits {
     pub hold_requests_per_session: u32,
     /// Hold requests per minute from one client address.
     pub hold_requests_per_ip: u32,
+    /// Hold requests per minute made with one API key (all its customers).
+    pub hold_requests_per_key: u32,
     /// Failed staff logins per 15 minutes for one account.
     pub login_failures_per_account: u32,
     /// Failed staff logins per 15 minutes from one client address.
@@ -132,6 +134,7 @@ impl AbuseLimits {
             max_holds_per_ip: 0,
             hold_requests_per_session: 0,
             hold_requests_per_ip: 0,
+            hold_requests_per_key: 0,
             login_failures_per_account: 0,
             login_failures_per_ip: 0,
         }
@@ -290,6 +293,7 @@ impl Config {
                 max_holds_per_ip: parse(&get, "MAX_HOLDS_PER_IP", 20)?,
                 hold_requests_per_session: parse(&get, "HOLD_REQUESTS_PER_MINUTE", 30)?,
                 hold_requests_per_ip: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_IP", 300)?,
+                hold_requests_per_key: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000)?,
                 login_failures_per_account: parse(&get, "LOGIN_FAILURES_PER_ACCOUNT", 5)?,
                 login_failures_per_ip: parse(&get, "LOGIN_FAILURES_PER_IP", 20)?,
             },

@@ -52,6 +52,7 @@ error_codes! {
     InvalidTicketCode => "invalid_ticket_code",
     InvalidTender => "invalid_tender",
     InvalidGate => "invalid_gate",
+    InvalidApiKey => "invalid_api_key",
     MissingPrice => "missing_price",
     NoArea => "no_area",
     NoFile => "no_file",
@@ -110,6 +111,9 @@ pub enum AppError {
     HoldExpired,
     #[error("not signed in as staff")]
     Unauthorized,
+    /// A bearer key that is malformed, unknown or revoked.
+    #[error("invalid API key")]
+    InvalidApiKey,
     #[error("forbidden: {0}")]
     Forbidden(String),
     #[error("too many requests: {limit:?}")]

@@ -8,6 +8,9 @@ usage: seatmap [serve]          run the web app (default)
        seatmap demo             seed the demo event into the configured database and print its id
        seatmap staff add NAME   create a box-office account (password from the terminal or stdin)
        seatmap staff list       list box-office accounts
+       seatmap apikey add NAME SCOPE  make an API key (read, sell or box-office); printed once
+       seatmap apikey list      list API keys
+       seatmap apikey revoke NAME  revoke an API key at once
        seatmap venue check FILE validate a venue layout (.json or .csv) and say what is wrong, where
        seatmap venue import FILE validate a layout whole, then store it as a venue (nothing on failure)
 
@@ -81,6 +84,18 @@ async fn run() -> ExitCode {
             (Some("list"), None) => cli::staff_list(config).await,
             _ => {
                 eprintln!("seatmap: usage: seatmap staff add NAME | seatmap staff list");
+                return ExitCode::from(2);
+            }
+        },
+        Some("apikey") => match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
+            (Some("add"), Some(name), Some(scope)) => cli::apikey_add(config, name, scope).await,
+            (Some("list"), None, None) => cli::apikey_list(config).await,
+            (Some("revoke"), Some(name), None) => cli::apikey_revoke(config, name).await,
+            _ => {
+                eprintln!(
+                    "seatmap: usage: seatmap apikey add NAME read|sell|box-office | \
+                     seatmap apikey list | seatmap apikey revoke NAME"
+                );
                 return ExitCode::from(2);
             }
         },

@@ -4,11 +4,12 @@
 use time::OffsetDateTime;
 
 use super::GenericClient;
-use crate::domain::ids::{EventId, HoldId, OrderId, SeatId, StaffId};
+use crate::domain::ids::{Actor, EventId, HoldId, OrderId, SeatId};
 use crate::error::AppResult;
 
 pub struct Entry<'a> {
-    pub staff_id: Option<StaffId>,
+    /// Who did it: staff or a box-office key; None for the system.
+    pub actor: Option<Actor>,
     pub action: &'a str,
     pub event_id: Option<EventId>,
     pub hold_id: Option<HoldId>,
@@ -20,21 +21,23 @@ pub struct Entry<'a> {
 pub async fn record(client: &impl GenericClient, entry: Entry<'_>) -> AppResult<()> {
     let statement = client
         .prepare_cached(
-            "INSERT INTO audit_log (staff_id, action, event_id, hold_id, order_id, seat_ids, detail)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO audit_log (staff_id, api_key_id, action, event_id, hold_id, order_id,
+                                    seat_ids, detail)
+             VALUES ($1, $8, $2, $3, $4, $5, $6, $7)",
         )
         .await?;
     client
         .execute(
             &statement,
             &[
-                &entry.staff_id,
+                &entry.actor.and_then(Actor::staff_id),
                 &entry.action,
                 &entry.event_id,
                 &entry.hold_id,
                 &entry.order_id,
                 &entry.seat_ids,
                 &entry.detail,
+                &entry.actor.and_then(Actor::api_key_id),
             ],
         )
         .await?;
@@ -57,12 +60,14 @@ pub async fn recent(
 ) -> AppResult<Vec<LoggedAction>> {
     let statement = client
         .prepare_cached(
-            "SELECT a.at, st.name AS staff, a.action, a.detail,
+            "SELECT a.at, coalesce(st.name, 'API key ' || k.name) AS staff, a.action, a.detail,
                     coalesce((SELECT array_agg(sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label
                                                ORDER BY sec.sort_order, s.row_index, s.position)
                                 FROM seats s JOIN sections sec ON sec.id = s.section_id
                                WHERE s.id = ANY(a.seat_ids)), '{}') AS seats
-               FROM audit_log a LEFT JOIN staff st ON st.id = a.staff_id
+               FROM audit_log a
+               LEFT JOIN staff st ON st.id = a.staff_id
+               LEFT JOIN api_keys k ON k.id = a.api_key_id
               WHERE a.event_id = $1
               ORDER BY a.at DESC, a.id DESC
               LIMIT $2",

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::audit::{self, Entry};
 use super::holds::{self, HoldRules, Holder};
 use super::{GenericClient, Pool, events, retrying, seats};
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId, StaffId};
+use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Missing};
@@ -239,7 +239,7 @@ pub async fn occupant(
 /// their next page. Returns the hold's event and the seats released.
 pub async fn release(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     hold_id: HoldId,
     only_seat: Option<SeatId>,
 ) -> AppResult<(EventId, SeatIds)> {
@@ -254,21 +254,21 @@ pub async fn release(
                     return Err(AppError::NotFound(Missing::SeatInHold));
                 }
                 if holds::is_empty(&tx, hold.id).await? {
-                    holds::close_by_staff(&tx, hold.id, staff_id).await?;
+                    holds::close_by_staff(&tx, hold.id, actor).await?;
                 }
                 SeatIds::new([seat_id])
             }
             None => {
                 super::ga::release_all(&tx, hold.id).await?;
                 let released = seats::release_all(&tx, hold.id).await?;
-                holds::close_by_staff(&tx, hold.id, staff_id).await?;
+                holds::close_by_staff(&tx, hold.id, actor).await?;
                 released
             }
         };
         audit::record(
             &tx,
             Entry {
-                staff_id: Some(staff_id),
+                actor: Some(actor),
                 action: if only_seat.is_some() {
                     "release_seat"
                 } else {
@@ -292,7 +292,7 @@ pub async fn release(
 /// same buyer, with a fresh expiry. All of them or none.
 pub async fn revive(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     hold_id: HoldId,
     ttl: std::time::Duration,
 ) -> AppResult<holds::HoldSummary> {
@@ -333,7 +333,7 @@ pub async fn revive(
         audit::record(
             &tx,
             Entry {
-                staff_id: Some(staff_id),
+                actor: Some(actor),
                 action: "revive_hold",
                 event_id: Some(old.event_id),
                 hold_id: Some(hold.id),
@@ -368,7 +368,7 @@ async fn seats_must_belong(
 /// first. Returns the seats now in the requested state.
 pub async fn set_blocked(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     seat_ids: &SeatIds,
     block: bool,
@@ -390,7 +390,7 @@ pub async fn set_blocked(
         audit::record(
             &tx,
             Entry {
-                staff_id: Some(staff_id),
+                actor: Some(actor),
                 action: if block { "block" } else { "unblock" },
                 event_id: Some(event_id),
                 hold_id: None,
@@ -427,7 +427,7 @@ pub struct SalesClosed {
 /// again finishes the job.
 pub async fn close_sales(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     cancel: bool,
 ) -> AppResult<SalesClosed> {
@@ -448,9 +448,10 @@ pub async fn close_sales(
         // Holds before seats, as a buyer's release locks them.
         let holds_released = tx
             .execute(
-                "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2
+                "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2,
+                        released_by_key = $3
                   WHERE event_id = $1 AND state = 'OPEN'",
-                &[&event_id, &staff_id],
+                &[&event_id, &actor.staff_id(), &actor.api_key_id()],
             )
             .await? as i64;
         let ga_tickets_released = super::ga::release_event(&tx, event_id).await?;
@@ -482,7 +483,7 @@ pub async fn close_sales(
         audit::record(
             &tx,
             Entry {
-                staff_id: Some(staff_id),
+                actor: Some(actor),
                 action: if cancel {
                     "cancel_event"
                 } else {

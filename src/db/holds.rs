@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
-use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId, StaffId};
+use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId};
 use crate::domain::locale::EventLocale;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
@@ -140,7 +140,7 @@ pub(super) fn refuse_if_over(summary: &HoldSummary, adding: usize, max: u32) -> 
 // columns are read under FOR UPDATE, which would lock a joined event row.
 const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
      (state = 'OPEN' AND expires_at > now()) AS live,
-     released_by_staff IS NOT NULL AS released_by_staff, extended,
+     (released_by_staff IS NOT NULL OR released_by_key IS NOT NULL) AS released_by_staff, extended,
      (SELECT ARRAY[e.currency, e.time_zone] FROM events e WHERE e.id = holds.event_id) AS locale";
 
 fn hold_from_row(row: &Row) -> Hold {
@@ -526,15 +526,21 @@ pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: HoldId) -> 
 pub(super) async fn close_by_staff(
     client: &impl GenericClient,
     hold_id: HoldId,
-    staff_id: StaffId,
+    actor: Actor,
 ) -> AppResult<()> {
     let statement = client
         .prepare_cached(
-            "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2
+            "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2,
+                    released_by_key = $3
               WHERE id = $1 AND state IN ('OPEN', 'EXPIRED')",
         )
         .await?;
-    client.execute(&statement, &[&hold_id, &staff_id]).await?;
+    client
+        .execute(
+            &statement,
+            &[&hold_id, &actor.staff_id(), &actor.api_key_id()],
+        )
+        .await?;
     Ok(())
 }
 

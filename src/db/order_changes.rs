@@ -12,7 +12,7 @@ use super::audit::{self, Entry};
 use super::ga::{self, GaRequest};
 use super::tickets::{self, Issued};
 use super::{GenericClient, Pool, events, outbox, retrying, seats};
-use crate::domain::ids::{BuyerId, EventId, OrderId, SeatId, StaffId, TicketId};
+use crate::domain::ids::{Actor, BuyerId, EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
@@ -39,24 +39,20 @@ pub struct WalkUpSold {
 /// is priced at nothing. With an e-mail address, the tickets are mailed.
 pub async fn walk_up_sale(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     sale: &WalkUp,
 ) -> AppResult<WalkUpSold> {
     if sale.seat_ids.is_empty() && sale.ga.is_empty() {
         return Err(AppError::Invalid(Invalid::NothingToSell));
     }
-    retrying(|| {
-        super::in_transaction(pool, async |tx| {
-            walk_up_in(tx, staff_id, event_id, sale).await
-        })
-    })
-    .await
+    retrying(|| super::in_transaction(pool, async |tx| walk_up_in(tx, actor, event_id, sale).await))
+        .await
 }
 
 async fn walk_up_in(
     tx: &impl GenericClient,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     sale: &WalkUp,
 ) -> AppResult<WalkUpSold> {
@@ -82,7 +78,7 @@ async fn walk_up_in(
             &BuyerId(Uuid::new_v4()),
             &sale.buyer.name,
             &email,
-            &staff_id,
+            &actor.staff_id(),
             &sale.tender.as_str(),
             &sale.tender.comp_reason(),
         ],
@@ -111,7 +107,7 @@ async fn walk_up_in(
     audit::record(
         tx,
         Entry {
-            staff_id: Some(staff_id),
+            actor: Some(actor),
             action: "box_office_sale",
             event_id: Some(event_id),
             hold_id: None,
@@ -140,7 +136,7 @@ pub struct Refunded {
 /// on one ticket, exactly one of them wins.
 pub async fn refund(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     order_id: OrderId,
     only: Option<&[TicketId]>,
@@ -153,7 +149,7 @@ pub async fn refund(
     });
     retrying(|| {
         super::in_transaction(pool, async |tx| {
-            refund_in(tx, staff_id, event_id, order_id, only.as_deref()).await
+            refund_in(tx, actor, event_id, order_id, only.as_deref()).await
         })
     })
     .await
@@ -161,7 +157,7 @@ pub async fn refund(
 
 async fn refund_in(
     tx: &impl GenericClient,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     order_id: OrderId,
     only: Option<&[TicketId]>,
@@ -239,7 +235,7 @@ async fn refund_in(
     audit::record(
         tx,
         Entry {
-            staff_id: Some(staff_id),
+            actor: Some(actor),
             action: if only.is_some() {
                 "refund_tickets"
             } else {
@@ -278,14 +274,14 @@ pub struct Reseated {
 /// reseats onto one seat, exactly one wins; the other is told it's taken.
 pub async fn reseat(
     pool: &Pool,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     ticket_id: TicketId,
     to: SeatId,
 ) -> AppResult<Reseated> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
-            reseat_in(tx, staff_id, event_id, ticket_id, to).await
+            reseat_in(tx, actor, event_id, ticket_id, to).await
         })
     })
     .await
@@ -293,7 +289,7 @@ pub async fn reseat(
 
 async fn reseat_in(
     tx: &impl GenericClient,
-    staff_id: StaffId,
+    actor: Actor,
     event_id: EventId,
     ticket_id: TicketId,
     to: SeatId,
@@ -348,7 +344,7 @@ async fn reseat_in(
     audit::record(
         tx,
         Entry {
-            staff_id: Some(staff_id),
+            actor: Some(actor),
             action: "reseat",
             event_id: Some(event_id),
             hold_id: None,

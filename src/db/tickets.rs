@@ -5,7 +5,7 @@
 use time::OffsetDateTime;
 
 use super::GenericClient;
-use crate::domain::ids::{EventId, OrderId, SeatId, StaffId, TicketId};
+use crate::domain::ids::{Actor, EventId, OrderId, SeatId, TicketId};
 use crate::domain::locale::EventLocale;
 use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult};
@@ -201,7 +201,7 @@ pub async fn admit(
     event_id: EventId,
     code: &TicketCode,
     gate: &str,
-    staff_id: StaffId,
+    actor: Actor,
 ) -> AppResult<Admission> {
     let statement = client
         .prepare_cached(
@@ -210,7 +210,10 @@ pub async fn admit(
         )
         .await?;
     let admitted = client
-        .execute(&statement, &[&code.as_str(), &event_id, &gate, &staff_id])
+        .execute(
+            &statement,
+            &[&code.as_str(), &event_id, &gate, &actor.staff_id()],
+        )
         .await?
         == 1;
     // A new statement, so a new snapshot: it sees the admission or refund

@@ -67,3 +67,31 @@ id_type!(
     /// One ticket (its code, not this id, is what the buyer carries).
     TicketId(i64)
 );
+id_type!(
+    /// An API key (its secret is never stored, only a hash of it).
+    ApiKeyId(i64)
+);
+
+/// Who made a box-office change: a member of staff, or a box-office API
+/// key. The audit log names one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Actor {
+    Staff(StaffId),
+    Key(ApiKeyId),
+}
+
+impl Actor {
+    pub fn staff_id(self) -> Option<StaffId> {
+        match self {
+            Actor::Staff(id) => Some(id),
+            Actor::Key(_) => None,
+        }
+    }
+
+    pub fn api_key_id(self) -> Option<ApiKeyId> {
+        match self {
+            Actor::Key(id) => Some(id),
+            Actor::Staff(_) => None,
+        }
+    }
+}

@@ -118,6 +118,7 @@ pub enum Conflict {
     AlreadyCancelled,
     VenueExists(String),
     StaffExists(String),
+    ApiKeyExists(String),
     NotEnoughTogether {
         count: u32,
         free: i64,
@@ -200,6 +201,7 @@ impl Conflict {
             Conflict::AlreadyClosed | Conflict::AlreadyCancelled => ErrorCode::AlreadyClosed,
             Conflict::VenueExists(_) => ErrorCode::VenueExists,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
+            Conflict::ApiKeyExists(_) => ErrorCode::StaffExists,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,
             Conflict::NotEnoughSeats { .. } => ErrorCode::NotEnoughSeats,
             Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,

@@ -36,6 +36,10 @@ pub fn message(error: &AppError) -> String {
         AppError::Conflict(conflict) => conflict_text(conflict),
         AppError::HoldExpired => "This hold has expired; its seats have gone back on sale.".into(),
         AppError::Unauthorized => "Sign in as box-office staff to do this.".into(),
+        AppError::InvalidApiKey => {
+            "This API key is not valid: unknown, revoked, or not sent as \"Authorization: Bearer <key>\"."
+                .into()
+        }
         AppError::TooManyRequests { limit, .. } => limit_text(*limit),
         AppError::Database(_)
         | AppError::Pool(_)
@@ -185,6 +189,7 @@ fn conflict_text(conflict: &Conflict) -> String {
             format!("A venue named {name:?} already exists. Rename the layout to import it again.")
         }
         Conflict::StaffExists(name) => format!("A staff account named {name:?} already exists."),
+        Conflict::ApiKeyExists(name) => format!("An API key named {name:?} already exists."),
         Conflict::NotEnoughTogether {
             count,
             free,
@@ -255,6 +260,11 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
         AppError::Conflict(conflict) => (StatusCode::CONFLICT, conflict.code(), json!({})),
         AppError::HoldExpired => (StatusCode::GONE, ErrorCode::HoldExpired, json!({})),
         AppError::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, json!({})),
+        AppError::InvalidApiKey => (
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::InvalidApiKey,
+            json!({}),
+        ),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, json!({})),
         AppError::TooManyRequests {
             limit,

@@ -13,7 +13,8 @@ use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::ConnectInfo;
 
-use crate::domain::ids::{BuyerId, StaffId};
+use crate::domain::api_key::{self, Scope};
+use crate::domain::ids::{Actor, ApiKeyId, BuyerId, StaffId};
 use crate::error::{AppError, Missing};
 use crate::web::security::CsrfToken;
 use crate::web::state::AppState;
@@ -235,32 +236,40 @@ impl FromRequestParts<AppState> for ClientIp {
 /// with its address's count, not from zero.
 pub async fn admit_hold_request(
     state: &AppState,
-    buyer: &Buyer,
+    buyer_id: BuyerId,
+    key: Option<ApiKeyId>,
     ip: ClientIp,
 ) -> Result<crate::db::holds::Holder, AppError> {
     use crate::db::rate_limits::{Counter, hit};
     use crate::error::Limit;
     let limits = &state.config.limits;
     let client = state.pool.get().await?;
-    hit(
-        &client,
-        60,
-        &[
+    let buyer = Counter {
+        key: format!("hold:buyer:{buyer_id}"),
+        max: limits.hold_requests_per_session,
+    };
+    // A key's calls all come from its integrator's servers: its limits are
+    // the key's and each customer's, not the address's.
+    let counters = match key {
+        Some(key) => [
+            buyer,
             Counter {
-                key: format!("hold:buyer:{}", buyer.id),
-                max: limits.hold_requests_per_session,
+                key: format!("hold:key:{key}"),
+                max: limits.hold_requests_per_key,
             },
+        ],
+        None => [
+            buyer,
             Counter {
                 key: format!("hold:ip:{}", ip.0),
                 max: limits.hold_requests_per_ip,
             },
         ],
-        Limit::HoldRequests,
-    )
-    .await?;
+    };
+    hit(&client, 60, &counters, Limit::HoldRequests).await?;
     Ok(crate::db::holds::Holder {
-        buyer_id: buyer.id,
-        client_ip: Some(ip.0),
+        buyer_id,
+        client_ip: key.is_none().then_some(ip.0),
     })
 }
 
@@ -299,6 +308,163 @@ impl FromRequestParts<AppState> for StaffUser {
             name,
             session,
             csrf,
+        })
+    }
+}
+
+impl StaffUser {
+    pub fn actor(&self) -> Actor {
+        Actor::Staff(self.id)
+    }
+}
+
+/// Checks the key a request bears (`Authorization: Bearer <key>`), on
+/// every route: a malformed, unknown or revoked key is a 401, never a
+/// fall-back to the session or to anonymous access. A good key is left in
+/// the request's extensions for the extractors below.
+pub async fn authenticate_bearer(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let Some(header) = request.headers().get(axum::http::header::AUTHORIZATION) else {
+        return next.run(request).await;
+    };
+    let key = header
+        .to_str()
+        .ok()
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|key| api_key::well_formed(key))
+        .map(api_key::hash);
+    let found = match key {
+        Some(hash) => match state.pool.get().await {
+            Ok(client) => crate::db::api_keys::authenticate(&client, &hash).await,
+            Err(err) => Err(err.into()),
+        },
+        None => Ok(None),
+    };
+    match found {
+        Ok(Some(key)) => {
+            request.extensions_mut().insert(key);
+            next.run(request).await
+        }
+        Ok(None) => AppError::InvalidApiKey.into_response(),
+        Err(err) => err.into_response(),
+    }
+}
+
+/// The key the request bears, as [`authenticate_bearer`] found it.
+fn bearer_key(parts: &Parts) -> Option<crate::db::api_keys::ApiKey> {
+    parts
+        .extensions
+        .get::<crate::db::api_keys::ApiKey>()
+        .cloned()
+}
+
+fn needs_scope(key: &crate::db::api_keys::ApiKey, scope: Scope) -> Result<(), AppError> {
+    if key.scope == scope {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(format!(
+            "This API key's scope is {}; this needs a {} key.",
+            key.scope.as_str(),
+            scope.as_str()
+        )))
+    }
+}
+
+/// The customer a sell key acts for (`X-Customer-Ref`), as a buyer.
+fn key_customer(parts: &Parts, key: &crate::db::api_keys::ApiKey) -> Result<BuyerId, AppError> {
+    needs_scope(key, Scope::Sell)?;
+    let customer = parts
+        .headers
+        .get(api_key::CUSTOMER_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("");
+    Ok(api_key::customer_buyer(
+        key.id,
+        api_key::customer_ref(customer)?,
+    ))
+}
+
+/// A buyer of the JSON API: the session's (made on first use, as [`Buyer`])
+/// or, with a sell key, the key's customer named by `X-Customer-Ref`.
+pub struct ApiBuyer {
+    pub id: BuyerId,
+    /// The key, when a sell key made the request (limits are per key).
+    pub key: Option<ApiKeyId>,
+}
+
+impl FromRequestParts<AppState> for ApiBuyer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ApiBuyer, AppError> {
+        if let Some(key) = bearer_key(parts) {
+            return Ok(ApiBuyer {
+                id: key_customer(parts, &key)?,
+                key: Some(key.id),
+            });
+        }
+        let buyer = Buyer::from_request_parts(parts, state).await?;
+        Ok(ApiBuyer {
+            id: buyer.id,
+            key: None,
+        })
+    }
+}
+
+/// A buyer of the JSON API for a read: like [`ApiBuyer`], but a caller
+/// without a buyer id gets none, and no session is written.
+pub struct ApiViewer {
+    pub buyer_id: Option<BuyerId>,
+}
+
+impl FromRequestParts<AppState> for ApiViewer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<ApiViewer, AppError> {
+        // Any key may read; a sell key's customer also sees their own hold.
+        if let Some(key) = bearer_key(parts) {
+            let buyer_id = match key.scope {
+                Scope::Sell => Some(key_customer(parts, &key)?),
+                Scope::Read | Scope::BoxOffice => None,
+            };
+            return Ok(ApiViewer { buyer_id });
+        }
+        let viewer = Viewer::from_request_parts(parts, state).await?;
+        Ok(ApiViewer {
+            buyer_id: viewer.buyer_id,
+        })
+    }
+}
+
+/// Who calls the staff JSON API: a signed-in member of staff, or a
+/// box-office key. 401 for neither; 403 for a key of another scope.
+pub struct StaffCaller {
+    pub actor: Actor,
+}
+
+impl FromRequestParts<AppState> for StaffCaller {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<StaffCaller, AppError> {
+        if let Some(key) = bearer_key(parts) {
+            needs_scope(&key, Scope::BoxOffice)?;
+            return Ok(StaffCaller {
+                actor: Actor::Key(key.id),
+            });
+        }
+        let staff = StaffUser::from_request_parts(parts, state).await?;
+        Ok(StaffCaller {
+            actor: staff.actor(),
         })
     }
 }

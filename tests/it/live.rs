@@ -210,9 +210,14 @@ async fn when_staff_release_a_hold_the_buyers_page_is_told_live() {
         .await
         .unwrap();
     let hold_id: seatmap::domain::ids::HoldId = held["hold_id"].as_str().unwrap().parse().unwrap();
-    seatmap::db::box_office::release(&app.pool, staff_id, hold_id, None)
-        .await
-        .unwrap();
+    seatmap::db::box_office::release(
+        &app.pool,
+        seatmap::domain::ids::Actor::Staff(staff_id),
+        hold_id,
+        None,
+    )
+    .await
+    .unwrap();
 
     let seen = stream.until("The box office released your hold").await;
     assert!(seen.contains(&format!(

@@ -2,6 +2,7 @@
 //! one fresh database per test (see support.rs).
 
 mod after_sale;
+mod api_keys;
 mod bad_input;
 mod best_available;
 mod budgets;

@@ -224,7 +224,7 @@ pub(crate) async fn seat_action(
             hold: Some(seat_id),
             ..
         } => {
-            let claim = match admit_hold_request(&state, &buyer, ip).await {
+            let claim = match admit_hold_request(&state, buyer.id, None, ip).await {
                 Ok(holder) => {
                     let rules = HoldRules::from_config(&state.config);
                     db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await
@@ -453,7 +453,7 @@ pub(crate) async fn hold_ga(
             quantity: rules::ticket_count(count, hold_rules.max_seats)?,
         }],
     };
-    let holder = admit_hold_request(state, buyer, ip).await?;
+    let holder = admit_hold_request(state, buyer.id, None, ip).await?;
     db::holds::claim(&state.pool, event_id, holder, &cart, hold_rules).await?;
     Ok(format!(
         "Holding {count} general-admission ticket{}.",
@@ -547,7 +547,7 @@ pub(crate) async fn best_available(
                 // The form's count is the party size.
                 mode: BestMode::Replace,
             };
-            match admit_hold_request(&state, &buyer, ip).await {
+            match admit_hold_request(&state, buyer.id, None, ip).await {
                 Ok(holder) => {
                     db::best_available::hold_best_available(
                         &state.pool,

@@ -20,7 +20,7 @@ use crate::domain::rules as input_rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::extract::{
-    ApiJson, Buyer, BuyerFields, ClientIp, IdPath, Viewer, admit_hold_request,
+    ApiBuyer, ApiJson, ApiViewer, BuyerFields, ClientIp, IdPath, admit_hold_request,
 };
 use crate::web::state::AppState;
 use crate::web::views;
@@ -102,7 +102,7 @@ async fn list_events(State(state): State<AppState>) -> AppResult<Json<Vec<EventS
 async fn event_seats(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    viewer: Viewer,
+    viewer: ApiViewer,
 ) -> AppResult<Json<EventSeatsJson>> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
@@ -180,7 +180,7 @@ async fn create_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
-    buyer: Buyer,
+    buyer: ApiBuyer,
     ApiJson(body): ApiJson<CreateHoldBody>,
 ) -> AppResult<Response> {
     let rules = HoldRules::from_config(&state.config);
@@ -204,7 +204,7 @@ async fn create_hold(
                     None => Vec::new(),
                 },
             };
-            let holder = admit_hold_request(&state, &buyer, ip).await?;
+            let holder = admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
             let hold = db::holds::claim(&state.pool, event_id, holder, &cart, rules).await?;
             Ok((StatusCode::CREATED, Json(HoldJson::from(hold))).into_response())
         }
@@ -224,7 +224,7 @@ async fn create_hold(
                     Some(_) => return Err(AppError::Invalid(Invalid::BestMode)),
                 },
             };
-            let holder = admit_hold_request(&state, &buyer, ip).await?;
+            let holder = admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
             let outcome = db::best_available::hold_best_available(
                 &state.pool,
                 event_id,
@@ -258,7 +258,7 @@ async fn create_hold(
 async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
-    buyer: Buyer,
+    buyer: ApiBuyer,
 ) -> AppResult<StatusCode> {
     db::holds::release_hold(&state.pool, hold_id, buyer.id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -267,7 +267,7 @@ async fn release_hold(
 async fn release_seat(
     State(state): State<AppState>,
     IdPath((hold_id, seat_id)): IdPath<(HoldId, SeatId)>,
-    buyer: Buyer,
+    buyer: ApiBuyer,
 ) -> AppResult<StatusCode> {
     db::holds::release_seat(&state.pool, hold_id, seat_id, buyer.id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -276,7 +276,7 @@ async fn release_seat(
 async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
-    buyer: Buyer,
+    buyer: ApiBuyer,
     ApiJson(body): ApiJson<BuyerFields>,
 ) -> AppResult<impl IntoResponse> {
     let details = input_rules::buyer_details(&body.name, &body.email)?;
@@ -294,7 +294,7 @@ async fn purchase(
 async fn extend_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
-    buyer: Buyer,
+    buyer: ApiBuyer,
 ) -> AppResult<Json<HoldJson>> {
     let hold =
         db::holds::extend(&state.pool, hold_id, buyer.id, state.config.hold_extension).await?;

@@ -16,7 +16,7 @@ use crate::domain::ids::{EventId, OrderId};
 use crate::domain::signed_link::SignedAccess;
 use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{IdPath, QueryInput, Viewer};
+use crate::web::extract::{ApiViewer, IdPath, QueryInput, Viewer};
 use crate::web::qr;
 use crate::web::render::render;
 use crate::web::state::AppState;
@@ -267,7 +267,7 @@ pub(crate) struct OrderJson {
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath(order_id): IdPath<OrderId>,
-    viewer: Viewer,
+    viewer: ApiViewer,
 ) -> AppResult<Json<OrderJson>> {
     let buyer_id = viewer.buyer_id.ok_or(AppError::NotFound(Missing::Order))?;
     let client = state.pool.get().await?;

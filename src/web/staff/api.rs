@@ -12,7 +12,7 @@ use crate::db;
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::extract::{ApiJson, IdPath, StaffUser};
+use crate::web::extract::{ApiJson, IdPath, StaffCaller};
 use crate::web::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -25,9 +25,9 @@ pub fn router() -> Router<AppState> {
 async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
-    staff: StaffUser,
+    staff: StaffCaller,
 ) -> AppResult<StatusCode> {
-    db::box_office::release(&state.pool, staff.id, hold_id, None).await?;
+    db::box_office::release(&state.pool, staff.actor, hold_id, None).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -44,7 +44,7 @@ struct SeatsChanged {
 
 async fn set_blocked(
     state: &AppState,
-    staff: &StaffUser,
+    staff: &StaffCaller,
     event_id: EventId,
     body: SeatsBody,
     block: bool,
@@ -54,7 +54,7 @@ async fn set_blocked(
         return Err(AppError::Invalid(Invalid::NoSeats));
     }
     let changed =
-        db::box_office::set_blocked(&state.pool, staff.id, event_id, &seat_ids, block).await?;
+        db::box_office::set_blocked(&state.pool, staff.actor, event_id, &seat_ids, block).await?;
     Ok(Json(SeatsChanged {
         seat_ids: changed,
         status: if block { "blocked" } else { "available" },
@@ -64,7 +64,7 @@ async fn set_blocked(
 async fn block(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: StaffCaller,
     ApiJson(body): ApiJson<SeatsBody>,
 ) -> AppResult<Json<SeatsChanged>> {
     set_blocked(&state, &staff, event_id, body, true).await
@@ -73,7 +73,7 @@ async fn block(
 async fn unblock(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: StaffCaller,
     ApiJson(body): ApiJson<SeatsBody>,
 ) -> AppResult<Json<SeatsChanged>> {
     set_blocked(&state, &staff, event_id, body, false).await

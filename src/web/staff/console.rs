@@ -320,7 +320,7 @@ async fn release_hold(
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
-    let outcome = db::box_office::release(&state.pool, staff.id, hold_id, None)
+    let outcome = db::box_office::release(&state.pool, staff.actor(), hold_id, None)
         .await
         .map(|(_, seats)| {
             format!(
@@ -339,7 +339,7 @@ async fn release_seat(
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
-    let outcome = db::box_office::release(&state.pool, staff.id, hold_id, Some(seat_id))
+    let outcome = db::box_office::release(&state.pool, staff.actor(), hold_id, Some(seat_id))
         .await
         .map(|_| format!("Released seat {seat_id} from hold {}.", short(hold_id)));
     back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
@@ -352,15 +352,16 @@ async fn revive_hold(
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
-    let outcome = db::box_office::revive(&state.pool, staff.id, hold_id, state.config.hold_ttl)
-        .await
-        .map(|hold| {
-            format!(
-                "Revived: {} seat(s) held again until {}.",
-                hold.seat_ids.len(),
-                clock(hold.expires_at)
-            )
-        });
+    let outcome =
+        db::box_office::revive(&state.pool, staff.actor(), hold_id, state.config.hold_ttl)
+            .await
+            .map(|hold| {
+                format!(
+                    "Revived: {} seat(s) held again until {}.",
+                    hold.seat_ids.len(),
+                    clock(hold.expires_at)
+                )
+            });
     back_to_console(&staff.session, event_id, None, outcome).await
 }
 
@@ -378,7 +379,7 @@ async fn set_blocked(
     };
     let outcome = db::box_office::set_blocked(
         &state.pool,
-        staff.id,
+        staff.actor(),
         event_id,
         &SeatIds::new([seat_id]),
         block,
@@ -433,7 +434,7 @@ async fn sell(
         })
     });
     let outcome = match sale {
-        Ok(sale) => db::order_changes::walk_up_sale(&state.pool, staff.id, event_id, &sale)
+        Ok(sale) => db::order_changes::walk_up_sale(&state.pool, staff.actor(), event_id, &sale)
             .await
             .map(|sold| {
                 format!(
@@ -455,7 +456,7 @@ async fn end_sales(
     staff: &StaffUser,
     cancel: bool,
 ) -> AppResult<Redirect> {
-    let outcome = db::box_office::close_sales(&state.pool, staff.id, event_id, cancel)
+    let outcome = db::box_office::close_sales(&state.pool, staff.actor(), event_id, cancel)
         .await
         .map(|closed| {
             let done = if cancel {

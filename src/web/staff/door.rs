@@ -16,7 +16,7 @@ use crate::db::tickets::{Admission, DoorCounts};
 use crate::domain::ids::EventId;
 use crate::domain::ticket::{self, TicketCode};
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{ApiJson, IdPath, QueryInput, StaffUser, is_htmx};
+use crate::web::extract::{ApiJson, IdPath, QueryInput, StaffCaller, StaffUser, is_htmx};
 use crate::web::render::render;
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
@@ -163,7 +163,8 @@ async fn scan(
     let result = match TicketCode::parse(&form.code) {
         Ok(code) => {
             let client = state.pool.get().await?;
-            let admission = db::tickets::admit(&client, event_id, &code, &gate, staff.id).await?;
+            let admission =
+                db::tickets::admit(&client, event_id, &code, &gate, staff.actor()).await?;
             scan_result(&admission)
         }
         Err(_) => ScanResult {
@@ -235,7 +236,7 @@ struct AdmitJson {
 async fn admit_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: StaffCaller,
     ApiJson(body): ApiJson<AdmitBody>,
 ) -> AppResult<Json<AdmitJson>> {
     let code = TicketCode::parse(&body.code)?;
@@ -244,7 +245,7 @@ async fn admit_json(
     if !db::events::exists(&client, event_id).await? {
         return Err(AppError::NotFound(Missing::Event));
     }
-    let admission = db::tickets::admit(&client, event_id, &code, &gate, staff.id).await?;
+    let admission = db::tickets::admit(&client, event_id, &code, &gate, staff.actor).await?;
     let counts = db::tickets::door_counts(&client, event_id).await?;
     let shown = scan_result(&admission);
     let (result, ticket) = match &admission {

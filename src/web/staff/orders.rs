@@ -22,7 +22,7 @@ use crate::domain::rules;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{ApiJson, IdPath, Notice, StaffUser, take_notice};
+use crate::web::extract::{ApiJson, IdPath, Notice, StaffCaller, StaffUser, take_notice};
 use crate::web::qr;
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
@@ -204,7 +204,7 @@ async fn refund_order(
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
-    let outcome = db::order_changes::refund(&state.pool, staff.id, event_id, order_id, None)
+    let outcome = db::order_changes::refund(&state.pool, staff.actor(), event_id, order_id, None)
         .await
         .map(|refunded| refunded_text(&refunded));
     back_to_order(&staff.session, event_id, order_id, outcome).await
@@ -218,7 +218,7 @@ async fn refund_ticket(
 ) -> AppResult<Redirect> {
     let outcome = db::order_changes::refund(
         &state.pool,
-        staff.id,
+        staff.actor(),
         event_id,
         order_id,
         Some(&[ticket_id]),
@@ -246,7 +246,7 @@ async fn reseat_ticket(
             let client = state.pool.get().await?;
             db::order_changes::seats_named(&client, event_id, &[name.clone()]).await?[0]
         };
-        db::order_changes::reseat(&state.pool, staff.id, event_id, ticket_id, to).await?;
+        db::order_changes::reseat(&state.pool, staff.actor(), event_id, ticket_id, to).await?;
         Ok(format!(
             "Moved the ticket to {name}; its old seat is back on sale."
         ))
@@ -350,7 +350,7 @@ async fn walk_up_sale(
             buyer: rules::walk_up_buyer(field("name"), field("email"))?,
             tender: Tender::parse(field("tender"), field("comp_reason"))?,
         };
-        db::order_changes::walk_up_sale(&state.pool, staff.id, event_id, &sale).await
+        db::order_changes::walk_up_sale(&state.pool, staff.actor(), event_id, &sale).await
     }
     .await;
     let location = match &outcome {
@@ -439,7 +439,7 @@ struct StaffTicketJson {
 async fn order_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    _staff: StaffUser,
+    _staff: StaffCaller,
 ) -> AppResult<Json<serde_json::Value>> {
     let client = state.pool.get().await?;
     let order = db::orders::find(&client, order_id, None)
@@ -477,7 +477,7 @@ struct RefundBody {
 async fn refund_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    staff: StaffUser,
+    staff: StaffCaller,
     ApiJson(body): ApiJson<RefundBody>,
 ) -> AppResult<Json<serde_json::Value>> {
     if body.ticket_ids.as_ref().is_some_and(Vec::is_empty) {
@@ -487,7 +487,7 @@ async fn refund_json(
     }
     let refunded = db::order_changes::refund(
         &state.pool,
-        staff.id,
+        staff.actor,
         event_id,
         order_id,
         body.ticket_ids.as_deref(),
@@ -509,11 +509,12 @@ struct ReseatBody {
 async fn reseat_json(
     State(state): State<AppState>,
     IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
-    staff: StaffUser,
+    staff: StaffCaller,
     ApiJson(body): ApiJson<ReseatBody>,
 ) -> AppResult<Json<serde_json::Value>> {
     let moved =
-        db::order_changes::reseat(&state.pool, staff.id, event_id, ticket_id, body.seat_id).await?;
+        db::order_changes::reseat(&state.pool, staff.actor, event_id, ticket_id, body.seat_id)
+            .await?;
     Ok(Json(serde_json::json!({
         "order_id": moved.order_id,
         "from_seat_id": moved.from,
@@ -546,7 +547,7 @@ struct SaleBody {
 async fn sale_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: StaffCaller,
     ApiJson(body): ApiJson<SaleBody>,
 ) -> AppResult<impl IntoResponse> {
     let seat_ids = SeatIds::new(body.seat_ids.iter().copied());
@@ -574,7 +575,7 @@ async fn sale_json(
         buyer: rules::walk_up_buyer(&body.name, &body.email)?,
         tender: Tender::parse(&body.tender, &body.comp_reason)?,
     };
-    let sold = db::order_changes::walk_up_sale(&state.pool, staff.id, event_id, &sale).await?;
+    let sold = db::order_changes::walk_up_sale(&state.pool, staff.actor, event_id, &sale).await?;
     Ok((
         StatusCode::CREATED,
         Json(serde_json::json!({ "order_id": sold.order_id, "tickets": sold.tickets })),

@@ -186,7 +186,7 @@ async fn login(
     db::audit::record(
         &client,
         db::audit::Entry {
-            staff_id: Some(staff_id),
+            actor: Some(crate::domain::ids::Actor::Staff(staff_id)),
             action: "sign_in",
             event_id: None,
             hold_id: None,
