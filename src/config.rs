@@ -34,6 +34,28 @@ pub struct Config {
     /// links in e-mail; None: `http://<the bound address>`.
     pub public_url: Option<String>,
     pub mail: MailSettings,
+    pub webhooks: WebhookSettings,
+}
+
+/// Sending webhook deliveries.
+#[derive(Debug, Clone)]
+pub struct WebhookSettings {
+    /// How long a sender holds a delivery; each request times out after a
+    /// third of it.
+    pub lease: Duration,
+    pub poll_every: Duration,
+    /// The first retry's wait; each next one doubles, up to an hour.
+    pub first_retry: Duration,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        WebhookSettings {
+            lease: Duration::from_secs(60),
+            poll_every: Duration::from_secs(1),
+            first_retry: Duration::from_secs(10),
+        }
+    }
 }
 
 /// Sending the outbox.
@@ -263,6 +285,7 @@ impl Config {
         let server = ServerLimits::default();
         let live = LiveLimits::default();
         let mail = MailSettings::default();
+        let webhooks = WebhookSettings::default();
         let config = Config {
             database,
             addr: parse(&get, "SEATMAP_ADDR", "127.0.0.1:3000".parse()?)?,
@@ -357,6 +380,26 @@ impl Config {
                     10..=60_000,
                 )?),
             },
+            webhooks: WebhookSettings {
+                lease: Duration::from_secs(parse_in(
+                    &get,
+                    "SEATMAP_WEBHOOK_LEASE_SECS",
+                    webhooks.lease.as_secs(),
+                    3..=3600,
+                )?),
+                poll_every: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_WEBHOOK_POLL_MS",
+                    webhooks.poll_every.as_millis() as u64,
+                    10..=60_000,
+                )?),
+                first_retry: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_WEBHOOK_FIRST_RETRY_MS",
+                    webhooks.first_retry.as_millis() as u64,
+                    10..=3_600_000,
+                )?),
+            },
         };
         Ok(config)
     }
@@ -386,6 +429,7 @@ impl Config {
             frame_ancestors: Vec::new(),
             public_url: None,
             mail: MailSettings::default(),
+            webhooks: WebhookSettings::default(),
         }
     }
 }

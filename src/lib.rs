@@ -14,3 +14,4 @@ pub mod pg_cluster;
 pub mod server;
 pub mod startup;
 pub mod web;
+pub mod webhooks;

@@ -26,8 +26,13 @@ const LONGEST_RETRY: Duration = Duration::from_secs(3600);
 
 /// How long a row waits after its `attempts`-th failed attempt.
 pub fn backoff(attempts: i32) -> Duration {
+    backoff_from(FIRST_RETRY, attempts)
+}
+
+/// [`backoff`] from another first wait (webhooks' is configurable).
+pub fn backoff_from(first: Duration, attempts: i32) -> Duration {
     let doublings = attempts.saturating_sub(1).clamp(0, 16) as u32;
-    FIRST_RETRY
+    first
         .saturating_mul(2u32.saturating_pow(doublings))
         .min(LONGEST_RETRY)
 }

@@ -143,6 +143,9 @@ impl Application {
         let state = self.state.clone();
         let limits = state.config.server.clone();
         let mail = self.mail_worker.map(|worker| tokio::spawn(worker.run()));
+        let webhooks = tokio::spawn(
+            crate::webhooks::Sender::new(state.pool.clone(), &state.config.webhooks).run(),
+        );
         let live = state.live.clone();
         let router = build_router(self.state);
         crate::server::serve(self.listener, router, limits, async move {
@@ -156,6 +159,7 @@ impl Application {
         if let Some(mail) = mail {
             mail.abort();
         }
+        webhooks.abort();
         // Before the database goes: a feed still polling would log the
         // shutdown as a failure.
         live.stop();

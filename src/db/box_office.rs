@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::audit::{self, Entry};
 use super::holds::{self, HoldRules, Holder};
-use super::{GenericClient, Pool, events, retrying, seats};
+use super::{GenericClient, Pool, events, retrying, seats, webhooks};
 use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatIds;
@@ -282,6 +282,17 @@ pub async fn release(
             },
         )
         .await?;
+        webhooks::queue(
+            &tx,
+            "hold.released_by_staff",
+            serde_json::json!({
+                "hold_id": hold.id,
+                "event_id": hold.event_id,
+                "seat_ids": released,
+                "whole_hold": only_seat.is_none(),
+            }),
+        )
+        .await?;
         tx.commit().await?;
         Ok((hold.event_id, released))
     })
@@ -474,6 +485,20 @@ pub async fn close_sales(
                 Conflict::AlreadyClosed
             }));
         }
+        webhooks::queue(
+            &tx,
+            if cancel {
+                "event.cancelled"
+            } else {
+                "event.sales_closed"
+            },
+            serde_json::json!({
+                "event_id": event_id,
+                "holds_released": holds_released,
+                "orders_flagged_for_refund": orders_flagged,
+            }),
+        )
+        .await?;
         let outcome = SalesClosed {
             holds_released,
             seats_released: released.len() as i64,

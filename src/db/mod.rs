@@ -28,6 +28,7 @@ pub mod sessions;
 pub mod staff;
 pub mod tickets;
 pub mod venues;
+pub mod webhooks;
 
 use std::future::Future;
 use std::time::Duration;

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::audit::{self, Entry};
 use super::ga::{self, GaRequest};
 use super::tickets::{self, Issued};
-use super::{GenericClient, Pool, events, outbox, retrying, seats};
+use super::{GenericClient, Pool, events, outbox, retrying, seats, webhooks};
 use crate::domain::ids::{Actor, BuyerId, EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
@@ -100,6 +100,12 @@ async fn walk_up_in(
     if let Some(email) = email {
         outbox::queue_order_confirmation(tx, order_id, event_id, email).await?;
     }
+    webhooks::queue(
+        tx,
+        "order.created",
+        serde_json::json!({ "order_id": order_id, "event_id": event_id, "tender": sale.tender.as_str() }),
+    )
+    .await?;
     let paid = match &sale.tender {
         Tender::Comp { reason } => format!("comp: {reason}"),
         other => other.as_str().to_string(),
@@ -251,6 +257,18 @@ async fn refund_in(
                 seat_ids.len()
             ),
         },
+    )
+    .await?;
+    webhooks::queue(
+        tx,
+        "order.refunded",
+        serde_json::json!({
+            "order_id": order_id,
+            "event_id": event_id,
+            "ticket_ids": voided_ids,
+            "amount_cents": amount_cents,
+            "whole_order": only.is_none(),
+        }),
     )
     .await?;
     Ok(Refunded {

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld};
 use super::tickets::{self, Issued};
-use super::{GenericClient, Pool, events, holds, outbox, retrying};
+use super::{GenericClient, Pool, events, holds, outbox, retrying, webhooks};
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules::BuyerDetails;
@@ -188,17 +188,22 @@ async fn purchase_in(
             holds::CLOSE_OPEN_HOLD,
             tickets::ISSUE,
             outbox::QUEUE_ORDER_CONFIRMATION,
+            webhooks::QUEUE,
         ],
     )
     .await?;
     // Sent in this order in one batch: the tickets are issued from the
-    // lines the sale just wrote, and the e-mail is queued beside them.
+    // lines the sale just wrote; the e-mail and the webhooks are queued
+    // beside them.
+    let created = serde_json::json!({ "order_id": order_id, "event_id": hold.event_id });
     let issue_and_mail = async {
-        let (issued, queued) = tokio::join!(
+        let (issued, queued, hooked) = tokio::join!(
             tickets::issue(tx, order_id, hold.event_id, places),
-            outbox::queue_order_confirmation(tx, order_id, hold.event_id, &buyer.email)
+            outbox::queue_order_confirmation(tx, order_id, hold.event_id, &buyer.email),
+            webhooks::queue(tx, "order.created", created)
         );
         queued?;
+        hooked?;
         issued
     };
     if !tally.ga.is_empty() {

@@ -69,7 +69,8 @@ pub async fn lease_due(
                 SET lease = $1, leased_until = now() + make_interval(secs => $2::float8),
                     attempts = o.attempts + 1
               WHERE o.id IN (SELECT id FROM outbox
-                              WHERE sent_at IS NULL AND next_attempt_at <= now()
+                              WHERE kind = 'order_confirmation'
+                                AND sent_at IS NULL AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
                               ORDER BY next_attempt_at, id
                               LIMIT $3
@@ -189,7 +190,8 @@ pub async fn status_for_order(
 ) -> AppResult<MailStatus> {
     let statement = client
         .prepare_cached(
-            "SELECT attempts, sent_at FROM outbox WHERE order_id = $1 ORDER BY id DESC LIMIT 1",
+            "SELECT attempts, sent_at FROM outbox
+              WHERE order_id = $1 AND kind = 'order_confirmation' ORDER BY id DESC LIMIT 1",
         )
         .await?;
     Ok(match client.query_opt(&statement, &[&order_id]).await? {

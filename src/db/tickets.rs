@@ -203,18 +203,25 @@ pub async fn admit(
     gate: &str,
     actor: Actor,
 ) -> AppResult<Admission> {
+    // One statement: the admission, and its webhooks with it (or neither).
     let statement = client
-        .prepare_cached(
-            "UPDATE tickets SET admitted_at = now(), admitted_gate = $3, admitted_by = $4
-              WHERE code = $1 AND event_id = $2 AND admitted_at IS NULL AND NOT voided",
-        )
+        .prepare_cached(&format!(
+            "WITH admitted AS (
+                 UPDATE tickets SET admitted_at = now(), admitted_gate = $3, admitted_by = $4
+                  WHERE code = $1 AND event_id = $2 AND admitted_at IS NULL AND NOT voided
+              RETURNING id, order_id, event_id
+             ), hooks AS ({})
+             SELECT count(*) FROM admitted",
+            super::webhooks::QUEUE_ADMITTED
+        ))
         .await?;
     let admitted = client
-        .execute(
+        .query_one(
             &statement,
             &[&code.as_str(), &event_id, &gate, &actor.staff_id()],
         )
         .await?
+        .get::<_, i64>(0)
         == 1;
     // A new statement, so a new snapshot: it sees the admission or refund
     // that made ours touch nothing, even one that committed while we waited.

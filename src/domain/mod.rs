@@ -16,3 +16,4 @@ pub mod signed_link;
 pub mod text;
 pub mod ticket;
 pub mod venue;
+pub mod webhook;

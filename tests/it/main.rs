@@ -23,4 +23,5 @@ mod sessions;
 mod staff;
 mod support;
 mod venues;
+mod webhooks;
 mod wire;

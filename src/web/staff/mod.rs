@@ -7,6 +7,7 @@ pub mod orders;
 pub mod reports;
 pub mod sign_in;
 pub mod venues;
+pub mod webhooks;
 
 use axum::Router;
 use axum::response::Redirect;
@@ -31,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .merge(reports::router())
         .merge(door::router())
         .merge(orders::router())
+        .merge(webhooks::router())
 }
 
 /// The event a staff page is about, or 404.
