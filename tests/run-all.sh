@@ -25,7 +25,7 @@ command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 # Debian's own python3 (a pyenv or venv python on PATH may lack it).
 /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || missing+=(python3-aiosmtpd)
 if [ ${#missing[@]} -gt 0 ]; then
-  say "installing ${missing[*]} (Debian packages)"
+  say "installing what the tests need and this machine lacks: ${missing[*]} (Debian packages)"
   if [ "$(id -u)" = 0 ]; then
     sudo=()
   elif command -v sudo >/dev/null 2>&1; then
@@ -34,8 +34,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "missing: ${missing[*]}. Install them as root: apt-get install ${missing[*]}" >&2
     exit 1
   fi
-  "${sudo[@]}" apt-get update -qq || exit 1
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" || exit 1
+  # dpkg's own chatter goes to a log, shown only if the install fails.
+  apt_log=$(mktemp)
+  if ! { "${sudo[@]}" apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$apt_log" 2>&1; then
+    cat "$apt_log" >&2
+    echo "installing ${missing[*]} failed (output above)" >&2
+    exit 1
+  fi
+  rm -f "$apt_log"
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo is missing: install Rust (https://rustup.rs) and run this again" >&2
