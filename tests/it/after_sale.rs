@@ -757,7 +757,7 @@ async fn every_after_sale_staff_route_refuses_buyers_and_bad_input() {
     for page in [
         format!("/staff/events/{e}/orders/{}", uuid::Uuid::new_v4()),
         format!("/staff/events/{}/orders/{order_id}", other.id),
-        format!("/staff/events/999999/door"),
+        "/staff/events/999999/door".to_string(),
         format!("/staff/events/{e}/orders/not-a-uuid"),
     ] {
         let response = clerk

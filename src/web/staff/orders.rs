@@ -244,7 +244,7 @@ async fn reseat_ticket(
         let name = form.seat.trim().to_string();
         let to = {
             let client = state.pool.get().await?;
-            db::order_changes::seats_named(&client, event_id, &[name.clone()]).await?[0]
+            db::order_changes::seats_named(&client, event_id, std::slice::from_ref(&name)).await?[0]
         };
         db::order_changes::reseat(&state.pool, staff.actor(), event_id, ticket_id, to).await?;
         Ok(format!(

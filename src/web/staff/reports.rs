@@ -219,35 +219,40 @@ async fn door_list_csv(
     let lines = db::tickets::door_list(&client, event_id).await?;
     let locale = EventLocale::new(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
-    let mut write = |record: &[&str]| {
+    let write = |out: &mut csv::Writer<Vec<u8>>, record: &[&str]| {
         out.write_record(record)
             .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))
     };
-    write(&[
-        "place",
-        "tier",
-        "buyer",
-        "email",
-        "order",
-        "code ends",
-        "admitted",
-        "gate",
-    ])?;
+    write(
+        &mut out,
+        &[
+            "place",
+            "tier",
+            "buyer",
+            "email",
+            "order",
+            "code ends",
+            "admitted",
+            "gate",
+        ],
+    )?;
     for line in &lines {
-        write(&[
-            &spreadsheet_safe(&line.place),
-            &spreadsheet_safe(&line.tier_name),
-            &spreadsheet_safe(&line.buyer_name),
-            &spreadsheet_safe(line.buyer_email.as_deref().unwrap_or("")),
-            &line.order_id.to_string(),
-            &line.code_end,
-            &line
-                .admitted_at
-                .map(|at| locale.iso(at))
-                .unwrap_or_default(),
-            &spreadsheet_safe(line.admitted_gate.as_deref().unwrap_or("")),
-        ])?;
+        write(
+            &mut out,
+            &[
+                &spreadsheet_safe(&line.place),
+                &spreadsheet_safe(&line.tier_name),
+                &spreadsheet_safe(&line.buyer_name),
+                &spreadsheet_safe(line.buyer_email.as_deref().unwrap_or("")),
+                &line.order_id.to_string(),
+                &line.code_end,
+                &line
+                    .admitted_at
+                    .map(|at| locale.iso(at))
+                    .unwrap_or_default(),
+                &spreadsheet_safe(line.admitted_gate.as_deref().unwrap_or("")),
+            ],
+        )?;
     }
-    drop(write);
     csv_attachment(out, &format!("event-{event_id}-door-list.csv"))
 }
