@@ -108,7 +108,7 @@ impl Sender {
         let timeout = self.settings.lease / 3;
         let response = match tokio::time::timeout(timeout, self.client.request(request)).await {
             Ok(Ok(response)) => response,
-            Ok(Err(err)) => return (None, format!("{err}")),
+            Ok(Err(err)) => return (None, format!("{:#}", anyhow::Error::new(err))),
             Err(_) => return (None, format!("no answer within {} s", timeout.as_secs())),
         };
         let status = response.status().as_u16();
