@@ -21,6 +21,9 @@ macro_rules! error_codes {
             pub const fn as_str(self) -> &'static str {
                 match self { $(ErrorCode::$variant => $text,)* }
             }
+
+            /// Every code there is (the OpenAPI document lists them).
+            pub const ALL: &'static [&'static str] = &[$($text,)*];
         }
     };
 }

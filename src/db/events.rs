@@ -13,7 +13,7 @@ use crate::domain::sale::SaleStatus;
 use crate::domain::venue::VenueLayout;
 use crate::error::{AppError, AppResult, Missing};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct EventSummary {
     pub id: EventId,
     pub name: String,
@@ -27,7 +27,8 @@ pub struct EventSummary {
     pub ga_available: i64,
     /// The lowest price of anything free now (a seat or a GA place), if any.
     pub from_cents: Option<i32>,
-    /// What its prices are in; amounts are in its minor unit.
+    /// What its prices are in (ISO 4217); amounts are in its minor unit.
+    #[schema(value_type = String, example = "EUR")]
     pub currency: Currency,
     /// The venue's IANA time zone.
     pub time_zone: String,

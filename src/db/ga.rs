@@ -23,7 +23,7 @@ pub struct GaRequest {
 }
 
 /// Tickets a hold has in one area.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct GaHeld {
     #[serde(rename = "area")]
     pub area_id: i64,
@@ -32,7 +32,7 @@ pub struct GaHeld {
 }
 
 /// An area as the map and the API show it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GaAreaView {
     pub id: i64,
     pub name: String,

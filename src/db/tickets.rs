@@ -31,7 +31,7 @@ pub(super) const ISSUE: &str = "WITH places AS (
   RETURNING code, seat_id, ga_area_id";
 
 /// A ticket as issued: its code, and its seat or GA area.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct Issued {
     pub code: String,
     pub seat_id: Option<SeatId>,

@@ -18,6 +18,7 @@ macro_rules! id_type {
             serde::Deserialize,
             postgres_types::ToSql,
             postgres_types::FromSql,
+            utoipa::ToSchema,
         )]
         #[serde(transparent)]
         #[postgres(transparent)]

@@ -7,7 +7,7 @@ use time::macros::format_description;
 use crate::error::{AppError, Conflict};
 
 /// An event's sale state at one moment, as the database computes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SaleStatus {
     OnSale,

@@ -5,7 +5,7 @@ use crate::domain::ids::SeatId;
 /// Seat ids in id order, each once: the order every claim locks seats in.
 /// Built where ids arrive (a request, a query's result), so nothing after
 /// sorts or deduplicates them again.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(transparent)]
 pub struct SeatIds(Vec<SeatId>);
 
@@ -41,7 +41,7 @@ impl FromIterator<SeatId> for SeatIds {
 /// A seat as one viewer sees it. A hold that has passed its expiry is
 /// already `Available` here: expiry is lazy, and the read agrees with what
 /// the next claim would do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SeatState {
     Available,

@@ -242,6 +242,30 @@ fn limit_text(limit: Limit) -> String {
     }
 }
 
+/// Every error's JSON, for the OpenAPI document: the code, the words, and
+/// the fields some errors add.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorBody {
+    #[schema(schema_with = error_code_schema)]
+    error: String,
+    /// In words, for a person.
+    message: String,
+    /// `seats_unavailable`: the seats that were not free.
+    seat_ids: Option<Vec<crate::domain::ids::SeatId>>,
+    /// `hold_limit`: the most seats a hold may have.
+    max_seats: Option<u32>,
+    /// 429s: when to try again.
+    retry_after_secs: Option<u64>,
+}
+
+fn error_code_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(ErrorCode::ALL.iter().copied()))
+        .build()
+}
+
 fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
     match error {
         AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, json!({})),

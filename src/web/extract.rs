@@ -183,7 +183,7 @@ pub async fn take_notice(session: &Session) -> Result<Option<Notice>, AppError> 
 
 /// The name and email a purchase needs, from JSON or a form. Missing
 /// fields read as empty, so they get the rules' 422 rather than a 400.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct BuyerFields {
     #[serde(default)]
     pub name: String,

@@ -8,6 +8,7 @@ pub mod buyer;
 pub mod error;
 pub mod extract;
 pub mod map;
+pub mod openapi;
 pub mod ops;
 pub mod qr;
 pub mod render;
@@ -27,6 +28,7 @@ pub fn router() -> Router<AppState> {
         .merge(staff::router())
         .merge(assets::router())
         .merge(ops::router())
+        .merge(openapi::router())
         .route_layer(axum::middleware::from_fn(
             crate::observability::track_requests,
         ))

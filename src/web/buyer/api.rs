@@ -8,7 +8,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use time::OffsetDateTime;
 
 use crate::db::best_available::{BestAvailableRequest, BestMode};
@@ -36,10 +35,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/holds/{hold_id}/extend", post(extend_hold))
 }
 
-#[derive(Serialize)]
-struct HoldJson {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct HoldJson {
     hold_id: HoldId,
     #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
     expires_at: OffsetDateTime,
     seat_ids: SeatIds,
     /// General-admission tickets held, by area: `[{"area": 7, "count": 2}]`.
@@ -57,8 +57,8 @@ impl From<HoldSummary> for HoldJson {
     }
 }
 
-#[derive(Serialize)]
-struct SeatJson {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct SeatJson {
     id: SeatId,
     section: String,
     row: String,
@@ -85,8 +85,8 @@ impl From<Seat> for SeatJson {
     }
 }
 
-#[derive(Serialize)]
-struct EventSeatsJson {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct EventSeatsJson {
     event: EventSummary,
     hold: Option<HoldJson>,
     seats: Vec<SeatJson>,
@@ -94,12 +94,27 @@ struct EventSeatsJson {
     ga_areas: Vec<GaAreaView>,
 }
 
-async fn list_events(State(state): State<AppState>) -> AppResult<Json<Vec<EventSummary>>> {
+#[utoipa::path(get, path = "/api/events", tag = "buyers",
+    responses(
+        (status = 200, description = "Every event", body = Vec<crate::db::events::EventSummary>),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn list_events(
+    State(state): State<AppState>,
+) -> AppResult<Json<Vec<EventSummary>>> {
     let client = state.pool.get().await?;
     Ok(Json(db::events::list(&client).await?))
 }
 
-async fn event_seats(
+#[utoipa::path(get, path = "/api/events/{event_id}/seats", tag = "buyers",
+    params(("event_id" = i64, Path, description = "The event")),
+    responses(
+        (status = 200, description = "The event, its seats and GA areas, and the caller's hold", body = EventSeatsJson),
+        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn event_seats(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     viewer: ApiViewer,
@@ -141,22 +156,22 @@ async fn event_seats(
 
 /// A hold request names seats, general-admission tickets, or both (a mixed
 /// cart); or asks for the best available.
-#[derive(Deserialize)]
-struct CreateHoldBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct CreateHoldBody {
     seat_ids: Option<Vec<SeatId>>,
     ga: Option<GaBody>,
     best_available: Option<BestAvailableBody>,
 }
 
-#[derive(Deserialize)]
-struct GaBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct GaBody {
     area: i64,
     /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
     count: i64,
 }
 
-#[derive(Deserialize)]
-struct BestAvailableBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct BestAvailableBody {
     /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
     count: i64,
     section: Option<String>,
@@ -166,8 +181,8 @@ struct BestAvailableBody {
     mode: Option<String>,
 }
 
-#[derive(Serialize)]
-struct BestAvailableJson {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct BestAvailableJson {
     #[serde(flatten)]
     hold: HoldJson,
     added: SeatIds,
@@ -176,7 +191,19 @@ struct BestAvailableJson {
     summary: String,
 }
 
-async fn create_hold(
+#[utoipa::path(post, path = "/api/events/{event_id}/holds", tag = "buyers",
+    params(("event_id" = i64, Path)), request_body = CreateHoldBody,
+    responses(
+        (status = 201, description = "The caller's hold now (best available adds `added`, `together` and `summary`)", body = HoldJson),
+        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
+        (status = 429, description = "Too many requests", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn create_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
@@ -255,7 +282,17 @@ async fn create_hold(
     }
 }
 
-async fn release_hold(
+#[utoipa::path(delete, path = "/api/holds/{hold_id}", tag = "buyers",
+    params(("hold_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 204, description = "Released"),
+        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     buyer: ApiBuyer,
@@ -264,7 +301,17 @@ async fn release_hold(
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn release_seat(
+#[utoipa::path(delete, path = "/api/holds/{hold_id}/seats/{seat_id}", tag = "buyers",
+    params(("hold_id" = String, Path, format = Uuid), ("seat_id" = i64, Path)),
+    responses(
+        (status = 204, description = "Released"),
+        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn release_seat(
     State(state): State<AppState>,
     IdPath((hold_id, seat_id)): IdPath<(HoldId, SeatId)>,
     buyer: ApiBuyer,
@@ -273,7 +320,27 @@ async fn release_seat(
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn purchase(
+/// A purchase: the order, its seats, and a ticket per seat and GA place.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct PurchaseJson {
+    order_id: crate::domain::ids::OrderId,
+    seat_ids: SeatIds,
+    tickets: Vec<db::tickets::Issued>,
+}
+
+#[utoipa::path(post, path = "/api/holds/{hold_id}/purchase", tag = "buyers",
+    params(("hold_id" = String, Path, format = Uuid)), request_body = crate::web::extract::BuyerFields,
+    responses(
+        (status = 201, description = "Bought", body = PurchaseJson),
+        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 410, description = "The hold has expired", body = crate::web::error::ErrorBody),
+        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     buyer: ApiBuyer,
@@ -283,15 +350,26 @@ async fn purchase(
     let order = db::orders::purchase(&state.pool, hold_id, buyer.id, &details).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "order_id": order.order_id,
-            "seat_ids": order.seat_ids,
-            "tickets": order.tickets,
-        })),
+        Json(PurchaseJson {
+            order_id: order.order_id,
+            seat_ids: order.seat_ids,
+            tickets: order.tickets,
+        }),
     ))
 }
 
-async fn extend_hold(
+#[utoipa::path(post, path = "/api/holds/{hold_id}/extend", tag = "buyers",
+    params(("hold_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The hold with its new expiry", body = HoldJson),
+        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 410, description = "The hold has expired", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn extend_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     buyer: ApiBuyer,

@@ -244,7 +244,7 @@ pub(crate) async fn my_orders(
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct TicketJson {
     code: String,
     place: String,
@@ -255,7 +255,7 @@ pub(crate) struct TicketJson {
     url: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct OrderJson {
     order_id: OrderId,
     event_id: EventId,
@@ -264,6 +264,15 @@ pub(crate) struct OrderJson {
 
 /// The buyer's order and its tickets, as JSON. A read: a visitor without
 /// a buyer id gets a 404 and no session is written.
+#[utoipa::path(get, path = "/api/orders/{order_id}", tag = "buyers",
+    params(("order_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The caller's order and its tickets", body = OrderJson),
+        (status = 400, description = "A sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath(order_id): IdPath<OrderId>,

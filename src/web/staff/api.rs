@@ -22,7 +22,17 @@ pub fn router() -> Router<AppState> {
         .route("/api/staff/events/{event_id}/seats/unblock", post(unblock))
 }
 
-async fn release_hold(
+#[utoipa::path(post, path = "/api/staff/holds/{hold_id}/release", tag = "staff",
+    params(("hold_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 204, description = "Released; the buyer is told"),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     staff: StaffCaller,
@@ -31,13 +41,13 @@ async fn release_hold(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
-struct SeatsBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct SeatsBody {
     seat_ids: Vec<SeatId>,
 }
 
-#[derive(Serialize)]
-struct SeatsChanged {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct SeatsChanged {
     seat_ids: SeatIds,
     status: &'static str,
 }
@@ -61,7 +71,18 @@ async fn set_blocked(
     }))
 }
 
-async fn block(
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/seats/block", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = SeatsBody,
+    responses(
+        (status = 200, description = "Blocked, all of them", body = SeatsChanged),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn block(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffCaller,
@@ -70,7 +91,18 @@ async fn block(
     set_blocked(&state, &staff, event_id, body, true).await
 }
 
-async fn unblock(
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/seats/unblock", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = SeatsBody,
+    responses(
+        (status = 200, description = "On sale again, all of them", body = SeatsChanged),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn unblock(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffCaller,

@@ -212,15 +212,15 @@ async fn counts(
     })
 }
 
-#[derive(Deserialize)]
-struct AdmitBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct AdmitBody {
     code: String,
     #[serde(default)]
     gate: Option<String>,
 }
 
-#[derive(Serialize)]
-struct AdmitJson {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct AdmitJson {
     /// "admitted", "already_admitted", "refunded", "wrong_event" or "unknown".
     result: &'static str,
     message: String,
@@ -233,7 +233,17 @@ struct AdmitJson {
 
 /// The door as JSON (scanning apps, and the race tests): every outcome of
 /// a well-formed scan is a 200 naming its result; a malformed code is 422.
-async fn admit_json(
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/admissions", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = AdmitBody,
+    responses(
+        (status = 200, description = "What the door says: `result` names it", body = AdmitJson),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn admit_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffCaller,

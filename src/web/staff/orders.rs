@@ -425,8 +425,8 @@ async fn outbox_page(
     })
 }
 
-#[derive(Serialize)]
-struct StaffTicketJson {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StaffTicketJson {
     id: TicketId,
     code: String,
     place: String,
@@ -436,11 +436,29 @@ struct StaffTicketJson {
     refunded: bool,
 }
 
-async fn order_json(
+/// An order as the staff API shows it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StaffOrderJson {
+    order_id: OrderId,
+    buyer_name: String,
+    /// "online", "cash", "card" or "comp".
+    tender: String,
+    tickets: Vec<StaffTicketJson>,
+}
+
+#[utoipa::path(get, path = "/api/staff/events/{event_id}/orders/{order_id}", tag = "staff",
+    params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The order and its tickets", body = StaffOrderJson),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
     _staff: StaffCaller,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<StaffOrderJson>> {
     let client = state.pool.get().await?;
     let order = db::orders::find(&client, order_id, None)
         .await?
@@ -459,27 +477,46 @@ async fn order_json(
             refunded: t.voided_at.is_some(),
         })
         .collect();
-    Ok(Json(serde_json::json!({
-        "order_id": order.id,
-        "buyer_name": order.buyer_name,
-        "tender": order.tender,
-        "tickets": tickets,
-    })))
+    Ok(Json(StaffOrderJson {
+        order_id: order.id,
+        buyer_name: order.buyer_name,
+        tender: order.tender,
+        tickets,
+    }))
 }
 
-#[derive(Deserialize)]
-struct RefundBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct RefundBody {
     /// Some tickets of the order; absent: all of them.
     #[serde(default)]
     ticket_ids: Option<Vec<TicketId>>,
 }
 
-async fn refund_json(
+/// What a refund gave back.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct RefundJson {
+    tickets: usize,
+    seat_ids: SeatIds,
+    ga_places: usize,
+    amount_cents: i64,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/orders/{order_id}/refund", tag = "staff",
+    params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)), request_body = RefundBody,
+    responses(
+        (status = 200, description = "Refunded, all of them", body = RefundJson),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn refund_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
     staff: StaffCaller,
     ApiJson(body): ApiJson<RefundBody>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<RefundJson>> {
     if body.ticket_ids.as_ref().is_some_and(Vec::is_empty) {
         return Err(AppError::BadRequest(
             "ticket_ids is empty: leave it out to refund the whole order.".into(),
@@ -493,47 +530,65 @@ async fn refund_json(
         body.ticket_ids.as_deref(),
     )
     .await?;
-    Ok(Json(serde_json::json!({
-        "tickets": refunded.tickets,
-        "seat_ids": refunded.seat_ids,
-        "ga_places": refunded.ga_places,
-        "amount_cents": refunded.amount_cents,
-    })))
+    Ok(Json(RefundJson {
+        tickets: refunded.tickets,
+        seat_ids: refunded.seat_ids,
+        ga_places: refunded.ga_places,
+        amount_cents: refunded.amount_cents,
+    }))
 }
 
-#[derive(Deserialize)]
-struct ReseatBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct ReseatBody {
     seat_id: SeatId,
 }
 
-async fn reseat_json(
+/// A reseat: the ticket's order, and its old and new seat.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ReseatJson {
+    order_id: OrderId,
+    from_seat_id: SeatId,
+    to_seat_id: SeatId,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/tickets/{ticket_id}/reseat", tag = "staff",
+    params(("event_id" = i64, Path), ("ticket_id" = i64, Path)), request_body = ReseatBody,
+    responses(
+        (status = 200, description = "Moved; the code stays the same", body = ReseatJson),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn reseat_json(
     State(state): State<AppState>,
     IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
     staff: StaffCaller,
     ApiJson(body): ApiJson<ReseatBody>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<ReseatJson>> {
     let moved =
         db::order_changes::reseat(&state.pool, staff.actor, event_id, ticket_id, body.seat_id)
             .await?;
-    Ok(Json(serde_json::json!({
-        "order_id": moved.order_id,
-        "from_seat_id": moved.from,
-        "to_seat_id": moved.to,
-    })))
+    Ok(Json(ReseatJson {
+        order_id: moved.order_id,
+        from_seat_id: moved.from,
+        to_seat_id: moved.to,
+    }))
 }
 
-#[derive(Deserialize)]
-struct GaBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct SaleGaBody {
     area_id: i64,
     quantity: u32,
 }
 
-#[derive(Deserialize)]
-struct SaleBody {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct SaleBody {
     #[serde(default)]
     seat_ids: Vec<SeatId>,
     #[serde(default)]
-    ga: Vec<GaBody>,
+    ga: Vec<SaleGaBody>,
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -544,7 +599,25 @@ struct SaleBody {
     comp_reason: String,
 }
 
-async fn sale_json(
+/// A walk-up sale: the order and its tickets.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct SaleJson {
+    order_id: OrderId,
+    tickets: Vec<db::tickets::Issued>,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/sales", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = SaleBody,
+    responses(
+        (status = 201, description = "Sold, all of it", body = SaleJson),
+        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
+        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
+        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
+        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
+        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
+        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
+        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+pub(crate) async fn sale_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffCaller,
@@ -578,6 +651,9 @@ async fn sale_json(
     let sold = db::order_changes::walk_up_sale(&state.pool, staff.actor, event_id, &sale).await?;
     Ok((
         StatusCode::CREATED,
-        Json(serde_json::json!({ "order_id": sold.order_id, "tickets": sold.tickets })),
+        Json(SaleJson {
+            order_id: sold.order_id,
+            tickets: sold.tickets,
+        }),
     ))
 }

@@ -1,0 +1,115 @@
+//! The OpenAPI 3.1 document, made from the handlers' own annotations and
+//! types (utoipa), served at `/api/openapi.json`; and `/api/docs`, a
+//! viewer vendored from npm (no CDN).
+
+use axum::Json;
+use axum::Router;
+use axum::response::Html;
+use axum::routing::get;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::web::state::AppState;
+use crate::web::{buyer, staff};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "seatmap",
+        description = "Holds, purchases, tickets and the box office. A browser is identified by its session cookie; another server by `Authorization: Bearer <key>` (see `seatmap apikey`), a sell key naming its customer in `X-Customer-Ref`. Every error is `{\"error\": <code>, \"message\": <words>, ...}`."
+    ),
+    paths(
+        buyer::api::list_events,
+        buyer::api::event_seats,
+        buyer::api::create_hold,
+        buyer::api::release_hold,
+        buyer::api::release_seat,
+        buyer::api::purchase,
+        buyer::api::extend_hold,
+        buyer::tickets::order_json,
+        staff::api::release_hold,
+        staff::api::block,
+        staff::api::unblock,
+        staff::door::admit_json,
+        staff::orders::order_json,
+        staff::orders::refund_json,
+        staff::orders::reseat_json,
+        staff::orders::sale_json,
+    ),
+    components(schemas(crate::web::error::ErrorBody)),
+    modifiers(&Security),
+    tags(
+        (name = "buyers", description = "The seat map's API: events, holds, purchases, orders"),
+        (name = "staff", description = "The box office: a staff session or a box-office key"),
+    )
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(crate::app::SESSION_COOKIE))),
+        );
+    }
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/openapi.json", get(document))
+        .route("/api/docs", get(docs))
+}
+
+async fn document() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+/// The viewer: Swagger UI's files from `static/swagger-ui/`, started by a
+/// script of ours (the CSP allows no inline script).
+async fn docs() -> Html<&'static str> {
+    Html(
+        r#"<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>API · seatmap</title>
+  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+  <link rel="stylesheet" href="/static/swagger-ui/swagger-ui.css">
+  <script src="/static/swagger-ui/swagger-ui-bundle.js" defer></script>
+  <script src="/static/api-docs.js" defer></script>
+</head>
+<body>
+  <main id="api-docs"><p>Loading the API description… It is also at <a href="/api/openapi.json">/api/openapi.json</a>.</p></main>
+</body>
+</html>"#,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_names_every_error_code_and_both_ways_in() {
+        let json = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        assert_eq!(json["openapi"].as_str().map(|v| &v[..2]), Some("3."));
+        let codes = &json["components"]["schemas"]["ErrorBody"]["properties"]["error"]["enum"];
+        for code in crate::error::ErrorCode::ALL {
+            assert!(
+                codes.as_array().unwrap().contains(&serde_json::json!(code)),
+                "{code}"
+            );
+        }
+        let schemes = &json["components"]["securitySchemes"];
+        assert!(schemes["api_key"].is_object() && schemes["session"].is_object());
+        assert_eq!(json["paths"].as_object().unwrap().len(), 16);
+    }
+}
