@@ -33,6 +33,7 @@ error_codes! {
     AlreadyExtended => "already_extended",
     AlreadyPurchased => "already_purchased",
     BadRequest => "bad_request",
+    DuplicateAreas => "duplicate_areas",
     DuplicateSeats => "duplicate_seats",
     EmptyHold => "empty_hold",
     EventCancelled => "event_cancelled",

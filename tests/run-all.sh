@@ -24,6 +24,8 @@ command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 # The mail tests deliver to a real SMTP server: Debian's aiosmtpd, run by
 # Debian's own python3 (a pyenv or venv python on PATH may lack it).
 /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || missing+=(python3-aiosmtpd)
+# Schemathesis is installed by pip into a virtualenv (tests/api-fuzz.sh).
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing what the tests need and this machine lacks: ${missing[*]} (Debian packages)"
   if [ "$(id -u)" = 0 ]; then
@@ -83,6 +85,12 @@ if cargo build --locked --bin seatmap; then
       SEATMAP_E2E_DATA_DIR="$e2e_data" npx playwright test
   ) 2>&1 | tee "$logs/playwright.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed+=("playwright")
+
+  # Its own log (not *.log): its "N passed" lines count generated cases,
+  # not tests, and stay out of the closing tally.
+  say "API fuzzing (Schemathesis against the OpenAPI document)"
+  bash tests/api-fuzz.sh 2>&1 | tee "$logs/api-fuzz.out"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed+=("api fuzzing")
 else
   failed+=("cargo build")
 fi

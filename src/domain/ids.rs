@@ -30,6 +30,12 @@ macro_rules! id_type {
             }
         }
 
+        impl From<$inner> for $name {
+            fn from(inner: $inner) -> $name {
+                $name(inner)
+            }
+        }
+
         impl std::str::FromStr for $name {
             type Err = <$inner as std::str::FromStr>::Err;
 

@@ -92,6 +92,8 @@ pub enum Invalid {
     Gate,
     /// A walk-up sale of nothing.
     NothingToSell,
+    /// The same general-admission area twice in one request.
+    DuplicateAreas,
     /// A seat written in a way that names no seat ("C12", "Stalls C12").
     SeatName(String),
 }
@@ -184,6 +186,7 @@ impl Invalid {
             Invalid::Tender => ErrorCode::InvalidTender,
             Invalid::Gate => ErrorCode::InvalidGate,
             Invalid::NothingToSell => ErrorCode::NoSeats,
+            Invalid::DuplicateAreas => ErrorCode::DuplicateAreas,
             Invalid::SeatName(_) => ErrorCode::UnknownSeat,
         }
     }

@@ -144,6 +144,7 @@ fn invalid_text(invalid: &Invalid) -> String {
         }
         Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
         Invalid::NothingToSell => "Choose at least one seat or general-admission place.".into(),
+        Invalid::DuplicateAreas => "Name each general-admission area once.".into(),
         Invalid::SeatName(text) => format!(
             "{} names no seat of this event. Write row and seat (\"C12\"), \
              with the section first if rows repeat (\"Stalls C12\").",

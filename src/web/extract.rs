@@ -186,8 +186,13 @@ pub async fn take_notice(session: &Session) -> Result<Option<Notice>, AppError> 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct BuyerFields {
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
     pub name: String,
     #[serde(default)]
+    #[schema(
+        max_length = 254,
+        pattern = "^[^@\\s]{1,64}@([^@\\s.]{1,63}\\.)+[^@\\s.]{2,63}$"
+    )]
     pub email: String,
 }
 

@@ -7,6 +7,7 @@ pub mod assets;
 pub mod buyer;
 pub mod error;
 pub mod extract;
+pub mod json_int;
 pub mod map;
 pub mod openapi;
 pub mod ops;

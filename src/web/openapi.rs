@@ -67,8 +67,40 @@ pub fn router() -> Router<AppState> {
         .route("/api/docs", get(docs))
 }
 
-async fn document() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+async fn document() -> Json<serde_json::Value> {
+    Json(DOCUMENT.clone())
+}
+
+static DOCUMENT: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(document_json);
+
+/// The document as JSON. utoipa 5.5 writes a link's fields in snake case
+/// (`operation_id`); OpenAPI spells them `operationId`, `operationRef` and
+/// `requestBody`, and tools ignore a link without them.
+pub fn document_json() -> serde_json::Value {
+    let mut json = serde_json::to_value(ApiDoc::openapi()).expect("the document serializes");
+    let links = json["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(|item| item.as_object_mut())
+        .flat_map(|item| item.values_mut())
+        .filter_map(|operation| operation["responses"].as_object_mut())
+        .flat_map(|responses| responses.values_mut())
+        .filter_map(|response| response.get_mut("links").and_then(|l| l.as_object_mut()))
+        .flat_map(|links| links.values_mut())
+        .filter_map(|link| link.as_object_mut());
+    for link in links {
+        for (snake, camel) in [
+            ("operation_id", "operationId"),
+            ("operation_ref", "operationRef"),
+            ("request_body", "requestBody"),
+        ] {
+            if let Some(value) = link.remove(snake) {
+                link.insert(camel.to_string(), value);
+            }
+        }
+    }
+    json
 }
 
 /// The viewer: Swagger UI's files from `static/swagger-ui/`, started by a
@@ -99,7 +131,7 @@ mod tests {
 
     #[test]
     fn the_document_names_every_error_code_and_both_ways_in() {
-        let json = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let json = document_json();
         assert_eq!(json["openapi"].as_str().map(|v| &v[..2]), Some("3."));
         let codes = &json["components"]["schemas"]["ErrorBody"]["properties"]["error"]["enum"];
         for code in crate::error::ErrorCode::ALL {
@@ -111,5 +143,9 @@ mod tests {
         let schemes = &json["components"]["securitySchemes"];
         assert!(schemes["api_key"].is_object() && schemes["session"].is_object());
         assert_eq!(json["paths"].as_object().unwrap().len(), 16);
+        let purchase = &json["paths"]["/api/events/{event_id}/holds"]["post"]["responses"]["201"]["links"]
+            ["purchase"];
+        assert_eq!(purchase["operationId"], "purchase");
+        assert!(purchase.get("operation_id").is_none());
     }
 }

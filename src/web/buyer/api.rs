@@ -96,7 +96,9 @@ pub(crate) struct EventSeatsJson {
 
 #[utoipa::path(get, path = "/api/events", tag = "buyers",
     responses(
-        (status = 200, description = "Every event", body = Vec<crate::db::events::EventSummary>),
+        (status = 200, description = "Every event", body = Vec<crate::db::events::EventSummary>,
+            links(("seats" = (operation_id = "event_seats", parameters(("event_id" = "$response.body#/0/id")))),
+                  ("hold" = (operation_id = "create_hold", parameters(("event_id" = "$response.body#/0/id")))))),
         (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
         (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
 pub(crate) async fn list_events(
@@ -154,25 +156,105 @@ pub(crate) async fn event_seats(
     }))
 }
 
+/// The request's schema, by hand: one of two shapes (seats and/or GA
+/// tickets, or the best available alone), which the derive can't say.
+impl utoipa::PartialSchema for CreateHoldBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        // Mirrors the handler: seats and/or tickets (at least one of them
+        // present and not null), or the best available alone (the others
+        // absent or null). Unknown fields are ignored, as serde does.
+        // (utoipa's schema type keeps no `anyOf` beside `properties`, so
+        // "seats or tickets" is two shapes.)
+        let seat_ids = serde_json::json!({
+            "type": "array",
+            "items": { "type": "integer", "format": "int64" },
+            "minItems": 1,
+            "uniqueItems": true
+        });
+        let ga = serde_json::json!({
+            "type": "object",
+            "required": ["area", "count"],
+            "properties": {
+                "area": { "type": "integer", "format": "int64" },
+                "count": { "type": "integer", "minimum": 1, "maximum": 100 }
+            }
+        });
+        let best = serde_json::json!({
+            "type": "object",
+            "required": ["count"],
+            "properties": {
+                "count": { "type": "integer", "minimum": 1, "maximum": 100 },
+                "section": { "type": "string" },
+                "tier": { "type": "string" },
+                "together": { "type": "boolean" },
+                "mode": { "type": "string", "enum": ["replace", "add"] }
+            }
+        });
+        let nothing = serde_json::json!({ "type": "null" });
+        let or_null = |schema: &serde_json::Value| serde_json::json!({ "anyOf": [schema, { "type": "null" }] });
+        serde_json::from_value(serde_json::json!({
+            "oneOf": [
+                {
+                    "type": "object",
+                    "description": "Seats, and perhaps general-admission tickets too (a mixed cart)",
+                    "required": ["seat_ids"],
+                    "properties": {
+                        "seat_ids": seat_ids,
+                        "ga": or_null(&ga),
+                        "best_available": nothing
+                    }
+                },
+                {
+                    "type": "object",
+                    "description": "General-admission tickets",
+                    "required": ["ga"],
+                    "properties": {
+                        "ga": ga,
+                        "seat_ids": nothing,
+                        "best_available": nothing
+                    }
+                },
+                {
+                    "type": "object",
+                    "description": "The best available seats",
+                    "required": ["best_available"],
+                    "properties": {
+                        "best_available": best,
+                        "seat_ids": nothing,
+                        "ga": nothing
+                    }
+                }
+            ]
+        }))
+        .expect("a valid schema")
+    }
+}
+
+impl utoipa::ToSchema for CreateHoldBody {}
+
 /// A hold request names seats, general-admission tickets, or both (a mixed
 /// cart); or asks for the best available.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize)]
 pub(crate) struct CreateHoldBody {
+    #[serde(default, deserialize_with = "crate::web::json_int::optional_list")]
     seat_ids: Option<Vec<SeatId>>,
     ga: Option<GaBody>,
     best_available: Option<BestAvailableBody>,
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize)]
 pub(crate) struct GaBody {
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     area: i64,
     /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     count: i64,
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize)]
 pub(crate) struct BestAvailableBody {
     /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     count: i64,
     section: Option<String>,
     tier: Option<String>,
@@ -194,7 +276,11 @@ pub(crate) struct BestAvailableJson {
 #[utoipa::path(post, path = "/api/events/{event_id}/holds", tag = "buyers",
     params(("event_id" = i64, Path)), request_body = CreateHoldBody,
     responses(
-        (status = 201, description = "The caller's hold now (best available adds `added`, `together` and `summary`)", body = HoldJson),
+        (status = 201, description = "The caller's hold now (best available adds `added`, `together` and `summary`)", body = HoldJson,
+            links(("purchase" = (operation_id = "purchase", parameters(("hold_id" = "$response.body#/hold_id")))),
+                  ("extend" = (operation_id = "extend_hold", parameters(("hold_id" = "$response.body#/hold_id")))),
+                  ("release_seat" = (operation_id = "release_seat", parameters(("hold_id" = "$response.body#/hold_id"), ("seat_id" = "$response.body#/seat_ids/0")))),
+                  ("release" = (operation_id = "release_hold", parameters(("hold_id" = "$response.body#/hold_id")))))),
         (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
         (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
         (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
@@ -331,7 +417,8 @@ pub(crate) struct PurchaseJson {
 #[utoipa::path(post, path = "/api/holds/{hold_id}/purchase", tag = "buyers",
     params(("hold_id" = String, Path, format = Uuid)), request_body = crate::web::extract::BuyerFields,
     responses(
-        (status = 201, description = "Bought", body = PurchaseJson),
+        (status = 201, description = "Bought", body = PurchaseJson,
+            links(("order" = (operation_id = "order_json", parameters(("order_id" = "$response.body#/order_id")))))),
         (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
         (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
         (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),

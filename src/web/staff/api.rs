@@ -22,7 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/staff/events/{event_id}/seats/unblock", post(unblock))
 }
 
-#[utoipa::path(post, path = "/api/staff/holds/{hold_id}/release", tag = "staff",
+#[utoipa::path(post, path = "/api/staff/holds/{hold_id}/release", tag = "staff", operation_id = "staff_release_hold",
     params(("hold_id" = String, Path, format = Uuid)),
     responses(
         (status = 204, description = "Released; the buyer is told"),
@@ -43,6 +43,7 @@ pub(crate) async fn release_hold(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct SeatsBody {
+    #[serde(deserialize_with = "crate::web::json_int::list")]
     seat_ids: Vec<SeatId>,
 }
 

@@ -446,7 +446,7 @@ pub(crate) struct StaffOrderJson {
     tickets: Vec<StaffTicketJson>,
 }
 
-#[utoipa::path(get, path = "/api/staff/events/{event_id}/orders/{order_id}", tag = "staff",
+#[utoipa::path(get, path = "/api/staff/events/{event_id}/orders/{order_id}", tag = "staff", operation_id = "staff_order_json",
     params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The order and its tickets", body = StaffOrderJson),
@@ -488,7 +488,8 @@ pub(crate) async fn order_json(
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct RefundBody {
     /// Some tickets of the order; absent: all of them.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::web::json_int::optional_list")]
+    #[schema(min_items = 1)]
     ticket_ids: Option<Vec<TicketId>>,
 }
 
@@ -540,6 +541,7 @@ pub(crate) async fn refund_json(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct ReseatBody {
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     seat_id: SeatId,
 }
 
@@ -579,13 +581,16 @@ pub(crate) async fn reseat_json(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct SaleGaBody {
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     area_id: i64,
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(minimum = 1, maximum = 100)]
     quantity: u32,
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct SaleBody {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::web::json_int::list")]
     seat_ids: Vec<SeatId>,
     #[serde(default)]
     ga: Vec<SaleGaBody>,
@@ -609,7 +614,9 @@ pub(crate) struct SaleJson {
 #[utoipa::path(post, path = "/api/staff/events/{event_id}/sales", tag = "staff",
     params(("event_id" = i64, Path)), request_body = SaleBody,
     responses(
-        (status = 201, description = "Sold, all of it", body = SaleJson),
+        (status = 201, description = "Sold, all of it", body = SaleJson,
+            links(("order" = (operation_id = "staff_order_json", parameters(("event_id" = "$request.path.event_id"), ("order_id" = "$response.body#/order_id")))),
+                  ("refund" = (operation_id = "refund_json", parameters(("event_id" = "$request.path.event_id"), ("order_id" = "$response.body#/order_id")))))),
         (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
         (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
         (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
@@ -630,10 +637,13 @@ pub(crate) async fn sale_json(
     let mut areas: Vec<i64> = body.ga.iter().map(|g| g.area_id).collect();
     areas.sort_unstable();
     areas.dedup();
-    if areas.len() != body.ga.len() || body.ga.iter().any(|g| g.quantity == 0 || g.quantity > 100) {
+    if body.ga.iter().any(|g| g.quantity == 0 || g.quantity > 100) {
         return Err(AppError::BadRequest(
-            "ga: name each area once, with a quantity from 1 to 100.".into(),
+            "ga: each area's quantity is from 1 to 100.".into(),
         ));
+    }
+    if areas.len() != body.ga.len() {
+        return Err(AppError::Invalid(crate::error::Invalid::DuplicateAreas));
     }
     let sale = WalkUp {
         seat_ids,
