@@ -296,7 +296,8 @@ async fn open_new(
     let open = client
         .prepare_cached(&format!(
             "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip)
-             VALUES ($3, $1, $2, now() + make_interval(secs => $4), $5)
+             SELECT $3, $1, $2, now() + make_interval(secs => $4), $5
+              WHERE EXISTS (SELECT 1 FROM events WHERE id = $1)
              ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING
              RETURNING {HOLD_COLUMNS}"
         ))
@@ -316,10 +317,14 @@ async fn open_new(
     match opened {
         Some(row) => Ok(hold_from_row(&row)),
         // The buyer's other request opened one first; it has committed
-        // (the insert waited for it), so it can be locked now.
+        // (the insert waited for it), so it can be locked now. Or there is
+        // no such event: the insert is guarded rather than left to fail on
+        // the foreign key, because a failed statement aborts the
+        // transaction and the statements sent with this one (the event's
+        // lock, say, asking why it found nothing) would fail with it.
         None => lock_open(client, event_id, holder.buyer_id)
             .await?
-            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("an open hold vanished"))),
+            .ok_or(AppError::NotFound(Missing::Event)),
     }
 }
 

@@ -226,3 +226,33 @@ async fn bad_purchase_and_release_requests_get_documented_errors() {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
 }
+
+/// Found by Schemathesis: a hold request for an event that doesn't exist
+/// was a 404 on a fresh connection and a 500 on the next request to reuse
+/// it. The new hold's insert failed on its foreign key and aborted the
+/// transaction, and the statement sent beside it, asking why the event
+/// wasn't found, failed with "current transaction is aborted". One
+/// connection, so every request after the first reuses it.
+#[tokio::test]
+async fn a_hold_for_an_event_that_does_not_exist_is_a_404_every_time() {
+    let app = crate::support::spawn_app_with(|config| config.db.pool_size = 1).await;
+    let event = app.create_event(1, 2).await;
+    let missing = event.id + 1000;
+    for body in [
+        json!({ "best_available": { "count": 1 } }),
+        json!({ "seat_ids": [event.seat_ids[0]] }),
+        json!({ "best_available": { "count": 1 } }),
+        json!({ "ga": { "area": 1, "count": 1 } }),
+    ] {
+        for _ in 0..2 {
+            let (status, answer) = app
+                .buyer()
+                .post(&format!("/api/events/{missing}/holds"), body.clone())
+                .await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{body}: {answer}");
+        }
+    }
+    // The connection is clean afterwards: a real hold works.
+    let (status, _) = app.buyer().hold(event.id, &[event.seat_ids[1]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+}
