@@ -95,7 +95,37 @@ pub struct Ticket {
     pub voided_at: Option<OffsetDateTime>,
 }
 
+/// Where a ticket stands: refunded, admitted, or good for the door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TicketState<'a> {
+    Valid,
+    Admitted { at: OffsetDateTime, gate: &'a str },
+    Refunded { at: OffsetDateTime },
+}
+
+impl TicketState<'_> {
+    /// "valid", "admitted" or "refunded": in JSON, and a CSS class.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TicketState::Valid => "valid",
+            TicketState::Admitted { .. } => "admitted",
+            TicketState::Refunded { .. } => "refunded",
+        }
+    }
+}
+
 impl Ticket {
+    pub fn state(&self) -> TicketState<'_> {
+        match (self.voided_at, self.admitted_at) {
+            (Some(at), _) => TicketState::Refunded { at },
+            (None, Some(at)) => TicketState::Admitted {
+                at,
+                gate: self.admitted_gate.as_deref().unwrap_or("the door"),
+            },
+            (None, None) => TicketState::Valid,
+        }
+    }
+
     /// "Stalls, row C, seat 7" or "Standing floor (general admission)".
     pub fn place(&self) -> String {
         match (&self.row, &self.seat) {

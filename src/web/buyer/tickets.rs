@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use crate::db;
 use crate::db::outbox::MailStatus;
-use crate::db::tickets::Ticket;
+use crate::db::tickets::{Ticket, TicketState};
 use crate::domain::ids::{EventId, OrderId};
 use crate::domain::signed_link::SignedAccess;
 use crate::domain::ticket::TicketCode;
@@ -40,18 +40,13 @@ pub(crate) struct TicketView {
 
 fn status(ticket: &Ticket) -> (&'static str, String) {
     let locale = &ticket.locale;
-    match (ticket.voided_at, ticket.admitted_at) {
-        (Some(at), _) => ("refunded", format!("Refunded {}", locale.time(at))),
-        (None, Some(at)) => (
-            "admitted",
-            format!(
-                "Admitted {} at {}",
-                locale.time(at),
-                ticket.admitted_gate.as_deref().unwrap_or("the door")
-            ),
-        ),
-        (None, None) => ("valid", "Valid: show this code at the door".to_string()),
-    }
+    let state = ticket.state();
+    let text = match state {
+        TicketState::Refunded { at } => format!("Refunded {}", locale.time(at)),
+        TicketState::Admitted { at, gate } => format!("Admitted {} at {gate}", locale.time(at)),
+        TicketState::Valid => "Valid: show this code at the door".to_string(),
+    };
+    (state.as_str(), text)
 }
 
 impl TicketView {
@@ -295,7 +290,7 @@ pub(crate) async fn order_json(
                 seat_id: ticket.seat_id,
                 tier: ticket.tier_name.clone(),
                 price_cents: ticket.price_cents,
-                status: status(ticket).0,
+                status: ticket.state().as_str(),
                 url: format!("/tickets/{}", ticket.code),
             })
             .collect(),

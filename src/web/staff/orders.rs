@@ -17,6 +17,7 @@ use crate::db;
 use crate::db::ga::GaRequest;
 use crate::db::order_changes::{Refunded, WalkUp};
 use crate::db::outbox::MailStatus;
+use crate::db::tickets::TicketState;
 use crate::domain::ids::{EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
@@ -125,17 +126,14 @@ async fn order_page(
     let locale = &order.locale;
     let mut rows = Vec::with_capacity(tickets.len());
     for ticket in &tickets {
-        let (status, status_text) = match (ticket.voided_at, ticket.admitted_at) {
-            (Some(at), _) => ("refunded", format!("Refunded {}", locale.time(at))),
-            (None, Some(at)) => (
-                "admitted",
-                format!(
-                    "Admitted {} at {}",
-                    locale.hour_minute(at),
-                    ticket.admitted_gate.as_deref().unwrap_or("the door")
-                ),
-            ),
-            (None, None) => ("valid", "Valid".to_string()),
+        let state = ticket.state();
+        let status = state.as_str();
+        let status_text = match state {
+            TicketState::Refunded { at } => format!("Refunded {}", locale.time(at)),
+            TicketState::Admitted { at, gate } => {
+                format!("Admitted {} at {gate}", locale.hour_minute(at))
+            }
+            TicketState::Valid => "Valid".to_string(),
         };
         rows.push(StaffTicket {
             id: ticket.id,

@@ -145,11 +145,7 @@ async fn orders_csv(
     let orders = reports::orders_for_export(&client, event_id).await?;
     let locale = EventLocale::new(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
-    let write = |out: &mut csv::Writer<Vec<u8>>, record: &[&str]| {
-        out.write_record(record)
-            .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))
-    };
-    write(
+    csv_row(
         &mut out,
         &[
             "order",
@@ -167,7 +163,7 @@ async fn orders_csv(
     for order in &orders {
         let total = event.currency.decimal(order.total_cents);
         let created = locale.iso(order.created_at);
-        write(
+        csv_row(
             &mut out,
             &[
                 &order.id.to_string(),
@@ -184,6 +180,11 @@ async fn orders_csv(
         )?;
     }
     csv_attachment(out, &format!("event-{event_id}-orders.csv"))
+}
+
+fn csv_row(out: &mut csv::Writer<Vec<u8>>, record: &[&str]) -> AppResult<()> {
+    out.write_record(record)
+        .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))
 }
 
 /// A finished CSV as a download named `filename`.
@@ -219,11 +220,7 @@ async fn door_list_csv(
     let lines = db::tickets::door_list(&client, event_id).await?;
     let locale = EventLocale::new(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
-    let write = |out: &mut csv::Writer<Vec<u8>>, record: &[&str]| {
-        out.write_record(record)
-            .map_err(|err| AppError::Internal(anyhow::anyhow!("writing CSV: {err}")))
-    };
-    write(
+    csv_row(
         &mut out,
         &[
             "place",
@@ -237,7 +234,7 @@ async fn door_list_csv(
         ],
     )?;
     for line in &lines {
-        write(
+        csv_row(
             &mut out,
             &[
                 &spreadsheet_safe(&line.place),
