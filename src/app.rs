@@ -8,6 +8,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -52,6 +53,13 @@ pub fn build_router(state: AppState) -> Router {
             (secure, same_site_name),
             security::csrf_cookie,
         ))
+        // Inside the error pages, so that a panic or a request too slow to
+        // arrive is answered as a page (or JSON) like any other failure.
+        .layer(CatchPanicLayer::custom(panic_answer))
+        .layer(middleware::from_fn_with_state(
+            state.config.server.request_timeout,
+            request_deadline,
+        ))
         .layer(middleware::from_fn(html_errors))
         .layer(sessions)
         .layer(middleware::from_fn(session_store_failures))
@@ -66,11 +74,49 @@ pub fn build_router(state: AppState) -> Router {
         .layer(nosniff)
         .layer(referrer)
         .layer(opener)
+        // A last resort for a panic in the layers above the first one.
+        .layer(CatchPanicLayer::custom(panic_answer))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
 }
+
+/// A panic is a bug: it is logged in full (inside the request's span, so
+/// with its id) and answered with the generic 500, never a dropped
+/// connection.
+fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let detail = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic with no message");
+    crate::error::AppError::Internal(anyhow::anyhow!("a handler panicked: {detail}"))
+        .into_response()
+}
+
+/// A whole request, its body included, must arrive and be answered within
+/// the deadline; a body that stalled (see `server::BodyStalled`) gets the
+/// same 408, whatever the handler made of the error.
+async fn request_deadline(
+    axum::extract::State(deadline): axum::extract::State<std::time::Duration>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let stalled = request
+        .extensions()
+        .get::<crate::server::BodyStalled>()
+        .cloned();
+    match tokio::time::timeout(deadline, next.run(request)).await {
+        Ok(response) if !stalled.is_some_and(|s| s.is_set()) => response,
+        _ => {
+            metrics::counter!(REQUEST_TIMEOUTS).increment(1);
+            crate::error::AppError::RequestTimeout.into_response()
+        }
+    }
+}
+
+pub const REQUEST_TIMEOUTS: &str = "seatmap_http_request_timeouts_total";
 
 /// Every log line of a request carries its id (also sent back in the
 /// `x-request-id` response header, or taken from the caller's).

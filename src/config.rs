@@ -91,6 +91,11 @@ pub struct ServerLimits {
     /// A request head must arrive within this; it is also how long an idle
     /// keep-alive connection stays open.
     pub header_read_timeout: Duration,
+    /// The longest a request body may go without sending anything more.
+    pub body_read_timeout: Duration,
+    /// A whole request, from its head to the head of its answer (reading
+    /// the body included; a live stream's updates afterwards are not).
+    pub request_timeout: Duration,
     /// Open connections, all clients together.
     pub max_connections: usize,
     /// Open connections from one client address (0 = no per-address cap).
@@ -103,6 +108,8 @@ impl Default for ServerLimits {
     fn default() -> Self {
         ServerLimits {
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
             max_connections: 4096,
             max_connections_per_ip: 256,
             shutdown_grace: Duration::from_secs(10),
@@ -327,6 +334,18 @@ impl Config {
                     "HTTP_HEADER_TIMEOUT_SECS",
                     server.header_read_timeout.as_secs(),
                     1..=300,
+                )?),
+                body_read_timeout: Duration::from_secs(parse_in(
+                    &get,
+                    "SEATMAP_HTTP_BODY_TIMEOUT_SECS",
+                    server.body_read_timeout.as_secs(),
+                    1..=300,
+                )?),
+                request_timeout: Duration::from_secs(parse_in(
+                    &get,
+                    "SEATMAP_HTTP_REQUEST_TIMEOUT_SECS",
+                    server.request_timeout.as_secs(),
+                    1..=3600,
                 )?),
                 max_connections: parse_in(
                     &get,

@@ -70,6 +70,7 @@ error_codes! {
     NothingToRevive => "nothing_to_revive",
     OnSaleAfterStart => "on_sale_after_start",
     RateLimited => "rate_limited",
+    RequestTimeout => "request_timeout",
     SalesClosed => "sales_closed",
     SeatsUnavailable => "seats_unavailable",
     StaffExists => "staff_exists",
@@ -120,6 +121,9 @@ pub enum AppError {
     InvalidApiKey,
     #[error("forbidden: {0}")]
     Forbidden(String),
+    /// The request (its body, say) did not arrive within its deadline.
+    #[error("the request took too long to arrive")]
+    RequestTimeout,
     #[error("too many requests: {limit:?}")]
     TooManyRequests { limit: Limit, retry_after_secs: u64 },
     #[error("database error")]

@@ -1,27 +1,48 @@
 //! The HTTP server around the router: hyper's HTTP/1 connection builder
 //! with a header-read timeout (which also closes idle keep-alive
-//! connections), caps on open connections in total and per client address,
-//! and a graceful shutdown that ends within a bounded time. Production,
-//! the tests and the benchmarks all serve through [`serve`].
+//! connections), a timeout on each wait for more of a request body, caps
+//! on open connections in total and per client network that always leave
+//! a newcomer room (see [`gate`]), and a graceful shutdown that ends within
+//! a bounded time. Production, the tests and the benchmarks all serve
+//! through [`serve`]. The deadline on a whole request is the router's
+//! (`app::request_deadline`), so that its answer is a page or JSON.
 
-use std::collections::HashMap;
+mod gate;
+
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
+use tower_http::timeout::{TimeoutBody, TimeoutError};
+
+pub use gate::{AddressGate, Admission, Full, network_of};
 
 use crate::config::ServerLimits;
 
 pub const CONNECTIONS_REFUSED: &str = "seatmap_http_connections_refused_total";
+/// Connections closed to make room for a client with fewer open.
+pub const CONNECTIONS_EVICTED: &str = "seatmap_http_connections_evicted_total";
+
+/// Set on a request whose body stopped arriving for longer than the body
+/// timeout: whatever the handler then answered, the answer is a 408.
+#[derive(Clone, Default)]
+pub struct BodyStalled(Arc<AtomicBool>);
+
+impl BodyStalled {
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 /// Serves `router` on `listener` until `shutdown` resolves, then stops
 /// accepting, lets requests in flight finish for at most
@@ -54,18 +75,28 @@ pub async fn serve(
                 }
             },
         };
-        let Ok(admission) = gate.admit(peer.ip()) else {
+        let Ok(admission) = gate.admit_or_evict(peer.ip()) else {
             metrics::counter!(CONNECTIONS_REFUSED).increment(1);
             drop(stream);
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let connection =
-            http.serve_connection(TokioIo::new(stream), per_connection(router.clone(), peer));
+        let connection = http.serve_connection(
+            TokioIo::new(stream),
+            per_connection(router.clone(), peer, limits.body_read_timeout),
+        );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::debug!(error = %err, %peer, "connection ended with an error");
+            tokio::select! {
+                ended = connection => {
+                    if let Err(err) = ended {
+                        tracing::debug!(error = %err, %peer, "connection ended with an error");
+                    }
+                }
+                () = admission.evicted() => {
+                    metrics::counter!(CONNECTIONS_EVICTED).increment(1);
+                    tracing::debug!(%peer, "connection closed to make room for another client");
+                }
             }
             drop(admission);
         });
@@ -83,10 +114,12 @@ pub async fn serve(
 }
 
 /// The router as a hyper service that knows the connection's peer (for
-/// per-address limits, as `into_make_service_with_connect_info` would).
+/// per-address limits, as `into_make_service_with_connect_info` would),
+/// and whose request bodies fail once they stall for `body_timeout`.
 fn per_connection(
     router: Router,
     peer: SocketAddr,
+    body_timeout: Duration,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
     Response = axum::response::Response,
@@ -94,8 +127,18 @@ fn per_connection(
     Future = impl Future + Send,
 > + Clone {
     hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        let stalled = BodyStalled::default();
         request.extensions_mut().insert(ConnectInfo(peer));
-        router.clone().oneshot(request.map(axum::body::Body::new))
+        request.extensions_mut().insert(stalled.clone());
+        let request = request.map(|body| {
+            axum::body::Body::new(TimeoutBody::new(body_timeout, body).map_err(move |err| {
+                if err.is::<TimeoutError>() {
+                    stalled.0.store(true, Ordering::Relaxed);
+                }
+                err
+            }))
+        });
+        router.clone().oneshot(request)
     })
 }
 
@@ -118,108 +161,4 @@ fn effective(mut limits: ServerLimits) -> ServerLimits {
         }
     }
     limits
-}
-
-/// Counts open connections (or live streams), in total and per client
-/// address. In-process on purpose: it bounds this instance's own sockets
-/// and tasks, not anything shared.
-#[derive(Clone)]
-pub struct AddressGate {
-    total: Arc<Semaphore>,
-    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
-    max_per_address: usize,
-}
-
-/// One admitted connection or stream; gives its places back when dropped.
-pub struct Admission {
-    _total: OwnedSemaphorePermit,
-    address: Option<(IpAddr, Arc<Mutex<HashMap<IpAddr, usize>>>)>,
-}
-
-impl Drop for Admission {
-    fn drop(&mut self) {
-        if let Some((ip, counts)) = &self.address {
-            let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(open) = counts.get_mut(ip) {
-                *open -= 1;
-                if *open == 0 {
-                    counts.remove(ip);
-                }
-            }
-        }
-    }
-}
-
-/// Why a gate said no.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Full {
-    Total,
-    Address,
-}
-
-impl AddressGate {
-    /// `max_per_address` 0 means no per-address cap.
-    pub fn new(max_total: usize, max_per_address: usize) -> AddressGate {
-        AddressGate {
-            total: Arc::new(Semaphore::new(max_total)),
-            per_address: Arc::new(Mutex::new(HashMap::new())),
-            max_per_address,
-        }
-    }
-
-    pub fn admit(&self, ip: IpAddr) -> Result<Admission, Full> {
-        let total = self
-            .total
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| Full::Total)?;
-        if self.max_per_address == 0 {
-            return Ok(Admission {
-                _total: total,
-                address: None,
-            });
-        }
-        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
-        let open = counts.entry(ip).or_insert(0);
-        if *open >= self.max_per_address {
-            return Err(Full::Address);
-        }
-        *open += 1;
-        Ok(Admission {
-            _total: total,
-            address: Some((ip, self.per_address.clone())),
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_gate_counts_per_address_and_in_total_and_gives_places_back() {
-        let gate = AddressGate::new(3, 2);
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let first = gate.admit(a).expect("first from a");
-        let _second = gate.admit(a).expect("second from a");
-        assert_eq!(
-            gate.admit(a).err(),
-            Some(Full::Address),
-            "a third from one address"
-        );
-        let _third = gate.admit(b).expect("another address");
-        assert_eq!(gate.admit(b).err(), Some(Full::Total), "the total is full");
-        drop(first);
-        assert!(gate.admit(a).is_ok(), "a place came back");
-    }
-
-    #[test]
-    fn zero_per_address_means_only_the_total_counts() {
-        let gate = AddressGate::new(2, 0);
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let _one = gate.admit(a).unwrap();
-        let _two = gate.admit(a).unwrap();
-        assert_eq!(gate.admit(a).err(), Some(Full::Total));
-    }
 }

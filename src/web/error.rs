@@ -41,6 +41,9 @@ pub fn message(error: &AppError) -> String {
                 .into()
         }
         AppError::TooManyRequests { limit, .. } => limit_text(*limit),
+        AppError::RequestTimeout => {
+            "The request took too long to arrive. Please try again.".into()
+        }
         AppError::Database(_)
         | AppError::Pool(_)
         | AppError::Unavailable(_)
@@ -291,6 +294,11 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             json!({}),
         ),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, json!({})),
+        AppError::RequestTimeout => (
+            StatusCode::REQUEST_TIMEOUT,
+            ErrorCode::RequestTimeout,
+            json!({}),
+        ),
         AppError::TooManyRequests {
             limit,
             retry_after_secs,
@@ -356,6 +364,12 @@ impl IntoResponse for AppError {
         body["error"] = Value::from(code.as_str());
         body["message"] = Value::from(message.clone());
         let mut response = (status, Json(body)).into_response();
+        if status == StatusCode::REQUEST_TIMEOUT {
+            // What is left of the request's body will never be read.
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         if let Some(value) = retry_after.and_then(|v| HeaderValue::from_str(&v).ok()) {
             response.headers_mut().insert(header::RETRY_AFTER, value);
         }

@@ -1,0 +1,177 @@
+//! Staying up under hostile traffic, round two (issue 25): request bodies
+//! that stall or trickle, from many addresses at once.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+
+use crate::support::spawn_app_with;
+
+/// A hold request whose head promises 1,000 bytes of body and whose body
+/// stops after the first.
+const STALLED_HOLD: &[u8] = b"POST /api/events/1/holds HTTP/1.1\r\nHost: seatmap\r\n\
+Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{";
+
+/// A connection to `server` from the loopback address `local`.
+async fn connect_from(local: &str, server: SocketAddr) -> std::io::Result<TcpStream> {
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(format!("{local}:0").parse().expect("a loopback address"))?;
+    socket.connect(server).await
+}
+
+/// Everything the server sends until it closes the connection, or what
+/// it sent so far when `within` runs out (`closed` false then).
+async fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (String, bool) {
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+            Err(_) => return (String::from_utf8_lossy(&answer).into_owned(), false),
+            Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&answer).into_owned(), true),
+            Ok(Ok(read)) => answer.extend_from_slice(&buffer[..read]),
+        }
+    }
+}
+
+fn server_addr(base: &str) -> SocketAddr {
+    base.trim_start_matches("http://")
+        .parse()
+        .expect("the app's address")
+}
+
+/// Sixteen stalled bodies from each of eight addresses, kept up for the
+/// whole test (each one the server closes is opened again at once), are
+/// twice what the server takes in all. A ninth address keeps getting
+/// answers all the while, and a stalled body is answered 408 and closed
+/// once it has sent nothing for the body timeout.
+#[tokio::test]
+async fn stalled_bodies_from_many_addresses_are_cut_off_while_a_clean_address_is_answered() {
+    let app = spawn_app_with(|config| {
+        config.server.max_connections = 64;
+        config.server.max_connections_per_ip = 16;
+        config.server.body_read_timeout = Duration::from_secs(2);
+        config.server.request_timeout = Duration::from_secs(30);
+    })
+    .await;
+    let server = server_addr(&app.base);
+    let attack_for = Duration::from_secs(8);
+    let until = tokio::time::Instant::now() + attack_for;
+    let opened = Arc::new(AtomicUsize::new(0));
+    let mut attackers = Vec::new();
+    for address in 2..=9 {
+        for _ in 0..16 {
+            let opened = opened.clone();
+            attackers.push(tokio::spawn(async move {
+                let local = format!("127.0.0.{address}");
+                while tokio::time::Instant::now() < until {
+                    if let Ok(mut stream) = connect_from(&local, server).await {
+                        if stream.write_all(STALLED_HOLD).await.is_ok() {
+                            opened.fetch_add(1, Ordering::Relaxed);
+                            let left = until.saturating_duration_since(tokio::time::Instant::now());
+                            read_until_closed(&mut stream, left).await;
+                        }
+                    }
+                    // Opened again at once, short of spinning the test's cores.
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }));
+        }
+    }
+    // Let the attack fill the server before the clean address asks.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // One stalled body from a light address: answered 408 once it has
+    // sent nothing for 2 s (the attack's connections are the ones evicted).
+    let mut lone = connect_from("127.0.0.10", server)
+        .await
+        .expect("connecting");
+    lone.write_all(STALLED_HOLD).await.expect("writing");
+    let lone_started = tokio::time::Instant::now();
+
+    let clean = reqwest::Client::builder()
+        .local_address("127.0.0.11".parse::<std::net::IpAddr>().unwrap())
+        .pool_max_idle_per_host(0)
+        .timeout(Duration::from_secs(5))
+        .build()
+        .expect("client");
+    let mut answered = 0;
+    let mut failures = Vec::new();
+    while tokio::time::Instant::now() + Duration::from_millis(500) < until {
+        match clean.get(format!("{}/healthz", app.base)).send().await {
+            Ok(response) if response.status() == reqwest::StatusCode::OK => answered += 1,
+            Ok(response) => failures.push(format!("status {}", response.status())),
+            Err(err) => failures.push(format!("{err:?}")),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (lone_answer, lone_closed) = read_until_closed(&mut lone, Duration::from_secs(15)).await;
+    let lone_took = lone_started.elapsed();
+    for attacker in attackers {
+        attacker.await.expect("an attacking task");
+    }
+    let opened = opened.load(Ordering::Relaxed);
+    assert!(
+        opened > 128,
+        "the attack kept the server full (opened {opened} stalled bodies, 128 at a time)"
+    );
+    assert!(
+        failures.is_empty() && answered >= 10,
+        "the clean address was answered {answered} times and refused {} (first: {:?})",
+        failures.len(),
+        failures.iter().take(2).collect::<Vec<_>>()
+    );
+    assert!(
+        lone_closed && lone_answer.starts_with("HTTP/1.1 408"),
+        "a stalled body is answered 408 and closed (closed: {lone_closed}, after {lone_took:?}): {lone_answer:?}"
+    );
+    assert!(
+        lone_answer.contains("request_timeout"),
+        "the 408 is the documented JSON error: {lone_answer:?}"
+    );
+}
+
+/// A body that keeps trickling (a byte a second, under the body timeout)
+/// still meets the deadline for the whole request.
+#[tokio::test]
+async fn a_body_sent_a_byte_at_a_time_meets_the_whole_request_deadline() {
+    let app = spawn_app_with(|config| {
+        config.server.body_read_timeout = Duration::from_secs(3);
+        config.server.request_timeout = Duration::from_secs(4);
+    })
+    .await;
+    let server = server_addr(&app.base);
+    let mut stream = connect_from("127.0.0.1", server).await.expect("connecting");
+    stream.write_all(STALLED_HOLD).await.expect("writing");
+    let started = tokio::time::Instant::now();
+    let (mut reader, mut writer) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        // Far longer than the deadline, if nothing cuts it off.
+        for _ in 0..60 {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if writer.write_all(b" ").await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(30), reader.read(&mut buffer)).await {
+            Err(_) => break false,
+            Ok(Ok(0)) | Ok(Err(_)) => break true,
+            Ok(Ok(read)) => answer.extend_from_slice(&buffer[..read]),
+        }
+    };
+    trickle.abort();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        closed && answer.starts_with("HTTP/1.1 408"),
+        "a trickling body is cut off at the request deadline (after {:?}): {answer:?}",
+        started.elapsed()
+    );
+}
