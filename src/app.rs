@@ -22,6 +22,10 @@ use crate::web::{self, security};
 pub use crate::web::state::AppState;
 
 pub const SESSION_COOKIE: &str = "seatmap_session";
+/// The session cookie's name when cookies are Secure: a `__Host-` cookie
+/// can only be set by this host over HTTPS, for the whole site, so no
+/// sibling subdomain can plant one.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-seatmap_session";
 
 pub fn build_router(state: AppState) -> Router {
     // Install the metrics recorder before anything is counted.
@@ -36,12 +40,16 @@ pub fn build_router(state: AppState) -> Router {
     };
     let secure = state.config.secure_cookies || frames.embeddable();
     let sessions = SessionManagerLayer::new(PgSessionStore::new(state.pool.clone()))
-        .with_name(SESSION_COOKIE)
+        .with_name(if secure {
+            SECURE_SESSION_COOKIE
+        } else {
+            SESSION_COOKIE
+        })
         .with_http_only(true)
         .with_same_site(same_site)
         .with_secure(secure)
         .with_expiry(Expiry::OnInactivity(time::Duration::hours(12)));
-    let [nosniff, referrer, opener] = security::header_layers();
+    let [nosniff, referrer, opener, no_store] = security::header_layers();
     web::router()
         .fallback(web::not_found)
         .layer(middleware::from_fn_with_state(
@@ -61,6 +69,7 @@ pub fn build_router(state: AppState) -> Router {
             request_deadline,
         ))
         .layer(middleware::from_fn(html_errors))
+        .layer(middleware::from_fn(refusals_leave_no_session))
         .layer(sessions)
         .layer(middleware::from_fn(session_store_failures))
         // Outside everything that writes a body (error pages included).
@@ -74,6 +83,7 @@ pub fn build_router(state: AppState) -> Router {
         .layer(nosniff)
         .layer(referrer)
         .layer(opener)
+        .layer(no_store)
         // A last resort for a panic in the layers above the first one.
         .layer(CatchPanicLayer::custom(panic_answer))
         .layer(PropagateRequestIdLayer::x_request_id())
@@ -150,6 +160,28 @@ pub fn into_service(
     router: Router,
 ) -> axum::extract::connect_info::IntoMakeServiceWithConnectInfo<Router, SocketAddr> {
     router.into_make_service_with_connect_info::<SocketAddr>()
+}
+
+/// A request that brought no session and was refused (an error, or an
+/// answer marked [`Refused`](web::render::Refused)) leaves no session
+/// behind: whatever it put in one (a new buyer id) is dropped unsaved, so
+/// a flood of refused requests writes nothing.
+async fn refusals_leave_no_session(request: Request, next: Next) -> Response {
+    let new_session = request
+        .extensions()
+        .get::<tower_sessions::Session>()
+        .filter(|session| session.id().is_none())
+        .cloned();
+    let response = next.run(request).await;
+    let refused = response.extensions().get::<ErrorSummary>().is_some()
+        || response
+            .extensions()
+            .get::<web::render::Refused>()
+            .is_some();
+    if let (Some(session), true) = (new_session, refused) {
+        session.clear().await;
+    }
+    response
 }
 
 /// tower-sessions answers a failed session save with a bare, empty 500.

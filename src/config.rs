@@ -35,6 +35,8 @@ pub struct Config {
     pub public_url: Option<String>,
     pub mail: MailSettings,
     pub webhooks: WebhookSettings,
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
+    pub metrics_token: Option<Secret>,
 }
 
 /// Sending webhook deliveries.
@@ -46,6 +48,12 @@ pub struct WebhookSettings {
     pub poll_every: Duration,
     /// The first retry's wait; each next one doubles, up to an hour.
     pub first_retry: Duration,
+    /// After this many failed attempts a delivery is marked failed; staff
+    /// can send it again by hand.
+    pub max_attempts: i32,
+    /// Networks deliveries may reach although they are private or local
+    /// (an internal receiver); every other target must be public.
+    pub allowed_networks: Vec<ipnet::IpNet>,
 }
 
 impl Default for WebhookSettings {
@@ -54,6 +62,8 @@ impl Default for WebhookSettings {
             lease: Duration::from_secs(60),
             poll_every: Duration::from_secs(1),
             first_retry: Duration::from_secs(10),
+            max_attempts: 12,
+            allowed_networks: Vec::new(),
         }
     }
 }
@@ -71,6 +81,9 @@ pub struct MailSettings {
     pub lease: Duration,
     /// How often an idle worker looks for due mail.
     pub poll_every: Duration,
+    /// After this many failed attempts a message is marked failed; staff
+    /// can send it again by hand.
+    pub max_attempts: i32,
 }
 
 impl Default for MailSettings {
@@ -80,6 +93,7 @@ impl Default for MailSettings {
             from: "Seatmap box office <tickets@seatmap.invalid>".into(),
             lease: Duration::from_secs(120),
             poll_every: Duration::from_secs(1),
+            max_attempts: 12,
         }
     }
 }
@@ -144,6 +158,8 @@ impl Default for LiveLimits {
 pub struct AbuseLimits {
     /// Live holds one client address may have across all its sessions.
     pub max_holds_per_ip: u32,
+    /// Live holds made with one API key, across all its customers.
+    pub max_holds_per_key: u32,
     /// Hold requests per minute from one session.
     pub hold_requests_per_session: u32,
     /// Hold requests per minute from one client address.
@@ -161,6 +177,7 @@ impl AbuseLimits {
     pub fn off() -> AbuseLimits {
         AbuseLimits {
             max_holds_per_ip: 0,
+            max_holds_per_key: 0,
             hold_requests_per_session: 0,
             hold_requests_per_ip: 0,
             hold_requests_per_key: 0,
@@ -252,6 +269,27 @@ fn frame_ancestors(value: Option<&str>) -> anyhow::Result<Vec<String>> {
         .collect()
 }
 
+/// `SEATMAP_WEBHOOK_ALLOW_NETWORKS`: addresses or CIDR blocks
+/// (`10.1.2.3`, `10.0.0.0/8`, `fd00::/8`), separated by commas or spaces.
+fn networks(value: Option<&str>) -> anyhow::Result<Vec<ipnet::IpNet>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    value
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            part.parse::<ipnet::IpNet>()
+                .or_else(|_| part.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    anyhow::anyhow!(
+                        "SEATMAP_WEBHOOK_ALLOW_NETWORKS: {part:?} is not an address or a CIDR block (10.0.0.0/8)"
+                    )
+                })
+        })
+        .collect()
+}
+
 /// `SEATMAP_PUBLIC_URL`: an http(s) origin, perhaps with a path, no
 /// trailing slash kept.
 fn public_url(value: Option<&str>) -> anyhow::Result<Option<String>> {
@@ -321,6 +359,7 @@ impl Config {
             secure_cookies: flag(&get, "SEATMAP_SECURE_COOKIES"),
             limits: AbuseLimits {
                 max_holds_per_ip: parse(&get, "MAX_HOLDS_PER_IP", 20)?,
+                max_holds_per_key: parse(&get, "SEATMAP_MAX_HOLDS_PER_KEY", 100)?,
                 hold_requests_per_session: parse(&get, "HOLD_REQUESTS_PER_MINUTE", 30)?,
                 hold_requests_per_ip: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_IP", 300)?,
                 hold_requests_per_key: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000)?,
@@ -382,6 +421,7 @@ impl Config {
                 0..=1_000_000,
             )?,
             frame_ancestors: frame_ancestors(get("SEATMAP_FRAME_ANCESTORS").as_deref())?,
+            metrics_token: get("SEATMAP_METRICS_TOKEN").map(Secret::new),
             public_url: public_url(get("SEATMAP_PUBLIC_URL").as_deref())?,
             mail: MailSettings {
                 smtp_url: get("SEATMAP_SMTP_URL").map(Secret::new),
@@ -398,6 +438,12 @@ impl Config {
                     mail.poll_every.as_millis() as u64,
                     10..=60_000,
                 )?),
+                max_attempts: parse_in(
+                    &get,
+                    "SEATMAP_MAIL_MAX_ATTEMPTS",
+                    mail.max_attempts,
+                    1..=100,
+                )?,
             },
             webhooks: WebhookSettings {
                 lease: Duration::from_secs(parse_in(
@@ -418,6 +464,13 @@ impl Config {
                     webhooks.first_retry.as_millis() as u64,
                     10..=3_600_000,
                 )?),
+                max_attempts: parse_in(
+                    &get,
+                    "SEATMAP_WEBHOOK_MAX_ATTEMPTS",
+                    webhooks.max_attempts,
+                    1..=100,
+                )?,
+                allowed_networks: networks(get("SEATMAP_WEBHOOK_ALLOW_NETWORKS").as_deref())?,
             },
         };
         Ok(config)
@@ -446,6 +499,7 @@ impl Config {
             },
             overview_above_seats: DEFAULT_OVERVIEW_ABOVE_SEATS,
             frame_ancestors: Vec::new(),
+            metrics_token: None,
             public_url: None,
             mail: MailSettings::default(),
             webhooks: WebhookSettings::default(),

@@ -57,6 +57,7 @@ error_codes! {
     InvalidTender => "invalid_tender",
     InvalidGate => "invalid_gate",
     InvalidApiKey => "invalid_api_key",
+    InvalidWebhookUrl => "invalid_webhook_url",
     MissingPrice => "missing_price",
     NoArea => "no_area",
     NoFile => "no_file",

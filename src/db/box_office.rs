@@ -325,12 +325,14 @@ pub async fn revive(
         let holder = Holder {
             buyer_id: old.buyer_id,
             client_ip: None,
+            api_key: None,
         };
         // Staff may revive past the buyer-facing limits.
         let rules = HoldRules {
             ttl,
             max_seats: u32::MAX,
             max_holds_per_ip: 0,
+            max_holds_per_key: 0,
         };
         let hold = holds::lock_or_open(&tx, old.event_id, holder, rules).await?;
         let claimed = seats::claim(&tx, old.event_id, hold.id, hold.expires_at, &seat_ids)

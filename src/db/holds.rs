@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
-use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId};
+use crate::domain::ids::{Actor, ApiKeyId, BuyerId, EventId, HoldId, SeatId};
 use crate::domain::locale::EventLocale;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
@@ -42,6 +42,8 @@ pub struct HoldRules {
     pub max_seats: u32,
     /// Live holds one client address may have (0 = no cap).
     pub max_holds_per_ip: u32,
+    /// Live holds made with one API key, all its customers (0 = no cap).
+    pub max_holds_per_key: u32,
 }
 
 impl HoldRules {
@@ -50,16 +52,19 @@ impl HoldRules {
             ttl: config.hold_ttl,
             max_seats: config.max_seats_per_hold,
             max_holds_per_ip: config.limits.max_holds_per_ip,
+            max_holds_per_key: config.limits.max_holds_per_key,
         }
     }
 }
 
-/// Who is asking for seats: the buyer, and (for buyers, not staff) the
-/// client address their hold counts against.
+/// Who is asking for seats: the buyer, and what their hold counts
+/// against: a buyer's own client address (its /64 for IPv6), or the API
+/// key an integrator's customer came through. Staff count against neither.
 #[derive(Debug, Clone, Copy)]
 pub struct Holder {
     pub buyer_id: BuyerId,
     pub client_ip: Option<IpAddr>,
+    pub api_key: Option<ApiKeyId>,
 }
 
 #[derive(Debug, Clone)]
@@ -279,9 +284,9 @@ async fn lock_open(
 }
 
 /// Opens a hold for a buyer who has none. It counts against its client
-/// address: opening one takes an advisory lock on the address, so
-/// concurrent sessions from one address can't all slip under
-/// `max_holds_per_ip` together.
+/// address, or its API key: opening one takes an advisory lock on the
+/// address (or key), so concurrent sessions from one address (or a key's
+/// concurrent customers) can't all slip under the cap together.
 async fn open_new(
     client: &impl GenericClient,
     event_id: EventId,
@@ -293,10 +298,15 @@ async fn open_new(
             refuse_if_address_is_full(client, ip, max).await?;
         }
     }
+    if let (Some(key), max) = (holder.api_key, rules.max_holds_per_key) {
+        if max > 0 {
+            refuse_if_key_is_full(client, key, max).await?;
+        }
+    }
     let open = client
         .prepare_cached(&format!(
-            "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip)
-             SELECT $3, $1, $2, now() + make_interval(secs => $4), $5
+            "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip, api_key_id)
+             SELECT $3, $1, $2, now() + make_interval(secs => $4), $5, $6
               WHERE EXISTS (SELECT 1 FROM events WHERE id = $1)
              ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING
              RETURNING {HOLD_COLUMNS}"
@@ -311,6 +321,7 @@ async fn open_new(
                 &HoldId(Uuid::new_v4()),
                 &rules.ttl.as_secs_f64(),
                 &holder.client_ip,
+                &holder.api_key,
             ],
         )
         .await?;
@@ -354,6 +365,38 @@ async fn refuse_if_address_is_full(
         let retry: Option<i64> = row.get("first_expiry");
         return Err(AppError::TooManyRequests {
             limit: Limit::HoldsFromNetwork { live },
+            retry_after_secs: retry.unwrap_or(1).max(1) as u64,
+        });
+    }
+    Ok(())
+}
+
+/// [`refuse_if_address_is_full`] for the holds made with an API key.
+async fn refuse_if_key_is_full(
+    client: &impl GenericClient,
+    key: ApiKeyId,
+    max: u32,
+) -> AppResult<()> {
+    let lock = client
+        .prepare_cached(
+            "SELECT pg_advisory_xact_lock(hashtextextended('api_key:' || $1::bigint, 7))",
+        )
+        .await?;
+    client.execute(&lock, &[&key]).await?;
+    let count = client
+        .prepare_cached(
+            "SELECT count(*) AS live,
+                    ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
+               FROM holds
+              WHERE api_key_id = $1 AND state = 'OPEN' AND expires_at > now()",
+        )
+        .await?;
+    let row = client.query_one(&count, &[&key]).await?;
+    let live: i64 = row.get("live");
+    if live >= i64::from(max) {
+        let retry: Option<i64> = row.get("first_expiry");
+        return Err(AppError::TooManyRequests {
+            limit: Limit::HoldsForKey { live },
             retry_after_secs: retry.unwrap_or(1).max(1) as u64,
         });
     }

@@ -70,7 +70,8 @@ pub async fn lease_due(
                     attempts = o.attempts + 1
               WHERE o.id IN (SELECT id FROM outbox
                               WHERE kind = 'order_confirmation'
-                                AND sent_at IS NULL AND next_attempt_at <= now()
+                                AND sent_at IS NULL AND retired_at IS NULL AND failed_at IS NULL
+                                AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
                               ORDER BY next_attempt_at, id
                               LIMIT $3
@@ -108,36 +109,81 @@ pub async fn mark_sent(client: &impl GenericClient, row: &Leased) -> AppResult<b
     Ok(client.execute(&statement, &[&row.id, &row.lease]).await? == 1)
 }
 
-/// Gives a failed row back, due again after `retry_in`.
+/// Gives a failed row back, due again after `retry_in`; or, with
+/// `retry_in` None (a failure no retry can mend) or once this was attempt
+/// `max_attempts`, marks it failed for staff to see and send by hand.
 pub async fn mark_failed(
     client: &impl GenericClient,
     row: &Leased,
     error: &str,
-    retry_in: Duration,
+    retry_in: Option<Duration>,
+    max_attempts: i32,
 ) -> AppResult<()> {
     let statement = client
         .prepare_cached(
             "UPDATE outbox SET lease = NULL, leased_until = NULL, last_error = left($3, 500),
-                    next_attempt_at = now() + make_interval(secs => $4::float8)
+                    next_attempt_at = now() + make_interval(secs => coalesce($4::float8, 0)),
+                    failed_at = CASE WHEN $4::float8 IS NULL OR attempts >= $5 THEN now() END
               WHERE id = $1 AND lease = $2",
         )
         .await?;
-    let seconds = retry_in.as_secs_f64();
+    let seconds = retry_in.map(|d| d.as_secs_f64());
     client
-        .execute(&statement, &[&row.id, &row.lease, &error, &seconds])
+        .execute(
+            &statement,
+            &[&row.id, &row.lease, &error, &seconds, &max_attempts],
+        )
         .await?;
     Ok(())
+}
+
+/// Retires a leased row that has nothing left to say (its order's tickets
+/// were all refunded before it went): never sent, never failed.
+pub async fn retire(client: &impl GenericClient, row: &Leased, why: &str) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE outbox SET lease = NULL, leased_until = NULL, retired_at = now(),
+                    last_error = left($3, 500)
+              WHERE id = $1 AND lease = $2",
+        )
+        .await?;
+    client
+        .execute(&statement, &[&row.id, &row.lease, &why])
+        .await?;
+    Ok(())
+}
+
+/// Sends a failed message of the event again, from its first attempt;
+/// false if there is no such failed message.
+pub async fn retry_failed(
+    client: &impl GenericClient,
+    event_id: EventId,
+    message_id: i64,
+) -> AppResult<bool> {
+    Ok(client
+        .execute(
+            "UPDATE outbox m SET failed_at = NULL, attempts = 0, next_attempt_at = now()
+               FROM orders o
+              WHERE m.id = $2 AND m.failed_at IS NOT NULL AND m.kind = 'order_confirmation'
+                AND o.id = m.order_id AND o.event_id = $1",
+            &[&event_id, &message_id],
+        )
+        .await?
+        == 1)
 }
 
 /// A message as staff see it in the outbox list.
 #[derive(Debug, Clone)]
 pub struct QueuedMessage {
+    pub id: i64,
     pub order_id: Option<OrderId>,
     pub recipient: String,
     pub subject: String,
     pub created_at: OffsetDateTime,
     pub attempts: i32,
     pub sent_at: Option<OffsetDateTime>,
+    pub retired_at: Option<OffsetDateTime>,
+    pub failed_at: Option<OffsetDateTime>,
     pub next_attempt_at: OffsetDateTime,
     pub last_error: Option<String>,
 }
@@ -150,10 +196,10 @@ pub async fn for_event(
 ) -> AppResult<Vec<QueuedMessage>> {
     let statement = client
         .prepare_cached(
-            "SELECT m.order_id, m.recipient, m.subject, m.created_at, m.attempts, m.sent_at,
-                    m.next_attempt_at, m.last_error
+            "SELECT m.id, m.order_id, m.recipient, m.subject, m.created_at, m.attempts, m.sent_at,
+                    m.retired_at, m.failed_at, m.next_attempt_at, m.last_error
                FROM outbox m JOIN orders o ON o.id = m.order_id
-              WHERE o.event_id = $1
+              WHERE o.event_id = $1 AND m.kind = 'order_confirmation'
               ORDER BY m.created_at DESC, m.id DESC
               LIMIT $2",
         )
@@ -163,12 +209,15 @@ pub async fn for_event(
         .await?
         .iter()
         .map(|row| QueuedMessage {
+            id: row.get("id"),
             order_id: row.get("order_id"),
             recipient: row.get("recipient"),
             subject: row.get("subject"),
             created_at: row.get("created_at"),
             attempts: row.get("attempts"),
             sent_at: row.get("sent_at"),
+            retired_at: row.get("retired_at"),
+            failed_at: row.get("failed_at"),
             next_attempt_at: row.get("next_attempt_at"),
             last_error: row.get("last_error"),
         })
@@ -180,8 +229,16 @@ pub async fn for_event(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailStatus {
     NotQueued,
-    Waiting { attempts: i32 },
-    Sent { at: OffsetDateTime },
+    Waiting {
+        attempts: i32,
+    },
+    Sent {
+        at: OffsetDateTime,
+    },
+    /// Given up on: it could not be sent (staff may send it again).
+    Failed,
+    /// Not sent because there was nothing left to send.
+    Retired,
 }
 
 pub async fn status_for_order(
@@ -190,7 +247,8 @@ pub async fn status_for_order(
 ) -> AppResult<MailStatus> {
     let statement = client
         .prepare_cached(
-            "SELECT attempts, sent_at FROM outbox
+            "SELECT attempts, sent_at, failed_at IS NOT NULL AS failed, retired_at IS NOT NULL AS retired
+               FROM outbox
               WHERE order_id = $1 AND kind = 'order_confirmation' ORDER BY id DESC LIMIT 1",
         )
         .await?;
@@ -198,6 +256,8 @@ pub async fn status_for_order(
         None => MailStatus::NotQueued,
         Some(row) => match row.get::<_, Option<OffsetDateTime>>("sent_at") {
             Some(at) => MailStatus::Sent { at },
+            None if row.get("failed") => MailStatus::Failed,
+            None if row.get("retired") => MailStatus::Retired,
             None => MailStatus::Waiting {
                 attempts: row.get("attempts"),
             },

@@ -22,8 +22,11 @@ fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {
     (!active.is_empty()).then_some((active, keys))
 }
 
-/// Counts one hit on each limit in the current window of `window_secs`, and
-/// refuses if any is now over its maximum.
+/// Counts one hit on each limit in the current window of `window_secs`,
+/// unless that would take any of them over its maximum: then it refuses
+/// and, in the usual case (a counter already full), writes nothing. One
+/// statement: each counter is only ever bumped while it is under its
+/// maximum, so concurrent hits can't all slip past a limit together.
 pub async fn hit(
     client: &impl GenericClient,
     window_secs: i32,
@@ -33,64 +36,58 @@ pub async fn hit(
     let Some((active, keys)) = active(limits) else {
         return Ok(());
     };
+    let maxes: Vec<i32> = active
+        .iter()
+        .map(|l| i32::try_from(l.max).unwrap_or(i32::MAX))
+        .collect();
     let statement = client
         .prepare_cached(&format!(
-            "INSERT INTO rate_limits (key, window_start, hits)
-             SELECT key, {WINDOW_START}, 1 FROM unnest($1::text[]) AS key
-             ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limits.hits + 1
-             RETURNING key, hits,
-                       ceil(extract(epoch FROM window_start + make_interval(secs => $2::float8) - now()))::bigint AS retry"
+            "WITH want AS (SELECT key, max FROM unnest($1::text[], $3::int[]) AS w(key, max)),
+                  at_max AS (SELECT 1 FROM rate_limits r JOIN want ON r.key = want.key
+                              WHERE r.window_start = {WINDOW_START} AND r.hits >= want.max),
+                  bumped AS (
+                      INSERT INTO rate_limits (key, window_start, hits)
+                      SELECT key, {WINDOW_START}, 1 FROM want WHERE NOT EXISTS (SELECT 1 FROM at_max)
+                      ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+                       WHERE rate_limits.hits < (SELECT max FROM want WHERE want.key = rate_limits.key)
+                      RETURNING key)
+             SELECT (SELECT count(*) FROM bumped) AS bumped,
+                    ceil(extract(epoch FROM {WINDOW_START} + make_interval(secs => $2::float8) - now()))::bigint AS retry"
         ))
         .await?;
-    let rows = client
-        .query(&statement, &[&keys, &f64::from(window_secs)])
+    let row = client
+        .query_one(&statement, &[&keys, &f64::from(window_secs), &maxes])
         .await?;
-    refuse_if_over(&active, &rows, refused_as)
+    let bumped: i64 = row.get("bumped");
+    if bumped < active.len() as i64 {
+        let retry: i64 = row.get("retry");
+        return Err(AppError::TooManyRequests {
+            limit: refused_as,
+            retry_after_secs: retry.max(1) as u64,
+        });
+    }
+    Ok(())
 }
 
-/// Refuses if any limit is already at its maximum in the current
-/// window, without counting a hit (for counting failures only).
-pub async fn check(
+/// Takes back one hit counted by [`hit`] in the current window (a sign-in
+/// that turned out right counts as no failure).
+pub async fn give_back(
     client: &impl GenericClient,
     window_secs: i32,
     limits: &[Counter],
-    refused_as: Limit,
 ) -> AppResult<()> {
-    let Some((active, keys)) = active(limits) else {
+    let Some((_, keys)) = active(limits) else {
         return Ok(());
     };
     let statement = client
         .prepare_cached(&format!(
-            "SELECT key, hits + 1 AS hits,
-                    ceil(extract(epoch FROM window_start + make_interval(secs => $2::float8) - now()))::bigint AS retry
-               FROM rate_limits
-              WHERE key = ANY($1) AND window_start = {WINDOW_START}"
+            "UPDATE rate_limits SET hits = hits - 1
+              WHERE key = ANY($1) AND window_start = {WINDOW_START} AND hits > 0"
         ))
         .await?;
-    let rows = client
-        .query(&statement, &[&keys, &f64::from(window_secs)])
+    client
+        .execute(&statement, &[&keys, &f64::from(window_secs)])
         .await?;
-    refuse_if_over(&active, &rows, refused_as)
-}
-
-fn refuse_if_over(
-    active: &[&Counter],
-    rows: &[tokio_postgres::Row],
-    refused_as: Limit,
-) -> AppResult<()> {
-    for row in rows {
-        let key: &str = row.get("key");
-        let hits: i32 = row.get("hits");
-        let retry: i64 = row.get("retry");
-        if let Some(limit) = active.iter().find(|l| l.key == key) {
-            if hits as i64 > i64::from(limit.max) {
-                return Err(AppError::TooManyRequests {
-                    limit: refused_as,
-                    retry_after_secs: retry.max(1) as u64,
-                });
-            }
-        }
-    }
     Ok(())
 }
 

@@ -109,7 +109,8 @@ pub struct OrderExport {
     pub id: OrderId,
     pub created_at: OffsetDateTime,
     pub buyer_name: String,
-    pub buyer_email: String,
+    /// None for a walk-up sale made without an address.
+    pub buyer_email: Option<String>,
     /// "Stalls, row C, seat 7; Standing floor × 2"
     pub places: String,
     pub total_cents: i64,

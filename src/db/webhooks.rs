@@ -41,14 +41,17 @@ pub(super) const QUEUE_ADMITTED: &str =
        CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id) d
       WHERE e.disabled_at IS NULL AND 'ticket.admitted' = ANY(e.event_types)";
 
+/// An endpoint as staff see it listed: its secret is not in it (see
+/// [`secret_of`]).
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub id: i64,
     pub url: String,
-    pub secret: String,
     pub event_types: Vec<String>,
     pub created_at: OffsetDateTime,
     pub disabled_at: Option<OffsetDateTime>,
+    /// While a rotation overlaps: until when the previous secret signs too.
+    pub previous_secret_until: Option<OffsetDateTime>,
 }
 
 pub async fn create(
@@ -71,7 +74,9 @@ pub async fn create(
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<Endpoint>> {
     Ok(client
         .query(
-            "SELECT id, url, secret, event_types, created_at, disabled_at
+            "SELECT id, url, event_types, created_at, disabled_at,
+                    CASE WHEN previous_secret_until > now() THEN previous_secret_until END
+                      AS previous_secret_until
                FROM webhook_endpoints ORDER BY disabled_at IS NOT NULL, id",
             &[],
         )
@@ -80,12 +85,49 @@ pub async fn list(client: &impl GenericClient) -> AppResult<Vec<Endpoint>> {
         .map(|row| Endpoint {
             id: row.get("id"),
             url: row.get("url"),
-            secret: row.get("secret"),
             event_types: row.get("event_types"),
             created_at: row.get("created_at"),
             disabled_at: row.get("disabled_at"),
+            previous_secret_until: row.get("previous_secret_until"),
         })
         .collect())
+}
+
+/// The endpoint's URL and secret (a live endpoint's only), for the one
+/// staff member who asked to see it.
+pub async fn secret_of(
+    client: &impl GenericClient,
+    id: i64,
+) -> AppResult<Option<(String, String)>> {
+    Ok(client
+        .query_opt(
+            "SELECT url, secret FROM webhook_endpoints WHERE id = $1 AND disabled_at IS NULL",
+            &[&id],
+        )
+        .await?
+        .map(|row| (row.get("url"), row.get("secret"))))
+}
+
+/// Gives a live endpoint `new_secret`; the one it had keeps signing too
+/// for `overlap`. Its URL, or None if there is no such live endpoint.
+pub async fn rotate_secret(
+    client: &impl GenericClient,
+    id: i64,
+    new_secret: &str,
+    overlap: Duration,
+) -> AppResult<Option<String>> {
+    Ok(client
+        .query_opt(
+            "UPDATE webhook_endpoints
+                SET previous_secret = secret,
+                    previous_secret_until = now() + make_interval(secs => $3::float8),
+                    secret = $2
+              WHERE id = $1 AND disabled_at IS NULL
+          RETURNING url",
+            &[&id, &new_secret, &overlap.as_secs_f64()],
+        )
+        .await?
+        .map(|row| row.get("url")))
 }
 
 /// Stops deliveries to the endpoint (those queued already still go).
@@ -107,6 +149,8 @@ pub struct LeasedDelivery {
     pub delivery_id: String,
     pub url: String,
     pub secret: String,
+    /// The rotated-out secret, while it still signs.
+    pub previous_secret: Option<String>,
     pub body: String,
     pub attempts: i32,
 }
@@ -127,12 +171,15 @@ pub async fn lease_due(
               WHERE e.id = o.endpoint_id
                 AND o.id IN (SELECT id FROM outbox
                               WHERE kind = 'webhook' AND sent_at IS NULL
+                                AND retired_at IS NULL AND failed_at IS NULL
                                 AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
                               ORDER BY next_attempt_at, id
                               LIMIT $3
                                 FOR UPDATE SKIP LOCKED)
-          RETURNING o.id, o.lease, o.message_id, o.payload::text AS body, o.attempts, e.url, e.secret",
+          RETURNING o.id, o.lease, o.message_id, o.payload::text AS body, o.attempts, e.url, e.secret,
+                    CASE WHEN e.previous_secret_until > now() THEN e.previous_secret END
+                      AS previous_secret",
         )
         .await?;
     let lease = Uuid::new_v4();
@@ -146,28 +193,33 @@ pub async fn lease_due(
             delivery_id: row.get("message_id"),
             url: row.get("url"),
             secret: row.get("secret"),
+            previous_secret: row.get("previous_secret"),
             body: row.get("body"),
             attempts: row.get("attempts"),
         })
         .collect())
 }
 
-/// Records the receiver's answer: delivered (2xx), or due again after
-/// `retry_in`. Under the lease only; false if the lease was lost.
+/// Records the receiver's answer (`outcome`: its status line, or why there
+/// was none): delivered (2xx), due again after `retry_in`, or failed once
+/// this was attempt `max_attempts`. Under the lease only; false if the
+/// lease was lost.
 pub async fn record_attempt(
     client: &impl GenericClient,
     delivery: &LeasedDelivery,
     status: Option<u16>,
-    response: &str,
+    outcome: &str,
     retry_in: Option<Duration>,
+    max_attempts: i32,
 ) -> AppResult<bool> {
     let statement = client
         .prepare_cached(
             "UPDATE outbox
                 SET lease = NULL, leased_until = NULL,
-                    last_status = $3, last_response = left($4, 500),
+                    last_status = $3, last_response = left($4, 200),
                     sent_at = CASE WHEN $5::float8 IS NULL THEN now() END,
-                    last_error = CASE WHEN $5::float8 IS NULL THEN NULL ELSE left($4, 500) END,
+                    failed_at = CASE WHEN $5::float8 IS NOT NULL AND attempts >= $6 THEN now() END,
+                    last_error = CASE WHEN $5::float8 IS NULL THEN NULL ELSE left($4, 200) END,
                     next_attempt_at = CASE WHEN $5::float8 IS NULL THEN next_attempt_at
                                            ELSE now() + make_interval(secs => $5::float8) END
               WHERE id = $1 AND lease = $2",
@@ -178,7 +230,27 @@ pub async fn record_attempt(
     Ok(client
         .execute(
             &statement,
-            &[&delivery.id, &delivery.lease, &status, &response, &retry],
+            &[
+                &delivery.id,
+                &delivery.lease,
+                &status,
+                &outcome,
+                &retry,
+                &max_attempts,
+            ],
+        )
+        .await?
+        == 1)
+}
+
+/// Sends a failed delivery again, from its first attempt; false if it is
+/// not a failed delivery.
+pub async fn retry_failed(client: &impl GenericClient, delivery_id: &str) -> AppResult<bool> {
+    Ok(client
+        .execute(
+            "UPDATE outbox SET failed_at = NULL, attempts = 0, next_attempt_at = now()
+              WHERE message_id = $1 AND kind = 'webhook' AND failed_at IS NOT NULL",
+            &[&delivery_id],
         )
         .await?
         == 1)
@@ -193,6 +265,8 @@ pub struct DeliveryLine {
     pub created_at: OffsetDateTime,
     pub attempts: i32,
     pub delivered_at: Option<OffsetDateTime>,
+    /// Given up on, after the most attempts allowed.
+    pub failed_at: Option<OffsetDateTime>,
     pub next_attempt_at: OffsetDateTime,
     pub last_status: Option<i32>,
     pub last_response: Option<String>,
@@ -205,7 +279,7 @@ pub async fn recent_deliveries(
 ) -> AppResult<Vec<DeliveryLine>> {
     Ok(client
         .query(
-            "SELECT endpoint_id, message_id, event_type, created_at, attempts, sent_at,
+            "SELECT endpoint_id, message_id, event_type, created_at, attempts, sent_at, failed_at,
                     next_attempt_at, last_status, coalesce(last_response, last_error) AS last_response
                FROM outbox WHERE kind = 'webhook'
               ORDER BY created_at DESC, id DESC LIMIT $1",
@@ -220,6 +294,7 @@ pub async fn recent_deliveries(
             created_at: row.get("created_at"),
             attempts: row.get("attempts"),
             delivered_at: row.get("sent_at"),
+            failed_at: row.get("failed_at"),
             next_attempt_at: row.get("next_attempt_at"),
             last_status: row.get("last_status"),
             last_response: row.get("last_response"),

@@ -2,6 +2,7 @@
 
 pub mod api_key;
 pub mod best_available;
+pub mod email;
 pub mod geometry;
 pub mod ids;
 pub mod layout;

@@ -96,6 +96,10 @@ pub enum Invalid {
     DuplicateAreas,
     /// A seat written in a way that names no seat ("C12", "Stalls C12").
     SeatName(String),
+    /// A URL webhooks can't be sent to, and why.
+    WebhookUrl(super::webhook::TargetProblem),
+    /// A webhook endpoint that asks for no event.
+    WebhookEvents,
 }
 
 /// The best-available filters a refusal repeats back.
@@ -154,7 +158,13 @@ pub enum Conflict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
     HoldRequests,
-    HoldsFromNetwork { live: i64 },
+    HoldsFromNetwork {
+        live: i64,
+    },
+    /// Live holds made with one API key, all its customers together.
+    HoldsForKey {
+        live: i64,
+    },
     SignIns,
     LiveStreams,
 }
@@ -188,6 +198,8 @@ impl Invalid {
             Invalid::NothingToSell => ErrorCode::NoSeats,
             Invalid::DuplicateAreas => ErrorCode::DuplicateAreas,
             Invalid::SeatName(_) => ErrorCode::UnknownSeat,
+            Invalid::WebhookUrl(_) => ErrorCode::InvalidWebhookUrl,
+            Invalid::WebhookEvents => ErrorCode::InvalidInput,
         }
     }
 }
@@ -226,7 +238,7 @@ impl Limit {
     pub fn code(self) -> ErrorCode {
         match self {
             Limit::HoldRequests => ErrorCode::RateLimited,
-            Limit::HoldsFromNetwork { .. } => ErrorCode::TooManyHolds,
+            Limit::HoldsFromNetwork { .. } | Limit::HoldsForKey { .. } => ErrorCode::TooManyHolds,
             Limit::SignIns => ErrorCode::TooManyLogins,
             Limit::LiveStreams => ErrorCode::TooManyStreams,
         }

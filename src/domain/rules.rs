@@ -1,7 +1,6 @@
 //! Input rules for holds and purchases, checked before anything touches
 //! the database so bad input gets a precise 4xx.
 
-use email_address::EmailAddress;
 use time::OffsetDateTime;
 
 use crate::domain::ids::SeatId;
@@ -49,34 +48,39 @@ pub struct BuyerDetails {
 }
 
 pub const MAX_NAME_CHARS: usize = 200;
-pub const MAX_EMAIL_CHARS: usize = 254;
 
 /// The name and email on an order. Stricter than the database's CHECKs, so
 /// anything accepted here is also accepted there.
 pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> {
     let name = name.trim();
-    if name.is_empty()
-        || name.chars().count() > MAX_NAME_CHARS
-        || name.chars().any(char::is_control)
-    {
+    if name.is_empty() || !super::text::is_plain(name, MAX_NAME_CHARS) {
         return Err(AppError::Invalid(Invalid::BuyerName {
             max_chars: MAX_NAME_CHARS,
         }));
     }
-    let email = email.trim();
-    let plain = email.len() <= MAX_EMAIL_CHARS
-        && email.matches('@').count() == 1
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && email
-            .rsplit_once('@')
-            .is_some_and(|(_, domain)| domain.contains('.') && !domain.ends_with('.'));
-    if !plain || !EmailAddress::is_valid(email) {
-        return Err(AppError::Invalid(Invalid::Email));
-    }
+    let email = super::email::parse(email).ok_or(AppError::Invalid(Invalid::Email))?;
     Ok(BuyerDetails {
         name: name.to_string(),
         email: email.to_string(),
     })
+}
+
+/// Seat names as staff type them: "C12, C13; Stalls D4". Each is plain
+/// text no longer than a section name, a row and a seat label together;
+/// anything else names no seat, and is quoted back as such.
+pub fn seat_names(text: &str) -> Result<Vec<String>, AppError> {
+    use super::text::{MAX_LABEL_CHARS, MAX_NAME_CHARS, is_plain};
+    text.split([',', ';', '\n'])
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            if is_plain(name, MAX_NAME_CHARS + 2 * MAX_LABEL_CHARS + 2) {
+                Ok(name.to_string())
+            } else {
+                Err(AppError::Invalid(Invalid::SeatName(name.to_string())))
+            }
+        })
+        .collect()
 }
 
 /// A walk-up buyer at the box office: a name, and an email only if given.
@@ -210,6 +214,23 @@ mod tests {
     }
 
     #[test]
+    fn seat_names_are_split_and_must_be_plain_text() {
+        assert_eq!(
+            seat_names(" C12, C13;Stalls D4\n").unwrap(),
+            vec!["C12", "C13", "Stalls D4"]
+        );
+        assert!(seat_names("").unwrap().is_empty());
+        for bad in ["C\u{0}12", "C12, D\u{7}4", "\u{202E}21C"] {
+            assert_eq!(
+                code(seat_names(bad).unwrap_err()),
+                "unknown_seat",
+                "{bad:?}"
+            );
+        }
+        assert!(seat_names(&"x".repeat(300)).is_err());
+    }
+
+    #[test]
     fn accepts_ordinary_names_and_emails_trimmed() {
         let details = buyer_details("  Ada Lovelace ", " ada@example.com ").unwrap();
         assert_eq!(details.name, "Ada Lovelace");
@@ -234,7 +255,14 @@ mod tests {
             );
         }
         let long = "x".repeat(MAX_NAME_CHARS + 1);
-        for name in ["", "   ", long.as_str(), "bell\u{7}"] {
+        for name in [
+            "",
+            "   ",
+            long.as_str(),
+            "bell\u{7}",
+            "\u{202E}ecila",
+            "Ad\u{FEFF}a",
+        ] {
             assert_eq!(
                 code(buyer_details(name, "a@example.com").unwrap_err()),
                 "invalid_name"

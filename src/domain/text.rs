@@ -11,9 +11,57 @@ pub const MAX_CODE_CHARS: usize = 32;
 pub const MAX_LABEL_CHARS: usize = 16;
 
 /// Whether `value` is one line of visible text of at most `max_chars`
-/// characters (spaces allowed, control characters not).
+/// characters (spaces allowed; control characters, bidi controls and
+/// invisible characters not).
 pub fn is_plain(value: &str, max_chars: usize) -> bool {
-    value.chars().count() <= max_chars && !value.chars().any(char::is_control)
+    value.chars().count() <= max_chars
+        && !value.chars().any(char::is_control)
+        && !hides_something(value)
+}
+
+/// Whether `value` holds a character that changes what a reader sees
+/// without being seen itself: a bidi control (U+202E turns "gpj.exe"
+/// around), or an invisible one (U+FEFF, U+200B), so a name could pass
+/// for another in a staff list. A zero-width joiner or non-joiner between
+/// two non-ASCII characters stays allowed: Persian and Indic names and
+/// emoji sequences need them, and there they can't disguise Latin text.
+pub fn hides_something(value: &str) -> bool {
+    let chars: Vec<char> = value.chars().collect();
+    chars.iter().enumerate().any(|(at, &c)| match c {
+        '\u{200C}' | '\u{200D}' => {
+            let visible_non_ascii =
+                |c: Option<&char>| c.is_some_and(|c| !c.is_ascii() && !c.is_whitespace());
+            !(at > 0
+                && visible_non_ascii(chars.get(at - 1))
+                && visible_non_ascii(chars.get(at + 1)))
+        }
+        _ => is_bidi_control(c) || is_invisible(c),
+    })
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
 }
 
 /// What is wrong with `value` as a `what`, in words, or None if nothing.
@@ -22,6 +70,10 @@ pub fn problem(what: &str, value: &str, max_chars: usize) -> Option<String> {
         Some(format!("{what} is empty"))
     } else if value.chars().any(char::is_control) {
         Some(format!("{what} contains a control character"))
+    } else if hides_something(value) {
+        Some(format!(
+            "{what} contains an invisible or direction-changing character"
+        ))
     } else if value.chars().count() > max_chars {
         Some(format!(
             "{what} is {} characters long; at most {max_chars} are allowed",
@@ -76,6 +128,34 @@ mod tests {
                 .contains("at most 16")
         );
         assert!(problem("row label", "  ", 16).unwrap().contains("empty"));
+    }
+
+    #[test]
+    fn bidi_controls_and_invisible_characters_are_refused() {
+        for hidden in [
+            "\u{202E}gnirts",
+            "ad\u{FEFF}min",
+            "ad\u{200B}min",
+            "ad\u{200D}min",
+            "\u{200C}Ada",
+            "Ada\u{2066}",
+            "soft\u{AD}hyphen",
+            "tag\u{E0041}",
+        ] {
+            assert!(hides_something(hidden), "{hidden:?}");
+            assert!(!is_plain(hidden, 200), "{hidden:?}");
+            assert!(problem("name", hidden, 200).unwrap().contains("invisible"));
+        }
+        // Joiners where scripts and emoji need them.
+        for kept in [
+            "می\u{200C}خواهم",
+            "👩\u{200D}👩\u{200D}👧",
+            "क्\u{200D}ष",
+            "Zoë Ångström",
+        ] {
+            assert!(!hides_something(kept), "{kept:?}");
+            assert!(is_plain(kept, 200), "{kept:?}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::domain::refusal::{Counted, Filters, TimeField};
 use crate::domain::text::quoted;
+use crate::domain::webhook::TargetProblem;
 use crate::error::{AppError, Conflict, ErrorCode, Invalid, Limit, Missing};
 
 /// Left in the response's extensions so the HTML layer can render an error
@@ -112,10 +113,10 @@ fn invalid_text(invalid: &Invalid) -> String {
         }
         Invalid::MoreTicketsThanAnyArea => "That is more tickets than any area holds.".into(),
         Invalid::BuyerName { max_chars } => {
-            format!("Enter your name (1 to {max_chars} characters).")
+            format!("Enter your name: 1 to {max_chars} characters, none of them invisible.")
         }
         Invalid::EventName => {
-            "Give the event a name of up to 200 characters, with no control characters.".into()
+            "Give the event a name of up to 200 characters, with no control or invisible characters.".into()
         }
         Invalid::Email => "Enter a valid email address, like name@example.com.".into(),
         Invalid::StartsInPast => "The event must start in the future.".into(),
@@ -158,6 +159,19 @@ fn invalid_text(invalid: &Invalid) -> String {
             "{:?} is not a currency: use its three-letter ISO 4217 code, like EUR, USD or GBP.",
             crate::domain::text::shortened(code)
         ),
+        Invalid::WebhookUrl(problem) => match problem {
+            TargetProblem::NotAUrl => "Give the endpoint's full URL, starting https:// (or http://), \
+                 of up to 2,000 characters."
+                .into(),
+            TargetProblem::Credentials => "Put no user name or password in the URL: every delivery \
+                 is signed with the endpoint's secret instead."
+                .into(),
+            TargetProblem::NotPublic => "That address is on a private or local network, which \
+                 webhooks may not reach. An operator can allow it with SEATMAP_WEBHOOK_ALLOW_NETWORKS."
+                .into(),
+            TargetProblem::Unresolved => "That host name can't be found. Check the URL.".into(),
+        },
+        Invalid::WebhookEvents => "Tick at least one event.".into(),
         Invalid::BestMode => {
             "Best available's mode is \"replace\" (the default) or \"add\".".into()
         }
@@ -237,6 +251,10 @@ fn limit_text(limit: Limit) -> String {
         Limit::HoldRequests => "Too many hold requests. Please wait a moment and try again.".into(),
         Limit::HoldsFromNetwork { live } => format!(
             "Too many seats are on hold from your network ({live} holds). \
+             Buy or release some, or wait for a hold to expire."
+        ),
+        Limit::HoldsForKey { live } => format!(
+            "This API key's customers have {live} live holds, the most it may have. \
              Buy or release some, or wait for a hold to expire."
         ),
         Limit::SignIns => "Too many failed sign-ins. Please wait before trying again.".into(),

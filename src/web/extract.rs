@@ -206,6 +206,14 @@ pub fn is_htmx(headers: &axum::http::HeaderMap) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub struct ClientIp(pub IpAddr);
 
+impl ClientIp {
+    /// What limits count the client as: the address, or for IPv6 its /64
+    /// (one subscriber's block; see `server::network_of`).
+    pub fn network(self) -> IpAddr {
+        crate::server::network_of(self.0)
+    }
+}
+
 impl FromRequestParts<AppState> for ClientIp {
     type Rejection = AppError;
 
@@ -266,7 +274,7 @@ pub async fn admit_hold_request(
         None => [
             buyer,
             Counter {
-                key: format!("hold:ip:{}", ip.0),
+                key: format!("hold:ip:{}", ip.network()),
                 max: limits.hold_requests_per_ip,
             },
         ],
@@ -274,7 +282,8 @@ pub async fn admit_hold_request(
     hit(&client, 60, &counters, Limit::HoldRequests).await?;
     Ok(crate::db::holds::Holder {
         buyer_id,
-        client_ip: key.is_none().then_some(ip.0),
+        client_ip: key.is_none().then_some(ip.network()),
+        api_key: key,
     })
 }
 
@@ -333,6 +342,10 @@ pub async fn authenticate_bearer(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
+    // The metrics scraper's bearer token is its own (SEATMAP_METRICS_TOKEN).
+    if request.uri().path() == "/metrics" {
+        return next.run(request).await;
+    }
     let Some(header) = request.headers().get(axum::http::header::AUTHORIZATION) else {
         return next.run(request).await;
     };

@@ -3,8 +3,8 @@
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::IntoResponse;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
@@ -50,8 +50,24 @@ async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     }
 }
 
-/// Prometheus text format. Pool figures are read at scrape time.
-async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+/// Prometheus text format. Pool figures are read at scrape time. With
+/// `SEATMAP_METRICS_TOKEN` set, only a scraper bearing it is answered.
+async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(token) = &state.config.metrics_token {
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !crate::web::security::constant_time_eq(bearer.trim(), token.expose()) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "metrics need the token set in SEATMAP_METRICS_TOKEN\n",
+            )
+                .into_response();
+        }
+    }
     let status = state.pool.status();
     metrics::gauge!("seatmap_db_pool_size").set(status.size as f64);
     metrics::gauge!("seatmap_db_pool_available").set(status.available as f64);
@@ -61,4 +77,5 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         observability::metrics().render(),
     )
+        .into_response()
 }

@@ -23,6 +23,26 @@ pub(crate) struct ErrorPage {
     message: String,
 }
 
+/// Marks an answer that refused what was asked (a fragment or redirect
+/// carrying a refusal notice): a request that brought no session and was
+/// refused leaves none (see `app::refusals_leave_no_session`).
+#[derive(Debug, Clone, Copy)]
+pub struct Refused;
+
+/// A refusal as a page of its own (409), for a buyer whose first request
+/// was refused: saying why there and then needs no session to carry a
+/// notice to the next page.
+pub fn refused_page(text: String) -> Response {
+    use axum::response::IntoResponse;
+    let status = axum::http::StatusCode::CONFLICT;
+    let mut response = (status, text.clone()).into_response();
+    response.extensions_mut().insert(ErrorSummary {
+        status,
+        message: text,
+    });
+    response
+}
+
 /// Replaces an error response's JSON body with the error page (same status
 /// and headers). Other responses pass through.
 pub fn render_error_page(response: Response) -> Response {

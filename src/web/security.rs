@@ -22,8 +22,10 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
      object-src 'none'";
 
 /// The headers every response carries unless its handler set them (the
-/// framing headers are `frame_headers`').
-pub fn header_layers() -> [SetResponseHeaderLayer<HeaderValue>; 3] {
+/// framing headers are `frame_headers`'). Nothing is cached unless its
+/// handler says so (the static assets do): pages carry tickets, orders,
+/// CSV exports and CSRF tokens, none of which a shared cache may keep.
+pub fn header_layers() -> [SetResponseHeaderLayer<HeaderValue>; 4] {
     let set = |name: HeaderName, value: &'static str| {
         SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
     };
@@ -34,6 +36,7 @@ pub fn header_layers() -> [SetResponseHeaderLayer<HeaderValue>; 3] {
             HeaderName::from_static("cross-origin-opener-policy"),
             "same-origin",
         ),
+        set(header::CACHE_CONTROL, "no-store"),
     ]
 }
 
@@ -173,12 +176,38 @@ pub struct CsrfToken {
 }
 
 impl CsrfToken {
-    /// The token for a form's hidden `csrf` field.
+    /// The token for a form's hidden `csrf` field, masked afresh each
+    /// time (see [`mask`]).
     pub fn value(&self) -> String {
         self.used.store(true, Ordering::Relaxed);
-        self.value.clone()
+        mask(&self.value)
     }
 }
+
+/// The token as a page shows it: a random pad, then the token XORed with
+/// the pad, both hex. Every page then carries different bytes for the same
+/// token, so a compressed page that also reflects the visitor's input
+/// (a search box) leaks nothing about the token through its size (BREACH).
+fn mask(token: &str) -> String {
+    use rand::RngCore;
+    let token = HEX.decode(token.as_bytes()).unwrap_or_default();
+    let mut pad = vec![0u8; token.len()];
+    rand::rng().fill_bytes(&mut pad);
+    let masked: Vec<u8> = pad.iter().zip(&token).map(|(p, t)| p ^ t).collect();
+    format!("{}{}", HEX.encode(&pad), HEX.encode(&masked))
+}
+
+/// The token a form sent, unmasked; None if it isn't a masked token.
+fn unmask(sent: &str) -> Option<String> {
+    let bytes = HEX.decode(sent.as_bytes()).ok()?;
+    let (pad, masked) = bytes.split_at(bytes.len() / 2);
+    (bytes.len() % 2 == 0 && !pad.is_empty()).then(|| {
+        let token: Vec<u8> = pad.iter().zip(masked).map(|(p, m)| p ^ m).collect();
+        HEX.encode(&token)
+    })
+}
+
+const HEX: data_encoding::Encoding = data_encoding::HEXLOWER_PERMISSIVE;
 
 impl<S: Send + Sync> FromRequestParts<S> for CsrfToken {
     type Rejection = AppError;
@@ -301,15 +330,15 @@ where
 /// brought no cookie can't match: its token is one nobody has seen.
 /// For forms `CsrfForm` can't read (file uploads).
 pub fn check_csrf(expected: &CsrfToken, sent: Option<&str>) -> Result<(), AppError> {
-    match sent {
-        Some(sent) if !expected.fresh && constant_time_eq(&expected.value, sent) => Ok(()),
+    match sent.and_then(unmask) {
+        Some(sent) if !expected.fresh && constant_time_eq(&expected.value, &sent) => Ok(()),
         _ => Err(AppError::Forbidden(
             "This form has expired. Reload the page and try again.".into(),
         )),
     }
 }
 
-fn constant_time_eq(a: &str, b: &str) -> bool {
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -347,6 +376,23 @@ mod tests {
             ("origin", "null"),
             ("host", "app:3000")
         ])));
+    }
+
+    #[test]
+    fn a_token_is_masked_differently_every_time_and_unmasks_to_itself() {
+        let token = new_token();
+        let (one, two) = (mask(&token), mask(&token));
+        assert_ne!(one, two, "each page shows other bytes");
+        assert_eq!(one.len(), 128);
+        assert_eq!(unmask(&one).as_deref(), Some(token.as_str()));
+        assert_eq!(unmask(&two).as_deref(), Some(token.as_str()));
+        assert_ne!(
+            unmask(&token).as_deref(),
+            Some(token.as_str()),
+            "the bare token is not a masked one"
+        );
+        assert_eq!(unmask("not hex"), None);
+        assert_eq!(unmask(""), None);
     }
 
     #[test]

@@ -125,12 +125,14 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                     Holder {
                         buyer_id: buyer,
                         client_ip: None,
+                        api_key: None,
                     },
                     &request,
                     HoldRules {
                         ttl: Duration::from_secs(600),
                         max_seats: 10,
                         max_holds_per_ip: 0,
+                        max_holds_per_key: 0,
                     },
                 )
                 .await;

@@ -202,37 +202,40 @@ async fn a_flood_of_first_time_readers_gets_pages_or_503s_and_writes_no_session(
 
 /// When saving a session fails (the pool is exhausted), the answer is the
 /// documented 503 with Retry-After, not the session layer's bare 500.
+/// A session that can't be saved (the sessions table locked past the
+/// lock timeout, as an overloaded or failing store would be) is a 503
+/// page with Retry-After, not tower-sessions' bare, empty 500.
 #[tokio::test]
 async fn a_failed_session_save_is_a_503_with_retry_after() {
     let app = spawn_app_with(|config| {
-        config.db.pool_size = 2;
-        config.db.pool_wait = Duration::from_millis(200);
+        config.db.lock_timeout = Duration::from_millis(300);
     })
     .await;
     let event = app.create_event(1, 2).await;
     let buyer = app.buyer();
     let csrf = crate::pages::csrf_from(&buyer, &format!("/events/{}", event.id)).await;
-    // Every connection of the app's pool is taken: the form below needs
-    // none until the new buyer's session is saved.
-    let _taken = (
-        app.state.pool.get().await.unwrap(),
-        app.state.pool.get().await.unwrap(),
-    );
-    {
-        let path = format!("/events/{}/seats", event.id);
-        let response = buyer
-            .http
-            .post(format!("{}{path}", app.base))
-            .form(&[("csrf", csrf.as_str())])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
-        assert_eq!(response.headers()["retry-after"], "1");
-        let body = response.text().await.unwrap();
-        assert!(!body.is_empty(), "an empty body");
-        assert!(body.contains("very busy"), "the error page: {body}");
-    }
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.batch_execute("LOCK TABLE tower_sessions IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    // A first hold: the new buyer's session must be saved, and can't be.
+    let path = format!("/events/{}/seats", event.id);
+    let response = buyer
+        .http
+        .post(format!("{}{path}", app.base))
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("hold", &event.seat_ids[0].to_string()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
+    assert_eq!(response.headers()["retry-after"], "1");
+    let body = response.text().await.unwrap();
+    assert!(body.contains("very busy"), "the error page: {body}");
+    lock.rollback().await.unwrap();
 }
 
 async fn open_stream(client: &reqwest::Client, url: &str) -> reqwest::Response {

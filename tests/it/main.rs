@@ -11,6 +11,7 @@ mod claims;
 mod general_admission;
 mod hostile;
 mod lifecycle;
+mod limits;
 mod live;
 mod load;
 mod mail;

@@ -144,12 +144,13 @@ async fn html_forms_need_this_sessions_csrf_token() {
     );
 }
 
+/// The session cookie set, by either of its names (`__Host-` when Secure).
 fn session_cookie(headers: &HeaderMap) -> String {
     headers
         .get_all(SET_COOKIE)
         .iter()
         .map(|v| v.to_str().unwrap().to_string())
-        .find(|c| c.starts_with("seatmap_session="))
+        .find(|c| c.starts_with("seatmap_session=") || c.starts_with("__Host-seatmap_session="))
         .expect("a session cookie is set")
 }
 
@@ -169,6 +170,7 @@ async fn the_session_cookie_is_http_only_and_same_site_lax_and_secure_only_when_
     assert!(cookie.contains("HttpOnly"), "{cookie}");
     assert!(cookie.contains("SameSite=Lax"), "{cookie}");
     assert!(!cookie.contains("Secure"), "{cookie}");
+    assert!(cookie.starts_with("seatmap_session="), "{cookie}");
 
     let secure = spawn_app_with(|c| c.secure_cookies = true).await;
     let event = secure.create_event(1, 2).await;
@@ -180,7 +182,14 @@ async fn the_session_cookie_is_http_only_and_same_site_lax_and_secure_only_when_
         .send()
         .await
         .unwrap();
-    assert!(session_cookie(response.headers()).contains("Secure"));
+    let cookie = session_cookie(response.headers());
+    assert!(cookie.contains("Secure"), "{cookie}");
+    // No other host (a sibling subdomain) can plant a __Host- cookie.
+    assert!(cookie.starts_with("__Host-seatmap_session="), "{cookie}");
+    assert!(
+        cookie.contains("Path=/") && !cookie.contains("Domain"),
+        "{cookie}"
+    );
 }
 
 #[tokio::test]
@@ -340,11 +349,13 @@ async fn hold_requests_are_rate_limited_per_session_and_a_new_session_does_not_r
     assert_eq!(body["error"], "rate_limited");
 
     // A fresh session gets its own per-session allowance, but the address
-    // has used 4 of its 5: one more request, then 429 for any session.
+    // has used 3 of its 5 (the refused request counted nothing): two more
+    // requests, then 429 for any session.
     let fresh = app.buyer();
     assert_eq!(fresh.hold(event.id, &[s[4]]).await.0, StatusCode::CREATED);
+    assert_eq!(fresh.hold(event.id, &[s[5]]).await.0, StatusCode::CREATED);
     assert_eq!(
-        fresh.hold(event.id, &[s[5]]).await.0,
+        fresh.hold(event.id, &[s[7]]).await.0,
         StatusCode::TOO_MANY_REQUESTS
     );
     assert_eq!(

@@ -745,13 +745,19 @@ impl TestApp {
 /// Waits out the end of the clock minute if it is near: the limits count
 /// per clock minute, and a rollover mid-test would reset them.
 pub async fn clear_of_a_minute_rollover() {
-    let into_minute = std::time::SystemTime::now()
+    clear_of_a_window_rollover(60).await;
+}
+
+/// Waits out the end of the current `window_secs` window (as the rate
+/// limits lay windows out) if it is less than 10 s away.
+pub async fn clear_of_a_window_rollover(window_secs: u64) {
+    let into_window = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
-        % 60;
-    if into_minute > 50 {
-        tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
+        % window_secs;
+    if into_window > window_secs - 10 {
+        tokio::time::sleep(Duration::from_secs(window_secs + 1 - into_window)).await;
     }
 }
 

@@ -387,15 +387,30 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
         !html.contains("Find seats"),
         "no best-available form before sales open"
     );
-    // A seat button posted anyway is answered with a notice, not an error page.
+    // A seat button posted anyway is refused with the reason. This
+    // buyer's first request: the reason is the answer itself (409), with
+    // no session saved to carry a notice.
     let token = csrf_from(&buyer, &format!("/events/{event_id}")).await;
-    let response = buyer
-        .http
-        .post(format!("{}/events/{event_id}/seats", app.base))
-        .form(&[("csrf", token.as_str()), ("hold", &seat.to_string())])
-        .send()
-        .await
-        .unwrap();
+    let post_seat = || {
+        buyer
+            .http
+            .post(format!("{}/events/{event_id}/seats", app.base))
+            .form(&[("csrf", token.as_str()), ("hold", &seat.to_string())])
+            .send()
+    };
+    let response = post_seat().await.unwrap();
+    assert_eq!(response.status(), StatusCode::CONFLICT);
+    let refusal = response.text().await.unwrap();
+    assert!(
+        refusal.contains("On sale at Fri 1 May 2099, 12:00 CEST."),
+        "{refusal}"
+    );
+    assert!(buyer.session_cookie().is_none(), "no session for a refusal");
+    // A buyer with a session gets the notice on the map, after a redirect.
+    let other_event = app.create_event(1, 2).await;
+    let (status, _) = buyer.hold(other_event.id, &other_event.seat_ids[..1]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let response = post_seat().await.unwrap();
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let (_, html) = page(&buyer, &format!("/events/{event_id}")).await;
     assert_eq!(

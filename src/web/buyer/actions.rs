@@ -126,6 +126,9 @@ pub(crate) async fn back_with(
     back: Back,
 ) -> AppResult<Response> {
     if let Some(notice) = &notice {
+        if buyer.is_new && notice.kind == NoticeKind::Error {
+            return Ok(refused_page(notice.text.clone()));
+        }
         push_notice(&buyer.session, notice).await?;
     }
     let back = match back {
@@ -163,7 +166,14 @@ pub(crate) fn fragment(
         notice,
         oob: true,
     };
+    let refused = fragment
+        .notice
+        .as_ref()
+        .is_some_and(|notice| notice.kind == NoticeKind::Error);
     let mut response = render(&fragment)?.into_response();
+    if refused {
+        response.extensions_mut().insert(Refused);
+    }
     if buyer.is_new {
         // The page's live feed was opened before this buyer existed: the
         // page reopens it (static/app.js), so the feed knows their seats.

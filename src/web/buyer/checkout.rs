@@ -24,6 +24,11 @@ pub(crate) async fn purchase(
     let latest = db::holds::latest_for_buyer(&client, event_id, buyer.id).await?;
     drop(client);
     let Some(hold) = latest else {
+        if buyer.is_new {
+            return Ok(crate::web::render::refused_page(
+                "You have no seats on hold.".into(),
+            ));
+        }
         push_notice(
             &buyer.session,
             &Notice::new(NoticeKind::Info, "You have no seats on hold."),

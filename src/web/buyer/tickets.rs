@@ -114,7 +114,11 @@ fn mail_sentence(
         MailStatus::Waiting { .. } => format!(
             "We have not managed to e-mail {email} yet and keep trying. This page has your tickets."
         ),
-        MailStatus::NotQueued => {
+        MailStatus::Failed => format!(
+            "We could not e-mail {email}, and have stopped trying. This page has your \
+             tickets: keep its address, or print them."
+        ),
+        MailStatus::NotQueued | MailStatus::Retired => {
             "No e-mail was sent for this order; this page has your tickets.".into()
         }
     }

@@ -22,7 +22,7 @@ use crate::domain::ids::{EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
-use crate::error::{AppError, AppResult, Missing};
+use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::extract::{ApiJson, IdPath, Notice, StaffCaller, StaffUser, take_notice};
 use crate::web::qr;
 use crate::web::render::render;
@@ -53,6 +53,10 @@ pub fn router() -> Router<AppState> {
             get(walk_up_page).post(walk_up_sale),
         )
         .route("/staff/events/{event_id}/mail", get(outbox_page))
+        .route(
+            "/staff/events/{event_id}/mail/{message_id}/retry",
+            post(retry_message),
+        )
         .route(
             "/api/staff/events/{event_id}/orders/{order_id}",
             get(order_json),
@@ -107,6 +111,10 @@ fn mail_line(status: &MailStatus) -> String {
         MailStatus::Waiting { attempts: 0 } => "E-mail queued, not sent yet.".into(),
         MailStatus::Waiting { attempts } => format!("E-mail not sent yet ({attempts} attempts)."),
         MailStatus::Sent { at } => format!("E-mailed {}.", views::display_time(*at)),
+        MailStatus::Failed => {
+            "E-mail failed; sending was given up (send it again from the mail page).".into()
+        }
+        MailStatus::Retired => "No e-mail sent: the order was refunded before it went.".into(),
     }
 }
 
@@ -239,7 +247,10 @@ async fn reseat_ticket(
     CsrfForm(form): CsrfForm<ReseatForm>,
 ) -> AppResult<Redirect> {
     let outcome = async {
-        let name = form.seat.trim().to_string();
+        let name = match rules::seat_names(&form.seat)?.as_slice() {
+            [one] => one.clone(),
+            _ => return Err(AppError::Invalid(Invalid::SeatName(form.seat.clone()))),
+        };
         let to = {
             let client = state.pool.get().await?;
             db::order_changes::seats_named(&client, event_id, std::slice::from_ref(&name)).await?[0]
@@ -295,15 +306,6 @@ async fn walk_up_page(
     })
 }
 
-/// Seat names as staff type them: "C12, C13; Stalls D4".
-fn seat_names(text: &str) -> Vec<String> {
-    text.split([',', ';', '\n'])
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 /// The walk-up form: fixed fields, and `area_<id>` = places per GA area.
 async fn walk_up_sale(
     State(state): State<AppState>,
@@ -337,7 +339,7 @@ async fn walk_up_sale(
             }
             ga.push(GaRequest { area_id, quantity });
         }
-        let names = seat_names(field("seats"));
+        let names = rules::seat_names(field("seats"))?;
         let seat_ids = {
             let client = state.pool.get().await?;
             db::order_changes::seats_named(&client, event_id, &names).await?
@@ -365,6 +367,8 @@ async fn walk_up_sale(
 }
 
 struct MessageRow {
+    id: i64,
+    failed: bool,
     order_id: String,
     short_order: String,
     recipient: String,
@@ -379,6 +383,8 @@ struct MessageRow {
 struct OutboxPage {
     staff_name: String,
     csrf: String,
+    notice: Option<Notice>,
+    oob: bool,
     event: EventHeader,
     smtp_configured: bool,
     messages: Vec<MessageRow>,
@@ -395,11 +401,15 @@ async fn outbox_page(
     render(&OutboxPage {
         staff_name: staff.name,
         csrf: staff.csrf.value(),
+        notice: take_notice(&staff.session).await?,
+        oob: false,
         event,
         smtp_configured: state.config.mail.smtp_url.is_some(),
         messages: messages
             .into_iter()
             .map(|m| MessageRow {
+                id: m.id,
+                failed: m.sent_at.is_none() && m.failed_at.is_some(),
                 order_id: m.order_id.map(|id| id.to_string()).unwrap_or_default(),
                 short_order: m
                     .order_id
@@ -408,10 +418,16 @@ async fn outbox_page(
                 recipient: m.recipient,
                 subject: m.subject,
                 queued: views::display_time(m.created_at),
-                state: match m.sent_at {
-                    Some(at) => format!("sent {}", views::display_time(at)),
-                    None if m.attempts == 0 => "waiting".into(),
-                    None => format!(
+                state: match (m.sent_at, m.failed_at, m.retired_at) {
+                    (Some(at), _, _) => format!("sent {}", views::display_time(at)),
+                    (None, Some(at), _) => format!(
+                        "failed after {} attempt(s), {}: gave up",
+                        m.attempts,
+                        views::display_time(at)
+                    ),
+                    (None, None, Some(_)) => "not sent: nothing left to send".into(),
+                    (None, None, None) if m.attempts == 0 => "waiting".into(),
+                    (None, None, None) => format!(
                         "{} attempt(s); next {}",
                         m.attempts,
                         views::display_time(m.next_attempt_at)
@@ -664,4 +680,22 @@ pub(crate) async fn sale_json(
             tickets: sold.tickets,
         }),
     ))
+}
+
+/// Sends a message that was given up on again, from its first attempt.
+async fn retry_message(
+    State(state): State<AppState>,
+    IdPath((event_id, message_id)): IdPath<(EventId, i64)>,
+    staff: StaffUser,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> AppResult<Redirect> {
+    let client = state.pool.get().await?;
+    let outcome = if db::outbox::retry_failed(&client, event_id, message_id).await? {
+        Ok("Message queued again.".to_string())
+    } else {
+        Err(AppError::NotFound(Missing::Page))
+    };
+    drop(client);
+    let location = format!("/staff/events/{event_id}/mail");
+    super::back_with_notice(&staff.session, &location, outcome).await
 }

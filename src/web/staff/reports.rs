@@ -169,7 +169,7 @@ async fn orders_csv(
                 &order.id.to_string(),
                 &created,
                 &spreadsheet_safe(&order.buyer_name),
-                &spreadsheet_safe(&order.buyer_email),
+                &spreadsheet_safe(order.buyer_email.as_deref().unwrap_or("")),
                 &spreadsheet_safe(&order.places),
                 &total,
                 &event.currency.code(),

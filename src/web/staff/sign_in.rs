@@ -95,7 +95,7 @@ const MAX_PASSWORD_BYTES: usize = 1024;
 /// account could have (any other name would be an unbounded key).
 fn login_limits(state: &AppState, account: Option<&str>, ip: IpAddr) -> Vec<Counter> {
     let mut limits = vec![Counter {
-        key: format!("login:ip:{ip}"),
+        key: format!("login:ip:{}", crate::server::network_of(ip)),
         max: state.config.limits.login_failures_per_ip,
     }];
     if let Some(name) = account {
@@ -139,7 +139,10 @@ async fn login(
     };
     let limits = login_limits(&state, plausible.then_some(form.name.as_str()), ip.0);
     let client = state.pool.get().await?;
-    match db::rate_limits::check(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await {
+    // Counted before the password is checked, in the statement that
+    // checks the limit: guesses sent all at once can't all be hashed
+    // before any of them counts. A right password takes its count back.
+    match db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await {
         Ok(()) => {}
         Err(err @ AppError::TooManyRequests { .. }) => {
             let AppError::TooManyRequests {
@@ -179,9 +182,9 @@ async fn login(
     };
     let client = state.pool.get().await?;
     let Some(staff_id) = staff_id else {
-        db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await?;
         return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into());
     };
+    db::rate_limits::give_back(&client, LOGIN_WINDOW_SECS, &limits).await?;
     sign_in(&session, staff_id).await?;
     db::audit::record(
         &client,
