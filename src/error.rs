@@ -189,7 +189,7 @@ impl AppError {
     }
 
     /// PostgreSQL refused a value itself (a NUL in text, a number out of
-    /// range, an index entry too long). The rules should have refused it
+    /// range, an index entry too long, a CHECK it breaks). The rules should have refused it
     /// first; if one slips past them it is still the caller's input, so a
     /// 422 rather than a 500 (and a warning in the log, to add the rule).
     pub fn is_refused_value(&self) -> bool {
@@ -197,6 +197,7 @@ impl AppError {
             .and_then(tokio_postgres::Error::code)
             .is_some_and(|state| {
                 [
+                    SqlState::CHECK_VIOLATION,
                     SqlState::CHARACTER_NOT_IN_REPERTOIRE,
                     SqlState::UNTRANSLATABLE_CHARACTER,
                     SqlState::STRING_DATA_RIGHT_TRUNCATION,
@@ -206,6 +207,43 @@ impl AppError {
                 ]
                 .contains(state)
             })
+    }
+}
+
+/// The error and its causes, one line, as a log may show them. A
+/// database error is given by its SQLSTATE, message and constraint, but
+/// never its DETAIL, HINT or WHERE: those quote the row ("Failing row
+/// contains (…, whsec_…)", "Key (email)=(…)"), which may hold a secret or
+/// a buyer's address.
+pub fn for_log(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = Vec::new();
+    let mut link: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = link {
+        match current.downcast_ref::<tokio_postgres::error::DbError>() {
+            Some(db) => {
+                let mut part = format!("{} {}: {}", db.severity(), db.code().code(), db.message());
+                for (name, value) in [
+                    ("constraint", db.constraint()),
+                    ("table", db.table()),
+                    ("column", db.column()),
+                ] {
+                    if let Some(value) = value {
+                        part.push_str(&format!(" ({name} {value})"));
+                    }
+                }
+                parts.push(part);
+            }
+            None => parts.push(current.to_string()),
+        }
+        link = current.source();
+    }
+    parts.join(": ")
+}
+
+impl AppError {
+    /// [`for_log`] of this error.
+    pub fn for_log(&self) -> String {
+        for_log(self)
     }
 }
 

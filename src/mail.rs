@@ -103,7 +103,7 @@ impl Worker {
                 Ok(0) => tokio::time::sleep(self.poll_every).await,
                 Ok(_) => {}
                 Err(err) => {
-                    tracing::warn!(error = ?err, "mail worker: leasing or marking failed");
+                    tracing::warn!(error = %crate::error::for_log(err.as_ref()), "mail worker: leasing or marking failed");
                     tokio::time::sleep(self.poll_every).await;
                 }
             }

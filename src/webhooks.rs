@@ -138,7 +138,7 @@ impl Sender {
                 Ok(0) => tokio::time::sleep(self.settings.poll_every).await,
                 Ok(_) => {}
                 Err(err) => {
-                    tracing::warn!(error = ?err, "webhook sender: leasing or recording failed");
+                    tracing::warn!(error = %crate::error::for_log(err.as_ref()), "webhook sender: leasing or recording failed");
                     tokio::time::sleep(self.settings.poll_every).await;
                 }
             }

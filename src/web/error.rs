@@ -364,17 +364,17 @@ impl IntoResponse for AppError {
         };
         let message = match status {
             StatusCode::INTERNAL_SERVER_ERROR => {
-                tracing::error!(error = ?anyhow::Error::from(self), "request failed");
+                tracing::error!(error = %self.for_log(), "request failed");
                 GENERIC_500.to_string()
             }
             StatusCode::UNPROCESSABLE_ENTITY if self.is_refused_value() => {
-                tracing::warn!(error = ?anyhow::Error::from(self), "the database refused a value the rules let through");
+                tracing::warn!(error = %self.for_log(), "the database refused a value the rules let through");
                 "A value in this request is not acceptable: too long, out of range, \
                  or containing a control character."
                     .to_string()
             }
             StatusCode::SERVICE_UNAVAILABLE => {
-                tracing::warn!(error = ?anyhow::Error::from(self), "request failed (transient)");
+                tracing::warn!(error = %self.for_log(), "request failed (transient)");
                 GENERIC_503.to_string()
             }
             _ => message(&self),

@@ -376,3 +376,180 @@ async fn killing_the_app_mid_send_loses_no_message() {
         1
     );
 }
+
+/// What a purchase takes, the mailer can send: addresses lettre refuses
+/// (quoted local parts with commas or markup) or that name a host rather
+/// than a domain are refused at the purchase, with nothing held lost.
+#[tokio::test]
+async fn a_purchase_refuses_addresses_mail_could_never_reach() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED);
+    for email in [
+        "\"a,b\"@example.com",
+        "\"<b>x</b>\"@example.com",
+        "a@127.0.0.1",
+        "a@[127.0.0.1]",
+        "josé@example.com",
+    ] {
+        let (status, body) = buyer.purchase(&hold["hold_id"], "Ada", email).await;
+        assert_eq!(
+            status,
+            reqwest::StatusCode::UNPROCESSABLE_ENTITY,
+            "{email}: {body}"
+        );
+        assert_eq!(body["error"], "invalid_email", "{email}");
+    }
+    assert_eq!(app.count("SELECT count(*) FROM outbox").await, 0);
+    let (status, _) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "the hold was kept");
+}
+
+/// Moves a failed row's next attempt to now, as waiting out its backoff
+/// would.
+async fn due_now(app: &TestApp) {
+    app.sql()
+        .await
+        .execute(
+            "UPDATE outbox SET next_attempt_at = now() WHERE sent_at IS NULL",
+            &[],
+        )
+        .await
+        .unwrap();
+}
+
+/// Mail that can't go is given up after the configured attempts (not
+/// retried hourly for ever); staff see it failed and send it again by
+/// hand; the buyer's page says it could not be sent. An order refunded
+/// before its mail went is retired, not failed.
+#[tokio::test]
+async fn mail_that_keeps_failing_is_given_up_shown_to_staff_and_sent_again_by_hand() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let order_id = id_segment(&order["order_id"]);
+
+    // An SMTP server that isn't there: every attempt fails.
+    let nowhere = MailSettings {
+        smtp_url: Some(Secret::new(format!("smtp://127.0.0.1:{}", free_port()))),
+        lease: Duration::from_secs(30),
+        poll_every: Duration::from_millis(20),
+        max_attempts: 3,
+        ..MailSettings::default()
+    };
+    let pool = seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap();
+    let failing = Worker::new(pool.clone(), &nowhere, (*app.state.links).clone())
+        .unwrap()
+        .unwrap();
+    for attempt in 1..=3 {
+        assert_eq!(failing.send_due().await.unwrap(), 1, "attempt {attempt}");
+        due_now(&app).await;
+    }
+    assert_eq!(
+        failing.send_due().await.unwrap(),
+        0,
+        "after 3 attempts nothing is due: it was given up"
+    );
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT attempts, failed_at IS NOT NULL AS failed, id FROM outbox",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, i32>("attempts"), 3);
+    assert!(row.get::<_, bool>("failed"));
+    let message_id: i64 = row.get("id");
+
+    let page = buyer.get_text(&format!("/orders/{order_id}")).await;
+    assert!(
+        page.contains("We could not e-mail ada@example.com"),
+        "{page}"
+    );
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let mail_page = format!("/staff/events/{}/mail", event.id);
+    let listed = clerk.get_text(&mail_page).await;
+    assert!(
+        listed.contains("gave up") && listed.contains("Send again"),
+        "{listed}"
+    );
+
+    // Sent again by hand, to a server that is there this time.
+    let csrf = crate::pages::csrf_from(&clerk, &mail_page).await;
+    let response = clerk
+        .http
+        .post(format!("{}{mail_page}/{message_id}/retry", app.base))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::SEE_OTHER);
+    let sink = SmtpSink::start("mail-sent-again").await;
+    let working = Worker::new(
+        pool,
+        &settings(&sink, Duration::from_secs(30)),
+        (*app.state.links).clone(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(working.send_due().await.unwrap(), 1);
+    assert_eq!(sink.wait_for(1).await.len(), 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND failed_at IS NULL AND attempts = 1")
+            .await,
+        1
+    );
+}
+
+/// A message whose order was wholly refunded before it went has nothing
+/// to say: it is retired at its first attempt, neither sent nor failed.
+#[tokio::test]
+async fn a_message_whose_order_was_refunded_before_it_went_is_retired() {
+    let sink = SmtpSink::start("mail-retired").await;
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let (status, _) = clerk
+        .post(
+            &format!(
+                "/api/staff/events/{}/orders/{}/refund",
+                event.id,
+                id_segment(&order["order_id"])
+            ),
+            serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let pool = seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap();
+    let worker = Worker::new(
+        pool,
+        &settings(&sink, Duration::from_secs(30)),
+        (*app.state.links).clone(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(worker.send_due().await.unwrap(), 1);
+    assert_eq!(worker.send_due().await.unwrap(), 0, "never leased again");
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT retired_at IS NOT NULL AS retired, failed_at IS NULL AS not_failed, sent_at IS NULL AS unsent FROM outbox",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(
+        row.get::<_, bool>("retired")
+            && row.get::<_, bool>("not_failed")
+            && row.get::<_, bool>("unsent")
+    );
+    assert!(sink.messages().is_empty(), "nothing was sent");
+}

@@ -92,20 +92,40 @@ async fn endpoint(app: &TestApp, url: &str, events: &[&str]) -> String {
 }
 
 /// Checks the signature as a receiver would, with its own HMAC.
-fn verify(secret: &str, hit: &Hit) -> Value {
+/// The signature header's timestamp and its `v1` signatures.
+fn signatures(hit: &Hit) -> (String, Vec<String>) {
     let header = hit.headers["seatmap-signature"].to_str().unwrap();
-    let (t, v1) = header
-        .strip_prefix("t=")
-        .and_then(|rest| rest.split_once(",v1="))
-        .unwrap_or_else(|| panic!("signature header {header:?}"));
-    let age = time::OffsetDateTime::now_utc().unix_timestamp() - t.parse::<i64>().unwrap();
-    assert!((0..300).contains(&age), "signed {age} s ago");
+    let mut parts = header.split(',');
+    let t = parts
+        .next()
+        .and_then(|t| t.strip_prefix("t="))
+        .unwrap_or_else(|| panic!("signature header {header:?}"))
+        .to_string();
+    let v1 = parts
+        .map(|part| {
+            part.strip_prefix("v1=")
+                .unwrap_or_else(|| panic!("signature header {header:?}"))
+                .to_string()
+        })
+        .collect();
+    (t, v1)
+}
+
+/// What a receiver computes with `secret` for `hit`.
+fn expected_signature(secret: &str, t: &str, hit: &Hit) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("{t}.{}", hit.body).as_bytes());
-    let expected = data_encoding::HEXLOWER.encode(&mac.finalize().into_bytes());
+    data_encoding::HEXLOWER.encode(&mac.finalize().into_bytes())
+}
+
+fn verify(secret: &str, hit: &Hit) -> Value {
+    let (t, v1) = signatures(hit);
+    let age = time::OffsetDateTime::now_utc().unix_timestamp() - t.parse::<i64>().unwrap();
+    assert!((0..300).contains(&age), "signed {age} s ago");
     assert_eq!(
-        v1, expected,
-        "the signature verifies with the endpoint's secret"
+        v1,
+        [expected_signature(secret, &t, hit)],
+        "one signature, and it verifies with the endpoint's secret"
     );
     let body: Value = serde_json::from_str(&hit.body).unwrap();
     assert_eq!(
@@ -330,4 +350,278 @@ async fn killing_the_app_mid_delivery_loses_nothing() {
             .await,
         1
     );
+}
+
+/// A URL staff type in the form, and the page's answer.
+async fn add_endpoint(clerk: &crate::support::Api, url: &str) -> (reqwest::StatusCode, String) {
+    let csrf = crate::pages::csrf_from(clerk, "/staff/webhooks").await;
+    let response = clerk
+        .http
+        .post(format!("{}/staff/webhooks", clerk.base))
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("url", url),
+            ("event", "order.created"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let cache = response
+        .headers()
+        .get("cache-control")
+        .map(|v| v.to_str().unwrap().to_string());
+    if status == reqwest::StatusCode::SEE_OTHER {
+        // Refused: back on the list, with the reason as a notice.
+        return (status, clerk.get_text("/staff/webhooks").await);
+    }
+    assert_eq!(
+        cache.as_deref(),
+        Some("no-store"),
+        "a secret's page is not cached"
+    );
+    (status, response.text().await.unwrap())
+}
+
+/// Inward targets are refused when added, by the address the name
+/// resolves to; credentials in a URL and URLs without a host are refused
+/// with a 4xx (they were a 500), and nothing is stored.
+#[tokio::test]
+async fn webhooks_aimed_inward_or_malformed_are_refused_when_added() {
+    let app = spawn_app_with(|_| {}).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    for (url, says) in [
+        ("http://127.0.0.1:5432/", "private or local network"),
+        ("http://localhost:3000/metrics", "private or local network"),
+        ("http://[::1]/x", "private or local network"),
+        ("http://0.0.0.0/", "private or local network"),
+        ("http://10.1.2.3/hook", "private or local network"),
+        (
+            "http://169.254.169.254/latest/meta-data",
+            "private or local network",
+        ),
+        ("http://[::ffff:127.0.0.1]/", "private or local network"),
+        ("http://2130706433/", "private or local network"),
+        (
+            "https://user:pass@hooks.example.org/",
+            "no user name or password",
+        ),
+        ("http://", "full URL"),
+        ("https://", "full URL"),
+        ("ftp://example.org/", "full URL"),
+        ("http://bad\u{0}host/", "full URL"),
+    ] {
+        let (status, page) = add_endpoint(&clerk, url).await;
+        assert_eq!(
+            status,
+            reqwest::StatusCode::SEE_OTHER,
+            "{url}: back on the page"
+        );
+        assert!(page.contains(says), "{url}: the page says why: {page}");
+        assert!(!page.contains("whsec_"), "{url}: no secret was made");
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM webhook_endpoints").await,
+        0,
+        "nothing was stored"
+    );
+}
+
+/// DNS can change after an endpoint is added: the delivery itself checks
+/// the addresses it would connect to. An endpoint stored pointing at
+/// loopback (by address and by a name that resolves there) gets nothing,
+/// and the log says why in a few words.
+#[tokio::test]
+async fn a_delivery_to_an_address_that_turned_inward_is_refused() {
+    let receiver = Receiver::start(Behaviour::Accept).await;
+    // No allow-list: loopback is not a permitted target.
+    let app = spawn_app_with(|config| {
+        config.webhooks.poll_every = Duration::from_millis(20);
+    })
+    .await;
+    let port = receiver.url.rsplit(':').next().unwrap().to_string();
+    endpoint(&app, &receiver.url, &["order.created"]).await;
+    endpoint(
+        &app,
+        &format!("http://localhost:{port}"),
+        &["order.created"],
+    )
+    .await;
+    let event = app.create_event(1, 2).await;
+    buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let errors: Vec<String> = loop {
+        let rows = app
+            .sql()
+            .await
+            .query(
+                "SELECT coalesce(last_error, 'delivered') FROM outbox
+                  WHERE kind = 'webhook' AND (last_error IS NOT NULL OR sent_at IS NOT NULL)",
+                &[],
+            )
+            .await
+            .unwrap();
+        if rows.len() == 2 {
+            break rows.iter().map(|row| row.get(0)).collect();
+        }
+        assert!(Instant::now() < deadline, "both deliveries were attempted");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        errors
+            .iter()
+            .all(|e| e == "refused: the host is not a public address"),
+        "{errors:?}"
+    );
+    assert!(
+        receiver.hits.lock().await.is_empty(),
+        "the receiver on loopback was reached"
+    );
+}
+
+/// The log keeps a receiver's status line, never what it answered.
+#[tokio::test]
+async fn the_delivery_log_shows_the_status_not_the_receivers_answer() {
+    let receiver = Receiver::start(Behaviour::FailFirst(1)).await;
+    let app = spawn_app_with(fast).await;
+    endpoint(&app, &receiver.url, &["order.created"]).await;
+    let event = app.create_event(1, 2).await;
+    buy(&app, event.id, &event.seat_ids[..1], None).await;
+    receiver.wait_for(1).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let failed = app
+            .count("SELECT count(*) FROM outbox WHERE kind = 'webhook' AND last_status = 500")
+            .await;
+        if failed == 1 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the 500 was recorded");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let page = clerk.get_text("/staff/webhooks").await;
+    assert!(
+        page.contains("HTTP 500 Internal Server Error") || page.contains("HTTP 200 OK"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("receiver down"),
+        "the receiver's answer is not shown"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE last_response LIKE '%receiver down%' OR last_error LIKE '%receiver down%'")
+            .await,
+        0
+    );
+}
+
+fn secret_on(page: &str) -> String {
+    let start = page
+        .find("whsec_")
+        .unwrap_or_else(|| panic!("no secret on {page}"));
+    page[start..start + "whsec_".len() + 48].to_string()
+}
+
+/// A secret is shown once when added, never on the list, again only to a
+/// member of staff who asks (and that is audited); a rotation signs with
+/// both secrets for the overlap. Buyers can do none of it.
+#[tokio::test]
+async fn a_secret_is_shown_once_then_on_an_audited_request_and_rotates_with_an_overlap() {
+    let receiver = Receiver::start(Behaviour::Accept).await;
+    let app = spawn_app_with(fast).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let (status, created) = add_endpoint(&clerk, &receiver.url).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    assert!(created.contains("only time it is shown"), "{created}");
+    let first = secret_on(&created);
+
+    let list = clerk.get_text("/staff/webhooks").await;
+    assert!(!list.contains("whsec_"), "the list shows no secret");
+
+    let endpoint_id: i64 = app
+        .sql()
+        .await
+        .query_one("SELECT id FROM webhook_endpoints", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let csrf = crate::pages::csrf_from(&clerk, "/staff/webhooks").await;
+    let shown = clerk
+        .http
+        .post(format!("{}/staff/webhooks/{endpoint_id}/secret", app.base))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.headers()["cache-control"], "no-store");
+    assert_eq!(secret_on(&shown.text().await.unwrap()), first);
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE action = 'webhook_secret_shown'")
+            .await,
+        1,
+        "looking at the secret is audited"
+    );
+
+    // A buyer can neither see nor rotate it.
+    let event = app.create_event(1, 2).await;
+    let buyer = app.buyer();
+    let buyer_csrf = crate::pages::csrf_from(&buyer, &format!("/events/{}", event.id)).await;
+    for action in ["secret", "rotate"] {
+        let response = buyer
+            .http
+            .post(format!(
+                "{}/staff/webhooks/{endpoint_id}/{action}",
+                app.base
+            ))
+            .form(&[("csrf", buyer_csrf.as_str())])
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert!(
+            !text.contains("whsec_") && (status.is_client_error() || status.is_redirection()),
+            "{action}: {status}"
+        );
+    }
+
+    let rotated = clerk
+        .http
+        .post(format!("{}/staff/webhooks/{endpoint_id}/rotate", app.base))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let second = secret_on(&rotated);
+    assert_ne!(second, first);
+    assert!(rotated.contains("24 hours"), "{rotated}");
+
+    buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let hits = receiver.wait_for(1).await;
+    let (t, v1) = signatures(&hits[0]);
+    assert_eq!(
+        v1,
+        [
+            expected_signature(&second, &t, &hits[0]),
+            expected_signature(&first, &t, &hits[0])
+        ],
+        "signed with the new secret and, during the overlap, the old one"
+    );
+
+    // After the overlap only the new one signs.
+    app.sql()
+        .await
+        .execute(
+            "UPDATE webhook_endpoints SET previous_secret_until = now() - interval '1 second'",
+            &[],
+        )
+        .await
+        .unwrap();
+    buy(&app, event.id, &event.seat_ids[1..2], None).await;
+    let hits = receiver.wait_for(2).await;
+    verify(&second, &hits[1]);
 }
