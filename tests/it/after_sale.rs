@@ -627,7 +627,102 @@ async fn a_walk_up_sale_of_seats_and_ga_places_records_its_tender() {
     for ticket in cash["tickets"].as_array().unwrap() {
         assert!(!list.contains(ticket["code"].as_str().unwrap()));
     }
+    // The orders export has the walk-up made without an e-mail (it once
+    // panicked on its empty address, and stayed broken for the event).
+    let response = clerk
+        .http
+        .get(format!("{}/staff/events/{}/orders.csv", app.base, event.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let orders = response.text().await.unwrap();
+    assert!(
+        orders.lines().any(|l| l.contains("Sam Walk-up")),
+        "{orders}"
+    );
+    assert!(
+        orders.lines().any(|l| l.contains("critic@example.com")),
+        "{orders}"
+    );
     app.no_breaches().await;
+}
+
+/// Seat names typed at the box office follow the text rules of every other
+/// field: a NUL (or any control, bidi or invisible character) is refused
+/// by the rule, as naming no seat, before anything reaches PostgreSQL.
+#[tokio::test]
+async fn seat_names_with_control_characters_are_refused_by_the_rules() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let clerk = staff(&app, "clerk").await;
+    let e = event.id;
+    let walk_up = format!("/staff/events/{e}/walk-up");
+    let ticket_id = order_ticket(&app, &order).await;
+    let reseat = format!(
+        "/staff/events/{e}/orders/{}/tickets/{ticket_id}/reseat",
+        id_segment(&order["order_id"])
+    );
+    for bad in ["A\u{0}2", "A2\u{7}", "\u{202E}2A", "A2, B\u{0}1"] {
+        let csrf = crate::pages::csrf_from(&clerk, &walk_up).await;
+        let response = clerk
+            .http
+            .post(format!("{}{walk_up}", app.base))
+            .form(&[
+                ("csrf", csrf.as_str()),
+                ("seats", bad),
+                ("name", "Sam"),
+                ("tender", "cash"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{bad:?}");
+        let page = clerk.get_text(&walk_up).await;
+        assert!(
+            page.contains("names no seat of this event"),
+            "{bad:?}: {page}"
+        );
+        let console = format!(
+            "/staff/events/{e}/orders/{}",
+            id_segment(&order["order_id"])
+        );
+        let csrf = crate::pages::csrf_from(&clerk, &console).await;
+        let response = clerk
+            .http
+            .post(format!("{}{reseat}", app.base))
+            .form(&[("csrf", csrf.as_str()), ("seat", bad)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{bad:?}");
+        let page = clerk.get_text(&console).await;
+        assert!(
+            page.contains("names no seat of this event"),
+            "{bad:?}: {page}"
+        );
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders").await,
+        1,
+        "nothing sold"
+    );
+    app.no_breaches().await;
+}
+
+/// A ticket id of the order.
+async fn order_ticket(app: &TestApp, order: &Value) -> i64 {
+    app.sql()
+        .await
+        .query_one(
+            "SELECT id FROM tickets WHERE order_id = $1::text::uuid",
+            &[&id_segment(&order["order_id"])],
+        )
+        .await
+        .unwrap()
+        .get(0)
 }
 
 #[tokio::test]

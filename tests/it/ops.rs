@@ -140,3 +140,84 @@ async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answer
         .unwrap();
     assert_eq!(health.status(), StatusCode::OK);
 }
+
+/// A panic in a handler is a 500 with the generic message and the
+/// request's id, never a dropped connection, and the server goes on.
+/// (The panic is made by breaking what a row mapping relies on: a column
+/// the schema says is NOT NULL, made NULL.)
+#[tokio::test]
+async fn a_panic_is_answered_500_with_its_request_id_and_the_server_goes_on() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    app.sql()
+        .await
+        .batch_execute(&format!(
+            "ALTER TABLE events ALTER COLUMN name DROP NOT NULL;
+             UPDATE events SET name = NULL WHERE id = {}",
+            event.id
+        ))
+        .await
+        .unwrap();
+    let client = app.buyer();
+    for path in ["/api/events".to_string(), format!("/events/{}", event.id)] {
+        let response = client
+            .http
+            .get(format!("{}{path}", app.base))
+            .header("x-request-id", "panic-trace-1")
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("{path}: the connection was dropped: {err}"));
+        assert_eq!(
+            response.status(),
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "{path}"
+        );
+        assert_eq!(
+            response.headers()["x-request-id"],
+            "panic-trace-1",
+            "{path}"
+        );
+        let body = response.text().await.unwrap();
+        assert!(
+            body.contains("Something went wrong on our side"),
+            "{path}: {body}"
+        );
+        assert!(!body.contains("panicked"), "{path}: no detail shown");
+    }
+    let health = client
+        .http
+        .get(format!("{}/healthz", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK, "the server goes on");
+}
+
+/// A database error is logged without the row it quotes: PostgreSQL's
+/// DETAIL for a CHECK violation holds the whole failing row (here a
+/// webhook secret).
+#[tokio::test]
+async fn database_errors_are_logged_without_the_rows_they_quote() {
+    let app = spawn_app().await;
+    let secret = "whsec_0123456789abcdef0123456789abcdef";
+    let err = app
+        .sql()
+        .await
+        .execute(
+            "INSERT INTO webhook_endpoints (url, secret, event_types) VALUES ('http://', $1, '{order.created}')",
+            &[&secret],
+        )
+        .await
+        .expect_err("the URL CHECK refuses it");
+    assert!(
+        format!("{err:?}").contains(secret),
+        "the DETAIL quotes the row"
+    );
+    let error = seatmap::error::AppError::Database(err);
+    let logged = error.for_log();
+    assert!(!logged.contains(secret), "{logged}");
+    assert!(
+        logged.contains("23514") && logged.contains("webhook_endpoints_url_check"),
+        "{logged}"
+    );
+}

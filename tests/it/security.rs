@@ -429,3 +429,156 @@ async fn only_allowed_origins_may_frame_the_buyer_pages_and_never_the_staff_ones
         assert_eq!(staff.headers()["x-frame-options"], "DENY", "{staff_path}");
     }
 }
+
+/// Tickets, orders and CSV exports are never kept by a cache; static
+/// assets still are.
+#[tokio::test]
+async fn tickets_orders_and_exports_are_no_store() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let (buyer, order) = crate::after_sale::buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let code = order["tickets"][0]["code"].as_str().unwrap();
+    let order_path = format!("/orders/{}", crate::support::id_segment(&order["order_id"]));
+    for (client, path) in [
+        (&buyer, format!("/tickets/{code}")),
+        (&buyer, order_path.clone()),
+        (&buyer, format!("/api{order_path}")),
+        (&buyer, "/my/orders".to_string()),
+        (&clerk, format!("/staff/events/{}/orders.csv", event.id)),
+        (&clerk, format!("/staff/events/{}/door-list.csv", event.id)),
+        (&clerk, format!("/staff/events/{}", event.id)),
+    ] {
+        let response = client
+            .http
+            .get(format!("{}{path}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(response.headers()["cache-control"], "no-store", "{path}");
+    }
+    let asset = buyer
+        .http
+        .get(format!("{}/static/app.css", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        asset.headers()["cache-control"]
+            .to_str()
+            .unwrap()
+            .starts_with("public"),
+        "assets stay cacheable"
+    );
+}
+
+/// With SEATMAP_METRICS_TOKEN set, /metrics answers only the bearer of it
+/// (and an API key is no way in).
+#[tokio::test]
+async fn metrics_can_be_restricted_to_a_token() {
+    let app =
+        spawn_app_with(|c| c.metrics_token = Some(seatmap::config::Secret::new("scrape-me-7")))
+            .await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/metrics", app.base);
+    let bare = http.get(&url).send().await.unwrap();
+    assert_eq!(bare.status(), StatusCode::UNAUTHORIZED);
+    let wrong = http
+        .get(&url)
+        .bearer_auth("scrape-me-8")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    let right = http
+        .get(&url)
+        .bearer_auth("scrape-me-7")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), StatusCode::OK);
+    assert!(right.text().await.unwrap().contains("seatmap_"));
+    // Without the setting, metrics stay open as before.
+    let open = spawn_app().await;
+    let response = http
+        .get(format!("{}/metrics", open.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+/// The CSRF token is masked afresh on every page (BREACH): two pages carry
+/// different bytes, each of which a form may send back; the bare token of
+/// the cookie is not one of them.
+#[tokio::test]
+async fn the_csrf_token_differs_on_every_page_and_each_works() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let buyer = app.buyer();
+    let path = format!("/events/{}", event.id);
+    let first = crate::pages::csrf_from(&buyer, &path).await;
+    let second = crate::pages::csrf_from(&buyer, &path).await;
+    assert_ne!(first, second, "the same token, masked differently");
+    for (token, seat) in [(&first, event.seat_ids[0]), (&second, event.seat_ids[1])] {
+        let response = buyer
+            .http
+            .post(format!("{}{path}/seats", app.base))
+            .form(&[("csrf", token.as_str()), ("hold", &seat.to_string())])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            response.status(),
+            StatusCode::SEE_OTHER,
+            "a masked token works"
+        );
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'HELD'")
+            .await,
+        2
+    );
+    let bare = buyer.cookie("seatmap_csrf").expect("the CSRF cookie");
+    let response = buyer
+        .http
+        .post(format!("{}{path}/seats", app.base))
+        .form(&[
+            ("csrf", bare.as_str()),
+            ("hold", &event.seat_ids[2].to_string()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::FORBIDDEN,
+        "the bare token is refused"
+    );
+}
+
+/// Names can't carry bidi controls or invisible characters, which would
+/// let a buyer pass for someone else in a staff list.
+#[tokio::test]
+async fn names_with_bidi_or_invisible_characters_are_refused() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &event.seat_ids[..1]).await;
+    for name in ["\u{202E}ecilA", "Ad\u{FEFF}a", "A\u{200B}da", "Ada\u{2066}"] {
+        let (status, body) = buyer
+            .purchase(&hold["hold_id"], name, "ada@example.com")
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{name:?}");
+        assert_eq!(body["error"], "invalid_name", "{name:?}");
+    }
+    let (status, _) = buyer
+        .purchase(&hold["hold_id"], "Zoë می\u{200C}خواهم", "ada@example.com")
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "a joiner between Persian letters is a name"
+    );
+}

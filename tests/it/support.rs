@@ -793,14 +793,20 @@ impl Api {
 
     /// The session cookie's value (the session id), if the jar has one.
     pub fn session_cookie(&self) -> Option<String> {
+        self.cookie("seatmap_session")
+    }
+
+    /// The value of the cookie `name` in this client's jar.
+    pub fn cookie(&self, name: &str) -> Option<String> {
         use reqwest::cookie::CookieStore;
         let url: reqwest::Url = self.base.parse().expect("base URL");
         let cookies = self.jar.cookies(&url)?;
+        let prefix = format!("{name}=");
         cookies
             .to_str()
             .ok()?
             .split("; ")
-            .find_map(|c| c.strip_prefix("seatmap_session="))
+            .find_map(|c| c.strip_prefix(prefix.as_str()))
             .map(str::to_string)
     }
 
