@@ -321,10 +321,11 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     Ok(event_id)
 }
 
-/// Seats one statement inserts: measured here at about 0.4 s for 10,000
-/// (the seats table's eight indexes included), far inside the 5 s
-/// statement timeout even on a busy machine.
-const SEATS_PER_STATEMENT: usize = 10_000;
+/// Seats one statement inserts. All 100,000 of the largest venue in one
+/// statement took 3.4 s here (the seats table's eight indexes included),
+/// close to the 5 s statement timeout on an idle machine and past it on a
+/// busy one; a batch of 5,000 takes about a twentieth of that.
+const SEATS_PER_STATEMENT: usize = 5_000;
 
 async fn insert_layout(
     tx: &impl GenericClient,

@@ -355,11 +355,14 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         } else if !section_names.insert(section.name.clone()) {
             errors.push(err(&at, format!("duplicate section {:?}", section.name)));
         }
+        // An origin, not a seat: a section whose seats start right of
+        // its own origin may sit with that origin left of the venue's
+        // (the canonical form of a stacked CSV section does).
         let position = section.position.as_ref().map(|p| {
-            if !(coordinate_ok(p.x) && coordinate_ok(p.y)) {
+            if !(local_coordinate_ok(p.x) && local_coordinate_ok(p.y)) {
                 errors.push(err(
                     &format!("{at}.position"),
-                    format!("bad position ({}, {}): use 0 to 100000", p.x, p.y),
+                    format!("bad position ({}, {}): use -100000 to 100000", p.x, p.y),
                 ));
             }
             Point::new(p.x as f32, p.y as f32)
@@ -1325,9 +1328,16 @@ mod tests {
                    Stalls,A,1,0,0,std,wheelchair\n\
                    Stalls,B,1,0,30,vip,\n\
                    Stalls,A,2,30.25,0,std,restricted_view|companion\n";
+        // Seats from x = 30 on, in two sections of different widths: the
+        // stacked sections' origins land left of the venue's (once stored
+        // as positions the JSON refused, and the venue's page was a 500).
+        let offset = "section,row,seat,x,y,tier,flags\n\
+                      Wide,A,1,30,30,std,\nWide,A,2,60,30,std,\nWide,A,3,90,30,std,\n\
+                      Narrow,A,1,30,30,std,\n";
         for layout in [
             from_json(SMALL).unwrap(),
             from_csv("Grid Hall", csv).unwrap(),
+            from_csv("Offset Hall", offset).unwrap(),
             from_json(examples::THEATRE).unwrap(),
             from_json(examples::ARENA).unwrap(),
         ] {

@@ -175,3 +175,64 @@ async fn a_body_sent_a_byte_at_a_time_meets_the_whole_request_deadline() {
         started.elapsed()
     );
 }
+
+/// The biggest venue a layout may describe (100,000 seats), uploaded as
+/// a CSV by staff, becomes an event through the form: the seats go in
+/// bounded statements. The test runs with a statement timeout of 1.5 s,
+/// under a third of production's: inserting all the seats in one
+/// statement takes about 3.4 s here, a batch about a twentieth of that.
+#[tokio::test]
+async fn an_event_of_the_largest_venue_a_layout_allows_is_created() {
+    let app = spawn_app_with(|config| {
+        config.db.statement_timeout = Duration::from_millis(1500);
+    })
+    .await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let mut csv = String::from("section,row,seat,x,y,tier,flags\n");
+    for section in 0..10 {
+        for row in 0..100 {
+            for seat in 1..=100 {
+                csv.push_str(&format!(
+                    "S{section},R{row},{seat},{},{},std,\n",
+                    seat * 30,
+                    row * 30
+                ));
+            }
+        }
+    }
+    let imported = crate::venues::upload(&clerk, "huge-arena.csv", csv.into_bytes()).await;
+    assert_eq!(imported.status(), reqwest::StatusCode::SEE_OTHER);
+    let venue_path = imported.headers()["location"].to_str().unwrap().to_string();
+    let (status, html) = crate::pages::page(&clerk, &venue_path).await;
+    assert_eq!(
+        status,
+        reqwest::StatusCode::OK,
+        "{}",
+        &html[..html.len().min(2000)]
+    );
+    let token = crate::pages::csrf_from(&clerk, &venue_path).await;
+    let started = std::time::Instant::now();
+    let created = clerk
+        .http
+        .post(format!("{}{venue_path}/events", app.base))
+        .form(&[
+            ("csrf", token.as_str()),
+            ("name", "Huge Night"),
+            ("starts_at", "2099-06-01T20:00"),
+            ("on_sale_at", ""),
+            ("price.std", "20"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    let status = created.status();
+    let body = created.text().await.unwrap();
+    assert_eq!(
+        status,
+        reqwest::StatusCode::SEE_OTHER,
+        "after {took:?}: {body}"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM seats").await, 100_000);
+    eprintln!("creating the 100,000-seat event took {took:?}");
+}
