@@ -37,6 +37,9 @@ pub struct Config {
     pub webhooks: WebhookSettings,
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     pub metrics_token: Option<Secret>,
+    /// How long this instance keeps a hot event's seat map (as anonymous
+    /// viewers see it) before reading it again; zero: always fresh.
+    pub seat_map_cache: Duration,
 }
 
 /// Sending webhook deliveries.
@@ -170,6 +173,9 @@ pub struct AbuseLimits {
     pub login_failures_per_account: u32,
     /// Failed staff logins per 15 minutes from one client address.
     pub login_failures_per_ip: u32,
+    /// Public reads (maps, lists) one client address may have in flight
+    /// at once; more wait their turn.
+    pub reads_per_ip: usize,
 }
 
 impl AbuseLimits {
@@ -183,6 +189,7 @@ impl AbuseLimits {
             hold_requests_per_key: 0,
             login_failures_per_account: 0,
             login_failures_per_ip: 0,
+            reads_per_ip: 0,
         }
     }
 }
@@ -365,6 +372,7 @@ impl Config {
                 hold_requests_per_key: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000)?,
                 login_failures_per_account: parse(&get, "LOGIN_FAILURES_PER_ACCOUNT", 5)?,
                 login_failures_per_ip: parse(&get, "LOGIN_FAILURES_PER_IP", 20)?,
+                reads_per_ip: parse(&get, "SEATMAP_READS_PER_IP", 4)?,
             },
             trust_forwarded_for: flag(&get, "SEATMAP_TRUST_FORWARDED_FOR"),
             server: ServerLimits {
@@ -422,6 +430,12 @@ impl Config {
             )?,
             frame_ancestors: frame_ancestors(get("SEATMAP_FRAME_ANCESTORS").as_deref())?,
             metrics_token: get("SEATMAP_METRICS_TOKEN").map(Secret::new),
+            seat_map_cache: Duration::from_millis(parse_in(
+                &get,
+                "SEATMAP_SEAT_MAP_CACHE_MS",
+                500,
+                0..=5_000,
+            )?),
             public_url: public_url(get("SEATMAP_PUBLIC_URL").as_deref())?,
             mail: MailSettings {
                 smtp_url: get("SEATMAP_SMTP_URL").map(Secret::new),
@@ -500,6 +514,8 @@ impl Config {
             overview_above_seats: DEFAULT_OVERVIEW_ABOVE_SEATS,
             frame_ancestors: Vec::new(),
             metrics_token: None,
+            // Tests read a map right after changing it.
+            seat_map_cache: Duration::ZERO,
             public_url: None,
             mail: MailSettings::default(),
             webhooks: WebhookSettings::default(),

@@ -18,7 +18,13 @@
 //! instances, picks at --picks-per-sec, 201-to-page latency), sales (new
 //! buyers hold one seat and buy it: purchases/s and purchase latency with
 //! the ticket and outbox writes), door (2,000 tickets sold, then every code
-//! scanned twice by --concurrency gates: exactly one admission each).
+//! scanned twice by --concurrency gates: exactly one admission each),
+//! read-flood (--concurrency readers of the arena's seat map from one
+//! address, and one buyer's hold latency alone and beside them; in
+//! read-flood-holders each reader holds a seat, so its map is its own),
+//! stalled-bodies (17 addresses x 256 hold requests whose bodies stall,
+//! on an instance with the default connection caps, while a clean
+//! address asks /healthz). --seatmap-binary PATH runs another build.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,6 +51,8 @@ struct Options {
     durability: Durability,
     pages: usize,
     picks_per_sec: u32,
+    /// The `seatmap` to run; default: the one beside this binary.
+    seatmap: Option<PathBuf>,
 }
 
 fn options() -> anyhow::Result<Options> {
@@ -58,6 +66,7 @@ fn options() -> anyhow::Result<Options> {
         durability: Durability::Durable,
         pages: 1000,
         picks_per_sec: 10,
+        seatmap: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -73,6 +82,7 @@ fn options() -> anyhow::Result<Options> {
             "--json" => options.json = Some(PathBuf::from(value("--json")?)),
             "--pages" => options.pages = value("--pages")?.parse()?,
             "--picks-per-sec" => options.picks_per_sec = value("--picks-per-sec")?.parse()?,
+            "--seatmap-binary" => options.seatmap = Some(PathBuf::from(value("--seatmap-binary")?)),
             "--fsync" => {
                 options.durability = match value("--fsync")?.as_str() {
                     "off" => Durability::Throwaway,
@@ -85,7 +95,7 @@ fn options() -> anyhow::Result<Options> {
                     include_str!("seatmap-bench.rs")
                         .lines()
                         .skip(11)
-                        .take(10)
+                        .take(15)
                         .map(|l| l.trim_start_matches("//! "))
                         .collect::<Vec<_>>()
                         .join("\n")
@@ -160,7 +170,13 @@ fn free_port() -> anyhow::Result<u16> {
         .port())
 }
 
+/// The build under test: --seatmap-binary, or the one beside the bench.
+static SEATMAP_BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
 fn seatmap_binary() -> anyhow::Result<PathBuf> {
+    if let Some(chosen) = SEATMAP_BINARY.get() {
+        return Ok(chosen.clone());
+    }
     let beside = std::env::current_exe()?.with_file_name("seatmap");
     anyhow::ensure!(
         beside.exists(),
@@ -168,6 +184,34 @@ fn seatmap_binary() -> anyhow::Result<PathBuf> {
         beside.display()
     );
     Ok(beside)
+}
+
+/// Starts the chosen build once against the database, so that it runs
+/// its own migrations, and stops it.
+async fn migrate_with_chosen_build(config: &tokio_postgres::Config) -> anyhow::Result<()> {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        None => bail!("the bench database has no host"),
+    };
+    let port = free_port()?;
+    let mut child = Command::new(seatmap_binary()?)
+        .env(
+            "DATABASE_URL",
+            format!(
+                "host={host} port=5432 user={} dbname=bench",
+                pg_cluster::SUPERUSER
+            ),
+        )
+        .env("SEATMAP_ADDR", format!("127.0.0.1:{port}"))
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let ready = wait_ready(&format!("http://127.0.0.1:{port}"), Duration::from_secs(60)).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    ready
 }
 
 impl Harness {
@@ -193,7 +237,13 @@ impl Harness {
                 ..DbSettings::default()
             },
         )?;
-        db::migrate(&pool).await?;
+        if SEATMAP_BINARY.get().is_some() {
+            // Another build: its own migrations make the schema it expects
+            // (this one's would be newer than it knows).
+            migrate_with_chosen_build(&cluster.connect_config("bench")).await?;
+        } else {
+            db::migrate(&pool).await?;
+        }
         let arena = db::bench::arena_event(&pool)
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
@@ -235,7 +285,13 @@ impl Harness {
     }
 
     async fn spawn_app(&self, port: u16) -> anyhow::Result<App> {
-        let child = Command::new(seatmap_binary()?)
+        self.spawn_app_with(port, &[]).await
+    }
+
+    /// [`spawn_app`](Self::spawn_app) with some settings of its own.
+    async fn spawn_app_with(&self, port: u16, settings: &[(&str, &str)]) -> anyhow::Result<App> {
+        let mut command = Command::new(seatmap_binary()?);
+        command
             .env("DATABASE_URL", &self.conninfo)
             .env("SEATMAP_ADDR", format!("127.0.0.1:{port}"))
             .env("MAX_HOLDS_PER_IP", "0")
@@ -245,10 +301,14 @@ impl Harness {
             // Every page and buyer of the bench comes from 127.0.0.1.
             .env("LIVE_STREAMS_PER_IP", "0")
             .env("MAX_CONNECTIONS_PER_IP", "0")
+            .env("SEATMAP_READS_PER_IP", "0")
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()?;
+            .stderr(Stdio::inherit());
+        for (name, value) in settings {
+            command.env(name, value);
+        }
+        let child = command.spawn()?;
         let app = App { child, port };
         wait_ready(&app.base(), Duration::from_secs(30)).await?;
         Ok(app)
@@ -652,6 +712,10 @@ async fn faults(harness: &mut Harness, options: &Options) -> anyhow::Result<Repo
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let options = options()?;
+    if let Some(chosen) = &options.seatmap {
+        anyhow::ensure!(chosen.exists(), "no seatmap binary at {}", chosen.display());
+        let _ = SEATMAP_BINARY.set(chosen.clone());
+    }
     let needs = if options.scenarios.iter().any(|s| s == "scale") {
         options.instances.max(2)
     } else {
@@ -817,6 +881,80 @@ async fn main() -> anyhow::Result<()> {
                 continue;
             }
             "faults" => faults(&mut harness, &options).await?,
+            "read-flood" | "read-flood-holders" => {
+                let holding = scenario == "read-flood-holders";
+                // An instance with the default share of reads per address.
+                let port = free_port()?;
+                let app = harness
+                    .spawn_app_with(port, &[("SEATMAP_READS_PER_IP", "4")])
+                    .await?;
+                let target = Target {
+                    bases: vec![app.base()],
+                    ..target
+                };
+                let flood =
+                    loadgen::read_flood(&target, options.duration, options.concurrency, holding)
+                        .await;
+                drop(app);
+                let row = |r: &Report| {
+                    format!(
+                        "{} holds, p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, not 201: {}",
+                        r.requests,
+                        r.p50_ms,
+                        r.p95_ms,
+                        r.p99_ms,
+                        r.requests - r.count(201)
+                    )
+                };
+                println!(
+                    "\n{scenario} ({} readers of the {}-seat map, {} s each way):\n\
+                     \x20 the buyer alone:          {}\n\
+                     \x20 the buyer beside readers: {}\n\
+                     \x20 reads: {} ({:.0}/s), not 200: {:?}",
+                    options.concurrency,
+                    harness.seat_ids.len(),
+                    options.duration.as_secs(),
+                    row(&flood.quiet),
+                    row(&flood.flooded),
+                    flood.reads,
+                    flood.reads_per_sec,
+                    flood.reads_refused
+                );
+                extra.insert(scenario.replace('-', "_"), serde_json::to_value(&flood)?);
+                continue;
+            }
+            "stalled-bodies" => {
+                // An instance with the default caps on connections.
+                let port = free_port()?;
+                let app = harness
+                    .spawn_app_with(port, &[("MAX_CONNECTIONS_PER_IP", "256")])
+                    .await?;
+                let stall = loadgen::stalled_bodies(
+                    &app.base(),
+                    harness.event_id,
+                    17,
+                    256,
+                    options.duration,
+                )
+                .await;
+                println!(
+                    "\nstalled-bodies (17 addresses x 256 stalled hold requests, kept up for {} s):\n\
+                     \x20 /healthz from a clean address: {} of {} answered within 5 s\n\
+                     \x20 stalled bodies sent {}, closed by the server {} (the longest after {:.1} s); \
+                     still open at the end {} (the oldest for {:.1} s)",
+                    options.duration.as_secs(),
+                    stall.probes_answered,
+                    stall.probes,
+                    stall.stalled_sent,
+                    stall.stalled_closed,
+                    stall.longest_open_secs,
+                    stall.still_open,
+                    stall.oldest_still_open_secs
+                );
+                extra.insert("stalled_bodies".into(), serde_json::to_value(&stall)?);
+                drop(app);
+                continue;
+            }
             "scale" => {
                 let one =
                     loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;

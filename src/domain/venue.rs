@@ -867,10 +867,6 @@ fn err(at: &str, problem: impl Into<String>) -> LayoutError {
     }
 }
 
-fn coordinate_ok(c: f64) -> bool {
-    c.is_finite() && (0.0..=100_000.0).contains(&c)
-}
-
 /// Front rows first, then closeness to the row's centre; earlier sections
 /// first (the same rule as grid layouts).
 fn default_rank(section: usize, row: usize, position: usize, row_len: usize) -> i32 {

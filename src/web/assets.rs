@@ -1,14 +1,24 @@
 //! Static files (vendored htmx, css, the countdown script), embedded in
 //! release builds so the binary serves them with no CDN and no network.
+//!
+//! Each file is compressed once, on first use, and kept (see
+//! `precompressed`). Pages link to a file by [`url`], which carries its
+//! content hash: a request naming the current hash may be cached for a
+//! year, since a changed file gets a new URL. Every answer has an ETag, so
+//! anything else revalidates with a 304.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use axum::Router;
-use axum::extract::Path;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{Path, Query};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
 use rust_embed::RustEmbed;
 
 use crate::error::{AppError, Missing};
+use crate::web::precompressed::{Effort, Prepared};
 use crate::web::state::AppState;
 
 #[derive(RustEmbed)]
@@ -19,17 +29,65 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/static/{*path}", get(asset))
 }
 
-async fn asset(Path(path): Path<String>) -> Result<Response, AppError> {
-    let file = Assets::get(&path).ok_or_else(|| AppError::NotFound(Missing::File))?;
-    let mime = file.metadata.mimetype().to_string();
-    let mut response = file.data.into_owned().into_response();
-    let headers = response.headers_mut();
-    if let Ok(value) = HeaderValue::from_str(&mime) {
-        headers.insert(header::CONTENT_TYPE, value);
+/// A file's content hash, shortened: what [`url`] puts in `?v=`.
+fn version(file: &rust_embed::EmbeddedFile) -> String {
+    data_encoding::HEXLOWER.encode(&file.metadata.sha256_hash()[..8])
+}
+
+/// The URL a page links `path` (under `static/`) by: versioned by its
+/// content, so it can be cached for good.
+pub fn url(path: &str) -> String {
+    match Assets::get(path) {
+        Some(file) => format!("/static/{path}?v={}", version(&file)),
+        None => format!("/static/{path}"),
     }
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600"),
-    );
-    Ok(response)
+}
+
+/// Files prepared so far, by path and content hash (debug builds read
+/// `static/` from disk, so a file edited while the app runs is a new one).
+static PREPARED: LazyLock<Mutex<HashMap<(String, String), Arc<Prepared>>>> =
+    LazyLock::new(Mutex::default);
+
+#[derive(serde::Deserialize)]
+struct Versioned {
+    v: Option<String>,
+}
+
+async fn asset(
+    Path(path): Path<String>,
+    Query(query): Query<Versioned>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let file = Assets::get(&path).ok_or(AppError::NotFound(Missing::File))?;
+    let version = version(&file);
+    let key = (path, version.clone());
+    let cached = PREPARED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned();
+    let prepared = match cached {
+        Some(prepared) => prepared,
+        None => {
+            let mime = file.metadata.mimetype().to_string();
+            let body = axum::body::Bytes::from(file.data.into_owned());
+            let tag = version.clone();
+            let prepared = tokio::task::spawn_blocking(move || {
+                Arc::new(Prepared::new(body, &mime, &tag, Effort::Best))
+            })
+            .await
+            .map_err(|err| AppError::Internal(err.into()))?;
+            PREPARED
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, prepared.clone());
+            prepared
+        }
+    };
+    let cache_control = if query.v.as_deref() == Some(version.as_str()) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "public, max-age=300"
+    };
+    Ok(prepared.respond(&headers, cache_control))
 }

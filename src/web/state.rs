@@ -50,6 +50,10 @@ pub struct AppState {
     /// Open live streams on this instance, in total and per address.
     pub live_streams: crate::server::AddressGate,
     pub links: Arc<OrderLinks>,
+    /// Pooled connections public reads may hold at once (see `reads`).
+    pub reads: Arc<crate::web::reads::ReadGate>,
+    /// Hot events' seat maps, as anonymous viewers see them.
+    pub seat_maps: Arc<crate::web::reads::SeatMapCache>,
     /// Set when the app starts shutting down: long-lived streams end, so
     /// a graceful shutdown doesn't wait on them forever.
     shutdown: Arc<watch::Sender<bool>>,
@@ -61,12 +65,19 @@ impl AppState {
             config.live.max_streams,
             config.live.max_streams_per_ip,
         );
+        let reads = Arc::new(crate::web::reads::ReadGate::new(
+            config.db.pool_size,
+            config.limits.reads_per_ip,
+        ));
+        let seat_maps = Arc::new(crate::web::reads::SeatMapCache::new(config.seat_map_cache));
         AppState {
             pool,
             config: Arc::new(config),
             live,
             live_streams,
             links: Arc::new(links),
+            reads,
+            seat_maps,
             shutdown: Arc::new(watch::channel(false).0),
         }
     }

@@ -236,3 +236,124 @@ async fn an_event_of_the_largest_venue_a_layout_allows_is_created() {
     assert_eq!(app.count("SELECT count(*) FROM seats").await, 100_000);
     eprintln!("creating the 100,000-seat event took {took:?}");
 }
+
+/// Static files are compressed once and served with validators: the page
+/// links each by a URL carrying its content hash, which may be cached for
+/// a year; any request can revalidate with a 304.
+#[tokio::test]
+async fn static_files_are_served_precompressed_and_cacheable_for_good() {
+    let app = spawn_app_with(|_| {}).await;
+    let http = reqwest::Client::new();
+    let page = http
+        .get(format!("{}/", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let start = page
+        .find("/static/app.css?v=")
+        .expect("the page links app.css by its hash");
+    let url = &page[start..start + page[start..].find('"').unwrap()];
+    let versioned = http
+        .get(format!("{}{url}", app.base))
+        .header("accept-encoding", "br, gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(versioned.status(), reqwest::StatusCode::OK);
+    let headers = versioned.headers().clone();
+    assert_eq!(
+        headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(headers["content-encoding"], "br");
+    assert_eq!(headers["vary"], "accept-encoding");
+    let etag = headers["etag"].to_str().unwrap().to_string();
+    let compressed = versioned.bytes().await.unwrap();
+    // The same bytes every time (made once), and a 304 for a client that
+    // has them.
+    let again = http
+        .get(format!("{}{url}", app.base))
+        .header("accept-encoding", "br, gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+    assert_eq!(again.bytes().await.unwrap(), compressed);
+    let revalidated = http
+        .get(format!("{}/static/app.css", app.base))
+        .header("accept-encoding", "br")
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revalidated.status(), reqwest::StatusCode::NOT_MODIFIED);
+    // Unversioned, a file is cached only briefly.
+    let plain = http
+        .get(format!("{}/static/app.css", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(plain.headers()["cache-control"], "public, max-age=300");
+    assert!(plain.headers().get("content-encoding").is_none());
+}
+
+/// A hot event's map is made at most once per cache age for viewers with
+/// nothing of their own on it: within the age they all get the same
+/// bytes (a change shows once it has passed), while a buyer holding seats
+/// always sees their own map fresh.
+#[tokio::test]
+async fn an_anonymous_seat_map_is_made_once_per_cache_age() {
+    let app = spawn_app_with(|config| {
+        // Long enough that the reads below come well within it, on any
+        // machine the suite runs on.
+        config.seat_map_cache = Duration::from_secs(5);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/api/events/{}/seats", app.base, event.id);
+    let state_of = |body: &serde_json::Value, seat: i64| {
+        body["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == seat)
+            .map(|s| s["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let first: serde_json::Value = http.get(&url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(state_of(&first, event.seat_ids[0]), "available");
+    let made = std::time::Instant::now();
+    let holder = app.buyer();
+    let (status, _) = holder.hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED);
+    // The holder's own map is fresh.
+    let own = holder.seats(event.id).await;
+    assert_eq!(state_of(&own, event.seat_ids[0]), "mine");
+    // Anonymous viewers within the age get the map as it was made.
+    let readers = (0..20).map(|_| {
+        let request = http.get(&url);
+        async move {
+            let response = request.send().await.unwrap();
+            let etag = response.headers()["etag"].to_str().unwrap().to_string();
+            (etag, response.json::<serde_json::Value>().await.unwrap())
+        }
+    });
+    let answers = futures::future::join_all(readers).await;
+    if made.elapsed() < Duration::from_millis(1500) {
+        for (etag, body) in &answers {
+            assert_eq!(etag, &answers[0].0, "one map for all");
+            assert_eq!(state_of(body, event.seat_ids[0]), "available", "kept");
+        }
+    }
+    // Past the age, the change shows.
+    tokio::time::sleep(
+        Duration::from_secs(2).saturating_sub(made.elapsed()) + Duration::from_millis(100),
+    )
+    .await;
+    let later: serde_json::Value = http.get(&url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(state_of(&later, event.seat_ids[0]), "held");
+}

@@ -3,6 +3,7 @@
 
 use axum::Json;
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -21,6 +22,7 @@ use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::extract::{
     ApiBuyer, ApiJson, ApiViewer, BuyerFields, ClientIp, IdPath, admit_hold_request,
 };
+use crate::web::reads::ReadPermit;
 use crate::web::state::AppState;
 use crate::web::views;
 
@@ -103,6 +105,7 @@ pub(crate) struct EventSeatsJson {
         (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
 pub(crate) async fn list_events(
     State(state): State<AppState>,
+    _read: ReadPermit,
 ) -> AppResult<Json<Vec<EventSummary>>> {
     let client = state.pool.get().await?;
     Ok(Json(db::events::list(&client).await?))
@@ -120,12 +123,37 @@ pub(crate) async fn event_seats(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     viewer: ApiViewer,
-) -> AppResult<Json<EventSeatsJson>> {
+    _read: ReadPermit,
+    headers: axum::http::HeaderMap,
+) -> AppResult<Response> {
+    // Nobody's own seats to show: the same map for every such viewer, kept
+    // briefly and compressed once (a hot event's map is read by thousands).
+    if viewer.buyer_id.is_none() {
+        let map = state
+            .seat_maps
+            .get_or_make(event_id, || async {
+                let map = seat_map(&state, event_id, None).await?;
+                serde_json::to_vec(&map)
+                    .map(Bytes::from)
+                    .map_err(|err| AppError::Internal(err.into()))
+            })
+            .await?;
+        return Ok(map.respond(&headers, "no-cache"));
+    }
+    Ok(Json(seat_map(&state, event_id, viewer.buyer_id).await?).into_response())
+}
+
+/// The event's map as `viewer` sees it (their own hold's seats as theirs).
+async fn seat_map(
+    state: &AppState,
+    event_id: EventId,
+    viewer: Option<crate::domain::ids::BuyerId>,
+) -> AppResult<EventSeatsJson> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Event))?;
-    let hold = match viewer.buyer_id {
+    let hold = match viewer {
         Some(buyer_id) => db::holds::live_for_buyer(&client, event_id, buyer_id).await?,
         None => None,
     };
@@ -148,12 +176,12 @@ pub(crate) async fn event_seats(
             })
             .collect(),
     });
-    Ok(Json(EventSeatsJson {
+    Ok(EventSeatsJson {
         event,
         hold,
         seats: seats.into_iter().map(SeatJson::from).collect(),
         ga_areas,
-    }))
+    })
 }
 
 /// The request's schema, by hand: one of two shapes (seats and/or GA

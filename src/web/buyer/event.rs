@@ -27,7 +27,10 @@ pub(crate) struct IndexPage {
     events: Vec<EventHeader>,
 }
 
-pub(crate) async fn index(State(state): State<AppState>) -> AppResult<Html<String>> {
+pub(crate) async fn index(
+    State(state): State<AppState>,
+    _read: crate::web::reads::ReadPermit,
+) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
     let events = db::events::list(&client).await?;
     render(&IndexPage {
@@ -83,6 +86,7 @@ pub(crate) async fn event_page(
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
+    _read: crate::web::reads::ReadPermit,
 ) -> AppResult<Response> {
     // A Viewer, not a Buyer: looking writes no session. The first action
     // makes the buyer, and its answer tells the page to reopen its live
@@ -354,6 +358,7 @@ pub(crate) async fn list_page(
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
+    _read: crate::web::reads::ReadPermit,
 ) -> AppResult<Html<String>> {
     // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;

@@ -337,6 +337,7 @@ async fn seat_fragments(
     IdPath(event_id): IdPath<EventId>,
     viewer: Viewer,
     QueryInput(query): QueryInput<FragmentQuery>,
+    _read: crate::web::reads::ReadPermit,
 ) -> AppResult<axum::response::Html<String>> {
     let ids: Vec<SeatId> = query
         .ids

@@ -1,0 +1,241 @@
+//! Public reads that can't crowd out buyers' writes: a budget of pooled
+//! connections for reads, of which one client network gets a few at a
+//! time ([`ReadPermit`]), and hot seat maps served from a short-lived,
+//! per-instance copy ([`SeatMapCache`]).
+//!
+//! The copy is display data only. Whether a seat can be held is always
+//! decided by the claim's own statement in PostgreSQL; a map read from the
+//! copy is at most its age old, and a page's live stream carries changes
+//! from its own cursor.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::domain::ids::EventId;
+use crate::error::{AppError, AppResult};
+use crate::web::extract::ClientIp;
+use crate::web::precompressed::{Effort, Prepared};
+use crate::web::state::AppState;
+
+/// How many pooled connections public reads may hold at once: most of the
+/// pool, never all of it, so a flood of reads leaves room for holds and
+/// purchases.
+pub fn read_budget(pool_size: usize) -> usize {
+    (pool_size - pool_size / 4).max(1)
+}
+
+/// The read budget: in all, and per client network (reads one network
+/// may have in flight at once; more wait their turn, so one address
+/// can't take the whole budget).
+pub struct ReadGate {
+    all: Arc<Semaphore>,
+    per_network: usize,
+    networks: Mutex<HashMap<IpAddr, Arc<Semaphore>>>,
+}
+
+impl ReadGate {
+    /// `per_network` 0: no per-network share (behind a proxy that hides
+    /// clients' addresses).
+    pub fn new(pool_size: usize, per_network: usize) -> ReadGate {
+        ReadGate {
+            all: Arc::new(Semaphore::new(read_budget(pool_size))),
+            per_network: if per_network == 0 {
+                Semaphore::MAX_PERMITS
+            } else {
+                per_network
+            },
+            networks: Mutex::default(),
+        }
+    }
+
+    fn network(&self, network: IpAddr) -> Arc<Semaphore> {
+        let mut networks = self.networks.lock().unwrap_or_else(|p| p.into_inner());
+        // Forget networks with nothing in flight, now and then.
+        if networks.len() > 4096 {
+            networks.retain(|_, s| s.available_permits() < self.per_network);
+        }
+        networks
+            .entry(network)
+            .or_insert_with(|| Arc::new(Semaphore::new(self.per_network)))
+            .clone()
+    }
+}
+
+/// A place in the read budget, held for the request: first the client
+/// network's, then one of all. Waits up to the pool's own wait, then
+/// answers 503 like an exhausted pool.
+pub struct ReadPermit {
+    _network: OwnedSemaphorePermit,
+    _all: OwnedSemaphorePermit,
+}
+
+impl ReadGate {
+    /// A place for a read from `network`, waiting at most `wait`.
+    pub async fn enter(&self, network: IpAddr, wait: Duration) -> AppResult<ReadPermit> {
+        let network = self.network(network);
+        let all = self.all.clone();
+        let permits = async {
+            let network = network.acquire_owned().await?;
+            Ok::<_, tokio::sync::AcquireError>((network, all.acquire_owned().await?))
+        };
+        match tokio::time::timeout(wait, permits).await {
+            Ok(Ok((network, all))) => Ok(ReadPermit {
+                _network: network,
+                _all: all,
+            }),
+            _ => Err(AppError::Unavailable(anyhow::anyhow!(
+                "every connection public reads may use is busy"
+            ))),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for ReadPermit {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<ReadPermit, AppError> {
+        let network = ClientIp::from_request_parts(parts, state).await?.network();
+        state.reads.enter(network, state.config.db.pool_wait).await
+    }
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<(Instant, Arc<Prepared>)>>>;
+
+/// Each event's seat map as anonymous viewers see it, made at most once
+/// per `ttl` on this instance, with its compressed forms. Concurrent
+/// requests for a stale map wait for the one that makes it anew, rather
+/// than each reading the database.
+pub struct SeatMapCache {
+    ttl: Duration,
+    slots: Mutex<HashMap<EventId, Slot>>,
+}
+
+/// Events kept before stale ones are dropped.
+const KEPT_EVENTS: usize = 256;
+
+impl SeatMapCache {
+    /// `ttl` zero: nothing is kept; every read is made fresh.
+    pub fn new(ttl: Duration) -> SeatMapCache {
+        SeatMapCache {
+            ttl,
+            slots: Mutex::default(),
+        }
+    }
+
+    /// The event's map, made by `make` (its JSON) when there is none
+    /// younger than the cache's age.
+    pub async fn get_or_make<F, Fut>(&self, event_id: EventId, make: F) -> AppResult<Arc<Prepared>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = AppResult<Bytes>>,
+    {
+        if self.ttl.is_zero() {
+            return prepare(make().await?).await;
+        }
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            if slots.len() > KEPT_EVENTS {
+                slots.retain(|_, slot| slot.try_lock().is_ok_and(|s| self.fresh(&s)));
+            }
+            slots.entry(event_id).or_default().clone()
+        };
+        let mut kept = slot.lock().await;
+        if let Some((_, prepared)) = kept.as_ref().filter(|_| self.fresh(&kept)) {
+            return Ok(prepared.clone());
+        }
+        let prepared = prepare(make().await?).await?;
+        *kept = Some((Instant::now(), prepared.clone()));
+        Ok(prepared)
+    }
+
+    fn fresh(&self, kept: &Option<(Instant, Arc<Prepared>)>) -> bool {
+        kept.as_ref()
+            .is_some_and(|(made, _)| made.elapsed() < self.ttl)
+    }
+}
+
+async fn prepare(json: Bytes) -> AppResult<Arc<Prepared>> {
+    tokio::task::spawn_blocking(move || {
+        use sha2::Digest;
+        let tag = data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(&json)[..12]);
+        Arc::new(Prepared::new(json, "application/json", &tag, Effort::Fast))
+    })
+    .await
+    .map_err(|err| AppError::Internal(err.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_never_get_the_whole_pool() {
+        assert_eq!(read_budget(16), 12);
+        assert_eq!(read_budget(4), 3);
+        assert_eq!(read_budget(1), 1);
+    }
+
+    #[tokio::test]
+    async fn one_network_gets_its_share_and_reads_never_get_the_whole_pool() {
+        let gate = ReadGate::new(4, 2);
+        let wait = Duration::from_millis(50);
+        let (a, b, c): (IpAddr, IpAddr, IpAddr) = (
+            "10.0.0.1".parse().unwrap(),
+            "10.0.0.2".parse().unwrap(),
+            "10.0.0.3".parse().unwrap(),
+        );
+        let first = gate.enter(a, wait).await.expect("a's first");
+        let _second = gate.enter(a, wait).await.expect("a's second");
+        assert!(gate.enter(a, wait).await.is_err(), "a's share is 2");
+        let _other = gate.enter(b, wait).await.expect("b's first");
+        assert!(
+            gate.enter(c, wait).await.is_err(),
+            "three of a four-connection pool are all reads get"
+        );
+        drop(first);
+        assert!(gate.enter(c, wait).await.is_ok(), "a place came back");
+    }
+
+    #[tokio::test]
+    async fn a_fresh_map_is_made_once_and_a_stale_one_again() {
+        let cache = SeatMapCache::new(Duration::from_millis(200));
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = || async {
+            made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(Bytes::from_static(b"{\"seats\":[]}"))
+        };
+        let together =
+            futures_util::future::join_all((0..20).map(|_| cache.get_or_make(EventId(1), make)))
+                .await;
+        assert!(together.iter().all(Result::is_ok));
+        assert_eq!(
+            made.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "twenty asked, one made"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        cache.get_or_make(EventId(1), make).await.unwrap();
+        assert_eq!(
+            made.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "made again once stale"
+        );
+        cache.get_or_make(EventId(2), make).await.unwrap();
+        assert_eq!(
+            made.load(std::sync::atomic::Ordering::SeqCst),
+            3,
+            "each event its own"
+        );
+    }
+}
