@@ -343,15 +343,18 @@ async fn an_anonymous_seat_map_is_made_once_per_cache_age() {
         }
     });
     let answers = futures::future::join_all(readers).await;
-    if made.elapsed() < Duration::from_millis(1500) {
-        for (etag, body) in &answers {
-            assert_eq!(etag, &answers[0].0, "one map for all");
-            assert_eq!(state_of(body, event.seat_ids[0]), "available", "kept");
-        }
+    let read_after = made.elapsed();
+    for (etag, body) in &answers {
+        assert_eq!(etag, &answers[0].0, "one map for all");
+        assert_eq!(
+            state_of(body, event.seat_ids[0]),
+            "available",
+            "the kept map (read {read_after:?} after it was made)"
+        );
     }
     // Past the age, the change shows.
     tokio::time::sleep(
-        Duration::from_secs(2).saturating_sub(made.elapsed()) + Duration::from_millis(100),
+        Duration::from_secs(5).saturating_sub(made.elapsed()) + Duration::from_millis(100),
     )
     .await;
     let later: serde_json::Value = http.get(&url).send().await.unwrap().json().await.unwrap();

@@ -474,12 +474,21 @@ async fn written(app: &crate::support::TestApp) -> Vec<i64> {
         "events",
         "audit_log",
         "ga_tickets",
+        "tickets",
+        "webhook_endpoints",
+        "outbox",
     ] {
         counts.push(app.count(&format!("SELECT count(*) FROM {table}")).await);
     }
     counts.push(
         app.count("SELECT count(*) FROM seats WHERE status <> 'AVAILABLE'")
             .await,
+    );
+    counts.push(
+        app.count(
+            "SELECT count(*) FROM tickets WHERE voided_at IS NOT NULL OR admitted_at IS NOT NULL",
+        )
+        .await,
     );
     counts
 }
@@ -502,6 +511,31 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
     let hold_id = crate::support::id_segment(&hold["hold_id"]);
     let seat = event.seat_ids[1].to_string();
     let area = areas[0].to_string();
+    // An order to refund, reseat and scan (the after-sale forms and APIs).
+    let (_, sold) = crate::after_sale::buy(&app, event.id, &event.seat_ids[2..3], None).await;
+    let order = crate::support::id_segment(&sold["order_id"]);
+    let ticket: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT id FROM tickets WHERE order_id = $1::text::uuid",
+            &[&order],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let order_path = format!("{console_path}/orders/{order}");
+    let walk_up_path = format!("{console_path}/walk-up");
+    let webhooks_path = "/staff/webhooks".to_string();
+    let (sell_key, sell_hash) = seatmap::domain::api_key::generate();
+    seatmap::db::api_keys::create(
+        &app.sql().await,
+        "hostile-shop",
+        seatmap::domain::api_key::Scope::Sell,
+        &sell_hash,
+    )
+    .await
+    .unwrap();
 
     // (client, csrf, path, the form's other fields, the field under test)
     let forms: Vec<(&Api, &str, String, Vec<(&str, String)>, &str)> = vec![
@@ -624,6 +658,92 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
             vec![("name", "nobody".into()), ("password", "x".repeat(12))],
             "next",
         ),
+        // After the sale: walk-up, the door, refunds, reseats, webhooks.
+        (
+            &clerk,
+            &clerk_csrf,
+            walk_up_path.clone(),
+            vec![("name", "Sam".into()), ("tender", "cash".into())],
+            "seats",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            walk_up_path.clone(),
+            vec![("seats", "A2".into()), ("tender", "cash".into())],
+            "name",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            walk_up_path.clone(),
+            vec![
+                ("seats", "A2".into()),
+                ("name", "Sam".into()),
+                ("tender", "cash".into()),
+            ],
+            "email",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            walk_up_path.clone(),
+            vec![("seats", "A2".into()), ("name", "Sam".into())],
+            "tender",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            walk_up_path.clone(),
+            vec![
+                ("seats", "A2".into()),
+                ("name", "Sam".into()),
+                ("tender", "comp".into()),
+            ],
+            "comp_reason",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            walk_up_path.clone(),
+            vec![("name", "Sam".into()), ("tender", "cash".into())],
+            Box::leak(format!("area_{area}").into_boxed_str()),
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            format!("{console_path}/door/scan"),
+            vec![("gate", "A".into())],
+            "code",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            format!("{console_path}/door/scan"),
+            vec![("code", "A".repeat(32))],
+            "gate",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            format!("{order_path}/tickets/{ticket}/reseat"),
+            vec![],
+            "seat",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            webhooks_path.clone(),
+            vec![("event", "order.created".into())],
+            "url",
+        ),
+        (
+            &clerk,
+            &clerk_csrf,
+            webhooks_path.clone(),
+            vec![("url", "https://hooks.example.org/x".into())],
+            "event",
+        ),
     ];
     let mut requests = 0;
     for value in hostile_values() {
@@ -690,6 +810,117 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
                 );
             }
         }
+        // The staff JSON API of after the sale, each field hostile in turn.
+        let json = serde_json::json!(value);
+        let staff_bodies = [
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(r#"{{"seat_ids": [{value}], "name": "Sam", "tender": "cash"}}"#),
+            ),
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(r#"{{"seat_ids": [{seat}], "name": {json}, "tender": "cash"}}"#),
+            ),
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(
+                    r#"{{"seat_ids": [{seat}], "name": "Sam", "email": {json}, "tender": "cash"}}"#
+                ),
+            ),
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(r#"{{"seat_ids": [{seat}], "name": "Sam", "tender": {json}}}"#),
+            ),
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(
+                    r#"{{"seat_ids": [{seat}], "name": "Sam", "tender": "comp", "comp_reason": {json}}}"#
+                ),
+            ),
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(
+                    r#"{{"ga": [{{"area_id": {area}, "quantity": {value}}}], "name": "Sam", "tender": "cash"}}"#
+                ),
+            ),
+            (
+                format!("/api/staff/events/{}/sales", event.id),
+                format!(
+                    r#"{{"ga": [{{"area_id": {value}, "quantity": 1}}], "name": "Sam", "tender": "cash"}}"#
+                ),
+            ),
+            (
+                format!("/api/staff/events/{}/admissions", event.id),
+                format!(r#"{{"code": {json}}}"#),
+            ),
+            (
+                format!("/api/staff/events/{}/admissions", event.id),
+                format!(r#"{{"code": "{}", "gate": {json}}}"#, "A".repeat(32)),
+            ),
+            (
+                format!("/api/staff/events/{}/orders/{order}/refund", event.id),
+                format!(r#"{{"ticket_ids": [{value}]}}"#),
+            ),
+            (
+                format!("/api/staff/events/{}/tickets/{ticket}/reseat", event.id),
+                format!(r#"{{"seat_id": {value}}}"#),
+            ),
+            (
+                format!("/api/staff/events/{}/tickets/{ticket}/reseat", event.id),
+                format!(r#"{{"seat_id": {json}}}"#),
+            ),
+        ];
+        for (path, body) in &staff_bodies {
+            let before = written(&app).await;
+            let (status, answer) = clerk.post_raw(path, body).await;
+            requests += 1;
+            assert!(
+                !status.is_server_error(),
+                "{status} for {} on {path}: {answer}",
+                crate::support::short(body)
+            );
+            if status.is_client_error() {
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "a refused {path} wrote something"
+                );
+            }
+        }
+        // A sell key's customer reference, as a header (values a header
+        // can't carry are refused by the client itself).
+        if let Ok(header) = reqwest::header::HeaderValue::from_str(&value) {
+            let before = written(&app).await;
+            let response = reqwest::Client::new()
+                .post(format!("{}/api/events/{}/holds", app.base, event.id))
+                .bearer_auth(&sell_key)
+                .header("x-customer-ref", header)
+                .json(&serde_json::json!({ "seat_ids": [event.seat_ids[3]] }))
+                .send()
+                .await
+                .unwrap();
+            requests += 1;
+            let status = response.status();
+            assert!(!status.is_server_error(), "{status} for X-Customer-Ref");
+            if status.is_client_error() {
+                assert_eq!(
+                    written(&app).await,
+                    before,
+                    "a refused customer wrote something"
+                );
+            } else {
+                // A customer ref that is fine: let its seat go again.
+                let hold: serde_json::Value = response.json().await.unwrap();
+                let id = crate::support::id_segment(&hold["hold_id"]);
+                reqwest::Client::new()
+                    .delete(format!("{}/api/holds/{id}", app.base))
+                    .bearer_auth(&sell_key)
+                    .header("x-customer-ref", &value)
+                    .send()
+                    .await
+                    .unwrap();
+            }
+        }
         for (name, email) in [(value.as_str(), "a@b.example"), ("Ada", value.as_str())] {
             let before = written(&app).await;
             let (status, answer) = buyer
@@ -717,6 +948,9 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
             format!("/staff/login?next={encoded}"),
             format!("/events/{encoded}"),
             format!("/api/holds/{encoded}/extend"),
+            format!("{console_path}/orders/{encoded}"),
+            format!("/tickets/{encoded}"),
+            format!("/orders/{order}?until=1&sig={encoded}"),
         ] {
             let client = if path.starts_with("/staff") {
                 &clerk

@@ -58,7 +58,7 @@ async fn the_event_list_and_seat_map_render_every_seat_as_a_labelled_button() {
     assert!(html.contains(&format!("href=\"/events/{}\"", event.id)));
     assert!(html.contains("10 of 10 seats left"));
     assert!(
-        html.contains(r#"<link rel="icon" href="/static/favicon.svg""#),
+        html.contains(r#"<link rel="icon" href="/static/favicon.svg?v="#),
         "the pages name a favicon"
     );
     let icon = visitor
@@ -85,7 +85,7 @@ async fn the_event_list_and_seat_map_render_every_seat_as_a_labelled_button() {
     ] {
         assert!(html.contains(legend), "legend lacks {legend}");
     }
-    assert!(html.contains("src=\"/static/htmx.min.js\""));
+    assert!(html.contains("src=\"/static/htmx.min.js?v="));
     // The vendored scripts are served by the app itself.
     for asset in ["/static/htmx.min.js", "/static/app.js", "/static/app.css"] {
         let response = visitor
