@@ -110,19 +110,29 @@ fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
 }
 
 /// A whole request, its body included, must arrive and be answered within
-/// the deadline; a body that stalled (see `server::BodyStalled`) gets the
-/// same 408, whatever the handler made of the error.
+/// the deadline. Past it, or once its body stalled (whatever the handler
+/// made of that), the answer is a 408 while the body was still arriving;
+/// a request that had all arrived and was slow on our side is a 503.
 async fn request_deadline(
     axum::extract::State(deadline): axum::extract::State<std::time::Duration>,
     request: Request,
     next: Next,
 ) -> Response {
-    let stalled = request
+    let arrival = request
         .extensions()
-        .get::<crate::server::BodyStalled>()
-        .cloned();
+        .get::<crate::server::BodyArrival>()
+        .cloned()
+        .unwrap_or_default();
     match tokio::time::timeout(deadline, next.run(request)).await {
-        Ok(response) if !stalled.is_some_and(|s| s.is_set()) => response,
+        Ok(response) if !arrival.stalled() => response,
+        _ if arrival.finished() && !arrival.stalled() => {
+            metrics::counter!(REQUEST_TIMEOUTS).increment(1);
+            crate::error::AppError::Unavailable(anyhow::anyhow!(
+                "the request was not answered within {} s",
+                deadline.as_secs()
+            ))
+            .into_response()
+        }
         _ => {
             metrics::counter!(REQUEST_TIMEOUTS).increment(1);
             crate::error::AppError::RequestTimeout.into_response()
@@ -169,12 +179,13 @@ pub fn into_service(
 /// A request that brought no session and was refused (an error, or an
 /// answer marked [`Refused`](web::render::Refused)) leaves no session
 /// behind: whatever it put in one (a new buyer id) is dropped unsaved, so
-/// a flood of refused requests writes nothing.
+/// a flood of refused requests writes nothing. "Brought no session" is
+/// judged after the handler: a cookie naming no stored session (made up,
+/// or expired) has no id once the handler has looked, like no cookie.
 async fn refusals_leave_no_session(request: Request, next: Next) -> Response {
-    let new_session = request
+    let session = request
         .extensions()
         .get::<tower_sessions::Session>()
-        .filter(|session| session.id().is_none())
         .cloned();
     let response = next.run(request).await;
     let refused = response.extensions().get::<ErrorSummary>().is_some()
@@ -182,7 +193,7 @@ async fn refusals_leave_no_session(request: Request, next: Next) -> Response {
             .extensions()
             .get::<web::render::Refused>()
             .is_some();
-    if let (Some(session), true) = (new_session, refused) {
+    if let Some(session) = session.filter(|s| refused && s.id().is_none()) {
         session.clear().await;
     }
     response

@@ -128,7 +128,8 @@ impl Worker {
                     }
                 }
                 Ok(Err(NotSent::Retry(err))) => {
-                    self.failed(&client, row, format!("{err:#}"), true).await?
+                    self.failed(&client, row, crate::error::for_log(err.as_ref()), true)
+                        .await?
                 }
                 Ok(Err(NotSent::Never(why))) => self.failed(&client, row, why, false).await?,
                 Ok(Err(NotSent::NothingToSay(why))) => {

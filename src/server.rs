@@ -17,7 +17,6 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -33,14 +32,59 @@ pub const CONNECTIONS_REFUSED: &str = "seatmap_http_connections_refused_total";
 /// Connections closed to make room for a client with fewer open.
 pub const CONNECTIONS_EVICTED: &str = "seatmap_http_connections_evicted_total";
 
-/// Set on a request whose body stopped arriving for longer than the body
-/// timeout: whatever the handler then answered, the answer is a 408.
+/// How a request's body is arriving, for the whole-request deadline
+/// (`app::request_deadline`): a body that stalled past the body timeout
+/// makes the answer a 408, whatever the handler made of it; a request
+/// past its deadline is the client's fault (408) only while its body is
+/// still arriving, and the server's (503) once it has all arrived.
 #[derive(Clone, Default)]
-pub struct BodyStalled(Arc<AtomicBool>);
+pub struct BodyArrival {
+    stalled: Arc<AtomicBool>,
+    finished: Arc<AtomicBool>,
+}
 
-impl BodyStalled {
-    pub fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+impl BodyArrival {
+    pub fn stalled(&self) -> bool {
+        self.stalled.load(Ordering::Relaxed)
+    }
+
+    pub fn finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+}
+
+/// A request body, watched: notes in its [`BodyArrival`] when it has
+/// all arrived, or stalled past the body timeout.
+struct Watched {
+    inner: std::pin::Pin<Box<TimeoutBody<Incoming>>>,
+    arrival: BodyArrival,
+}
+
+impl hyper::body::Body for Watched {
+    type Data = axum::body::Bytes;
+    type Error = tower_http::BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let polled = self.inner.as_mut().poll_frame(cx);
+        match &polled {
+            std::task::Poll::Ready(None) => self.arrival.finished.store(true, Ordering::Relaxed),
+            std::task::Poll::Ready(Some(Err(err))) if err.is::<TimeoutError>() => {
+                self.arrival.stalled.store(true, Ordering::Relaxed);
+            }
+            _ => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
     }
 }
 
@@ -83,7 +127,12 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let connection = http.serve_connection(
             TokioIo::new(stream),
-            per_connection(router.clone(), peer, limits.body_read_timeout),
+            per_connection(
+                router.clone(),
+                peer,
+                limits.body_read_timeout,
+                admission.answered(),
+            ),
         );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -115,11 +164,13 @@ pub async fn serve(
 
 /// The router as a hyper service that knows the connection's peer (for
 /// per-address limits, as `into_make_service_with_connect_info` would),
-/// and whose request bodies fail once they stall for `body_timeout`.
+/// whose request bodies fail once they stall for `body_timeout`, and which
+/// marks the connection `answered` once it has answered a request.
 fn per_connection(
     router: Router,
     peer: SocketAddr,
     body_timeout: Duration,
+    answered: Arc<AtomicBool>,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
     Response = axum::response::Response,
@@ -127,18 +178,26 @@ fn per_connection(
     Future = impl Future + Send,
 > + Clone {
     hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-        let stalled = BodyStalled::default();
+        let arrival = BodyArrival::default();
         request.extensions_mut().insert(ConnectInfo(peer));
-        request.extensions_mut().insert(stalled.clone());
+        request.extensions_mut().insert(arrival.clone());
         let request = request.map(|body| {
-            axum::body::Body::new(TimeoutBody::new(body_timeout, body).map_err(move |err| {
-                if err.is::<TimeoutError>() {
-                    stalled.0.store(true, Ordering::Relaxed);
-                }
-                err
-            }))
+            // A request with no body has all of it from the start.
+            if hyper::body::Body::is_end_stream(&body) {
+                arrival.finished.store(true, Ordering::Relaxed);
+            }
+            axum::body::Body::new(Watched {
+                inner: Box::pin(TimeoutBody::new(body_timeout, body)),
+                arrival,
+            })
         });
-        router.clone().oneshot(request)
+        let answered = answered.clone();
+        let answer = router.clone().oneshot(request);
+        async move {
+            let response = answer.await;
+            answered.store(true, Ordering::Relaxed);
+            response
+        }
     })
 }
 

@@ -147,6 +147,7 @@ impl Application {
             crate::webhooks::Sender::new(state.pool.clone(), &state.config.webhooks).run(),
         );
         let live = state.live.clone();
+        crate::web::assets::prepare_all();
         let router = build_router(self.state);
         crate::server::serve(self.listener, router, limits, async move {
             shutdown.await;

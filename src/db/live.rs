@@ -242,7 +242,7 @@ async fn poll_forever(pool: Pool, feed: LiveFeed, poll_every: Duration) {
             Ok(()) => {}
             Err(err) => {
                 if !failing {
-                    tracing::warn!(error = ?anyhow::Error::from(err), "live feed poll failed; retrying");
+                    tracing::warn!(error = %err.for_log(), "live feed poll failed; retrying");
                 }
                 if *feed.stopped.borrow() {
                     return;

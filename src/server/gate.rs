@@ -4,14 +4,19 @@
 //! A cap per address alone can't keep a server answering: clients with
 //! enough addresses fill the total between them, and every later client is
 //! turned away. So for connections, when the total is full, a client with
-//! few connections takes the place of the oldest connection of the client
-//! with the most ([`AddressGate::admit_or_evict`]). An attacker holding
-//! connections open then only ever evicts itself, and a newcomer always
-//! gets in. IPv6 clients are counted per /64, the block one subscriber
-//! usually gets, so a single host can't be thousands of "addresses".
+//! fewer connections takes the place of a connection of the client with
+//! the most ([`AddressGate::admit_or_evict`]): the oldest of its
+//! connections that has not been answered yet (a request head or body that
+//! never finished), else its oldest. Clients holding connections open then
+//! push each other out, and a newcomer gets in while any client holds more
+//! than one. Against many addresses with one connection each, what bounds
+//! them is the timeouts on heads and bodies. IPv6 clients are counted per
+//! /64, the block one subscriber usually gets, so a single host can't be
+//! thousands of "addresses".
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, Ipv6Addr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
@@ -37,7 +42,14 @@ struct GateState {
 struct Network {
     open: usize,
     /// Its connections that may be evicted, oldest (lowest id) first.
-    evictable: BTreeMap<u64, Arc<Notify>>,
+    evictable: BTreeMap<u64, Evictable>,
+}
+
+struct Evictable {
+    evicted: Arc<Notify>,
+    answered: Arc<AtomicBool>,
+    /// Counted out of the gate already (it was evicted).
+    left: Arc<AtomicBool>,
 }
 
 /// Why a gate said no.
@@ -53,6 +65,8 @@ pub struct Admission {
     network: IpAddr,
     state: Arc<Mutex<GateState>>,
     evicted: Arc<Notify>,
+    answered: Arc<AtomicBool>,
+    left: Arc<AtomicBool>,
 }
 
 impl Admission {
@@ -61,10 +75,20 @@ impl Admission {
     pub async fn evicted(&self) {
         self.evicted.notified().await;
     }
+
+    /// Set once the connection has answered a request: such a connection
+    /// is evicted only after those that have answered nothing.
+    pub fn answered(&self) -> Arc<AtomicBool> {
+        self.answered.clone()
+    }
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
+        if self.left.load(Ordering::Relaxed) {
+            // Evicted: its place was given to the newcomer then.
+            return;
+        }
         let mut state = lock(&self.state);
         state.open -= 1;
         if let Some(network) = state.by_network.get_mut(&self.network) {
@@ -133,32 +157,58 @@ impl AddressGate {
             }
             let heaviest = state
                 .by_network
-                .iter_mut()
+                .iter()
                 .filter(|(_, n)| !n.evictable.is_empty())
                 .max_by_key(|(_, n)| n.open)
                 .filter(|(_, n)| n.open > mine + 1)
-                .map(|(_, n)| n);
+                .map(|(ip, _)| *ip);
             let Some(heaviest) = heaviest else {
                 return Err(Full::Total);
             };
-            if let Some((_, oldest)) = heaviest.evictable.pop_first() {
-                oldest.notify_one();
+            // Its place is given to the newcomer now, so the total never
+            // runs over and the next newcomer weighs the clients afresh.
+            let network = state.by_network.get_mut(&heaviest).expect("found above");
+            let chosen = network
+                .evictable
+                .iter()
+                .find(|(_, e)| !e.answered.load(Ordering::Relaxed))
+                .or_else(|| network.evictable.iter().next())
+                .map(|(id, _)| *id);
+            if let Some(victim) = chosen.and_then(|id| network.evictable.remove(&id)) {
+                victim.left.store(true, Ordering::Relaxed);
+                victim.evicted.notify_one();
+                network.open -= 1;
+                if network.open == 0 {
+                    state.by_network.remove(&heaviest);
+                }
+                state.open -= 1;
             }
         }
         let id = state.next_id;
         state.next_id += 1;
         state.open += 1;
         let evicted = Arc::new(Notify::new());
+        let answered = Arc::new(AtomicBool::new(false));
+        let left = Arc::new(AtomicBool::new(false));
         let entry = state.by_network.entry(network).or_default();
         entry.open += 1;
         if may_evict {
-            entry.evictable.insert(id, evicted.clone());
+            entry.evictable.insert(
+                id,
+                Evictable {
+                    evicted: evicted.clone(),
+                    answered: answered.clone(),
+                    left: left.clone(),
+                },
+            );
         }
         Ok(Admission {
             id,
             network,
             state: self.state.clone(),
             evicted,
+            answered,
+            left,
         })
     }
 }
@@ -205,17 +255,36 @@ mod tests {
         let attacker: Vec<Admission> = (0..3)
             .map(|_| gate.admit_or_evict(ip("10.0.0.9")).unwrap())
             .collect();
+        // The oldest has answered a request: the next oldest goes first.
+        attacker[0].answered().store(true, Ordering::Relaxed);
         let _light = gate.admit_or_evict(ip("10.0.0.1")).unwrap();
         // Full. The attacker can't push anyone out by coming again...
         assert_eq!(gate.admit_or_evict(ip("10.0.0.9")).err(), Some(Full::Total));
-        // ...but a newcomer takes the place of the attacker's oldest.
+        // ...but a newcomer takes the place of one of the attacker's: the
+        // oldest that has answered nothing.
         let _newcomer = gate.admit_or_evict(ip("10.0.0.2")).unwrap();
-        tokio::time::timeout(std::time::Duration::from_secs(1), attacker[0].evicted())
-            .await
-            .expect("the oldest connection of the heaviest client is told to close");
-        let not_told =
-            tokio::time::timeout(std::time::Duration::from_millis(50), attacker[1].evicted()).await;
-        assert!(not_told.is_err(), "only one connection is evicted");
+        let evicted = |i: usize| {
+            let admission = &attacker[i];
+            async move {
+                tokio::time::timeout(std::time::Duration::from_millis(100), admission.evicted())
+                    .await
+                    .is_ok()
+            }
+        };
+        assert!(
+            evicted(1).await,
+            "the oldest unanswered connection is told to close"
+        );
+        assert!(!evicted(0).await, "an answered one is kept");
+        assert!(!evicted(2).await, "only one connection is evicted");
+        // The place was given at once: the gate never holds more than 4,
+        // and the next newcomer weighs the clients afresh (2 against 0).
+        assert_eq!(lock(&gate.state).open, 4);
+        let _another = gate.admit_or_evict(ip("10.0.0.3")).unwrap();
+        assert_eq!(lock(&gate.state).open, 4);
+        // Evicted connections closing later give nothing back twice.
+        drop(attacker);
+        assert_eq!(lock(&gate.state).open, 3);
     }
 
     #[test]

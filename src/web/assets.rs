@@ -43,10 +43,54 @@ pub fn url(path: &str) -> String {
     }
 }
 
-/// Files prepared so far, by path and content hash (debug builds read
-/// `static/` from disk, so a file edited while the app runs is a new one).
-static PREPARED: LazyLock<Mutex<HashMap<(String, String), Arc<Prepared>>>> =
-    LazyLock::new(Mutex::default);
+/// Files prepared (or being prepared), by path and content hash (debug
+/// builds read `static/` from disk, so a file edited while the app runs is
+/// a new one). Each is compressed once, by one task that keeps its result
+/// whether or not the request that started it is still waiting: requests
+/// can't run the same compression side by side, nor lose it by leaving.
+type Cell = Arc<tokio::sync::OnceCell<Arc<Prepared>>>;
+static PREPARED: LazyLock<Mutex<HashMap<(String, String), Cell>>> = LazyLock::new(Mutex::default);
+
+async fn prepared(path: &str, file: rust_embed::EmbeddedFile) -> Result<Arc<Prepared>, AppError> {
+    let version = version(&file);
+    let cell = PREPARED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry((path.to_string(), version.clone()))
+        .or_default()
+        .clone();
+    if let Some(ready) = cell.get() {
+        return Ok(ready.clone());
+    }
+    let preparing = tokio::spawn(async move {
+        cell.get_or_try_init(|| async move {
+            let mime = file.metadata.mimetype().to_string();
+            let body = axum::body::Bytes::from(file.data.into_owned());
+            tokio::task::spawn_blocking(move || {
+                Arc::new(Prepared::new(body, &mime, &version, Effort::Best))
+            })
+            .await
+        })
+        .await
+        .cloned()
+    });
+    match preparing.await {
+        Ok(Ok(prepared)) => Ok(prepared),
+        Ok(Err(err)) => Err(AppError::Internal(err.into())),
+        Err(err) => Err(AppError::Internal(err.into())),
+    }
+}
+
+/// Compresses every static file in the background, so no visitor waits.
+pub fn prepare_all() {
+    tokio::spawn(async {
+        for path in Assets::iter() {
+            if let Some(file) = Assets::get(&path) {
+                let _ = prepared(&path, file).await;
+            }
+        }
+    });
+}
 
 #[derive(serde::Deserialize)]
 struct Versioned {
@@ -60,30 +104,7 @@ async fn asset(
 ) -> Result<Response, AppError> {
     let file = Assets::get(&path).ok_or(AppError::NotFound(Missing::File))?;
     let version = version(&file);
-    let key = (path, version.clone());
-    let cached = PREPARED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&key)
-        .cloned();
-    let prepared = match cached {
-        Some(prepared) => prepared,
-        None => {
-            let mime = file.metadata.mimetype().to_string();
-            let body = axum::body::Bytes::from(file.data.into_owned());
-            let tag = version.clone();
-            let prepared = tokio::task::spawn_blocking(move || {
-                Arc::new(Prepared::new(body, &mime, &tag, Effort::Best))
-            })
-            .await
-            .map_err(|err| AppError::Internal(err.into()))?;
-            PREPARED
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(key, prepared.clone());
-            prepared
-        }
-    };
+    let prepared = prepared(&path, file).await?;
     let cache_control = if query.v.as_deref() == Some(version.as_str()) {
         "public, max-age=31536000, immutable"
     } else {

@@ -74,7 +74,7 @@ impl Prepared {
     pub fn new(body: Bytes, mime: &str, tag: &str, effort: Effort) -> Prepared {
         let worth_it = compressible(mime) && body.len() > 256;
         let (gzip_level, br_quality) = match effort {
-            Effort::Best => (9, 10),
+            Effort::Best => (9, 9),
             Effort::Fast => (4, 4),
         };
         let gzip = worth_it.then(|| {

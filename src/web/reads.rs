@@ -110,7 +110,15 @@ impl FromRequestParts<AppState> for ReadPermit {
     }
 }
 
-type Slot = Arc<tokio::sync::Mutex<Option<(Instant, Arc<Prepared>)>>>;
+/// One event's map as made at `made`, or the transient failure making it
+/// met (shared with the requests that waited for it, for the same age, so
+/// a database hiccup is one failed read, not one after another).
+struct Kept {
+    made: Instant,
+    map: Option<Arc<Prepared>>,
+}
+
+type Slot = Arc<tokio::sync::RwLock<Option<Kept>>>;
 
 /// Each event's seat map as anonymous viewers see it, made at most once
 /// per `ttl` on this instance, with its compressed forms. Concurrent
@@ -146,22 +154,54 @@ impl SeatMapCache {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if slots.len() > KEPT_EVENTS {
-                slots.retain(|_, slot| slot.try_lock().is_ok_and(|s| self.fresh(&s)));
+                // Keep what is in use or fresh; a slot for an event that
+                // doesn't exist never holds a map, and goes.
+                slots.retain(|_, slot| {
+                    Arc::strong_count(slot) > 1
+                        || slot
+                            .try_read()
+                            .is_ok_and(|kept| self.fresh(&kept).is_some())
+                });
             }
             slots.entry(event_id).or_default().clone()
         };
-        let mut kept = slot.lock().await;
-        if let Some((_, prepared)) = kept.as_ref().filter(|_| self.fresh(&kept)) {
-            return Ok(prepared.clone());
+        if let Some(kept) = self.fresh(&*slot.read().await) {
+            return kept;
         }
-        let prepared = prepare(make().await?).await?;
-        *kept = Some((Instant::now(), prepared.clone()));
-        Ok(prepared)
+        let mut kept = slot.write().await;
+        // Made by the request this one waited for.
+        if let Some(kept) = self.fresh(&kept) {
+            return kept;
+        }
+        match make().await {
+            Ok(json) => {
+                let prepared = prepare(json).await?;
+                *kept = Some(Kept {
+                    made: Instant::now(),
+                    map: Some(prepared.clone()),
+                });
+                Ok(prepared)
+            }
+            Err(err) if err.is_transient() => {
+                *kept = Some(Kept {
+                    made: Instant::now(),
+                    map: None,
+                });
+                Err(err)
+            }
+            Err(err) => Err(err),
+        }
     }
 
-    fn fresh(&self, kept: &Option<(Instant, Arc<Prepared>)>) -> bool {
-        kept.as_ref()
-            .is_some_and(|(made, _)| made.elapsed() < self.ttl)
+    /// What is kept, if it is younger than the cache's age: the map, or
+    /// the failure that making it met.
+    fn fresh(&self, kept: &Option<Kept>) -> Option<AppResult<Arc<Prepared>>> {
+        let kept = kept
+            .as_ref()
+            .filter(|kept| kept.made.elapsed() < self.ttl)?;
+        Some(kept.map.clone().ok_or_else(|| {
+            AppError::Unavailable(anyhow::anyhow!("making this seat map failed a moment ago"))
+        }))
     }
 }
 
@@ -209,7 +249,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_fresh_map_is_made_once_and_a_stale_one_again() {
-        let cache = SeatMapCache::new(Duration::from_millis(200));
+        let cache = SeatMapCache::new(Duration::from_secs(2));
         let made = std::sync::atomic::AtomicUsize::new(0);
         let make = || async {
             made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -224,7 +264,7 @@ mod tests {
             1,
             "twenty asked, one made"
         );
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(2100)).await;
         cache.get_or_make(EventId(1), make).await.unwrap();
         assert_eq!(
             made.load(std::sync::atomic::Ordering::SeqCst),

@@ -651,7 +651,9 @@ async fn a_walk_up_sale_of_seats_and_ga_places_records_its_tender() {
 
 /// Seat names typed at the box office follow the text rules of every other
 /// field: a NUL (or any control, bidi or invisible character) is refused
-/// by the rule, as naming no seat, before anything reaches PostgreSQL.
+/// as naming no seat, and nothing is sold. The NUL is what shows the rule
+/// works before PostgreSQL: without it, PostgreSQL refused the NUL (a 422
+/// error page, not this notice); the others would miss in the lookup.
 #[tokio::test]
 async fn seat_names_with_control_characters_are_refused_by_the_rules() {
     let app = spawn_app().await;

@@ -424,8 +424,7 @@ async fn due_now(app: &TestApp) {
 
 /// Mail that can't go is given up after the configured attempts (not
 /// retried hourly for ever); staff see it failed and send it again by
-/// hand; the buyer's page says it could not be sent. An order refunded
-/// before its mail went is retired, not failed.
+/// hand; the buyer's page says it could not be sent.
 #[tokio::test]
 async fn mail_that_keeps_failing_is_given_up_shown_to_staff_and_sent_again_by_hand() {
     let app = spawn_app().await;

@@ -193,9 +193,10 @@ async fn a_panic_is_answered_500_with_its_request_id_and_the_server_goes_on() {
     assert_eq!(health.status(), StatusCode::OK, "the server goes on");
 }
 
-/// A database error is logged without the row it quotes: PostgreSQL's
-/// DETAIL for a CHECK violation holds the whole failing row (here a
-/// webhook secret).
+/// A database error as logs write it (`for_log`, which every log line of
+/// a failed request, worker and live stream uses) leaves out the row it
+/// quotes: PostgreSQL's DETAIL for a CHECK violation holds the whole
+/// failing row (here a webhook secret).
 #[tokio::test]
 async fn database_errors_are_logged_without_the_rows_they_quote() {
     let app = spawn_app().await;

@@ -751,12 +751,17 @@ pub async fn clear_of_a_minute_rollover() {
 /// Waits out the end of the current `window_secs` window (as the rate
 /// limits lay windows out) if it is less than 10 s away.
 pub async fn clear_of_a_window_rollover(window_secs: u64) {
+    clear_of_a_window_rollover_by(window_secs, 10).await;
+}
+
+/// [`clear_of_a_window_rollover`] with `margin_secs` of the window left.
+pub async fn clear_of_a_window_rollover_by(window_secs: u64, margin_secs: u64) {
     let into_window = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
         % window_secs;
-    if into_window > window_secs - 10 {
+    if into_window > window_secs - margin_secs {
         tokio::time::sleep(Duration::from_secs(window_secs + 1 - into_window)).await;
     }
 }

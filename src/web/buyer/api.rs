@@ -105,6 +105,7 @@ pub(crate) struct EventSeatsJson {
         (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
 pub(crate) async fn list_events(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
     _read: ReadPermit,
 ) -> AppResult<Json<Vec<EventSummary>>> {
     let client = state.pool.get().await?;
@@ -121,9 +122,10 @@ pub(crate) async fn list_events(
         (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
 pub(crate) async fn event_seats(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
+    _read: ReadPermit,
     IdPath(event_id): IdPath<EventId>,
     viewer: ApiViewer,
-    _read: ReadPermit,
     headers: axum::http::HeaderMap,
 ) -> AppResult<Response> {
     // Nobody's own seats to show: the same map for every such viewer, kept

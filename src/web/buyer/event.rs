@@ -29,6 +29,7 @@ pub(crate) struct IndexPage {
 
 pub(crate) async fn index(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
     _read: crate::web::reads::ReadPermit,
 ) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
@@ -83,10 +84,11 @@ pub(crate) struct EventPage {
 
 pub(crate) async fn event_page(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
+    _read: crate::web::reads::ReadPermit,
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
-    _read: crate::web::reads::ReadPermit,
 ) -> AppResult<Response> {
     // A Viewer, not a Buyer: looking writes no session. The first action
     // makes the buyer, and its answer tells the page to reopen its live
@@ -355,10 +357,11 @@ pub(crate) struct ListPage {
 /// by section and row, as plain buttons.
 pub(crate) async fn list_page(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
+    _read: crate::web::reads::ReadPermit,
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
-    _read: crate::web::reads::ReadPermit,
 ) -> AppResult<Html<String>> {
     // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;

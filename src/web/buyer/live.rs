@@ -192,7 +192,7 @@ impl PageFeed {
         sender: Sender,
     ) {
         if let Err(err) = self.catch_up(&sender).await {
-            tracing::warn!(error = ?anyhow::Error::from(err), "live page catch-up failed");
+            tracing::warn!(error = %err.for_log(), "live page catch-up failed");
         }
         loop {
             let change = tokio::select! {
@@ -201,7 +201,7 @@ impl PageFeed {
                 // The feed (re)started after this page opened.
                 Ok(()) = resyncs.changed() => {
                     if let Err(err) = self.catch_up(&sender).await {
-                        tracing::warn!(error = ?anyhow::Error::from(err), "live page catch-up failed");
+                        tracing::warn!(error = %err.for_log(), "live page catch-up failed");
                     }
                     continue;
                 }
@@ -217,7 +217,7 @@ impl PageFeed {
                 Err(broadcast::error::RecvError::Closed) => return,
             };
             if let Err(err) = outcome {
-                tracing::warn!(error = ?anyhow::Error::from(err), "live page update failed");
+                tracing::warn!(error = %err.for_log(), "live page update failed");
             }
             if sender.is_closed() {
                 return;
@@ -334,10 +334,11 @@ struct FragmentQuery {
 /// would tell it).
 async fn seat_fragments(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
+    _read: crate::web::reads::ReadPermit,
     IdPath(event_id): IdPath<EventId>,
     viewer: Viewer,
     QueryInput(query): QueryInput<FragmentQuery>,
-    _read: crate::web::reads::ReadPermit,
 ) -> AppResult<axum::response::Html<String>> {
     let ids: Vec<SeatId> = query
         .ids
