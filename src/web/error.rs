@@ -18,6 +18,8 @@ use crate::error::{AppError, Conflict, ErrorCode, Invalid, Limit, Missing};
 pub struct ErrorSummary {
     pub status: StatusCode,
     pub message: String,
+    /// Where the page should send the person back to (besides all events).
+    pub back: Option<String>,
 }
 
 const GENERIC_500: &str = "Something went wrong on our side. Nothing you held or bought was lost.";
@@ -391,9 +393,11 @@ impl IntoResponse for AppError {
         if let Some(value) = retry_after.and_then(|v| HeaderValue::from_str(&v).ok()) {
             response.headers_mut().insert(header::RETRY_AFTER, value);
         }
-        response
-            .extensions_mut()
-            .insert(ErrorSummary { status, message });
+        response.extensions_mut().insert(ErrorSummary {
+            status,
+            message,
+            back: None,
+        });
         response
     }
 }

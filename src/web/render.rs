@@ -21,6 +21,7 @@ pub fn render(template: &impl Template) -> AppResult<Html<String>> {
 pub(crate) struct ErrorPage {
     title: String,
     message: String,
+    back: Option<String>,
 }
 
 /// Marks an answer that refused what was asked (a fragment or redirect
@@ -31,14 +32,15 @@ pub struct Refused;
 
 /// A refusal as a page of its own (409), for a buyer whose first request
 /// was refused: saying why there and then needs no session to carry a
-/// notice to the next page.
-pub fn refused_page(text: String) -> Response {
+/// notice to the next page. It links `back` (the seat map).
+pub fn refused_page(text: String, back: String) -> Response {
     use axum::response::IntoResponse;
     let status = axum::http::StatusCode::CONFLICT;
     let mut response = (status, text.clone()).into_response();
     response.extensions_mut().insert(ErrorSummary {
         status,
         message: text,
+        back: Some(back),
     });
     response
 }
@@ -49,13 +51,14 @@ pub fn render_error_page(response: Response) -> Response {
     let Some(summary) = response.extensions().get::<ErrorSummary>().cloned() else {
         return response;
     };
+    let title = match summary.status {
+        axum::http::StatusCode::CONFLICT => "Not possible right now",
+        status => status.canonical_reason().unwrap_or("Error"),
+    };
     let page = ErrorPage {
-        title: summary
-            .status
-            .canonical_reason()
-            .unwrap_or("Error")
-            .to_string(),
+        title: title.to_string(),
         message: summary.message,
+        back: summary.back,
     };
     let (mut parts, _) = response.into_parts();
     let body = match page.render() {

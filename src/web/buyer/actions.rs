@@ -125,18 +125,18 @@ pub(crate) async fn back_with(
     notice: Option<Notice>,
     back: Back,
 ) -> AppResult<Response> {
-    if let Some(notice) = &notice {
-        if buyer.is_new && notice.kind == NoticeKind::Error {
-            return Ok(refused_page(notice.text.clone()));
-        }
-        push_notice(&buyer.session, notice).await?;
-    }
     let back = match back {
         Back::Map(None) => format!("/events/{event_id}"),
         Back::Map(Some(section)) => format!("/events/{event_id}?section={section}#map-area"),
         Back::List(None) => format!("/events/{event_id}/list"),
         Back::List(Some(section)) => format!("/events/{event_id}/list?section={section}"),
     };
+    if let Some(notice) = &notice {
+        if buyer.is_new && notice.kind == NoticeKind::Error {
+            return Ok(refused_page(notice.text.clone(), back));
+        }
+        push_notice(&buyer.session, notice).await?;
+    }
     Ok(Redirect::to(&back).into_response())
 }
 

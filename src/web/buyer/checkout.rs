@@ -27,6 +27,7 @@ pub(crate) async fn purchase(
         if buyer.is_new {
             return Ok(crate::web::render::refused_page(
                 "You have no seats on hold.".into(),
+                format!("/events/{event_id}"),
             ));
         }
         push_notice(
