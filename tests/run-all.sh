@@ -51,27 +51,88 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
+# Each phase's outcome, by name: its own counts, or that it failed to run.
+summary=()
 failed=()
+passed_total=0
+failed_total=0
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-say "unit and integration tests (cargo test)"
-cargo test --locked 2>&1 | tee "$logs/cargo.log"
-[ "${PIPESTATUS[0]}" = 0 ] || failed+=("cargo test")
+# Adds a phase's counts to the tally. A phase that exited non-zero with
+# no failing test of its own counted (a build error, a binary killed by
+# a signal, a server that never started) is a failure by name.
+tally() { # name exit passed failed
+  local name=$1 code=$2 passed=$3 fails=$4
+  passed_total=$((passed_total + passed))
+  failed_total=$((failed_total + fails))
+  if [ "$code" = 0 ] && [ "$passed" = 0 ] && [ "$fails" = 0 ]; then
+    summary+=("$name: ok")
+  elif [ "$code" != 0 ] && [ "$fails" = 0 ]; then
+    summary+=("$name: $passed passed, did not finish (exit $code)")
+    failed+=("$name (did not finish)")
+    failed_total=$((failed_total + 1))
+  elif [ "$code" != 0 ]; then
+    summary+=("$name: $passed passed, $fails failed")
+    failed+=("$name")
+  else
+    summary+=("$name: $passed passed, $fails failed")
+  fi
+}
+
+say "unit and integration tests (cargo test --no-fail-fast)"
+cargo test --locked --no-fail-fast 2>&1 | tee "$logs/cargo.out"
+cargo_code=${PIPESTATUS[0]}
+# Counts per test binary: "Running unittests src/…" are unit tests,
+# "Running tests/…" the integration binary, "Doc-tests" the doc tests.
+count_cargo() { # kind: unit|integration|doc -> "passed failed"
+  awk -v kind="$1" '
+    /^ *Running unittests / { current = "unit"; next }
+    /^ *Running tests\//    { current = "integration"; next }
+    /^ *Doc-tests /         { current = "doc"; next }
+    /^test result:/ && current == kind {
+      for (i = 1; i <= NF; i++) {
+        if ($(i) ~ /^passed;?$/) p += $(i - 1)
+        if ($(i) ~ /^failed;?$/) f += $(i - 1)
+      }
+    }
+    END { print p + 0, f + 0 }' "$logs/cargo.out"
+}
+read -r unit_passed unit_failed <<<"$(count_cargo unit)"
+read -r it_passed it_failed <<<"$(count_cargo integration)"
+read -r doc_passed doc_failed <<<"$(count_cargo doc)"
+# One exit code covers all three. A phase with failures of its own is
+# named by them; an exit with none counted anywhere (a build error, a test
+# binary killed by a signal) is cargo test failing to finish.
+if [ "$cargo_code" != 0 ] && [ $((unit_failed + it_failed + doc_failed)) = 0 ]; then
+  tally "cargo test" "$cargo_code" $((unit_passed + it_passed + doc_passed)) 0
+else
+  phase_code() { if [ "$cargo_code" != 0 ] && [ "$1" != 0 ]; then echo "$cargo_code"; else echo 0; fi; }
+  tally unit "$(phase_code "$unit_failed")" "$unit_passed" "$unit_failed"
+  tally integration "$(phase_code "$it_failed")" "$it_passed" "$it_failed"
+  tally doc "$(phase_code "$doc_failed")" "$doc_passed" "$doc_failed"
+fi
 
 # cargo test does not build [[bench]] targets: build them (in the debug
 # profile, reusing what cargo test built), so a benchmark that no longer
 # compiles fails here rather than on the next person's run.
 say "benchmarks compile (cargo build --benches)"
 cargo build --locked --benches 2>&1 | tail -n 3
-[ "${PIPESTATUS[0]}" = 0 ] || failed+=("cargo build --benches")
+tally "benchmarks compile" "${PIPESTATUS[0]}" 0 0
 
 # The server's own build carries no HTTP client and no load generator:
 # those come only with the "loadgen" feature (seatmap-bench, the tests).
 say "the server build has no load generator (cargo tree)"
-if cargo tree --locked -e normal --target all 2>/dev/null | grep -qE '^[^a-z]*(reqwest|tempfile) v'; then
-  echo "a plain build pulls in the load generator's HTTP client" >&2
-  failed+=("server build without loadgen")
+if cargo tree --locked -e normal --target all >"$logs/tree.out" 2>&1; then
+  if grep -qE '^[^a-z]*(reqwest|tempfile) v' "$logs/tree.out"; then
+    echo "a plain build pulls in the load generator's HTTP client" >&2
+    tally "server build without loadgen" 1 0 0
+  else
+    tally "server build without loadgen" 0 0 0
+  fi
+else
+  cat "$logs/tree.out" >&2
+  tally "server build without loadgen (cargo tree)" 1 0 0
 fi
 
 say "browser tests (Playwright, /usr/bin/chromium)"
@@ -83,26 +144,38 @@ if cargo build --locked --bin seatmap; then
     cd tests/e2e &&
       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error &&
       SEATMAP_E2E_DATA_DIR="$e2e_data" npx playwright test
-  ) 2>&1 | tee "$logs/playwright.log"
-  [ "${PIPESTATUS[0]}" = 0 ] || failed+=("playwright")
+  ) 2>&1 | tee "$logs/playwright.out"
+  browser_code=${PIPESTATUS[0]}
+  # Playwright's closing lines: "  27 passed (2.8m)", "  1 failed", "  1 flaky".
+  browser_passed=$(grep -oE '^ +[0-9]+ passed' "$logs/playwright.out" | awk '{ n += $1 } END { print n + 0 }')
+  browser_failed=$(grep -oE '^ +[0-9]+ (failed|flaky|interrupted|did not run)' "$logs/playwright.out" | awk '{ n += $1 } END { print n + 0 }')
+  tally browser "$browser_code" "$browser_passed" "$browser_failed"
 
-  # Its own log (not *.log): its "N passed" lines count generated cases,
-  # not tests, and stay out of the closing tally.
+  # Counted as one phase: its "N passed" lines count generated cases.
   say "API fuzzing (Schemathesis against the OpenAPI document)"
   bash tests/api-fuzz.sh 2>&1 | tee "$logs/api-fuzz.out"
-  [ "${PIPESTATUS[0]}" = 0 ] || failed+=("api fuzzing")
+  fuzz_code=${PIPESTATUS[0]}
+  if [ "$fuzz_code" = 0 ]; then
+    summary+=("fuzzing: passed")
+  else
+    summary+=("fuzzing: failed (exit $fuzz_code)")
+    failed+=("fuzzing")
+    failed_total=$((failed_total + 1))
+  fi
 else
-  failed+=("cargo build")
+  tally "cargo build --bin seatmap" 1 0 0
+  summary+=("browser: not run (the app did not build)")
+  summary+=("fuzzing: not run (the app did not build)")
+  failed+=("browser (not run)" "fuzzing (not run)")
+  failed_total=$((failed_total + 2))
 fi
 
-# One closing line for everything: cargo's own last line is the doc tests'.
-count() { cat "$logs"/*.log 2>/dev/null | grep -oE "[0-9]+ $1" | awk '{ n += $1 } END { print n + 0 }'; }
-passed=$(count passed)
-failures=$(count failed)
+say "summary"
+printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   say "FAILED: ${failed[*]}"
-  echo "all: ${passed:-0} passed, ${failures:-0} failed"
+  echo "all: $passed_total passed, $failed_total failed ($(IFS=,; echo "${failed[*]}" | sed 's/,/, /g'))"
   exit 1
 fi
 say "all tests passed"
-echo "all: ${passed:-0} passed, ${failures:-0} failed"
+echo "all: $passed_total passed, $failed_total failed"
