@@ -176,6 +176,9 @@ pub struct AbuseLimits {
     /// Public reads (maps, lists) one client address may have in flight
     /// at once; more wait their turn.
     pub reads_per_ip: usize,
+    /// Which clock the per-minute and per-15-minute windows follow (the
+    /// database's; tests freeze it so a window can't end mid-test).
+    pub clock: crate::db::rate_limits::LimitClock,
 }
 
 impl AbuseLimits {
@@ -190,6 +193,7 @@ impl AbuseLimits {
             login_failures_per_account: 0,
             login_failures_per_ip: 0,
             reads_per_ip: 0,
+            clock: crate::db::rate_limits::LimitClock::Database,
         }
     }
 }
@@ -361,7 +365,24 @@ impl Config {
             )?,
             db: DbSettings {
                 pool_size: parse_in(&get, "DATABASE_POOL_SIZE", defaults.pool_size, 1..=500)?,
-                ..defaults
+                pool_wait: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_DB_POOL_WAIT_MS",
+                    defaults.pool_wait.as_millis() as u64,
+                    10..=60_000,
+                )?),
+                lock_timeout: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_DB_LOCK_TIMEOUT_MS",
+                    defaults.lock_timeout.as_millis() as u64,
+                    10..=600_000,
+                )?),
+                statement_timeout: Duration::from_millis(parse_in(
+                    &get,
+                    "SEATMAP_DB_STATEMENT_TIMEOUT_MS",
+                    defaults.statement_timeout.as_millis() as u64,
+                    10..=600_000,
+                )?),
             },
             secure_cookies: flag(&get, "SEATMAP_SECURE_COOKIES"),
             limits: AbuseLimits {
@@ -373,6 +394,7 @@ impl Config {
                 login_failures_per_account: parse(&get, "LOGIN_FAILURES_PER_ACCOUNT", 5)?,
                 login_failures_per_ip: parse(&get, "LOGIN_FAILURES_PER_IP", 20)?,
                 reads_per_ip: parse(&get, "SEATMAP_READS_PER_IP", 4)?,
+                clock: crate::db::rate_limits::LimitClock::Database,
             },
             trust_forwarded_for: flag(&get, "SEATMAP_TRUST_FORWARDED_FOR"),
             server: ServerLimits {

@@ -14,10 +14,18 @@ use crate::pg_cluster::{Durability, PgCluster};
 use crate::web::state::OrderLinks;
 
 const EMBEDDED_DATABASE: &str = "seatmap";
+/// The mail worker, the webhook sender and the session sweeper share these.
+const WORKER_CONNECTIONS: usize = 2;
 
-/// The pool, and the embedded cluster behind it when there is one.
+/// The pools, and the embedded cluster behind them when there is one.
 pub struct Database {
+    /// Requests' connections.
     pub pool: Pool,
+    /// The background workers' (mail, webhooks, the session sweeper): a
+    /// pool of their own, so they never take a request's connection nor
+    /// wait behind a flood of requests, and a request's round trips are
+    /// its own (`application_name` "seatmap-worker").
+    pub workers: Pool,
     /// How to open connections of our own (the live feed's).
     pub pg_config: tokio_postgres::Config,
     cluster: Option<PgCluster>,
@@ -61,9 +69,18 @@ impl Database {
             }
         };
         let pool = db::build_pool(pg_config.clone(), &config.db)?;
+        let workers = db::build_named_pool(
+            pg_config.clone(),
+            &crate::config::DbSettings {
+                pool_size: WORKER_CONNECTIONS,
+                ..config.db.clone()
+            },
+            "seatmap-worker",
+        )?;
         db::migrate(&pool).await?;
         Ok(Database {
             pool,
+            workers,
             pg_config,
             cluster,
         })
@@ -73,9 +90,10 @@ impl Database {
         self.cluster.is_some()
     }
 
-    /// Closes the pool and stops the embedded cluster, if any.
+    /// Closes the pools and stops the embedded cluster, if any.
     pub async fn shutdown(self) {
         self.pool.close();
+        self.workers.close();
         if let Some(cluster) = self.cluster.filter(|cluster| !cluster.attached()) {
             match tokio::task::spawn_blocking(move || cluster.stop()).await {
                 Ok(Ok(())) => tracing::info!("embedded PostgreSQL stopped"),
@@ -94,6 +112,7 @@ pub struct Application {
     listener: TcpListener,
     /// Sends the outbox while the app serves (None without SMTP).
     mail_worker: Option<crate::mail::Worker>,
+    workers: Pool,
 }
 
 impl Application {
@@ -127,13 +146,14 @@ impl Application {
                 .unwrap_or_else(|| format!("http://{addr}")),
         };
         let mail_worker =
-            crate::mail::Worker::new(database.pool.clone(), &config.mail, links.clone())?;
+            crate::mail::Worker::new(database.workers.clone(), &config.mail, links.clone())?;
         let state = AppState::new(database.pool.clone(), config, live, links);
         Ok(Application {
             addr,
             state,
             listener,
             mail_worker,
+            workers: database.workers.clone(),
         })
     }
 
@@ -144,7 +164,7 @@ impl Application {
         let limits = state.config.server.clone();
         let mail = self.mail_worker.map(|worker| tokio::spawn(worker.run()));
         let webhooks = tokio::spawn(
-            crate::webhooks::Sender::new(state.pool.clone(), &state.config.webhooks).run(),
+            crate::webhooks::Sender::new(self.workers.clone(), &state.config.webhooks).run(),
         );
         let live = state.live.clone();
         crate::web::assets::prepare_all();
@@ -175,7 +195,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let arena_id = db::demo::seed_arena(&database.pool).await?;
         tracing::info!(%event_id, %arena_id, "demo events ready");
     }
-    let sweeper = tokio::spawn(sweep_sessions(database.pool.clone()));
+    let sweeper = tokio::spawn(sweep_sessions(database.workers.clone()));
     let app = Application::build(config, &database).await?;
     println!("seatmap is running at http://{}/", app.addr);
     app.run_until(shutdown_signal()).await;

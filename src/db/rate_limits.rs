@@ -12,8 +12,29 @@ pub struct Counter {
     pub max: u32,
 }
 
-const WINDOW_START: &str =
-    "to_timestamp(floor(extract(epoch FROM now())::float8 / $2::float8) * $2::float8)";
+/// The clock windows are laid out by: the database's, unless a frozen
+/// instant is given (`$4`, tests: a window can't roll over mid-test).
+const NOW: &str = "coalesce($4::timestamptz, now())";
+const WINDOW_START: &str = "to_timestamp(floor(extract(epoch FROM coalesce($4::timestamptz, now()))::float8 / $2::float8) * $2::float8)";
+
+/// Which clock the limits' windows follow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LimitClock {
+    /// The database's `now()`: what every instance shares.
+    #[default]
+    Database,
+    /// Always this instant: no window ever ends (for tests).
+    Frozen(time::OffsetDateTime),
+}
+
+impl LimitClock {
+    fn frozen(self) -> Option<time::OffsetDateTime> {
+        match self {
+            LimitClock::Database => None,
+            LimitClock::Frozen(at) => Some(at),
+        }
+    }
+}
 
 /// The limits that are on (max > 0) and their keys; None if none is.
 fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {
@@ -29,6 +50,7 @@ fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {
 /// maximum, so concurrent hits can't all slip past a limit together.
 pub async fn hit(
     client: &impl GenericClient,
+    clock: LimitClock,
     window_secs: i32,
     limits: &[Counter],
     refused_as: Limit,
@@ -52,11 +74,14 @@ pub async fn hit(
                        WHERE rate_limits.hits < (SELECT max FROM want WHERE want.key = rate_limits.key)
                       RETURNING key)
              SELECT (SELECT count(*) FROM bumped) AS bumped,
-                    ceil(extract(epoch FROM {WINDOW_START} + make_interval(secs => $2::float8) - now()))::bigint AS retry"
+                    ceil(extract(epoch FROM {WINDOW_START} + make_interval(secs => $2::float8) - {NOW}))::bigint AS retry"
         ))
         .await?;
     let row = client
-        .query_one(&statement, &[&keys, &f64::from(window_secs), &maxes])
+        .query_one(
+            &statement,
+            &[&keys, &f64::from(window_secs), &maxes, &clock.frozen()],
+        )
         .await?;
     let bumped: i64 = row.get("bumped");
     if bumped < active.len() as i64 {
@@ -73,6 +98,7 @@ pub async fn hit(
 /// that turned out right counts as no failure).
 pub async fn give_back(
     client: &impl GenericClient,
+    clock: LimitClock,
     window_secs: i32,
     limits: &[Counter],
 ) -> AppResult<()> {
@@ -82,11 +108,15 @@ pub async fn give_back(
     let statement = client
         .prepare_cached(&format!(
             "UPDATE rate_limits SET hits = hits - 1
-              WHERE key = ANY($1) AND window_start = {WINDOW_START} AND hits > 0"
+              WHERE key = ANY($1) AND window_start = {} AND hits > 0",
+            WINDOW_START.replace("$4", "$3")
         ))
         .await?;
     client
-        .execute(&statement, &[&keys, &f64::from(window_secs)])
+        .execute(
+            &statement,
+            &[&keys, &f64::from(window_secs), &clock.frozen()],
+        )
         .await?;
     Ok(())
 }

@@ -279,7 +279,7 @@ pub async fn admit_hold_request(
             },
         ],
     };
-    hit(&client, 60, &counters, Limit::HoldRequests).await?;
+    hit(&client, limits.clock, 60, &counters, Limit::HoldRequests).await?;
     Ok(crate::db::holds::Holder {
         buyer_id,
         client_ip: key.is_none().then_some(ip.network()),

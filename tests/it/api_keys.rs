@@ -310,8 +310,8 @@ async fn each_scope_does_only_its_own_and_the_audit_log_names_a_box_office_key()
 
 #[tokio::test]
 async fn hold_limits_count_per_key_and_customer_not_per_address() {
-    crate::support::clear_of_a_minute_rollover().await;
     let app = spawn_app_with(|config| {
+        config.limits.clock = crate::support::frozen_limits_clock();
         config.limits.hold_requests_per_ip = 2;
         config.limits.hold_requests_per_key = 3;
     })

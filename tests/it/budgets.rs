@@ -1,4 +1,5 @@
-//! Round-trip budgets for the hot paths, counted on the wire (see wire.rs)
+//! Round-trip budgets for the hot paths, counted on the wire (see wire.rs:
+//! the request pool only; the background workers have a pool of their own)
 //! with production's abuse limits on, so their counters count too. Each
 //! action runs once to warm up (open the hold, prepare statements on the
 //! pool's one connection) and is counted the second time. A change that

@@ -18,12 +18,12 @@ use crate::support::{Api, spawn_app_with};
 async fn a_burst_of_guesses_never_gets_more_hashed_than_the_limit() {
     const LIMIT: u32 = 5;
     let app = spawn_app_with(|config| {
+        config.limits.clock = crate::support::frozen_limits_clock();
         config.limits.login_failures_per_account = LIMIT;
         config.limits.login_failures_per_ip = 0;
     })
     .await;
     create_staff(&app, "ada").await;
-    crate::support::clear_of_a_window_rollover(15 * 60).await;
     let guesses = (0..60).map(|i| {
         let client = app.buyer();
         async move {
@@ -68,12 +68,12 @@ async fn a_burst_of_guesses_never_gets_more_hashed_than_the_limit() {
 #[tokio::test]
 async fn signing_in_right_does_not_spend_the_limit() {
     let app = spawn_app_with(|config| {
+        config.limits.clock = crate::support::frozen_limits_clock();
         config.limits.login_failures_per_account = 2;
         config.limits.login_failures_per_ip = 2;
     })
     .await;
     create_staff(&app, "ada").await;
-    crate::support::clear_of_a_window_rollover(15 * 60).await;
     for attempt in 0..5 {
         let response = sign_in_attempt(&app.buyer(), "ada", crate::staff::PASSWORD).await;
         assert_eq!(
@@ -145,13 +145,13 @@ async fn a_keys_customers_together_get_no_more_live_holds_than_its_cap() {
 async fn refused_hold_requests_write_no_session() {
     const LIMIT: u32 = 10;
     let app = spawn_app_with(|config| {
+        config.limits.clock = crate::support::frozen_limits_clock();
         config.limits.hold_requests_per_ip = LIMIT;
         // 200 at once on a loaded machine: room to queue, not a 503.
         config.db.pool_wait = Duration::from_secs(20);
     })
     .await;
     let event = app.create_event(2, 10).await;
-    crate::support::clear_of_a_window_rollover_by(60, 30).await;
     // The limit is spent first, by one buyer (its first hold succeeds, the
     // others ask for the seat it already holds).
     let first = app.buyer();

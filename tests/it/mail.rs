@@ -325,7 +325,11 @@ async fn killing_the_app_mid_send_loses_no_message() {
         .env("DATABASE_URL", app.db.conninfo())
         .env("SEATMAP_ADDR", "127.0.0.1:0")
         .env("SEATMAP_SMTP_URL", format!("smtp://127.0.0.1:{stall_port}"))
-        .env("SEATMAP_MAIL_LEASE_SECS", "3")
+        // A lease (and so an SMTP timeout, a third of it) far longer than
+        // any machine takes to kill the app once the message is in: the
+        // app can't give up first. The lease's running out is then made,
+        // not waited for.
+        .env("SEATMAP_MAIL_LEASE_SECS", "600")
         .env("SEATMAP_MAIL_POLL_MS", "50")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
@@ -353,7 +357,16 @@ async fn killing_the_app_mid_send_loses_no_message() {
     assert_eq!(row.get::<_, i32>("attempts"), 1);
     assert!(row.get::<_, bool>("unsent") && row.get::<_, bool>("leased"));
 
-    // Another worker takes it once the dead one's lease runs out.
+    // Another worker takes it once the dead one's lease runs out (moved
+    // to the past here, as ten minutes would).
+    app.sql()
+        .await
+        .execute(
+            "UPDATE outbox SET leased_until = now() - interval '1 second' WHERE lease IS NOT NULL",
+            &[],
+        )
+        .await
+        .unwrap();
     let sink = SmtpSink::start("mail-after-kill").await;
     let worker = Worker::new(
         seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap(),

@@ -320,13 +320,13 @@ async fn a_trusted_proxy_header_counts_each_client_address_separately() {
 #[tokio::test]
 async fn hold_requests_are_rate_limited_per_session_and_a_new_session_does_not_reset_the_address() {
     let app = spawn_app_with(|c| {
+        c.limits.clock = crate::support::frozen_limits_clock();
         c.limits.hold_requests_per_session = 3;
         c.limits.hold_requests_per_ip = 5;
     })
     .await;
     let event = app.create_event(2, 10).await;
     let s = &event.seat_ids;
-    crate::support::clear_of_a_minute_rollover().await;
     let eager = app.buyer();
     for seat in &s[0..3] {
         assert_eq!(eager.hold(event.id, &[*seat]).await.0, StatusCode::CREATED);

@@ -256,6 +256,7 @@ async fn signing_in_rotates_the_session_id_and_signing_out_ends_staff_rights() {
 #[tokio::test]
 async fn failed_sign_ins_are_rate_limited_per_account_and_per_address() {
     let app = spawn_app_with(|c| {
+        c.limits.clock = crate::support::frozen_limits_clock();
         c.limits.login_failures_per_account = 3;
         c.limits.login_failures_per_ip = 5;
     })

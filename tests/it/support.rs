@@ -742,28 +742,10 @@ impl TestApp {
     }
 }
 
-/// Waits out the end of the clock minute if it is near: the limits count
-/// per clock minute, and a rollover mid-test would reset them.
-pub async fn clear_of_a_minute_rollover() {
-    clear_of_a_window_rollover(60).await;
-}
-
-/// Waits out the end of the current `window_secs` window (as the rate
-/// limits lay windows out) if it is less than 10 s away.
-pub async fn clear_of_a_window_rollover(window_secs: u64) {
-    clear_of_a_window_rollover_by(window_secs, 10).await;
-}
-
-/// [`clear_of_a_window_rollover`] with `margin_secs` of the window left.
-pub async fn clear_of_a_window_rollover_by(window_secs: u64, margin_secs: u64) {
-    let into_window = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        % window_secs;
-    if into_window > window_secs - margin_secs {
-        tokio::time::sleep(Duration::from_secs(window_secs + 1 - into_window)).await;
-    }
+/// A clock for the rate limits that stands still: their windows (per
+/// minute, per 15 minutes) can't end while a test counts against them.
+pub fn frozen_limits_clock() -> seatmap::db::rate_limits::LimitClock {
+    seatmap::db::rate_limits::LimitClock::Frozen(OffsetDateTime::now_utc())
 }
 
 /// A JSON API client with a cookie jar.

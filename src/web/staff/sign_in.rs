@@ -142,7 +142,8 @@ async fn login(
     // Counted before the password is checked, in the statement that
     // checks the limit: guesses sent all at once can't all be hashed
     // before any of them counts. A right password takes its count back.
-    match db::rate_limits::hit(&client, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await {
+    let clock = state.config.limits.clock;
+    match db::rate_limits::hit(&client, clock, LOGIN_WINDOW_SECS, &limits, TOO_MANY_LOGINS).await {
         Ok(()) => {}
         Err(err @ AppError::TooManyRequests { .. }) => {
             let AppError::TooManyRequests {
@@ -184,7 +185,7 @@ async fn login(
     let Some(staff_id) = staff_id else {
         return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into());
     };
-    db::rate_limits::give_back(&client, LOGIN_WINDOW_SECS, &limits).await?;
+    db::rate_limits::give_back(&client, clock, LOGIN_WINDOW_SECS, &limits).await?;
     sign_in(&session, staff_id).await?;
     db::audit::record(
         &client,
