@@ -69,6 +69,9 @@
 
   function tick() {
     document.querySelectorAll(".countdown[data-expires-at]").forEach(function (el) {
+      // How many ticks this countdown has had: a later tick is something
+      // to wait for (the browser tests do), rather than a sleep.
+      el.dataset.ticks = String(Number(el.dataset.ticks || 0) + 1);
       const ms = Date.parse(el.dataset.expiresAt) - (Date.now() + offsetFor(el));
       const panel = el.closest("#hold-panel");
       const extend = panel && panel.querySelector(".extend-form");

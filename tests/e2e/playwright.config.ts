@@ -4,11 +4,14 @@ import { defineConfig } from '@playwright/test';
 // with no DATABASE_URL: each server runs its own embedded PostgreSQL in a
 // fresh data folder and seeds the demo event, as a newcomer's first run
 // does. A second server holds seats for only a few seconds, for the
-// expiry and extension tests. Both get a staff account first.
+// expiry test; a third for 100 s, inside the last two minutes from the
+// start, for the extension test. Each gets a staff account first.
 const binary = process.env.SEATMAP_BIN ?? '../../target/debug/seatmap';
 export const MAIN_PORT = Number(process.env.SEATMAP_E2E_PORT ?? 3210);
 export const SHORT_PORT = MAIN_PORT + 1;
 export const SHORT_HOLD_SECS = 8;
+export const EXTEND_PORT = MAIN_PORT + 2;
+export const EXTEND_HOLD_SECS = 100;
 export const STAFF = { name: 'e2e-staff', password: 'e2e box office password' };
 
 function server(name: string, port: number, env: Record<string, string>) {
@@ -65,5 +68,6 @@ export default defineConfig({
   webServer: [
     server('main', MAIN_PORT, {}),
     server('short', SHORT_PORT, { HOLD_TTL_SECS: String(SHORT_HOLD_SECS) }),
+    server('extend', EXTEND_PORT, { HOLD_TTL_SECS: String(EXTEND_HOLD_SECS) }),
   ],
 });

@@ -476,9 +476,24 @@ async fn a_section_page_hears_only_its_own_seats() {
         !seen.contains(&format!("id=\"seat-{west_seat}\"")),
         "West's change is not sent to East's page: {seen}"
     );
-    // The cursor moved past both changes.
+    // The cursor moved past both changes: a stream opened from it is sent
+    // neither again, only what comes after (a marker in East).
     let last_id = seen.rsplit("id: ").next().unwrap().lines().next().unwrap();
     assert_ne!(last_id, since, "{seen}");
+    let mut resumed = Stream::open(
+        &watcher,
+        &format!("/events/{}/live?section={east}&since={last_id}", event.id),
+    )
+    .await;
+    let marker = event.seat_ids[1];
+    hold(&app, &app.buyer(), event.id, &[marker]).await;
+    let after = resumed.until(&format!("id=\"seat-{marker}\"")).await;
+    for old in [east_seat, west_seat] {
+        assert!(
+            !after.contains(&format!("id=\"seat-{old}\"")),
+            "seat {old} was sent again from the cursor: {after}"
+        );
+    }
     let overview = overview_stream.until("event: update\nid:").await;
     assert!(!overview.contains("id=\"seat-"), "{overview}");
 }
@@ -549,11 +564,19 @@ async fn a_change_committed_after_a_later_one_was_sent_still_reaches_the_feed_on
             .unwrap();
         heard.extend(change.seats.iter().map(|seat| seat.id.0));
     }
-    // A few more polls, to catch a resend or the rolled-back seat.
-    tokio::time::sleep(app.config.live.poll_every * 4).await;
-    while let Ok(change) = feed.try_recv() {
+    // A later change, committed after everything above: the feed sends in
+    // commit order, so once it is heard, a resend or the rolled-back seat
+    // would have been heard before it.
+    let (status, _) = app.buyer().hold(event.id, &[s[3]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    while !heard.contains(&s[3]) {
+        let change = tokio::time::timeout_at(deadline, feed.recv())
+            .await
+            .expect("the marker change never reached the feed")
+            .unwrap();
         heard.extend(change.seats.iter().map(|seat| seat.id.0));
     }
+    heard.retain(|seat| *seat != s[3]);
     heard.sort_unstable();
     assert_eq!(heard, vec![s[0], s[1]], "each committed change once");
 }

@@ -681,7 +681,12 @@ async fn the_report_counts_seats_and_takings_and_the_csv_defuses_formulas() {
         .send()
         .await
         .unwrap();
-    assert_ne!(refused.status(), StatusCode::OK, "not for buyers");
+    assert_eq!(refused.status(), StatusCode::SEE_OTHER, "not for buyers");
+    let to = refused.headers()["location"].to_str().unwrap();
+    assert!(
+        to.starts_with("/staff/login?next="),
+        "sent to sign in: {to}"
+    );
 
     let clerk = staff(&app, "clerk").await;
     let page = clerk

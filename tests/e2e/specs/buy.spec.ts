@@ -90,9 +90,15 @@ test('"Release all" asks first, and keeps the seats if the buyer says no', async
   await expect(anySeat(page, 'Orchestra', 'N', 11)).toHaveAttribute('aria-pressed', 'true');
   const releaseAll = page.getByRole('button', { name: 'Release all' });
 
+  // Every request the page sends, to show that the dismissed one never went.
+  const sent: string[] = [];
+  page.on('request', (request) => sent.push(`${request.method()} ${new URL(request.url()).pathname}`));
   page.once('dialog', (dialog) => dialog.dismiss());
   await releaseAll.click();
-  await page.waitForTimeout(500);
+  // A later action's answer: had the release gone, it would have gone first.
+  await anySeat(page, 'Orchestra', 'N', 12).click();
+  await expect(anySeat(page, 'Orchestra', 'N', 12)).toHaveAttribute('aria-pressed', 'true');
+  expect(sent.filter((r) => r.endsWith('/hold/release'))).toEqual([]);
   await expect(anySeat(page, 'Orchestra', 'N', 11)).toHaveAttribute('aria-pressed', 'true');
 
   page.once('dialog', (dialog) => {
@@ -101,5 +107,6 @@ test('"Release all" asks first, and keeps the seats if the buyer says no', async
   });
   await releaseAll.click();
   await expect(anySeat(page, 'Orchestra', 'N', 11)).toHaveAttribute('aria-pressed', 'false');
+  await expect(anySeat(page, 'Orchestra', 'N', 12)).toHaveAttribute('aria-pressed', 'false');
   await expect(page.locator('#hold-panel')).toContainText('You hold no seats');
 });
