@@ -893,3 +893,87 @@ async fn every_after_sale_staff_route_refuses_buyers_and_bad_input() {
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
     app.no_breaches().await;
 }
+
+/// A refund and an admission of one ticket, made to reach its row in the
+/// order given (the test holds the ticket's row lock; each waits in its
+/// UPDATE; first come, first served). Both outcomes, forced: the one that
+/// comes first wins, and the other is told why it lost.
+async fn refund_and_admit(refund_first: bool) {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let clerk = staff(&app, "clerk").await;
+    let door = staff(&app, "door").await;
+    let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let code = codes(&order)[0].clone();
+    let ticket: i64 = app
+        .sql()
+        .await
+        .query_one("SELECT id FROM tickets WHERE code = $1", &[&code])
+        .await
+        .unwrap()
+        .get(0);
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM tickets WHERE id = $1 FOR UPDATE", &[&ticket])
+        .await
+        .unwrap();
+    let refund_path = format!(
+        "/api/staff/events/{}/orders/{}/refund",
+        event.id,
+        id_segment(&order["order_id"])
+    );
+    let send_refund = || {
+        let clerk = clerk.clone();
+        let path = refund_path.clone();
+        tokio::spawn(async move { clerk.post(&path, json!({})).await })
+    };
+    let send_scan = || {
+        let door = door.clone();
+        let code = code.clone();
+        tokio::spawn(async move { admit(&door, event.id, &code, "Gate A").await })
+    };
+    const VOID: &str = "UPDATE tickets SET voided_at";
+    const ADMIT: &str = "UPDATE tickets SET admitted_at";
+    let (refund, scan) = if refund_first {
+        let refund = send_refund();
+        app.lock_waiter(VOID).await;
+        let scan = send_scan();
+        app.lock_waiter(ADMIT).await;
+        (refund, scan)
+    } else {
+        let scan = send_scan();
+        app.lock_waiter(ADMIT).await;
+        let refund = send_refund();
+        app.lock_waiter(VOID).await;
+        (refund, scan)
+    };
+    lock.rollback().await.unwrap();
+    let (refunded, answer) = refund.await.unwrap();
+    let scanned = scan.await.unwrap();
+    let seat =
+        crate::support::statuses(&app.buyer().seats(event.id).await)[&event.seat_ids[0]].clone();
+    if refund_first {
+        assert_eq!(refunded, StatusCode::OK, "{answer}");
+        assert_eq!(scanned["result"], "refunded", "{scanned}");
+        assert_eq!(seat, "available");
+    } else {
+        assert_eq!(scanned["result"], "admitted", "{scanned}");
+        assert_eq!(refunded, StatusCode::CONFLICT, "{answer}");
+        assert_eq!(answer["error"], "ticket_admitted");
+        assert_eq!(seat, "sold");
+    }
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM tickets WHERE admitted_at IS NOT NULL AND voided_at IS NOT NULL"
+        )
+        .await,
+        0
+    );
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_refund_and_an_admission_each_win_when_they_reach_the_ticket_first() {
+    refund_and_admit(true).await;
+    refund_and_admit(false).await;
+}

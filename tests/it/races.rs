@@ -686,3 +686,181 @@ async fn a_buyers_hold_survives_their_session_id_being_rotated() {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
 }
+
+/// Staff's release and the buyer's purchase of one hold, made to reach
+/// the hold's row lock in the order given: the test holds that lock, sends
+/// the first, waits until it waits, sends the second, waits until it waits
+/// too, and lets go. PostgreSQL then grants the lock in arrival order.
+async fn release_and_purchase(purchase_first: bool) -> (StatusCode, Value, StatusCode, Value) {
+    let app = spawn_app_with(patient).await;
+    let event = app.create_event(1, 4).await;
+    let clerk = staff(&app, "clerk").await;
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &event.seat_ids[..2]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let hold_id = id_segment(&hold["hold_id"]);
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute(
+        "SELECT 1 FROM holds WHERE id = $1::text::uuid FOR UPDATE",
+        &[&hold_id],
+    )
+    .await
+    .unwrap();
+    let release_path = format!("/api/staff/holds/{hold_id}/release");
+    let send_purchase = || purchase_in_background(buyer.clone(), &hold);
+    let send_release = || {
+        let clerk = clerk.clone();
+        let path = release_path.clone();
+        tokio::spawn(async move { clerk.post(&path, json!({})).await })
+    };
+    const RELEASE_LOCKS_THE_HOLD: &str = "FROM holds WHERE id = $1 FOR UPDATE";
+    let (purchase, release) = if purchase_first {
+        let purchase = send_purchase();
+        app.lock_waiter(PURCHASE_LOCKS_THE_HOLD).await;
+        let release = send_release();
+        app.lock_waiter(RELEASE_LOCKS_THE_HOLD).await;
+        (purchase, release)
+    } else {
+        let release = send_release();
+        app.lock_waiter(RELEASE_LOCKS_THE_HOLD).await;
+        let purchase = send_purchase();
+        app.lock_waiter(PURCHASE_LOCKS_THE_HOLD).await;
+        (purchase, release)
+    };
+    lock.rollback().await.unwrap();
+    let (purchased, bought) = purchase.await.unwrap();
+    let (released, answer) = release.await.unwrap();
+    let sold = app
+        .count("SELECT count(*) FROM seats WHERE status = 'SOLD'")
+        .await;
+    let free = app
+        .count("SELECT count(*) FROM seats WHERE status = 'AVAILABLE'")
+        .await;
+    if purchase_first {
+        assert_eq!((sold, free), (2, 2), "bought: both seats sold");
+    } else {
+        assert_eq!((sold, free), (0, 4), "released: both seats back on sale");
+    }
+    app.no_breaches().await;
+    (purchased, bought, released, answer)
+}
+
+/// Both orders, forced: the purchase that locks the hold first is bought
+/// and staff are told it was; the release that locks it first frees the
+/// seats and the buyer is told it was released.
+#[tokio::test]
+async fn staff_release_and_purchase_each_win_when_they_lock_the_hold_first() {
+    let (purchased, bought, released, answer) = release_and_purchase(true).await;
+    assert_eq!(purchased, StatusCode::CREATED, "{bought}");
+    assert_eq!(released, StatusCode::CONFLICT, "{answer}");
+    assert_eq!(answer["error"], "already_purchased");
+
+    let (purchased, bought, released, answer) = release_and_purchase(false).await;
+    assert_eq!(released, StatusCode::NO_CONTENT, "{answer}");
+    assert_eq!(purchased, StatusCode::CONFLICT, "{bought}");
+    assert_eq!(bought["error"], "hold_released");
+}
+
+/// Staff reviving a lapsed hold and another buyer claiming its seats,
+/// made to reach the seats' row locks in the order given (the test holds
+/// both seats' locks; each claim waits in its UPDATE, first come first
+/// served). The revive that comes first gets both seats back for the old
+/// buyer; the buyer who comes first gets them, and the revive is refused
+/// and revives nothing.
+async fn revive_and_take(revive_first: bool) {
+    let app = spawn_app_with(patient).await;
+    let event = app.create_event(1, 4).await;
+    let clerk = staff(&app, "clerk").await;
+    let seats = event.seat_ids[..2].to_vec();
+    let (status, old) = app.buyer().hold(event.id, &seats).await;
+    assert_eq!(status, StatusCode::CREATED, "{old}");
+    app.lapse_hold(&old["hold_id"]).await;
+    let old_hold = id_segment(&old["hold_id"]);
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute(
+        "SELECT 1 FROM seats WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[&seats],
+    )
+    .await
+    .unwrap();
+    let revive_path = format!("/staff/events/{}/holds/{old_hold}/revive", event.id);
+    let send_revive = || {
+        let clerk = clerk.clone();
+        let path = revive_path.clone();
+        tokio::spawn(async move {
+            let response = console_action(&clerk, event.id, &path, &[]).await;
+            assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        })
+    };
+    let taker = app.buyer();
+    let send_take = || {
+        let taker = taker.clone();
+        let seats = seats.clone();
+        tokio::spawn(async move { taker.hold(event.id, &seats).await })
+    };
+    const CLAIM: &str = "UPDATE seats";
+    let (revived, taken) = if revive_first {
+        let revived = send_revive();
+        app.lock_waiters(CLAIM, 1).await;
+        let taken = send_take();
+        app.lock_waiters(CLAIM, 2).await;
+        (revived, taken)
+    } else {
+        let taken = send_take();
+        app.lock_waiters(CLAIM, 1).await;
+        let revived = send_revive();
+        app.lock_waiters(CLAIM, 2).await;
+        (revived, taken)
+    };
+    lock.rollback().await.unwrap();
+    revived.await.unwrap();
+    let (status, body) = taken.await.unwrap();
+    let holders = app.holders(event.id).await;
+    let owner = holders.get(&seats[0]).cloned();
+    assert_eq!(
+        owner,
+        holders.get(&seats[1]).cloned(),
+        "one hold has both seats"
+    );
+    let revived_hold = app
+        .sql()
+        .await
+        .query_opt(
+            "SELECT hold_id::text FROM audit_log WHERE action = 'revive_hold'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .map(|row| row.get::<_, String>(0));
+    if revive_first {
+        assert_eq!(
+            status,
+            StatusCode::CONFLICT,
+            "the buyer came second: {body}"
+        );
+        assert!(revived_hold.is_some(), "the revive is in the audit log");
+        assert_eq!(owner, revived_hold, "the revived hold has both seats");
+    } else {
+        assert_eq!(status, StatusCode::CREATED, "the buyer came first: {body}");
+        assert_eq!(
+            owner.as_deref(),
+            body["hold_id"].as_str(),
+            "the buyer's hold has both"
+        );
+        assert_eq!(revived_hold, None, "the refused revive revived nothing");
+    }
+    assert_ne!(
+        owner.as_deref(),
+        Some(old_hold.as_str()),
+        "the lapsed hold holds nothing"
+    );
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_revive_and_a_buyer_each_win_the_seats_when_they_come_first() {
+    revive_and_take(true).await;
+    revive_and_take(false).await;
+}

@@ -748,7 +748,9 @@ pub fn frozen_limits_clock() -> seatmap::db::rate_limits::LimitClock {
     seatmap::db::rate_limits::LimitClock::Frozen(OffsetDateTime::now_utc())
 }
 
-/// A JSON API client with a cookie jar.
+/// A JSON API client with a cookie jar (a clone shares the jar: the same
+/// browser).
+#[derive(Clone)]
 pub struct Api {
     pub http: reqwest::Client,
     pub base: String,
