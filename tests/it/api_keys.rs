@@ -347,3 +347,108 @@ async fn hold_limits_count_per_key_and_customer_not_per_address() {
         assert_eq!(status, expected);
     }
 }
+
+/// A bad key is refused even beside a good session cookie: a key that
+/// doesn't authenticate never falls back to the session.
+#[tokio::test]
+async fn a_bad_key_with_a_good_session_is_a_401_not_the_session() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let staff_path = format!(
+        "/api/staff/events/{}/orders/{}",
+        event.id,
+        uuid::Uuid::new_v4()
+    );
+    // The session alone is staff: the route answers (404: no such order).
+    let (status, _) = clerk.get(&staff_path).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    for bad in [
+        "not-a-key",
+        "smk_0000000000000000000000000000000000000000000000",
+    ] {
+        let response = clerk
+            .http
+            .get(format!("{}{staff_path}", app.base))
+            .bearer_auth(bad)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{bad}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"], "invalid_api_key", "{bad}");
+    }
+    // A revoked key too.
+    let key = make_key(&app, "gone", "box-office").await;
+    app.sql()
+        .await
+        .execute("UPDATE api_keys SET revoked_at = now()", &[])
+        .await
+        .unwrap();
+    let response = clerk
+        .http
+        .get(format!("{}{staff_path}", app.base))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+}
+
+/// A sell key's holds don't count against the caller's address cap (its
+/// customers all come from the integrator's servers), and a box-office
+/// key's release is told to the buyer like staff's.
+#[tokio::test]
+async fn a_keys_holds_skip_the_address_cap_and_a_box_office_release_tells_the_buyer() {
+    let app = spawn_app_with(|config| {
+        config.limits.max_holds_per_ip = 2;
+    })
+    .await;
+    let event = app.create_event(1, 10).await;
+    // A box-office key releases a browser buyer's hold; the buyer is told.
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &[event.seat_ids[8]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let office = Integrator::new(&app, &make_key(&app, "office", "box-office").await, None);
+    let (status, body) = office
+        .post(
+            &format!("/api/staff/holds/{}/release", id_segment(&hold["hold_id"])),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let (status, body) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"], "hold_released", "the buyer is told why");
+    let page = buyer.get_text(&format!("/events/{}", event.id)).await;
+    assert!(
+        page.contains("The box office released your hold"),
+        "the buyer's page says so"
+    );
+
+    let sell = make_key(&app, "shop", "sell").await;
+    for customer in 0..5 {
+        let shop = Integrator::new(&app, &sell, Some(&format!("c{customer}")));
+        let (status, body) = shop
+            .post(
+                &format!("/api/events/{}/holds", event.id),
+                json!({ "seat_ids": [event.seat_ids[customer]] }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "customer {customer}: {body}");
+    }
+    // Five live holds made from this address with the key, yet browsers
+    // here still get the address's two.
+    for seat in &event.seat_ids[5..7] {
+        let (status, body) = app.buyer().hold(event.id, &[*seat]).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    let (status, body) = app.buyer().hold(event.id, &[event.seat_ids[7]]).await;
+    assert_eq!(
+        status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the address's own cap: {body}"
+    );
+}

@@ -31,18 +31,7 @@ struct Counted {
 async fn counted_app() -> Counted {
     let db = TestDb::create().await;
     let counter = WireCounter::start(db.pg_config()).await;
-    let upstream = db.pg_config();
-    let mut conninfo = format!(
-        "host=127.0.0.1 port={} dbname={}",
-        counter.port,
-        upstream.get_dbname().unwrap()
-    );
-    if let Some(user) = upstream.get_user() {
-        conninfo.push_str(&format!(" user={user}"));
-    }
-    if let Some(password) = upstream.get_password() {
-        conninfo.push_str(&format!(" password={}", String::from_utf8_lossy(password)));
-    }
+    let conninfo = counter.conninfo(&db.pg_config());
     let mut config = Config::from_lookup(|name| match name {
         "DATABASE_URL" => Some(conninfo.clone()),
         "SEATMAP_ADDR" => Some("127.0.0.1:0".into()),

@@ -580,3 +580,39 @@ async fn a_change_committed_after_a_later_one_was_sent_still_reaches_the_feed_on
     heard.sort_unstable();
     assert_eq!(heard, vec![s[0], s[1]], "each committed change once");
 }
+
+/// A page whose stream opened before this instance's live feed took its
+/// first snapshot (the database out of reach at start, say) catches up
+/// from its own cursor once the feed starts: a change committed between
+/// the page's catch-up and the feed's first snapshot is not missed, though
+/// the feed itself only sends what commits after that snapshot.
+#[tokio::test]
+async fn a_page_opened_before_the_feeds_first_snapshot_catches_up() {
+    use seatmap::config::{Config, DatabaseSource, Secret};
+    let db = crate::support::TestDb::create().await;
+    let counter = crate::wire::WireCounter::start(db.pg_config()).await;
+    counter.hold_the_live_feed();
+    let config = Config::for_tests(DatabaseSource::Url(Secret::new(
+        counter.conninfo(&db.pg_config()),
+    )));
+    let (base, state) = crate::support::serve_instance(&config).await;
+    let event = crate::support::create_event_on(&state.pool, 1, 4).await;
+    let s = &event.seat_ids;
+    let viewer = Api::new(&base);
+    let since = page_cursor(&viewer, event.id).await;
+    let (status, _) = Api::new(&base).hold(event.id, &[s[0]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    // The page's own catch-up, done while the feed has no snapshot yet.
+    let mut stream =
+        Stream::open(&viewer, &format!("/events/{}/live?since={since}", event.id)).await;
+    stream.until(&format!("id=\"seat-{}\"", s[0])).await;
+    // After that catch-up and before the feed's first snapshot.
+    let (status, _) = Api::new(&base).hold(event.id, &[s[1]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    counter.let_the_live_feed_through();
+    let seen = stream.until(&format!("id=\"seat-{}\"", s[1])).await;
+    assert!(
+        seen.contains(&format!("id=\"seat-{}\" class=\"seat seat--held", s[1])),
+        "{seen}"
+    );
+}

@@ -125,6 +125,17 @@ async fn a_purchase_whose_hold_lapses_while_it_waits_and_loses_seats_to_a_claim_
 /// the hold live, and is about to sell when a claim takes a lapsed place.
 async fn claim_between_count_and_sale(rival_takes_seat: bool, rival_takes_tickets: bool) {
     let app = spawn_app_with(patient).await;
+    // An endpoint that wants the sale: the rolled-back purchase must leave
+    // neither its mail nor its webhook delivery behind.
+    seatmap::db::webhooks::create(
+        &app.sql().await,
+        "https://93.184.216.34/hook",
+        &seatmap::domain::webhook::new_secret(),
+        &["order.created".to_string()],
+        None,
+    )
+    .await
+    .unwrap();
     let (event, areas) = app.create_ga_event(4, &[("Floor", 3)]).await;
     let s = &event.seat_ids;
     let (late, hold) = holding(&app, event.id, &[s[0], s[1]], areas[0], 2).await;
@@ -176,6 +187,11 @@ async fn claim_between_count_and_sale(rival_takes_seat: bool, rival_takes_ticket
     );
     assert_eq!(body["error"], "hold_expired");
     nothing_sold(&app).await;
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox").await,
+        0,
+        "a rolled-back purchase leaves no mail or webhook row"
+    );
     app.no_breaches().await;
 }
 

@@ -250,3 +250,68 @@ async fn the_demo_seeds_once_with_enough_seats_sections_and_tiers() {
     let events: i64 = app.count("SELECT count(*) FROM events").await;
     assert_eq!(events, 1);
 }
+
+/// The tickets table refuses a code of the wrong form, a second valid
+/// ticket for one seat, and a ticket both admitted and refunded; a
+/// refunded seat can be sold again (its old ticket voided).
+#[tokio::test]
+async fn ticket_constraints_refuse_bad_codes_and_two_live_tickets_for_a_seat() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let (_, order) = crate::after_sale::buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let order_id = crate::support::id_segment(&order["order_id"]);
+    let client = app.sql().await;
+    let insert = |code: &str| {
+        format!(
+            "INSERT INTO tickets (code, event_id, order_id, seat_id, price_cents)
+             VALUES ('{code}', {}, '{order_id}', {}, 4500)",
+            event.id, event.seat_ids[0]
+        )
+    };
+    let refused = |sql: String| {
+        let client = &client;
+        async move {
+            let err = client.batch_execute(&sql).await.expect_err(&sql);
+            let db = err.as_db_error().expect("a database error");
+            (
+                db.code().clone(),
+                db.constraint().unwrap_or_default().to_string(),
+            )
+        }
+    };
+    for bad in [
+        "short",
+        "abcdefghijklmnopqrstuvwxyz234567",
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ234561",
+    ] {
+        let (code, constraint) = refused(insert(bad)).await;
+        assert_eq!(code, SqlState::CHECK_VIOLATION, "{bad}");
+        assert_eq!(constraint, "tickets_code_check", "{bad}");
+    }
+    let (code, constraint) = refused(insert("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")).await;
+    assert_eq!(
+        code,
+        SqlState::UNIQUE_VIOLATION,
+        "a second live ticket for the seat"
+    );
+    assert_eq!(constraint, "tickets_one_live_per_seat");
+    let (code, constraint) = refused(format!(
+        "UPDATE tickets SET admitted_at = now(), admitted_gate = 'A',
+                            voided_at = now(), void_reason = 'refunded'
+          WHERE order_id = '{order_id}'"
+    ))
+    .await;
+    assert_eq!(code, SqlState::CHECK_VIOLATION);
+    assert_eq!(constraint, "ticket_admitted_or_voided");
+    // Once the first is voided, a new ticket for the seat is allowed.
+    client
+        .batch_execute(&format!(
+            "UPDATE tickets SET voided_at = now(), void_reason = 'refunded' WHERE order_id = '{order_id}'"
+        ))
+        .await
+        .unwrap();
+    client
+        .batch_execute(&insert("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"))
+        .await
+        .expect("the seat's one live ticket");
+}

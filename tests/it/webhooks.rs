@@ -658,3 +658,253 @@ async fn a_secret_is_shown_once_then_on_an_audited_request_and_rotates_with_an_o
     let hits = receiver.wait_for(2).await;
     verify(&second, &hits[1]);
 }
+
+/// The box office's events reach an endpoint that asked for them: a hold
+/// released by staff, sales closed, an event cancelled; each with the
+/// facts a receiver needs.
+#[tokio::test]
+async fn staff_releases_closings_and_cancellations_are_delivered() {
+    let receiver = Receiver::start(Behaviour::Accept).await;
+    let app = spawn_app_with(fast).await;
+    let secret = endpoint(
+        &app,
+        &receiver.url,
+        &[
+            "hold.released_by_staff",
+            "event.sales_closed",
+            "event.cancelled",
+        ],
+    )
+    .await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let closing = app.create_event(1, 4).await;
+    let cancelling = app.create_event(1, 4).await;
+
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(closing.id, &closing.seat_ids[..2]).await;
+    let (status, _) = clerk
+        .post(
+            &format!("/api/staff/holds/{}/release", id_segment(&hold["hold_id"])),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::NO_CONTENT);
+    let hits = receiver.wait_for(1).await;
+    let released = verify(&secret, &hits[0]);
+    assert_eq!(released["type"], "hold.released_by_staff");
+    assert_eq!(released["data"]["hold_id"], hold["hold_id"]);
+    assert_eq!(released["data"]["event_id"], closing.id);
+    assert_eq!(released["data"]["seat_ids"], json!(&closing.seat_ids[..2]));
+
+    // A live hold when sales close: released by the closing.
+    let (status, _) = app.buyer().hold(closing.id, &closing.seat_ids[2..3]).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED);
+    let closed = crate::staff::console_action(
+        &clerk,
+        closing.id,
+        &format!("/staff/events/{}/close-sales", closing.id),
+        &[],
+    )
+    .await;
+    assert_eq!(closed.status(), reqwest::StatusCode::SEE_OTHER);
+    let (_, order) = buy(&app, cancelling.id, &cancelling.seat_ids[..1], None).await;
+    let _ = order;
+    let cancelled = crate::staff::console_action(
+        &clerk,
+        cancelling.id,
+        &format!("/staff/events/{}/cancel", cancelling.id),
+        &[],
+    )
+    .await;
+    assert_eq!(cancelled.status(), reqwest::StatusCode::SEE_OTHER);
+    let hits = receiver.wait_for(3).await;
+    let closed = verify(&secret, &hits[1]);
+    assert_eq!(closed["type"], "event.sales_closed");
+    assert_eq!(closed["data"]["event_id"], closing.id);
+    assert_eq!(closed["data"]["holds_released"], 1);
+    let cancelled = verify(&secret, &hits[2]);
+    assert_eq!(cancelled["type"], "event.cancelled");
+    assert_eq!(cancelled["data"]["event_id"], cancelling.id);
+    assert_eq!(cancelled["data"]["orders_flagged_for_refund"], 1);
+}
+
+/// Two senders (two instances, say) over forty deliveries: each delivered
+/// exactly once, on its one attempt.
+#[tokio::test]
+async fn two_senders_never_deliver_one_delivery_twice() {
+    const DELIVERIES: i64 = 40;
+    let receiver = Receiver::start(Behaviour::Accept).await;
+    // The app's own sender idles: only the two below send.
+    let app = spawn_app_with(|config| {
+        allow_loopback(config);
+        config.webhooks.poll_every = Duration::from_secs(600);
+    })
+    .await;
+    endpoint(&app, &receiver.url, &["order.created"]).await;
+    let event = app.create_event(1, 2).await;
+    buy(&app, event.id, &event.seat_ids[..1], None).await;
+    // Forty deliveries of the one sale (copies with their own ids).
+    app.sql()
+        .await
+        .execute(
+            "INSERT INTO outbox (message_id, kind, endpoint_id, event_type, payload)
+             SELECT gen_random_uuid()::text, kind, endpoint_id, event_type, payload
+               FROM outbox CROSS JOIN generate_series(2, $1::bigint) WHERE kind = 'webhook'",
+            &[&DELIVERIES],
+        )
+        .await
+        .unwrap();
+    let settings = seatmap::config::WebhookSettings {
+        poll_every: Duration::from_millis(10),
+        ..app.config.webhooks.clone()
+    };
+    let senders: Vec<_> = (0..2)
+        .map(|_| {
+            let pool = seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap();
+            tokio::spawn(seatmap::webhooks::Sender::new(pool, &settings).run())
+        })
+        .collect();
+    let hits = receiver.wait_for(DELIVERIES as usize).await;
+    // Every row is marked delivered: a second copy of any would have been
+    // sent before its row was, by the sender holding its lease.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app
+        .count("SELECT count(*) FROM outbox WHERE kind = 'webhook' AND sent_at IS NOT NULL")
+        .await
+        < DELIVERIES
+    {
+        assert!(Instant::now() < deadline, "every delivery recorded");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for sender in senders {
+        sender.abort();
+    }
+    let hits = {
+        let all = receiver.hits.lock().await.clone();
+        assert!(all.len() >= hits.len());
+        all
+    };
+    let ids: HashSet<String> = hits
+        .iter()
+        .map(|hit| {
+            hit.headers["seatmap-delivery"]
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(hits.len(), DELIVERIES as usize, "none twice");
+    assert_eq!(ids.len(), DELIVERIES as usize);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'webhook' AND attempts = 1")
+            .await,
+        DELIVERIES
+    );
+}
+
+/// The webhooks page and its actions are staff's only, and bad input gets
+/// a 4xx (an unknown endpoint or delivery is a 404), never a 5xx.
+#[tokio::test]
+async fn the_webhooks_page_is_staff_only_and_refuses_bad_input() {
+    let app = spawn_app_with(allow_loopback).await;
+    let event = app.create_event(1, 2).await;
+    let endpoint_id: i64 = {
+        endpoint(&app, "http://127.0.0.1:9/hook", &["order.created"]).await;
+        app.sql()
+            .await
+            .query_one("SELECT id FROM webhook_endpoints", &[])
+            .await
+            .unwrap()
+            .get(0)
+    };
+    let buyer = app.buyer();
+    let page = buyer
+        .http
+        .get(format!("{}/staff/webhooks", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        page.status(),
+        reqwest::StatusCode::SEE_OTHER,
+        "sent to sign in"
+    );
+    let buyer_csrf = crate::pages::csrf_from(&buyer, &format!("/events/{}", event.id)).await;
+    for path in [
+        "/staff/webhooks".to_string(),
+        format!("/staff/webhooks/{endpoint_id}/disable"),
+        format!("/staff/webhooks/{endpoint_id}/secret"),
+        format!("/staff/webhooks/{endpoint_id}/rotate"),
+        format!("/staff/webhooks/deliveries/{}/retry", uuid::Uuid::new_v4()),
+    ] {
+        let response = buyer
+            .http
+            .post(format!("{}{path}", app.base))
+            .form(&[
+                ("csrf", buyer_csrf.as_str()),
+                ("url", "https://93.184.216.34/x"),
+                ("event", "order.created"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        assert!(
+            status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::SEE_OTHER,
+            "{path}: {status}"
+        );
+        if status == reqwest::StatusCode::SEE_OTHER {
+            let to = response.headers()["location"].to_str().unwrap();
+            assert!(to.starts_with("/staff/login"), "{path}: sent to {to}");
+        }
+    }
+    assert_eq!(app.count("SELECT count(*) FROM webhook_endpoints").await, 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL")
+            .await,
+        0,
+        "a buyer disabled nothing"
+    );
+
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let csrf = crate::pages::csrf_from(&clerk, "/staff/webhooks").await;
+    for path in [
+        "/staff/webhooks/999999/disable".to_string(),
+        "/staff/webhooks/999999/secret".to_string(),
+        "/staff/webhooks/999999/rotate".to_string(),
+        "/staff/webhooks/not-a-number/secret".to_string(),
+        format!("/staff/webhooks/deliveries/{}/retry", uuid::Uuid::new_v4()),
+        "/staff/webhooks/deliveries/not-a-uuid/retry".to_string(),
+    ] {
+        let response = clerk
+            .http
+            .post(format!("{}{path}", app.base))
+            .form(&[("csrf", csrf.as_str())])
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        assert!(
+            status == reqwest::StatusCode::NOT_FOUND
+                || (status == reqwest::StatusCode::SEE_OTHER
+                    && clerk
+                        .get_text("/staff/webhooks")
+                        .await
+                        .contains("notice--error")),
+            "{path}: {status}"
+        );
+    }
+    // The form without a token is refused.
+    let response = clerk
+        .http
+        .post(format!("{}/staff/webhooks", app.base))
+        .form(&[
+            ("url", "https://93.184.216.34/x"),
+            ("event", "order.created"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::FORBIDDEN);
+    assert_eq!(app.count("SELECT count(*) FROM webhook_endpoints").await, 1);
+}

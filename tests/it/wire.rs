@@ -16,6 +16,9 @@ use tokio::net::{TcpListener, TcpStream};
 
 #[derive(Clone)]
 pub struct WireCounter {
+    /// While false, the live feed's connections ("seatmap-live") are held
+    /// at the door: the feed can't take its first snapshot.
+    live_feed_through: Arc<tokio::sync::watch::Sender<bool>>,
     round_trips: Arc<AtomicU64>,
     /// What each counted trip began with, to say what a budget was spent on.
     trips: Arc<Mutex<Vec<String>>>,
@@ -28,6 +31,7 @@ impl WireCounter {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let counter = WireCounter {
+            live_feed_through: Arc::new(tokio::sync::watch::channel(true).0),
             round_trips: Arc::default(),
             trips: Arc::default(),
             port,
@@ -43,6 +47,33 @@ impl WireCounter {
             }
         });
         counter
+    }
+
+    /// A connection string for the app that goes through this counter to
+    /// `upstream`'s database.
+    pub fn conninfo(&self, upstream: &tokio_postgres::Config) -> String {
+        let mut conninfo = format!(
+            "host=127.0.0.1 port={} dbname={}",
+            self.port,
+            upstream.get_dbname().unwrap()
+        );
+        if let Some(user) = upstream.get_user() {
+            conninfo.push_str(&format!(" user={user}"));
+        }
+        if let Some(password) = upstream.get_password() {
+            conninfo.push_str(&format!(" password={}", String::from_utf8_lossy(password)));
+        }
+        conninfo
+    }
+
+    /// Holds the live feed's connections at the door until
+    /// [`let_the_live_feed_through`](Self::let_the_live_feed_through).
+    pub fn hold_the_live_feed(&self) {
+        self.live_feed_through.send_replace(false);
+    }
+
+    pub fn let_the_live_feed_through(&self) {
+        self.live_feed_through.send_replace(true);
     }
 
     pub fn round_trips(&self) -> u64 {
@@ -66,7 +97,12 @@ async fn relay(
     client.read_exact(&mut length).await?;
     let mut startup = vec![0u8; u32::from_be_bytes(length) as usize - 4];
     client.read_exact(&mut startup).await?;
-    let counted = application_name(&startup).as_deref() == Some("seatmap");
+    let name = application_name(&startup);
+    let counted = name.as_deref() == Some("seatmap");
+    if name.as_deref() == Some("seatmap-live") {
+        let mut through = counter.live_feed_through.subscribe();
+        let _ = through.wait_for(|through| *through).await;
+    }
     let port = *upstream.get_ports().first().unwrap_or(&5432);
     let server: Box<dyn Stream> = match upstream.get_hosts().first() {
         Some(tokio_postgres::config::Host::Unix(dir)) => {
