@@ -197,6 +197,19 @@ async fn the_signed_link_opens_the_order_without_a_session_until_it_expires() {
     let page = get(path.clone()).await;
     assert_eq!(page.status(), StatusCode::OK);
     assert!(page.text().await.unwrap().contains("<svg role=\"img\""));
+    // Another instance (its own process, the same database) opens it too:
+    // the key is shared through the database, not made per process.
+    let second = app.second_instance().await;
+    let elsewhere = reqwest::Client::new()
+        .get(format!("{second}{path}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        elsewhere.status(),
+        StatusCode::OK,
+        "the link on another instance"
+    );
 
     let expired = links.order_url(order_id, now - time::Duration::seconds(1));
     let expired = expired.strip_prefix(&links.public_url).unwrap().to_string();
@@ -976,4 +989,74 @@ async fn refund_and_admit(refund_first: bool) {
 async fn a_refund_and_an_admission_each_win_when_they_reach_the_ticket_first() {
     refund_and_admit(true).await;
     refund_and_admit(false).await;
+}
+
+/// A reseat keeps the price paid: moved from a €45 seat to a €99 one, the
+/// ticket and the order still say €45 (no difference is settled).
+#[tokio::test]
+async fn a_reseat_keeps_the_price_paid() {
+    use seatmap::domain::layout::{RowSpec, SectionSpec};
+    let app = spawn_app().await;
+    let event = app
+        .create_event_with(vec![SectionSpec {
+            name: "Stalls".into(),
+            rows: vec![
+                RowSpec {
+                    label: "A".into(),
+                    seats: 2,
+                    tier: "std".into(),
+                    ..Default::default()
+                },
+                RowSpec {
+                    label: "B".into(),
+                    seats: 2,
+                    tier: "vip".into(),
+                    ..Default::default()
+                },
+            ],
+            curve: None,
+        }])
+        .await;
+    let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let clerk = staff(&app, "clerk").await;
+    let ticket = order_ticket(&app, &order).await;
+    let vip_seat = event.seat_ids[2];
+    let (status, body) = clerk
+        .post(
+            &format!("/api/staff/events/{}/tickets/{ticket}/reseat", event.id),
+            json!({ "seat_id": vip_seat }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT t.seat_id, t.price_cents, l.price_cents AS line_price
+               FROM tickets t JOIN order_lines l ON l.order_id = t.order_id AND l.seat_id = t.seat_id
+              WHERE t.id = $1",
+            &[&ticket],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, i64>("seat_id"), vip_seat, "moved");
+    assert_eq!(
+        row.get::<_, i32>("price_cents"),
+        4500,
+        "the ticket keeps €45"
+    );
+    assert_eq!(
+        row.get::<_, i32>("line_price"),
+        4500,
+        "so does the order line"
+    );
+    let (_, staff_order) = clerk
+        .get(&format!(
+            "/api/staff/events/{}/orders/{}",
+            event.id,
+            id_segment(&order["order_id"])
+        ))
+        .await;
+    assert_eq!(staff_order["tickets"][0]["price_cents"], 4500, "{staff_order}");
+    assert_eq!(staff_order["tickets"][0]["seat_id"], vip_seat, "{staff_order}");
 }

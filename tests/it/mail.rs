@@ -203,6 +203,21 @@ async fn a_purchase_mails_its_tickets_through_a_real_smtp_server() {
         .unwrap_or_else(|| panic!("no order link in {message}"));
     let response = app.buyer().http.get(link).send().await.unwrap();
     assert_eq!(response.status(), reqwest::StatusCode::OK, "{link}");
+    // It works until 30 days after the event starts.
+    let until: i64 = link
+        .split("until=")
+        .nth(1)
+        .and_then(|rest| rest.split('&').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no expiry in {link}"));
+    let starts: time::OffsetDateTime = app
+        .sql()
+        .await
+        .query_one("SELECT starts_at FROM events WHERE id = $1", &[&event.id])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(until, (starts + time::Duration::days(30)).unix_timestamp());
     // Sent, once; the buyer's page says so.
     let sent = app
         .count("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND attempts = 1")
@@ -564,4 +579,51 @@ async fn a_message_whose_order_was_refunded_before_it_went_is_retired() {
             && row.get::<_, bool>("unsent")
     );
     assert!(sink.messages().is_empty(), "nothing was sent");
+}
+
+/// A worker sends with no transaction open: caught mid-send (the server
+/// has the whole message and never answers), none of its connections is
+/// inside a transaction, so a slow mail server holds no lock and no
+/// snapshot.
+#[tokio::test]
+async fn mail_is_sent_with_no_transaction_open() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let (port, got_message) = stalling_smtp_server().await;
+    let settings = MailSettings {
+        smtp_url: Some(Secret::new(format!("smtp://127.0.0.1:{port}"))),
+        lease: Duration::from_secs(600),
+        poll_every: Duration::from_millis(20),
+        ..MailSettings::default()
+    };
+    let pool = seatmap::db::build_named_pool(app.db.pg_config(), &app.config.db, "mail-under-test")
+        .unwrap();
+    let worker = Worker::new(pool, &settings, (*app.state.links).clone())
+        .unwrap()
+        .unwrap();
+    let sending = tokio::spawn(worker.run());
+    tokio::time::timeout(Duration::from_secs(30), got_message)
+        .await
+        .expect("the worker began sending within 30 s")
+        .unwrap();
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT count(*) AS connections,
+                    count(*) FILTER (WHERE xact_start IS NOT NULL) AS in_transaction
+               FROM pg_stat_activity
+              WHERE datname = current_database() AND application_name = 'mail-under-test'",
+            &[],
+        )
+        .await
+        .unwrap();
+    sending.abort();
+    assert!(row.get::<_, i64>("connections") >= 1, "the worker's connection is seen");
+    assert_eq!(
+        row.get::<_, i64>("in_transaction"),
+        0,
+        "a connection of the worker sits in a transaction while it sends"
+    );
 }
