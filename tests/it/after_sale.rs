@@ -1057,6 +1057,12 @@ async fn a_reseat_keeps_the_price_paid() {
             id_segment(&order["order_id"])
         ))
         .await;
-    assert_eq!(staff_order["tickets"][0]["price_cents"], 4500, "{staff_order}");
-    assert_eq!(staff_order["tickets"][0]["seat_id"], vip_seat, "{staff_order}");
+    assert_eq!(
+        staff_order["tickets"][0]["price_cents"], 4500,
+        "{staff_order}"
+    );
+    assert_eq!(
+        staff_order["tickets"][0]["seat_id"], vip_seat,
+        "{staff_order}"
+    );
 }

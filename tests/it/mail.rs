@@ -620,7 +620,10 @@ async fn mail_is_sent_with_no_transaction_open() {
         .await
         .unwrap();
     sending.abort();
-    assert!(row.get::<_, i64>("connections") >= 1, "the worker's connection is seen");
+    assert!(
+        row.get::<_, i64>("connections") >= 1,
+        "the worker's connection is seen"
+    );
     assert_eq!(
         row.get::<_, i64>("in_transaction"),
         0,
