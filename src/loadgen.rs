@@ -319,6 +319,36 @@ pub async fn hot_seat(target: &Target, buyers: usize, concurrency: usize) -> Rep
 
 /// `workers` buyers, each with its own cookie jar, hold a random seat and
 /// release it again, until `duration` is up.
+/// Holds one random seat, and lets it go again if it was granted.
+async fn pick_and_release(
+    http: &reqwest::Client,
+    base: &str,
+    target: &Target,
+    report: &mut Report,
+) {
+    let seat = target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
+    let (status, body, took) = send(
+        http.post(format!("{base}/api/events/{}/holds", target.event_id))
+            .json(&json!({ "seat_ids": [seat] })),
+    )
+    .await;
+    report.record("hold", status, took);
+    if status == 201 {
+        report.grant(&body, &[seat]);
+        let hold = body["hold_id"].as_str().unwrap_or_default().to_string();
+        let (released, _, _) =
+            send(http.delete(format!("{base}/api/holds/{hold}/seats/{seat}"))).await;
+        report.tally("release_seat", released);
+        // No definite answer (killed app, database restarting) may still
+        // have committed: don't count the seat as held.
+        if released == 204 || released == 0 || released >= 500 {
+            if let Ok(hold) = hold.parse() {
+                report.released.insert((hold, seat));
+            }
+        }
+    }
+}
+
 pub async fn picks(target: &Target, duration: Duration, workers: usize) -> Report {
     let deadline = Instant::now() + duration;
     let started = Instant::now();
@@ -330,27 +360,7 @@ pub async fn picks(target: &Target, duration: Duration, workers: usize) -> Repor
             let base = target.base(worker).to_string();
             let mut report = Report::named("picks");
             while Instant::now() < deadline {
-                let seat = target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
-                let (status, body, took) = send(
-                    http.post(format!("{base}/api/events/{}/holds", target.event_id))
-                        .json(&json!({ "seat_ids": [seat] })),
-                )
-                .await;
-                report.record("hold", status, took);
-                if status == 201 {
-                    report.grant(&body, &[seat]);
-                    let hold = body["hold_id"].as_str().unwrap_or_default().to_string();
-                    let (released, _, _) =
-                        send(http.delete(format!("{base}/api/holds/{hold}/seats/{seat}"))).await;
-                    report.tally("release_seat", released);
-                    // No definite answer (killed app, database restarting)
-                    // may still have committed: don't count the seat as held.
-                    if released == 204 || released == 0 || released >= 500 {
-                        if let Ok(hold) = hold.parse() {
-                            report.released.insert((hold, seat));
-                        }
-                    }
-                }
+                pick_and_release(&http, &base, &target, &mut report).await;
             }
             report
         }));
@@ -846,23 +856,7 @@ async fn lone_buyer(target: &Target, until: Instant, scenario: &str) -> Report {
     let base = target.base(0).to_string();
     let mut report = Report::named(scenario);
     while Instant::now() < until {
-        let seat = target.seat_ids[rand::rng().random_range(0..target.seat_ids.len())];
-        let (status, body, took) = send(
-            http.post(format!("{base}/api/events/{}/holds", target.event_id))
-                .json(&json!({ "seat_ids": [seat] })),
-        )
-        .await;
-        report.record("hold", status, took);
-        if status == 201 {
-            report.grant(&body, &[seat]);
-            let hold = body["hold_id"].as_str().unwrap_or_default().to_string();
-            let (released, _, _) =
-                send(http.delete(format!("{base}/api/holds/{hold}/seats/{seat}"))).await;
-            report.tally("release_seat", released);
-            if let Ok(hold) = hold.parse() {
-                report.released.insert((hold, seat));
-            }
-        }
+        pick_and_release(&http, &base, target, &mut report).await;
     }
     report
 }

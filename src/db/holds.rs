@@ -284,24 +284,18 @@ async fn lock_open(
 }
 
 /// Opens a hold for a buyer who has none. It counts against its client
-/// address, or its API key: opening one takes an advisory lock on the
-/// address (or key), so concurrent sessions from one address (or a key's
-/// concurrent customers) can't all slip under the cap together.
+/// address, or its API key (see [`refuse_if_full`]).
 async fn open_new(
     client: &impl GenericClient,
     event_id: EventId,
     holder: Holder,
     rules: HoldRules,
 ) -> AppResult<Hold> {
-    if let (Some(ip), max) = (holder.client_ip, rules.max_holds_per_ip) {
-        if max > 0 {
-            refuse_if_address_is_full(client, ip, max).await?;
-        }
+    if let (Some(ip), max @ 1..) = (holder.client_ip, rules.max_holds_per_ip) {
+        refuse_if_full(client, CappedBy::Address(ip), max).await?;
     }
-    if let (Some(key), max) = (holder.api_key, rules.max_holds_per_key) {
-        if max > 0 {
-            refuse_if_key_is_full(client, key, max).await?;
-        }
+    if let (Some(key), max @ 1..) = (holder.api_key, rules.max_holds_per_key) {
+        refuse_if_full(client, CappedBy::Key(key), max).await?;
     }
     let open = client
         .prepare_cached(&format!(
@@ -339,64 +333,54 @@ async fn open_new(
     }
 }
 
-async fn refuse_if_address_is_full(
-    client: &impl GenericClient,
-    ip: IpAddr,
-    max: u32,
-) -> AppResult<()> {
-    // Two statements, not one: under READ COMMITTED a statement's snapshot
-    // is taken when it starts, so a count in the statement that waited for
-    // the lock would miss the holds committed while it waited.
-    let lock = client
-        .prepare_cached("SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7))")
-        .await?;
-    client.execute(&lock, &[&ip]).await?;
-    let count = client
-        .prepare_cached(
-            "SELECT count(*) AS live,
-                    ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
-               FROM holds
-              WHERE client_ip = $1 AND state = 'OPEN' AND expires_at > now()",
-        )
-        .await?;
-    let row = client.query_one(&count, &[&ip]).await?;
-    let live: i64 = row.get("live");
-    if live >= i64::from(max) {
-        let retry: Option<i64> = row.get("first_expiry");
-        return Err(AppError::TooManyRequests {
-            limit: Limit::HoldsFromNetwork { live },
-            retry_after_secs: retry.unwrap_or(1).max(1) as u64,
-        });
-    }
-    Ok(())
+/// What a cap on live holds counts: one client address's, or one API
+/// key's (all its customers').
+#[derive(Clone, Copy)]
+enum CappedBy {
+    Address(IpAddr),
+    Key(ApiKeyId),
 }
 
-/// [`refuse_if_address_is_full`] for the holds made with an API key.
-async fn refuse_if_key_is_full(
-    client: &impl GenericClient,
-    key: ApiKeyId,
-    max: u32,
-) -> AppResult<()> {
-    let lock = client
-        .prepare_cached(
+/// Refuses when `by` already has `max` live holds. Opening a hold takes an
+/// advisory lock on the address (or key), so concurrent requests can't all
+/// slip under the cap together. Two statements, not one: under READ
+/// COMMITTED a statement's snapshot is taken when it starts, so a count in
+/// the statement that waited for the lock would miss the holds committed
+/// while it waited.
+async fn refuse_if_full(client: &impl GenericClient, by: CappedBy, max: u32) -> AppResult<()> {
+    let (lock, count) = match by {
+        CappedBy::Address(_) => (
+            "SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7))",
+            "client_ip = $1",
+        ),
+        CappedBy::Key(_) => (
             "SELECT pg_advisory_xact_lock(hashtextextended('api_key:' || $1::bigint, 7))",
-        )
-        .await?;
-    client.execute(&lock, &[&key]).await?;
+            "api_key_id = $1",
+        ),
+    };
+    let param: &(dyn tokio_postgres::types::ToSql + Sync) = match &by {
+        CappedBy::Address(ip) => ip,
+        CappedBy::Key(key) => key,
+    };
+    let lock = client.prepare_cached(lock).await?;
+    client.execute(&lock, &[param]).await?;
     let count = client
-        .prepare_cached(
+        .prepare_cached(&format!(
             "SELECT count(*) AS live,
                     ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
                FROM holds
-              WHERE api_key_id = $1 AND state = 'OPEN' AND expires_at > now()",
-        )
+              WHERE {count} AND state = 'OPEN' AND expires_at > now()"
+        ))
         .await?;
-    let row = client.query_one(&count, &[&key]).await?;
+    let row = client.query_one(&count, &[param]).await?;
     let live: i64 = row.get("live");
     if live >= i64::from(max) {
         let retry: Option<i64> = row.get("first_expiry");
         return Err(AppError::TooManyRequests {
-            limit: Limit::HoldsForKey { live },
+            limit: match by {
+                CappedBy::Address(_) => Limit::HoldsFromNetwork { live },
+                CappedBy::Key(_) => Limit::HoldsForKey { live },
+            },
             retry_after_secs: retry.unwrap_or(1).max(1) as u64,
         });
     }

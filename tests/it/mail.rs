@@ -374,14 +374,7 @@ async fn killing_the_app_mid_send_loses_no_message() {
 
     // Another worker takes it once the dead one's lease runs out (moved
     // to the past here, as ten minutes would).
-    app.sql()
-        .await
-        .execute(
-            "UPDATE outbox SET leased_until = now() - interval '1 second' WHERE lease IS NOT NULL",
-            &[],
-        )
-        .await
-        .unwrap();
+    app.lapse_leases().await;
     let sink = SmtpSink::start("mail-after-kill").await;
     let worker = Worker::new(
         seatmap::db::build_pool(app.db.pg_config(), &app.config.db).unwrap(),

@@ -558,6 +558,19 @@ pub struct LockWaiter {
 }
 
 impl TestApp {
+    /// Every leased outbox row's lease run out, as its lease's length would
+    /// (mail or webhook).
+    pub async fn lapse_leases(&self) {
+        self.sql()
+            .await
+            .execute(
+                "UPDATE outbox SET leased_until = now() - interval '1 second' WHERE lease IS NOT NULL",
+                &[],
+            )
+            .await
+            .expect("lapsing the outbox's leases");
+    }
+
     /// A connection of the test's own, outside every pool: to hold locks
     /// the app is then made to wait on, or to read what other backends do.
     pub async fn own_connection(&self) -> tokio_postgres::Client {

@@ -345,14 +345,7 @@ async fn killing_the_app_mid_delivery_loses_nothing() {
 
     // Another sender takes it once the dead one's lease runs out (moved
     // to the past here, as ten minutes would).
-    app.sql()
-        .await
-        .execute(
-            "UPDATE outbox SET leased_until = now() - interval '1 second' WHERE lease IS NOT NULL",
-            &[],
-        )
-        .await
-        .unwrap();
+    app.lapse_leases().await;
     let settings = seatmap::config::WebhookSettings {
         lease: Duration::from_secs(3),
         poll_every: Duration::from_millis(50),
