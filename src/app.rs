@@ -75,10 +75,11 @@ pub fn build_router(state: AppState) -> Router {
         // Outside everything that writes a body (error pages included).
         // Its default predicate leaves live streams (text/event-stream)
         // alone, so an update is never held back in a compressor's buffer.
-        // Its default level is Brotli's best (quality 11), which spent
-        // seconds of CPU on one big seat map; level 4 is a tenth of the
-        // CPU for a few percent more bytes. What is served often is
-        // compressed once instead (`precompressed`).
+        // Its default level is Brotli's best (quality 11), its slowest:
+        // compressing every response at it left a flood of big seat maps
+        // CPU-bound (see the README's read-flood figures). Level 4 is far
+        // cheaper; what is served often is compressed once instead
+        // (`precompressed`).
         .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
         .layer(middleware::from_fn_with_state(
             frames,

@@ -525,6 +525,7 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
         .unwrap()
         .get(0);
     let order_path = format!("{console_path}/orders/{order}");
+    let area_field = format!("area_{area}");
     let walk_up_path = format!("{console_path}/walk-up");
     let webhooks_path = "/staff/webhooks".to_string();
     let (sell_key, sell_hash) = seatmap::domain::api_key::generate();
@@ -707,7 +708,7 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
             &clerk_csrf,
             walk_up_path.clone(),
             vec![("name", "Sam".into()), ("tender", "cash".into())],
-            Box::leak(format!("area_{area}").into_boxed_str()),
+            area_field.as_str(),
         ),
         (
             &clerk,
