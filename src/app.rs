@@ -75,10 +75,9 @@ pub fn build_router(state: AppState) -> Router {
         // Outside everything that writes a body (error pages included).
         // Its default predicate leaves live streams (text/event-stream)
         // alone, so an update is never held back in a compressor's buffer.
-        // Its default level is Brotli's best (quality 11), its slowest:
-        // compressing every response at it left a flood of big seat maps
-        // CPU-bound (see the README's read-flood figures). Level 4 is far
-        // cheaper; what is served often is compressed once instead
+        // Its default level is Brotli's best (quality 11), its slowest, on
+        // every dynamic response; level 4 costs far less CPU per byte.
+        // What is served often is compressed once instead
         // (`precompressed`).
         .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
         .layer(middleware::from_fn_with_state(
