@@ -50,15 +50,21 @@ pub async fn check_target(text: &str, policy: &TargetPolicy) -> Result<Url, Targ
     Ok(url)
 }
 
+/// How long a URL's host name may take to resolve when it is registered.
+const RESOLVE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 async fn resolve(url: &Url) -> Result<Vec<SocketAddr>, TargetProblem> {
     if let Some(ip) = rules::literal_address(url) {
         return Ok(vec![SocketAddr::new(ip, 0)]);
     }
     let host = url.host_str().ok_or(TargetProblem::NotAUrl)?;
-    let found: Vec<SocketAddr> = tokio::net::lookup_host((host, 0))
-        .await
-        .map_err(|_| TargetProblem::Unresolved)?
-        .collect();
+    // A resolver that hangs must not hold the staff member's request.
+    let found: Vec<SocketAddr> =
+        tokio::time::timeout(RESOLVE_WITHIN, tokio::net::lookup_host((host, 0)))
+            .await
+            .map_err(|_| TargetProblem::Unresolved)?
+            .map_err(|_| TargetProblem::Unresolved)?
+            .collect();
     if found.is_empty() {
         return Err(TargetProblem::Unresolved);
     }

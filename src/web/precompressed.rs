@@ -138,8 +138,9 @@ impl Prepared {
         (headers, body).into_response()
     }
 
-    /// Bytes held (all encodings), to bound a cache of these.
-    pub fn size(&self) -> usize {
+    /// Bytes held, all encodings together.
+    #[cfg(test)]
+    fn size(&self) -> usize {
         self.identity.len()
             + self.gzip.as_ref().map_or(0, Bytes::len)
             + self.br.as_ref().map_or(0, Bytes::len)
