@@ -203,7 +203,7 @@ pub enum DatabaseSource {
     /// `DATABASE_URL` was set.
     Url(Secret),
     /// A private cluster in `<data_dir>/pgdata` (`SEATMAP_DATA_DIR`); `None`
-    /// picks the default, see [`crate::pg_cluster::default_data_dir`].
+    /// picks the default, see [`pg_embedded::default_data_dir`].
     Embedded { data_dir: Option<PathBuf> },
 }
 

@@ -6,11 +6,8 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
-#[cfg(feature = "loadgen")]
-pub mod loadgen;
 pub mod mail;
 pub mod observability;
-pub mod pg_cluster;
 pub mod server;
 pub mod startup;
 pub mod web;

@@ -10,7 +10,7 @@ use crate::app::{AppState, build_router};
 use crate::config::{Config, DatabaseSource};
 use crate::db::live::LiveFeed;
 use crate::db::{self, Pool};
-use crate::pg_cluster::{Durability, PgCluster};
+use pg_embedded::{Durability, PgCluster};
 use crate::web::state::OrderLinks;
 
 const EMBEDDED_DATABASE: &str = "seatmap";
@@ -44,7 +44,7 @@ impl Database {
             DatabaseSource::Embedded { data_dir } => {
                 let pg_data = match data_dir {
                     Some(dir) => dir.join("pgdata"),
-                    None => crate::pg_cluster::default_data_dir()?,
+                    None => pg_embedded::default_data_dir()?,
                 };
                 let shown = pg_data.display().to_string();
                 let cluster = tokio::task::spawn_blocking(move || {

@@ -80,8 +80,8 @@ tally() { # name exit passed failed
   fi
 }
 
-say "unit and integration tests (cargo test --no-fail-fast)"
-cargo test --locked --no-fail-fast 2>&1 | tee "$logs/cargo.out"
+say "unit and integration tests (cargo test --workspace --no-fail-fast)"
+cargo test --locked --workspace --no-fail-fast 2>&1 | tee "$logs/cargo.out"
 cargo_code=${PIPESTATUS[0]}
 # Counts per test binary: "Running unittests src/…" are unit tests,
 # "Running tests/…" the integration binary, "Doc-tests" the doc tests.
@@ -116,23 +116,23 @@ fi
 # cargo test does not build [[bench]] targets: build them (in the debug
 # profile, reusing what cargo test built), so a benchmark that no longer
 # compiles fails here rather than on the next person's run.
-say "benchmarks compile (cargo build --benches)"
-cargo build --locked --benches 2>&1 | tail -n 3
+say "benchmarks compile (cargo build --workspace --benches)"
+cargo build --locked --workspace --benches 2>&1 | tail -n 3
 tally "benchmarks compile" "${PIPESTATUS[0]}" 0 0
 
-# The server's own build carries no HTTP client and no load generator:
-# those come only with the "loadgen" feature (seatmap-bench, the tests).
-say "the server build has no load generator (cargo tree)"
-if cargo tree --locked -e normal --target all >"$logs/tree.out" 2>&1; then
-  if grep -qE '^[^a-z]*(reqwest|tempfile) v' "$logs/tree.out"; then
-    echo "a plain build pulls in the load generator's HTTP client" >&2
-    tally "server build without loadgen" 1 0 0
+# The server's own build carries no load generator: its HTTP client
+# (reqwest) and tempfile belong to crates/seatmap-bench and the tests.
+say "the server build has no load generator (cargo tree -p seatmap)"
+if cargo tree --locked -p seatmap -e normal --target all >"$logs/tree.out" 2>&1; then
+  if grep -qE '^[^a-z]*(reqwest|tempfile|seatmap-bench) v' "$logs/tree.out"; then
+    echo "the server's own dependencies pull in the load generator or its HTTP client" >&2
+    tally "server build without the load generator" 1 0 0
   else
-    tally "server build without loadgen" 0 0 0
+    tally "server build without the load generator" 0 0 0
   fi
 else
   cat "$logs/tree.out" >&2
-  tally "server build without loadgen (cargo tree)" 1 0 0
+  tally "server build without the load generator (cargo tree)" 1 0 0
 fi
 
 say "browser tests (Playwright, /usr/bin/chromium)"

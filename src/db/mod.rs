@@ -6,8 +6,6 @@
 
 pub mod api_keys;
 pub mod audit;
-#[cfg(feature = "loadgen")]
-pub mod bench;
 pub mod best_available;
 pub mod box_office;
 pub mod demo;

@@ -16,7 +16,7 @@ use crate::domain::ids::{EventId, OrderId};
 use crate::error::AppResult;
 
 /// Queues the order's confirmation to `$3`, its subject naming the event.
-pub(super) const QUEUE_ORDER_CONFIRMATION: &str =
+pub const QUEUE_ORDER_CONFIRMATION: &str =
     "INSERT INTO outbox (message_id, kind, order_id, recipient, subject)
      SELECT $1, 'order_confirmation', $2, $3, 'Your tickets for ' || e.name
        FROM events e WHERE e.id = $4";

@@ -14,7 +14,7 @@ use crate::error::{AppError, AppResult};
 /// general-admission lines, taking `codes` in turn; returns what it
 /// issued. The caller sends exactly as many codes as places it sold, and
 /// refuses the sale if fewer tickets come back.
-pub(super) const ISSUE: &str = "WITH places AS (
+pub const ISSUE: &str = "WITH places AS (
          SELECT l.seat_id, NULL::bigint AS area_id, l.price_cents
            FROM order_lines l WHERE l.order_id = $1
          UNION ALL

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use seatmap::config::{Config, DatabaseSource, Secret};
-use seatmap::pg_cluster::{Durability, PgCluster};
+use pg_embedded::{Durability, PgCluster};
 use tokio::io::AsyncBufReadExt;
 
 use crate::support::{

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use seatmap::loadgen::{self, Target};
+use seatmap_bench::loadgen::{self, Target};
 
 use crate::support::{TestApp, spawn_app};
 

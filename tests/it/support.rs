@@ -15,7 +15,7 @@ use seatmap::app::AppState;
 use seatmap::config::{Config, DatabaseSource, Secret};
 use seatmap::db::{self, Pool};
 use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
-use seatmap::pg_cluster::{Durability, PgCluster};
+use pg_embedded::{Durability, PgCluster};
 use seatmap::startup::{Application, Database};
 use serde_json::{Value, json};
 use time::OffsetDateTime;

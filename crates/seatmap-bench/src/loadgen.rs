@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use tokio::sync::{Mutex, Semaphore};
 use uuid::Uuid;
 
-use crate::db::Pool;
-use crate::db::invariants::{self, Granted};
+use seatmap::db::Pool;
+use seatmap::db::invariants::{self, Granted};
 
 /// A running app and the event to load.
 #[derive(Clone)]
@@ -163,7 +163,7 @@ impl Report {
             for seat in seats {
                 self.granted.push(Granted {
                     hold_id: hold,
-                    seat_id: crate::domain::ids::SeatId(*seat),
+                    seat_id: seatmap::domain::ids::SeatId(*seat),
                 });
             }
         }

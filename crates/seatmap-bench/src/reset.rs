@@ -3,11 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::venues::{self, EventPlan};
-use super::{GenericClient, Pool};
-use crate::domain::ids::EventId;
-use crate::domain::venue;
-use crate::error::AppResult;
+use seatmap::db::venues::{self, EventPlan};
+use seatmap::db::{GenericClient, Pool};
+use seatmap::domain::ids::EventId;
+use seatmap::domain::venue;
+use seatmap::error::AppResult;
 
 /// How long making the arena event took, step by step.
 #[derive(Debug, Clone, Copy)]
@@ -190,7 +190,7 @@ UPDATE holds SET state = 'PURCHASED', closed_at = now() WHERE id = md5(:h::text)
 /// app's come from its CSPRNG.
 pub fn sale_script(with_tickets: bool) -> String {
     let after_sale = if with_tickets {
-        let issue = super::tickets::ISSUE
+        let issue = seatmap::db::tickets::ISSUE
             .replace("$1", "md5(:h::text || 'order')::uuid")
             .replace("$2", ":event")
             .replace(
@@ -198,7 +198,7 @@ pub fn sale_script(with_tickets: bool) -> String {
                 "ARRAY[translate(upper(md5(random()::text) || md5(random()::text)), '0189', 'WXYZ')]::text[]",
             )
             .replace("c.code", "left(c.code, 32)");
-        let queue = super::outbox::QUEUE_ORDER_CONFIRMATION
+        let queue = seatmap::db::outbox::QUEUE_ORDER_CONFIRMATION
             .replace("$1", "'<' || md5(:h::text) || '@bench>'")
             .replace("$2", "md5(:h::text || 'order')::uuid")
             .replace("$3", "'bench@example.com'")

@@ -1,6 +1,6 @@
 //! Best-available throughput and latency as the venue fills.
 //!
-//!     cargo bench --bench best_available [-- --seconds 5 --workers 4]
+//!     cargo bench -p seatmap-bench --bench best_available [-- --seconds 5 --workers 4]
 //!
 //! A 20,000-seat venue (4 sections x 50 rows x 100 seats) on a real
 //! PostgreSQL: BENCH_DATABASE_URL if set (a database this may fill and
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use seatmap::db::holds::{HoldRules, Holder};
 use seatmap::db::{self, Pool, best_available::BestAvailableRequest};
 use seatmap::error::AppError;
-use seatmap::pg_cluster::{Durability, PgCluster};
+use pg_embedded::{Durability, PgCluster};
 use tokio_postgres::NoTls;
 
 const VENUE_SEATS: i64 = 20_000;
@@ -248,7 +248,7 @@ async fn main() -> anyhow::Result<()> {
     let pool = db::build_pool(pg_config, &settings)?;
     db::migrate(&pool).await?;
 
-    let arena = db::bench::arena_event(&pool).await?;
+    let arena = seatmap_bench::reset::arena_event(&pool).await?;
     println!("{}", arena.describe());
     let event_id = arena.event_id;
     let create_ms = arena.create.as_secs_f64() * 1000.0;
@@ -288,7 +288,7 @@ async fn main() -> anyhow::Result<()> {
     // seats don't change what it measured), for a median creation time.
     let mut creations = vec![create_ms];
     for _ in 0..4 {
-        creations.push(db::bench::arena_event(&pool).await?.create.as_secs_f64() * 1000.0);
+        creations.push(seatmap_bench::reset::arena_event(&pool).await?.create.as_secs_f64() * 1000.0);
     }
     creations.sort_by(f64::total_cmp);
     println!(

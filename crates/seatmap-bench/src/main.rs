@@ -35,8 +35,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use seatmap::config::DbSettings;
 use seatmap::db::{self, Pool};
-use seatmap::loadgen::{self, Report, Target};
-use seatmap::pg_cluster::{self, Durability, PgCluster};
+use seatmap_bench::loadgen::{self, Report, Target};
+use seatmap_bench::reset;
+use pg_embedded::{self as pg_cluster, Durability, PgCluster};
 use tokio_postgres::NoTls;
 
 const MAX_SEATS_PER_HOLD: u32 = 10;
@@ -92,7 +93,7 @@ fn options() -> anyhow::Result<Options> {
             "-h" | "--help" => {
                 println!(
                     "{}",
-                    include_str!("seatmap-bench.rs")
+                    include_str!("main.rs")
                         .lines()
                         .skip(11)
                         .take(15)
@@ -244,12 +245,12 @@ impl Harness {
         } else {
             db::migrate(&pool).await?;
         }
-        let arena = db::bench::arena_event(&pool)
+        let arena = reset::arena_event(&pool)
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         println!("{}", arena.describe());
         let event_id = arena.event_id;
-        let ga_event = db::bench::concert_hall_event(&pool)
+        let ga_event = reset::concert_hall_event(&pool)
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let seat_ids = Arc::new(
@@ -325,7 +326,7 @@ impl Harness {
     /// Every seat back on sale, every hold and order of the arena gone.
     async fn reset(&self) -> anyhow::Result<()> {
         let client = self.pool.get().await?;
-        db::bench::empty_event(&client, seatmap::domain::ids::EventId(self.event_id))
+        reset::empty_event(&client, seatmap::domain::ids::EventId(self.event_id))
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))
     }
@@ -532,13 +533,13 @@ async fn ratio(
         let client = harness.pool.get().await?;
         // The ceiling: the claim SQL without the stamp, the trigger off
         // (turned back on whatever happens).
-        db::bench::set_live_feed_triggers(&client, false)
+        reset::set_live_feed_triggers(&client, false)
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let cpu = postgres_cpu(harness)?;
-        let ceiling = pgbench_claims(harness, options, &db::bench::ceiling_script()).await;
+        let ceiling = pgbench_claims(harness, options, &reset::ceiling_script()).await;
         let ceiling_cpu = postgres_cpu(harness)? - cpu;
-        db::bench::set_live_feed_triggers(&client, true)
+        reset::set_live_feed_triggers(&client, true)
             .await
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         drop(client);
@@ -547,7 +548,7 @@ async fn ratio(
         harness.reset().await?;
         let cpu = postgres_cpu(harness)?;
         let (tps, claims) =
-            pgbench_claims(harness, options, db::bench::PGBENCH_CLAIM_SCRIPT).await?;
+            pgbench_claims(harness, options, reset::PGBENCH_CLAIM_SCRIPT).await?;
         apps.push((tps, per_claim(postgres_cpu(harness)? - cpu, claims)));
         harness.reset().await?;
     }
@@ -679,7 +680,7 @@ async fn faults(harness: &mut Harness, options: &Options) -> anyhow::Result<Repo
         .connect(NoTls)
         .await?;
     tokio::spawn(connection);
-    db::bench::lock_seats_for_a_while(
+    reset::lock_seats_for_a_while(
         &mut stray,
         seatmap::domain::ids::EventId(harness.event_id),
         2000,
@@ -833,7 +834,7 @@ async fn main() -> anyhow::Result<()> {
                         let (tps, sales) = pgbench_claims(
                             &harness,
                             &options,
-                            &db::bench::sale_script(with_tickets),
+                            &reset::sale_script(with_tickets),
                         )
                         .await?;
                         runs.push((tps, per_claim(postgres_cpu(&harness)? - cpu, sales)));
