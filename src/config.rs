@@ -322,6 +322,66 @@ fn public_url(value: Option<&str>) -> anyhow::Result<Option<String>> {
     Ok(Some(value.to_string()))
 }
 
+/// Names read before every variable had the `SEATMAP_` prefix, with the
+/// name that replaced each. An old name still works when the new one is
+/// unset; start-up warns about it ([`old_names_in_use`]).
+pub const RENAMED: &[(&str, &str)] = &[
+    ("HOLD_TTL_SECS", "SEATMAP_HOLD_TTL_SECS"),
+    ("HOLD_EXTEND_SECS", "SEATMAP_HOLD_EXTEND_SECS"),
+    ("MAX_SEATS_PER_HOLD", "SEATMAP_MAX_SEATS_PER_HOLD"),
+    ("DATABASE_POOL_SIZE", "SEATMAP_DB_POOL_SIZE"),
+    ("MAX_HOLDS_PER_IP", "SEATMAP_MAX_HOLDS_PER_IP"),
+    ("HOLD_REQUESTS_PER_MINUTE_PER_IP", "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP"),
+    ("HOLD_REQUESTS_PER_MINUTE_PER_KEY", "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY"),
+    ("HOLD_REQUESTS_PER_MINUTE", "SEATMAP_HOLD_REQUESTS_PER_MINUTE"),
+    ("LOGIN_FAILURES_PER_ACCOUNT", "SEATMAP_LOGIN_FAILURES_PER_ACCOUNT"),
+    ("LOGIN_FAILURES_PER_IP", "SEATMAP_LOGIN_FAILURES_PER_IP"),
+    ("HTTP_HEADER_TIMEOUT_SECS", "SEATMAP_HTTP_HEADER_TIMEOUT_SECS"),
+    ("MAX_CONNECTIONS_PER_IP", "SEATMAP_MAX_CONNECTIONS_PER_IP"),
+    ("MAX_CONNECTIONS", "SEATMAP_MAX_CONNECTIONS"),
+    ("SHUTDOWN_GRACE_SECS", "SEATMAP_SHUTDOWN_GRACE_SECS"),
+    ("LIVE_STREAMS_MAX", "SEATMAP_LIVE_STREAMS_MAX"),
+    ("LIVE_STREAMS_PER_IP", "SEATMAP_LIVE_STREAMS_PER_IP"),
+];
+
+fn old_name_of(new: &str) -> Option<&'static str> {
+    RENAMED.iter().find(|(_, n)| *n == new).map(|(old, _)| *old)
+}
+
+/// The old names set in this environment, each with its new name, for the
+/// start-up warning.
+pub fn old_names_in_use(lookup: impl Fn(&str) -> Option<String>) -> Vec<(&'static str, &'static str)> {
+    RENAMED
+        .iter()
+        .copied()
+        .filter(|(old, _)| lookup(old).is_some())
+        .collect()
+}
+
+/// How log lines are written: `SEATMAP_LOG_FORMAT=json` gives one JSON
+/// object a line; anything else, text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The log settings, read before [`Config`] so that its errors are logged
+/// as the operator asked: the format, and the filter (`RUST_LOG`, tracing's
+/// own name, else info with tower_http and tokio_postgres at warn).
+pub fn logging(lookup: impl Fn(&str) -> Option<String>) -> (LogFormat, String) {
+    let format = match lookup("SEATMAP_LOG_FORMAT").as_deref().map(str::trim) {
+        Some("json") => LogFormat::Json,
+        _ => LogFormat::Text,
+    };
+    // tokio_postgres logs the server's NOTICEs at info ("relation
+    // refinery_schema_history already exists, skipping" on every start).
+    let filter = lookup("RUST_LOG")
+        .filter(|f| !f.trim().is_empty())
+        .unwrap_or_else(|| "info,tower_http=warn,tokio_postgres=warn".to_string());
+    (format, filter)
+}
+
 impl Config {
     pub fn from_env() -> anyhow::Result<Config> {
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -330,7 +390,10 @@ impl Config {
     /// Same as [`Config::from_env`] over any lookup, so parsing is testable
     /// without touching the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
-        let get = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+        let get = |name: &str| {
+            let value = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+            value(name).or_else(|| old_name_of(name).and_then(value))
+        };
         let database = match get("DATABASE_URL") {
             Some(url) => DatabaseSource::Url(Secret::new(url)),
             None => DatabaseSource::Embedded {
@@ -347,24 +410,24 @@ impl Config {
             addr: parse(&get, "SEATMAP_ADDR", "127.0.0.1:3000".parse()?)?,
             hold_ttl: Duration::from_secs(parse_in(
                 &get,
-                "HOLD_TTL_SECS",
+                "SEATMAP_HOLD_TTL_SECS",
                 DEFAULT_HOLD_TTL_SECS,
                 1..=86_400,
             )?),
             hold_extension: Duration::from_secs(parse_in(
                 &get,
-                "HOLD_EXTEND_SECS",
+                "SEATMAP_HOLD_EXTEND_SECS",
                 DEFAULT_HOLD_EXTEND_SECS,
                 1..=3600,
             )?),
             max_seats_per_hold: parse_in(
                 &get,
-                "MAX_SEATS_PER_HOLD",
+                "SEATMAP_MAX_SEATS_PER_HOLD",
                 DEFAULT_MAX_SEATS_PER_HOLD,
                 1..=100,
             )?,
             db: DbSettings {
-                pool_size: parse_in(&get, "DATABASE_POOL_SIZE", defaults.pool_size, 1..=500)?,
+                pool_size: parse_in(&get, "SEATMAP_DB_POOL_SIZE", defaults.pool_size, 1..=500)?,
                 pool_wait: Duration::from_millis(parse_in(
                     &get,
                     "SEATMAP_DB_POOL_WAIT_MS",
@@ -386,13 +449,13 @@ impl Config {
             },
             secure_cookies: flag(&get, "SEATMAP_SECURE_COOKIES"),
             limits: AbuseLimits {
-                max_holds_per_ip: parse(&get, "MAX_HOLDS_PER_IP", 20)?,
+                max_holds_per_ip: parse(&get, "SEATMAP_MAX_HOLDS_PER_IP", 20)?,
                 max_holds_per_key: parse(&get, "SEATMAP_MAX_HOLDS_PER_KEY", 100)?,
-                hold_requests_per_session: parse(&get, "HOLD_REQUESTS_PER_MINUTE", 30)?,
-                hold_requests_per_ip: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_IP", 300)?,
-                hold_requests_per_key: parse(&get, "HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000)?,
-                login_failures_per_account: parse(&get, "LOGIN_FAILURES_PER_ACCOUNT", 5)?,
-                login_failures_per_ip: parse(&get, "LOGIN_FAILURES_PER_IP", 20)?,
+                hold_requests_per_session: parse(&get, "SEATMAP_HOLD_REQUESTS_PER_MINUTE", 30)?,
+                hold_requests_per_ip: parse(&get, "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP", 300)?,
+                hold_requests_per_key: parse(&get, "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000)?,
+                login_failures_per_account: parse(&get, "SEATMAP_LOGIN_FAILURES_PER_ACCOUNT", 5)?,
+                login_failures_per_ip: parse(&get, "SEATMAP_LOGIN_FAILURES_PER_IP", 20)?,
                 reads_per_ip: parse(&get, "SEATMAP_READS_PER_IP", 4)?,
                 clock: crate::db::rate_limits::LimitClock::Database,
             },
@@ -400,7 +463,7 @@ impl Config {
             server: ServerLimits {
                 header_read_timeout: Duration::from_secs(parse_in(
                     &get,
-                    "HTTP_HEADER_TIMEOUT_SECS",
+                    "SEATMAP_HTTP_HEADER_TIMEOUT_SECS",
                     server.header_read_timeout.as_secs(),
                     1..=300,
                 )?),
@@ -418,25 +481,25 @@ impl Config {
                 )?),
                 max_connections: parse_in(
                     &get,
-                    "MAX_CONNECTIONS",
+                    "SEATMAP_MAX_CONNECTIONS",
                     server.max_connections,
                     16..=1_000_000,
                 )?,
                 max_connections_per_ip: parse(
                     &get,
-                    "MAX_CONNECTIONS_PER_IP",
+                    "SEATMAP_MAX_CONNECTIONS_PER_IP",
                     server.max_connections_per_ip,
                 )?,
                 shutdown_grace: Duration::from_secs(parse_in(
                     &get,
-                    "SHUTDOWN_GRACE_SECS",
+                    "SEATMAP_SHUTDOWN_GRACE_SECS",
                     server.shutdown_grace.as_secs(),
                     0..=600,
                 )?),
             },
             live: LiveLimits {
-                max_streams: parse_in(&get, "LIVE_STREAMS_MAX", live.max_streams, 1..=1_000_000)?,
-                max_streams_per_ip: parse(&get, "LIVE_STREAMS_PER_IP", live.max_streams_per_ip)?,
+                max_streams: parse_in(&get, "SEATMAP_LIVE_STREAMS_MAX", live.max_streams, 1..=1_000_000)?,
+                max_streams_per_ip: parse(&get, "SEATMAP_LIVE_STREAMS_PER_IP", live.max_streams_per_ip)?,
                 poll_every: Duration::from_millis(parse_in(
                     &get,
                     "SEATMAP_LIVE_POLL_MS",
@@ -616,11 +679,11 @@ mod tests {
         let config = config_from(&[
             ("DATABASE_URL", "postgres://u:pw@localhost/db"),
             ("SEATMAP_ADDR", "0.0.0.0:8080"),
-            ("HOLD_TTL_SECS", "30"),
-            ("MAX_SEATS_PER_HOLD", "4"),
+            ("SEATMAP_HOLD_TTL_SECS", "30"),
+            ("SEATMAP_MAX_SEATS_PER_HOLD", "4"),
             ("SEATMAP_SECURE_COOKIES", "1"),
-            ("MAX_HOLDS_PER_IP", "3"),
-            ("HOLD_REQUESTS_PER_MINUTE", "0"),
+            ("SEATMAP_MAX_HOLDS_PER_IP", "3"),
+            ("SEATMAP_HOLD_REQUESTS_PER_MINUTE", "0"),
         ])
         .unwrap();
         assert_eq!(config.limits.max_holds_per_ip, 3);
@@ -637,9 +700,9 @@ mod tests {
     #[test]
     fn rejects_bad_values_naming_the_variable() {
         for (name, value) in [
-            ("HOLD_TTL_SECS", "0"),
-            ("HOLD_TTL_SECS", "soon"),
-            ("MAX_SEATS_PER_HOLD", "-1"),
+            ("SEATMAP_HOLD_TTL_SECS", "0"),
+            ("SEATMAP_HOLD_TTL_SECS", "soon"),
+            ("SEATMAP_MAX_SEATS_PER_HOLD", "-1"),
             ("SEATMAP_ADDR", "nowhere"),
             (
                 "SEATMAP_FRAME_ANCESTORS",
@@ -671,5 +734,72 @@ mod tests {
     fn database_url_is_not_printed_by_debug() {
         let config = config_from(&[("DATABASE_URL", "postgres://u:hunter2@h/db")]).unwrap();
         assert!(!format!("{config:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn old_names_still_work_and_are_named_for_the_warning() {
+        let old = [("HOLD_TTL_SECS", "30"), ("MAX_CONNECTIONS", "64")];
+        let config = config_from(&old).unwrap();
+        assert_eq!(config.hold_ttl, Duration::from_secs(30));
+        assert_eq!(config.server.max_connections, 64);
+        let env: std::collections::HashMap<_, _> = old.into_iter().collect();
+        assert_eq!(
+            old_names_in_use(|name| env.get(name).map(|v| v.to_string())),
+            [
+                ("HOLD_TTL_SECS", "SEATMAP_HOLD_TTL_SECS"),
+                ("MAX_CONNECTIONS", "SEATMAP_MAX_CONNECTIONS"),
+            ]
+        );
+        // The new name wins when both are set.
+        let both = config_from(&[("HOLD_TTL_SECS", "30"), ("SEATMAP_HOLD_TTL_SECS", "40")]).unwrap();
+        assert_eq!(both.hold_ttl, Duration::from_secs(40));
+    }
+
+    /// Every name the configuration asks the environment for, old names
+    /// aside: what a lookup that answers nothing is asked.
+    fn variables_read() -> std::collections::BTreeSet<String> {
+        let asked = std::cell::RefCell::new(std::collections::BTreeSet::new());
+        let record = |name: &str| {
+            asked.borrow_mut().insert(name.to_string());
+            None
+        };
+        Config::from_lookup(record).unwrap();
+        logging(record);
+        let old: Vec<&str> = RENAMED.iter().map(|(old, _)| *old).collect();
+        asked.into_inner().into_iter().filter(|name| !old.contains(&name.as_str())).collect()
+    }
+
+    /// The backticked names in the first column of the README's
+    /// configuration table.
+    fn variables_in_readme() -> std::collections::BTreeSet<String> {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let section = readme
+            .split("\n## ")
+            .find(|section| section.starts_with("Configuration"))
+            .expect("the README has a ## Configuration section");
+        section
+            .lines()
+            .filter_map(|line| line.strip_prefix("| `"))
+            .filter_map(|rest| rest.split_once('`'))
+            .map(|(name, _)| name.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_table_lists_exactly_the_variables_read() {
+        let read = variables_read();
+        let listed = variables_in_readme();
+        let unlisted: Vec<_> = read.difference(&listed).collect();
+        let unread: Vec<_> = listed.difference(&read).collect();
+        assert!(unlisted.is_empty(), "read but not in the README's table: {unlisted:?}");
+        assert!(unread.is_empty(), "in the README's table but never read: {unread:?}");
+        // Every old name points at a name that is read.
+        for (old, new) in RENAMED {
+            assert!(read.contains(*new), "{old} is renamed to {new}, which nothing reads");
+        }
+        let unprefixed: Vec<_> = read.iter().filter(|name| !name.starts_with("SEATMAP_")).collect();
+        // DATABASE_URL is the convention every PostgreSQL tool knows, and
+        // RUST_LOG tracing's own: the two names kept on purpose.
+        assert_eq!(unprefixed, ["DATABASE_URL", "RUST_LOG"]);
     }
 }

@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use seatmap::config::Config;
+use seatmap::config::{self, Config};
 use seatmap::{cli, startup};
 
 const USAGE: &str = "\
@@ -15,8 +15,8 @@ usage: seatmap [serve]          run the web app (default)
        seatmap venue import FILE validate a layout whole, then store it as a venue (nothing on failure)
 
 Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
-SEATMAP_ADDR (default 127.0.0.1:3000), HOLD_TTL_SECS (480), MAX_SEATS_PER_HOLD (10);
-limits on connections, streams and requests: see the README's Security section.";
+SEATMAP_ADDR (default 127.0.0.1:3000), SEATMAP_HOLD_TTL_SECS (480), SEATMAP_MAX_SEATS_PER_HOLD (10);
+every variable: the README's Configuration table and docs/operations.md.";
 
 fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -38,20 +38,23 @@ fn main() -> ExitCode {
 
 async fn run() -> ExitCode {
     // Logs go to stderr so that stdout carries only results (`seatmap demo`
-    // prints an id). SEATMAP_LOG_FORMAT=json gives one JSON object a line.
-    // tokio_postgres logs the server's NOTICEs at info ("relation
-    // refinery_schema_history already exists, skipping" on every start).
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info,tower_http=warn,tokio_postgres=warn".into());
+    // prints an id).
+    let (format, filter) = config::logging(|name| std::env::var(name).ok());
+    let filter = tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|err| {
+        eprintln!("seatmap: RUST_LOG={filter:?} is not a log filter ({err}); using info");
+        tracing_subscriber::EnvFilter::new("info")
+    });
     // Colour only for a terminal: escape codes don't belong in a log file.
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(filter);
-    if std::env::var("SEATMAP_LOG_FORMAT").is_ok_and(|f| f == "json") {
-        logs.json().init();
-    } else {
-        logs.init();
+    match format {
+        config::LogFormat::Json => logs.json().init(),
+        config::LogFormat::Text => logs.init(),
+    }
+    for (old, new) in config::old_names_in_use(|name| std::env::var(name).ok()) {
+        tracing::warn!("{old} is an old name: set {new} instead (the old name still works for now)");
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = args.first().cloned();

@@ -214,7 +214,7 @@ fn effective(mut limits: ServerLimits) -> ServerLimits {
                 configured = limits.max_connections,
                 used = room,
                 open_files_limit = soft,
-                "MAX_CONNECTIONS is above what the open-files limit allows; using less"
+                "SEATMAP_MAX_CONNECTIONS is above what the open-files limit allows; using less"
             );
             limits.max_connections = room;
         }

@@ -28,8 +28,8 @@ log="$data/app.log"
 # Limits against hoarding off: the fuzzer is one client making thousands
 # of requests, and 429s would hide the operations behind them.
 SEATMAP_DATA_DIR="$data" SEATMAP_ADDR="127.0.0.1:$port" RUST_LOG=warn \
-  MAX_HOLDS_PER_IP=0 HOLD_REQUESTS_PER_MINUTE=0 HOLD_REQUESTS_PER_MINUTE_PER_IP=0 \
-  HOLD_REQUESTS_PER_MINUTE_PER_KEY=0 \
+  SEATMAP_MAX_HOLDS_PER_IP=0 SEATMAP_HOLD_REQUESTS_PER_MINUTE=0 SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP=0 \
+  SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY=0 \
   target/debug/seatmap >"$log" 2>&1 &
 app=$!
 stop() {

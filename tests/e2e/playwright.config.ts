@@ -67,7 +67,7 @@ export default defineConfig({
   },
   webServer: [
     server('main', MAIN_PORT, {}),
-    server('short', SHORT_PORT, { HOLD_TTL_SECS: String(SHORT_HOLD_SECS) }),
-    server('extend', EXTEND_PORT, { HOLD_TTL_SECS: String(EXTEND_HOLD_SECS) }),
+    server('short', SHORT_PORT, { SEATMAP_HOLD_TTL_SECS: String(SHORT_HOLD_SECS) }),
+    server('extend', EXTEND_PORT, { SEATMAP_HOLD_TTL_SECS: String(EXTEND_HOLD_SECS) }),
   ],
 });

@@ -414,7 +414,7 @@ async fn closing_sales_on_an_arena_releases_hundreds_of_seats_to_every_open_page
 }
 
 /// Many fresh sessions from one address at once: the live holds of that
-/// address never pass MAX_HOLDS_PER_IP.
+/// address never pass SEATMAP_MAX_HOLDS_PER_IP.
 #[tokio::test]
 async fn concurrent_fresh_sessions_from_one_address_stay_under_the_hold_cap() {
     const CAP: u32 = 5;

@@ -36,7 +36,7 @@ async fn on_sigterm_streams_end_requests_in_flight_are_answered_and_the_process_
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
         .env("DATABASE_URL", app.db.conninfo())
         .env("SEATMAP_ADDR", "127.0.0.1:0")
-        .env("SHUTDOWN_GRACE_SECS", "60")
+        .env("SEATMAP_SHUTDOWN_GRACE_SECS", "60")
         // The pick below waits on a lock the test holds until it has seen
         // the stream end and the listener close: however slow the machine,
         // the pick's wait must outlast that, so it is the test's, not 2 s.

@@ -295,13 +295,13 @@ impl Harness {
         command
             .env("DATABASE_URL", &self.conninfo)
             .env("SEATMAP_ADDR", format!("127.0.0.1:{port}"))
-            .env("MAX_HOLDS_PER_IP", "0")
-            .env("HOLD_REQUESTS_PER_MINUTE", "0")
-            .env("HOLD_REQUESTS_PER_MINUTE_PER_IP", "0")
-            .env("MAX_SEATS_PER_HOLD", MAX_SEATS_PER_HOLD.to_string())
+            .env("SEATMAP_MAX_HOLDS_PER_IP", "0")
+            .env("SEATMAP_HOLD_REQUESTS_PER_MINUTE", "0")
+            .env("SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP", "0")
+            .env("SEATMAP_MAX_SEATS_PER_HOLD", MAX_SEATS_PER_HOLD.to_string())
             // Every page and buyer of the bench comes from 127.0.0.1.
-            .env("LIVE_STREAMS_PER_IP", "0")
-            .env("MAX_CONNECTIONS_PER_IP", "0")
+            .env("SEATMAP_LIVE_STREAMS_PER_IP", "0")
+            .env("SEATMAP_MAX_CONNECTIONS_PER_IP", "0")
             .env("SEATMAP_READS_PER_IP", "0")
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
@@ -928,7 +928,7 @@ async fn main() -> anyhow::Result<()> {
                 // An instance with the default caps on connections.
                 let port = free_port()?;
                 let app = harness
-                    .spawn_app_with(port, &[("MAX_CONNECTIONS_PER_IP", "256")])
+                    .spawn_app_with(port, &[("SEATMAP_MAX_CONNECTIONS_PER_IP", "256")])
                     .await?;
                 let stall = loadgen::stalled_bodies(
                     &app.base(),

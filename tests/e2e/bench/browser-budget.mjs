@@ -124,7 +124,7 @@ chmodSync(dataDir, 0o755);
 // would refuse the 21st hold, so they are off, as in the load tests.
 const env = {
   ...process.env, SEATMAP_DATA_DIR: dataDir, SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'error',
-  MAX_HOLDS_PER_IP: '0', HOLD_REQUESTS_PER_MINUTE: '0', HOLD_REQUESTS_PER_MINUTE_PER_IP: '0',
+  SEATMAP_MAX_HOLDS_PER_IP: '0', SEATMAP_HOLD_REQUESTS_PER_MINUTE: '0', SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP: '0',
 };
 delete env.DATABASE_URL;
 execFileSync(binary, ['staff', 'add', STAFF[0]], { env, input: `${STAFF[1]}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
