@@ -1,10 +1,10 @@
 //! The commands besides `serve`: `demo`, `staff add|list`, `apikey
 //! add|list|revoke`, `venue check|import`. Each opens the configured database (or the embedded
-//! one) through `startup::Database`, does one thing, and shuts it down.
+//! one) through `db::Database`, does one thing, and shuts it down.
 
 use crate::config::Config;
+use crate::db::Database;
 use crate::db::{self};
-use crate::startup::Database;
 use anyhow::Context;
 
 /// `seatmap demo`: seeds the demo event into the configured database.

@@ -40,6 +40,9 @@ pub struct Config {
     /// How long this instance keeps a hot event's seat map (as anonymous
     /// viewers see it) before reading it again; zero: always fresh.
     pub seat_map_cache: Duration,
+    /// How often expired session rows are deleted (hourly; tests sweep
+    /// sooner to see it happen).
+    pub session_sweep_every: Duration,
 }
 
 /// Sending webhook deliveries.
@@ -331,12 +334,27 @@ pub const RENAMED: &[(&str, &str)] = &[
     ("MAX_SEATS_PER_HOLD", "SEATMAP_MAX_SEATS_PER_HOLD"),
     ("DATABASE_POOL_SIZE", "SEATMAP_DB_POOL_SIZE"),
     ("MAX_HOLDS_PER_IP", "SEATMAP_MAX_HOLDS_PER_IP"),
-    ("HOLD_REQUESTS_PER_MINUTE_PER_IP", "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP"),
-    ("HOLD_REQUESTS_PER_MINUTE_PER_KEY", "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY"),
-    ("HOLD_REQUESTS_PER_MINUTE", "SEATMAP_HOLD_REQUESTS_PER_MINUTE"),
-    ("LOGIN_FAILURES_PER_ACCOUNT", "SEATMAP_LOGIN_FAILURES_PER_ACCOUNT"),
+    (
+        "HOLD_REQUESTS_PER_MINUTE_PER_IP",
+        "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP",
+    ),
+    (
+        "HOLD_REQUESTS_PER_MINUTE_PER_KEY",
+        "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY",
+    ),
+    (
+        "HOLD_REQUESTS_PER_MINUTE",
+        "SEATMAP_HOLD_REQUESTS_PER_MINUTE",
+    ),
+    (
+        "LOGIN_FAILURES_PER_ACCOUNT",
+        "SEATMAP_LOGIN_FAILURES_PER_ACCOUNT",
+    ),
     ("LOGIN_FAILURES_PER_IP", "SEATMAP_LOGIN_FAILURES_PER_IP"),
-    ("HTTP_HEADER_TIMEOUT_SECS", "SEATMAP_HTTP_HEADER_TIMEOUT_SECS"),
+    (
+        "HTTP_HEADER_TIMEOUT_SECS",
+        "SEATMAP_HTTP_HEADER_TIMEOUT_SECS",
+    ),
     ("MAX_CONNECTIONS_PER_IP", "SEATMAP_MAX_CONNECTIONS_PER_IP"),
     ("MAX_CONNECTIONS", "SEATMAP_MAX_CONNECTIONS"),
     ("SHUTDOWN_GRACE_SECS", "SEATMAP_SHUTDOWN_GRACE_SECS"),
@@ -350,7 +368,9 @@ fn old_name_of(new: &str) -> Option<&'static str> {
 
 /// The old names set in this environment, each with its new name, for the
 /// start-up warning.
-pub fn old_names_in_use(lookup: impl Fn(&str) -> Option<String>) -> Vec<(&'static str, &'static str)> {
+pub fn old_names_in_use(
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Vec<(&'static str, &'static str)> {
     RENAMED
         .iter()
         .copied()
@@ -453,7 +473,11 @@ impl Config {
                 max_holds_per_key: parse(&get, "SEATMAP_MAX_HOLDS_PER_KEY", 100)?,
                 hold_requests_per_session: parse(&get, "SEATMAP_HOLD_REQUESTS_PER_MINUTE", 30)?,
                 hold_requests_per_ip: parse(&get, "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP", 300)?,
-                hold_requests_per_key: parse(&get, "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000)?,
+                hold_requests_per_key: parse(
+                    &get,
+                    "SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY",
+                    3000,
+                )?,
                 login_failures_per_account: parse(&get, "SEATMAP_LOGIN_FAILURES_PER_ACCOUNT", 5)?,
                 login_failures_per_ip: parse(&get, "SEATMAP_LOGIN_FAILURES_PER_IP", 20)?,
                 reads_per_ip: parse(&get, "SEATMAP_READS_PER_IP", 4)?,
@@ -498,8 +522,17 @@ impl Config {
                 )?),
             },
             live: LiveLimits {
-                max_streams: parse_in(&get, "SEATMAP_LIVE_STREAMS_MAX", live.max_streams, 1..=1_000_000)?,
-                max_streams_per_ip: parse(&get, "SEATMAP_LIVE_STREAMS_PER_IP", live.max_streams_per_ip)?,
+                max_streams: parse_in(
+                    &get,
+                    "SEATMAP_LIVE_STREAMS_MAX",
+                    live.max_streams,
+                    1..=1_000_000,
+                )?,
+                max_streams_per_ip: parse(
+                    &get,
+                    "SEATMAP_LIVE_STREAMS_PER_IP",
+                    live.max_streams_per_ip,
+                )?,
                 poll_every: Duration::from_millis(parse_in(
                     &get,
                     "SEATMAP_LIVE_POLL_MS",
@@ -571,6 +604,7 @@ impl Config {
                 )?,
                 allowed_networks: networks(get("SEATMAP_WEBHOOK_ALLOW_NETWORKS").as_deref())?,
             },
+            session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,
         };
         Ok(config)
     }
@@ -604,9 +638,12 @@ impl Config {
             public_url: None,
             mail: MailSettings::default(),
             webhooks: WebhookSettings::default(),
+            session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,
         }
     }
 }
+
+const DEFAULT_SESSION_SWEEP_EVERY: Duration = Duration::from_secs(3600);
 
 fn flag(get: &impl Fn(&str) -> Option<String>, name: &str) -> bool {
     get(name).is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
@@ -751,7 +788,8 @@ mod tests {
             ]
         );
         // The new name wins when both are set.
-        let both = config_from(&[("HOLD_TTL_SECS", "30"), ("SEATMAP_HOLD_TTL_SECS", "40")]).unwrap();
+        let both =
+            config_from(&[("HOLD_TTL_SECS", "30"), ("SEATMAP_HOLD_TTL_SECS", "40")]).unwrap();
         assert_eq!(both.hold_ttl, Duration::from_secs(40));
     }
 
@@ -766,13 +804,18 @@ mod tests {
         Config::from_lookup(record).unwrap();
         logging(record);
         let old: Vec<&str> = RENAMED.iter().map(|(old, _)| *old).collect();
-        asked.into_inner().into_iter().filter(|name| !old.contains(&name.as_str())).collect()
+        asked
+            .into_inner()
+            .into_iter()
+            .filter(|name| !old.contains(&name.as_str()))
+            .collect()
     }
 
     /// The backticked names in the first column of the README's
     /// configuration table.
     fn variables_in_readme() -> std::collections::BTreeSet<String> {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
         let section = readme
             .split("\n## ")
             .find(|section| section.starts_with("Configuration"))
@@ -791,13 +834,25 @@ mod tests {
         let listed = variables_in_readme();
         let unlisted: Vec<_> = read.difference(&listed).collect();
         let unread: Vec<_> = listed.difference(&read).collect();
-        assert!(unlisted.is_empty(), "read but not in the README's table: {unlisted:?}");
-        assert!(unread.is_empty(), "in the README's table but never read: {unread:?}");
+        assert!(
+            unlisted.is_empty(),
+            "read but not in the README's table: {unlisted:?}"
+        );
+        assert!(
+            unread.is_empty(),
+            "in the README's table but never read: {unread:?}"
+        );
         // Every old name points at a name that is read.
         for (old, new) in RENAMED {
-            assert!(read.contains(*new), "{old} is renamed to {new}, which nothing reads");
+            assert!(
+                read.contains(*new),
+                "{old} is renamed to {new}, which nothing reads"
+            );
         }
-        let unprefixed: Vec<_> = read.iter().filter(|name| !name.starts_with("SEATMAP_")).collect();
+        let unprefixed: Vec<_> = read
+            .iter()
+            .filter(|name| !name.starts_with("SEATMAP_"))
+            .collect();
         // DATABASE_URL is the convention every PostgreSQL tool knows, and
         // RUST_LOG tracing's own: the two names kept on purpose.
         assert_eq!(unprefixed, ["DATABASE_URL", "RUST_LOG"]);

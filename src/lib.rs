@@ -1,6 +1,7 @@
 //! seatmap: a ticketing seat map where PostgreSQL alone decides who gets a seat.
 
 pub mod app;
+pub mod background;
 pub mod cli;
 pub mod config;
 pub mod db;

@@ -54,7 +54,9 @@ async fn run() -> ExitCode {
         config::LogFormat::Text => logs.init(),
     }
     for (old, new) in config::old_names_in_use(|name| std::env::var(name).ok()) {
-        tracing::warn!("{old} is an old name: set {new} instead (the old name still works for now)");
+        tracing::warn!(
+            "{old} is an old name: set {new} instead (the old name still works for now)"
+        );
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = args.first().cloned();

@@ -8,6 +8,7 @@ pub mod api_keys;
 pub mod audit;
 pub mod best_available;
 pub mod box_office;
+pub mod database;
 pub mod demo;
 pub mod events;
 pub mod ga;
@@ -35,6 +36,7 @@ use anyhow::Context;
 use deadpool_postgres::{Manager, ManagerConfig, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
+pub use database::Database;
 pub use deadpool_postgres::{GenericClient, Pool};
 
 use crate::config::DbSettings;

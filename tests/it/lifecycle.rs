@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use pg_embedded::{Durability, PgCluster};
 use reqwest::StatusCode;
 use seatmap::config::{Config, DatabaseSource, Secret};
-use pg_embedded::{Durability, PgCluster};
 use tokio::io::AsyncBufReadExt;
 
 use crate::support::{
@@ -178,7 +178,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
     );
     let config = Config::for_tests(DatabaseSource::Url(Secret::new(conninfo)));
     let (base, state) = serve_instance(&config).await;
-    let pool = seatmap::startup::Database::connect(&config)
+    let pool = seatmap::db::Database::connect(&config)
         .await
         .expect("the test's pool")
         .pool;
@@ -279,4 +279,80 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
         .unwrap()
         .expect("stopping the cluster");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Waits, up to [`PATIENCE`], until `sql` counts `expected`.
+async fn until_count(app: &crate::support::TestApp, sql: &str, expected: i64) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let now = app.count(sql).await;
+        if now == expected {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{sql} still counts {now}, not {expected}, after {PATIENCE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The session sweeper runs wherever the app runs, the tests' instances
+/// included: an expired session row goes, a live one stays.
+#[tokio::test]
+async fn the_session_sweeper_runs_in_every_instance_and_deletes_only_expired_sessions() {
+    let app = crate::support::spawn_app_with(|config| {
+        config.session_sweep_every = Duration::from_millis(50);
+    })
+    .await;
+    app.sql()
+        .await
+        .batch_execute(
+            "INSERT INTO tower_sessions (id, data, expiry_date) VALUES
+                 ('expired', '{}', now() - interval '1 minute'),
+                 ('live', '{}', now() + interval '1 hour')",
+        )
+        .await
+        .unwrap();
+    until_count(
+        &app,
+        "SELECT count(*) FROM tower_sessions WHERE id = 'expired'",
+        0,
+    )
+    .await;
+    assert_eq!(
+        app.count("SELECT count(*) FROM tower_sessions WHERE id = 'live'")
+            .await,
+        1
+    );
+}
+
+/// `Application::build` starts the background work, and the end of
+/// `run_until` stops it: afterwards the live feed has let go of its
+/// connection and the workers are gone.
+#[tokio::test]
+async fn building_the_app_starts_its_background_work_and_shutdown_stops_it() {
+    let app = spawn_app().await;
+    let database = seatmap::db::Database::connect(&app.config).await.unwrap();
+    let instance = seatmap::startup::Application::build(app.config.clone(), &database)
+        .await
+        .unwrap();
+    // No SMTP in the tests' configuration: no mail worker.
+    assert_eq!(
+        instance.background_running(),
+        ["session sweeper", "webhook sender"]
+    );
+    // This instance's live feed and the first instance's: two.
+    let live_connections = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'seatmap-live' AND datname = current_database()";
+    until_count(&app, live_connections, 2).await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(instance.run_until(async {
+        let _ = stopped.await;
+    }));
+    stop.send(()).unwrap();
+    tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("shutdown finished")
+        .unwrap();
+    until_count(&app, live_connections, 1).await;
 }

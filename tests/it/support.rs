@@ -10,13 +10,14 @@
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use pg_embedded::{Durability, PgCluster};
 use reqwest::StatusCode;
 use seatmap::app::AppState;
 use seatmap::config::{Config, DatabaseSource, Secret};
+use seatmap::db::Database;
 use seatmap::db::{self, Pool};
 use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
-use pg_embedded::{Durability, PgCluster};
-use seatmap::startup::{Application, Database};
+use seatmap::startup::Application;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use tokio::sync::OnceCell;

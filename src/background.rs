@@ -1,0 +1,109 @@
+//! The app's background work, started from one place
+//! ([`crate::startup::Application::build`]) so that production and the
+//! tests run the same set, and stopped in one stated order.
+
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use crate::config::Config;
+use crate::db::live::LiveFeed;
+use crate::db::{self, Database, Pool};
+use crate::web::state::OrderLinks;
+
+/// The running background tasks of one instance.
+pub struct Background {
+    /// In the order they stop.
+    tasks: Vec<(&'static str, JoinHandle<()>)>,
+    live: LiveFeed,
+}
+
+impl Background {
+    /// Starts the live feed (on a connection of its own), then the mail
+    /// worker (when SMTP is configured), the webhook sender and the session
+    /// sweeper, on the workers' own pool.
+    pub fn start(
+        database: &Database,
+        config: &Config,
+        links: OrderLinks,
+    ) -> anyhow::Result<Background> {
+        let live = LiveFeed::start(
+            database.pg_config.clone(),
+            &config.db,
+            config.live.poll_every,
+        )?;
+        let workers = &database.workers;
+        let mail = crate::mail::Worker::new(workers.clone(), &config.mail, links)?;
+        let mut tasks = vec![
+            (
+                "session sweeper",
+                tokio::spawn(sweep_sessions(workers.clone(), config.session_sweep_every)),
+            ),
+            (
+                "webhook sender",
+                tokio::spawn(crate::webhooks::Sender::new(workers.clone(), &config.webhooks).run()),
+            ),
+        ];
+        if let Some(mail) = mail {
+            tasks.push(("mail worker", tokio::spawn(mail.run())));
+        }
+        Ok(Background { tasks, live })
+    }
+
+    /// The live feed, for the pages that follow it.
+    pub fn live(&self) -> &LiveFeed {
+        &self.live
+    }
+
+    /// The tasks running, by name, in the order [`Background::stop`] ends them.
+    pub fn running(&self) -> Vec<&'static str> {
+        self.tasks
+            .iter()
+            .filter(|(_, task)| !task.is_finished())
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    /// Stops everything, after the last request has been answered: the
+    /// session sweeper, the webhook sender and the mail worker (aborted: a
+    /// delivery or message mid-send is not lost, its lease runs out and a
+    /// worker here or on another instance sends it again), then the live
+    /// feed, whose polling would otherwise log the database's going as a
+    /// failure. Returns once every task has ended.
+    pub async fn stop(mut self) {
+        for (name, task) in std::mem::take(&mut self.tasks) {
+            task.abort();
+            if let Err(err) = task.await
+                && !err.is_cancelled()
+            {
+                tracing::error!(task = name, error = ?err, "background task failed");
+            }
+            tracing::debug!(task = name, "stopped");
+        }
+        self.live.stop();
+    }
+}
+
+impl Drop for Background {
+    /// An app built and never run leaves nothing running behind it.
+    fn drop(&mut self) {
+        for (_, task) in &self.tasks {
+            task.abort();
+        }
+        self.live.stop();
+    }
+}
+
+/// Expired session rows are harmless (loads ignore them) but would pile up.
+async fn sweep_sessions(pool: Pool, every: Duration) {
+    let store = db::sessions::PgSessionStore::new(pool);
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match store.delete_expired().await {
+            Ok(deleted) => tracing::debug!(deleted, "expired sessions deleted"),
+            Err(err) => tracing::warn!(error = %err, "deleting expired sessions"),
+        }
+    }
+}
