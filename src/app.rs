@@ -21,12 +21,6 @@ use crate::web::{self, security};
 
 pub use crate::web::state::AppState;
 
-pub const SESSION_COOKIE: &str = "seatmap_session";
-/// The session cookie's name when cookies are Secure: a `__Host-` cookie
-/// can only be set by this host over HTTPS, for the whole site, so no
-/// sibling subdomain can plant one.
-pub const SECURE_SESSION_COOKIE: &str = "__Host-seatmap_session";
-
 pub fn build_router(state: AppState) -> Router {
     // Install the metrics recorder before anything is counted.
     crate::observability::metrics();
@@ -41,9 +35,9 @@ pub fn build_router(state: AppState) -> Router {
     let secure = state.config.secure_cookies || frames.embeddable();
     let sessions = SessionManagerLayer::new(PgSessionStore::new(state.pool.clone()))
         .with_name(if secure {
-            SECURE_SESSION_COOKIE
+            crate::web::security::SECURE_SESSION_COOKIE
         } else {
-            SESSION_COOKIE
+            crate::web::security::SESSION_COOKIE
         })
         .with_http_only(true)
         .with_same_site(same_site)
@@ -54,7 +48,7 @@ pub fn build_router(state: AppState) -> Router {
         .fallback(web::not_found)
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            crate::web::extract::authenticate_bearer,
+            crate::web::auth::authenticate_bearer,
         ))
         .layer(middleware::from_fn(security::refuse_cross_site))
         .layer(middleware::from_fn_with_state(

@@ -7,9 +7,10 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use crate::config::Config;
+use crate::db::database::Database;
 use crate::db::live::LiveFeed;
-use crate::db::{self, Database, Pool};
-use crate::web::state::OrderLinks;
+use crate::db::{self, Pool};
+use crate::domain::signed_link::OrderLinks;
 
 /// The running background tasks of one instance.
 pub struct Background {

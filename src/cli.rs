@@ -3,7 +3,7 @@
 //! one) through `db::Database`, does one thing, and shuts it down.
 
 use crate::config::Config;
-use crate::db::Database;
+use crate::db::database::Database;
 use crate::db::{self};
 use anyhow::Context;
 
@@ -43,7 +43,7 @@ pub async fn staff_add(config: Config, name: &str) -> anyhow::Result<()> {
     }
     .await;
     database.shutdown().await;
-    created.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
+    created.map_err(|err| anyhow::anyhow!(crate::words::message(&err)))?;
     println!("staff account {name} created");
     Ok(())
 }
@@ -61,7 +61,7 @@ pub async fn staff_list(config: Config) -> anyhow::Result<()> {
         println!(
             "{}\t{}",
             account.name,
-            crate::web::views::display_time(account.created_at)
+            crate::words::display_time(account.created_at)
         );
     }
     Ok(())
@@ -118,10 +118,10 @@ pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Res
     }
     .await;
     database.shutdown().await;
-    let venue_id = imported.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
+    let venue_id = imported.map_err(|err| anyhow::anyhow!(crate::words::message(&err)))?;
     println!(
         "{} (venue {venue_id})",
-        crate::web::staff::venues::imported_message(&layout)
+        crate::words::imported_message(&layout)
     );
     Ok(true)
 }
@@ -144,7 +144,7 @@ pub async fn apikey_add(config: Config, name: &str, scope: &str) -> anyhow::Resu
     }
     .await;
     database.shutdown().await;
-    created.map_err(|err| anyhow::anyhow!(crate::web::error::message(&err)))?;
+    created.map_err(|err| anyhow::anyhow!(crate::words::message(&err)))?;
     eprintln!(
         "API key {name} ({}) created. It is shown this once; send it as \"Authorization: Bearer <key>\":",
         scope.as_str()
@@ -164,14 +164,14 @@ pub async fn apikey_list(config: Config) -> anyhow::Result<()> {
     database.shutdown().await;
     for key in listed.map_err(|err| anyhow::anyhow!("{err}"))? {
         let state = match key.revoked_at {
-            Some(at) => format!("revoked {}", crate::web::views::display_time(at)),
+            Some(at) => format!("revoked {}", crate::words::display_time(at)),
             None => "live".to_string(),
         };
         println!(
             "{}\t{}\tcreated {}\t{state}",
             key.name,
             key.scope,
-            crate::web::views::display_time(key.created_at)
+            crate::words::display_time(key.created_at)
         );
     }
     Ok(())

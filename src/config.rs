@@ -45,6 +45,25 @@ pub struct Config {
     pub session_sweep_every: Duration,
 }
 
+/// Which clock the limits' windows follow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LimitClock {
+    /// The database's `now()`: what every instance shares.
+    #[default]
+    Database,
+    /// Always this instant: no window ever ends (for tests).
+    Frozen(time::OffsetDateTime),
+}
+
+impl LimitClock {
+    pub fn frozen(self) -> Option<time::OffsetDateTime> {
+        match self {
+            LimitClock::Database => None,
+            LimitClock::Frozen(at) => Some(at),
+        }
+    }
+}
+
 /// Sending webhook deliveries.
 #[derive(Debug, Clone)]
 pub struct WebhookSettings {
@@ -181,7 +200,7 @@ pub struct AbuseLimits {
     pub reads_per_ip: usize,
     /// Which clock the per-minute and per-15-minute windows follow (the
     /// database's; tests freeze it so a window can't end mid-test).
-    pub clock: crate::db::rate_limits::LimitClock,
+    pub clock: LimitClock,
 }
 
 impl AbuseLimits {
@@ -196,7 +215,7 @@ impl AbuseLimits {
             login_failures_per_account: 0,
             login_failures_per_ip: 0,
             reads_per_ip: 0,
-            clock: crate::db::rate_limits::LimitClock::Database,
+            clock: LimitClock::Database,
         }
     }
 }
@@ -481,7 +500,7 @@ impl Config {
                 login_failures_per_account: parse(&get, "SEATMAP_LOGIN_FAILURES_PER_ACCOUNT", 5)?,
                 login_failures_per_ip: parse(&get, "SEATMAP_LOGIN_FAILURES_PER_IP", 20)?,
                 reads_per_ip: parse(&get, "SEATMAP_READS_PER_IP", 4)?,
-                clock: crate::db::rate_limits::LimitClock::Database,
+                clock: LimitClock::Database,
             },
             trust_forwarded_for: flag(&get, "SEATMAP_TRUST_FORWARDED_FOR"),
             server: ServerLimits {

@@ -6,103 +6,19 @@ use tokio_postgres::error::SqlState;
 
 use crate::domain::ids::SeatId;
 
-pub use crate::domain::refusal::{Conflict, Invalid, Limit, Missing};
+pub use crate::domain::refusal::{
+    Conflict, Denied, ErrorCode, Invalid, Limit, Malformed, Missing, Refusal,
+};
 
 pub type AppResult<T> = Result<T, AppError>;
-
-/// What a refusal (or failure) is called in a JSON error's `error` field:
-/// one name per reason, matched as an enum everywhere, never as text.
-macro_rules! error_codes {
-    ($($variant:ident => $text:literal,)*) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum ErrorCode { $($variant,)* }
-
-        impl ErrorCode {
-            pub const fn as_str(self) -> &'static str {
-                match self { $(ErrorCode::$variant => $text,)* }
-            }
-
-            /// Every code there is (the OpenAPI document lists them).
-            pub const ALL: &'static [&'static str] = &[$($text,)*];
-        }
-    };
-}
-
-error_codes! {
-    AlreadyClosed => "already_closed",
-    AlreadyExtended => "already_extended",
-    AlreadyPurchased => "already_purchased",
-    BadRequest => "bad_request",
-    DuplicateAreas => "duplicate_areas",
-    DuplicateSeats => "duplicate_seats",
-    EmptyHold => "empty_hold",
-    EventCancelled => "event_cancelled",
-    EventStarted => "event_started",
-    Forbidden => "forbidden",
-    HoldExpired => "hold_expired",
-    HoldLimit => "hold_limit",
-    HoldReleased => "hold_released",
-    HoldStillLive => "hold_still_live",
-    Internal => "internal",
-    InvalidCount => "invalid_count",
-    InvalidEmail => "invalid_email",
-    InvalidMode => "invalid_mode",
-    InvalidInput => "invalid_input",
-    InvalidName => "invalid_name",
-    InvalidPrice => "invalid_price",
-    InvalidCurrency => "invalid_currency",
-    InvalidSearch => "invalid_search",
-    InvalidTime => "invalid_time",
-    InvalidTicketCode => "invalid_ticket_code",
-    InvalidTender => "invalid_tender",
-    InvalidGate => "invalid_gate",
-    InvalidApiKey => "invalid_api_key",
-    InvalidWebhookUrl => "invalid_webhook_url",
-    MissingPrice => "missing_price",
-    NoArea => "no_area",
-    NoFile => "no_file",
-    NoSeats => "no_seats",
-    NotEnoughCapacity => "not_enough_capacity",
-    NotEnoughSeats => "not_enough_seats",
-    NotEnoughSeatsTogether => "not_enough_seats_together",
-    NotASeat => "not_a_seat",
-    NotFound => "not_found",
-    NotOnSaleYet => "not_on_sale_yet",
-    NothingToRevive => "nothing_to_revive",
-    OnSaleAfterStart => "on_sale_after_start",
-    RateLimited => "rate_limited",
-    RequestTimeout => "request_timeout",
-    SalesClosed => "sales_closed",
-    SeatsUnavailable => "seats_unavailable",
-    StaffExists => "staff_exists",
-    StartsInPast => "starts_in_past",
-    TicketAdmitted => "ticket_admitted",
-    TicketRefunded => "ticket_refunded",
-    TooEarly => "too_early",
-    TooManyHolds => "too_many_holds",
-    TooManyLogins => "too_many_logins",
-    TooManyStreams => "too_many_streams",
-    Unauthorized => "unauthorized",
-    Unavailable => "unavailable",
-    UnknownSeat => "unknown_seat",
-    UnknownSection => "unknown_section",
-    UnknownTier => "unknown_tier",
-    VenueExists => "venue_exists",
-}
-
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Refusals carry data, not words: `web::error` words them and picks the
 /// status code. The `Display` texts here are for logs.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     /// A request malformed before any rule applies (web's extractors).
-    #[error("bad request: {0}")]
-    BadRequest(String),
+    #[error("bad request: {0:?}")]
+    BadRequest(Malformed),
     #[error("not found: {0:?}")]
     NotFound(Missing),
     #[error("seats unavailable: {seat_ids:?}")]
@@ -120,8 +36,8 @@ pub enum AppError {
     /// A bearer key that is malformed, unknown or revoked.
     #[error("invalid API key")]
     InvalidApiKey,
-    #[error("forbidden: {0}")]
-    Forbidden(String),
+    #[error("forbidden: {0:?}")]
+    Forbidden(Denied),
     /// The request (its body, say) did not arrive within its deadline.
     #[error("the request took too long to arrive")]
     RequestTimeout,
@@ -136,6 +52,35 @@ pub enum AppError {
     Unavailable(anyhow::Error),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
+}
+
+impl From<Refusal> for AppError {
+    fn from(refusal: Refusal) -> AppError {
+        match refusal {
+            Refusal::Invalid(invalid) => AppError::Invalid(invalid),
+            Refusal::Conflict(conflict) => AppError::Conflict(conflict),
+            Refusal::HoldLimit { max } => AppError::HoldLimit { max },
+            Refusal::Malformed(malformed) => AppError::BadRequest(malformed),
+        }
+    }
+}
+
+impl From<Malformed> for AppError {
+    fn from(malformed: Malformed) -> AppError {
+        AppError::BadRequest(malformed)
+    }
+}
+
+impl From<Invalid> for AppError {
+    fn from(invalid: Invalid) -> AppError {
+        AppError::Invalid(invalid)
+    }
+}
+
+impl From<Conflict> for AppError {
+    fn from(conflict: Conflict) -> AppError {
+        AppError::Conflict(conflict)
+    }
 }
 
 impl AppError {

@@ -13,3 +13,4 @@ pub mod server;
 pub mod startup;
 pub mod web;
 pub mod webhooks;
+pub mod words;

@@ -15,7 +15,7 @@ use time::OffsetDateTime;
 use crate::config::MailSettings;
 use crate::db::{self, Pool, outbox::Leased};
 use crate::domain::ids::OrderId;
-use crate::web::state::OrderLinks;
+use crate::domain::signed_link::OrderLinks;
 
 pub const MAIL_SENT: &str = "seatmap_mail_sent_total";
 pub const MAIL_FAILURES: &str = "seatmap_mail_failures_total";

@@ -6,8 +6,9 @@ use tokio::net::TcpListener;
 use crate::app::{AppState, build_router};
 use crate::background::Background;
 use crate::config::Config;
-use crate::db::{self, Database};
-use crate::web::state::OrderLinks;
+use crate::db;
+use crate::db::database::Database;
+use crate::domain::signed_link::OrderLinks;
 
 /// The app, bound and wired, its background work running, ready to serve:
 /// what `serve`, the tests and the benchmarks all run.

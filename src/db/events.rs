@@ -139,7 +139,7 @@ pub async fn exists(client: &impl GenericClient, event_id: EventId) -> AppResult
 pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: EventId) -> AppResult<()> {
     let (status, on_sale_at, time_zone) =
         lock_sale_status(client, event_id, LockUnless::Closed).await?;
-    status.refuse(on_sale_at, &time_zone)
+    Ok(status.refuse(on_sale_at, &time_zone)?)
 }
 
 /// The box office keeps selling at the door after online sales close or
@@ -150,7 +150,7 @@ pub(super) async fn lock_not_cancelled(
 ) -> AppResult<()> {
     match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
         (SaleStatus::Cancelled, on_sale_at, time_zone) => {
-            SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)
+            Ok(SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)?)
         }
         _ => Ok(()),
     }

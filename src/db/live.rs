@@ -19,50 +19,12 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch};
 
+use super::snapshot::{Snapshot, snapshot_now};
 use super::{GenericClient, Pool, ga, seats};
 use crate::config::DbSettings;
 use crate::domain::ids::{EventId, SeatId};
 use crate::error::AppResult;
 use crate::observability as obs;
-
-/// A PostgreSQL snapshot ("xmin:xmax:xip,..."), the live feed's cursor
-/// and a page's: the changes committed after it was taken are the ones
-/// still to send. Only ever built from the database's own text or from
-/// text that parses as one, so it can be cast back without an error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Snapshot(String);
-
-impl Snapshot {
-    /// A snapshot from a page (its URL or Last-Event-ID), if it is one.
-    pub fn parse(text: &str) -> Option<Snapshot> {
-        if text.len() > 4000 {
-            return None;
-        }
-        let mut parts = text.trim().split(':');
-        let xmin: u64 = parts.next()?.parse().ok()?;
-        let xmax: u64 = parts.next()?.parse().ok()?;
-        let running = parts.next()?;
-        if parts.next().is_some() || xmin == 0 || xmin > xmax {
-            return None;
-        }
-        let mut xips: Vec<u64> = Vec::new();
-        if !running.is_empty() {
-            for xip in running.split(',') {
-                let xip: u64 = xip.parse().ok()?;
-                if xip < xmin || xip >= xmax || xips.last().is_some_and(|last| *last >= xip) {
-                    return None;
-                }
-                xips.push(xip);
-            }
-        }
-        let xips: Vec<String> = xips.iter().map(u64::to_string).collect();
-        Some(Snapshot(format!("{xmin}:{xmax}:{}", xips.join(","))))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
 
 /// Changes to one event's seats and GA areas, as they are now.
 #[derive(Debug)]
@@ -112,14 +74,6 @@ pub struct Committed {
     pub seats: BTreeMap<EventId, Vec<SeatId>>,
     /// Events with a changed GA area.
     pub ga_events: Vec<EventId>,
-}
-
-/// The database's snapshot now: a cursor before any change not yet committed.
-pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<Snapshot> {
-    let statement = client
-        .prepare_cached("SELECT pg_current_snapshot()::text")
-        .await?;
-    Ok(Snapshot(client.query_one(&statement, &[]).await?.get(0)))
 }
 
 /// The seats and GA areas changed by transactions that committed after
@@ -294,32 +248,4 @@ async fn poll(pool: &Pool, feed: &LiveFeed, since: &mut Option<Snapshot>) -> App
     // the same span again (a page may get a seat twice, never zero times).
     *since = Some(committed.snapshot);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Snapshot;
-
-    #[test]
-    fn only_well_formed_snapshots_are_taken_from_pages() {
-        for good in ["745:745:", "745:760:745,751", " 10:12:11 "] {
-            assert!(Snapshot::parse(good).is_some(), "{good}");
-        }
-        assert_eq!(Snapshot::parse(" 10:12:11 ").unwrap().as_str(), "10:12:11");
-        for bad in [
-            "",
-            "745",
-            "745:744:",
-            "0:1:",
-            "745:760:761",
-            "745:760:751,745",
-            "745:760:751,751",
-            "745:760:x",
-            "745:760:751:1",
-            "-1:2:",
-            "1.5:2:",
-        ] {
-            assert_eq!(Snapshot::parse(bad), None, "{bad}");
-        }
-    }
 }

@@ -13,6 +13,7 @@ pub mod demo;
 pub mod events;
 pub mod ga;
 pub mod holds;
+mod ids;
 pub mod invariants;
 pub mod live;
 pub mod map;
@@ -24,6 +25,7 @@ pub mod reports;
 pub mod seats;
 pub mod secrets;
 pub mod sessions;
+pub mod snapshot;
 pub mod staff;
 pub mod tickets;
 pub mod venues;
@@ -36,7 +38,6 @@ use anyhow::Context;
 use deadpool_postgres::{Manager, ManagerConfig, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
-pub use database::Database;
 pub use deadpool_postgres::{GenericClient, Pool};
 
 use crate::config::DbSettings;

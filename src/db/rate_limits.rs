@@ -2,6 +2,7 @@
 //! a new session can't start from zero.
 
 use super::GenericClient;
+use crate::config::LimitClock;
 use crate::error::{AppError, AppResult};
 
 use crate::error::Limit;
@@ -16,25 +17,6 @@ pub struct Counter {
 /// instant is given (`$4`, tests: a window can't roll over mid-test).
 const NOW: &str = "coalesce($4::timestamptz, now())";
 const WINDOW_START: &str = "to_timestamp(floor(extract(epoch FROM coalesce($4::timestamptz, now()))::float8 / $2::float8) * $2::float8)";
-
-/// Which clock the limits' windows follow.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LimitClock {
-    /// The database's `now()`: what every instance shares.
-    #[default]
-    Database,
-    /// Always this instant: no window ever ends (for tests).
-    Frozen(time::OffsetDateTime),
-}
-
-impl LimitClock {
-    fn frozen(self) -> Option<time::OffsetDateTime> {
-        match self {
-            LimitClock::Database => None,
-            LimitClock::Frozen(at) => Some(at),
-        }
-    }
-}
 
 /// The limits that are on (max > 0) and their keys; None if none is.
 fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {

@@ -20,7 +20,7 @@ use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::GenericClient;
-use super::live::Snapshot;
+use super::snapshot::Snapshot;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::AppResult;
@@ -115,7 +115,7 @@ pub async fn changed_since(
     event_id: EventId,
     since: &Snapshot,
 ) -> AppResult<(Vec<Seat>, Snapshot)> {
-    let next = super::live::snapshot_now(client).await?;
+    let next = super::snapshot::snapshot_now(client).await?;
     let statement = client
         .prepare_cached(&format!(
             "{SEAT_SELECT}

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::ids::{ApiKeyId, BuyerId};
-use crate::error::{AppError, AppResult};
+use super::refusal::Malformed;
 
 /// What a key may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,13 +71,10 @@ pub fn well_formed(text: &str) -> bool {
 pub const CUSTOMER_HEADER: &str = "x-customer-ref";
 
 /// 1 to 100 visible characters.
-pub fn customer_ref(text: &str) -> AppResult<&str> {
+pub fn customer_ref(text: &str) -> Result<&str, Malformed> {
     let text = text.trim();
     if text.is_empty() || text.chars().count() > 100 || text.chars().any(char::is_control) {
-        return Err(AppError::BadRequest(format!(
-            "A key with the sell scope names its customer in the {CUSTOMER_HEADER} header: \
-             1 to 100 characters."
-        )));
+        return Err(Malformed::CustomerRef);
     }
     Ok(text)
 }

@@ -1,6 +1,7 @@
 //! Ids as types: an event's id can't be passed where a staff member's is
 //! expected, nor a buyer's where a hold's is. Each is its inner value on
-//! the wire (serde) and in PostgreSQL (ToSql/FromSql), unchanged.
+//! the wire (serde), unchanged; `db::ids` makes each its inner value in
+//! PostgreSQL too.
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident($inner:ty)) => {
@@ -16,12 +17,9 @@ macro_rules! id_type {
             Hash,
             serde::Serialize,
             serde::Deserialize,
-            postgres_types::ToSql,
-            postgres_types::FromSql,
             utoipa::ToSchema,
         )]
         #[serde(transparent)]
-        #[postgres(transparent)]
         pub struct $name(pub $inner);
 
         impl std::fmt::Display for $name {
@@ -77,6 +75,26 @@ id_type!(
 id_type!(
     /// An API key (its secret is never stored, only a hash of it).
     ApiKeyId(i64)
+);
+id_type!(
+    /// A venue: a layout imported once, which events are made of.
+    VenueId(i64)
+);
+id_type!(
+    /// A section of one event's map (each event has its own sections).
+    SectionId(i64)
+);
+id_type!(
+    /// A general-admission area of one event.
+    AreaId(i64)
+);
+id_type!(
+    /// A webhook endpoint staff registered.
+    WebhookId(i64)
+);
+id_type!(
+    /// A message in the outbox: an e-mail or a webhook delivery.
+    MessageId(i64)
 );
 
 /// Who made a box-office change: a member of staff, or a box-office API

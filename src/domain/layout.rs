@@ -3,8 +3,6 @@
 
 use time::OffsetDateTime;
 
-use crate::domain::venue::{self, LayoutError, VenueLayout};
-
 /// Distance between seat centres, in the map's pixel units.
 pub const SEAT_PITCH: f32 = 30.0;
 
@@ -85,14 +83,6 @@ pub struct SeatSpec {
     pub y: f32,
     pub rank: i32,
     pub flags: Vec<Flag>,
-}
-
-impl EventSpec {
-    /// The venue this spec describes, placed as a layout file without
-    /// positions would be: sections stacked, a stage in front.
-    pub fn layout(&self) -> Result<VenueLayout, Vec<LayoutError>> {
-        venue::from_grid(self)
-    }
 }
 
 /// Row labels A, B, … Z, AA, AB, …

@@ -4,7 +4,170 @@
 use time::OffsetDateTime;
 
 use super::sale::SaleStatus;
-use crate::error::ErrorCode;
+
+/// What a refusal (or failure) is called in a JSON error's `error` field:
+/// one name per reason, matched as an enum everywhere, never as text.
+macro_rules! error_codes {
+    ($($variant:ident => $text:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode { $($variant,)* }
+
+        impl ErrorCode {
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $text,)* }
+            }
+
+            /// Every code there is (the OpenAPI document lists them).
+            pub const ALL: &'static [&'static str] = &[$($text,)*];
+        }
+    };
+}
+
+error_codes! {
+    AlreadyClosed => "already_closed",
+    AlreadyExtended => "already_extended",
+    AlreadyPurchased => "already_purchased",
+    BadRequest => "bad_request",
+    DuplicateAreas => "duplicate_areas",
+    DuplicateSeats => "duplicate_seats",
+    EmptyHold => "empty_hold",
+    EventCancelled => "event_cancelled",
+    EventStarted => "event_started",
+    Forbidden => "forbidden",
+    HoldExpired => "hold_expired",
+    HoldLimit => "hold_limit",
+    HoldReleased => "hold_released",
+    HoldStillLive => "hold_still_live",
+    Internal => "internal",
+    InvalidCount => "invalid_count",
+    InvalidEmail => "invalid_email",
+    InvalidMode => "invalid_mode",
+    InvalidInput => "invalid_input",
+    InvalidName => "invalid_name",
+    InvalidPrice => "invalid_price",
+    InvalidCurrency => "invalid_currency",
+    InvalidSearch => "invalid_search",
+    InvalidTime => "invalid_time",
+    InvalidTicketCode => "invalid_ticket_code",
+    InvalidTender => "invalid_tender",
+    InvalidGate => "invalid_gate",
+    InvalidApiKey => "invalid_api_key",
+    InvalidWebhookUrl => "invalid_webhook_url",
+    MissingPrice => "missing_price",
+    NoArea => "no_area",
+    NoFile => "no_file",
+    NoSeats => "no_seats",
+    NotEnoughCapacity => "not_enough_capacity",
+    NotEnoughSeats => "not_enough_seats",
+    NotEnoughSeatsTogether => "not_enough_seats_together",
+    NotASeat => "not_a_seat",
+    NotFound => "not_found",
+    NotOnSaleYet => "not_on_sale_yet",
+    NothingToRevive => "nothing_to_revive",
+    OnSaleAfterStart => "on_sale_after_start",
+    RateLimited => "rate_limited",
+    RequestTimeout => "request_timeout",
+    SalesClosed => "sales_closed",
+    SeatsUnavailable => "seats_unavailable",
+    StaffExists => "staff_exists",
+    StartsInPast => "starts_in_past",
+    TicketAdmitted => "ticket_admitted",
+    TicketRefunded => "ticket_refunded",
+    TooEarly => "too_early",
+    TooManyHolds => "too_many_holds",
+    TooManyLogins => "too_many_logins",
+    TooManyStreams => "too_many_streams",
+    Unauthorized => "unauthorized",
+    Unavailable => "unavailable",
+    UnknownSeat => "unknown_seat",
+    UnknownSection => "unknown_section",
+    UnknownTier => "unknown_tier",
+    ApiKeyExists => "api_key_exists",
+    VenueExists => "venue_exists",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A rule's "no", as the domain gives it. The app's error type is built
+/// from it at the edge (`From<Refusal> for AppError`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("invalid: {0:?}")]
+    Invalid(Invalid),
+    #[error("conflict: {0:?}")]
+    Conflict(Conflict),
+    #[error("over the hold limit of {max}")]
+    HoldLimit { max: u32 },
+    #[error("malformed: {0:?}")]
+    Malformed(Malformed),
+}
+
+impl From<Invalid> for Refusal {
+    fn from(invalid: Invalid) -> Refusal {
+        Refusal::Invalid(invalid)
+    }
+}
+
+/// A request that can't be read before any rule applies (400): what was
+/// wrong with it. A parser's own account of the problem is kept as it
+/// gave it; the rest is worded by `words`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Malformed {
+    /// A JSON body that doesn't parse or doesn't fit the request's shape.
+    Json(String),
+    Query(String),
+    Form(String),
+    FormTooLarge,
+    /// A form field whose name carries an id that isn't a number.
+    FormField(String),
+    Upload(String),
+    /// A sell key's `X-Customer-Ref` missing, empty or over 100 characters.
+    CustomerRef,
+    /// A seat form naming no seat.
+    NoSeatInForm,
+    /// A hold request with neither seats nor GA, or best available mixed in.
+    HoldRequestShape,
+    /// A refund's `ticket_ids` given but empty.
+    EmptyTicketIds,
+    /// A sale's GA quantity outside 1..=100.
+    GaQuantity,
+}
+
+/// Refused whoever is asking (403): what is not allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Denied {
+    /// A change sent from another site.
+    CrossSite,
+    /// A form without this session's CSRF token (or an old one).
+    FormExpired,
+    /// An API key used for what its scope doesn't cover.
+    KeyScope {
+        has: &'static str,
+        needs: &'static str,
+    },
+}
+
+impl SaleStatus {
+    /// The refusal for a hold or purchase attempted in this state.
+    pub fn refuse(
+        self,
+        on_sale_at: Option<OffsetDateTime>,
+        time_zone: &str,
+    ) -> Result<(), Conflict> {
+        match self {
+            SaleStatus::OnSale => Ok(()),
+            status => Err(Conflict::NotSelling {
+                status,
+                on_sale_at,
+                time_zone: time_zone.to_string(),
+            }),
+        }
+    }
+}
 
 /// What was asked for and does not exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +186,7 @@ pub enum Missing {
     /// A ticket code nobody issued (or a ticket of another order).
     Ticket,
     /// Seat ids that are not in the event.
-    Seats(Vec<crate::domain::ids::SeatId>),
+    Seats(Vec<super::ids::SeatId>),
     /// General-admission area ids that are not in the event.
     Areas(Vec<i64>),
 }
@@ -216,7 +379,7 @@ impl Conflict {
             Conflict::AlreadyClosed | Conflict::AlreadyCancelled => ErrorCode::AlreadyClosed,
             Conflict::VenueExists(_) => ErrorCode::VenueExists,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
-            Conflict::ApiKeyExists(_) => ErrorCode::StaffExists,
+            Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,
             Conflict::NotEnoughSeats { .. } => ErrorCode::NotEnoughSeats,
             Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,
@@ -241,6 +404,39 @@ impl Limit {
             Limit::HoldsFromNetwork { .. } | Limit::HoldsForKey { .. } => ErrorCode::TooManyHolds,
             Limit::SignIns => ErrorCode::TooManyLogins,
             Limit::LiveStreams => ErrorCode::TooManyStreams,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::sale::SaleStatus;
+
+    #[test]
+    fn only_an_event_on_sale_lets_buyers_hold() {
+        assert!(SaleStatus::OnSale.refuse(None, "UTC").is_ok());
+        let at = time::macros::datetime!(2026-12-01 10:00 UTC);
+        for (status, code) in [
+            (SaleStatus::NotYet, ErrorCode::NotOnSaleYet),
+            (SaleStatus::Closed, ErrorCode::SalesClosed),
+            (SaleStatus::Started, ErrorCode::EventStarted),
+            (SaleStatus::Cancelled, ErrorCode::EventCancelled),
+        ] {
+            match status.refuse(Some(at), "UTC") {
+                Err(conflict) => {
+                    assert_eq!(conflict.code(), code);
+                    assert_eq!(
+                        conflict,
+                        Conflict::NotSelling {
+                            status,
+                            on_sale_at: Some(at),
+                            time_zone: "UTC".into(),
+                        }
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
         }
     }
 }

@@ -3,41 +3,41 @@
 
 use time::OffsetDateTime;
 
+use super::refusal::{Invalid, Refusal};
 use crate::domain::ids::SeatId;
 use crate::domain::refusal::{Counted, TimeField};
 use crate::domain::seat::SeatIds;
-use crate::error::{AppError, Invalid};
 
 /// A pick request's seat ids, sorted (the claim order) and checked: not
 /// empty, no duplicates, not over the per-hold limit.
-pub fn seat_ids_to_claim(seat_ids: &[SeatId], max_seats: u32) -> Result<SeatIds, AppError> {
+pub fn seat_ids_to_claim(seat_ids: &[SeatId], max_seats: u32) -> Result<SeatIds, Refusal> {
     if seat_ids.is_empty() {
-        return Err(AppError::Invalid(Invalid::NoSeats));
+        return Err(Refusal::Invalid(Invalid::NoSeats));
     }
     if seat_ids.len() > max_seats as usize {
-        return Err(AppError::HoldLimit { max: max_seats });
+        return Err(Refusal::HoldLimit { max: max_seats });
     }
     let sorted = SeatIds::new(seat_ids.iter().copied());
     if sorted.len() != seat_ids.len() {
-        return Err(AppError::Invalid(Invalid::DuplicateSeats));
+        return Err(Refusal::Invalid(Invalid::DuplicateSeats));
     }
     Ok(sorted)
 }
 
 /// A best-available party size: 1 to the per-hold limit.
-pub fn party_size(count: i64, max_seats: u32) -> Result<u32, AppError> {
+pub fn party_size(count: i64, max_seats: u32) -> Result<u32, Refusal> {
     count_up_to(count, max_seats, Counted::Seats)
 }
 
-fn count_up_to(count: i64, max: u32, of: Counted) -> Result<u32, AppError> {
+fn count_up_to(count: i64, max: u32, of: Counted) -> Result<u32, Refusal> {
     match u32::try_from(count) {
         Ok(count) if (1..=max).contains(&count) => Ok(count),
-        _ => Err(AppError::Invalid(Invalid::CountOutOfRange { max, of })),
+        _ => Err(Refusal::Invalid(Invalid::CountOutOfRange { max, of })),
     }
 }
 
 /// How many general-admission tickets to hold: 1 to `max`.
-pub fn ticket_count(count: i64, max: u32) -> Result<u32, AppError> {
+pub fn ticket_count(count: i64, max: u32) -> Result<u32, Refusal> {
     count_up_to(count, max, Counted::Tickets)
 }
 
@@ -51,14 +51,14 @@ pub const MAX_NAME_CHARS: usize = 200;
 
 /// The name and email on an order. Stricter than the database's CHECKs, so
 /// anything accepted here is also accepted there.
-pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> {
+pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, Refusal> {
     let name = name.trim();
     if name.is_empty() || !super::text::is_plain(name, MAX_NAME_CHARS) {
-        return Err(AppError::Invalid(Invalid::BuyerName {
+        return Err(Refusal::Invalid(Invalid::BuyerName {
             max_chars: MAX_NAME_CHARS,
         }));
     }
-    let email = super::email::parse(email).ok_or(AppError::Invalid(Invalid::Email))?;
+    let email = super::email::parse(email).ok_or(Refusal::Invalid(Invalid::Email))?;
     Ok(BuyerDetails {
         name: name.to_string(),
         email: email.to_string(),
@@ -68,7 +68,7 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, AppError> 
 /// Seat names as staff type them: "C12, C13; Stalls D4". Each is plain
 /// text no longer than a section name, a row and a seat label together;
 /// anything else names no seat, and is quoted back as such.
-pub fn seat_names(text: &str) -> Result<Vec<String>, AppError> {
+pub fn seat_names(text: &str) -> Result<Vec<String>, Refusal> {
     use super::text::{MAX_LABEL_CHARS, MAX_NAME_CHARS, is_plain};
     text.split([',', ';', '\n'])
         .map(str::trim)
@@ -77,14 +77,14 @@ pub fn seat_names(text: &str) -> Result<Vec<String>, AppError> {
             if is_plain(name, MAX_NAME_CHARS + 2 * MAX_LABEL_CHARS + 2) {
                 Ok(name.to_string())
             } else {
-                Err(AppError::Invalid(Invalid::SeatName(name.to_string())))
+                Err(Refusal::Invalid(Invalid::SeatName(name.to_string())))
             }
         })
         .collect()
 }
 
 /// A walk-up buyer at the box office: a name, and an email only if given.
-pub fn walk_up_buyer(name: &str, email: &str) -> Result<BuyerDetails, AppError> {
+pub fn walk_up_buyer(name: &str, email: &str) -> Result<BuyerDetails, Refusal> {
     if email.trim().is_empty() {
         let mut details = buyer_details(name, "walk-up@example.com")?;
         details.email = String::new();
@@ -112,22 +112,22 @@ pub fn event_details(
     starts_at: &str,
     on_sale_at: &str,
     now: OffsetDateTime,
-) -> Result<EventDetails, AppError> {
+) -> Result<EventDetails, Refusal> {
     let name = name.trim();
     if name.is_empty() || !crate::domain::text::is_plain(name, crate::domain::text::MAX_NAME_CHARS)
     {
-        return Err(AppError::Invalid(Invalid::EventName));
+        return Err(Refusal::Invalid(Invalid::EventName));
     }
     let starts_at = form_time(TimeField::Start, starts_at)?;
     if starts_at <= now {
-        return Err(AppError::Invalid(Invalid::StartsInPast));
+        return Err(Refusal::Invalid(Invalid::StartsInPast));
     }
     let on_sale_at = match on_sale_at.trim() {
         "" => None,
         text => Some(form_time(TimeField::OnSale, text)?),
     };
     if on_sale_at.is_some_and(|at| at >= starts_at) {
-        return Err(AppError::Invalid(Invalid::OnSaleAfterStart));
+        return Err(Refusal::Invalid(Invalid::OnSaleAfterStart));
     }
     Ok(EventDetails {
         name: name.to_string(),
@@ -136,7 +136,7 @@ pub fn event_details(
     })
 }
 
-fn form_time(field: TimeField, text: &str) -> Result<OffsetDateTime, AppError> {
+fn form_time(field: TimeField, text: &str) -> Result<OffsetDateTime, Refusal> {
     let text = text.trim();
     let local = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]");
     let local_seconds =
@@ -146,7 +146,7 @@ fn form_time(field: TimeField, text: &str) -> Result<OffsetDateTime, AppError> {
         .map(time::PrimitiveDateTime::assume_utc)
         .or_else(|_| OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339))
         .map_err(|_| {
-            AppError::Invalid(Invalid::Time {
+            Refusal::Invalid(Invalid::Time {
                 field,
                 text: text.to_string(),
             })
@@ -157,10 +157,10 @@ fn form_time(field: TimeField, text: &str) -> Result<OffsetDateTime, AppError> {
 mod tests {
     use super::*;
 
-    fn code(err: AppError) -> String {
+    fn code(err: Refusal) -> String {
         match err {
-            AppError::Invalid(invalid) => invalid.code().to_string(),
-            AppError::HoldLimit { .. } => "hold_limit".to_string(),
+            Refusal::Invalid(invalid) => invalid.code().to_string(),
+            Refusal::HoldLimit { .. } => "hold_limit".to_string(),
             other => format!("{other:?}"),
         }
     }
@@ -295,7 +295,7 @@ mod tests {
             ("Gala", "2026-12-01T19:30", "soon", "invalid_time"),
         ] {
             match event_details(name, starts, on_sale, now) {
-                Err(AppError::Invalid(got)) => assert_eq!(got.code().as_str(), code),
+                Err(Refusal::Invalid(got)) => assert_eq!(got.code().as_str(), code),
                 other => panic!("{name:?} {starts:?} {on_sale:?}: {other:?}"),
             }
         }

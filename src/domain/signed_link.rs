@@ -63,6 +63,36 @@ impl LinkKey {
     }
 }
 
+/// Links to an order that work without a session (sent by e-mail), and
+/// the address the app is reached at, to write them in full.
+#[derive(Debug, Clone)]
+pub struct OrderLinks {
+    pub key: LinkKey,
+    /// "https://tickets.example.com", no trailing slash.
+    pub public_url: String,
+}
+
+impl OrderLinks {
+    /// How long a link to an order works: a month past the event (or past
+    /// now, for an event already started).
+    pub fn expiry(
+        &self,
+        starts_at: time::OffsetDateTime,
+        now: time::OffsetDateTime,
+    ) -> time::OffsetDateTime {
+        starts_at.max(now) + time::Duration::days(30)
+    }
+
+    /// The order's page, with a signed query that opens it until `until`.
+    pub fn order_url(&self, order_id: OrderId, until: time::OffsetDateTime) -> String {
+        let SignedAccess { until, sig } = self.key.sign(order_id, until);
+        format!(
+            "{}/orders/{order_id}?until={until}&sig={sig}",
+            self.public_url
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

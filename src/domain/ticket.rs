@@ -5,7 +5,7 @@ use std::fmt;
 
 use rand::RngCore;
 
-use crate::error::{AppError, AppResult, Invalid};
+use super::refusal::Invalid;
 
 /// Random bytes in a code: 160 bits, so guessing one of a million live
 /// codes takes about 2^140 tries.
@@ -28,7 +28,7 @@ impl TicketCode {
 
     /// A code as typed or scanned: case, spaces and dashes don't matter
     /// (the page prints it in groups of four).
-    pub fn parse(text: &str) -> AppResult<TicketCode> {
+    pub fn parse(text: &str) -> Result<TicketCode, Invalid> {
         let code: String = text
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '-')
@@ -38,7 +38,7 @@ impl TicketCode {
             .bytes()
             .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b));
         if code.len() != CODE_CHARS || !alphabet_only {
-            return Err(AppError::Invalid(Invalid::TicketCode));
+            return Err(Invalid::TicketCode);
         }
         Ok(TicketCode(code))
     }
@@ -77,7 +77,7 @@ pub enum Tender {
 
 impl Tender {
     /// From the form's choice and its comp reason (ignored unless comp).
-    pub fn parse(choice: &str, comp_reason: &str) -> AppResult<Tender> {
+    pub fn parse(choice: &str, comp_reason: &str) -> Result<Tender, Invalid> {
         let reason = comp_reason.trim();
         match choice.trim() {
             "cash" => Ok(Tender::Cash),
@@ -85,7 +85,7 @@ impl Tender {
             "comp" if super::text::problem("reason", reason, 200).is_none() => Ok(Tender::Comp {
                 reason: reason.to_string(),
             }),
-            _ => Err(AppError::Invalid(Invalid::Tender)),
+            _ => Err(Invalid::Tender),
         }
     }
 
@@ -107,10 +107,10 @@ impl Tender {
 }
 
 /// The gate a door page scans at ("Gate B"), shown on a second scan.
-pub fn gate(text: &str) -> AppResult<String> {
+pub fn gate(text: &str) -> Result<String, Invalid> {
     let gate = text.trim();
     if super::text::problem("gate", gate, 40).is_some() {
-        return Err(AppError::Invalid(Invalid::Gate));
+        return Err(Invalid::Gate);
     }
     Ok(gate.to_string())
 }
@@ -155,10 +155,7 @@ mod tests {
             "SELECT * FROM tickets",
         ] {
             assert!(
-                matches!(
-                    TicketCode::parse(bad),
-                    Err(AppError::Invalid(Invalid::TicketCode))
-                ),
+                matches!(TicketCode::parse(bad), Err(Invalid::TicketCode)),
                 "{bad:?} was taken for a code"
             );
         }

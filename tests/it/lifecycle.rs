@@ -178,7 +178,7 @@ async fn after_a_database_restart_the_pool_and_the_feed_reconnect_and_open_pages
     );
     let config = Config::for_tests(DatabaseSource::Url(Secret::new(conninfo)));
     let (base, state) = serve_instance(&config).await;
-    let pool = seatmap::db::Database::connect(&config)
+    let pool = seatmap::db::database::Database::connect(&config)
         .await
         .expect("the test's pool")
         .pool;
@@ -333,7 +333,9 @@ async fn the_session_sweeper_runs_in_every_instance_and_deletes_only_expired_ses
 #[tokio::test]
 async fn building_the_app_starts_its_background_work_and_shutdown_stops_it() {
     let app = spawn_app().await;
-    let database = seatmap::db::Database::connect(&app.config).await.unwrap();
+    let database = seatmap::db::database::Database::connect(&app.config)
+        .await
+        .unwrap();
     let instance = seatmap::startup::Application::build(app.config.clone(), &database)
         .await
         .unwrap();

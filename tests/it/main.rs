@@ -3,6 +3,7 @@
 
 mod after_sale;
 mod api_keys;
+mod architecture;
 mod availability;
 mod bad_input;
 mod best_available;

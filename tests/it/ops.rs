@@ -89,7 +89,7 @@ async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answer
     let pg_config: tokio_postgres::Config = url.parse().unwrap();
     let pool = db::build_pool(pg_config.clone(), &config.db).unwrap();
     let live = LiveFeed::start(pg_config, &config.db, config.live.poll_every).unwrap();
-    let links = seatmap::web::state::OrderLinks {
+    let links = seatmap::domain::signed_link::OrderLinks {
         key: seatmap::domain::signed_link::LinkKey::new(vec![7; 32]),
         public_url: "http://127.0.0.1".into(),
     };
@@ -221,4 +221,55 @@ async fn database_errors_are_logged_without_the_rows_they_quote() {
         logged.contains("23514") && logged.contains("webhook_endpoints_url_check"),
         "{logged}"
     );
+}
+
+/// The API document and the routes come from one list: every documented
+/// operation answers at its path and method (with ids that parse, what it
+/// says is about the thing named, never "no such page" nor 405).
+#[tokio::test]
+async fn every_documented_operation_is_routed() {
+    let app = crate::support::spawn_app().await;
+    let client = reqwest::Client::new();
+    let document: serde_json::Value = client
+        .get(format!("{}/api/openapi.json", app.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let paths = document["paths"].as_object().unwrap();
+    assert!(!paths.is_empty());
+    for (path, item) in paths {
+        let concrete = path
+            .split('/')
+            .map(|part| match part {
+                "{hold_id}" | "{order_id}" => "7b0f4c1e-4a8e-4f5e-9f0e-2d6f1c0a9b3d",
+                part if part.starts_with('{') => "1",
+                part => part,
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in item.as_object().unwrap().keys() {
+            let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let response = client
+                .request(method.clone(), format!("{}{concrete}", app.base))
+                .header("content-type", "application/json")
+                .body("{}")
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            let body = response.text().await.unwrap();
+            assert_ne!(
+                status,
+                reqwest::StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {path}"
+            );
+            assert!(
+                !body.contains("Page not found."),
+                "{method} {path} is documented but not routed: {status} {body}"
+            );
+        }
+    }
 }

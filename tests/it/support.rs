@@ -14,7 +14,7 @@ use pg_embedded::{Durability, PgCluster};
 use reqwest::StatusCode;
 use seatmap::app::AppState;
 use seatmap::config::{Config, DatabaseSource, Secret};
-use seatmap::db::Database;
+use seatmap::db::database::Database;
 use seatmap::db::{self, Pool};
 use seatmap::domain::layout::{EventSpec, RowSpec, SectionSpec, TierSpec, row_label};
 use seatmap::startup::Application;
@@ -758,8 +758,8 @@ impl TestApp {
 
 /// A clock for the rate limits that stands still: their windows (per
 /// minute, per 15 minutes) can't end while a test counts against them.
-pub fn frozen_limits_clock() -> seatmap::db::rate_limits::LimitClock {
-    seatmap::db::rate_limits::LimitClock::Frozen(OffsetDateTime::now_utc())
+pub fn frozen_limits_clock() -> seatmap::config::LimitClock {
+    seatmap::config::LimitClock::Frozen(OffsetDateTime::now_utc())
 }
 
 /// A JSON API client with a cookie jar (a clone shares the jar: the same

@@ -17,10 +17,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use pg_embedded::{Durability, PgCluster};
 use seatmap::db::holds::{HoldRules, Holder};
 use seatmap::db::{self, Pool, best_available::BestAvailableRequest};
 use seatmap::error::AppError;
-use pg_embedded::{Durability, PgCluster};
 use tokio_postgres::NoTls;
 
 const VENUE_SEATS: i64 = 20_000;
@@ -288,7 +288,13 @@ async fn main() -> anyhow::Result<()> {
     // seats don't change what it measured), for a median creation time.
     let mut creations = vec![create_ms];
     for _ in 0..4 {
-        creations.push(seatmap_bench::reset::arena_event(&pool).await?.create.as_secs_f64() * 1000.0);
+        creations.push(
+            seatmap_bench::reset::arena_event(&pool)
+                .await?
+                .create
+                .as_secs_f64()
+                * 1000.0,
+        );
     }
     creations.sort_by(f64::total_cmp);
     println!(

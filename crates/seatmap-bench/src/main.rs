@@ -33,11 +33,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use pg_embedded::{self as pg_cluster, Durability, PgCluster};
 use seatmap::config::DbSettings;
 use seatmap::db::{self, Pool};
 use seatmap_bench::loadgen::{self, Report, Target};
 use seatmap_bench::reset;
-use pg_embedded::{self as pg_cluster, Durability, PgCluster};
 use tokio_postgres::NoTls;
 
 const MAX_SEATS_PER_HOLD: u32 = 10;
@@ -547,8 +547,7 @@ async fn ratio(
         ceilings.push((tps, per_claim(ceiling_cpu, claims)));
         harness.reset().await?;
         let cpu = postgres_cpu(harness)?;
-        let (tps, claims) =
-            pgbench_claims(harness, options, reset::PGBENCH_CLAIM_SCRIPT).await?;
+        let (tps, claims) = pgbench_claims(harness, options, reset::PGBENCH_CLAIM_SCRIPT).await?;
         apps.push((tps, per_claim(postgres_cpu(harness)? - cpu, claims)));
         harness.reset().await?;
     }
@@ -831,12 +830,9 @@ async fn main() -> anyhow::Result<()> {
                 for _ in 0..3 {
                     for (with_tickets, runs) in [(false, &mut before), (true, &mut after)] {
                         let cpu = postgres_cpu(&harness)?;
-                        let (tps, sales) = pgbench_claims(
-                            &harness,
-                            &options,
-                            &reset::sale_script(with_tickets),
-                        )
-                        .await?;
+                        let (tps, sales) =
+                            pgbench_claims(&harness, &options, &reset::sale_script(with_tickets))
+                                .await?;
                         runs.push((tps, per_claim(postgres_cpu(&harness)? - cpu, sales)));
                         harness.reset().await?;
                     }

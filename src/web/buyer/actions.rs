@@ -17,15 +17,18 @@ use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
+use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
-use crate::web::error::refusal_notice;
-use crate::web::extract::{
-    Buyer, ClientIp, IdPath, Notice, NoticeKind, admit_hold_request, is_htmx, push_notice,
-};
+use crate::web::admission::admit_hold_request;
+use crate::web::auth::Buyer;
+use crate::web::buyer::panel::HoldPanel;
+use crate::web::extract::{ClientIp, IdPath, is_htmx};
+use crate::web::notices::{Notice, NoticeKind, push_notice};
 use crate::web::render::*;
+use crate::web::seat_view::SeatView;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
-use crate::web::views::{self, HoldPanel, SeatView};
+use crate::words::refusal_notice;
 
 #[derive(Template)]
 #[template(path = "events/_seat_action.html")]
@@ -274,9 +277,7 @@ pub(crate) async fn seat_action(
             ..
         } => (seat_id, SeatOutcome::Inspected),
         _ => {
-            return Err(AppError::BadRequest(
-                "Choose a seat: the form names none.".into(),
-            ));
+            return Err(AppError::BadRequest(Malformed::NoSeatInForm));
         }
     };
 
@@ -328,7 +329,7 @@ pub(crate) async fn seat_action(
 
 /// `currency`: the event's (the price is only said for a seat now held).
 pub(crate) fn seat_notice(seat: &Seat, outcome: &SeatOutcome, currency: Currency) -> Notice {
-    let name = views::seat_name(seat);
+    let name = crate::words::seat_name(seat);
     let price = currency.format(i64::from(seat.price_cents));
     match outcome {
         SeatOutcome::Held => Notice::new(NoticeKind::Success, format!("Holding {name} ({price}).")),
@@ -547,7 +548,7 @@ pub(crate) async fn best_available(
     let count = form.count.trim().parse::<i64>().unwrap_or(0);
     let nonempty = |value: String| Some(value.trim().to_string()).filter(|v| !v.is_empty());
     let outcome = match rules::party_size(count, max_seats) {
-        Err(err) => Err(err),
+        Err(err) => Err(err.into()),
         Ok(count) => {
             let request = BestAvailableRequest {
                 count,
@@ -582,7 +583,10 @@ pub(crate) async fn best_available(
                 .filter(|seat| found.added.contains(&seat.id))
                 .cloned()
                 .collect();
-            let text = format!("Found {}.", views::describe_seats(&added, found.together));
+            let text = format!(
+                "Found {}.",
+                crate::words::describe_seats(&added, found.together)
+            );
             let shown = Shown {
                 hold: Some(found.hold.hold),
                 held: found.hold.seats,

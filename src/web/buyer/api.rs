@@ -2,12 +2,10 @@
 //! by adding fields.
 
 use axum::Json;
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -18,23 +16,28 @@ use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::rules as input_rules;
 use crate::domain::seat::{SeatIds, SeatState};
+use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::extract::{
-    ApiBuyer, ApiJson, ApiViewer, BuyerFields, ClientIp, IdPath, admit_hold_request,
-};
+use crate::web::admission::admit_hold_request;
+use crate::web::auth::{ApiBuyer, ApiViewer};
+use crate::web::error::responses;
+use crate::web::extract::{ApiJson, BuyerFields, ClientIp, IdPath};
 use crate::web::reads::ReadPermit;
 use crate::web::state::AppState;
-use crate::web::views;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/events", get(list_events))
-        .route("/api/events/{event_id}/seats", get(event_seats))
-        .route("/api/events/{event_id}/holds", post(create_hold))
-        .route("/api/holds/{hold_id}", delete(release_hold))
-        .route("/api/holds/{hold_id}/seats/{seat_id}", delete(release_seat))
-        .route("/api/holds/{hold_id}/purchase", post(purchase))
-        .route("/api/holds/{hold_id}/extend", post(extend_hold))
+/// The buyers' API: each operation routed and documented from its
+/// `#[utoipa::path]`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_events))
+        .routes(routes!(event_seats))
+        .routes(routes!(create_hold))
+        .routes(routes!(release_hold))
+        .routes(routes!(release_seat))
+        .routes(routes!(purchase))
+        .routes(routes!(extend_hold))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -101,8 +104,8 @@ pub(crate) struct EventSeatsJson {
         (status = 200, description = "Every event", body = Vec<crate::db::events::EventSummary>,
             links(("seats" = (operation_id = "event_seats", parameters(("event_id" = "$response.body#/0/id")))),
                   ("hold" = (operation_id = "create_hold", parameters(("event_id" = "$response.body#/0/id")))))),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::InvalidKey,
+        responses::Unavailable,))]
 pub(crate) async fn list_events(
     State(state): State<AppState>,
     // First: whatever the other extractors read (the session) is a read too.
@@ -116,10 +119,10 @@ pub(crate) async fn list_events(
     params(("event_id" = i64, Path, description = "The event")),
     responses(
         (status = 200, description = "The event, its seats and GA areas, and the caller's hold", body = EventSeatsJson),
-        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequestOrNoCustomer,
+        responses::InvalidKey,
+        responses::NotFoundOrNotYours,
+        responses::Unavailable,))]
 pub(crate) async fn event_seats(
     State(state): State<AppState>,
     // First: whatever the other extractors read (the session) is a read too.
@@ -311,14 +314,14 @@ pub(crate) struct BestAvailableJson {
                   ("extend" = (operation_id = "extend_hold", parameters(("hold_id" = "$response.body#/hold_id")))),
                   ("release_seat" = (operation_id = "release_seat", parameters(("hold_id" = "$response.body#/hold_id"), ("seat_id" = "$response.body#/seat_ids/0")))),
                   ("release" = (operation_id = "release_hold", parameters(("hold_id" = "$response.body#/hold_id")))))),
-        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
-        (status = 429, description = "Too many requests", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequestOrNoCustomer,
+        responses::InvalidKey,
+        responses::Forbidden,
+        responses::NotFoundOrNotYours,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::TooManyRequests,
+        responses::Unavailable,))]
 pub(crate) async fn create_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -385,16 +388,14 @@ pub(crate) async fn create_hold(
                 .cloned()
                 .collect();
             let body = BestAvailableJson {
-                summary: views::describe_seats(&added, outcome.together),
+                summary: crate::words::describe_seats(&added, outcome.together),
                 hold: HoldJson::from(outcome.hold),
                 added: outcome.added,
                 together: outcome.together,
             };
             Ok((StatusCode::CREATED, Json(body)).into_response())
         }
-        _ => Err(AppError::BadRequest(
-            "Give \"seat_ids\" and/or \"ga\", or \"best_available\" alone.".into(),
-        )),
+        _ => Err(AppError::BadRequest(Malformed::HoldRequestShape)),
     }
 }
 
@@ -402,12 +403,12 @@ pub(crate) async fn create_hold(
     params(("hold_id" = String, Path, format = Uuid)),
     responses(
         (status = 204, description = "Released"),
-        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequestOrNoCustomer,
+        responses::InvalidKey,
+        responses::Forbidden,
+        responses::NotFoundOrNotYours,
+        responses::Conflict,
+        responses::Unavailable,))]
 pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
@@ -421,12 +422,12 @@ pub(crate) async fn release_hold(
     params(("hold_id" = String, Path, format = Uuid), ("seat_id" = i64, Path)),
     responses(
         (status = 204, description = "Released"),
-        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequestOrNoCustomer,
+        responses::InvalidKey,
+        responses::Forbidden,
+        responses::NotFoundOrNotYours,
+        responses::Conflict,
+        responses::Unavailable,))]
 pub(crate) async fn release_seat(
     State(state): State<AppState>,
     IdPath((hold_id, seat_id)): IdPath<(HoldId, SeatId)>,
@@ -449,14 +450,14 @@ pub(crate) struct PurchaseJson {
     responses(
         (status = 201, description = "Bought", body = PurchaseJson,
             links(("order" = (operation_id = "order_json", parameters(("order_id" = "$response.body#/order_id")))))),
-        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 410, description = "The hold has expired", body = crate::web::error::ErrorBody),
-        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequestOrNoCustomer,
+        responses::InvalidKey,
+        responses::Forbidden,
+        responses::NotFoundOrNotYours,
+        responses::Conflict,
+        responses::Gone,
+        responses::Unprocessable,
+        responses::Unavailable,))]
 pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
@@ -479,13 +480,13 @@ pub(crate) async fn purchase(
     params(("hold_id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The hold with its new expiry", body = HoldJson),
-        (status = 400, description = "Malformed request, or a sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found (or not yours)", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 410, description = "The hold has expired", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequestOrNoCustomer,
+        responses::InvalidKey,
+        responses::Forbidden,
+        responses::NotFoundOrNotYours,
+        responses::Conflict,
+        responses::Gone,
+        responses::Unavailable,))]
 pub(crate) async fn extend_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,

@@ -8,10 +8,12 @@ use crate::db;
 use crate::domain::ids::EventId;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult};
-use crate::web::error::{message, refusal_notice};
-use crate::web::extract::{Buyer, BuyerFields, IdPath, Notice, NoticeKind, push_notice};
+use crate::web::auth::Buyer;
+use crate::web::extract::{BuyerFields, IdPath};
+use crate::web::notices::{Notice, NoticeKind, push_notice};
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
+use crate::words::{message, refusal_notice};
 
 pub(crate) async fn purchase(
     State(state): State<AppState>,
@@ -37,7 +39,7 @@ pub(crate) async fn purchase(
         .await?;
         return Ok(back.into_response());
     };
-    let details = match rules::buyer_details(&form.name, &form.email) {
+    let details = match rules::buyer_details(&form.name, &form.email).map_err(AppError::from) {
         Ok(details) => details,
         Err(err @ AppError::Invalid(_)) => {
             let notice = Notice::new(NoticeKind::Error, message(&err));

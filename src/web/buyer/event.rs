@@ -12,14 +12,20 @@ use crate::db::ga::GaAreaView;
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::ids::{BuyerId, EventId};
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{BuyerFields, IdPath, Notice, QueryInput, Viewer, take_notice};
+use crate::web::auth::Viewer;
+use crate::web::buyer::panel::BestForm;
+use crate::web::buyer::panel::GaBlock;
+use crate::web::buyer::panel::HoldPanel;
+use crate::web::buyer::seat_list::ListSection;
+use crate::web::buyer::seat_list::SectionLink;
+use crate::web::event_header::EventHeader;
+use crate::web::extract::{BuyerFields, IdPath, QueryInput};
 use crate::web::map::{self, Overview, PriceFilter, SeatCanvas};
+use crate::web::notices::{Notice, take_notice};
 use crate::web::render::*;
+use crate::web::seat_view::StatusLegend;
+use crate::web::seat_view::TierLegend;
 use crate::web::state::AppState;
-use crate::web::views::{
-    self, BestForm, EventHeader, GaBlock, HoldPanel, ListSection, SectionLink, StatusLegend,
-    TierLegend,
-};
 
 #[derive(Template)]
 #[template(path = "events/index.html")]
@@ -121,7 +127,7 @@ pub(crate) async fn event_page_response(
         .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     // The cursor first: a change landing while the seats are read is then
     // resent by the live feed rather than missed.
-    let since = db::live::snapshot_now(&client).await?;
+    let since = db::snapshot::snapshot_now(&client).await?;
     let hold = live_hold(&client, event_id, buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
@@ -169,14 +175,14 @@ pub(crate) async fn event_page_response(
         section_name: chosen.map(|s| s.name.clone()),
         section_id: chosen.map(|s| s.id),
         filter,
-        tiers: views::tier_legend(&tiers),
-        statuses: views::status_legend(),
+        tiers: crate::web::seat_view::tier_legend(&tiers),
+        statuses: crate::web::seat_view::status_legend(),
         best: BestForm::new(
             state.config.max_seats_per_hold,
             shapes.sections.iter().map(|s| s.name.clone()).collect(),
             &tiers,
         ),
-        ga: views::ga_blocks(
+        ga: crate::web::buyer::panel::ga_blocks(
             &db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?,
             state.config.max_seats_per_hold,
             event.currency,
@@ -189,7 +195,7 @@ pub(crate) async fn event_page_response(
             (None, true) => "seats=none&".to_string(),
             (None, false) => String::new(),
         },
-        server_now: views::rfc3339(OffsetDateTime::now_utc()),
+        server_now: crate::words::rfc3339(OffsetDateTime::now_utc()),
         notice,
         oob: false,
     };
@@ -393,14 +399,14 @@ pub(crate) async fn list_page(
         }
         (true, None) => (
             Vec::new(),
-            views::section_links(event_id, &shapes, event.currency),
+            crate::web::buyer::seat_list::section_links(event_id, &shapes, event.currency),
             None,
         ),
     };
     let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
     render(&ListPage {
         event: EventHeader::from(&event),
-        sections: views::list_sections(&seats, &tiers),
+        sections: crate::web::buyer::seat_list::list_sections(&seats, &tiers),
         choose,
         section_id,
         panel,

@@ -20,18 +20,24 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
-use crate::db::live::{SeatChanges, Snapshot};
+use crate::db::live::SeatChanges;
 use crate::db::seats::Seat;
+use crate::db::snapshot::Snapshot;
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, Limit, Missing};
 use crate::server::{Admission, Full};
+use crate::web::auth::Viewer;
 use crate::web::buyer::event::hold_panel;
-use crate::web::extract::{ClientIp, IdPath, QueryInput, Viewer};
+use crate::web::buyer::panel::GaBlock;
+use crate::web::buyer::panel::HoldPanel;
+use crate::web::buyer::panel::ga_blocks;
+use crate::web::extract::{ClientIp, IdPath, QueryInput};
 use crate::web::render::render;
+use crate::web::seat_view::SeatView;
+use crate::web::seat_view::tiers_currency;
 use crate::web::state::AppState;
-use crate::web::views::{GaBlock, HoldPanel, SeatView, ga_blocks, tiers_currency};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -102,7 +108,7 @@ async fn live(
         .or_else(|| query.since.as_deref().and_then(Snapshot::parse));
     let since = match since {
         Some(since) => since,
-        None => db::live::snapshot_now(&client).await?,
+        None => db::snapshot::snapshot_now(&client).await?,
     };
     let mine = match viewer.buyer_id {
         Some(buyer) => mine_now(&client, event_id, buyer).await?,

@@ -5,6 +5,8 @@ pub mod api;
 pub mod checkout;
 pub mod event;
 pub mod live;
+pub mod panel;
+pub mod seat_list;
 pub mod tickets;
 
 use axum::Router;
@@ -31,12 +33,8 @@ pub fn pages_router() -> Router<AppState> {
         .route("/orders/{order_id}", get(order_page))
         .route("/my/orders", get(my_orders))
         .route("/tickets/{code}", get(ticket_page))
-        .route("/api/orders/{order_id}", get(order_json))
 }
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .merge(pages_router())
-        .merge(api::router())
-        .merge(live::router())
+    Router::new().merge(pages_router()).merge(live::router())
 }

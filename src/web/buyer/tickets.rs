@@ -16,10 +16,14 @@ use crate::domain::ids::{EventId, OrderId};
 use crate::domain::signed_link::SignedAccess;
 use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{ApiViewer, IdPath, QueryInput, Viewer};
+use crate::web::auth::{ApiViewer, Viewer};
+use crate::web::error::responses;
+use crate::web::extract::{IdPath, QueryInput};
 use crate::web::qr;
 use crate::web::render::render;
 use crate::web::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// A ticket as its page, the order page and the JSON show it.
 pub(crate) struct TicketView {
@@ -261,17 +265,22 @@ pub(crate) struct OrderJson {
     tickets: Vec<TicketJson>,
 }
 
+/// The buyer's orders in the API.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(order_json))
+}
+
 /// The buyer's order and its tickets, as JSON. A read: a visitor without
 /// a buyer id gets a 404 and no session is written.
 #[utoipa::path(get, path = "/api/orders/{order_id}", tag = "buyers",
     params(("order_id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The caller's order and its tickets", body = OrderJson),
-        (status = 400, description = "A sell key without X-Customer-Ref", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::NoCustomerRef,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Unavailable,))]
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath(order_id): IdPath<OrderId>,

@@ -17,16 +17,22 @@ use crate::db::order_changes::WalkUp;
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::money::Currency;
+use crate::domain::refusal::Refusal;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::extract::{IdPath, Notice, QueryInput, StaffUser, take_notice};
+use crate::web::auth::StaffUser;
+use crate::web::event_header::EventHeader;
+use crate::web::extract::{IdPath, QueryInput};
 use crate::web::map::{self, SeatCanvas};
+use crate::web::notices::{Notice, take_notice};
 use crate::web::render::render;
+use crate::web::seat_view::StatusLegend;
+use crate::web::seat_view::TierLegend;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
-use crate::web::views::{self, EventHeader, StatusLegend, TierLegend};
+use crate::words;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -113,9 +119,9 @@ impl HoldRow {
             seats: hold.seat_ids.into_iter().zip(hold.seat_names).collect(),
             ga_lines: hold.ga_lines,
             held_since: clock(hold.created_at),
-            expires_at: views::rfc3339(hold.expires_at),
+            expires_at: crate::words::rfc3339(hold.expires_at),
             expired_at: clock(hold.expires_at),
-            server_now: views::rfc3339(now),
+            server_now: crate::words::rfc3339(now),
             remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
             email: hold.email.unwrap_or_default(),
         }
@@ -144,7 +150,7 @@ impl OrderRow {
             email: order.buyer_email.unwrap_or_default(),
             seats: order.seat_names.join("; "),
             total: currency.format(order.total_cents),
-            when: views::display_time(order.created_at),
+            when: words::display_time(order.created_at),
             sold_by: order.sold_by.unwrap_or_else(|| "online".into()),
             tender: order.tender,
             refunded: order.refunded,
@@ -212,8 +218,8 @@ async fn seat_panel(
     };
     Ok(SeatPanel {
         id: seat.id,
-        name: views::seat_name(seat),
-        status: views::state_label(seat.state),
+        name: crate::words::seat_name(seat),
+        status: crate::web::seat_view::state_label(seat.state),
         can_block: seat.state == SeatState::Available,
         can_unblock: seat.state == SeatState::Blocked,
         can_sell: matches!(seat.state, SeatState::Available | SeatState::Blocked),
@@ -258,9 +264,9 @@ async fn console(
         event: EventHeader::from(&event),
         notice: take_notice(&staff.session).await?,
         canvas,
-        tiers: views::tier_legend(&tiers),
+        tiers: crate::web::seat_view::tier_legend(&tiers),
         // Staff hold nothing themselves, so "held by you" never shows here.
-        statuses: views::status_legend()
+        statuses: crate::web::seat_view::status_legend()
             .into_iter()
             .filter(|status| status.state != SeatState::Mine.as_str())
             .collect(),
@@ -275,7 +281,7 @@ async fn console(
         audit: audit
             .into_iter()
             .map(|entry| AuditRow {
-                when: views::display_time(entry.at),
+                when: words::display_time(entry.at),
                 who: entry.staff.unwrap_or_else(|| "system".into()),
                 action: entry.action.replace('_', " "),
                 seats: entry.seats.join("; "),
@@ -297,7 +303,7 @@ async fn back_to_console(
         Some(seat) => format!("/staff/events/{event_id}?seat={seat}"),
         None => format!("/staff/events/{event_id}"),
     };
-    super::back_with_notice(session, &location, outcome).await
+    crate::web::notices::back_with_notice(session, &location, outcome).await
 }
 
 /// A hold must belong to the console's event (the URL says which).
@@ -425,14 +431,15 @@ async fn sell(
     staff: StaffUser,
     CsrfForm(form): CsrfForm<SellForm>,
 ) -> AppResult<Redirect> {
-    let sale = rules::walk_up_buyer(&form.name, &form.email).and_then(|buyer| {
-        Ok(WalkUp {
-            seat_ids: SeatIds::new([seat_id]),
-            ga: Vec::new(),
-            buyer,
-            tender: Tender::parse(&form.tender, &form.comp_reason)?,
-        })
-    });
+    let sale =
+        rules::walk_up_buyer(&form.name, &form.email).and_then(|buyer| -> Result<_, Refusal> {
+            Ok(WalkUp {
+                seat_ids: SeatIds::new([seat_id]),
+                ga: Vec::new(),
+                buyer,
+                tender: Tender::parse(&form.tender, &form.comp_reason)?,
+            })
+        });
     let outcome = match sale {
         Ok(sale) => db::order_changes::walk_up_sale(&state.pool, staff.actor(), event_id, &sale)
             .await
@@ -444,7 +451,7 @@ async fn sell(
                     short(sold.order_id)
                 )
             }),
-        Err(err) => Err(err),
+        Err(err) => Err(err.into()),
     };
     back_to_console(&staff.session, event_id, Some(seat_id), outcome).await
 }

@@ -16,18 +16,26 @@ use crate::db::tickets::{Admission, DoorCounts};
 use crate::domain::ids::EventId;
 use crate::domain::ticket::{self, TicketCode};
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{ApiJson, IdPath, QueryInput, StaffCaller, StaffUser, is_htmx};
+use crate::web::auth::{StaffCaller, StaffUser};
+use crate::web::error::responses;
+use crate::web::event_header::EventHeader;
+use crate::web::extract::{ApiJson, IdPath, QueryInput, is_htmx};
 use crate::web::render::render;
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
-use crate::web::views::EventHeader;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/staff/events/{event_id}/door", get(door_page))
         .route("/staff/events/{event_id}/door/scan", post(scan))
         .route("/staff/events/{event_id}/door/counts", get(counts))
-        .route("/api/staff/events/{event_id}/admissions", post(admit_json))
+}
+
+/// The door's API: one admission per scan.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(admit_json))
 }
 
 /// What the door shows after a scan: big, coloured, one line.
@@ -116,7 +124,7 @@ struct GateQuery {
 
 fn gate_or_default(gate: Option<&str>) -> AppResult<String> {
     match gate.map(str::trim).filter(|g| !g.is_empty()) {
-        Some(gate) => ticket::gate(gate),
+        Some(gate) => Ok(ticket::gate(gate)?),
         None => Ok("Main door".to_string()),
     }
 }
@@ -127,7 +135,7 @@ async fn door_page(
     QueryInput(query): QueryInput<GateQuery>,
     staff: StaffUser,
 ) -> AppResult<Html<String>> {
-    let event = super::event_header(&state, event_id).await?;
+    let event = crate::web::event_header::event_header(&state, event_id).await?;
     let counts = db::tickets::door_counts(&state.pool.get().await?, event_id).await?;
     render(&DoorPage {
         event_id,
@@ -158,7 +166,7 @@ async fn scan(
     staff: StaffUser,
     CsrfForm(form): CsrfForm<ScanForm>,
 ) -> AppResult<Response> {
-    let event = super::event_header(&state, event_id).await?;
+    let event = crate::web::event_header::event_header(&state, event_id).await?;
     let gate = gate_or_default(Some(&form.gate))?;
     let result = match TicketCode::parse(&form.code) {
         Ok(code) => {
@@ -237,12 +245,12 @@ pub(crate) struct AdmitJson {
     params(("event_id" = i64, Path)), request_body = AdmitBody,
     responses(
         (status = 200, description = "What the door says: `result` names it", body = AdmitJson),
-        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
-        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Unprocessable,
+        responses::Unavailable,))]
 pub(crate) async fn admit_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -271,7 +279,7 @@ pub(crate) async fn admit_json(
         place: ticket.map(|t| t.place()),
         admitted_at: ticket
             .and_then(|t| t.admitted_at)
-            .map(crate::web::views::rfc3339),
+            .map(crate::words::rfc3339),
         gate: ticket.and_then(|t| t.admitted_gate.clone()),
         admitted: counts.admitted,
         expected: counts.expected,

@@ -13,10 +13,11 @@ use crate::domain::ids::EventId;
 use crate::domain::locale::EventLocale;
 use crate::domain::text::spreadsheet_safe;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::extract::{IdPath, StaffUser};
+use crate::web::auth::StaffUser;
+use crate::web::event_header::EventHeader;
+use crate::web::extract::IdPath;
 use crate::web::render::render;
 use crate::web::state::AppState;
-use crate::web::views::EventHeader;
 
 pub fn router() -> Router<AppState> {
     Router::new()

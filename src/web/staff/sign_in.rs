@@ -16,11 +16,12 @@ use crate::db;
 use crate::db::rate_limits::Counter;
 use crate::domain::password;
 use crate::error::{AppError, AppResult, Limit};
-use crate::web::error::message;
-use crate::web::extract::{ClientIp, QueryInput, sign_in, sign_out};
+use crate::web::auth::{sign_in, sign_out};
+use crate::web::extract::{ClientIp, QueryInput};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, CsrfToken, NoFields, RotateCsrf};
 use crate::web::state::AppState;
+use crate::words::message;
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -16,14 +16,17 @@ use crate::db;
 use crate::db::venues::{EventPlan, VenueSummary};
 use crate::domain::money::Currency;
 use crate::domain::rules;
-use crate::domain::venue::{self, LayoutError, VenueLayout};
+use crate::domain::venue::{self, LayoutError};
+use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::error::message;
-use crate::web::extract::{IdPath, Notice, NoticeKind, StaffUser, push_notice, take_notice};
+use crate::web::auth::StaffUser;
+use crate::web::extract::IdPath;
+use crate::web::notices::{Notice, NoticeKind, push_notice, take_notice};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, check_csrf};
 use crate::web::state::AppState;
-use crate::web::views;
+use crate::words;
+use crate::words::message;
 
 /// The largest layout file accepted (the 20,000-seat arena's JSON is ~2 MB).
 const MAX_LAYOUT_BYTES: usize = 16 * 1024 * 1024;
@@ -49,21 +52,13 @@ struct VenueRow {
     imported: String,
 }
 
-fn size_in_words(seats: i64, ga: i64) -> String {
-    match (seats, ga) {
-        (seats, 0) => format!("{seats} seats"),
-        (0, ga) => format!("{ga} general admission"),
-        (seats, ga) => format!("{seats} seats + {ga} general admission"),
-    }
-}
-
 impl From<VenueSummary> for VenueRow {
     fn from(venue: VenueSummary) -> VenueRow {
         VenueRow {
             id: venue.id,
             name: venue.name,
-            size: size_in_words(i64::from(venue.seat_count), i64::from(venue.ga_capacity)),
-            imported: views::display_time(venue.imported_at),
+            size: words::venue_size(i64::from(venue.seat_count), i64::from(venue.ga_capacity)),
+            imported: words::display_time(venue.imported_at),
         }
     }
 }
@@ -127,11 +122,7 @@ async fn import(
 ) -> AppResult<Response> {
     let mut sent_csrf = None;
     let mut file = None;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(|err| AppError::BadRequest(format!("Invalid upload: {err}")))?
-    {
+    while let Some(field) = multipart.next_field().await.map_err(bad_upload)? {
         match field.name() {
             Some("csrf") => sent_csrf = Some(field.text().await.map_err(bad_upload)?),
             Some("layout") => {
@@ -179,24 +170,14 @@ async fn import(
     };
     push_notice(
         &staff.session,
-        &Notice::new(NoticeKind::Success, imported_message(&layout)),
+        &Notice::new(NoticeKind::Success, words::imported_message(&layout)),
     )
     .await?;
     Ok(Redirect::to(&format!("/staff/venues/{venue_id}")).into_response())
 }
 
 fn bad_upload(err: axum::extract::multipart::MultipartError) -> AppError {
-    AppError::BadRequest(format!("Invalid upload: {err}"))
-}
-
-pub fn imported_message(layout: &VenueLayout) -> String {
-    format!(
-        "Imported {}: {} in {} sections, {} price tiers.",
-        layout.name,
-        size_in_words(layout.seat_count() as i64, layout.ga_capacity() as i64),
-        layout.sections.len(),
-        layout.tiers.len()
-    )
+    AppError::BadRequest(Malformed::Upload(err.to_string()))
 }
 
 struct TierPriceField {
@@ -290,7 +271,7 @@ async fn create_event(
                 Some(at) if at > OffsetDateTime::now_utc() => format!(
                     "Created {}. It goes on sale at {}.",
                     plan.name,
-                    views::display_time(at)
+                    words::display_time(at)
                 ),
                 _ => format!("Created {}. It is on sale now.", plan.name),
             };

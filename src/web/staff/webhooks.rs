@@ -17,11 +17,13 @@ use axum::routing::{get, post};
 use crate::db;
 use crate::domain::webhook::{self, EVENT_TYPES, ROTATION_OVERLAP, TargetPolicy};
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::extract::{IdPath, Notice, StaffUser, take_notice};
+use crate::web::auth::StaffUser;
+use crate::web::extract::IdPath;
+use crate::web::notices::{Notice, take_notice};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
-use crate::web::views;
+use crate::words;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -99,9 +101,9 @@ async fn page(State(state): State<AppState>, staff: StaffUser) -> AppResult<Resp
                 id: e.id,
                 url: e.url,
                 events: e.event_types.join(", "),
-                created: views::display_time(e.created_at),
+                created: words::display_time(e.created_at),
                 live: e.disabled_at.is_none(),
-                rotating_until: e.previous_secret_until.map(views::display_time),
+                rotating_until: e.previous_secret_until.map(words::display_time),
             })
             .collect(),
         deliveries: deliveries
@@ -110,14 +112,14 @@ async fn page(State(state): State<AppState>, staff: StaffUser) -> AppResult<Resp
                 endpoint_id: d.endpoint_id,
                 delivery_id: d.delivery_id,
                 event_type: d.event_type,
-                created: views::display_time(d.created_at),
+                created: words::display_time(d.created_at),
                 attempts: d.attempts,
                 state: match (d.delivered_at, d.failed_at) {
-                    (Some(at), _) => format!("delivered {}", views::display_time(at)),
-                    (None, Some(at)) => format!("failed {}: gave up", views::display_time(at)),
+                    (Some(at), _) => format!("delivered {}", words::display_time(at)),
+                    (None, Some(at)) => format!("failed {}: gave up", words::display_time(at)),
                     (None, None) if d.attempts == 0 => "waiting".into(),
                     (None, None) => {
-                        format!("retrying at {}", views::display_time(d.next_attempt_at))
+                        format!("retrying at {}", words::display_time(d.next_attempt_at))
                     }
                 },
                 failed: d.delivered_at.is_none() && d.failed_at.is_some(),
@@ -183,7 +185,9 @@ async fn create(
     let url = match checked {
         Ok(url) => url.to_string(),
         Err(err) => {
-            let back = super::back_with_notice(&staff.session, "/staff/webhooks", Err(err)).await?;
+            let back =
+                crate::web::notices::back_with_notice(&staff.session, "/staff/webhooks", Err(err))
+                    .await?;
             return Ok(back.into_response());
         }
     };
@@ -268,7 +272,7 @@ async fn disable(
         Err(AppError::NotFound(Missing::Page))
     };
     drop(client);
-    super::back_with_notice(&staff.session, "/staff/webhooks", outcome).await
+    crate::web::notices::back_with_notice(&staff.session, "/staff/webhooks", outcome).await
 }
 
 /// Sends a delivery that was given up on again, from its first attempt.
@@ -285,5 +289,5 @@ async fn retry_delivery(
         Err(AppError::NotFound(Missing::Page))
     };
     drop(client);
-    super::back_with_notice(&staff.session, "/staff/webhooks", outcome).await
+    crate::web::notices::back_with_notice(&staff.session, "/staff/webhooks", outcome).await
 }

@@ -1,37 +1,40 @@
-//! The staff JSON API. Anonymous callers get 401; unknown holds, events or
-//! seats get 404.
+//! The staff JSON API for seats: release a buyer's hold, block and unblock
+//! seats. Anonymous callers get 401; unknown holds, events or seats get 404.
 
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::post;
 use serde::{Deserialize, Serialize};
 
 use crate::db;
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::extract::{ApiJson, IdPath, StaffCaller};
+use crate::web::auth::StaffCaller;
+use crate::web::error::responses;
+use crate::web::extract::{ApiJson, IdPath};
 use crate::web::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/staff/holds/{hold_id}/release", post(release_hold))
-        .route("/api/staff/events/{event_id}/seats/block", post(block))
-        .route("/api/staff/events/{event_id}/seats/unblock", post(unblock))
+/// The staff API for holds and blocked seats.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(release_hold))
+        .routes(routes!(block))
+        .routes(routes!(unblock))
 }
 
 #[utoipa::path(post, path = "/api/staff/holds/{hold_id}/release", tag = "staff", operation_id = "staff_release_hold",
     params(("hold_id" = String, Path, format = Uuid)),
     responses(
         (status = 204, description = "Released; the buyer is told"),
-        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unavailable,))]
 pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
@@ -76,13 +79,13 @@ async fn set_blocked(
     params(("event_id" = i64, Path)), request_body = SeatsBody,
     responses(
         (status = 200, description = "Blocked, all of them", body = SeatsChanged),
-        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
 pub(crate) async fn block(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -96,13 +99,13 @@ pub(crate) async fn block(
     params(("event_id" = i64, Path)), request_body = SeatsBody,
     responses(
         (status = 200, description = "On sale again, all of them", body = SeatsChanged),
-        (status = 400, description = "Malformed request", body = crate::web::error::ErrorBody),
-        (status = 401, description = "Not signed in as staff, or an invalid API key", body = crate::web::error::ErrorBody),
-        (status = 403, description = "An API key of another scope", body = crate::web::error::ErrorBody),
-        (status = 404, description = "Not found", body = crate::web::error::ErrorBody),
-        (status = 409, description = "Refused by the state of things", body = crate::web::error::ErrorBody),
-        (status = 422, description = "Breaks a rule", body = crate::web::error::ErrorBody),
-        (status = 503, description = "Busy or down; retry", body = crate::web::error::ErrorBody),))]
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
 pub(crate) async fn unblock(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

@@ -1,0 +1,362 @@
+//! Layouts from JSON: sections of rows of seats, general-admission areas;
+//! the schema is static/venue-layout.schema.json.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Deserialize;
+
+use crate::domain::geometry::{self, Point};
+use crate::domain::layout::SEAT_PITCH;
+use crate::domain::text::{self, MAX_LABEL_CHARS, MAX_NAME_CHARS};
+
+use super::checks::*;
+use super::model::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonLayout {
+    name: String,
+    time_zone: Option<String>,
+    stage: Option<JsonStage>,
+    tiers: Vec<TierDef>,
+    #[serde(default)]
+    sections: Vec<JsonSection>,
+    #[serde(default)]
+    ga_areas: Vec<GaArea>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonStage {
+    outline: Vec<[f64; 2]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonPoint {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonSection {
+    name: String,
+    /// Where the section's origin sits in the venue; none: stacked below
+    /// the sections before it.
+    position: Option<JsonPoint>,
+    /// Degrees clockwise about the section's origin.
+    rotation: Option<f64>,
+    /// Bends the rows the app lays out (`count` rows) around a point this
+    /// far in front of the front row.
+    curve: Option<f64>,
+    /// In the section's own coordinates; none: drawn around its seats.
+    outline: Option<Vec<[f64; 2]>>,
+    rows: Vec<JsonRow>,
+}
+
+/// A row is either its seats one by one, or `count` seats the app lays
+/// out: numbered from `first`, one tier, centred on the section's x = 0.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonRow {
+    label: String,
+    seats: Option<Vec<JsonSeat>>,
+    count: Option<u32>,
+    first: Option<u32>,
+    tier: Option<String>,
+    /// For a `count` row: flags by seat label, e.g. `{"1": ["wheelchair"]}`.
+    flags: Option<BTreeMap<String, Vec<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonSeat {
+    label: String,
+    tier: String,
+    /// The seat's centre in the section's coordinates; both or neither
+    /// (then the seat's place in its row and the row's place in its
+    /// section decide).
+    x: Option<f64>,
+    y: Option<f64>,
+    /// Overrides the computed best-available rank (lower is better).
+    rank: Option<i64>,
+    #[serde(default)]
+    flags: Vec<String>,
+}
+
+/// The most seats one `count` row may lay out.
+const MAX_ROW_COUNT: u32 = 1_000;
+
+/// Parses and validates a JSON layout.
+pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
+    let raw: JsonLayout = serde_json::from_str(text).map_err(|err| {
+        vec![LayoutError {
+            at: format!("line {}, column {}", err.line(), err.column()),
+            problem: err.to_string(),
+        }]
+    })?;
+    let mut errors = Vec::new();
+    let tiers = check_tiers(&raw.tiers, &mut errors, |i| format!("tiers[{i}]"));
+    let mut sections = Vec::new();
+    let mut section_names = HashSet::new();
+    for (s, section) in raw.sections.iter().enumerate() {
+        let at = format!("sections[{s}]");
+        if section.name.trim().is_empty() {
+            errors.push(err(&at, "a section needs a name"));
+        } else if let Some(problem) =
+            text::problem("the section name", &section.name, MAX_NAME_CHARS)
+        {
+            errors.push(err(&at, problem));
+        } else if !section_names.insert(section.name.clone()) {
+            errors.push(err(&at, format!("duplicate section {:?}", section.name)));
+        }
+        // An origin, not a seat: a section whose seats start right of
+        // its own origin may sit with that origin left of the venue's
+        // (the canonical form of a stacked CSV section does).
+        let position = section.position.as_ref().map(|p| {
+            if !(local_coordinate_ok(p.x) && local_coordinate_ok(p.y)) {
+                errors.push(err(
+                    &format!("{at}.position"),
+                    format!("bad position ({}, {}): use -100000 to 100000", p.x, p.y),
+                ));
+            }
+            Point::new(p.x as f32, p.y as f32)
+        });
+        let rotation = match section.rotation {
+            Some(r) if r.is_finite() && (-360.0..=360.0).contains(&r) => r as f32,
+            Some(r) => {
+                errors.push(err(
+                    &format!("{at}.rotation"),
+                    format!("bad rotation {r}: use -360 to 360 degrees"),
+                ));
+                0.0
+            }
+            None => 0.0,
+        };
+        let curve = match section.curve {
+            Some(c) if c.is_finite() && (f64::from(SEAT_PITCH)..=100_000.0).contains(&c) => {
+                Some(c as f32)
+            }
+            Some(c) => {
+                errors.push(err(
+                    &format!("{at}.curve"),
+                    format!("bad curve {c}: use a radius from {SEAT_PITCH} to 100000"),
+                ));
+                None
+            }
+            None => None,
+        };
+        let outline = section
+            .outline
+            .as_ref()
+            .map(|o| check_outline(o, &format!("{at}.outline"), -100_000.0, &mut errors));
+        let mut seats = Vec::new();
+        let mut ranked = Vec::new();
+        let mut row_labels = HashSet::new();
+        for (r, row) in section.rows.iter().enumerate() {
+            let at = format!("{at}.rows[{r}]");
+            if row.label.trim().is_empty() {
+                errors.push(err(&at, "a row needs a label"));
+            } else if let Some(problem) =
+                text::problem("the row label", &row.label, MAX_LABEL_CHARS)
+            {
+                errors.push(err(&at, problem));
+            } else if !row_labels.insert(row.label.clone()) {
+                errors.push(err(
+                    &at,
+                    format!("duplicate row {:?} in {:?}", row.label, section.name),
+                ));
+            }
+            let laid_out;
+            let row_seats: &[JsonSeat] = match (&row.seats, row.count) {
+                (Some(seats), None)
+                    if row.tier.is_none() && row.first.is_none() && row.flags.is_none() =>
+                {
+                    seats
+                }
+                (None, Some(count)) if (1..=MAX_ROW_COUNT).contains(&count) => {
+                    match &row.tier {
+                        Some(tier) => {
+                            let first = u64::from(row.first.unwrap_or(1));
+                            laid_out = geometry::row_positions(count, r as u32, SEAT_PITCH, curve)
+                                .iter()
+                                .enumerate()
+                                .map(|(i, p)| {
+                                    let label = (first + i as u64).to_string();
+                                    JsonSeat {
+                                        flags: row
+                                            .flags
+                                            .as_ref()
+                                            .and_then(|flags| flags.get(&label))
+                                            .cloned()
+                                            .unwrap_or_default(),
+                                        label,
+                                        tier: tier.clone(),
+                                        x: Some(f64::from(p.x)),
+                                        y: Some(f64::from(p.y)),
+                                        rank: None,
+                                    }
+                                })
+                                .collect::<Vec<_>>();
+                            if let Some(stray) = row.flags.iter().flatten().find(|(label, _)| {
+                                !laid_out.iter().any(|seat| &seat.label == *label)
+                            }) {
+                                errors.push(err(
+                                    &at,
+                                    format!(
+                                        "flags for seat {:?}, which the row does not have",
+                                        stray.0
+                                    ),
+                                ));
+                            }
+                            &laid_out
+                        }
+                        None => {
+                            errors.push(err(&at, "a row with a count needs a tier"));
+                            &[]
+                        }
+                    }
+                }
+                (None, Some(count)) => {
+                    errors.push(err(
+                        &at,
+                        format!("bad count {count}: use 1 to {MAX_ROW_COUNT}"),
+                    ));
+                    &[]
+                }
+                _ => {
+                    errors.push(err(
+                        &at,
+                        "give the row either its seats, or a count and a tier (and a first number)",
+                    ));
+                    &[]
+                }
+            };
+            let mut seat_labels = HashSet::new();
+            for (p, seat) in row_seats.iter().enumerate() {
+                let at = format!("{at}.seats[{p}]");
+                if seat.label.trim().is_empty() {
+                    errors.push(err(&at, "a seat needs a label"));
+                } else if let Some(problem) =
+                    text::problem("the seat label", &seat.label, MAX_LABEL_CHARS)
+                {
+                    errors.push(err(&at, problem));
+                } else if !seat_labels.insert(seat.label.clone()) {
+                    errors.push(err(
+                        &at,
+                        format!(
+                            "duplicate seat {} {} {}",
+                            section.name, row.label, seat.label
+                        ),
+                    ));
+                }
+                if !tiers.contains(seat.tier.as_str()) {
+                    errors.push(err(&at, format!("unknown tier {:?}", seat.tier)));
+                }
+                let (x, y) = match (seat.x, seat.y) {
+                    (Some(x), Some(y)) if local_coordinate_ok(x) && local_coordinate_ok(y) => {
+                        (x as f32, y as f32)
+                    }
+                    (Some(x), Some(y)) => {
+                        errors.push(err(
+                            &at,
+                            format!("bad coordinate ({x}, {y}): use -100000 to 100000"),
+                        ));
+                        (0.0, 0.0)
+                    }
+                    (None, None) => (p as f32 * SEAT_PITCH, r as f32 * SEAT_PITCH),
+                    _ => {
+                        errors.push(err(&at, "give both x and y, or neither"));
+                        (0.0, 0.0)
+                    }
+                };
+                let rank = match seat.rank {
+                    Some(rank) if (0..=i64::from(i32::MAX)).contains(&rank) => rank as i32,
+                    Some(rank) => {
+                        errors.push(err(&at, format!("bad rank {rank}: use 0 or more")));
+                        0
+                    }
+                    None => default_rank(s, r, p, row_seats.len()),
+                };
+                ranked.push(seat.rank.is_some());
+                let flags = check_flags(&seat.flags, &at, &mut errors);
+                seats.push(SeatLayout {
+                    row: row.label.clone(),
+                    label: seat.label.clone(),
+                    row_index: r as i32,
+                    position: p as i32,
+                    x,
+                    y,
+                    rank,
+                    tier: seat.tier.clone(),
+                    flags,
+                });
+            }
+        }
+        sections.push(DraftSection {
+            name: section.name.clone(),
+            position,
+            rotation,
+            outline,
+            seats,
+            ranked,
+        });
+    }
+    for (g, area) in raw.ga_areas.iter().enumerate() {
+        let at = format!("ga_areas[{g}]");
+        if area.name.trim().is_empty() {
+            errors.push(err(&at, "an area needs a name"));
+        } else if let Some(problem) = text::problem("the area name", &area.name, MAX_NAME_CHARS) {
+            errors.push(err(&at, problem));
+        } else if !section_names.insert(area.name.clone()) {
+            errors.push(err(
+                &at,
+                format!("{:?} is already a section or area", area.name),
+            ));
+        }
+        if !tiers.contains(area.tier.as_str()) {
+            errors.push(err(&at, format!("unknown tier {:?}", area.tier)));
+        }
+        if area.capacity == 0 || area.capacity > 1_000_000 {
+            errors.push(err(
+                &at,
+                format!("bad capacity {}: use 1 to 1000000", area.capacity),
+            ));
+        }
+        if let Some(outline) = &area.outline {
+            let pairs: Vec<[f64; 2]> = outline
+                .iter()
+                .map(|[x, y]| [f64::from(*x), f64::from(*y)])
+                .collect();
+            check_outline(&pairs, &format!("{at}.outline"), 0.0, &mut errors);
+        }
+    }
+    let stage = raw
+        .stage
+        .as_ref()
+        .map(|stage| check_outline(&stage.outline, "stage.outline", 0.0, &mut errors));
+    let time_zone = raw
+        .time_zone
+        .unwrap_or_else(|| DEFAULT_TIME_ZONE.to_string());
+    if jiff::tz::TimeZone::get(&time_zone).is_err() {
+        errors.push(err(
+            "time_zone",
+            format!(
+                "unknown time zone {:?}: use an IANA name such as Europe/London",
+                text::shortened(&time_zone)
+            ),
+        ));
+    }
+    finish(
+        Venue {
+            name: raw.name,
+            time_zone,
+            stage,
+            tiers: raw.tiers,
+            ga_areas: raw.ga_areas,
+        },
+        sections,
+        errors,
+    )
+}

@@ -1,0 +1,198 @@
+//! A validated venue layout and its parts: what every parser produces and
+//! everything downstream (import, events, the map) reads.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::domain::geometry::{self, Placement, Point};
+use crate::domain::layout::{Flag, SeatSpec};
+
+/// A layout that passed validation, every place in it resolved: sections
+/// have a placement and an outline, and the venue has a stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VenueLayout {
+    pub name: String,
+    /// The IANA time zone every time a buyer sees is shown in.
+    pub time_zone: String,
+    /// The stage's outline, in venue coordinates.
+    pub stage: Vec<Point>,
+    pub tiers: Vec<TierDef>,
+    pub sections: Vec<SectionLayout>,
+    pub ga_areas: Vec<GaArea>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierDef {
+    pub code: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionLayout {
+    pub name: String,
+    /// Where the section's own coordinates (its seats', its outline's) sit
+    /// in the venue.
+    pub placement: Placement,
+    /// In the section's own coordinates.
+    pub outline: Vec<Point>,
+    pub seats: Vec<SeatLayout>,
+}
+
+impl SectionLayout {
+    /// The outline in venue coordinates.
+    pub fn venue_outline(&self) -> Vec<Point> {
+        self.outline
+            .iter()
+            .map(|p| self.placement.apply(*p))
+            .collect()
+    }
+}
+
+/// A seat; `x` and `y` are its centre in its section's own coordinates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatLayout {
+    pub row: String,
+    pub label: String,
+    pub row_index: i32,
+    pub position: i32,
+    pub x: f32,
+    pub y: f32,
+    pub rank: i32,
+    pub tier: String,
+    pub flags: Vec<Flag>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaArea {
+    pub name: String,
+    pub tier: String,
+    pub capacity: u32,
+    /// Where the area is drawn on the map, in venue coordinates.
+    #[serde(default)]
+    pub outline: Option<Vec<[f32; 2]>>,
+}
+
+impl VenueLayout {
+    pub fn seat_count(&self) -> usize {
+        self.sections.iter().map(|s| s.seats.len()).sum()
+    }
+
+    pub fn ga_capacity(&self) -> u64 {
+        self.ga_areas.iter().map(|a| u64::from(a.capacity)).sum()
+    }
+
+    /// Every seat, section by section, in layout order (the order their ids
+    /// will follow).
+    pub fn seat_specs(&self) -> Vec<SeatSpec> {
+        self.sections
+            .iter()
+            .enumerate()
+            .flat_map(|(section_index, section)| {
+                section.seats.iter().map(move |seat| {
+                    let at = section.placement.apply(Point::new(seat.x, seat.y));
+                    SeatSpec {
+                        section_index,
+                        tier: seat.tier.clone(),
+                        row_label: seat.row.clone(),
+                        seat_label: seat.label.clone(),
+                        row_index: seat.row_index,
+                        position: seat.position,
+                        x: at.x,
+                        y: at.y,
+                        rank: seat.rank,
+                        flags: seat.flags.clone(),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// The canonical JSON form: the file format with every coordinate and
+    /// rank spelled out. `from_json` reads it back to an equal layout, so a
+    /// stored venue can be exported, and an event built from it, without
+    /// the file it came from.
+    pub fn to_json(&self) -> serde_json::Value {
+        let sections: Vec<serde_json::Value> = self
+            .sections
+            .iter()
+            .map(|section| {
+                let mut rows: BTreeMap<i32, (String, Vec<&SeatLayout>)> = BTreeMap::new();
+                for seat in &section.seats {
+                    rows.entry(seat.row_index)
+                        .or_insert_with(|| (seat.row.clone(), Vec::new()))
+                        .1
+                        .push(seat);
+                }
+                let rows: Vec<serde_json::Value> = rows
+                    .into_values()
+                    .map(|(label, mut seats)| {
+                        seats.sort_by_key(|seat| seat.position);
+                        let seats: Vec<serde_json::Value> = seats
+                            .iter()
+                            .map(|seat| {
+                                serde_json::json!({
+                                    "label": seat.label,
+                                    "tier": seat.tier,
+                                    "x": seat.x,
+                                    "y": seat.y,
+                                    "rank": seat.rank,
+                                    "flags": seat.flags.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+                                })
+                            })
+                            .collect();
+                        serde_json::json!({ "label": label, "seats": seats })
+                    })
+                    .collect();
+                serde_json::json!({
+                    "name": section.name,
+                    "position": {"x": section.placement.origin.x, "y": section.placement.origin.y},
+                    "rotation": section.placement.rotation,
+                    "outline": geometry::to_pairs(&section.outline),
+                    "rows": rows,
+                })
+            })
+            .collect();
+        let ga_areas: Vec<serde_json::Value> = self
+            .ga_areas
+            .iter()
+            .map(|a| {
+                let mut area =
+                    serde_json::json!({"name": a.name, "tier": a.tier, "capacity": a.capacity});
+                if let Some(outline) = &a.outline {
+                    area["outline"] = serde_json::json!(outline);
+                }
+                area
+            })
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "time_zone": self.time_zone,
+            "stage": {"outline": geometry::to_pairs(&self.stage)},
+            "tiers": self.tiers.iter().map(|t| serde_json::json!({"code": t.code, "name": t.name})).collect::<Vec<_>>(),
+            "sections": sections,
+            "ga_areas": ga_areas,
+        })
+    }
+}
+
+/// One problem in a layout file, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutError {
+    pub at: String,
+    pub problem: String,
+}
+
+impl std::fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.at, self.problem)
+    }
+}
+
+pub(super) const MAX_SEATS: usize = 100_000;
+/// A file this broken is reported in part: the list is for a person.
+pub(super) const MAX_REPORTED_PROBLEMS: usize = 200;
+/// All areas together: the venue stores the sum as an integer.
+pub(super) const MAX_GA_PLACES: u64 = 1_000_000;

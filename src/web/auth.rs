@@ -1,0 +1,298 @@
+//! Who is asking: the buyer's session, staff signed in, or another server
+//! with an API key (and the customer it names); signing staff in and out.
+
+use crate::domain::api_key::{self, Scope};
+use crate::domain::ids::{Actor, ApiKeyId, BuyerId, StaffId};
+use crate::error::AppError;
+use crate::error::Denied;
+use crate::web::security::CsrfToken;
+use crate::web::state::AppState;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+use crate::web::session::{session_error, session_from};
+
+const BUYER_KEY: &str = "buyer_id";
+
+/// The caller as a buyer. The id lives in the session data rather than
+/// being the session id, so it survives session-id rotation. Created (and
+/// the cookie set) on first use.
+pub struct Buyer {
+    pub id: BuyerId,
+    pub session: Session,
+    /// The id was made by this request: the session is new, and a live
+    /// stream the page opened before it doesn't know whose seats are whose.
+    pub is_new: bool,
+    pub csrf: CsrfToken,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Buyer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Buyer, AppError> {
+        let session = session_from(parts).await?;
+        let csrf = CsrfToken::from_request_parts(parts, state).await?;
+        let (id, is_new) = match session
+            .get::<BuyerId>(BUYER_KEY)
+            .await
+            .map_err(session_error)?
+        {
+            Some(id) => (id, false),
+            None => {
+                let id = BuyerId(Uuid::new_v4());
+                session.insert(BUYER_KEY, id).await.map_err(session_error)?;
+                (id, true)
+            }
+        };
+        Ok(Buyer {
+            id,
+            session,
+            is_new,
+            csrf,
+        })
+    }
+}
+
+/// The caller, if they already have a buyer id; never creates a session.
+pub struct Viewer {
+    pub buyer_id: Option<BuyerId>,
+    pub session: Session,
+    pub csrf: CsrfToken,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Viewer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Viewer, AppError> {
+        let session = session_from(parts).await?;
+        let csrf = CsrfToken::from_request_parts(parts, state).await?;
+        let buyer_id = session
+            .get::<BuyerId>(BUYER_KEY)
+            .await
+            .map_err(session_error)?;
+        Ok(Viewer {
+            buyer_id,
+            session,
+            csrf,
+        })
+    }
+}
+
+const STAFF_KEY: &str = "staff_id";
+
+/// A signed-in box-office staff member. Only the login handler ever puts a
+/// staff id in a session, so a buyer's session never gains staff rights.
+/// 401 otherwise (which HTML pages turn into a redirect to the login page).
+pub struct StaffUser {
+    pub id: StaffId,
+    pub name: String,
+    pub session: Session,
+    pub csrf: CsrfToken,
+}
+
+impl FromRequestParts<AppState> for StaffUser {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<StaffUser, AppError> {
+        let session = session_from(parts).await?;
+        let csrf = CsrfToken::from_request_parts(parts, state).await?;
+        let staff_id = session
+            .get::<StaffId>(STAFF_KEY)
+            .await
+            .map_err(session_error)?
+            .ok_or(AppError::Unauthorized)?;
+        let client = state.pool.get().await?;
+        let name = crate::db::staff::name_of(&client, staff_id)
+            .await?
+            .ok_or(AppError::Unauthorized)?;
+        Ok(StaffUser {
+            id: staff_id,
+            name,
+            session,
+            csrf,
+        })
+    }
+}
+
+impl StaffUser {
+    pub fn actor(&self) -> Actor {
+        Actor::Staff(self.id)
+    }
+}
+
+/// Checks the key a request bears (`Authorization: Bearer <key>`), on
+/// every route: a malformed, unknown or revoked key is a 401, never a
+/// fall-back to the session or to anonymous access. A good key is left in
+/// the request's extensions for the extractors below.
+pub async fn authenticate_bearer(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    // The metrics scraper's bearer token is its own (SEATMAP_METRICS_TOKEN).
+    if request.uri().path() == "/metrics" {
+        return next.run(request).await;
+    }
+    let Some(header) = request.headers().get(axum::http::header::AUTHORIZATION) else {
+        return next.run(request).await;
+    };
+    let key = header
+        .to_str()
+        .ok()
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|key| api_key::well_formed(key))
+        .map(api_key::hash);
+    let found = match key {
+        Some(hash) => match state.pool.get().await {
+            Ok(client) => crate::db::api_keys::authenticate(&client, &hash).await,
+            Err(err) => Err(err.into()),
+        },
+        None => Ok(None),
+    };
+    match found {
+        Ok(Some(key)) => {
+            request.extensions_mut().insert(key);
+            next.run(request).await
+        }
+        Ok(None) => AppError::InvalidApiKey.into_response(),
+        Err(err) => err.into_response(),
+    }
+}
+
+/// The key the request bears, as [`authenticate_bearer`] found it.
+fn bearer_key(parts: &Parts) -> Option<crate::db::api_keys::ApiKey> {
+    parts
+        .extensions
+        .get::<crate::db::api_keys::ApiKey>()
+        .cloned()
+}
+
+fn needs_scope(key: &crate::db::api_keys::ApiKey, scope: Scope) -> Result<(), AppError> {
+    if key.scope == scope {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(Denied::KeyScope {
+            has: key.scope.as_str(),
+            needs: scope.as_str(),
+        }))
+    }
+}
+
+/// The customer a sell key acts for (`X-Customer-Ref`), as a buyer.
+fn key_customer(parts: &Parts, key: &crate::db::api_keys::ApiKey) -> Result<BuyerId, AppError> {
+    needs_scope(key, Scope::Sell)?;
+    let customer = parts
+        .headers
+        .get(api_key::CUSTOMER_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("");
+    Ok(api_key::customer_buyer(
+        key.id,
+        api_key::customer_ref(customer)?,
+    ))
+}
+
+/// A buyer of the JSON API: the session's (made on first use, as [`Buyer`])
+/// or, with a sell key, the key's customer named by `X-Customer-Ref`.
+pub struct ApiBuyer {
+    pub id: BuyerId,
+    /// The key, when a sell key made the request (limits are per key).
+    pub key: Option<ApiKeyId>,
+}
+
+impl FromRequestParts<AppState> for ApiBuyer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ApiBuyer, AppError> {
+        if let Some(key) = bearer_key(parts) {
+            return Ok(ApiBuyer {
+                id: key_customer(parts, &key)?,
+                key: Some(key.id),
+            });
+        }
+        let buyer = Buyer::from_request_parts(parts, state).await?;
+        Ok(ApiBuyer {
+            id: buyer.id,
+            key: None,
+        })
+    }
+}
+
+/// A buyer of the JSON API for a read: like [`ApiBuyer`], but a caller
+/// without a buyer id gets none, and no session is written.
+pub struct ApiViewer {
+    pub buyer_id: Option<BuyerId>,
+}
+
+impl FromRequestParts<AppState> for ApiViewer {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<ApiViewer, AppError> {
+        // Any key may read; a sell key's customer also sees their own hold.
+        if let Some(key) = bearer_key(parts) {
+            let buyer_id = match key.scope {
+                Scope::Sell => Some(key_customer(parts, &key)?),
+                Scope::Read | Scope::BoxOffice => None,
+            };
+            return Ok(ApiViewer { buyer_id });
+        }
+        let viewer = Viewer::from_request_parts(parts, state).await?;
+        Ok(ApiViewer {
+            buyer_id: viewer.buyer_id,
+        })
+    }
+}
+
+/// Who calls the staff JSON API: a signed-in member of staff, or a
+/// box-office key. 401 for neither; 403 for a key of another scope.
+pub struct StaffCaller {
+    pub actor: Actor,
+}
+
+impl FromRequestParts<AppState> for StaffCaller {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<StaffCaller, AppError> {
+        if let Some(key) = bearer_key(parts) {
+            needs_scope(&key, Scope::BoxOffice)?;
+            return Ok(StaffCaller {
+                actor: Actor::Key(key.id),
+            });
+        }
+        let staff = StaffUser::from_request_parts(parts, state).await?;
+        Ok(StaffCaller {
+            actor: staff.actor(),
+        })
+    }
+}
+
+/// Marks the session as this staff member's, under a new session id (so a
+/// session id planted before login is worthless after it).
+pub async fn sign_in(session: &Session, staff_id: StaffId) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_error)?;
+    session
+        .insert(STAFF_KEY, staff_id)
+        .await
+        .map_err(session_error)
+}
+
+pub async fn sign_out(session: &Session) -> Result<(), AppError> {
+    session
+        .remove::<i64>(STAFF_KEY)
+        .await
+        .map_err(session_error)?;
+    session.cycle_id().await.map_err(session_error)
+}

@@ -1,0 +1,282 @@
+//! The buyer's hold panel: what is held, the countdown, the offer of more
+//! time, the general-admission blocks and the best-available form.
+
+use crate::db::events::Tier;
+use crate::db::ga::GaAreaView;
+use crate::db::holds::Hold;
+use crate::db::seats::Seat;
+use crate::domain::ids::{EventId, SeatId};
+use crate::domain::money::{Currency, group_thousands};
+use crate::web::seat_view::{TierLegend, tier_legend};
+use crate::words::{rfc3339, seat_name};
+use time::OffsetDateTime;
+
+/// The choices of the best-available form.
+pub struct BestForm {
+    pub counts: Vec<u32>,
+    pub sections: Vec<String>,
+    pub tiers: Vec<TierLegend>,
+    pub tier_codes: Vec<String>,
+}
+
+impl BestForm {
+    /// `sections`: the event's section names, in layout order.
+    pub fn new(max_seats: u32, sections: Vec<String>, tiers: &[Tier]) -> BestForm {
+        BestForm {
+            counts: (1..=max_seats).collect(),
+            sections,
+            tiers: tier_legend(tiers),
+            tier_codes: tiers.iter().map(|t| t.code.clone()).collect(),
+        }
+    }
+}
+
+pub struct HeldSeat {
+    pub id: SeatId,
+    pub name: String,
+    pub tier: String,
+    pub price: String,
+}
+
+/// "Need more time?": shown from `from` (the last 2 minutes) if unused.
+pub struct ExtendOffer {
+    pub from: String,
+    pub now: bool,
+    pub minutes: u64,
+}
+
+/// General-admission tickets in a hold, one line per area.
+pub struct HeldGa {
+    pub area_id: i64,
+    pub name: String,
+    pub quantity: i32,
+    pub tier: String,
+    pub price: String,
+}
+
+pub struct HoldView {
+    pub extend: Option<ExtendOffer>,
+    pub expires_at: String,
+    pub expires_clock: String,
+    pub server_now: String,
+    pub remaining: String,
+    pub seats: Vec<HeldSeat>,
+    pub ga: Vec<HeldGa>,
+    pub total: String,
+    /// "2 seats", "1 seat and 2 tickets": the selection bar's words.
+    pub summary: String,
+}
+
+fn selection_summary(seats: usize, tickets: usize) -> String {
+    let count = |n: usize, one: &str, many: &str| {
+        format!(
+            "{} {}",
+            group_thousands(n as u64),
+            if n == 1 { one } else { many }
+        )
+    };
+    match (seats, tickets) {
+        (s, 0) => count(s, "seat", "seats"),
+        (0, t) => count(t, "ticket", "tickets"),
+        (s, t) => format!(
+            "{} and {}",
+            count(s, "seat", "seats"),
+            count(t, "ticket", "tickets")
+        ),
+    }
+}
+
+/// The hold panel of one event page.
+pub struct HoldPanel {
+    pub event_id: EventId,
+    /// The session's CSRF token, for the panel's forms.
+    pub csrf: String,
+    /// How long a new hold lasts, for the empty panel's explanation.
+    pub hold_minutes: u64,
+    pub hold: Option<HoldView>,
+    pub buyer_name: String,
+    pub buyer_email: String,
+    /// The buyer's last hold was released by the box office (and they
+    /// have no live hold now): the panel says so.
+    pub released_by_box_office: bool,
+    /// Rendered as an out-of-band swap (the live feed sends it that way).
+    pub oob: bool,
+}
+
+impl HoldPanel {
+    /// `held` are the seats of `hold` (state Mine), `areas` the event's GA
+    /// areas with the hold's tickets. `now` is the database's clock.
+    pub fn new(
+        event_id: EventId,
+        (hold_ttl, extension): (std::time::Duration, std::time::Duration),
+        hold: Option<&Hold>,
+        (held, areas): (&[&Seat], &[GaAreaView]),
+        now: OffsetDateTime,
+        csrf: String,
+    ) -> HoldPanel {
+        let ga: Vec<&GaAreaView> = areas.iter().filter(|area| area.mine > 0).collect();
+        let ga_cents: i64 = ga
+            .iter()
+            .map(|area| i64::from(area.price_cents) * i64::from(area.mine))
+            .sum();
+        let hold = hold
+            .filter(|_| !held.is_empty() || !ga.is_empty())
+            .map(|hold| {
+                let remaining = (hold.expires_at - now).whole_seconds().max(0);
+                let window = time::Duration::seconds(crate::db::holds::EXTENSION_WINDOW_SECS);
+                HoldView {
+                    extend: (!hold.extended).then(|| ExtendOffer {
+                        from: rfc3339(hold.expires_at - window),
+                        now: remaining <= window.whole_seconds(),
+                        minutes: extension.as_secs().div_ceil(60),
+                    }),
+                    expires_at: rfc3339(hold.expires_at),
+                    expires_clock: hold.locale.clock(hold.expires_at),
+                    server_now: rfc3339(now),
+                    remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
+                    seats: held
+                        .iter()
+                        .map(|seat| HeldSeat {
+                            id: seat.id,
+                            name: seat_name(seat),
+                            tier: seat.tier_name.clone(),
+                            price: hold.locale.price(seat.price_cents),
+                        })
+                        .collect(),
+                    ga: ga
+                        .iter()
+                        .map(|area| HeldGa {
+                            area_id: area.id,
+                            name: area.name.clone(),
+                            quantity: area.mine,
+                            tier: area.tier_name.clone(),
+                            price: hold
+                                .locale
+                                .price(i64::from(area.price_cents) * i64::from(area.mine)),
+                        })
+                        .collect(),
+                    total: hold.locale.price(
+                        held.iter().map(|s| i64::from(s.price_cents)).sum::<i64>() + ga_cents,
+                    ),
+                    summary: selection_summary(
+                        held.len(),
+                        ga.iter().map(|area| area.mine as usize).sum(),
+                    ),
+                }
+            });
+        HoldPanel {
+            event_id,
+            csrf,
+            hold_minutes: hold_ttl.as_secs().div_ceil(60),
+            hold,
+            buyer_name: String::new(),
+            buyer_email: String::new(),
+            released_by_box_office: false,
+            oob: false,
+        }
+    }
+}
+
+/// A general-admission area on the map: what is left, and a picker.
+pub struct GaBlock {
+    pub id: i64,
+    pub name: String,
+    pub tier: String,
+    pub price: String,
+    /// "37 left", "1 left" or "Sold out".
+    pub left: String,
+    pub sold_out: bool,
+    /// The quantities the picker offers.
+    pub counts: Vec<i64>,
+    /// "You hold 2", when the viewer holds some.
+    pub mine: Option<String>,
+}
+
+pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32, currency: Currency) -> Vec<GaBlock> {
+    areas
+        .iter()
+        .map(|area| {
+            let left = area.available.max(0);
+            GaBlock {
+                id: area.id,
+                name: area.name.clone(),
+                tier: area.tier_name.clone(),
+                price: currency.format(i64::from(area.price_cents)),
+                left: if left == 0 {
+                    "Sold out".into()
+                } else {
+                    format!("{left} left")
+                },
+                sold_out: left == 0,
+                counts: (1..=left.min(i64::from(max_per_hold))).collect(),
+                mine: (area.mine > 0).then(|| format!("You hold {}", area.mine)),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::domain::locale::EventLocale;
+    use crate::domain::seat::SeatState;
+    use crate::web::seat_view::tests::seat;
+
+    const TTL: (std::time::Duration, std::time::Duration) = (
+        std::time::Duration::from_secs(480),
+        std::time::Duration::from_secs(240),
+    );
+
+    #[test]
+    fn hold_panel_counts_down_from_the_servers_clock() {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let hold = Hold {
+            id: crate::domain::ids::HoldId(uuid::Uuid::nil()),
+            event_id: crate::domain::ids::EventId(1),
+            buyer_id: crate::domain::ids::BuyerId(uuid::Uuid::nil()),
+            state: crate::db::holds::HoldState::Open,
+            expires_at: now + time::Duration::seconds(7 * 60 + 5),
+            live: true,
+            released_by_staff: false,
+            extended: false,
+            locale: EventLocale::new(Currency::from_code("GBP").unwrap(), "Europe/London"),
+        };
+        let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
+        let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);
+        let panel = HoldPanel::new(
+            crate::domain::ids::EventId(1),
+            TTL,
+            Some(&hold),
+            (&[&a, &b], &[]),
+            now,
+            String::new(),
+        );
+        let view = panel.hold.unwrap();
+        assert_eq!(view.remaining, "07:05");
+        let offer = view
+            .extend
+            .as_ref()
+            .expect("an unextended hold offers more time");
+        assert!(!offer.now, "not before the last 2 minutes");
+        assert_eq!(offer.minutes, 4);
+        assert_eq!(view.total, "£90", "in the event's currency");
+        assert_eq!(
+            view.expires_clock, "01:07:05 BST",
+            "in the venue's zone (London, 1970)"
+        );
+        assert_eq!(view.summary, "2 seats");
+        assert_eq!(view.seats.len(), 2);
+        assert!(
+            HoldPanel::new(
+                crate::domain::ids::EventId(1),
+                TTL,
+                Some(&hold),
+                (&[], &[]),
+                now,
+                String::new()
+            )
+            .hold
+            .is_none()
+        );
+    }
+}

@@ -1,0 +1,273 @@
+//! The staff JSON API for orders: read an order, refund it (or some of its
+//! tickets), reseat a ticket, and sell at the counter; the twins of the
+//! order page's and walk-up page's forms.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+
+use crate::db;
+use crate::db::ga::GaRequest;
+use crate::db::order_changes::WalkUp;
+use crate::domain::ids::{EventId, OrderId, SeatId, TicketId};
+use crate::domain::rules;
+use crate::domain::seat::SeatIds;
+use crate::domain::ticket::Tender;
+use crate::error::Malformed;
+use crate::error::{AppError, AppResult, Missing};
+use crate::web::auth::StaffCaller;
+use crate::web::error::responses;
+use crate::web::extract::{ApiJson, IdPath};
+use crate::web::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// The staff API for orders and counter sales.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(order_json))
+        .routes(routes!(refund_json))
+        .routes(routes!(reseat_json))
+        .routes(routes!(sale_json))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StaffTicketJson {
+    id: TicketId,
+    code: String,
+    place: String,
+    seat_id: Option<SeatId>,
+    price_cents: i64,
+    admitted_at: Option<String>,
+    refunded: bool,
+}
+
+/// An order as the staff API shows it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StaffOrderJson {
+    order_id: OrderId,
+    buyer_name: String,
+    /// "online", "cash", "card" or "comp".
+    tender: String,
+    tickets: Vec<StaffTicketJson>,
+}
+
+#[utoipa::path(get, path = "/api/staff/events/{event_id}/orders/{order_id}", tag = "staff", operation_id = "staff_order_json",
+    params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The order and its tickets", body = StaffOrderJson),
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Unavailable,))]
+pub(crate) async fn order_json(
+    State(state): State<AppState>,
+    IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
+    _staff: StaffCaller,
+) -> AppResult<Json<StaffOrderJson>> {
+    let client = state.pool.get().await?;
+    let order = db::orders::find(&client, order_id, None)
+        .await?
+        .filter(|order| order.event_id == event_id)
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    let tickets: Vec<StaffTicketJson> = db::tickets::for_order(&client, order_id)
+        .await?
+        .into_iter()
+        .map(|t| StaffTicketJson {
+            id: t.id,
+            code: t.code.to_string(),
+            place: t.place(),
+            seat_id: t.seat_id,
+            price_cents: t.price_cents,
+            admitted_at: t.admitted_at.map(crate::words::rfc3339),
+            refunded: t.voided_at.is_some(),
+        })
+        .collect();
+    Ok(Json(StaffOrderJson {
+        order_id: order.id,
+        buyer_name: order.buyer_name,
+        tender: order.tender,
+        tickets,
+    }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct RefundBody {
+    /// Some tickets of the order; absent: all of them.
+    #[serde(default, deserialize_with = "crate::web::json_int::optional_list")]
+    #[schema(min_items = 1)]
+    ticket_ids: Option<Vec<TicketId>>,
+}
+
+/// What a refund gave back.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct RefundJson {
+    tickets: usize,
+    seat_ids: SeatIds,
+    ga_places: usize,
+    amount_cents: i64,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/orders/{order_id}/refund", tag = "staff",
+    params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)), request_body = RefundBody,
+    responses(
+        (status = 200, description = "Refunded, all of them", body = RefundJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unavailable,))]
+pub(crate) async fn refund_json(
+    State(state): State<AppState>,
+    IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<RefundBody>,
+) -> AppResult<Json<RefundJson>> {
+    if body.ticket_ids.as_ref().is_some_and(Vec::is_empty) {
+        return Err(AppError::BadRequest(Malformed::EmptyTicketIds));
+    }
+    let refunded = db::order_changes::refund(
+        &state.pool,
+        staff.actor,
+        event_id,
+        order_id,
+        body.ticket_ids.as_deref(),
+    )
+    .await?;
+    Ok(Json(RefundJson {
+        tickets: refunded.tickets,
+        seat_ids: refunded.seat_ids,
+        ga_places: refunded.ga_places,
+        amount_cents: refunded.amount_cents,
+    }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct ReseatBody {
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    seat_id: SeatId,
+}
+
+/// A reseat: the ticket's order, and its old and new seat.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ReseatJson {
+    order_id: OrderId,
+    from_seat_id: SeatId,
+    to_seat_id: SeatId,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/tickets/{ticket_id}/reseat", tag = "staff",
+    params(("event_id" = i64, Path), ("ticket_id" = i64, Path)), request_body = ReseatBody,
+    responses(
+        (status = 200, description = "Moved; the code stays the same", body = ReseatJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unavailable,))]
+pub(crate) async fn reseat_json(
+    State(state): State<AppState>,
+    IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<ReseatBody>,
+) -> AppResult<Json<ReseatJson>> {
+    let moved =
+        db::order_changes::reseat(&state.pool, staff.actor, event_id, ticket_id, body.seat_id)
+            .await?;
+    Ok(Json(ReseatJson {
+        order_id: moved.order_id,
+        from_seat_id: moved.from,
+        to_seat_id: moved.to,
+    }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct SaleGaBody {
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    area_id: i64,
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(minimum = 1, maximum = 100)]
+    quantity: u32,
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct SaleBody {
+    #[serde(default, deserialize_with = "crate::web::json_int::list")]
+    seat_ids: Vec<SeatId>,
+    #[serde(default)]
+    ga: Vec<SaleGaBody>,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    tender: String,
+    #[serde(default)]
+    comp_reason: String,
+}
+
+/// A walk-up sale: the order and its tickets.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct SaleJson {
+    order_id: OrderId,
+    tickets: Vec<db::tickets::Issued>,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/sales", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = SaleBody,
+    responses(
+        (status = 201, description = "Sold, all of it", body = SaleJson,
+            links(("order" = (operation_id = "staff_order_json", parameters(("event_id" = "$request.path.event_id"), ("order_id" = "$response.body#/order_id")))),
+                  ("refund" = (operation_id = "refund_json", parameters(("event_id" = "$request.path.event_id"), ("order_id" = "$response.body#/order_id")))))),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn sale_json(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<SaleBody>,
+) -> AppResult<impl IntoResponse> {
+    let seat_ids = SeatIds::new(body.seat_ids.iter().copied());
+    if seat_ids.len() != body.seat_ids.len() {
+        return Err(AppError::Invalid(crate::error::Invalid::DuplicateSeats));
+    }
+    let mut areas: Vec<i64> = body.ga.iter().map(|g| g.area_id).collect();
+    areas.sort_unstable();
+    areas.dedup();
+    if body.ga.iter().any(|g| g.quantity == 0 || g.quantity > 100) {
+        return Err(AppError::BadRequest(Malformed::GaQuantity));
+    }
+    if areas.len() != body.ga.len() {
+        return Err(AppError::Invalid(crate::error::Invalid::DuplicateAreas));
+    }
+    let sale = WalkUp {
+        seat_ids,
+        ga: body
+            .ga
+            .iter()
+            .map(|g| GaRequest {
+                area_id: g.area_id,
+                quantity: g.quantity,
+            })
+            .collect(),
+        buyer: rules::walk_up_buyer(&body.name, &body.email)?,
+        tender: Tender::parse(&body.tender, &body.comp_reason)?,
+    };
+    let sold = db::order_changes::walk_up_sale(&state.pool, staff.actor, event_id, &sale).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(SaleJson {
+            order_id: sold.order_id,
+            tickets: sold.tickets,
+        }),
+    ))
+}

@@ -1,0 +1,483 @@
+//! The words for people: every message a buyer, a member of staff or an
+//! operator at the command line is given, from the refusals' data. `web`,
+//! `cli` and `mail` all word things here; nothing here knows HTTP.
+
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+use crate::db::seats::Seat;
+use crate::domain::api_key::CUSTOMER_HEADER;
+use crate::domain::locale::EventLocale;
+use crate::domain::refusal::{Counted, Filters, TimeField};
+use crate::domain::sale::SaleStatus;
+use crate::domain::text::{quoted, shortened};
+use crate::domain::venue::VenueLayout;
+use crate::domain::webhook::TargetProblem;
+use crate::error::{AppError, Conflict, Denied, Invalid, Limit, Malformed, Missing};
+
+/// Said when the database refuses a value the rules let through.
+pub const REFUSED_VALUE: &str = "A value in this request is not acceptable: too long, out of range, \
+     or containing a control character.";
+
+pub const GENERIC_500: &str =
+    "Something went wrong on our side. Nothing you held or bought was lost.";
+pub const GENERIC_503: &str =
+    "The box office is very busy right now. Please try again in a moment.";
+
+/// What a buyer or staff member is told about a refusal: every message
+/// the app gives lives here. Failures of our own get the generic texts.
+pub fn message(error: &AppError) -> String {
+    match error {
+        AppError::BadRequest(malformed) => malformed_text(malformed),
+        AppError::Forbidden(denied) => denied_text(denied),
+        AppError::NotFound(missing) => missing_text(missing),
+        AppError::SeatsUnavailable { .. } => {
+            "Some of these seats were just taken by someone else.".into()
+        }
+        AppError::HoldLimit { max } => format!("A hold may contain at most {max} seats."),
+        AppError::Invalid(invalid) => invalid_text(invalid),
+        AppError::Conflict(conflict) => conflict_text(conflict),
+        AppError::HoldExpired => "This hold has expired; its seats have gone back on sale.".into(),
+        AppError::Unauthorized => "Sign in as box-office staff to do this.".into(),
+        AppError::InvalidApiKey => {
+            "This API key is not valid: unknown, revoked, or not sent as \"Authorization: Bearer <key>\"."
+                .into()
+        }
+        AppError::TooManyRequests { limit, .. } => limit_text(*limit),
+        AppError::RequestTimeout => {
+            "The request took too long to arrive. Please try again.".into()
+        }
+        AppError::Database(_)
+        | AppError::Pool(_)
+        | AppError::Unavailable(_)
+        | AppError::Internal(_) => {
+            if error.is_transient() {
+                GENERIC_503.into()
+            } else {
+                GENERIC_500.into()
+            }
+        }
+    }
+}
+
+/// The one decision of how a page shows an error: a refusal the person
+/// can act on (not found, taken, over a limit, invalid, not now) becomes a
+/// notice beside what they were doing, worded by [`message`]; anything
+/// else is returned, to become an error page.
+pub fn refusal_notice(error: AppError) -> Result<String, AppError> {
+    match error {
+        AppError::NotFound(_)
+        | AppError::SeatsUnavailable { .. }
+        | AppError::HoldLimit { .. }
+        | AppError::Invalid(_)
+        | AppError::Conflict(_)
+        | AppError::HoldExpired
+        | AppError::TooManyRequests { .. } => Ok(message(&error)),
+        other => Err(other),
+    }
+}
+
+fn missing_text(missing: &Missing) -> String {
+    fn joined(ids: &[impl ToString]) -> String {
+        ids.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    match missing {
+        Missing::Event => "Event not found.".into(),
+        Missing::Hold => "Hold not found.".into(),
+        Missing::Venue => "Venue not found.".into(),
+        Missing::Section => "There is no such section in this event.".into(),
+        Missing::Order => "Order not found.".into(),
+        Missing::Page => "Page not found.".into(),
+        Missing::File => "File not found.".into(),
+        Missing::SeatInHold => "Seat in this hold not found.".into(),
+        Missing::TicketInHold => "Ticket in this hold not found.".into(),
+        Missing::SeatInEvent => "Seat in this event not found.".into(),
+        Missing::Ticket => "No such ticket.".into(),
+        Missing::Seats(ids) => format!("No seat {} in this event.", joined(ids)),
+        Missing::Areas(ids) => format!("No general-admission area {} in this event.", joined(ids)),
+    }
+}
+
+fn invalid_text(invalid: &Invalid) -> String {
+    match invalid {
+        Invalid::NoSeats => "Choose at least one seat.".into(),
+        Invalid::DuplicateSeats => "The same seat appears more than once in the request.".into(),
+        Invalid::NoArea => "Choose an area.".into(),
+        Invalid::CountOutOfRange { max, of } => {
+            let things = match of {
+                Counted::Seats => "seats",
+                Counted::Tickets => "tickets",
+            };
+            format!("Ask for between 1 and {max} {things}.")
+        }
+        Invalid::MoreTicketsThanAnyArea => "That is more tickets than any area holds.".into(),
+        Invalid::BuyerName { max_chars } => {
+            format!("Enter your name: 1 to {max_chars} characters, none of them invisible.")
+        }
+        Invalid::EventName => {
+            "Give the event a name of up to 200 characters, with no control or invisible characters.".into()
+        }
+        Invalid::Email => "Enter a valid email address, like name@example.com.".into(),
+        Invalid::StartsInPast => "The event must start in the future.".into(),
+        Invalid::OnSaleAfterStart => "Sales must open before the event starts.".into(),
+        Invalid::Time { field, text } => {
+            let field = match field {
+                TimeField::Start => "start time",
+                TimeField::OnSale => "on-sale time",
+            };
+            format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30.")
+        }
+        Invalid::UnknownSection(name) => format!("This event has no section {}.", quoted(name)),
+        Invalid::UnknownTier(code) => format!("This event has no price tier {}.", quoted(code)),
+        Invalid::VenueHasNoTier(code) => format!("The venue has no tier {code:?}."),
+        Invalid::MissingPrice { tier } => format!("Give a price for the {tier} tier."),
+        Invalid::Price { tier, text } => {
+            format!("{text:?} is not a price for {tier}: use an amount like 45 or 45.50.")
+        }
+        Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
+        Invalid::Search { max_chars } => format!(
+            "Search by a name, an email or an order number: up to {max_chars} characters, \
+             with no control characters."
+        ),
+        Invalid::TicketCode => {
+            "A ticket code is 32 letters and digits, as printed under the QR code.".into()
+        }
+        Invalid::Tender => {
+            "Choose how it was paid: cash, card, or comp (a comp needs its reason).".into()
+        }
+        Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
+        Invalid::NothingToSell => "Choose at least one seat or general-admission place.".into(),
+        Invalid::DuplicateAreas => "Name each general-admission area once.".into(),
+        Invalid::SeatName(text) => format!(
+            "{} names no seat of this event. Write row and seat (\"C12\"), \
+             with the section first if rows repeat (\"Stalls C12\").",
+            quoted(text)
+        ),
+        Invalid::NoFile => "Choose a layout file (.json or .csv) to import.".into(),
+        Invalid::Currency(code) => format!(
+            "{:?} is not a currency: use its three-letter ISO 4217 code, like EUR, USD or GBP.",
+            shortened(code)
+        ),
+        Invalid::WebhookUrl(problem) => match problem {
+            TargetProblem::NotAUrl => "Give the endpoint's full URL, starting https:// (or http://), \
+                 of up to 2,000 characters."
+                .into(),
+            TargetProblem::Credentials => "Put no user name or password in the URL: every delivery \
+                 is signed with the endpoint's secret instead."
+                .into(),
+            TargetProblem::NotPublic => "That address is on a private or local network, which \
+                 webhooks may not reach. An operator can allow it with SEATMAP_WEBHOOK_ALLOW_NETWORKS."
+                .into(),
+            TargetProblem::Unresolved => "That host name can't be found. Check the URL.".into(),
+        },
+        Invalid::WebhookEvents => "Tick at least one event.".into(),
+        Invalid::BestMode => {
+            "Best available's mode is \"replace\" (the default) or \"add\".".into()
+        }
+    }
+}
+
+fn conflict_text(conflict: &Conflict) -> String {
+    let filter_words = |filters: &Filters| {
+        let mut words = String::new();
+        if let Some(section) = &filters.section {
+            words.push_str(&format!(" in {section}"));
+        }
+        if let Some(tier) = &filters.tier {
+            words.push_str(&format!(" at tier {tier}"));
+        }
+        words
+    };
+    match conflict {
+        Conflict::AlreadyPurchased => "This hold has already been bought.".into(),
+        Conflict::HoldReleased => "This hold was released; its seats are back on sale.".into(),
+        Conflict::AlreadyExtended => "This hold has already had its extra time.".into(),
+        Conflict::TooEarlyToExtend { window_secs } => format!(
+            "You can ask for more time in the last {} minutes of your hold.",
+            window_secs / 60
+        ),
+        Conflict::HoldStillLive => "This hold hasn't expired; there is nothing to revive.".into(),
+        Conflict::NothingToRevive => {
+            "All of this hold's seats have been taken or released since.".into()
+        }
+        Conflict::AlreadyClosed => "Sales for this event are already closed.".into(),
+        Conflict::AlreadyCancelled => "This event is already cancelled.".into(),
+        Conflict::VenueExists(name) => {
+            format!("A venue named {name:?} already exists. Rename the layout to import it again.")
+        }
+        Conflict::StaffExists(name) => format!("A staff account named {name:?} already exists."),
+        Conflict::ApiKeyExists(name) => format!("An API key named {name:?} already exists."),
+        Conflict::NotEnoughTogether {
+            count,
+            free,
+            filters,
+        } => format!(
+            "There are no {count} seats together{}, but {free} seats are free apart. \
+             Ask again with \"together\": false to take the best {count} even if apart.",
+            filter_words(filters)
+        ),
+        Conflict::NotEnoughSeats {
+            count,
+            free,
+            filters,
+        } => format!(
+            "Only {free} seat(s) are free{}; {count} were asked for.",
+            filter_words(filters)
+        ),
+        Conflict::NotEnoughCapacity { area, left, asked } => match left {
+            0 => format!("{area} is sold out."),
+            1 => format!("Only 1 place is left in {area}; you asked for {asked}."),
+            _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
+        },
+        Conflict::TicketAdmitted => {
+            "This ticket was already admitted at the door, so it can't be refunded or moved.".into()
+        }
+        Conflict::TicketVoided => "This ticket was refunded; it is no longer valid.".into(),
+        Conflict::NotASeatTicket => "A general-admission ticket has no seat to move.".into(),
+        Conflict::NotSelling {
+            status,
+            on_sale_at,
+            time_zone,
+        } => {
+            let locale = EventLocale::new(Default::default(), time_zone);
+            sale_notice(*status, *on_sale_at, &locale).unwrap_or_default()
+        }
+    }
+}
+
+fn limit_text(limit: Limit) -> String {
+    match limit {
+        Limit::HoldRequests => "Too many hold requests. Please wait a moment and try again.".into(),
+        Limit::HoldsFromNetwork { live } => format!(
+            "Too many seats are on hold from your network ({live} holds). \
+             Buy or release some, or wait for a hold to expire."
+        ),
+        Limit::HoldsForKey { live } => format!(
+            "This API key's customers have {live} live holds, the most it may have. \
+             Buy or release some, or wait for a hold to expire."
+        ),
+        Limit::SignIns => "Too many failed sign-ins. Please wait before trying again.".into(),
+        Limit::LiveStreams => {
+            "Too many live maps are open from your network. Close some and reload.".into()
+        }
+    }
+}
+
+fn malformed_text(malformed: &Malformed) -> String {
+    match malformed {
+        Malformed::Json(detail) => format!("Invalid JSON body: {detail}"),
+        Malformed::Query(detail) => format!("Invalid query string: {detail}"),
+        Malformed::Form(detail) => format!("Invalid form: {detail}"),
+        Malformed::FormTooLarge => "The form is too large.".into(),
+        Malformed::FormField(name) => format!("Invalid form field {name:?}."),
+        Malformed::Upload(detail) => format!("Invalid upload: {detail}"),
+        Malformed::CustomerRef => format!(
+            "A key with the sell scope names its customer in the {CUSTOMER_HEADER} header: \
+             1 to 100 characters."
+        ),
+        Malformed::NoSeatInForm => "Choose a seat: the form names none.".into(),
+        Malformed::HoldRequestShape => {
+            "Give \"seat_ids\" and/or \"ga\", or \"best_available\" alone.".into()
+        }
+        Malformed::EmptyTicketIds => {
+            "ticket_ids is empty: leave it out to refund the whole order.".into()
+        }
+        Malformed::GaQuantity => "ga: each area's quantity is from 1 to 100.".into(),
+    }
+}
+
+fn denied_text(denied: &Denied) -> String {
+    match denied {
+        Denied::CrossSite => "Cross-site requests can't change anything here.".into(),
+        Denied::FormExpired => "This form has expired. Reload the page and try again.".into(),
+        Denied::KeyScope { has, needs } => {
+            format!("This API key's scope is {has}; this needs a {needs} key.")
+        }
+    }
+}
+
+/// For people: None while on sale, else why nothing can be bought.
+pub fn sale_notice(
+    status: SaleStatus,
+    on_sale_at: Option<time::OffsetDateTime>,
+    locale: &EventLocale,
+) -> Option<String> {
+    match status {
+        SaleStatus::OnSale => None,
+        SaleStatus::NotYet => Some(match on_sale_at {
+            Some(at) => format!("On sale at {}.", locale.time(at)),
+            None => "Not on sale yet.".into(),
+        }),
+        SaleStatus::Closed => Some("Sales for this event have closed.".into()),
+        SaleStatus::Started => Some("This event has started; tickets are no longer sold.".into()),
+        SaleStatus::Cancelled => Some(
+            "This event is cancelled. Orders already placed are kept and will be refunded.".into(),
+        ),
+    }
+}
+
+/// A moment in UTC, as staff pages and the command line show it.
+pub fn display_time(at: OffsetDateTime) -> String {
+    at.format(format_description!(
+        "[weekday repr:short] [day padding:none] [month repr:short] [year], [hour]:[minute] UTC"
+    ))
+    .unwrap_or_else(|_| at.to_string())
+}
+
+/// How big a venue is, in words.
+pub fn venue_size(seats: i64, ga: i64) -> String {
+    match (seats, ga) {
+        (seats, 0) => format!("{seats} seats"),
+        (0, ga) => format!("{ga} general admission"),
+        (seats, ga) => format!("{seats} seats + {ga} general admission"),
+    }
+}
+
+pub fn imported_message(layout: &VenueLayout) -> String {
+    format!(
+        "Imported {}: {} in {} sections, {} price tiers.",
+        layout.name,
+        venue_size(layout.seat_count() as i64, layout.ga_capacity() as i64),
+        layout.sections.len(),
+        layout.tiers.len()
+    )
+}
+
+pub fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Seats (in layout order) in words: "3 seats together in Stalls, row A, seats 4–6".
+pub fn describe_seats(seats: &[Seat], together: bool) -> String {
+    let places: Vec<Place<'_>> = seats
+        .iter()
+        .map(|seat| Place {
+            section: &seat.section,
+            row: &seat.row_label,
+            seat: &seat.seat_label,
+            position: seat.position,
+        })
+        .collect();
+    describe(&places, together)
+}
+
+pub fn seat_name(seat: &Seat) -> String {
+    format!(
+        "{}, row {}, seat {}",
+        seat.section, seat.row_label, seat.seat_label
+    )
+}
+
+/// Where a seat is, for describing a result to people.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    pub section: &'a str,
+    pub row: &'a str,
+    pub seat: &'a str,
+    pub position: i32,
+}
+
+/// "4 seats together in Orchestra, row C, seats 7–10", or for seats apart
+/// "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2".
+/// `places` must be in layout order.
+pub fn describe(places: &[Place<'_>], together: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < places.len() {
+        let mut j = i;
+        while j + 1 < places.len()
+            && places[j + 1].section == places[i].section
+            && places[j + 1].row == places[i].row
+            && places[j + 1].position == places[j].position + 1
+        {
+            j += 1;
+        }
+        let seats = if i == j {
+            format!("seat {}", places[i].seat)
+        } else {
+            format!("seats {}–{}", places[i].seat, places[j].seat)
+        };
+        parts.push(format!(
+            "{}, row {}, {}",
+            places[i].section, places[i].row, seats
+        ));
+        i = j + 1;
+    }
+    let count = places.len();
+    let noun = if count == 1 { "seat" } else { "seats" };
+    if together && parts.len() == 1 {
+        if count == 1 {
+            format!("1 seat in {}", parts[0])
+        } else {
+            format!("{count} {noun} together in {}", parts[0])
+        }
+    } else {
+        format!("{count} {noun}: {}", parts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_become_notices_and_failures_error_pages() {
+        let at = time::macros::datetime!(2026-12-01 10:00 UTC);
+        let not_yet = AppError::Conflict(Conflict::NotSelling {
+            status: crate::domain::sale::SaleStatus::NotYet,
+            on_sale_at: Some(at),
+            time_zone: "UTC".into(),
+        });
+        assert_eq!(
+            refusal_notice(not_yet).unwrap(),
+            "On sale at Tue 1 Dec 2026, 10:00 UTC."
+        );
+        let limited = AppError::TooManyRequests {
+            limit: Limit::HoldRequests,
+            retry_after_secs: 30,
+        };
+        assert!(
+            refusal_notice(limited).is_ok(),
+            "a 429 is a notice everywhere"
+        );
+        assert!(refusal_notice(AppError::Unauthorized).is_err());
+        assert!(refusal_notice(AppError::Internal(anyhow::anyhow!("bug"))).is_err());
+    }
+
+    #[test]
+    fn describes_results_in_words() {
+        let place = |section, row, seat, position| Place {
+            section,
+            row,
+            seat,
+            position,
+        };
+        let together = [
+            place("Section B", "3", "7", 6),
+            place("Section B", "3", "8", 7),
+            place("Section B", "3", "9", 8),
+            place("Section B", "3", "10", 9),
+        ];
+        assert_eq!(
+            describe(&together, true),
+            "4 seats together in Section B, row 3, seats 7–10"
+        );
+        let apart = [
+            place("Orchestra", "C", "7", 6),
+            place("Orchestra", "C", "8", 7),
+            place("Balcony", "A", "2", 1),
+        ];
+        assert_eq!(
+            describe(&apart, false),
+            "3 seats: Orchestra, row C, seats 7–8; Balcony, row A, seat 2"
+        );
+        assert_eq!(
+            describe(&together[..1], true),
+            "1 seat in Section B, row 3, seat 7"
+        );
+    }
+}
