@@ -164,8 +164,8 @@ impl Worker {
     async fn deliver(&self, row: &Leased) -> Result<(), NotSent> {
         // The purchase took the address by this same rule; a row written
         // before it had one (or by hand) can never go.
-        let recipient = crate::domain::email::parse(&row.recipient)
-            .and_then(|address| address.parse::<Mailbox>().ok())
+        let recipient = crate::domain::email::Email::parse(&row.recipient)
+            .and_then(|address| address.as_str().parse::<Mailbox>().ok())
             .ok_or_else(|| NotSent::Never("not an address mail can be sent to".into()))?;
         let Some(order_id) = row.order_id else {
             return Err(NotSent::NothingToSay("the message has no order".into()));
@@ -300,10 +300,10 @@ mod tests {
         }
         let mut taken = 0;
         for text in &known {
-            if let Some(address) = crate::domain::email::parse(text) {
+            if let Some(address) = crate::domain::email::Email::parse(text) {
                 taken += 1;
                 assert!(
-                    address.parse::<Mailbox>().is_ok(),
+                    address.as_str().parse::<Mailbox>().is_ok(),
                     "the purchase takes {address:?} but lettre refuses it"
                 );
             }

@@ -27,6 +27,7 @@ use tokio_postgres::Row;
 use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
+use crate::domain::ids::SectionId;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::refusal::Filters as RefusedFilters;
 use crate::domain::seat::SeatIds;
@@ -76,14 +77,14 @@ const CANDIDATE_BLOCKS: usize = 16;
 const MAX_FRESH_STARTS: usize = 4;
 
 struct Filters {
-    section_id: Option<i64>,
+    section_id: Option<SectionId>,
     tier_id: Option<i64>,
 }
 
 /// A free seat from the rank-ordered walk.
 struct Candidate {
-    id: i64,
-    section_id: i64,
+    id: SeatId,
+    section_id: SectionId,
     row_index: i32,
     rank: i32,
 }
@@ -201,7 +202,7 @@ async fn best_in(
             },
         ));
     };
-    let chosen = SeatIds::new(chosen.into_iter().map(SeatId));
+    let chosen = SeatIds::new(chosen);
     let claimed = seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, &chosen).await?;
     if claimed.claimed.ids.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
@@ -279,6 +280,7 @@ async fn resolve_filters(
         Some(name) => Some(
             id_by_name(client, SECTION_BY_NAME, event_id, name)
                 .await?
+                .map(SectionId)
                 .ok_or_else(|| unknown_section(name))?,
         ),
     };
@@ -313,7 +315,7 @@ async fn walk(
     client: &impl GenericClient,
     event_id: EventId,
     filters: &Filters,
-    after: (i32, i64),
+    after: (i32, SeatId),
 ) -> AppResult<Vec<Candidate>> {
     let statement = client
         .prepare_cached(
@@ -365,7 +367,7 @@ async fn walk(
 async fn read_rows(
     client: &impl GenericClient,
     event_id: EventId,
-    rows: &[(i64, i32)],
+    rows: &[(SectionId, i32)],
     tier_id: Option<i64>,
 ) -> AppResult<Vec<Vec<FreeSeat>>> {
     let statement = client
@@ -381,7 +383,7 @@ async fn read_rows(
               ORDER BY s.section_id, s.row_index, s.position",
         )
         .await?;
-    let sections: Vec<i64> = rows.iter().map(|r| r.0).collect();
+    let sections: Vec<SectionId> = rows.iter().map(|r| r.0).collect();
     let row_indexes: Vec<i32> = rows.iter().map(|r| r.1).collect();
     let found = client
         .query(&statement, &[&event_id, &sections, &row_indexes, &tier_id])
@@ -389,7 +391,7 @@ async fn read_rows(
     let mut by_row: Vec<Vec<FreeSeat>> = vec![Vec::new(); rows.len()];
     for row in &found {
         let key = (
-            row.get::<_, i64>("section_id"),
+            row.get::<_, SectionId>("section_id"),
             row.get::<_, i32>("row_index"),
         );
         if let Some(i) = rows.iter().position(|k| *k == key) {
@@ -401,7 +403,7 @@ async fn read_rows(
 
 /// Locks those of `seat_ids` that are still free and that no one else has
 /// locked (never waiting), and returns their ids.
-async fn lock_free(client: &impl GenericClient, seat_ids: &[i64]) -> AppResult<HashSet<i64>> {
+async fn lock_free(client: &impl GenericClient, seat_ids: &[SeatId]) -> AppResult<HashSet<SeatId>> {
     let statement = client
         .prepare_cached(
             "SELECT id FROM seats
@@ -423,16 +425,16 @@ async fn lock_free(client: &impl GenericClient, seat_ids: &[i64]) -> AppResult<H
 /// V9. Returns it, or the seats of the blocks tried that others had.
 async fn lock_first_free_block(
     client: &impl GenericClient,
-    blocks: &[i64],
+    blocks: &[SeatId],
     block_size: usize,
-) -> AppResult<(Option<Vec<i64>>, HashSet<i64>)> {
+) -> AppResult<(Option<Vec<SeatId>>, HashSet<SeatId>)> {
     let statement = client
         .prepare_cached("SELECT locked, unavailable FROM lock_first_free_block($1, $2)")
         .await?;
     let row = client
         .query_one(&statement, &[&blocks, &(block_size as i32)])
         .await?;
-    let unavailable: Vec<i64> = row.get::<_, Option<Vec<i64>>>(1).unwrap_or_default();
+    let unavailable: Vec<SeatId> = row.get::<_, Option<Vec<SeatId>>>(1).unwrap_or_default();
     Ok((row.get(0), unavailable.into_iter().collect()))
 }
 
@@ -449,10 +451,10 @@ fn free_seat(row: &Row) -> FreeSeat {
 struct RowWalk<'a> {
     event_id: EventId,
     filters: &'a Filters,
-    seen: HashSet<(i64, i32)>,
+    seen: HashSet<(SectionId, i32)>,
     /// Rows found by the walk but not read yet, with their best free rank.
-    pending: std::collections::VecDeque<((i64, i32), i32)>,
-    after: (i32, i64),
+    pending: std::collections::VecDeque<((SectionId, i32), i32)>,
+    after: (i32, SeatId),
     done: bool,
 }
 
@@ -476,7 +478,11 @@ impl RowWalk<'_> {
     }
 
     /// Up to `n` of the next rows, each with its best free rank.
-    async fn take(&mut self, client: &impl GenericClient, n: usize) -> AppResult<Vec<(i64, i32)>> {
+    async fn take(
+        &mut self,
+        client: &impl GenericClient,
+        n: usize,
+    ) -> AppResult<Vec<(SectionId, i32)>> {
         let mut rows = Vec::with_capacity(n);
         while rows.len() < n && self.peek(client).await?.is_some() {
             if let Some((key, _)) = self.pending.pop_front() {
@@ -493,7 +499,7 @@ async fn find_block(
     event_id: EventId,
     filters: &Filters,
     count: usize,
-) -> AppResult<Option<Vec<i64>>> {
+) -> AppResult<Option<Vec<SeatId>>> {
     let mut attempts = 0;
     for _ in 0..MAX_FRESH_STARTS {
         let mut walk = RowWalk {
@@ -501,7 +507,7 @@ async fn find_block(
             filters,
             seen: HashSet::new(),
             pending: Default::default(),
-            after: (i32::MIN, i64::MIN),
+            after: (i32::MIN, SeatId(i64::MIN)),
             done: false,
         };
         let mut search = BlockSearch::new(count);
@@ -522,7 +528,7 @@ async fn find_block(
             if candidates.is_empty() {
                 break;
             }
-            let wanted: Vec<i64> = candidates.iter().flat_map(|b| b.seat_ids.clone()).collect();
+            let wanted: Vec<SeatId> = candidates.iter().flat_map(|b| b.seat_ids.clone()).collect();
             let (locked, lost) = lock_first_free_block(client, &wanted, count).await?;
             if let Some(block) = locked {
                 return Ok(Some(block));
@@ -555,9 +561,9 @@ async fn find_apart(
     event_id: EventId,
     filters: &Filters,
     count: usize,
-) -> AppResult<Option<Vec<i64>>> {
-    let mut chosen: Vec<i64> = Vec::with_capacity(count);
-    let mut after = (i32::MIN, i64::MIN);
+) -> AppResult<Option<Vec<SeatId>>> {
+    let mut chosen: Vec<SeatId> = Vec::with_capacity(count);
+    let mut after = (i32::MIN, SeatId(i64::MIN));
     loop {
         let batch = walk(client, event_id, filters, after).await?;
         let Some(last) = batch.last() else {
@@ -568,7 +574,7 @@ async fn find_apart(
         while !candidates.is_empty() {
             let take = (count - chosen.len()).min(candidates.len());
             let (next, rest) = candidates.split_at(take);
-            let ids: Vec<i64> = next.iter().map(|c| c.id).collect();
+            let ids: Vec<SeatId> = next.iter().map(|c| c.id).collect();
             let locked = lock_free(client, &ids).await?;
             chosen.extend(ids.into_iter().filter(|id| locked.contains(id)));
             if chosen.len() == count {

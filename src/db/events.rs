@@ -7,6 +7,7 @@ use tokio_postgres::Row;
 use super::{GenericClient, Pool};
 use crate::domain::geometry::{self, Point};
 use crate::domain::ids::EventId;
+use crate::domain::ids::VenueId;
 use crate::domain::layout::TierSpec;
 use crate::domain::money::Currency;
 use crate::domain::sale::SaleStatus;
@@ -265,7 +266,7 @@ pub struct NewEvent {
     /// A stable handle for idempotent seeding; `None` for ordinary events.
     pub slug: Option<String>,
     pub name: String,
-    pub venue_id: Option<i64>,
+    pub venue_id: Option<VenueId>,
     pub starts_at: OffsetDateTime,
     pub on_sale_at: Option<OffsetDateTime>,
     /// ISO 4217, checked (`money::Currency`).

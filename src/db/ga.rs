@@ -12,13 +12,14 @@
 use serde::Serialize;
 
 use super::GenericClient;
+use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, HoldId, OrderId};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 /// Tickets wanted from one area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GaRequest {
-    pub area_id: i64,
+    pub area_id: AreaId,
     pub quantity: u32,
 }
 
@@ -26,7 +27,7 @@ pub struct GaRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct GaHeld {
     #[serde(rename = "area")]
-    pub area_id: i64,
+    pub area_id: AreaId,
     #[serde(rename = "count")]
     pub quantity: i32,
 }
@@ -34,7 +35,7 @@ pub struct GaHeld {
 /// An area as the map and the API show it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GaAreaView {
-    pub id: i64,
+    pub id: AreaId,
     pub name: String,
     pub tier: String,
     pub tier_name: String,
@@ -93,15 +94,15 @@ pub(super) async fn must_belong(
     event_id: EventId,
     requests: &[GaRequest],
 ) -> AppResult<()> {
-    let ids: Vec<i64> = requests.iter().map(|r| r.area_id).collect();
+    let ids: Vec<AreaId> = requests.iter().map(|r| r.area_id).collect();
     let statement = client.prepare_cached(MUST_BELONG).await?;
-    let known: Vec<i64> = client
+    let known: Vec<AreaId> = client
         .query(&statement, &[&event_id, &ids])
         .await?
         .iter()
         .map(|row| row.get(0))
         .collect();
-    let unknown: Vec<i64> = ids
+    let unknown: Vec<AreaId> = ids
         .iter()
         .filter(|id| !known.contains(id))
         .copied()
@@ -127,7 +128,7 @@ pub(super) enum GiveBack {
 /// Returns tickets to the area's counter; how many went back.
 pub(super) async fn give_back(
     client: &impl GenericClient,
-    area_id: i64,
+    area_id: AreaId,
     which: GiveBack,
 ) -> AppResult<i64> {
     let (hold_id, all) = match which {

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
 use super::{GenericClient, Pool, events, retrying, seats};
+use crate::domain::ids::AreaId;
 use crate::domain::ids::{Actor, ApiKeyId, BuyerId, EventId, HoldId, SeatId};
 use crate::domain::locale::EventLocale;
 use crate::domain::seat::SeatIds;
@@ -626,7 +627,7 @@ pub async fn release_seat(
 pub async fn release_ga(
     pool: &Pool,
     hold_id: HoldId,
-    area_id: i64,
+    area_id: AreaId,
     buyer_id: BuyerId,
 ) -> AppResult<i64> {
     retrying(|| async {

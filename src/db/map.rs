@@ -4,11 +4,12 @@
 use super::GenericClient;
 use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
+use crate::domain::ids::{AreaId, SectionId};
 use crate::error::AppResult;
 
 #[derive(Debug, Clone)]
 pub struct SectionShape {
-    pub id: i64,
+    pub id: SectionId,
     pub name: String,
     /// In venue coordinates: the stored outline, or the box around the
     /// section's seats for events made before outlines were.
@@ -25,7 +26,7 @@ pub struct SectionShape {
 
 #[derive(Debug, Clone)]
 pub struct AreaShape {
-    pub id: i64,
+    pub id: AreaId,
     pub name: String,
     pub outline: Vec<Point>,
 }

@@ -12,8 +12,9 @@ use super::audit::{self, Entry};
 use super::ga::{self, GaRequest};
 use super::tickets::{self, Issued};
 use super::{GenericClient, Pool, events, outbox, retrying, seats, webhooks};
+use crate::domain::email::Email;
 use crate::domain::ids::{Actor, BuyerId, EventId, OrderId, SeatId, TicketId};
-use crate::domain::rules::BuyerDetails;
+use crate::domain::rules::WalkUpBuyer;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
@@ -24,7 +25,7 @@ pub struct WalkUp {
     pub seat_ids: SeatIds,
     /// Places per area, each area once.
     pub ga: Vec<GaRequest>,
-    pub buyer: BuyerDetails,
+    pub buyer: WalkUpBuyer,
     pub tender: Tender,
 }
 
@@ -62,7 +63,7 @@ async fn walk_up_in(
         return Err(AppError::NotFound(Missing::SeatInEvent));
     }
     let order_id = OrderId(Uuid::new_v4());
-    let email = Some(sale.buyer.email.as_str()).filter(|e| !e.is_empty());
+    let email = sale.buyer.email.as_ref().map(Email::as_str);
     let insert = tx
         .prepare_cached(
             "INSERT INTO orders (id, event_id, buyer_id, buyer_name, buyer_email, sold_by_staff,

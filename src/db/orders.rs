@@ -6,6 +6,7 @@ use uuid::Uuid;
 use super::ga::{self, GaHeld};
 use super::tickets::{self, Issued};
 use super::{GenericClient, Pool, events, holds, outbox, retrying, webhooks};
+use crate::domain::ids::AreaId;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules::BuyerDetails;
@@ -94,7 +95,7 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
         )
         .await?;
     let row = client.query_one(&statement, &[&hold_id]).await?;
-    let areas: Option<Vec<i64>> = row.get("ga_areas");
+    let areas: Option<Vec<AreaId>> = row.get("ga_areas");
     let quantities: Option<Vec<i32>> = row.get("ga_quantities");
     Ok(Tally {
         seats: row.get("seats"),
@@ -174,7 +175,7 @@ async fn purchase_in(
                 &hold.id,
                 &buyer_id,
                 &buyer.name,
-                &buyer.email,
+                &buyer.email.as_str(),
             ],
         )
         .await?;
@@ -199,7 +200,7 @@ async fn purchase_in(
     let issue_and_mail = async {
         let (issued, queued, hooked) = tokio::join!(
             tickets::issue(tx, order_id, hold.event_id, places),
-            outbox::queue_order_confirmation(tx, order_id, hold.event_id, &buyer.email),
+            outbox::queue_order_confirmation(tx, order_id, hold.event_id, buyer.email.as_str()),
             webhooks::queue(tx, "order.created", created)
         );
         queued?;

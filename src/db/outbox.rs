@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::GenericClient;
+use crate::domain::ids::MessageId;
 use crate::domain::ids::{EventId, OrderId};
 use crate::error::AppResult;
 
@@ -46,7 +47,7 @@ pub(super) async fn queue_order_confirmation(
 /// A row a worker holds the lease on.
 #[derive(Debug, Clone)]
 pub struct Leased {
-    pub id: i64,
+    pub id: MessageId,
     pub lease: Uuid,
     pub message_id: String,
     pub order_id: Option<OrderId>,
@@ -158,7 +159,7 @@ pub async fn retire(client: &impl GenericClient, row: &Leased, why: &str) -> App
 pub async fn retry_failed(
     client: &impl GenericClient,
     event_id: EventId,
-    message_id: i64,
+    message_id: MessageId,
 ) -> AppResult<bool> {
     Ok(client
         .execute(
@@ -175,7 +176,7 @@ pub async fn retry_failed(
 /// A message as staff see it in the outbox list.
 #[derive(Debug, Clone)]
 pub struct QueuedMessage {
-    pub id: i64,
+    pub id: MessageId,
     pub order_id: Option<OrderId>,
     pub recipient: String,
     pub subject: String,

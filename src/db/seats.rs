@@ -21,6 +21,7 @@ use uuid::Uuid;
 
 use super::GenericClient;
 use super::snapshot::Snapshot;
+use crate::domain::ids::SectionId;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::AppResult;
@@ -29,7 +30,7 @@ use crate::error::AppResult;
 pub struct Seat {
     pub id: SeatId,
     pub section: String,
-    pub section_id: i64,
+    pub section_id: SectionId,
     pub row_label: String,
     pub seat_label: String,
     pub row_index: i32,
@@ -151,7 +152,7 @@ pub async fn for_section(
     client: &impl GenericClient,
     event_id: EventId,
     viewer_hold: Option<HoldId>,
-    section_id: i64,
+    section_id: SectionId,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
         .prepare_cached(&format!(

@@ -1,6 +1,6 @@
 //! The tower-sessions store, in PostgreSQL over the app's pool, so every
 //! instance sees every session. (The published Postgres stores target older
-//! tower-sessions releases or sqlx; see README.)
+//! tower-sessions releases or sqlx; see docs/design.md.)
 
 use std::fmt;
 

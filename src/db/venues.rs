@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 
 use super::events::{self, NewEvent};
 use super::{GenericClient, Pool};
+use crate::domain::ids::VenueId;
 use crate::domain::ids::{EventId, StaffId};
 use crate::domain::layout::TierSpec;
 use crate::domain::venue::{self, VenueLayout};
@@ -13,7 +14,7 @@ use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 #[derive(Debug, Clone)]
 pub struct VenueSummary {
-    pub id: i64,
+    pub id: VenueId,
     pub name: String,
     pub seat_count: i32,
     pub ga_capacity: i32,
@@ -26,7 +27,7 @@ pub async fn import(
     client: &impl GenericClient,
     layout: &VenueLayout,
     staff_id: Option<StaffId>,
-) -> AppResult<i64> {
+) -> AppResult<VenueId> {
     let row = client
         .query_opt(
             "INSERT INTO venues (name, layout, seat_count, ga_capacity, imported_by)
@@ -47,7 +48,7 @@ pub async fn import(
 
 /// The venue's id: imported now, or already there under its name (the
 /// demo and benchmarks import the shipped examples once per database).
-pub async fn import_or_reuse(pool: &Pool, layout: &VenueLayout) -> AppResult<i64> {
+pub async fn import_or_reuse(pool: &Pool, layout: &VenueLayout) -> AppResult<VenueId> {
     let client = pool.get().await?;
     match import(&client, layout, None).await {
         Ok(id) => Ok(id),
@@ -80,7 +81,7 @@ pub async fn list(client: &impl GenericClient) -> AppResult<Vec<VenueSummary>> {
 
 /// The venue's stored layout, read back through the same validation as a
 /// file.
-pub async fn layout(client: &impl GenericClient, venue_id: i64) -> AppResult<VenueLayout> {
+pub async fn layout(client: &impl GenericClient, venue_id: VenueId) -> AppResult<VenueLayout> {
     let row = client
         .query_opt(
             "SELECT layout::text FROM venues WHERE id = $1",
@@ -99,7 +100,7 @@ pub async fn layout(client: &impl GenericClient, venue_id: i64) -> AppResult<Ven
 /// An event to create from a venue, as staff entered it.
 #[derive(Debug, Clone)]
 pub struct EventPlan {
-    pub venue_id: i64,
+    pub venue_id: VenueId,
     pub name: String,
     pub starts_at: OffsetDateTime,
     /// None: on sale as soon as it is created.

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use super::GenericClient;
 use crate::domain::ids::StaffId;
+use crate::domain::ids::{MessageId, WebhookId};
 use crate::error::AppResult;
 
 /// One delivery per live endpoint that asked for `$1`, carrying `$2` as
@@ -45,7 +46,7 @@ pub(super) const QUEUE_ADMITTED: &str =
 /// [`secret_of`]).
 #[derive(Debug, Clone)]
 pub struct Endpoint {
-    pub id: i64,
+    pub id: WebhookId,
     pub url: String,
     pub event_types: Vec<String>,
     pub created_at: OffsetDateTime,
@@ -60,7 +61,7 @@ pub async fn create(
     secret: &str,
     event_types: &[String],
     staff_id: Option<StaffId>,
-) -> AppResult<i64> {
+) -> AppResult<WebhookId> {
     let row = client
         .query_one(
             "INSERT INTO webhook_endpoints (url, secret, event_types, created_by)
@@ -97,7 +98,7 @@ pub async fn list(client: &impl GenericClient) -> AppResult<Vec<Endpoint>> {
 /// staff member who asked to see it.
 pub async fn secret_of(
     client: &impl GenericClient,
-    id: i64,
+    id: WebhookId,
 ) -> AppResult<Option<(String, String)>> {
     Ok(client
         .query_opt(
@@ -112,7 +113,7 @@ pub async fn secret_of(
 /// for `overlap`. Its URL, or None if there is no such live endpoint.
 pub async fn rotate_secret(
     client: &impl GenericClient,
-    id: i64,
+    id: WebhookId,
     new_secret: &str,
     overlap: Duration,
 ) -> AppResult<Option<String>> {
@@ -131,7 +132,7 @@ pub async fn rotate_secret(
 }
 
 /// Stops deliveries to the endpoint (those queued already still go).
-pub async fn disable(client: &impl GenericClient, id: i64) -> AppResult<bool> {
+pub async fn disable(client: &impl GenericClient, id: WebhookId) -> AppResult<bool> {
     Ok(client
         .execute(
             "UPDATE webhook_endpoints SET disabled_at = now() WHERE id = $1 AND disabled_at IS NULL",
@@ -144,7 +145,7 @@ pub async fn disable(client: &impl GenericClient, id: i64) -> AppResult<bool> {
 /// A delivery a sender holds the lease on.
 #[derive(Debug, Clone)]
 pub struct LeasedDelivery {
-    pub id: i64,
+    pub id: MessageId,
     pub lease: Uuid,
     pub delivery_id: String,
     pub url: String,
@@ -259,7 +260,7 @@ pub async fn retry_failed(client: &impl GenericClient, delivery_id: &str) -> App
 /// One line of an endpoint's delivery log.
 #[derive(Debug, Clone)]
 pub struct DeliveryLine {
-    pub endpoint_id: i64,
+    pub endpoint_id: WebhookId,
     pub delivery_id: String,
     pub event_type: String,
     pub created_at: OffsetDateTime,

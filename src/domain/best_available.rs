@@ -12,10 +12,11 @@
 //! hardest seat to sell. Across rows the best score wins, so a better row is
 //! never given up to avoid an orphan.
 
+use super::ids::SeatId;
 /// A free seat of one row, in position order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FreeSeat {
-    pub id: i64,
+    pub id: SeatId,
     pub position: i32,
     pub rank: i32,
     /// Matches the request's filters (a free seat of another tier still
@@ -25,7 +26,7 @@ pub struct FreeSeat {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
-    pub seat_ids: Vec<i64>,
+    pub seat_ids: Vec<SeatId>,
     pub rank_sum: i64,
     pub leaves_orphan: bool,
     pub start: i32,
@@ -125,7 +126,7 @@ impl BlockSearch {
         let mut order: Vec<&(usize, Block)> = self.blocks.iter().collect();
         order.sort_by_key(|(row, b)| (scores[row], *row, b.leaves_orphan, b.rank_sum, b.start));
         let mut chosen: Vec<Block> = Vec::new();
-        let mut used: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        let mut used: std::collections::HashSet<SeatId> = std::collections::HashSet::new();
         for (_, block) in order {
             if chosen.len() == k {
                 break;
@@ -139,7 +140,7 @@ impl BlockSearch {
     }
 
     /// Forgets seats another buyer took: blocks using them are dropped.
-    pub fn forget(&mut self, lost: &std::collections::HashSet<i64>) {
+    pub fn forget(&mut self, lost: &std::collections::HashSet<SeatId>) {
         self.blocks
             .retain(|(_, b)| b.seat_ids.iter().all(|id| !lost.contains(id)));
     }
@@ -164,7 +165,7 @@ mod tests {
             .map(|(p, c)| {
                 let p = p as i32;
                 FreeSeat {
-                    id: 100 + i64::from(p),
+                    id: SeatId(100 + i64::from(p)),
                     position: p,
                     rank: (2 * p - (width - 1)).abs(),
                     eligible: c == '.',
@@ -174,7 +175,7 @@ mod tests {
     }
 
     fn positions(block: &Block) -> Vec<i64> {
-        block.seat_ids.iter().map(|id| id - 100).collect()
+        block.seat_ids.iter().map(|id| id.0 - 100).collect()
     }
 
     fn choose(pictures: &[&str], n: usize) -> Option<Vec<i64>> {
@@ -240,7 +241,7 @@ mod tests {
         let back: Vec<FreeSeat> = row("..........")
             .into_iter()
             .map(|s| FreeSeat {
-                id: s.id + 1000,
+                id: SeatId(s.id.0 + 1000),
                 rank: s.rank + 1000,
                 ..s
             })
@@ -249,7 +250,7 @@ mod tests {
         search.consider_row(&front);
         search.consider_row(&back);
         let best = search.into_best().unwrap();
-        assert!(best.seat_ids.iter().all(|id| *id < 1000), "front row kept");
+        assert!(best.seat_ids.iter().all(|id| id.0 < 1000), "front row kept");
     }
 
     #[test]
@@ -279,12 +280,17 @@ mod tests {
         let ranked = search.ranked(3);
         assert_eq!(ranked.len(), 3);
         assert_eq!(positions(&ranked[0]), vec![2, 3]);
-        let mut all: Vec<i64> = ranked.iter().flat_map(|b| b.seat_ids.clone()).collect();
+        let mut all: Vec<SeatId> = ranked.iter().flat_map(|b| b.seat_ids.clone()).collect();
         all.sort();
         all.dedup();
         assert_eq!(all.len(), 6, "disjoint");
         // Losing a seat to another buyer removes the blocks that used it.
-        search.forget(&[103].into_iter().collect());
-        assert!(search.ranked(3).iter().all(|b| !b.seat_ids.contains(&103)));
+        search.forget(&[SeatId(103)].into_iter().collect());
+        assert!(
+            search
+                .ranked(3)
+                .iter()
+                .all(|b| !b.seat_ids.contains(&SeatId(103)))
+        );
     }
 }

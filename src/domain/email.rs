@@ -14,14 +14,31 @@ pub const MAX_CHARS: usize = 254;
 const MAX_LOCAL_CHARS: usize = 64;
 const MAX_LABEL_CHARS: usize = 63;
 
-/// The address, trimmed, if it is one seatmap can send to.
-pub fn parse(text: &str) -> Option<&str> {
-    let address = text.trim();
-    if address.len() > MAX_CHARS {
-        return None;
+/// An address seatmap can send to, checked once when it is read: holding
+/// one is proof of that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    /// The address, trimmed, if it is one seatmap can send to.
+    pub fn parse(text: &str) -> Option<Email> {
+        let address = text.trim();
+        if address.len() > MAX_CHARS {
+            return None;
+        }
+        let (local, domain) = address.split_once('@')?;
+        (is_local_part(local) && is_domain(domain)).then(|| Email(address.to_string()))
     }
-    let (local, domain) = address.split_once('@')?;
-    (is_local_part(local) && is_domain(domain)).then_some(address)
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Email {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 fn is_atext(c: char) -> bool {
@@ -58,7 +75,11 @@ fn is_label(label: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::Email;
+
+    fn parse(text: &str) -> Option<String> {
+        Email::parse(text).map(|email| email.as_str().to_string())
+    }
 
     #[test]
     fn ordinary_addresses_are_taken_trimmed() {
@@ -70,7 +91,7 @@ mod tests {
             "x@xn--bcher-kva.example",
             "a@b.xn--p1ai",
         ] {
-            assert_eq!(parse(ok), Some(ok.trim()), "{ok}");
+            assert_eq!(parse(ok).as_deref(), Some(ok.trim()), "{ok}");
         }
     }
 

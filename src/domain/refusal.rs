@@ -188,7 +188,7 @@ pub enum Missing {
     /// Seat ids that are not in the event.
     Seats(Vec<super::ids::SeatId>),
     /// General-admission area ids that are not in the event.
-    Areas(Vec<i64>),
+    Areas(Vec<super::ids::AreaId>),
 }
 
 /// What a count was of, for "ask for between 1 and N …".

@@ -3,6 +3,7 @@
 
 use time::OffsetDateTime;
 
+use super::email::Email;
 use super::refusal::{Invalid, Refusal};
 use crate::domain::ids::SeatId;
 use crate::domain::refusal::{Counted, TimeField};
@@ -41,10 +42,18 @@ pub fn ticket_count(count: i64, max: u32) -> Result<u32, Refusal> {
     count_up_to(count, max, Counted::Tickets)
 }
 
+/// Who an order is for, bought online: a name and an address to mail.
 #[derive(Clone, Debug)]
 pub struct BuyerDetails {
     pub name: String,
-    pub email: String,
+    pub email: Email,
+}
+
+/// Who a walk-up sale is for: a name, and an address only if given.
+#[derive(Clone, Debug)]
+pub struct WalkUpBuyer {
+    pub name: String,
+    pub email: Option<Email>,
 }
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -58,10 +67,9 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, Refusal> {
             max_chars: MAX_NAME_CHARS,
         }));
     }
-    let email = super::email::parse(email).ok_or(Refusal::Invalid(Invalid::Email))?;
     Ok(BuyerDetails {
         name: name.to_string(),
-        email: email.to_string(),
+        email: Email::parse(email).ok_or(Refusal::Invalid(Invalid::Email))?,
     })
 }
 
@@ -84,13 +92,19 @@ pub fn seat_names(text: &str) -> Result<Vec<String>, Refusal> {
 }
 
 /// A walk-up buyer at the box office: a name, and an email only if given.
-pub fn walk_up_buyer(name: &str, email: &str) -> Result<BuyerDetails, Refusal> {
+pub fn walk_up_buyer(name: &str, email: &str) -> Result<WalkUpBuyer, Refusal> {
     if email.trim().is_empty() {
-        let mut details = buyer_details(name, "walk-up@example.com")?;
-        details.email = String::new();
-        Ok(details)
+        let details = buyer_details(name, "walk-up@example.com")?;
+        Ok(WalkUpBuyer {
+            name: details.name,
+            email: None,
+        })
     } else {
-        buyer_details(name, email)
+        let details = buyer_details(name, email)?;
+        Ok(WalkUpBuyer {
+            name: details.name,
+            email: Some(details.email),
+        })
     }
 }
 
@@ -201,10 +215,13 @@ mod tests {
 
     #[test]
     fn walk_up_buyers_may_leave_out_their_email_but_not_give_a_bad_one() {
-        assert_eq!(walk_up_buyer("Ada", "  ").unwrap().email, "");
+        assert_eq!(walk_up_buyer("Ada", "  ").unwrap().email, None);
         assert_eq!(
-            walk_up_buyer("Ada", "ada@example.com").unwrap().email,
-            "ada@example.com"
+            walk_up_buyer("Ada", "ada@example.com")
+                .unwrap()
+                .email
+                .map(|e| e.to_string()),
+            Some("ada@example.com".to_string())
         );
         assert_eq!(
             code(walk_up_buyer("Ada", "nope").unwrap_err()),
@@ -234,7 +251,7 @@ mod tests {
     fn accepts_ordinary_names_and_emails_trimmed() {
         let details = buyer_details("  Ada Lovelace ", " ada@example.com ").unwrap();
         assert_eq!(details.name, "Ada Lovelace");
-        assert_eq!(details.email, "ada@example.com");
+        assert_eq!(details.email.as_str(), "ada@example.com");
     }
 
     #[test]

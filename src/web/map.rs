@@ -7,6 +7,7 @@ use crate::db::map::{MapShapes, SectionShape};
 use crate::db::seats::Seat;
 use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
+use crate::domain::ids::SectionId;
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::money::group_thousands;
 use crate::web::seat_view::{SeatView, tier_class, tiers_currency};
@@ -50,7 +51,7 @@ pub struct RowLabelView {
 }
 
 pub struct SeatGroup {
-    pub id: i64,
+    pub id: SectionId,
     pub name: String,
     pub seats: Vec<SeatView>,
     /// Where the section's name is drawn (above its seats).
@@ -208,7 +209,7 @@ fn row_ends(seats: &[Point]) -> Option<(Point, Point)> {
 
 /// A section on the overview: a link to its seats.
 pub struct OverviewSection {
-    pub id: i64,
+    pub id: SectionId,
     pub href: String,
     pub shape: ShapeView,
     /// "from €45", or "Sold out".
@@ -238,7 +239,7 @@ pub fn overview(
     event_id: EventId,
     shapes: &MapShapes,
     tiers: &[Tier],
-    current: Option<i64>,
+    current: Option<SectionId>,
     filter: &PriceFilter,
 ) -> Overview {
     let bounds = shapes.bounds().unwrap_or(Bounds {

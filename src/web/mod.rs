@@ -1,7 +1,7 @@
-//! HTTP, one room per audience: `buyer` (pages, actions, checkout, live
-//! feed, JSON API) and `staff` (sign-in, console, venues, staff API), each
-//! with its own `router()`; shared pieces beside them (render, error,
-//! extract, security, views, state).
+//! HTTP, one room per audience: `buyer` and `staff`, each with its own
+//! `router()`; the JSON API routed with its document in `openapi`; and the
+//! pieces both rooms share beside them (state, render, error, extract,
+//! auth, notices, session, security, the map's drawing, reads, assets).
 
 pub mod admission;
 pub mod assets;

@@ -187,6 +187,7 @@ pub fn flag_label(flag: Flag) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::domain::ids::SectionId;
 
     pub(crate) fn seat(
         id: i64,
@@ -199,7 +200,7 @@ pub(crate) mod tests {
         Seat {
             id: SeatId(id),
             section: format!("S{section_id}"),
-            section_id,
+            section_id: SectionId(section_id),
             row_label: row.into(),
             seat_label: id.to_string(),
             row_index: 0,

@@ -1,4 +1,4 @@
-//! Races over HTTP for what the README says the code survives: each test
+//! Races over HTTP for what docs/design.md says the code survives: each test
 //! sets up the interleaving it names (holding a lock the app must wait on,
 //! or moving the database's idea of an expiry) instead of hoping the
 //! scheduler finds it, and fails if the guarantee breaks.

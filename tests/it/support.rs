@@ -473,7 +473,7 @@ impl TestApp {
             .await
             .expect("listing areas")
             .iter()
-            .map(|a| a.id)
+            .map(|a| a.id.0)
             .collect();
         (fixture(&self.pool, id).await, area_ids)
     }

@@ -58,7 +58,7 @@ pub async fn concert_hall_event(pool: &Pool) -> AppResult<(i64, i64, i32)> {
 /// An event of the venue, on sale now, every tier at `price_cents`.
 async fn event_on_sale(
     pool: &Pool,
-    venue_id: i64,
+    venue_id: seatmap::domain::ids::VenueId,
     layout: &venue::VenueLayout,
     name: &str,
     price_cents: i32,

@@ -13,6 +13,8 @@ use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::domain::ids::AreaId;
+use crate::domain::ids::SectionId;
 use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
@@ -196,15 +198,15 @@ pub(crate) struct SeatActionForm {
     /// "list" when posted from the list view, to go back there.
     back: Option<String>,
     /// The section shown when a big venue's seats are shown by section.
-    section: Option<i64>,
+    section: Option<SectionId>,
 }
 
 /// Where a form post without JavaScript returns to: the map or the list,
 /// and the section it showed, if it showed one.
 #[derive(Clone, Copy)]
 pub(crate) enum Back {
-    Map(Option<i64>),
-    List(Option<i64>),
+    Map(Option<SectionId>),
+    List(Option<SectionId>),
 }
 
 pub(crate) enum SeatOutcome {
@@ -425,7 +427,8 @@ pub(crate) async fn ga_action(
 ) -> AppResult<Response> {
     let number =
         |value: &Option<String>| value.as_deref().and_then(|v| v.trim().parse::<i64>().ok());
-    let outcome = match (number(&form.release), number(&form.area)) {
+    let area = |value: &Option<String>| number(value).map(AreaId);
+    let outcome = match (area(&form.release), area(&form.area)) {
         (Some(area_id), _) => release_ga(&state, event_id, &buyer, area_id).await,
         (None, Some(area_id)) => {
             hold_ga(
@@ -453,7 +456,7 @@ pub(crate) async fn hold_ga(
     event_id: EventId,
     buyer: &Buyer,
     ip: ClientIp,
-    area_id: i64,
+    area_id: AreaId,
     count: i64,
 ) -> AppResult<String> {
     let hold_rules = HoldRules::from_config(&state.config);
@@ -476,7 +479,7 @@ pub(crate) async fn release_ga(
     state: &AppState,
     event_id: EventId,
     buyer: &Buyer,
-    area_id: i64,
+    area_id: AreaId,
 ) -> AppResult<String> {
     let hold = buyers_live_hold(state, event_id, buyer.id)
         .await?

@@ -1,4 +1,4 @@
-//! The JSON API. Its shapes are a contract (see README): change them only
+//! The JSON API. Its shapes are a contract (see docs/api.md): change them only
 //! by adding fields.
 
 use axum::Json;
@@ -13,6 +13,7 @@ use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
+use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::rules as input_rules;
 use crate::domain::seat::{SeatIds, SeatState};
@@ -278,7 +279,7 @@ pub(crate) struct CreateHoldBody {
 #[derive(Deserialize)]
 pub(crate) struct GaBody {
     #[serde(deserialize_with = "crate::web::json_int::one")]
-    area: i64,
+    area: AreaId,
     /// Signed and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
     #[serde(deserialize_with = "crate::web::json_int::one")]
     count: i64,

@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::domain::ids::SectionId;
 use crate::domain::ids::{BuyerId, EventId};
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::Viewer;
@@ -53,7 +54,7 @@ fn shows_by_section(state: &AppState, shapes: &db::map::MapShapes) -> bool {
 /// What part of the map to show, and the price range to show in full.
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct MapQuery {
-    pub section: Option<i64>,
+    pub section: Option<SectionId>,
     pub price_min: Option<i32>,
     pub price_max: Option<i32>,
 }
@@ -69,7 +70,7 @@ pub(crate) struct EventPage {
     overview: Option<Overview>,
     /// The chosen section's name, when one is.
     section_name: Option<String>,
-    section_id: Option<i64>,
+    section_id: Option<SectionId>,
     filter: PriceFilter,
     tiers: Vec<TierLegend>,
     statuses: Vec<StatusLegend>,
@@ -352,7 +353,7 @@ pub(crate) struct ListPage {
     sections: Vec<ListSection>,
     /// Big venues list one section at a time: links to each, until one is chosen.
     choose: Vec<SectionLink>,
-    section_id: Option<i64>,
+    section_id: Option<SectionId>,
     panel: HoldPanel,
     csrf: String,
     notice: Option<Notice>,

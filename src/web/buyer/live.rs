@@ -24,6 +24,7 @@ use crate::db::live::SeatChanges;
 use crate::db::seats::Seat;
 use crate::db::snapshot::Snapshot;
 use crate::db::{self, GenericClient};
+use crate::domain::ids::SectionId;
 use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::seat::SeatState;
 use crate::error::{AppError, AppResult, Limit, Missing};
@@ -66,7 +67,7 @@ struct LiveUpdate {
 struct SinceQuery {
     since: Option<String>,
     /// The page shows only this section's seats (a big venue's section).
-    section: Option<i64>,
+    section: Option<SectionId>,
     /// "none": the page shows no seats (a big venue's overview).
     seats: Option<String>,
 }
@@ -174,7 +175,7 @@ struct PageFeed {
 #[derive(Clone, Copy)]
 enum Shows {
     All,
-    Section(i64),
+    Section(SectionId),
     NoSeats,
 }
 

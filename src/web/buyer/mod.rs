@@ -1,4 +1,6 @@
-//! The buyer's room: pages, actions, checkout, the live feed and the JSON API.
+//! The buyer's room: the event pages (map, list, hold panel), the actions
+//! on them, checkout, tickets and "My orders", the live feed, and the
+//! buyers' JSON API.
 
 pub mod actions;
 pub mod api;
@@ -12,27 +14,24 @@ pub mod tickets;
 use axum::Router;
 use axum::routing::{get, post};
 
-use self::actions::*;
-use self::checkout::*;
-use self::event::*;
-use self::tickets::*;
 use crate::web::state::AppState;
 
-/// The buyer's routes (the JSON API and the live feed have their own).
+/// The buyer's pages and their forms (the JSON API is routed with its
+/// document, in `web::openapi`; the live feed has its own router).
 pub fn pages_router() -> Router<AppState> {
     Router::new()
-        .route("/", get(index))
-        .route("/events/{event_id}", get(event_page))
-        .route("/events/{event_id}/list", get(list_page))
-        .route("/events/{event_id}/seats", post(seat_action))
-        .route("/events/{event_id}/best", post(best_available))
-        .route("/events/{event_id}/ga", post(ga_action))
-        .route("/events/{event_id}/hold/release", post(release_all))
-        .route("/events/{event_id}/hold/extend", post(extend_hold))
-        .route("/events/{event_id}/purchase", post(purchase))
-        .route("/orders/{order_id}", get(order_page))
-        .route("/my/orders", get(my_orders))
-        .route("/tickets/{code}", get(ticket_page))
+        .route("/", get(event::index))
+        .route("/events/{event_id}", get(event::event_page))
+        .route("/events/{event_id}/list", get(event::list_page))
+        .route("/events/{event_id}/seats", post(actions::seat_action))
+        .route("/events/{event_id}/best", post(actions::best_available))
+        .route("/events/{event_id}/ga", post(actions::ga_action))
+        .route("/events/{event_id}/hold/release", post(actions::release_all))
+        .route("/events/{event_id}/hold/extend", post(actions::extend_hold))
+        .route("/events/{event_id}/purchase", post(checkout::purchase))
+        .route("/orders/{order_id}", get(tickets::order_page))
+        .route("/my/orders", get(tickets::my_orders))
+        .route("/tickets/{code}", get(tickets::ticket_page))
 }
 
 pub fn router() -> Router<AppState> {

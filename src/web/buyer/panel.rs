@@ -5,6 +5,7 @@ use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
 use crate::db::holds::Hold;
 use crate::db::seats::Seat;
+use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::money::{Currency, group_thousands};
 use crate::web::seat_view::{TierLegend, tier_legend};
@@ -47,7 +48,7 @@ pub struct ExtendOffer {
 
 /// General-admission tickets in a hold, one line per area.
 pub struct HeldGa {
-    pub area_id: i64,
+    pub area_id: AreaId,
     pub name: String,
     pub quantity: i32,
     pub tier: String,
@@ -179,7 +180,7 @@ impl HoldPanel {
 
 /// A general-admission area on the map: what is left, and a picker.
 pub struct GaBlock {
-    pub id: i64,
+    pub id: AreaId,
     pub name: String,
     pub tier: String,
     pub price: String,

@@ -4,6 +4,7 @@
 use crate::db::events::Tier;
 use crate::db::seats::Seat;
 use crate::domain::ids::EventId;
+use crate::domain::ids::SectionId;
 use crate::domain::money::{Currency, group_thousands};
 use crate::domain::seat::SeatState;
 use crate::web::seat_view::SeatView;
@@ -14,7 +15,7 @@ pub struct ListRow {
 }
 
 pub struct ListSection {
-    pub id: i64,
+    pub id: SectionId,
     pub name: String,
     pub rows: Vec<ListRow>,
 }

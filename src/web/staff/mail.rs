@@ -9,6 +9,7 @@ use axum::routing::{get, post};
 
 use crate::db;
 use crate::domain::ids::EventId;
+use crate::domain::ids::MessageId;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::StaffUser;
 use crate::web::event_header::EventHeader;
@@ -29,7 +30,7 @@ pub fn router() -> Router<AppState> {
 }
 
 struct MessageRow {
-    id: i64,
+    id: MessageId,
     failed: bool,
     order_id: String,
     short_order: String,
@@ -104,7 +105,7 @@ async fn outbox_page(
 /// Sends a message that was given up on again, from its first attempt.
 async fn retry_message(
     State(state): State<AppState>,
-    IdPath((event_id, message_id)): IdPath<(EventId, i64)>,
+    IdPath((event_id, message_id)): IdPath<(EventId, MessageId)>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {

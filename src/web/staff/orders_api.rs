@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::db;
 use crate::db::ga::GaRequest;
 use crate::db::order_changes::WalkUp;
+use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
@@ -188,7 +189,7 @@ pub(crate) async fn reseat_json(
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct SaleGaBody {
     #[serde(deserialize_with = "crate::web::json_int::one")]
-    area_id: i64,
+    area_id: AreaId,
     #[serde(deserialize_with = "crate::web::json_int::one")]
     #[schema(minimum = 1, maximum = 100)]
     quantity: u32,
@@ -240,7 +241,7 @@ pub(crate) async fn sale_json(
     if seat_ids.len() != body.seat_ids.len() {
         return Err(AppError::Invalid(crate::error::Invalid::DuplicateSeats));
     }
-    let mut areas: Vec<i64> = body.ga.iter().map(|g| g.area_id).collect();
+    let mut areas: Vec<AreaId> = body.ga.iter().map(|g| g.area_id).collect();
     areas.sort_unstable();
     areas.dedup();
     if body.ga.iter().any(|g| g.quantity == 0 || g.quantity > 100) {

@@ -14,6 +14,7 @@ use time::OffsetDateTime;
 
 use crate::db;
 use crate::db::venues::{EventPlan, VenueSummary};
+use crate::domain::ids::VenueId;
 use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::venue::{self, LayoutError};
@@ -46,7 +47,7 @@ pub fn router() -> Router<AppState> {
 }
 
 struct VenueRow {
-    id: i64,
+    id: VenueId,
     name: String,
     size: String,
     imported: String,
@@ -197,7 +198,7 @@ struct VenuePage {
     staff_name: String,
     csrf: String,
     notice: Option<Notice>,
-    id: i64,
+    id: VenueId,
     name: String,
     time_zone: String,
     sections: Vec<SectionLine>,
@@ -207,7 +208,7 @@ struct VenuePage {
 
 async fn venue_page(
     State(state): State<AppState>,
-    IdPath(venue_id): IdPath<i64>,
+    IdPath(venue_id): IdPath<VenueId>,
     staff: StaffUser,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
@@ -254,7 +255,7 @@ fn price_field(tier_code: &str) -> String {
 /// `price.<tier code>` per tier, as name/value pairs (tiers vary by venue).
 async fn create_event(
     State(state): State<AppState>,
-    IdPath(venue_id): IdPath<i64>,
+    IdPath(venue_id): IdPath<VenueId>,
     staff: StaffUser,
     CsrfForm(fields): CsrfForm<Vec<(String, String)>>,
 ) -> AppResult<Response> {
@@ -290,7 +291,7 @@ async fn create_event(
     }
 }
 
-fn plan_from_form(venue_id: i64, fields: &[(String, String)]) -> AppResult<EventPlan> {
+fn plan_from_form(venue_id: VenueId, fields: &[(String, String)]) -> AppResult<EventPlan> {
     let field = |name: &str| {
         fields
             .iter()

@@ -10,6 +10,7 @@ use axum::routing::get;
 use crate::db;
 use crate::db::ga::GaRequest;
 use crate::db::order_changes::WalkUp;
+use crate::domain::ids::AreaId;
 use crate::domain::ids::EventId;
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
@@ -32,7 +33,7 @@ pub fn router() -> Router<AppState> {
 }
 
 struct AreaField {
-    id: i64,
+    id: AreaId,
     name: String,
     left: i64,
 }
@@ -91,7 +92,7 @@ async fn walk_up_sale(
             if value.is_empty() || value == "0" {
                 continue;
             }
-            let area_id: i64 = area
+            let area_id: AreaId = area
                 .parse()
                 .map_err(|_| AppError::BadRequest(Malformed::FormField(name.to_string())))?;
             let too_many = || {

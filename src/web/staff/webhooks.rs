@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
 use crate::db;
+use crate::domain::ids::WebhookId;
 use crate::domain::webhook::{self, EVENT_TYPES, ROTATION_OVERLAP, TargetPolicy};
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::auth::StaffUser;
@@ -38,7 +39,7 @@ pub fn router() -> Router<AppState> {
 }
 
 struct EndpointRow {
-    id: i64,
+    id: WebhookId,
     url: String,
     events: String,
     created: String,
@@ -48,7 +49,7 @@ struct EndpointRow {
 }
 
 struct DeliveryRow {
-    endpoint_id: i64,
+    endpoint_id: WebhookId,
     delivery_id: String,
     event_type: String,
     created: String,
@@ -202,7 +203,7 @@ async fn audit(
     client: &impl db::GenericClient,
     staff: &StaffUser,
     action: &str,
-    endpoint_id: i64,
+    endpoint_id: WebhookId,
     url: &str,
 ) -> AppResult<()> {
     db::audit::record(
@@ -224,7 +225,7 @@ async fn audit(
 /// they saw it.
 async fn reveal(
     State(state): State<AppState>,
-    IdPath(endpoint_id): IdPath<i64>,
+    IdPath(endpoint_id): IdPath<WebhookId>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
@@ -242,7 +243,7 @@ async fn reveal(
 /// A new secret for a live endpoint; the old one signs too for a day.
 async fn rotate(
     State(state): State<AppState>,
-    IdPath(endpoint_id): IdPath<i64>,
+    IdPath(endpoint_id): IdPath<WebhookId>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
@@ -261,7 +262,7 @@ async fn rotate(
 
 async fn disable(
     State(state): State<AppState>,
-    IdPath(endpoint_id): IdPath<i64>,
+    IdPath(endpoint_id): IdPath<WebhookId>,
     staff: StaffUser,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
