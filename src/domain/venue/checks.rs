@@ -4,11 +4,12 @@
 
 use std::collections::HashSet;
 
+use super::model::{
+    GaArea, LayoutError, MAX_GA_PLACES, MAX_SEATS, SeatLayout, SectionLayout, TierDef, VenueLayout,
+};
 use crate::domain::geometry::{self, Bounds, Placement, Point};
 use crate::domain::layout::{Flag, SEAT_PITCH};
 use crate::domain::text::{self, MAX_CODE_CHARS, MAX_NAME_CHARS};
-
-use super::model::*;
 
 pub(super) fn err(at: &str, problem: impl Into<String>) -> LayoutError {
     LayoutError {

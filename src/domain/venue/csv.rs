@@ -2,10 +2,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::checks::{
+    DEFAULT_TIME_ZONE, DraftSection, Venue, check_flags, default_rank, err, finish,
+    local_coordinate_ok,
+};
+use super::model::{
+    LayoutError, MAX_REPORTED_PROBLEMS, MAX_SEATS, SeatLayout, TierDef, VenueLayout,
+};
 use crate::domain::text::{self, MAX_CODE_CHARS, MAX_LABEL_CHARS, MAX_NAME_CHARS};
-
-use super::checks::*;
-use super::model::*;
 
 /// Parses and validates a CSV grid: a header `section,row,seat,x,y,tier,flags`
 /// then one seat a line; flags are `|`-separated; tiers are named by the

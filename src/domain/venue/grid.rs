@@ -1,11 +1,10 @@
 //! Layouts of events described in code (the demo, the tests' events):
 //! sections of rows of N seats, placed as a file without positions would be.
 
+use super::checks::{DraftSection, Venue, default_rank, finish};
+use super::model::{LayoutError, SeatLayout, TierDef, VenueLayout};
 use crate::domain::geometry::{self};
 use crate::domain::layout::{EventSpec, SEAT_PITCH};
-
-use super::checks::*;
-use super::model::*;
 
 /// The layout of an event described in code: sections stacked as a file
 /// without positions would have them, each row centred (and bent, if the

@@ -5,12 +5,14 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
 
+use super::checks::{
+    DEFAULT_TIME_ZONE, DraftSection, Venue, check_flags, check_outline, check_tiers, default_rank,
+    err, finish, local_coordinate_ok,
+};
+use super::model::{GaArea, LayoutError, SeatLayout, TierDef, VenueLayout};
 use crate::domain::geometry::{self, Point};
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::text::{self, MAX_LABEL_CHARS, MAX_NAME_CHARS};
-
-use super::checks::*;
-use super::model::*;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

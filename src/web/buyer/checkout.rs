@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
 
-use super::event::*;
+use super::event::{MapQuery, event_page_response};
 use crate::db;
 use crate::domain::ids::EventId;
 use crate::domain::rules;

@@ -26,7 +26,10 @@ pub fn pages_router() -> Router<AppState> {
         .route("/events/{event_id}/seats", post(actions::seat_action))
         .route("/events/{event_id}/best", post(actions::best_available))
         .route("/events/{event_id}/ga", post(actions::ga_action))
-        .route("/events/{event_id}/hold/release", post(actions::release_all))
+        .route(
+            "/events/{event_id}/hold/release",
+            post(actions::release_all),
+        )
         .route("/events/{event_id}/hold/extend", post(actions::extend_hold))
         .route("/events/{event_id}/purchase", post(checkout::purchase))
         .route("/orders/{order_id}", get(tickets::order_page))
