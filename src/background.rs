@@ -28,13 +28,14 @@ impl Background {
         config: &Config,
         links: OrderLinks,
     ) -> anyhow::Result<Background> {
+        let workers = &database.workers;
+        // First what can fail (a bad SMTP URL), so a failure leaves nothing running.
+        let mail = crate::mail::Worker::new(workers.clone(), &config.mail, links)?;
         let live = LiveFeed::start(
             database.pg_config.clone(),
             &config.db,
             config.live.poll_every,
         )?;
-        let workers = &database.workers;
-        let mail = crate::mail::Worker::new(workers.clone(), &config.mail, links)?;
         let mut tasks = vec![
             (
                 "session sweeper",
@@ -56,7 +57,7 @@ impl Background {
         &self.live
     }
 
-    /// The tasks running, by name, in the order [`Background::stop`] ends them.
+    /// The worker tasks running, by name.
     pub fn running(&self) -> Vec<&'static str> {
         self.tasks
             .iter()
@@ -65,15 +66,20 @@ impl Background {
             .collect()
     }
 
-    /// Stops everything, after the last request has been answered: the
-    /// session sweeper, the webhook sender and the mail worker (aborted: a
-    /// delivery or message mid-send is not lost, its lease runs out and a
-    /// worker here or on another instance sends it again), then the live
-    /// feed, whose polling would otherwise log the database's going as a
-    /// failure. Returns once every task has ended.
+    /// Stops everything, after the last request has been answered: first
+    /// the workers (the session sweeper, the webhook sender and the mail
+    /// worker, aborted together and awaited: a delivery or message mid-send
+    /// is not lost, its lease runs out and a worker here or on another
+    /// instance sends it again), then the live feed, whose polling would
+    /// otherwise log the database's going as a failure. The pools close
+    /// after this returns.
     pub async fn stop(mut self) {
-        for (name, task) in std::mem::take(&mut self.tasks) {
+        let tasks = std::mem::take(&mut self.tasks);
+        // All aborted first: were this future dropped part-way, none is left running.
+        for (_, task) in &tasks {
             task.abort();
+        }
+        for (name, task) in tasks {
             if let Err(err) = task.await
                 && !err.is_cancelled()
             {
@@ -98,7 +104,9 @@ impl Drop for Background {
 /// Expired session rows are harmless (loads ignore them) but would pile up.
 async fn sweep_sessions(pool: Pool, every: Duration) {
     let store = db::sessions::PgSessionStore::new(pool);
-    let mut ticks = tokio::time::interval(every);
+    // The first sweep one period after start, not at once: a test that
+    // plants an expired session must find it there.
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;

@@ -1,6 +1,6 @@
 //! The commands besides `serve`: `demo`, `staff add|list`, `apikey
 //! add|list|revoke`, `venue check|import`. Each opens the configured database (or the embedded
-//! one) through `db::Database`, does one thing, and shuts it down.
+//! one) through `db::database::Database`, does one thing, and shuts it down.
 
 use crate::config::Config;
 use crate::db::database::Database;

@@ -385,17 +385,34 @@ fn old_name_of(new: &str) -> Option<&'static str> {
     RENAMED.iter().find(|(_, n)| *n == new).map(|(old, _)| *old)
 }
 
-/// The old names set in this environment, each with its new name, for the
-/// start-up warning.
-pub fn old_names_in_use(
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Vec<(&'static str, &'static str)> {
+/// An old name set in this environment, for the start-up warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OldName {
+    pub old: &'static str,
+    pub new: &'static str,
+    /// Both are set: the new name's value is used, the old one ignored.
+    pub ignored: bool,
+}
+
+fn is_set(lookup: &impl Fn(&str) -> Option<String>, name: &str) -> bool {
+    lookup(name).is_some_and(|value| !value.trim().is_empty())
+}
+
+/// The old names set (to something) in this environment.
+pub fn old_names_in_use(lookup: impl Fn(&str) -> Option<String>) -> Vec<OldName> {
     RENAMED
         .iter()
-        .copied()
-        .filter(|(old, _)| lookup(old).is_some())
+        .filter(|(old, _)| is_set(&lookup, old))
+        .map(|&(old, new)| OldName {
+            old,
+            new,
+            ignored: is_set(&lookup, new),
+        })
         .collect()
 }
+
+/// What is logged when `RUST_LOG` is unset (or not a filter).
+pub const DEFAULT_LOG_FILTER: &str = "info,tower_http=warn,tokio_postgres=warn";
 
 /// How log lines are written: `SEATMAP_LOG_FORMAT=json` gives one JSON
 /// object a line; anything else, text.
@@ -417,13 +434,13 @@ pub fn logging(lookup: impl Fn(&str) -> Option<String>) -> (LogFormat, String) {
     // refinery_schema_history already exists, skipping" on every start).
     let filter = lookup("RUST_LOG")
         .filter(|f| !f.trim().is_empty())
-        .unwrap_or_else(|| "info,tower_http=warn,tokio_postgres=warn".to_string());
+        .unwrap_or_else(|| DEFAULT_LOG_FILTER.to_string());
     (format, filter)
 }
 
 impl Config {
     pub fn from_env() -> anyhow::Result<Config> {
-        Self::from_lookup(|name| std::env::var(name).ok())
+        Self::from_lookup_naming_old(|name| std::env::var(name).ok())
     }
 
     /// Same as [`Config::from_env`] over any lookup, so parsing is testable
@@ -628,6 +645,28 @@ impl Config {
         Ok(config)
     }
 
+    /// [`Config::from_lookup`], with an error about a value given under an
+    /// old name saying that name, as the operator wrote it.
+    pub fn from_lookup_naming_old(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<Config> {
+        Config::from_lookup(&lookup).map_err(|err| {
+            let text = format!("{err:#}");
+            let given_as_old = old_names_in_use(&lookup)
+                .into_iter()
+                .filter(|name| !name.ignored)
+                .find(|name| text.contains(name.new));
+            match given_as_old {
+                Some(name) => anyhow::anyhow!(
+                    "{} (set as {}, its old name)",
+                    text.replacen(name.new, name.old, 1),
+                    name.old
+                ),
+                None => err,
+            }
+        })
+    }
+
     /// A configuration for tests: given database, ephemeral port, defaults elsewhere.
     pub fn for_tests(database: DatabaseSource) -> Config {
         Config {
@@ -799,17 +838,31 @@ mod tests {
         assert_eq!(config.hold_ttl, Duration::from_secs(30));
         assert_eq!(config.server.max_connections, 64);
         let env: std::collections::HashMap<_, _> = old.into_iter().collect();
+        let named = |old, new, ignored| OldName { old, new, ignored };
         assert_eq!(
             old_names_in_use(|name| env.get(name).map(|v| v.to_string())),
             [
-                ("HOLD_TTL_SECS", "SEATMAP_HOLD_TTL_SECS"),
-                ("MAX_CONNECTIONS", "SEATMAP_MAX_CONNECTIONS"),
+                named("HOLD_TTL_SECS", "SEATMAP_HOLD_TTL_SECS", false),
+                named("MAX_CONNECTIONS", "SEATMAP_MAX_CONNECTIONS", false),
             ]
         );
-        // The new name wins when both are set.
-        let both =
-            config_from(&[("HOLD_TTL_SECS", "30"), ("SEATMAP_HOLD_TTL_SECS", "40")]).unwrap();
-        assert_eq!(both.hold_ttl, Duration::from_secs(40));
+        // The new name wins when both are set, and the warning says so.
+        let both = [("HOLD_TTL_SECS", "30"), ("SEATMAP_HOLD_TTL_SECS", "40")];
+        assert_eq!(
+            config_from(&both).unwrap().hold_ttl,
+            Duration::from_secs(40)
+        );
+        let env: std::collections::HashMap<_, _> = both.into_iter().collect();
+        assert_eq!(
+            old_names_in_use(|name| env.get(name).map(|v| v.to_string())),
+            [named("HOLD_TTL_SECS", "SEATMAP_HOLD_TTL_SECS", true)]
+        );
+        // A bad value under the old name is reported under that name.
+        let env: std::collections::HashMap<_, _> = [("HOLD_TTL_SECS", "0")].into_iter().collect();
+        let err = Config::from_lookup_naming_old(|name| env.get(name).map(|v| v.to_string()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("HOLD_TTL_SECS=0"), "{err}");
     }
 
     /// Every name the configuration asks the environment for, old names

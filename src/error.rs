@@ -1,6 +1,7 @@
-//! The one error type, and the codes that name each refusal. It knows
-//! nothing of HTTP: `web::error` decides the status code, the body and
-//! whether a refusal becomes a notice or an error page.
+//! The one error type: the domain's refusals (`domain::refusal`) and the
+//! failures of the database and the pool, as data. It knows nothing of
+//! HTTP: `web::error` decides the status code and the body, `words` the
+//! message and whether a refusal becomes a notice or an error page.
 
 use tokio_postgres::error::SqlState;
 
@@ -12,8 +13,8 @@ pub use crate::domain::refusal::{
 
 pub type AppResult<T> = Result<T, AppError>;
 
-/// Refusals carry data, not words: `web::error` words them and picks the
-/// status code. The `Display` texts here are for logs.
+/// Refusals carry data, not words: `words` words them and `web::error`
+/// picks the status code. The `Display` texts here are for logs.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     /// A request malformed before any rule applies (web's extractors).
@@ -58,9 +59,7 @@ impl From<Refusal> for AppError {
     fn from(refusal: Refusal) -> AppError {
         match refusal {
             Refusal::Invalid(invalid) => AppError::Invalid(invalid),
-            Refusal::Conflict(conflict) => AppError::Conflict(conflict),
             Refusal::HoldLimit { max } => AppError::HoldLimit { max },
-            Refusal::Malformed(malformed) => AppError::BadRequest(malformed),
         }
     }
 }

@@ -41,8 +41,8 @@ async fn run() -> ExitCode {
     // prints an id).
     let (format, filter) = config::logging(|name| std::env::var(name).ok());
     let filter = tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|err| {
-        eprintln!("seatmap: RUST_LOG={filter:?} is not a log filter ({err}); using info");
-        tracing_subscriber::EnvFilter::new("info")
+        eprintln!("seatmap: RUST_LOG={filter:?} is not a log filter ({err}); using the default");
+        tracing_subscriber::EnvFilter::new(config::DEFAULT_LOG_FILTER)
     });
     // Colour only for a terminal: escape codes don't belong in a log file.
     let logs = tracing_subscriber::fmt()
@@ -53,10 +53,17 @@ async fn run() -> ExitCode {
         config::LogFormat::Json => logs.json().init(),
         config::LogFormat::Text => logs.init(),
     }
-    for (old, new) in config::old_names_in_use(|name| std::env::var(name).ok()) {
-        tracing::warn!(
-            "{old} is an old name: set {new} instead (the old name still works for now)"
-        );
+    for name in config::old_names_in_use(|name| std::env::var(name).ok()) {
+        let (old, new) = (name.old, name.new);
+        if name.ignored {
+            tracing::warn!(
+                "{old} and {new} are both set: {new} is used; unset {old}, its old name"
+            );
+        } else {
+            tracing::warn!(
+                "{old} is an old name: set {new} instead (the old name still works for now)"
+            );
+        }
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = args.first().cloned();

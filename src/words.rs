@@ -1,6 +1,9 @@
-//! The words for people: every message a buyer, a member of staff or an
-//! operator at the command line is given, from the refusals' data. `web`,
-//! `cli` and `mail` all word things here; nothing here knows HTTP.
+//! The words for people that more than one place says: every refusal's
+//! message (and whether a page shows it as a notice), times, venue sizes
+//! and seats described, for pages, the JSON API and the command line
+//! alike. Nothing here knows HTTP, and nothing that uses it imports `web`.
+//! A page's own text is in its template, and a one-off success notice
+//! ("Sales closed.") beside the handler that gives it.
 
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -24,8 +27,9 @@ pub const GENERIC_500: &str =
 pub const GENERIC_503: &str =
     "The box office is very busy right now. Please try again in a moment.";
 
-/// What a buyer or staff member is told about a refusal: every message
-/// the app gives lives here. Failures of our own get the generic texts.
+/// What a buyer, a member of staff or an API client is told about a
+/// refusal: every refusal's message is here. Failures of our own get the
+/// generic texts.
 pub fn message(error: &AppError) -> String {
     match error {
         AppError::BadRequest(malformed) => malformed_text(malformed),

@@ -27,6 +27,7 @@ pub struct GaRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct GaHeld {
     #[serde(rename = "area")]
+    #[schema(value_type = i64)]
     pub area_id: AreaId,
     #[serde(rename = "count")]
     pub quantity: i32,
@@ -35,6 +36,7 @@ pub struct GaHeld {
 /// An area as the map and the API show it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GaAreaView {
+    #[schema(value_type = i64)]
     pub id: AreaId,
     pub name: String,
     pub tier: String,

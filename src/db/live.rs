@@ -112,7 +112,7 @@ pub async fn committed_since(
         by_event.entry(event_id).or_default().push(seat_id);
     }
     Ok(Committed {
-        snapshot: Snapshot(row.get(0)),
+        snapshot: Snapshot::from_database(row.get(0)),
         seats: by_event,
         ga_events: row.get::<_, Option<Vec<EventId>>>(3).unwrap_or_default(),
     })

@@ -9,7 +9,7 @@ use crate::error::AppResult;
 /// still to send. Only ever built from the database's own text or from
 /// text that parses as one, so it can be cast back without an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Snapshot(pub(super) String);
+pub struct Snapshot(String);
 
 impl Snapshot {
     /// A snapshot from a page (its URL or Last-Event-ID), if it is one.
@@ -36,6 +36,11 @@ impl Snapshot {
         }
         let xips: Vec<String> = xips.iter().map(u64::to_string).collect();
         Some(Snapshot(format!("{xmin}:{xmax}:{}", xips.join(","))))
+    }
+
+    /// A snapshot as the database wrote it (`pg_current_snapshot()::text`).
+    pub(super) fn from_database(text: String) -> Snapshot {
+        Snapshot(text)
     }
 
     pub fn as_str(&self) -> &str {

@@ -1,5 +1,6 @@
 //! Why a request is refused, as data: which rule said no, with the facts
-//! a message needs. The words (and the status code) are `web::error`'s.
+//! a message needs, and the code (`ErrorCode`) each is called by. The
+//! words are `words`'s; the status code is `web::error`'s.
 
 use time::OffsetDateTime;
 
@@ -98,12 +99,8 @@ impl std::fmt::Display for ErrorCode {
 pub enum Refusal {
     #[error("invalid: {0:?}")]
     Invalid(Invalid),
-    #[error("conflict: {0:?}")]
-    Conflict(Conflict),
     #[error("over the hold limit of {max}")]
     HoldLimit { max: u32 },
-    #[error("malformed: {0:?}")]
-    Malformed(Malformed),
 }
 
 impl From<Invalid> for Refusal {

@@ -175,7 +175,6 @@ mod tests {
         match err {
             Refusal::Invalid(invalid) => invalid.code().to_string(),
             Refusal::HoldLimit { .. } => "hold_limit".to_string(),
-            other => format!("{other:?}"),
         }
     }
 

@@ -31,6 +31,19 @@ const IO_CRATES: &[&str] = &[
     "lettre",
 ];
 
+/// Crates that speak HTTP or render pages: none of them belongs in `db`.
+const HTTP_CRATES: &[&str] = &[
+    "axum",
+    "http",
+    "hyper",
+    "hyper_util",
+    "tower",
+    "tower_http",
+    "askama",
+    "reqwest",
+    "lettre",
+];
+
 /// The crate's modules, by path (`web::buyer::event`; the root is ""),
 /// each with its file.
 fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
@@ -170,6 +183,21 @@ impl Reader<'_> {
                     }
                     i = j;
                 }
+                TokenTree::Literal(literal) => {
+                    // Paths in strings: `#[serde(with = "crate::web::json_int")]`.
+                    let text = literal.to_string();
+                    let inner = text.trim_matches('"');
+                    if text.starts_with('"')
+                        && ["crate::", "super::", "self::"]
+                            .iter()
+                            .any(|prefix| inner.starts_with(prefix))
+                    {
+                        let mut path: Vec<String> = inner.split("::").map(String::from).collect();
+                        path.push("*".to_string());
+                        self.record(path);
+                    }
+                    i += 1;
+                }
                 _ => i += 1,
             }
         }
@@ -229,7 +257,11 @@ impl<'ast> Visit<'ast> for Reader<'_> {
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         let mut paths = Vec::new();
         use_paths(&item.tree, &mut Vec::new(), &mut paths);
-        for (path, _) in paths {
+        for (mut path, local) in paths {
+            if local.is_none() {
+                // A glob takes the module's items: an import of its file.
+                path.push("*".to_string());
+            }
             self.record(path);
         }
     }
@@ -264,6 +296,17 @@ struct Graph {
 /// The module (file) that defines what `absolute` names: its longest
 /// prefix that is a file. None when the path only names a module.
 fn defining_module(absolute: &[String], modules: &BTreeMap<String, PathBuf>) -> Option<String> {
+    // "module::*": the module's items are taken (a glob, or a module named
+    // in a string, as serde's `with` does); an item's path ends as usual.
+    let absolute = match absolute.split_last() {
+        Some((last, module)) if last == "*" => {
+            if modules.contains_key(&module.join("::")) {
+                return Some(module.join("::"));
+            }
+            module
+        }
+        _ => absolute,
+    };
     if modules.contains_key(&absolute.join("::")) {
         return None;
     }
@@ -294,14 +337,22 @@ fn graph_of(src: &Path) -> Graph {
             aliases: &no_aliases,
             found: References::default(),
         };
-        for item in &ast.items {
-            if let syn::Item::Use(item) = item {
-                let mut paths = Vec::new();
-                use_paths(&item.tree, &mut Vec::new(), &mut paths);
-                for (path, local) in paths {
-                    if let (Some(absolute), Some(local)) = (naming.resolve(&path), local) {
-                        aliases.insert(local, absolute);
-                    }
+        // Every `use` in the file, those inside functions included (scope
+        // is ignored: a name is taken to mean what any `use` made it).
+        struct Uses(Vec<syn::ItemUse>);
+        impl<'ast> Visit<'ast> for Uses {
+            fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+                self.0.push(item.clone());
+            }
+        }
+        let mut uses = Uses(Vec::new());
+        uses.visit_file(&ast);
+        for item in &uses.0 {
+            let mut paths = Vec::new();
+            use_paths(&item.tree, &mut Vec::new(), &mut paths);
+            for (path, local) in paths {
+                if let (Some(absolute), Some(local)) = (naming.resolve(&path), local) {
+                    aliases.insert(local, absolute);
                 }
             }
         }
@@ -410,12 +461,9 @@ fn layer_breaches(graph: &Graph) -> Vec<String> {
                 Some("db does not import web, mail or webhooks")
             } else if (to == "app" && from != "startup") || to == "startup" {
                 Some("nothing imports upward into app or startup")
-            } else if ["cli", "mail", "webhooks", "background", "config", "error"]
-                .iter()
-                .any(|area| is_in(from, area))
-                && is_in(to, "web")
+            } else if is_in(to, "web") && !is_in(from, "web") && from != "app" && from != "startup"
             {
-                Some("only web imports web")
+                Some("only web (and app and startup, which serve it) imports web")
             } else {
                 None
             };
@@ -430,6 +478,11 @@ fn layer_breaches(graph: &Graph) -> Vec<String> {
                 breaches.push(format!(
                     "{module} → {name}: domain uses no I/O, HTTP or SQL crate"
                 ));
+            }
+        }
+        if is_in(module, "db") {
+            for name in crates.iter().filter(|c| HTTP_CRATES.contains(&c.as_str())) {
+                breaches.push(format!("{module} → {name}: db uses no HTTP crate"));
             }
         }
     }
@@ -473,9 +526,28 @@ fn the_reader_finds_a_planted_upward_import_and_a_planted_circle() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write("lib.rs", "pub mod app; pub mod domain; pub mod web;");
+    write(
+        "lib.rs",
+        "pub mod app; pub mod db; pub mod domain; pub mod web; pub mod words;",
+    );
     write("app.rs", "pub const NAME: &str = \"x\";");
-    write("domain/mod.rs", "pub mod a; pub mod b;");
+    write("db/mod.rs", "pub mod seats;");
+    // db → web through a glob, and an HTTP crate in db.
+    write(
+        "db/seats.rs",
+        "use crate::web::*; fn f() -> axum::Router { todo!() }",
+    );
+    // Not web, importing web inside a function, through a module's name.
+    write(
+        "words.rs",
+        "fn f() { use crate::web::shown; let _ = shown::TEXT; }",
+    );
+    // domain → a module outside domain (in a serde string), and an I/O crate.
+    write(
+        "domain/c.rs",
+        "#[serde(with = \"crate::words\")] struct C; fn g() { tokio::spawn(async {}); }",
+    );
+    write("domain/mod.rs", "pub mod a; pub mod b; pub mod c;");
     write("domain/a.rs", "use super::b::B; pub struct A(pub B);");
     write(
         "domain/b.rs",
@@ -483,16 +555,26 @@ fn the_reader_finds_a_planted_upward_import_and_a_planted_circle() {
     );
     write(
         "web/mod.rs",
-        "use crate::domain; pub fn name() -> &'static str { tracing::info!(\"{}\", crate::app::NAME); domain::b::make(); \"\" }",
+        "pub mod shown; use crate::domain; pub fn name() -> &'static str { tracing::info!(\"{}\", crate::app::NAME); domain::b::make(); \"\" }",
     );
+    write("web/shown.rs", "pub const TEXT: &str = \"x\";");
     let graph = graph_of(dir.path());
     assert_eq!(
         circles(&graph.edges),
         [vec!["domain::a".to_string(), "domain::b".to_string()]]
     );
+    let mut breaches = layer_breaches(&graph);
+    breaches.sort();
     assert_eq!(
-        layer_breaches(&graph),
-        ["web → app: nothing imports upward into app or startup"]
+        breaches,
+        [
+            "db::seats → axum: db uses no HTTP crate",
+            "db::seats → web: db does not import web, mail or webhooks",
+            "domain::c → tokio: domain uses no I/O, HTTP or SQL crate",
+            "domain::c → words: domain imports only domain",
+            "web → app: nothing imports upward into app or startup",
+            "words → web::shown: only web (and app and startup, which serve it) imports web",
+        ]
     );
     assert!(
         graph.edges["web"].contains("domain::b"),
@@ -510,12 +592,14 @@ fn hand_made_api_routes(src: &Path) -> Vec<String> {
     }
     impl<'ast> Visit<'ast> for Routes {
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            if call.method == "route"
+            if ["route", "route_service", "nest", "nest_service"]
+                .iter()
+                .any(|method| call.method == method)
                 && let Some(syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Str(path),
                     ..
                 })) = call.args.first()
-                && path.value().starts_with("/api/")
+                && (path.value() == "/api" || path.value().starts_with("/api/"))
                 && !["/api/openapi.json", "/api/docs"].contains(&path.value().as_str())
             {
                 self.found.push(format!("{}: {}", self.file, path.value()));
@@ -551,8 +635,78 @@ fn a_planted_hand_made_api_route_is_found() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("lib.rs"),
-        "fn router() -> Router { Router::new().route(\"/api/secret\", get(h)).route(\"/page\", get(h)) }",
+        "fn router() -> Router { Router::new().route(\"/api/secret\", get(h)).nest(\"/api\", api()).route(\"/page\", get(h)) }",
     )
     .unwrap();
-    assert_eq!(hand_made_api_routes(dir.path()).len(), 1);
+    assert_eq!(hand_made_api_routes(dir.path()).len(), 2);
+}
+
+/// Every `#[utoipa::path(method, path = "…")]` in the sources, as
+/// (method, path).
+fn annotated_operations(src: &Path) -> BTreeSet<(String, String)> {
+    struct Annotated(BTreeSet<(String, String)>);
+    impl<'ast> Visit<'ast> for Annotated {
+        fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+            let is_path = attr
+                .path()
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect::<Vec<_>>()
+                == ["utoipa", "path"];
+            if let (true, syn::Meta::List(list)) = (is_path, &attr.meta) {
+                let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+                let method = tokens.first().map(|t| t.to_string()).unwrap_or_default();
+                let path = tokens.windows(3).find_map(|w| match w {
+                    [
+                        TokenTree::Ident(key),
+                        TokenTree::Punct(eq),
+                        TokenTree::Literal(value),
+                    ] if key == "path" && eq.as_char() == '=' => {
+                        Some(value.to_string().trim_matches('"').to_string())
+                    }
+                    _ => None,
+                });
+                self.0
+                    .insert((method, path.expect("a utoipa::path names its path")));
+            }
+        }
+    }
+    let mut annotated = Annotated(BTreeSet::new());
+    for file in modules(src).values() {
+        let ast = syn::parse_file(&std::fs::read_to_string(file).unwrap()).unwrap();
+        annotated.visit_file(&ast);
+    }
+    annotated.0
+}
+
+/// Routes and document come from one list, so a handler annotated but
+/// left out of every area's `routes()` would be in neither: each
+/// annotation in the sources must be an operation of the document.
+#[test]
+fn every_annotated_handler_is_in_the_document() {
+    let annotated = annotated_operations(&src());
+    let document = seatmap::web::openapi::document_json();
+    let documented: BTreeSet<(String, String)> = document["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .unwrap()
+                .keys()
+                .map(move |method| (method.clone(), path.clone()))
+        })
+        .collect();
+    assert!(!annotated.is_empty());
+    let left_out: Vec<_> = annotated.difference(&documented).collect();
+    let unannotated: Vec<_> = documented.difference(&annotated).collect();
+    assert!(
+        left_out.is_empty(),
+        "annotated but not routed: {left_out:?}"
+    );
+    assert!(
+        unannotated.is_empty(),
+        "documented without an annotation: {unannotated:?}"
+    );
 }

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use pg_embedded::{self as pg_cluster, Durability, PgCluster};
+use pg_embedded::{Durability, PgCluster};
 use seatmap::config::DbSettings;
 use seatmap::db::{self, Pool};
 use seatmap_bench::loadgen::{self, Report, Target};
@@ -201,7 +201,7 @@ async fn migrate_with_chosen_build(config: &tokio_postgres::Config) -> anyhow::R
             "DATABASE_URL",
             format!(
                 "host={host} port=5432 user={} dbname=bench",
-                pg_cluster::SUPERUSER
+                pg_embedded::SUPERUSER
             ),
         )
         .env("SEATMAP_ADDR", format!("127.0.0.1:{port}"))
@@ -264,7 +264,7 @@ impl Harness {
         let conninfo = format!(
             "host={} port=5432 user={} dbname=bench",
             data_dir.path().join("pgdata").display(),
-            pg_cluster::SUPERUSER
+            pg_embedded::SUPERUSER
         );
         let mut harness = Harness {
             data_dir,
@@ -428,7 +428,7 @@ async fn pgbench_claims(
     let script = harness.data_dir.path().join("claim.sql");
     std::fs::write(&script, sql)?;
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
-    let bin = pg_cluster::find_bin_dir()?.join("pgbench");
+    let bin = pg_embedded::find_bin_dir()?.join("pgbench");
     let output = Command::new(bin)
         .args(["-n", "-M", "prepared", "-j", "2"])
         .arg("-c")
@@ -448,7 +448,7 @@ async fn pgbench_claims(
         .arg(&script)
         .arg("-h")
         .arg(harness.data_dir.path().join("pgdata"))
-        .args(["-p", "5432", "-U", pg_cluster::SUPERUSER, "bench"])
+        .args(["-p", "5432", "-U", pg_embedded::SUPERUSER, "bench"])
         .output()?;
     let text = String::from_utf8_lossy(&output.stdout);
     let tps = text

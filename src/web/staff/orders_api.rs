@@ -189,6 +189,7 @@ pub(crate) async fn reseat_json(
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct SaleGaBody {
     #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(value_type = i64)]
     area_id: AreaId,
     #[serde(deserialize_with = "crate::web::json_int::one")]
     #[schema(minimum = 1, maximum = 100)]
