@@ -490,3 +490,15 @@ document.addEventListener("click", function (event) {
   const button = event.target.closest && event.target.closest("[data-print]");
   if (button) { window.print(); }
 });
+
+// "Checkout" on a phone's selection bar: to the buy form, with the cursor
+// in Name (a plain link to the heading left focus on the page).
+document.addEventListener("click", function (event) {
+  const go = event.target.closest && event.target.closest(".selection-bar__go");
+  const name = document.getElementById("buyer-name");
+  if (!go || !name) { return; }
+  event.preventDefault();
+  const heading = document.getElementById("buy-heading");
+  (heading || name).scrollIntoView({ block: "start" });
+  name.focus({ preventScroll: true });
+});

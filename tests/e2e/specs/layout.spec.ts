@@ -69,3 +69,18 @@ for (const [label, viewport] of [
     await context.close();
   });
 }
+
+test('at 390 px, Checkout on the selection bar puts the cursor in Name', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await openDemoEvent(page);
+  // A free seat past the tenth of row L (the tests above take 1 to 10).
+  let n = 21;
+  while (!/available$/.test((await seat(page, 'Orchestra', 'L', n).getAttribute('aria-label')) ?? '')) n++;
+  await seat(page, 'Orchestra', 'L', n).press('Enter');
+  await expect(seat(page, 'Orchestra', 'L', n)).toHaveAttribute('aria-pressed', 'true');
+  await page.locator('.selection-bar__go').tap();
+  await expect(page.locator('#buyer-name')).toBeFocused();
+  await expect(page.locator('#buyer-name')).toBeInViewport();
+  await context.close();
+});
