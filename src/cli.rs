@@ -77,7 +77,11 @@ fn read_layout(
     match crate::domain::venue::from_file(&path.to_string_lossy(), &text) {
         Ok(layout) => Ok(Some(layout)),
         Err(errors) => {
-            eprintln!("{}: {} problem(s)", path.display(), errors.len());
+            eprintln!(
+                "{}: {}",
+                path.display(),
+                crate::words::count(errors.len(), "problem", "problems")
+            );
             for error in errors {
                 eprintln!("  {error}");
             }

@@ -228,7 +228,9 @@ fn conflict_text(conflict: &Conflict) -> String {
             free,
             filters,
         } => format!(
-            "Only {free} seat(s) are free{}; {count} were asked for.",
+            "Only {} {} free{}; {count} were asked for.",
+            count_of(*free, "seat", "seats"),
+            if *free == 1 { "is" } else { "are" },
             filter_words(filters)
         ),
         Conflict::NotEnoughCapacity { area, left, asked } => match left {
@@ -320,6 +322,54 @@ pub fn sale_notice(
         SaleStatus::Cancelled => Some(
             "This event is cancelled. Orders already placed are kept and will be refunded.".into(),
         ),
+    }
+}
+
+/// A count with its noun, singular or plural: "1 seat", "3 seats" (never
+/// "seat(s)").
+pub fn count<N>(n: N, one: &str, many: &str) -> String
+where
+    N: std::fmt::Display + PartialEq + From<u8>,
+{
+    let noun = if n == N::from(1) { one } else { many };
+    format!("{n} {noun}")
+}
+
+fn count_of(n: i64, one: &str, many: &str) -> String {
+    count(n, one, many)
+}
+
+/// Several counts said together, the zero ones left out: "2 seats and 1
+/// general-admission place"; None when all are zero.
+pub fn counts_and(parts: &[String]) -> Option<String> {
+    let parts: Vec<&String> = parts.iter().filter(|p| !p.starts_with("0 ")).collect();
+    match parts.as_slice() {
+        [] => None,
+        [one] => Some(one.to_string()),
+        [rest @ .., last] => Some(format!(
+            "{} and {last}",
+            rest.iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// What a refund gave back, in words.
+pub fn refunded(tickets: usize, seats: usize, ga_places: usize) -> String {
+    let back = counts_and(&[
+        count(seats, "seat", "seats"),
+        count(
+            ga_places,
+            "general-admission place",
+            "general-admission places",
+        ),
+    ]);
+    let tickets = count(tickets, "ticket", "tickets");
+    match back {
+        Some(back) => format!("Refunded {tickets}: {back} back on sale."),
+        None => format!("Refunded {tickets}."),
     }
 }
 
@@ -482,6 +532,25 @@ mod tests {
         assert_eq!(
             describe(&together[..1], true),
             "1 seat in Section B, row 3, seat 7"
+        );
+    }
+
+    #[test]
+    fn counts_are_singular_or_plural_and_zero_parts_are_left_out() {
+        assert_eq!(count(1usize, "seat", "seats"), "1 seat");
+        assert_eq!(count(3i64, "seat", "seats"), "3 seats");
+        assert_eq!(count(0u32, "seat", "seats"), "0 seats");
+        assert_eq!(
+            refunded(2, 2, 0),
+            "Refunded 2 tickets: 2 seats back on sale."
+        );
+        assert_eq!(
+            refunded(3, 1, 2),
+            "Refunded 3 tickets: 1 seat and 2 general-admission places back on sale."
+        );
+        assert_eq!(
+            refunded(1, 0, 1),
+            "Refunded 1 ticket: 1 general-admission place back on sale."
         );
     }
 }

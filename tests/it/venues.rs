@@ -33,7 +33,7 @@ fn a_good_layout_is_summarised_and_a_bad_one_gets_every_problem_with_its_line() 
     let refused = check(&bad);
     assert!(!refused.status.success());
     let problems = String::from_utf8_lossy(&refused.stderr);
-    assert!(problems.contains("2 problem(s)"), "{problems}");
+    assert!(problems.contains("2 problems"), "{problems}");
     assert!(
         problems.contains("line 3: duplicate seat A 1 1 (first on line 2)"),
         "{problems}"
@@ -501,7 +501,8 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
     assert_eq!(closed.status(), StatusCode::SEE_OTHER);
     let (_, console) = page(&clerk, &format!("/staff/events/{event_id}")).await;
     assert!(
-        console.contains("Sales closed. Released 1 holds (2 seats, 3 general-admission tickets)."),
+        console
+            .contains("Sales closed. Released 1 hold (2 seats and 3 general-admission tickets)."),
         "{console}"
     );
     let statuses = crate::support::statuses(&app.buyer().seats(event_id).await);
@@ -525,7 +526,7 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
     assert_eq!(cancelled.status(), StatusCode::SEE_OTHER);
     let (_, console) = page(&clerk, &format!("/staff/events/{event_id}")).await;
     assert!(
-        console.contains("Event cancelled. 1 orders kept and flagged for refund."),
+        console.contains("Event cancelled. 1 order kept and flagged for refund."),
         "{console}"
     );
     assert_eq!(

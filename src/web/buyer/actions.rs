@@ -30,6 +30,7 @@ use crate::web::render::*;
 use crate::web::seat_view::SeatView;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
+use crate::words;
 use crate::words::refusal_notice;
 
 #[derive(Template)]
@@ -383,8 +384,13 @@ pub(crate) async fn release_all(
             let notice = Notice::new(
                 NoticeKind::Info,
                 format!(
-                    "Released {} seat(s); they are back on sale.",
-                    released.len()
+                    "Released {}; {} back on sale.",
+                    words::count(released.len(), "seat", "seats"),
+                    if released.len() == 1 {
+                        "it is"
+                    } else {
+                        "they are"
+                    }
                 ),
             );
             (released, notice)
@@ -486,7 +492,13 @@ pub(crate) async fn release_ga(
         .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
     let released = db::holds::release_ga(&state.pool, hold.id, area_id, buyer.id).await?;
     Ok(format!(
-        "Released {released} general-admission ticket(s); they are back on sale."
+        "Released {}; {} back on sale.",
+        words::count(
+            released,
+            "general-admission ticket",
+            "general-admission tickets"
+        ),
+        if released == 1 { "it is" } else { "they are" }
     ))
 }
 

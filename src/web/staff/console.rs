@@ -330,9 +330,9 @@ async fn release_hold(
         .await
         .map(|(_, seats)| {
             format!(
-                "Released hold {} ({} seat(s)).",
+                "Released hold {} ({}).",
                 short(hold_id),
-                seats.len()
+                words::count(seats.len(), "seat", "seats")
             )
         });
     back_to_console(&staff.session, event_id, None, outcome).await
@@ -363,8 +363,8 @@ async fn revive_hold(
             .await
             .map(|hold| {
                 format!(
-                    "Revived: {} seat(s) held again until {}.",
-                    hold.seat_ids.len(),
+                    "Revived: {} held again until {}.",
+                    words::count(hold.seat_ids.len(), "seat", "seats"),
                     clock(hold.expires_at)
                 )
             });
@@ -468,16 +468,27 @@ async fn end_sales(
         .map(|closed| {
             let done = if cancel {
                 format!(
-                    "Event cancelled. {} orders kept and flagged for refund.",
-                    closed.orders_flagged
+                    "Event cancelled. {} kept and flagged for refund.",
+                    words::count(closed.orders_flagged, "order", "orders")
                 )
             } else {
                 "Sales closed.".to_string()
             };
-            format!(
-                "{done} Released {} holds ({} seats, {} general-admission tickets).",
-                closed.holds_released, closed.seats_released, closed.ga_tickets_released
-            )
+            let held = words::counts_and(&[
+                words::count(closed.seats_released, "seat", "seats"),
+                words::count(
+                    closed.ga_tickets_released,
+                    "general-admission ticket",
+                    "general-admission tickets",
+                ),
+            ]);
+            match held {
+                Some(held) => format!(
+                    "{done} Released {} ({held}).",
+                    words::count(closed.holds_released, "hold", "holds")
+                ),
+                None => format!("{done} No hold was live."),
+            }
         });
     back_to_console(&staff.session, event_id, None, outcome).await
 }

@@ -84,15 +84,15 @@ async fn outbox_page(
                 state: match (m.sent_at, m.failed_at, m.retired_at) {
                     (Some(at), _, _) => format!("sent {}", words::display_time(at)),
                     (None, Some(at), _) => format!(
-                        "failed after {} attempt(s), {}: gave up",
-                        m.attempts,
+                        "failed after {}, {}: gave up",
+                        words::count(m.attempts, "attempt", "attempts"),
                         words::display_time(at)
                     ),
                     (None, None, Some(_)) => "not sent: nothing left to send".into(),
                     (None, None, None) if m.attempts == 0 => "waiting".into(),
                     (None, None, None) => format!(
-                        "{} attempt(s); next {}",
-                        m.attempts,
+                        "{}; next {}",
+                        words::count(m.attempts, "attempt", "attempts"),
                         words::display_time(m.next_attempt_at)
                     ),
                 },

@@ -170,11 +170,10 @@ async fn back_to_order(
 }
 
 pub(super) fn refunded_text(refunded: &Refunded) -> String {
-    format!(
-        "Refunded {} ticket(s): {} seat(s) and {} general-admission place(s) are back on sale.",
+    words::refunded(
         refunded.tickets,
         refunded.seat_ids.len(),
-        refunded.ga_places
+        refunded.ga_places,
     )
 }
 

@@ -156,7 +156,11 @@ async fn login(
             let minutes = retry_after_secs.div_ceil(60);
             let mut response = refuse(
                 StatusCode::TOO_MANY_REQUESTS,
-                format!("{} Try again in {minutes} minute(s).", message(&err)),
+                format!(
+                    "{} Try again in {}.",
+                    message(&err),
+                    crate::words::count(minutes, "minute", "minutes")
+                ),
             )?;
             if let Ok(value) = retry_after_secs.to_string().parse() {
                 response.headers_mut().insert("retry-after", value);

@@ -127,8 +127,8 @@ async fn walk_up_sale(
     };
     let outcome = outcome.map(|sold| {
         format!(
-            "Sold {} ticket(s). Print them now with “Print tickets”.",
-            sold.tickets.len()
+            "Sold {}. Print them now with “Print tickets”.",
+            crate::words::count(sold.tickets.len(), "ticket", "tickets")
         )
     });
     crate::web::notices::back_with_notice(&staff.session, &location, outcome).await
