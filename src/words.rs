@@ -224,12 +224,12 @@ fn conflict_text(conflict: &Conflict) -> String {
             filter_words(filters)
         ),
         Conflict::NotEnoughSeats {
-            count,
+            count: asked,
             free,
             filters,
         } => format!(
-            "Only {} {} free{}; {count} were asked for.",
-            count_of(*free, "seat", "seats"),
+            "Only {} {} free{}; {asked} were asked for.",
+            count(*free, "seat", "seats"),
             if *free == 1 { "is" } else { "are" },
             filter_words(filters)
         ),
@@ -335,33 +335,28 @@ where
     format!("{n} {noun}")
 }
 
-fn count_of(n: i64, one: &str, many: &str) -> String {
-    count(n, one, many)
-}
-
 /// Several counts said together, the zero ones left out: "2 seats and 1
 /// general-admission place"; None when all are zero.
-pub fn counts_and(parts: &[String]) -> Option<String> {
-    let parts: Vec<&String> = parts.iter().filter(|p| !p.starts_with("0 ")).collect();
-    match parts.as_slice() {
+/// Each part is (how many, the noun for one, the noun for more).
+pub fn counts_and(parts: &[(i64, &str, &str)]) -> Option<String> {
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(n, _, _)| *n != 0)
+        .map(|&(n, one, many)| count(n, one, many))
+        .collect();
+    match said.as_slice() {
         [] => None,
-        [one] => Some(one.to_string()),
-        [rest @ .., last] => Some(format!(
-            "{} and {last}",
-            rest.iter()
-                .map(|p| p.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        [one] => Some(one.clone()),
+        [rest @ .., last] => Some(format!("{} and {last}", rest.join(", "))),
     }
 }
 
 /// What a refund gave back, in words.
 pub fn refunded(tickets: usize, seats: usize, ga_places: usize) -> String {
     let back = counts_and(&[
-        count(seats, "seat", "seats"),
-        count(
-            ga_places,
+        (seats as i64, "seat", "seats"),
+        (
+            ga_places as i64,
             "general-admission place",
             "general-admission places",
         ),

@@ -475,8 +475,8 @@ async fn end_sales(
                 "Sales closed.".to_string()
             };
             let held = words::counts_and(&[
-                words::count(closed.seats_released, "seat", "seats"),
-                words::count(
+                (closed.seats_released, "seat", "seats"),
+                (
                     closed.ga_tickets_released,
                     "general-admission ticket",
                     "general-admission tickets",
