@@ -138,15 +138,25 @@ pub(super) async fn give_back(
         GiveBack::LapsedAndHold(hold_id) => (Some(hold_id), false),
         GiveBack::All => (None, true),
     };
-    // Two parts of one statement: the tickets go and the counter drops
-    // together. The counter row is locked after the tickets, as in a claim.
+    // One statement: the tickets go and the counter drops together. The
+    // counter row is locked after the tickets, as in a claim. The tickets
+    // are locked in id order first: a bare DELETE takes them in whatever
+    // order its plan visits them (a sequential scan, or the lapsing index
+    // by expiry, differing between connections once a cached plan turns
+    // generic), and two carts returning the same lapsed tickets in two
+    // orders deadlocked.
     let statement = client
         .prepare_cached(
-            "WITH returned AS (
-                 DELETE FROM ga_tickets
+            "WITH doomed AS (
+                 SELECT id FROM ga_tickets
                   WHERE area_id = $1 AND order_id IS NULL
                     AND ($3 OR held_until <= now() OR hold_id = $2)
-              RETURNING quantity
+                  ORDER BY id
+                    FOR UPDATE
+             ), returned AS (
+                 DELETE FROM ga_tickets t USING doomed
+                  WHERE t.id = doomed.id
+              RETURNING t.quantity
              ), total AS (SELECT sum(quantity)::int AS quantity FROM returned)
              UPDATE ga_areas a SET held = a.held - total.quantity
                FROM total
