@@ -1,0 +1,147 @@
+// Screenshots of every buyer and staff page at 1440×900 and 390×844
+// (touch), in headless Debian Chromium, for a person to read: the README
+// and docs/ show some of them, and a change to a page is looked at here
+// before it is called done.
+//
+//   cargo build
+//   node tests/e2e/bench/screens.mjs [out-dir]     # default /tmp/seatmap-screens
+//
+// It starts its own server (embedded PostgreSQL in a fresh folder), buys
+// one order so the after-sale pages have something to show, and names each
+// file <page>-<width>.png. ONLY=substring limits it to matching pages.
+import { chromium } from '@playwright/test';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const binary = process.env.SEATMAP_BIN
+  ?? [join(root, 'target/debug/seatmap'), join(root, 'target/release/seatmap')].find(existsSync);
+if (!binary) throw new Error('no seatmap binary: run cargo build (or set SEATMAP_BIN)');
+const out = process.argv[2] ?? '/tmp/seatmap-screens';
+mkdirSync(out, { recursive: true });
+const port = Number(process.env.PORT ?? 3291);
+const base = `http://127.0.0.1:${port}`;
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const STAFF = ['screens-staff', 'a long box-office password'];
+const only = process.env.ONLY;
+const WIDTHS = [
+  { name: '1440', viewport: { width: 1440, height: 900 }, isMobile: false, hasTouch: false },
+  { name: '390', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+];
+
+async function waitUp() {
+  for (let i = 0; i < 600; i++) {
+    try { if ((await fetch(`${base}/readyz`)).ok) return; } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server did not start');
+}
+
+async function shoot(page, name, width, { full = false } = {}) {
+  const file = join(out, `${name}-${width}.png`);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: file, fullPage: full });
+  console.log(file);
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'seatmap-screens-'));
+chmodSync(dataDir, 0o755);
+const env = { ...process.env, SEATMAP_DATA_DIR: dataDir, SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'error' };
+delete env.DATABASE_URL;
+execFileSync(binary, ['staff', 'add', STAFF[0]], { env, input: `${STAFF[1]}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
+const server = spawn(binary, [], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+try {
+  await waitUp();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS });
+  const events = await (await fetch(`${base}/api/events`)).json();
+  const list = events.events ?? events;
+  const demo = list.find((e) => /Demo Night/.test(e.name)).id;
+  const arena = list.find((e) => /arena/i.test(e.venue ?? '') || /arena/i.test(e.name)).id;
+
+  for (const width of WIDTHS) {
+    const want = (name) => !only || name.includes(only);
+    const buyer = await browser.newContext({ baseURL: base, ...width });
+    const page = await buyer.newPage();
+    if (want('demo-map')) {
+      await page.goto(`/events/${demo}`);
+      await shoot(page, 'demo-map', width.name);
+      await shoot(page, 'demo-map-full', width.name, { full: true });
+    }
+    if (want('arena')) {
+      await page.goto(`/events/${arena}`);
+      await shoot(page, 'arena-overview', width.name);
+      const section = page.locator('a.overview__section').first();
+      await page.goto(await section.getAttribute('href'));
+      await shoot(page, 'arena-section', width.name);
+      await page.goto(`/events/${arena}?section=` + new URL(await page.locator('a.overview__section').nth(5).getAttribute('href') ?? '', base).searchParams.get('section'));
+      await shoot(page, 'arena-section-turned', width.name);
+    }
+    if (want('demo-held') || want('order') || want('ticket') || want('my-orders') || want('staff')) {
+      await page.goto(`/events/${demo}`);
+      await page.locator('#best-count').selectOption('4').catch(() => page.locator('#best-count').fill('4'));
+      await page.getByRole('button', { name: 'Find seats' }).click();
+      await page.locator('#hold-panel .countdown').waitFor();
+      await shoot(page, 'demo-held', width.name);
+      await page.locator('#buyer-name').scrollIntoViewIfNeeded();
+      await shoot(page, 'demo-checkout', width.name);
+      await page.locator('#buyer-name').fill('Ada Lovelace');
+      await page.locator('#buyer-email').fill('ada@example.com');
+      await page.getByRole('button', { name: /^Buy for/ }).click();
+      await page.waitForURL(/\/orders\//);
+      await shoot(page, 'order', width.name);
+      await shoot(page, 'order-full', width.name, { full: true });
+      const ticket = page.locator('a[href^="/tickets/"]').first();
+      if (await ticket.count()) {
+        await page.goto(await ticket.getAttribute('href'));
+        await shoot(page, 'ticket', width.name);
+      }
+      await page.goto('/my/orders');
+      await shoot(page, 'my-orders', width.name);
+      await page.goto(`/events/${demo}/list`);
+      await shoot(page, 'demo-list', width.name);
+    }
+    await buyer.close();
+
+    const staff = await browser.newContext({ baseURL: base, ...width });
+    const desk = await staff.newPage();
+    await desk.goto('/staff/login');
+    if (want('staff-login')) await shoot(desk, 'staff-login', width.name);
+    await desk.getByLabel('Name').fill(STAFF[0]);
+    await desk.getByLabel('Password').fill(STAFF[1]);
+    await desk.getByRole('button', { name: 'Sign in' }).click();
+    await desk.waitForURL(/\/staff/);
+    const pages = [
+      ['staff-index', '/staff'],
+      ['staff-console', `/staff/events/${demo}`],
+      ['staff-console-arena', `/staff/events/${arena}`],
+      ['staff-door', `/staff/events/${demo}/door`],
+      ['staff-mail', `/staff/events/${demo}/mail`],
+      ['staff-report', `/staff/events/${demo}/report`],
+      ['staff-venues', '/staff/venues'],
+      ['staff-webhooks', '/staff/webhooks'],
+    ];
+    for (const [name, path] of pages) {
+      if (!want(name)) continue;
+      await desk.goto(path);
+      await shoot(desk, name, width.name);
+    }
+    if (want('staff-order')) {
+      await desk.goto(`/staff/events/${demo}`);
+      const order = desk.locator('a[href*="/staff/orders/"], a[href*="/orders/"]').first();
+      if (await order.count()) {
+        await desk.goto(await order.getAttribute('href'));
+        await shoot(desk, 'staff-order', width.name);
+      }
+    }
+    await staff.close();
+  }
+  await browser.close();
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((r) => server.on('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
