@@ -205,7 +205,11 @@
     if (!seat) { return; }
     const section = seat.closest(".section__seats");
     const seats = seatsOf(section);
-    const row = seats.filter(function (s) { return s.dataset.row === seat.dataset.row; });
+    // Left and right as drawn: a section turned to face the stage may run
+    // its numbers the other way.
+    const across = function (s) { return s.getBoundingClientRect().left; };
+    const row = seats.filter(function (s) { return s.dataset.row === seat.dataset.row; })
+      .sort(function (a, b) { return across(a) - across(b); });
     let next = null;
     if (event.key === "ArrowLeft") { next = row[row.indexOf(seat) - 1]; }
     else if (event.key === "ArrowRight") { next = row[row.indexOf(seat) + 1]; }
@@ -216,9 +220,9 @@
         .sort(function (a, b) { return a - b; });
       const target = rows[rows.indexOf(Number(seat.dataset.row)) + (event.key === "ArrowUp" ? -1 : 1)];
       if (target !== undefined) {
-        const x = seat.offsetLeft;
+        const x = across(seat);
         seats.filter(function (s) { return Number(s.dataset.row) === target; }).forEach(function (s) {
-          if (!next || Math.abs(s.offsetLeft - x) < Math.abs(next.offsetLeft - x)) { next = s; }
+          if (!next || Math.abs(across(s) - x) < Math.abs(across(next) - x)) { next = s; }
         });
       }
     } else {
@@ -271,14 +275,28 @@
       return boxes;
     }
 
+    // On a touch screen the whole house opens in a frame that hugs it, so
+    // the price legend under it is on the first screen too; one section of
+    // a big venue opens with its seats big enough to tap.
+    const whole = viewport.hasAttribute("data-map-whole");
+    if (coarse && whole) {
+      viewport.style.height = Math.min(height * viewport.clientWidth / width, window.innerHeight * 0.55) + "px";
+    }
     function fitScale() {
       return Math.min(viewport.clientWidth / width, viewport.clientHeight / height);
     }
-    // On a touch screen the default zoom keeps seats big enough to tap.
+    // A phone opens on the whole house (a tap then zooms in where it
+    // lands), or on a section's seats at a size to tap. A mouse picks
+    // seats straight away: where the whole house
+    // would draw them too small to aim at, the map fills the frame's width
+    // instead and pans down.
     function defaultScale() {
-      const fit = Math.min(fitScale(), 1.5);
-      return coarse ? Math.max(fit, MIN_TAP_PX / SEAT_PX + 0.01) : fit;
+      const fit = fitScale();
+      if (coarse && !whole) { return Math.max(Math.min(fit, 1.5), MIN_TAP_PX / SEAT_PX + 0.01); }
+      if (coarse || fit * SEAT_PX >= MIN_TAP_PX) { return Math.min(fit, 1.5); }
+      return Math.min(Math.max(fit, viewport.clientWidth / width), 1.5);
     }
+    function tooSmallToTap() { return coarse && scale * SEAT_PX < MIN_TAP_PX; }
     function minScale() { return Math.min(fitScale(), 1) * 0.75; }
     const MAX_SCALE = 4;
 
@@ -288,6 +306,7 @@
       offsetX = Math.max(0, (viewport.clientWidth - width * scale) / 2);
       offsetY = Math.max(0, (viewport.clientHeight - height * scale) / 2);
       canvas.style.transform = "scale(" + scale + ")";
+      canvas.style.setProperty("--map-scale", scale.toFixed(3));
       canvas.style.left = offsetX + "px";
       canvas.style.top = offsetY + "px";
     }
@@ -305,7 +324,45 @@
       sayWhere();
     }
 
+    // Row letters at the frame's left edge for the rows in view, once the
+    // rows' own labels have panned out of it.
+    const rail = document.createElement("div");
+    rail.className = "row-rail";
+    rail.setAttribute("aria-hidden", "true");
+    viewport.parentNode.insertBefore(rail, viewport.nextSibling);
+    const rowLabels = canvas.querySelectorAll(".row-label");
+    function updateRail() {
+      const frame = viewport.getBoundingClientRect();
+      const shown = [];
+      if (scale * SEAT_PX >= 14) {
+        const seen = new Set();
+        rowLabels.forEach(function (label) {
+          const r = label.getBoundingClientRect();
+          const y = (r.top + r.bottom) / 2 - frame.top;
+          if (y < 8 || y > frame.height - 8) { return; }
+          if (r.right > frame.left + 4) {
+            // This row's label is in view at this height: no need.
+            if (r.left < frame.right) { seen.add(label.textContent + "@" + Math.round(y / 8)); }
+            return;
+          }
+          shown.push({ text: label.textContent, y: y });
+        });
+        for (let i = shown.length - 1; i >= 0; i--) {
+          if (seen.has(shown[i].text + "@" + Math.round(shown[i].y / 8))) { shown.splice(i, 1); }
+        }
+      }
+      rail.style.top = viewport.offsetTop + "px";
+      rail.style.left = viewport.offsetLeft + "px";
+      rail.replaceChildren.apply(rail, shown.map(function (s) {
+        const tag = document.createElement("span");
+        tag.textContent = s.text;
+        tag.style.top = s.y + "px";
+        return tag;
+      }));
+    }
+
     function sayWhere() {
+      updateRail();
       if (!here || canvas.querySelectorAll(".section").length < 2) { return; }
       const c = toCanvas(viewport.clientWidth / 2, viewport.clientHeight / 2);
       let best = null, bestDistance = Infinity;
@@ -386,9 +443,17 @@
     }
     viewport.addEventListener("pointerup", lift);
     viewport.addEventListener("pointercancel", lift);
-    // The click that ends a drag or a pinch is not a pick.
+    // The click that ends a drag or a pinch is not a pick, nor is a tap
+    // on seats drawn too small to tap: that zooms in where it landed. (A
+    // key's click, detail 0, always picks.)
     viewport.addEventListener("click", function (event) {
-      if (dragged) { event.preventDefault(); event.stopPropagation(); dragged = false; }
+      if (dragged) { event.preventDefault(); event.stopPropagation(); dragged = false; return; }
+      if (event.detail > 0 && tooSmallToTap()) {
+        event.preventDefault();
+        event.stopPropagation();
+        const p = point(event);
+        zoomAt((MIN_TAP_PX + 6) / SEAT_PX, p.x, p.y);
+      }
     }, true);
 
     let framePending = false;
@@ -409,7 +474,7 @@
     const frame = document.getElementById("map-frame");
     if (!form || !frame) { return; }
     form.classList.add("price-filter--live");
-    const tiers = Array.prototype.map.call(document.querySelectorAll(".legend li[data-tier]"), function (li) {
+    const tiers = Array.prototype.map.call(document.querySelectorAll(".price-key li[data-tier]"), function (li) {
       return { tier: li.dataset.tier, price: Number(li.dataset.price) };
     });
     function update() {

@@ -33,6 +33,42 @@ impl Placement {
     }
 }
 
+/// `point` turned by `degrees` (clockwise on screen, as CSS `rotate` and
+/// `Placement` turn) about `pivot`.
+pub fn turn_about(point: Point, pivot: Point, degrees: f32) -> Point {
+    Placement {
+        origin: pivot,
+        rotation: degrees,
+    }
+    .apply(Point::new(point.x - pivot.x, point.y - pivot.y))
+}
+
+/// The direction rows run in, in degrees within (-90, 90]: the mean of
+/// the chords (first seat to last), each weighted by its length and taken
+/// without its sense, so a row numbered right to left counts the same as
+/// one numbered left to right. None without a row of two seats.
+pub fn mean_row_direction(chords: impl IntoIterator<Item = (Point, Point)>) -> Option<f32> {
+    let (mut c, mut s) = (0.0f32, 0.0f32);
+    for (first, last) in chords {
+        let (dx, dy) = (last.x - first.x, last.y - first.y);
+        let length = (dx * dx + dy * dy).sqrt();
+        if length > f32::EPSILON {
+            let doubled = 2.0 * dy.atan2(dx);
+            c += length * doubled.cos();
+            s += length * doubled.sin();
+        }
+    }
+    if c.abs() < f32::EPSILON && s.abs() < f32::EPSILON {
+        return None;
+    }
+    let degrees = (s.atan2(c) / 2.0).to_degrees();
+    Some(if degrees <= -90.0 {
+        degrees + 180.0
+    } else {
+        degrees
+    })
+}
+
 /// The seat centres of a row bent around a point `radius` in front of the
 /// section's front row (towards negative y), so that every row of the
 /// section shares that centre: row `row_index` is `row_index` pitches

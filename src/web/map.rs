@@ -59,6 +59,92 @@ pub struct SeatGroup {
     pub label_y: f32,
 }
 
+/// How a section shown on its own is turned: so its rows run across the
+/// screen and its front (the side facing the stage) is at the top. The
+/// seats keep their venue coordinates (live updates place them there); the
+/// page turns their layer and the outlines, and turns each seat and row
+/// label back so their numbers stay upright.
+pub struct Turn {
+    pub degrees: f32,
+    pub pivot: Point,
+    /// The layer's extra style: ";transform-origin:…;rotate:…".
+    pub layer_style: String,
+    /// The SVG group's transform for the outlines.
+    pub svg_transform: String,
+    /// Turns a seat or a row label back upright: the negated angle.
+    pub upright: String,
+}
+
+impl Turn {
+    fn new(degrees: f32, pivot: Point) -> Turn {
+        Turn {
+            degrees,
+            pivot,
+            layer_style: format!(
+                ";transform-origin:{:.1}px {:.1}px;rotate:{degrees:.2}deg",
+                pivot.x, pivot.y
+            ),
+            svg_transform: format!("rotate({degrees:.2} {:.1} {:.1})", pivot.x, pivot.y),
+            upright: format!("{:.2}deg", -degrees),
+        }
+    }
+
+    fn apply(&self, point: Point) -> Point {
+        geometry::turn_about(point, self.pivot, self.degrees)
+    }
+}
+
+/// Where a section shown alone says which way the stage is: a bar above
+/// its seats, in the canvas' (turned) coordinates.
+pub struct StageMarker {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+    pub label_x: f32,
+    pub label_y: f32,
+}
+
+/// The turn that puts a section's rows across the screen with its front
+/// up: the front is towards the stage's centre, or, in a venue drawn
+/// without a stage, towards its first row. None when no turn is needed
+/// (within half a degree) or there is no row of two seats to go by.
+pub fn facing_turn(seats: &[Seat], stage: &[Point]) -> Option<Turn> {
+    let mut chords: Vec<(Point, Point)> = Vec::new();
+    let mut start = 0;
+    for i in 1..=seats.len() {
+        let row_ends_here = i == seats.len()
+            || seats[i].row_label != seats[start].row_label
+            || seats[i].section_id != seats[start].section_id;
+        if row_ends_here {
+            let (first, last) = (&seats[start], &seats[i - 1]);
+            chords.push((Point::new(first.x, first.y), Point::new(last.x, last.y)));
+            start = i;
+        }
+    }
+    let along = geometry::mean_row_direction(chords.iter().copied())?;
+    let pivot = Bounds::of(seats.iter().map(|s| Point::new(s.x, s.y)))?.centre();
+    let front = if stage.len() >= 3 {
+        geometry::centroid(stage)
+    } else {
+        let first_row = seats.iter().map(|s| s.row_index).min()?;
+        let row: Vec<Point> = seats
+            .iter()
+            .filter(|s| s.row_index == first_row)
+            .map(|s| Point::new(s.x, s.y))
+            .collect();
+        Bounds::of(row.iter().copied())?.centre()
+    };
+    let mut degrees = -along;
+    if geometry::turn_about(front, pivot, degrees).y > pivot.y {
+        degrees += 180.0;
+    }
+    if degrees > 180.0 {
+        degrees -= 360.0;
+    }
+    (degrees.abs() >= 0.5).then(|| Turn::new(degrees, pivot))
+}
+
 /// Seats drawn where they stand. The page scales and pans it; without
 /// JavaScript it scrolls.
 pub struct SeatCanvas {
@@ -79,6 +165,12 @@ pub struct SeatCanvas {
     pub areas: Vec<ShapeView>,
     pub rows: Vec<RowLabelView>,
     pub sections: Vec<SeatGroup>,
+    /// The whole venue is drawn (not one section of a big one).
+    pub whole: bool,
+    /// A section shown alone, turned to face up.
+    pub turn: Option<Turn>,
+    /// A section shown alone, in a venue with a stage.
+    pub stage_marker: Option<StageMarker>,
 }
 
 /// Groups seats (in layout order) by section and places them, with their
@@ -122,6 +214,12 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         group.seats.push(SeatView::new(seat, tiers));
     }
     flush_row(&mut rows, &row_name, &row_seats);
+    let turn = if whole {
+        None
+    } else {
+        facing_turn(seats, &shapes.stage)
+    };
+    let turned = |p: Point| turn.as_ref().map_or(p, |t| t.apply(p));
     let shown: Vec<&SectionShape> = shapes
         .sections
         .iter()
@@ -129,16 +227,16 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         .collect();
     for group in &mut sections {
         if let Some(shape) = shown.iter().find(|s| s.id == group.id)
-            && let Some(b) = Bounds::of(shape.outline.iter().copied())
+            && let Some(b) = Bounds::of(shape.outline.iter().copied().map(turned))
         {
             group.label_x = b.centre().x;
             group.label_y = b.min.y - SEAT_PITCH * 0.6;
         }
     }
-    let seat_bounds = Bounds::of(seats.iter().map(|s| Point::new(s.x, s.y)));
+    let seat_bounds = Bounds::of(seats.iter().map(|s| turned(Point::new(s.x, s.y))));
     let outline_bounds = shown
         .iter()
-        .filter_map(|s| Bounds::of(s.outline.iter().copied()))
+        .filter_map(|s| Bounds::of(s.outline.iter().copied().map(turned)))
         .reduce(Bounds::union);
     let mut drawn = [seat_bounds, outline_bounds]
         .into_iter()
@@ -150,9 +248,25 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
             .flatten()
             .reduce(Bounds::union);
     }
-    let drawn = drawn.unwrap_or(Bounds {
+    let mut drawn = drawn.unwrap_or(Bounds {
         min: Point::default(),
         max: Point::default(),
+    });
+    // Above the section's name (drawn 0.6 pitch above its outline).
+    let stage_marker = (!whole && shapes.stage.len() >= 3).then(|| {
+        let width = (drawn.width() * 0.5).clamp(4.0 * SEAT_PITCH, 12.0 * SEAT_PITCH);
+        let height = 0.9 * SEAT_PITCH;
+        let x = drawn.centre().x - width / 2.0;
+        let y = drawn.min.y - 2.2 * SEAT_PITCH;
+        drawn.min.y = y;
+        StageMarker {
+            x,
+            y,
+            width,
+            height,
+            label_x: x + width / 2.0,
+            label_y: y + height / 2.0,
+        }
     });
     let min = Point::new(drawn.min.x - MARGIN, drawn.min.y - MARGIN);
     let (width, height) = (drawn.width() + 2.0 * MARGIN, drawn.height() + 2.0 * MARGIN);
@@ -181,6 +295,9 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         },
         rows,
         sections,
+        whole,
+        turn,
+        stage_marker,
     }
 }
 
@@ -222,8 +339,68 @@ pub struct OverviewSection {
     pub current: bool,
     /// The fills of the tiers with a free seat here, for the price filter.
     pub tier_classes: String,
+    /// A section with free seats in several tiers is filled with a band
+    /// of each, dearest nearest the stage.
+    pub bands: Option<Bands>,
     /// No free seat here is in the price filter's range.
     pub dimmed: bool,
+}
+
+/// A section with several prices free, drawn as a band of each tier's
+/// fill (the legend's colour and pattern), clipped to its outline.
+pub struct Bands {
+    pub clip_id: String,
+    pub bands: Vec<Band>,
+}
+
+pub struct Band {
+    pub points: String,
+    pub fill: String,
+}
+
+/// Equal bands of `classes` (front first) across `outline`, one after the
+/// other along the line from the stage's centre through the section's
+/// (straight down the page without a stage).
+fn bands(id: SectionId, outline: &[Point], stage: &[Point], classes: &[String]) -> Bands {
+    let centre = geometry::centroid(outline);
+    let (dx, dy) = match stage.len() >= 3 {
+        true => {
+            let from = geometry::centroid(stage);
+            (centre.x - from.x, centre.y - from.y)
+        }
+        false => (0.0, 1.0),
+    };
+    let length = (dx * dx + dy * dy).sqrt();
+    let (dx, dy) = match length < f32::EPSILON {
+        true => (0.0, 1.0),
+        false => (dx / length, dy / length),
+    };
+    let along = |p: &Point| (p.x - centre.x) * dx + (p.y - centre.y) * dy;
+    let across = |p: &Point| ((p.x - centre.x) * -dy + (p.y - centre.y) * dx).abs();
+    let near = outline.iter().map(along).fold(f32::INFINITY, f32::min) - 1.0;
+    let far = outline.iter().map(along).fold(f32::NEG_INFINITY, f32::max) + 1.0;
+    let half_width = outline.iter().map(across).fold(0.0, f32::max) + 1.0;
+    let at = |a: f32, b: f32| Point::new(centre.x + dx * a - dy * b, centre.y + dy * a + dx * b);
+    let step = (far - near) / classes.len() as f32;
+    Bands {
+        clip_id: format!("clip-section-{id}"),
+        bands: classes
+            .iter()
+            .enumerate()
+            .map(|(i, class)| {
+                let (a0, a1) = (near + i as f32 * step, near + (i + 1) as f32 * step);
+                Band {
+                    points: svg_points(&[
+                        at(a0, -half_width),
+                        at(a0, half_width),
+                        at(a1, half_width),
+                        at(a1, -half_width),
+                    ]),
+                    fill: format!("fill-{class}"),
+                }
+            })
+            .collect(),
+    }
 }
 
 pub struct Overview {
@@ -265,7 +442,9 @@ pub fn overview(
             );
             OverviewSection {
                 id: s.id,
-                href: format!("/events/{event_id}?section={}#seat-map", s.id),
+                // No fragment: the page opens at its top, with its heading,
+                // the way back to all sections and the zoom buttons in view.
+                href: format!("/events/{event_id}?section={}", s.id),
                 shape: ShapeView::new(&s.name, &s.outline),
                 // Starts with the words drawn on it ("104", "from $110"), so
                 // speech users can say what they see.
@@ -281,6 +460,16 @@ pub fn overview(
                 },
                 sold_out,
                 current: current == Some(s.id),
+                bands: (!sold_out && s.free_tiers.len() >= 2).then(|| {
+                    let mut free: Vec<&Tier> = tiers
+                        .iter()
+                        .filter(|t| s.free_tiers.contains(&t.code))
+                        .collect();
+                    free.sort_by_key(|t| std::cmp::Reverse(t.price_cents));
+                    let classes: Vec<String> =
+                        free.iter().map(|t| tier_class(tiers, &t.code)).collect();
+                    bands(s.id, &s.outline, &shapes.stage, &classes)
+                }),
                 tier_classes: s
                     .free_tiers
                     .iter()
@@ -415,6 +604,97 @@ mod tests {
         // Everything drawn fits: the left label's centre is inside the canvas.
         assert!(canvas.min_x <= 70.0 - SEAT_SIZE && canvas.min_x + canvas.width >= 430.0);
         assert_eq!(canvas.layer_left, -canvas.min_x);
+    }
+
+    /// Two rows of three seats, turned `degrees` about (0, 0) as a layout
+    /// places a section; row A (index 0) is the front.
+    fn turned_section(degrees: f32) -> Vec<Seat> {
+        let place = geometry::Placement {
+            origin: Point::default(),
+            rotation: degrees,
+        };
+        let mut seats = Vec::new();
+        for (row_index, row) in ["A", "B"].into_iter().enumerate() {
+            for i in 0..3 {
+                let at = place.apply(Point::new(i as f32 * 30.0, row_index as f32 * 30.0));
+                let mut s = seat(
+                    seats.len() as i64 + 1,
+                    1,
+                    row,
+                    at.x,
+                    at.y,
+                    SeatState::Available,
+                );
+                s.row_index = row_index as i32;
+                seats.push(s);
+            }
+        }
+        seats
+    }
+
+    #[test]
+    fn a_section_alone_turns_so_its_rows_run_across_with_the_stage_on_top() {
+        for degrees in [30.0f32, 135.0, -100.0, 200.0] {
+            let seats = turned_section(degrees);
+            // The stage is in front of row A, wherever the section faces.
+            let front = geometry::Placement {
+                origin: Point::default(),
+                rotation: degrees,
+            }
+            .apply(Point::new(30.0, -300.0));
+            let stage = vec![
+                Point::new(front.x - 5.0, front.y - 5.0),
+                Point::new(front.x + 5.0, front.y - 5.0),
+                Point::new(front.x, front.y + 5.0),
+            ];
+            let turn = facing_turn(&seats, &stage).expect("a turned section is turned back");
+            let shown: Vec<Point> = seats
+                .iter()
+                .map(|s| turn.apply(Point::new(s.x, s.y)))
+                .collect();
+            // Each row's seats share a height; row A is above row B.
+            for row in shown.chunks(3) {
+                assert!(
+                    row.iter().all(|p| (p.y - row[0].y).abs() < 0.01),
+                    "{degrees}: {row:?}"
+                );
+            }
+            assert!(
+                shown[0].y < shown[3].y,
+                "{degrees}: the front row is on top"
+            );
+            let stage_shown = turn.apply(geometry::centroid(&stage));
+            assert!(
+                stage_shown.y < shown[0].y,
+                "{degrees}: the stage is above the seats"
+            );
+        }
+        // Square already: nothing to turn. Without a stage, row A goes up.
+        assert!(facing_turn(&turned_section(0.0), &[]).is_none());
+        let upside_down = facing_turn(&turned_section(180.0), &[]).expect("turned");
+        assert!((upside_down.degrees.abs() - 180.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn the_whole_venue_is_never_turned_and_a_section_gets_a_stage_marker_above_it() {
+        let seats = turned_section(40.0);
+        let shapes = MapShapes {
+            stage: vec![
+                Point::new(-20.0, -300.0),
+                Point::new(20.0, -300.0),
+                Point::new(0.0, -280.0),
+            ],
+            ..MapShapes::default()
+        };
+        assert!(seat_canvas(&seats, &tiers(), &shapes, true).turn.is_none());
+        let alone = seat_canvas(&seats, &tiers(), &shapes, false);
+        assert!(alone.turn.is_some());
+        let marker = alone.stage_marker.expect("a marker");
+        assert!(
+            marker.y + marker.height < alone.sections[0].label_y,
+            "above the name"
+        );
+        assert!(marker.y >= alone.min_y, "inside the canvas");
     }
 
     #[test]

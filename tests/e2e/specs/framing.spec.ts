@@ -1,0 +1,116 @@
+import { Page } from '@playwright/test';
+import { test, expect } from './fixtures';
+import { openDemoEvent, seat } from './helpers';
+
+// How the map is framed: at Fit a desktop map fills its frame with seats
+// big enough to aim at, a focused seat's ring stays visible at any zoom,
+// a section of the arena faces the stage, and the overview shows every
+// price a section has. (The phone's first screen is in accessibility.spec.)
+
+test('at 1440 px Fit fills the frame with seats of 24 px or more, and the prices are above the fold', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openDemoEvent(page);
+  await page.getByRole('button', { name: 'Fit to screen' }).click();
+  const frame = (await page.locator('[data-map-viewport]').boundingBox())!;
+  const a1 = (await seat(page, 'Orchestra', 'A', 1).boundingBox())!;
+  const a30 = (await seat(page, 'Orchestra', 'A', 30).boundingBox())!;
+  expect(a1.width, 'a seat at Fit').toBeGreaterThanOrEqual(24);
+  const span = a30.x + a30.width - a1.x;
+  expect(span / frame.width, `row A spans ${span} of the frame's ${frame.width} px`).toBeGreaterThan(0.75);
+  for (const price of ['€85', '€55', '€30']) {
+    await expect(page.locator('.price-key').getByText(price)).toBeInViewport();
+  }
+});
+
+/** Tabs forward until a seat has the focus. */
+async function tabToSeat(page: Page) {
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(() => document.activeElement?.classList.contains('seat'))) return;
+  }
+  throw new Error('Tab never reached a seat');
+}
+
+/** The focused seat's ring as drawn: its outline width times the map's scale. */
+async function ringOnScreen(page: Page) {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    const style = getComputedStyle(el);
+    const scale = el.getBoundingClientRect().width / el.offsetWidth;
+    return { seat: el.getAttribute('aria-label'), width: parseFloat(style.outlineWidth) * scale, style: style.outlineStyle, scale };
+  });
+}
+
+test('a focused seat keeps a ring of 2 px or more on screen, zoomed out or in', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openDemoEvent(page);
+  // From the zoom buttons, Tab goes into the map, so the ring is the
+  // keyboard's (:focus-visible) one.
+  for (let i = 0; i < 4; i++) await page.getByRole('button', { name: 'Zoom out' }).click();
+  await tabToSeat(page);
+  const out = await ringOnScreen(page);
+  expect(out.seat).toMatch(/^Orchestra, row A/);
+  expect(out.scale, 'zoomed out').toBeLessThan(0.6);
+  expect(out.style).toBe('solid');
+  expect(out.width, `zoomed out: ${JSON.stringify(out)}`).toBeGreaterThanOrEqual(2);
+  for (let i = 0; i < 8; i++) await page.getByRole('button', { name: 'Zoom in' }).click();
+  await tabToSeat(page);
+  const zoomedIn = await ringOnScreen(page);
+  expect(zoomedIn.scale, 'zoomed in').toBeGreaterThan(1.5);
+  expect(zoomedIn.width, `zoomed in: ${JSON.stringify(zoomedIn)}`).toBeGreaterThanOrEqual(2);
+  expect(zoomedIn.width).toBeLessThan(8);
+});
+
+test('an arena section is turned so its rows run across, with the stage marked at the top', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await page.getByRole('link', { name: /Arena: Demo Tour/ }).click();
+  // 102 sits at the stage's side, drawn tilted on the overview; 210 faces it from the far end.
+  for (const name of ['102', '210', '216']) {
+    await page.getByRole('link', { name: new RegExp(`^Section ${name} (from|Sold)`) }).first().click();
+    await expect(page.locator('.map-toolbar__section')).toContainText(`Section ${name}`);
+    await page.getByRole('button', { name: 'Zoom out' }).click();
+    await page.getByRole('button', { name: 'Zoom out' }).click();
+    const rows = await page.locator('#seat-map button.seat').evaluateAll((seats) =>
+      seats.map((s) => {
+        const r = s.getBoundingClientRect();
+        return { row: (s as HTMLElement).dataset.row!, x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      }));
+    const byRow = new Map<string, { x: number; y: number }[]>();
+    for (const s of rows) byRow.set(s.row, [...(byRow.get(s.row) ?? []), s]);
+    const ordered = [...byRow.entries()].sort((a, b) => Number(a[0]) - Number(b[0]));
+    const [, front] = ordered[0];
+    const [, back] = ordered[ordered.length - 1];
+    const height = (r: { y: number }[]) => r.reduce((s, p) => s + p.y, 0) / r.length;
+    // Straight rows run level across the screen (curved ones bow a little).
+    const spread = Math.max(...front.map((p) => p.y)) - Math.min(...front.map((p) => p.y));
+    const width = Math.max(...front.map((p) => p.x)) - Math.min(...front.map((p) => p.x));
+    expect(spread / width, `${name}: the front row's rise over its width`).toBeLessThan(0.2);
+    expect(height(front), `${name}: the front row is above the back one`).toBeLessThan(height(back));
+    const stage = await page.locator('#seat-map .map-shapes__stage').boundingBox();
+    expect(stage, `${name}: a stage marker`).not.toBeNull();
+    expect(stage!.y + stage!.height, `${name}: the stage is above every seat`).toBeLessThan(Math.min(...rows.map((s) => s.y)));
+    await page.getByRole('link', { name: 'All sections' }).first().click();
+  }
+});
+
+test('the overview fills a section with a band of each price free in it', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await page.getByRole('link', { name: /Arena: Demo Tour/ }).click();
+  // Upper sections sell Upper ($59) at the front and Upper rear ($39) behind.
+  const upper = page.getByRole('link', { name: /^Section 210 from/ });
+  const bands = await upper.locator('polygon.overview__band').evaluateAll((polygons) =>
+    polygons.map((p) => (p as SVGElement).style.fill));
+  expect(bands).toHaveLength(2);
+  expect(new Set(bands).size).toBe(2);
+  // Each band's fill is the legend's: the pattern's base colour is the tier's.
+  const legendColours = await page.locator('.price-key li').evaluateAll((items) =>
+    items.map((li) => getComputedStyle(li.querySelector('.seat')!).getPropertyValue('--tier').trim()));
+  const bandColours = await upper.locator('polygon.overview__band').evaluateAll((polygons) =>
+    polygons.map((p) => {
+      const id = (p as SVGElement).style.fill.match(/#([\w-]+)/)![1];
+      return document.getElementById(id)!.querySelector('rect')!.getAttribute('fill');
+    }));
+  for (const colour of bandColours) expect(legendColours).toContain(colour);
+});
