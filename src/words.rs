@@ -11,6 +11,7 @@ use time::macros::format_description;
 use crate::db::seats::Seat;
 use crate::domain::api_key::CUSTOMER_HEADER;
 use crate::domain::locale::EventLocale;
+use crate::domain::money::Currency;
 use crate::domain::refusal::{Counted, Filters, TimeField};
 use crate::domain::sale::SaleStatus;
 use crate::domain::text::{quoted, shortened};
@@ -412,6 +413,25 @@ pub fn describe_seats(seats: &[Seat], together: bool) -> String {
         })
         .collect();
     describe(&places, together)
+}
+
+/// What best available did, said where the buyer looks: "Found 4 seats
+/// together in Orchestra, row C, seats 7–10 (€340)." When it swapped seats
+/// the buyer held, it says which went back first.
+pub fn best_found(added: &[Seat], together: bool, released: &[Seat], currency: Currency) -> String {
+    let total: i64 = added.iter().map(|seat| i64::from(seat.price_cents)).sum();
+    let found = format!(
+        "{} ({})",
+        describe_seats(added, together),
+        currency.format(total)
+    );
+    match released.is_empty() {
+        true => format!("Found {found}."),
+        false => format!(
+            "Released {}; now holding {found}.",
+            describe_seats(released, false)
+        ),
+    }
 }
 
 pub fn seat_name(seat: &Seat) -> String {

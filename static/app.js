@@ -50,8 +50,20 @@
     document.querySelectorAll("#notice .notice--success").forEach(function (n) { n.remove(); });
   }
 
-  // On a phone the notice covers the top of the screen: a success note
-  // steps aside after a while (errors stay until the next action).
+  // A new notice on a wide screen is brought into view: the side column
+  // scrolls on its own, and the buyer's last click (Find seats, say) may
+  // have scrolled it past the notice at its top.
+  let shownNotice = null;
+  new MutationObserver(function () {
+    const current = document.querySelector(".side #notice .notice");
+    if (current && current !== shownNotice && window.matchMedia("(min-width: 901px)").matches) {
+      current.scrollIntoView({ block: "nearest" });
+    }
+    shownNotice = current;
+  }).observe(document.body, { childList: true, subtree: true });
+
+  // On a phone the notice floats over the foot of the screen: a success
+  // note steps aside after a while (errors stay until the next action).
   new MutationObserver(function () {
     const note = document.querySelector(".side #notice .notice--success");
     if (note && window.matchMedia("(max-width: 900px)").matches && !note.dataset.fading) {
@@ -99,7 +111,12 @@
       }
       const secs = Math.ceil(ms / 1000);
       const time = el.querySelector(".countdown__time");
-      if (time) { time.textContent = pad(Math.floor(secs / 60)) + ":" + pad(secs % 60); }
+      const left = pad(Math.floor(secs / 60)) + ":" + pad(secs % 60);
+      if (time) { time.textContent = left; }
+      // The phone's selection bar shows the same time (it is aria-hidden:
+      // the panel's countdown is the one announced).
+      const mirror = panel && panel.querySelector(".selection-bar__time");
+      if (mirror) { mirror.textContent = left; }
     });
   }
 

@@ -61,6 +61,9 @@ pub enum BestMode {
 pub struct BestAvailableOutcome {
     pub hold: holds::HoldSummary,
     pub added: SeatIds,
+    /// Seats the buyer held before that went back on sale (a replace that
+    /// did not find them again), in layout order.
+    pub released: Vec<seats::Seat>,
     /// Whether the seats given are adjacent in one row.
     pub together: bool,
 }
@@ -152,6 +155,7 @@ async fn best_in(
     on_sale?;
     let filters = filters?;
     let hold = hold?;
+    let mut given_back = SeatIds::default();
     let already = match request.mode {
         // Rolled back with everything else if no new seats are found.
         BestMode::Replace => {
@@ -159,7 +163,7 @@ async fn best_in(
                 seats::release_all(tx, hold.id),
                 super::ga::held_by(tx, hold.id)
             );
-            released?;
+            given_back = released?;
             holds::HoldSummary {
                 hold_id: hold.id,
                 expires_at: hold.expires_at,
@@ -218,7 +222,17 @@ async fn best_in(
         .filter(|seat| chosen.contains(&seat.id))
         .collect();
     let together = side_by_side(&added);
+    let released: Vec<SeatId> = given_back
+        .iter()
+        .filter(|id| !chosen.contains(id))
+        .copied()
+        .collect();
+    let released = match released.is_empty() {
+        true => Vec::new(),
+        false => seats::by_ids(tx, event_id, &released, Some(hold.id)).await?,
+    };
     Ok(BestAvailableOutcome {
+        released,
         hold: holds::HoldSummary {
             hold_id: hold.id,
             expires_at: hold.expires_at,
@@ -609,4 +623,47 @@ async fn count_free(
         )
         .await?
         .get(0))
+}
+
+/// Undoes a best-available swap: gives back `drop` (seats of the buyer's
+/// hold) and takes `restore` again, in one transaction, all or nothing. If
+/// any of `restore` has been taken meanwhile, nothing changes and the
+/// refusal names them. Returns the hold as it then is.
+pub async fn swap_back(
+    pool: &Pool,
+    event_id: EventId,
+    holder: Holder,
+    restore: &SeatIds,
+    drop: &SeatIds,
+    rules: HoldRules,
+) -> AppResult<holds::HoldSummary> {
+    retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            let (on_sale, hold) = tokio::join!(
+                events::lock_on_sale(tx, event_id),
+                holds::lock_or_open(tx, event_id, holder, rules)
+            );
+            on_sale?;
+            let hold = hold?;
+            seats::release_some(tx, hold.id, drop).await?;
+            let claimed =
+                seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, restore).await?;
+            if claimed.claimed.ids.len() != restore.len() {
+                return Err(AppError::SeatsUnavailable {
+                    seat_ids: seats::refused(restore, &claimed.claimed.ids),
+                });
+            }
+            let summary = holds::HoldSummary {
+                hold_id: hold.id,
+                expires_at: hold.expires_at,
+                seat_ids: claimed.held.iter().map(|seat| seat.id).collect(),
+                seats: claimed.held,
+                ga: super::ga::held_by(tx, hold.id).await?,
+                hold,
+            };
+            holds::refuse_if_over(&summary, 0, rules.max_seats)?;
+            Ok(summary)
+        })
+    })
+    .await
 }

@@ -361,6 +361,25 @@ pub async fn release_one(
 }
 
 /// Puts every seat of the hold back on sale and returns their ids.
+/// Puts those of `seat_ids` the hold has back on sale; returns which.
+pub async fn release_some(
+    client: &impl GenericClient,
+    hold_id: HoldId,
+    seat_ids: &[SeatId],
+) -> AppResult<SeatIds> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+                    changed_xid = pg_current_xact_id()
+              WHERE hold_id = $1 AND id = ANY($2)
+          RETURNING id",
+        )
+        .await?;
+    Ok(sorted_ids(
+        &client.query(&statement, &[&hold_id, &seat_ids]).await?,
+    ))
+}
+
 pub async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(

@@ -24,6 +24,19 @@ pub enum NoticeKind {
 pub struct Notice {
     pub kind: NoticeKind,
     pub text: String,
+    /// Best available swapped the buyer's seats: the way back.
+    #[serde(default)]
+    pub undo: Option<UndoSwap>,
+}
+
+/// The form that swaps a best-available result back for the seats it
+/// released (seat ids, comma-separated), while they are still free.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UndoSwap {
+    pub action: String,
+    pub restore: String,
+    pub drop: String,
+    pub csrf: String,
 }
 
 impl Notice {
@@ -40,6 +53,7 @@ impl Notice {
         Notice {
             kind,
             text: text.into(),
+            undo: None,
         }
     }
 }

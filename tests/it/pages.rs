@@ -559,3 +559,113 @@ async fn the_price_filter_dims_tiers_outside_the_range() {
     let (status, _) = page(&buyer, &format!("/events/{}?price_min=cheap", event.id)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_all_or_nothing() {
+    let app = spawn_app().await;
+    // Row A (5 seats) is the best; the buyer holds two seats of row B.
+    let event = app.create_event(2, 5).await;
+    let buyer = app.buyer();
+    let event_path = format!("/events/{}", event.id);
+    let (row_b_1, row_b_2) = (event.seat_ids[5], event.seat_ids[6]);
+    let (status, body) = buyer.hold(event.id, &[row_b_1, row_b_2]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let hold_id = body["hold_id"].as_str().unwrap().to_string();
+    let held_by_buyer = || async {
+        let mut ids: Vec<i64> = app
+            .holders(event.id)
+            .await
+            .into_iter()
+            .filter(|(_, holder)| *holder == hold_id)
+            .map(|(seat, _)| seat)
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    let found = post_form(
+        &buyer,
+        &format!("{event_path}/best"),
+        &[("count", "2".into())],
+        true,
+    )
+    .await;
+    assert_eq!(found.status(), StatusCode::OK);
+    let html = found.text().await.unwrap();
+    assert!(
+        html.contains("Released 2 seats: Stalls, row B, seats 1–2; now holding 2 seats together in Stalls, row A"),
+        "{html}"
+    );
+    assert!(
+        html.contains("action=\"/events/") && html.contains("/best/undo\""),
+        "{html}"
+    );
+    let (drop_a, drop_b) = {
+        let held = held_by_buyer().await;
+        assert_eq!(held.len(), 2);
+        assert!(!held.contains(&row_b_1), "{held:?}");
+        (held[0], held[1])
+    };
+    let undo_path = format!("{event_path}/best/undo");
+    let drop = format!("{drop_a},{drop_b}");
+
+    // Hostile or broken forms are refused plainly and change nothing.
+    for restore in ["abc", "1,,x", ""] {
+        let response = post_form(
+            &buyer,
+            &undo_path,
+            &[("restore", restore.into()), ("drop", drop.clone())],
+            false,
+        )
+        .await;
+        assert_eq!(
+            response.status(),
+            StatusCode::BAD_REQUEST,
+            "restore={restore}"
+        );
+    }
+    // One of the old seats now held by another buyer: nothing changes.
+    let rival = app.buyer();
+    let (status, body) = rival.hold(event.id, &[row_b_1]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let rival_hold = body["hold_id"].as_str().unwrap().to_string();
+    let refused = post_form(
+        &buyer,
+        &undo_path,
+        &[
+            ("restore", format!("{row_b_1},{row_b_2}")),
+            ("drop", drop.clone()),
+        ],
+        true,
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::OK);
+    let html = refused.text().await.unwrap();
+    assert!(html.contains("no longer all free"), "{html}");
+    assert_eq!(
+        held_by_buyer().await,
+        vec![drop_a, drop_b],
+        "a refused undo keeps the seats found"
+    );
+    app.no_breaches().await;
+
+    // With the old seats free again, Undo swaps back in one go.
+    let (status, _) = rival.delete(&format!("/api/holds/{rival_hold}")).await;
+    assert!(status.is_success(), "{status}");
+    let undone = post_form(
+        &buyer,
+        &undo_path,
+        &[("restore", format!("{row_b_1},{row_b_2}")), ("drop", drop)],
+        true,
+    )
+    .await;
+    assert_eq!(undone.status(), StatusCode::OK);
+    assert!(
+        undone
+            .text()
+            .await
+            .unwrap()
+            .contains("Back to your earlier seats")
+    );
+    assert_eq!(held_by_buyer().await, vec![row_b_1, row_b_2]);
+    app.no_breaches().await;
+}

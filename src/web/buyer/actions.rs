@@ -25,7 +25,7 @@ use crate::web::admission::admit_hold_request;
 use crate::web::auth::Buyer;
 use crate::web::buyer::panel::HoldPanel;
 use crate::web::extract::{ClientIp, IdPath, is_htmx};
-use crate::web::notices::{Notice, NoticeKind, push_notice};
+use crate::web::notices::{Notice, NoticeKind, UndoSwap, push_notice};
 use crate::web::render::*;
 use crate::web::seat_view::SeatView;
 use crate::web::security::{CsrfForm, NoFields};
@@ -598,17 +598,28 @@ pub(crate) async fn best_available(
                 .filter(|seat| found.added.contains(&seat.id))
                 .cloned()
                 .collect();
-            let text = format!(
-                "Found {}.",
-                crate::words::describe_seats(&added, found.together)
+            let currency = found.hold.hold.locale.currency;
+            let mut notice = Notice::new(
+                NoticeKind::Success,
+                words::best_found(&added, found.together, &found.released, currency),
             );
+            if !found.released.is_empty() {
+                notice.undo = Some(UndoSwap {
+                    action: format!("/events/{event_id}/best/undo"),
+                    restore: id_list(found.released.iter().map(|s| s.id)),
+                    drop: id_list(added.iter().map(|s| s.id)),
+                    csrf: buyer.csrf.value().to_string(),
+                });
+            }
+            let mut changed = added;
+            changed.extend(found.released);
             let shown = Shown {
                 hold: Some(found.hold.hold),
                 held: found.hold.seats,
-                changed: added,
+                changed,
                 highlight: found.added.into(),
             };
-            let notice = Some(Notice::new(NoticeKind::Success, text));
+            let notice = Some(notice);
             // Without JavaScript, show the section the seats were found in.
             let back = Back::Map(shown.changed.first().map(|seat| seat.section_id));
             return respond_with(&state, event_id, &buyer, &headers, notice, shown, back).await;
@@ -637,4 +648,114 @@ pub(crate) async fn best_available(
         Back::Map(None),
     )
     .await
+}
+
+fn id_list(ids: impl Iterator<Item = SeatId>) -> String {
+    ids.map(|id| id.0.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// Seat ids as the undo form carries them: "12,13,14".
+fn parse_id_list(field: &'static str, value: &str, max: u32) -> AppResult<SeatIds> {
+    let ids = value
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse::<i64>().map(SeatId))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
+            AppError::BadRequest(Malformed::Form(format!(
+                "{field} must list seat ids separated by commas"
+            )))
+        })?;
+    if ids.len() > max as usize {
+        return Err(AppError::HoldLimit { max });
+    }
+    Ok(SeatIds::new(ids))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct UndoSwapForm {
+    #[serde(default)]
+    restore: String,
+    #[serde(default)]
+    drop: String,
+}
+
+/// Undo after best available swapped the buyer's seats: the seats it
+/// released come back and the ones it found go, all or nothing. If one of
+/// the old seats has been taken since, the buyer keeps the new ones and is
+/// told which.
+pub(crate) async fn undo_best_available(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    headers: HeaderMap,
+    ip: ClientIp,
+    buyer: Buyer,
+    CsrfForm(form): CsrfForm<UndoSwapForm>,
+) -> AppResult<Response> {
+    let rules = HoldRules::from_config(&state.config);
+    let restore = parse_id_list("restore", &form.restore, rules.max_seats)?;
+    let found = parse_id_list("drop", &form.drop, rules.max_seats)?;
+    if restore.is_empty() {
+        return Err(AppError::BadRequest(Malformed::NoSeatInForm));
+    }
+    let holder = admit_hold_request(&state, buyer.id, None, ip).await;
+    let outcome = match holder {
+        Ok(holder) => {
+            db::best_available::swap_back(&state.pool, event_id, holder, &restore, &found, rules)
+                .await
+        }
+        Err(refused) => Err(refused),
+    };
+    let back = Back::Map(None);
+    match outcome {
+        Ok(summary) => {
+            let restored: Vec<Seat> = summary
+                .seats
+                .into_iter()
+                .filter(|seat| restore.contains(&seat.id))
+                .collect();
+            let text = format!(
+                "Back to your earlier seats: {}.",
+                words::describe_seats(&restored, false)
+            );
+            let changed: Vec<SeatId> = restore.iter().chain(found.iter()).copied().collect();
+            let notice = Some(Notice::new(NoticeKind::Success, text));
+            respond(
+                &state, event_id, &buyer, &headers, notice, &changed, &restore, back,
+            )
+            .await
+        }
+        Err(AppError::SeatsUnavailable { .. }) => {
+            let notice = Notice::new(
+                NoticeKind::Error,
+                "Your earlier seats are no longer all free, so you keep the seats best available found.",
+            );
+            respond(
+                &state,
+                event_id,
+                &buyer,
+                &headers,
+                Some(notice),
+                &[],
+                &[],
+                back,
+            )
+            .await
+        }
+        Err(err) => {
+            let notice = Notice::new(NoticeKind::Error, refusal_notice(err)?);
+            respond(
+                &state,
+                event_id,
+                &buyer,
+                &headers,
+                Some(notice),
+                &[],
+                &[],
+                back,
+            )
+            .await
+        }
+    }
 }

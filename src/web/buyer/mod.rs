@@ -25,6 +25,10 @@ pub fn pages_router() -> Router<AppState> {
         .route("/events/{event_id}/list", get(event::list_page))
         .route("/events/{event_id}/seats", post(actions::seat_action))
         .route("/events/{event_id}/best", post(actions::best_available))
+        .route(
+            "/events/{event_id}/best/undo",
+            post(actions::undo_best_available),
+        )
         .route("/events/{event_id}/ga", post(actions::ga_action))
         .route(
             "/events/{event_id}/hold/release",
