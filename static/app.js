@@ -341,6 +341,17 @@
       sayWhere();
     }
 
+    // The seat under the pointer or the focus, said in full in one place
+    // above the map (a tap focuses the seat it picks). Screen readers hear
+    // the seat's own label; this line is for the eye.
+    const info = document.querySelector("[data-seat-info]");
+    function showSeat(event) {
+      const seat = info && event.target.closest && event.target.closest("button.seat");
+      if (seat) { info.textContent = seat.getAttribute("aria-label").split(", ").join(" \u00b7 "); }
+    }
+    viewport.addEventListener("pointerover", showSeat);
+    viewport.addEventListener("focusin", showSeat);
+
     // Row letters at the frame's left edge for the rows in view, once the
     // rows' own labels have panned out of it.
     const rail = document.createElement("div");

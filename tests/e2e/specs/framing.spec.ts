@@ -114,3 +114,17 @@ test('the overview fills a section with a band of each price free in it', async 
     }));
   for (const colour of bandColours) expect(legendColours).toContain(colour);
 });
+
+test('a hovered or focused seat is described in full above the map: section, row, seat, tier, price, state and flags', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openDemoEvent(page);
+  const info = page.locator('[data-seat-info]');
+  await seat(page, 'Orchestra', 'A', 3).hover();
+  await expect(info).toHaveText('Orchestra · row A · seat 3 · Premium €85 · available');
+  // By keyboard: the focused seat, with its accessibility flag. (The
+  // pointer leaves the map first: focus pans it under the pointer.)
+  await page.mouse.move(5, 5);
+  await seat(page, 'Orchestra', 'T', 1).focus();
+  await expect(info).toHaveText(/^Orchestra · row T · seat 1 · .* · wheelchair space/);
+  await expect(info).toBeInViewport();
+});
