@@ -434,6 +434,22 @@ pub fn best_found(added: &[Seat], together: bool, released: &[Seat], currency: C
     }
 }
 
+/// A tier as a report names it: "Premium", or "Upper rear (upper_rear_2)"
+/// when its code says something its name doesn't. A code that only
+/// spells the name again ("premium", "upper-rear") is left out.
+pub fn tier_label(name: &str, code: &str) -> String {
+    let letters = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    match letters(name) == letters(code) {
+        true => name.to_string(),
+        false => format!("{name} ({code})"),
+    }
+}
+
 pub fn seat_name(seat: &Seat) -> String {
     format!(
         "{}, row {}, seat {}",
@@ -553,6 +569,9 @@ mod tests {
     #[test]
     fn counts_are_singular_or_plural_and_zero_parts_are_left_out() {
         assert_eq!(count(1usize, "seat", "seats"), "1 seat");
+        assert_eq!(tier_label("Premium", "premium"), "Premium");
+        assert_eq!(tier_label("Upper rear", "upper-rear"), "Upper rear");
+        assert_eq!(tier_label("Upper rear", "ur2"), "Upper rear (ur2)");
         assert_eq!(count(3i64, "seat", "seats"), "3 seats");
         assert_eq!(count(0u32, "seat", "seats"), "0 seats");
         assert_eq!(

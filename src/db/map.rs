@@ -4,7 +4,7 @@
 use super::GenericClient;
 use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
-use crate::domain::ids::{AreaId, SectionId};
+use crate::domain::ids::{AreaId, HoldId, SectionId};
 use crate::error::AppResult;
 
 #[derive(Debug, Clone)]
@@ -22,6 +22,8 @@ pub struct SectionShape {
     pub from_tier: Option<String>,
     /// The codes of the tiers with a free seat here.
     pub free_tiers: Vec<String>,
+    /// How many seats here the viewer's hold has.
+    pub mine: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -55,7 +57,12 @@ impl MapShapes {
     }
 }
 
-pub async fn shapes(client: &impl GenericClient, event_id: EventId) -> AppResult<MapShapes> {
+/// The event's shapes; `viewer_hold` marks the sections holding its seats.
+pub async fn shapes(
+    client: &impl GenericClient,
+    event_id: EventId,
+    viewer_hold: Option<HoldId>,
+) -> AppResult<MapShapes> {
     let sections = client
         .prepare_cached(
             "SELECT sec.id, sec.name, sec.outline,
@@ -71,7 +78,8 @@ pub async fn shapes(client: &impl GenericClient, event_id: EventId) -> AppResult
                                OR (s.status = 'HELD' AND s.held_until < now())))[1] AS from_tier,
                     coalesce(array_agg(DISTINCT t.code)
                        FILTER (WHERE s.status = 'AVAILABLE'
-                               OR (s.status = 'HELD' AND s.held_until < now())), '{}') AS free_tiers
+                               OR (s.status = 'HELD' AND s.held_until < now())), '{}') AS free_tiers,
+                    count(s.id) FILTER (WHERE s.hold_id = $2 AND s.held_until > now()) AS mine
                FROM sections sec
                LEFT JOIN seats s ON s.section_id = sec.id
                LEFT JOIN price_tiers t ON t.id = s.tier_id
@@ -80,7 +88,7 @@ pub async fn shapes(client: &impl GenericClient, event_id: EventId) -> AppResult
               ORDER BY sec.sort_order",
         )
         .await?;
-    let rows = client.query(&sections, &[&event_id]).await?;
+    let rows = client.query(&sections, &[&event_id, &viewer_hold]).await?;
     let sections = rows
         .iter()
         .map(|row| {
@@ -116,6 +124,7 @@ pub async fn shapes(client: &impl GenericClient, event_id: EventId) -> AppResult
                 from_cents: row.get("from_cents"),
                 from_tier: row.get("from_tier"),
                 free_tiers: row.get("free_tiers"),
+                mine: row.get("mine"),
             }
         })
         .collect();

@@ -53,6 +53,10 @@ pub struct SectionSpec {
     pub rows: Vec<RowSpec>,
     /// Bends the rows around a point this far in front of the front row.
     pub curve: Option<f32>,
+    /// Aisles: this many seats at each end of a row form a side block,
+    /// with a one-seat aisle between it and the centre (rows too short
+    /// for both blocks and a centre have none).
+    pub side_blocks: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -155,6 +159,7 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
                 name: "Orchestra".into(),
                 rows: orchestra,
                 curve: Some(1_400.0),
+                side_blocks: Some(7),
             },
             SectionSpec {
                 name: "Mezzanine".into(),
@@ -162,11 +167,13 @@ pub fn demo_event(starts_at: OffsetDateTime) -> EventSpec {
                     if i < 4 { "premium" } else { "standard" }
                 }),
                 curve: Some(1_400.0),
+                side_blocks: Some(5),
             },
             SectionSpec {
                 name: "Balcony".into(),
                 rows: balcony,
                 curve: Some(1_400.0),
+                side_blocks: Some(6),
             },
         ],
     }
@@ -226,6 +233,7 @@ mod tests {
                     },
                 ],
                 curve: None,
+                side_blocks: None,
             }],
         };
         let seats = spec.layout().unwrap().seat_specs();

@@ -337,6 +337,8 @@ pub struct OverviewSection {
     pub fill_class: String,
     pub sold_out: bool,
     pub current: bool,
+    /// The viewer holds seats here.
+    pub mine: bool,
     /// The fills of the tiers with a free seat here, for the price filter.
     pub tier_classes: String,
     /// A section with free seats in several tiers is filled with a band
@@ -448,11 +450,15 @@ pub fn overview(
                 shape: ShapeView::new(&s.name, &s.outline),
                 // Starts with the words drawn on it ("104", "from $110"), so
                 // speech users can say what they see.
-                accessible_name: if sold_out {
-                    format!("Section {} {caption}", s.name)
-                } else {
-                    format!("Section {} {caption}, {left}", s.name)
+                accessible_name: match (sold_out, s.mine > 0) {
+                    (true, false) => format!("Section {} {caption}", s.name),
+                    (false, false) => format!("Section {} {caption}, {left}", s.name),
+                    (true, true) => format!("Section {} {caption}, your seats are here", s.name),
+                    (false, true) => {
+                        format!("Section {} {caption}, {left}, your seats are here", s.name)
+                    }
                 },
+                mine: s.mine > 0,
                 caption,
                 fill_class: match &s.from_tier {
                     Some(code) if !sold_out => tier_class(tiers, code),

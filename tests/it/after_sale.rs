@@ -1015,6 +1015,7 @@ async fn a_reseat_keeps_the_price_paid() {
                 },
             ],
             curve: None,
+            side_blocks: None,
         }])
         .await;
     let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;

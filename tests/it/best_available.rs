@@ -163,11 +163,13 @@ async fn filters_by_section_and_tier_and_can_split_a_party_when_asked() {
                 name: "Front".into(),
                 rows: vec![row("A", 6, "vip")],
                 curve: None,
+                side_blocks: None,
             },
             SectionSpec {
                 name: "Back".into(),
                 rows: vec![row("A", 6, "std"), row("B", 6, "std")],
                 curve: None,
+                side_blocks: None,
             },
         ])
         .await;

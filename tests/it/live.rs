@@ -425,11 +425,13 @@ async fn a_section_page_hears_only_its_own_seats() {
                 name: "East".into(),
                 rows: vec![row()],
                 curve: None,
+                side_blocks: None,
             },
             SectionSpec {
                 name: "West".into(),
                 rows: vec![row()],
                 curve: None,
+                side_blocks: None,
             },
         ])
         .await;

@@ -374,6 +374,7 @@ async fn the_event_list_shows_the_lowest_price_still_free() {
                 },
             ],
             curve: None,
+            side_blocks: None,
         }])
         .await;
     let buyer = app.buyer();
@@ -425,11 +426,13 @@ async fn a_big_venue_opens_on_an_overview_and_shows_one_section_at_a_time() {
                 name: "North".into(),
                 rows: vec![row("A", "vip"), row("B", "std")],
                 curve: Some(300.0),
+                side_blocks: None,
             },
             SectionSpec {
                 name: "South".into(),
                 rows: vec![row("A", "std"), row("B", "std")],
                 curve: None,
+                side_blocks: None,
             },
         ])
         .await;

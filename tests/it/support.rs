@@ -348,6 +348,7 @@ pub async fn create_event_on(pool: &Pool, rows: usize, per_row: u32) -> EventFix
                 })
                 .collect(),
             curve: None,
+            side_blocks: None,
         }],
     )
     .await
@@ -444,6 +445,7 @@ impl TestApp {
                     ..Default::default()
                 }],
                 curve: None,
+                side_blocks: None,
             }],
         };
         let mut layout = grid.layout().expect("a valid test layout");

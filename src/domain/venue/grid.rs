@@ -17,17 +17,26 @@ pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
         .map(|(s, section)| {
             let mut seats = Vec::new();
             for (r, row) in section.rows.iter().enumerate() {
-                let places =
-                    geometry::row_positions(row.seats, r as u32, SEAT_PITCH, section.curve);
-                for (p, place) in places.into_iter().enumerate() {
+                let slots = slots(row.seats, section.side_blocks);
+                let places = geometry::row_positions(
+                    slots.len() as u32 + aisles(row.seats, section.side_blocks),
+                    r as u32,
+                    SEAT_PITCH,
+                    section.curve,
+                );
+                let width = places.len();
+                for (p, slot) in slots.into_iter().enumerate() {
+                    let place = places[slot];
                     seats.push(SeatLayout {
                         row: row.label.clone(),
                         label: (p + 1).to_string(),
                         row_index: r as i32,
-                        position: p as i32,
+                        // Across an aisle positions skip one, so no block of
+                        // seats "together" spans it.
+                        position: slot as i32,
                         x: place.x,
                         y: place.y,
-                        rank: default_rank(s, r, p, row.seats as usize),
+                        rank: default_rank(s, r, slot, width),
                         tier: row.tier.clone(),
                         flags: row
                             .flags
@@ -73,5 +82,42 @@ impl EventSpec {
     /// positions would be: sections stacked, a stage in front.
     pub fn layout(&self) -> Result<VenueLayout, Vec<LayoutError>> {
         from_grid(self)
+    }
+}
+
+/// How many aisles a row of `seats` has: two when both side blocks and a
+/// centre fit, else none.
+fn aisles(seats: u32, side_blocks: Option<u32>) -> u32 {
+    match side_blocks {
+        Some(side) if side > 0 && seats > 2 * side => 2,
+        _ => 0,
+    }
+}
+
+/// Each seat's place along the row, counting aisles as places.
+fn slots(seats: u32, side_blocks: Option<u32>) -> Vec<usize> {
+    let side = side_blocks.unwrap_or(0) as usize;
+    let with_aisles = aisles(seats, side_blocks) > 0;
+    (0..seats as usize)
+        .map(|p| match with_aisles {
+            false => p,
+            true if p < side => p,
+            true if p < seats as usize - side => p + 1,
+            true => p + 2,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_blocks_put_an_aisle_place_between_them_and_the_centre() {
+        assert_eq!(slots(10, Some(3)), [0, 1, 2, 4, 5, 6, 7, 9, 10, 11]);
+        assert_eq!(aisles(10, Some(3)), 2);
+        // Too short for two blocks and a centre: no aisles.
+        assert_eq!(slots(6, Some(3)), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(slots(4, None), [0, 1, 2, 3]);
     }
 }

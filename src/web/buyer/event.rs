@@ -132,7 +132,7 @@ pub(crate) async fn event_page_response(
     let hold = live_hold(&client, event_id, buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
-    let shapes = db::map::shapes(&client, event_id).await?;
+    let shapes = db::map::shapes(&client, event_id, hold_id).await?;
     let filter = PriceFilter::new(&tiers, query.price_min, query.price_max);
     let big = shows_by_section(state, &shapes);
     let chosen = match query.section.filter(|_| big) {
@@ -380,7 +380,7 @@ pub(crate) async fn list_page(
     let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
-    let shapes = db::map::shapes(&client, event_id).await?;
+    let shapes = db::map::shapes(&client, event_id, hold_id).await?;
     let big = shows_by_section(&state, &shapes);
     let (seats, choose, section_id) = match (big, query.section) {
         (false, _) => (

@@ -40,6 +40,9 @@ pub(crate) struct TicketView {
     status_text: String,
     /// Only a valid ticket shows its QR code.
     qr_svg: Option<String>,
+    /// Shown among an order's tickets, with a link to its own page (not
+    /// on that page itself).
+    in_order: bool,
 }
 
 fn status(ticket: &Ticket) -> (&'static str, String) {
@@ -54,7 +57,7 @@ fn status(ticket: &Ticket) -> (&'static str, String) {
 }
 
 impl TicketView {
-    fn new(ticket: &Ticket) -> AppResult<TicketView> {
+    fn new(ticket: &Ticket, in_order: bool) -> AppResult<TicketView> {
         let (status, status_text) = status(ticket);
         Ok(TicketView {
             event_line: format!(
@@ -74,6 +77,7 @@ impl TicketView {
                 "valid" => Some(qr::svg(ticket.code.as_str())?),
                 _ => None,
             },
+            in_order,
         })
     }
 }
@@ -89,7 +93,8 @@ pub(crate) struct OrderPage {
     buyer_name: String,
     event_cancelled: bool,
     tickets: Vec<TicketView>,
-    valid: usize,
+    /// "3 valid tickets".
+    valid: String,
     total: String,
     mail: String,
 }
@@ -169,10 +174,10 @@ pub(crate) async fn order_page(
         buyer_name: order.buyer_name,
         mail: mail_sentence(&mail, &order.buyer_email, &order.locale),
         event_cancelled: order.event_cancelled,
-        valid: valid.len(),
+        valid: crate::words::count(valid.len(), "valid ticket", "valid tickets"),
         tickets: tickets
             .iter()
-            .map(TicketView::new)
+            .map(|ticket| TicketView::new(ticket, true))
             .collect::<AppResult<_>>()?,
         total: order.locale.price(total),
     })
@@ -204,7 +209,7 @@ pub(crate) async fn ticket_page(
         venue: ticket.venue.clone(),
         starts: ticket.locale.time(ticket.starts_at),
         buyer_name: ticket.buyer_name.clone(),
-        ticket: TicketView::new(&ticket)?,
+        ticket: TicketView::new(&ticket, false)?,
     })
 }
 

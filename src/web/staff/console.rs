@@ -253,7 +253,7 @@ async fn console(
     let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
     let orders = db::box_office::orders(&client, event_id, search, 100).await?;
     let audit = db::audit::recent(&client, event_id, 50).await?;
-    let shapes = db::map::shapes(&client, event_id).await?;
+    let shapes = db::map::shapes(&client, event_id, None).await?;
     let mut canvas = map::seat_canvas(&seats, &tiers, &shapes, true);
     for seat in canvas.sections.iter_mut().flat_map(|s| s.seats.iter_mut()) {
         seat.for_staff(query.seat);

@@ -93,7 +93,7 @@ async fn report(
             totals.total += c.free + c.held + c.sold + c.blocked;
             CountRow {
                 section: c.section,
-                tier: format!("{} ({})", c.tier_name, c.tier_code),
+                tier: crate::words::tier_label(&c.tier_name, &c.tier_code),
                 total: c.free + c.held + c.sold + c.blocked,
                 free: c.free,
                 held: c.held,
@@ -113,7 +113,7 @@ async fn report(
         gross: gross
             .into_iter()
             .map(|g| GrossRow {
-                tier: format!("{} ({})", g.tier_name, g.tier_code),
+                tier: crate::words::tier_label(&g.tier_name, &g.tier_code),
                 tickets: g.tickets,
                 gross: locale.price(g.gross_cents),
             })
