@@ -180,6 +180,7 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
     let mut sections: Vec<SeatGroup> = Vec::new();
     let mut rows: Vec<RowLabelView> = Vec::new();
     let mut row_seats: Vec<Point> = Vec::new();
+    let mut seats_before: Option<&Seat> = None;
     let mut row_name = String::new();
     let flush_row = |rows: &mut Vec<RowLabelView>, label: &str, seats: &[Point]| {
         if let Some((start, end)) = row_ends(seats) {
@@ -209,6 +210,21 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
             row_seats.clear();
             row_name = seat.row_label.clone();
         }
+        // An aisle (a skipped position) gets the row's label too, in the
+        // gap: on a curved row the ends' labels sit a row or two above its
+        // middle seats, and the eye runs along the wrong row.
+        if let Some(previous) = seats_before
+            && previous.row_label == seat.row_label
+            && previous.section_id == seat.section_id
+            && seat.position > previous.position + 1
+        {
+            rows.push(RowLabelView {
+                label: seat.row_label.clone(),
+                x: (previous.x + seat.x) / 2.0,
+                y: (previous.y + seat.y) / 2.0,
+            });
+        }
+        seats_before = Some(seat);
         row_seats.push(Point::new(seat.x, seat.y));
         let group = sections.last_mut().expect("pushed above");
         group.seats.push(SeatView::new(seat, tiers));
