@@ -143,6 +143,10 @@ fn invalid_text(invalid: &Invalid) -> String {
             format!("{text:?} is not a price for {tier}: use an amount like 45 or 45.50.")
         }
         Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
+        Invalid::NotConfirmed => {
+            "Nothing changed: tick the box that confirms it, since this changes the whole event."
+                .into()
+        }
         Invalid::Search { max_chars } => format!(
             "Search by a name, an email or an order number: up to {max_chars} characters, \
              with no control characters."

@@ -236,6 +236,9 @@ pub enum Invalid {
         text: String,
     },
     EmptyHold,
+    /// A change to a whole event (closing sales, cancelling) sent without
+    /// its confirmation.
+    NotConfirmed,
     Search {
         max_chars: usize,
     },
@@ -348,6 +351,7 @@ impl Invalid {
             Invalid::MissingPrice { .. } => ErrorCode::MissingPrice,
             Invalid::Price { .. } => ErrorCode::InvalidPrice,
             Invalid::EmptyHold => ErrorCode::EmptyHold,
+            Invalid::NotConfirmed => ErrorCode::InvalidInput,
             Invalid::Search { .. } => ErrorCode::InvalidSearch,
             Invalid::BestMode => ErrorCode::InvalidMode,
             Invalid::Currency(_) => ErrorCode::InvalidCurrency,

@@ -389,7 +389,7 @@ async fn closing_sales_on_an_arena_releases_hundreds_of_seats_to_every_open_page
         &clerk,
         event.id,
         &format!("/staff/events/{}/close-sales", event.id),
-        &[],
+        &[("confirm", "yes")],
     )
     .await;
     assert_eq!(closed.status(), StatusCode::SEE_OTHER);

@@ -347,7 +347,13 @@ async fn end_sales_amid_traffic(cancel: bool) {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
         let path = if cancel { "cancel" } else { "close-sales" };
-        let response = console_action(&clerk, event.id, &format!("{console}/{path}"), &[]).await;
+        let response = console_action(
+            &clerk,
+            event.id,
+            &format!("{console}/{path}"),
+            &[("confirm", "yes")],
+        )
+        .await;
         assert_eq!(response.status(), StatusCode::SEE_OTHER);
     };
     let (claims, purchases, ()) = tokio::join!(claims, purchases, end);

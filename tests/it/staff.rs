@@ -736,3 +736,48 @@ async fn the_report_counts_seats_and_takings_and_the_csv_defuses_formulas() {
         lines[1]
     );
 }
+
+#[tokio::test]
+async fn closing_sales_or_cancelling_needs_its_box_ticked_and_says_so_when_it_is_not() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let buyer = app.buyer();
+    let (status, _) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let clerk = staff(&app, "clerk").await;
+    for (path, fields) in [
+        ("close-sales", vec![]),
+        ("cancel", vec![]),
+        ("close-sales", vec![("confirm", "no")]),
+        ("cancel", vec![("confirm", "")]),
+    ] {
+        let response = console_action(
+            &clerk,
+            event.id,
+            &format!("/staff/events/{}/{path}", event.id),
+            &fields,
+        )
+        .await;
+        assert_eq!(
+            response.status(),
+            StatusCode::SEE_OTHER,
+            "{path} {fields:?}"
+        );
+        let page = console(&clerk, event.id, "").await;
+        assert!(
+            page.contains("Nothing changed: tick the box that confirms it"),
+            "{path} {fields:?}: {page}"
+        );
+        assert!(page.contains("Sales: On sale"), "{path}: still on sale");
+    }
+    // The buyer's hold is untouched, and the console offers both changes,
+    // each with its box.
+    let (status, body) = app.buyer().hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let page = console(&clerk, event.id, "").await;
+    assert_eq!(
+        page.matches("name=\"confirm\" value=\"yes\" required")
+            .count(),
+        2
+    );
+}

@@ -495,7 +495,7 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
         &clerk,
         event_id,
         &format!("/staff/events/{event_id}/close-sales"),
-        &[],
+        &[("confirm", "yes")],
     )
     .await;
     assert_eq!(closed.status(), StatusCode::SEE_OTHER);
@@ -520,7 +520,7 @@ async fn closing_releases_every_hold_and_cancelling_keeps_and_flags_orders() {
         &clerk,
         event_id,
         &format!("/staff/events/{event_id}/cancel"),
-        &[],
+        &[("confirm", "yes")],
     )
     .await;
     assert_eq!(cancelled.status(), StatusCode::SEE_OTHER);

@@ -696,7 +696,7 @@ async fn staff_releases_closings_and_cancellations_are_delivered() {
         &clerk,
         closing.id,
         &format!("/staff/events/{}/close-sales", closing.id),
-        &[],
+        &[("confirm", "yes")],
     )
     .await;
     assert_eq!(closed.status(), reqwest::StatusCode::SEE_OTHER);
@@ -706,7 +706,7 @@ async fn staff_releases_closings_and_cancellations_are_delivered() {
         &clerk,
         cancelling.id,
         &format!("/staff/events/{}/cancel", cancelling.id),
-        &[],
+        &[("confirm", "yes")],
     )
     .await;
     assert_eq!(cancelled.status(), reqwest::StatusCode::SEE_OTHER);

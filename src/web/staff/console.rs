@@ -457,12 +457,24 @@ async fn sell(
 }
 
 /// Closes sales (`cancel = false`) or cancels the event, from the console.
+/// Closing sales or cancelling changes the whole event: the form carries
+/// a box the member of staff ticks to say they mean it.
+#[derive(Deserialize)]
+pub(crate) struct WholeEventChange {
+    confirm: Option<String>,
+}
+
 async fn end_sales(
     state: &AppState,
     event_id: EventId,
     staff: &StaffUser,
     cancel: bool,
+    change: WholeEventChange,
 ) -> AppResult<Redirect> {
+    if change.confirm.as_deref() != Some("yes") {
+        let refused = Err(AppError::Invalid(Invalid::NotConfirmed));
+        return back_to_console(&staff.session, event_id, None, refused).await;
+    }
     let outcome = db::box_office::close_sales(&state.pool, staff.actor(), event_id, cancel)
         .await
         .map(|closed| {
@@ -497,16 +509,16 @@ async fn close_sales(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
-    CsrfForm(_): CsrfForm<NoFields>,
+    CsrfForm(change): CsrfForm<WholeEventChange>,
 ) -> AppResult<Redirect> {
-    end_sales(&state, event_id, &staff, false).await
+    end_sales(&state, event_id, &staff, false, change).await
 }
 
 async fn cancel_event(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
-    CsrfForm(_): CsrfForm<NoFields>,
+    CsrfForm(change): CsrfForm<WholeEventChange>,
 ) -> AppResult<Redirect> {
-    end_sales(&state, event_id, &staff, true).await
+    end_sales(&state, event_id, &staff, true, change).await
 }
