@@ -12,6 +12,8 @@ use crate::web::state::AppState;
 
 pub struct EventHeader {
     pub id: EventId,
+    /// The event's currency and venue time zone, for pages that show more.
+    pub locale: EventLocale,
     pub name: String,
     pub venue: String,
     pub starts: String,
@@ -37,6 +39,7 @@ impl From<&EventSummary> for EventHeader {
     fn from(event: &EventSummary) -> EventHeader {
         let locale = EventLocale::new(event.currency, &event.time_zone);
         EventHeader {
+            locale: locale.clone(),
             id: event.id,
             name: event.name.clone(),
             venue: event.venue.clone(),

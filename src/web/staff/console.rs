@@ -16,7 +16,7 @@ use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
 use crate::db::order_changes::WalkUp;
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{EventId, HoldId, SeatId};
-use crate::domain::money::Currency;
+use crate::domain::locale::EventLocale;
 use crate::domain::refusal::Refusal;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
@@ -96,12 +96,6 @@ struct HoldRow {
     email: String,
 }
 
-fn clock(at: OffsetDateTime) -> String {
-    at.format(time::macros::format_description!(
-        "[hour]:[minute]:[second]"
-    ))
-    .unwrap_or_default()
-}
 
 /// The first 8 hex digits of a hold's or order's id: enough to tell them
 /// apart on one console.
@@ -110,7 +104,7 @@ fn short(id: impl std::fmt::Display) -> String {
 }
 
 impl HoldRow {
-    fn new(hold: HoldOverview, now: OffsetDateTime) -> HoldRow {
+    fn new(hold: HoldOverview, now: OffsetDateTime, locale: &EventLocale) -> HoldRow {
         let remaining = (hold.expires_at - now).whole_seconds().max(0);
         HoldRow {
             hold_id: hold.hold_id.to_string(),
@@ -118,9 +112,9 @@ impl HoldRow {
             buyer: short(hold.buyer_id),
             seats: hold.seat_ids.into_iter().zip(hold.seat_names).collect(),
             ga_lines: hold.ga_lines,
-            held_since: clock(hold.created_at),
+            held_since: locale.clock(hold.created_at),
             expires_at: crate::words::rfc3339(hold.expires_at),
-            expired_at: clock(hold.expires_at),
+            expired_at: locale.clock(hold.expires_at),
             server_now: crate::words::rfc3339(now),
             remaining: format!("{:02}:{:02}", remaining / 60, remaining % 60),
             email: hold.email.unwrap_or_default(),
@@ -142,15 +136,15 @@ struct OrderRow {
 }
 
 impl OrderRow {
-    fn new(order: OrderOverview, currency: Currency) -> OrderRow {
+    fn new(order: OrderOverview, locale: &EventLocale) -> OrderRow {
         OrderRow {
             id: order.id.to_string(),
             short_id: short(order.id),
             name: order.buyer_name,
             email: order.buyer_email.unwrap_or_default(),
             seats: order.seat_names.join("; "),
-            total: currency.format(order.total_cents),
-            when: words::display_time(order.created_at),
+            total: locale.price(order.total_cents),
+            when: locale.time(order.created_at),
             sold_by: order.sold_by.unwrap_or_else(|| "online".into()),
             tender: order.tender,
             refunded: order.refunded,
@@ -208,12 +202,12 @@ async fn seat_panel(
     event_id: EventId,
     seat: &db::seats::Seat,
     now: OffsetDateTime,
-    currency: Currency,
+    locale: &EventLocale,
 ) -> AppResult<SeatPanel> {
     let occupant = db::box_office::occupant(client, event_id, seat.id).await?;
     let (hold, order) = match occupant {
-        SeatOccupant::Hold(hold) => (Some(HoldRow::new(hold, now)), None),
-        SeatOccupant::Order(order) => (None, Some(OrderRow::new(order, currency))),
+        SeatOccupant::Hold(hold) => (Some(HoldRow::new(hold, now, locale)), None),
+        SeatOccupant::Order(order) => (None, Some(OrderRow::new(order, locale))),
         SeatOccupant::Nobody => (None, None),
     };
     Ok(SeatPanel {
@@ -239,10 +233,13 @@ async fn console(
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Event))?;
     let now = OffsetDateTime::now_utc();
+    // Every time on the console in the venue's zone, named, as the
+    // buyer's order page shows it.
+    let locale = EventLocale::new(event.currency, &event.time_zone);
     let seats = db::seats::for_event(&client, event_id, None).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
     let selected = match query.seat.and_then(|id| seats.iter().find(|s| s.id == id)) {
-        Some(seat) => Some(seat_panel(&client, event_id, seat, now, event.currency).await?),
+        Some(seat) => Some(seat_panel(&client, event_id, seat, now, &locale).await?),
         None => None,
     };
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
@@ -271,17 +268,23 @@ async fn console(
             .filter(|status| status.state != SeatState::Mine.as_str())
             .collect(),
         selected,
-        live: live.into_iter().map(|h| HoldRow::new(h, now)).collect(),
-        lapsed: lapsed.into_iter().map(|h| HoldRow::new(h, now)).collect(),
+        live: live
+            .into_iter()
+            .map(|h| HoldRow::new(h, now, &locale))
+            .collect(),
+        lapsed: lapsed
+            .into_iter()
+            .map(|h| HoldRow::new(h, now, &locale))
+            .collect(),
         query: search.unwrap_or_default().to_string(),
         orders: orders
             .into_iter()
-            .map(|order| OrderRow::new(order, event.currency))
+            .map(|order| OrderRow::new(order, &locale))
             .collect(),
         audit: audit
             .into_iter()
             .map(|entry| AuditRow {
-                when: words::display_time(entry.at),
+                when: locale.time(entry.at),
                 who: entry.staff.unwrap_or_else(|| "system".into()),
                 action: entry.action.replace('_', " "),
                 seats: entry.seats.join("; "),
@@ -358,6 +361,9 @@ async fn revive_hold(
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
+    let locale = crate::web::event_header::event_header(&state, event_id)
+        .await?
+        .locale;
     let outcome =
         db::box_office::revive(&state.pool, staff.actor(), hold_id, state.config.hold_ttl)
             .await
@@ -365,7 +371,7 @@ async fn revive_hold(
                 format!(
                     "Revived: {} held again until {}.",
                     words::count(hold.seat_ids.len(), "seat", "seats"),
-                    clock(hold.expires_at)
+                    locale.clock(hold.expires_at)
                 )
             });
     back_to_console(&staff.session, event_id, None, outcome).await

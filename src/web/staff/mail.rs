@@ -61,6 +61,7 @@ async fn outbox_page(
     let event = crate::web::event_header::event_header(&state, event_id).await?;
     let client = state.pool.get().await?;
     let messages = db::outbox::for_event(&client, event_id, 200).await?;
+    let locale = event.locale.clone();
     render(&OutboxPage {
         staff_name: staff.name,
         csrf: staff.csrf.value(),
@@ -80,20 +81,20 @@ async fn outbox_page(
                     .unwrap_or_default(),
                 recipient: m.recipient,
                 subject: m.subject,
-                queued: words::display_time(m.created_at),
+                queued: locale.time(m.created_at),
                 state: match (m.sent_at, m.failed_at, m.retired_at) {
-                    (Some(at), _, _) => format!("sent {}", words::display_time(at)),
+                    (Some(at), _, _) => format!("sent {}", locale.time(at)),
                     (None, Some(at), _) => format!(
                         "failed after {}, {}: gave up",
                         words::count(m.attempts, "attempt", "attempts"),
-                        words::display_time(at)
+                        locale.time(at)
                     ),
                     (None, None, Some(_)) => "not sent: nothing left to send".into(),
                     (None, None, None) if m.attempts == 0 => "waiting".into(),
                     (None, None, None) => format!(
                         "{}; next {}",
                         words::count(m.attempts, "attempt", "attempts"),
-                        words::display_time(m.next_attempt_at)
+                        locale.time(m.next_attempt_at)
                     ),
                 },
                 last_error: m.last_error.unwrap_or_default(),

@@ -14,6 +14,7 @@ use crate::db::order_changes::Refunded;
 use crate::db::outbox::MailStatus;
 use crate::db::tickets::TicketState;
 use crate::domain::ids::{EventId, OrderId, TicketId};
+use crate::domain::locale::EventLocale;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::auth::StaffUser;
@@ -79,12 +80,12 @@ struct OrderPage {
     tickets: Vec<StaffTicket>,
 }
 
-fn mail_line(status: &MailStatus) -> String {
+fn mail_line(status: &MailStatus, locale: &EventLocale) -> String {
     match status {
         MailStatus::NotQueued => "No e-mail (none given).".into(),
         MailStatus::Waiting { attempts: 0 } => "E-mail queued, not sent yet.".into(),
         MailStatus::Waiting { attempts } => format!("E-mail not sent yet ({attempts} attempts)."),
-        MailStatus::Sent { at } => format!("E-mailed {}.", words::display_time(*at)),
+        MailStatus::Sent { at } => format!("E-mailed {}.", locale.time(*at)),
         MailStatus::Failed => {
             "E-mail failed; sending was given up (send it again from the mail page).".into()
         }
@@ -151,7 +152,7 @@ async fn order_page(
             Some(reason) => format!("comp ({reason})"),
             None => order.tender,
         },
-        mail: mail_line(&mail),
+        mail: mail_line(&mail, &order.locale),
         total: locale.price(valid_total),
         refundable: rows.iter().filter(|t| t.status == "valid").count(),
         tickets: rows,
