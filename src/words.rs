@@ -165,6 +165,16 @@ fn invalid_text(invalid: &Invalid) -> String {
              with the section first if rows repeat (\"Stalls C12\").",
             quoted(text)
         ),
+        Invalid::AmbiguousSeatName { name, sections } => {
+            let first = sections.first().map(String::as_str).unwrap_or("Stalls");
+            format!(
+                "{} is in {} ({}): write the section first, like \"{first} {}\".",
+                quoted(name),
+                count(sections.len(), "section", "sections"),
+                sections.join(", "),
+                shortened(name)
+            )
+        }
         Invalid::NoFile => "Choose a layout file (.json or .csv) to import.".into(),
         Invalid::Currency(code) => format!(
             "{:?} is not a currency: use its three-letter ISO 4217 code, like EUR, USD or GBP.",

@@ -494,6 +494,44 @@
     home();
   }
 
+  // ---- Walk-up sale: seats picked on the map go into the form ------------
+  // The box office's map holds nothing: a free (or blocked) seat selected
+  // there is added to the sale's Seats field as "Section Row+Seat", and
+  // taken out again when selected again. The sale itself claims them.
+  function walkUpToken(seat) {
+    const parts = (seat.getAttribute("aria-label") || "").split(", ");
+    return parts[0] + " " + (parts[1] || "").replace(/^row /, "") + (parts[2] || "").replace(/^seat /, "");
+  }
+  function walkUpKey(text) { return text.replace(/\s+/g, "").toUpperCase(); }
+  function walkUpList(input) {
+    return input.value.split(",").map(function (t) { return t.trim(); }).filter(Boolean);
+  }
+  function markWalkUpSeat(seat, picked) {
+    seat.classList.toggle("seat--picked", picked);
+    seat.setAttribute("aria-pressed", picked ? "true" : "false");
+  }
+  document.addEventListener("click", function (event) {
+    const seat = event.target.closest && event.target.closest("[data-walkup-map] button.seat");
+    const input = document.getElementById("walkup-seats");
+    if (!seat || !input) { return; }
+    event.preventDefault();
+    if (!/seat--(available|blocked)/.test(seat.className)) { return; }
+    const token = walkUpToken(seat);
+    const list = walkUpList(input);
+    const at = list.findIndex(function (t) { return walkUpKey(t) === walkUpKey(token); });
+    if (at >= 0) { list.splice(at, 1); } else { list.push(token); }
+    markWalkUpSeat(seat, at < 0);
+    input.value = list.join(", ");
+  });
+  function initWalkUp() {
+    const input = document.getElementById("walkup-seats");
+    if (!input) { return; }
+    const wanted = new Set(walkUpList(input).map(walkUpKey));
+    document.querySelectorAll("[data-walkup-map] button.seat").forEach(function (seat) {
+      if (wanted.has(walkUpKey(walkUpToken(seat)))) { markWalkUpSeat(seat, true); }
+    });
+  }
+
   // ---- Price filter ------------------------------------------------------
   // Dims what is outside the chosen range at once (the form's Show button
   // does the same through the server without JavaScript).
@@ -564,6 +602,7 @@
   initMap();
   setTimeout(initRoving, 0);
   initPriceFilter();
+  initWalkUp();
   scheduleExpiryRefresh();
   tick();
   setInterval(tick, 1000);

@@ -177,36 +177,7 @@ async fn best_in(
     };
     holds::refuse_if_over(&already, request.count as usize, rules.max_seats)?;
 
-    let count = request.count as usize;
-    let chosen = if request.together {
-        find_block(tx, event_id, &filters, count).await?
-    } else {
-        find_apart(tx, event_id, &filters, count).await?
-    };
-    let Some(chosen) = chosen else {
-        let free = count_free(tx, event_id, &filters).await?;
-        let filters = RefusedFilters {
-            section: request.section.clone(),
-            tier: request.tier.clone(),
-        };
-        let count = request.count;
-        return Err(AppError::Conflict(
-            if request.together && free >= i64::from(count) {
-                Conflict::NotEnoughTogether {
-                    count,
-                    free,
-                    filters,
-                }
-            } else {
-                Conflict::NotEnoughSeats {
-                    count,
-                    free,
-                    filters,
-                }
-            },
-        ));
-    };
-    let chosen = SeatIds::new(chosen);
+    let chosen = SeatIds::new(find(tx, event_id, &filters, request).await?);
     let claimed = seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, &chosen).await?;
     if claimed.claimed.ids.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
@@ -244,6 +215,62 @@ async fn best_in(
         added: chosen,
         together,
     })
+}
+
+/// The best seats for the request, locked for this transaction, or the
+/// refusal saying how many are free.
+async fn find(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    filters: &Filters,
+    request: &BestAvailableRequest,
+) -> AppResult<Vec<SeatId>> {
+    let count = request.count as usize;
+    let chosen = if request.together {
+        find_block(tx, event_id, filters, count).await?
+    } else {
+        find_apart(tx, event_id, filters, count).await?
+    };
+    if let Some(chosen) = chosen {
+        return Ok(chosen);
+    }
+    let free = count_free(tx, event_id, filters).await?;
+    let filters = RefusedFilters {
+        section: request.section.clone(),
+        tier: request.tier.clone(),
+    };
+    let count = request.count;
+    Err(AppError::Conflict(
+        if request.together && free >= i64::from(count) {
+            Conflict::NotEnoughTogether {
+                count,
+                free,
+                filters,
+            }
+        } else {
+            Conflict::NotEnoughSeats {
+                count,
+                free,
+                filters,
+            }
+        },
+    ))
+}
+
+/// The seats best available would give now, without holding them, for
+/// the box office to sell across the counter: the sale then claims them
+/// all or nothing, so a seat taken meanwhile is refused there.
+pub async fn suggest(
+    pool: &Pool,
+    event_id: EventId,
+    request: &BestAvailableRequest,
+) -> AppResult<Vec<seats::Seat>> {
+    super::in_transaction(pool, async |tx| {
+        let filters = resolve_filters(tx, event_id, request).await?;
+        let chosen = find(tx, event_id, &filters, request).await?;
+        seats::by_ids(tx, event_id, &chosen, None).await
+    })
+    .await
 }
 
 /// Whether the seats sit side by side in one row.

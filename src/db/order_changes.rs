@@ -411,24 +411,34 @@ pub async fn seats_named(
 ) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached(
-            "SELECT n.name, array_agg(s.id) AS ids
+            "SELECT n.name, array_agg(s.id ORDER BY sec.sort_order) AS ids,
+                    array_agg(sec.name ORDER BY sec.sort_order) AS sections
                FROM unnest($2::text[]) AS n(name)
-               LEFT JOIN seats s ON s.event_id = $1
+               LEFT JOIN (seats s JOIN sections sec ON sec.id = s.section_id)
+                 ON s.event_id = $1
                 AND (upper(s.row_label || s.seat_label) = upper(replace(n.name, ' ', ''))
-                     OR upper((SELECT sec.name FROM sections sec WHERE sec.id = s.section_id)
-                              || s.row_label || s.seat_label) = upper(replace(n.name, ' ', '')))
+                     OR upper(sec.name || s.row_label || s.seat_label)
+                        = upper(replace(n.name, ' ', '')))
               GROUP BY n.name",
         )
         .await?;
     let rows = client.query(&statement, &[&event_id, &names]).await?;
-    let found: BTreeMap<String, Vec<Option<SeatId>>> = rows
+    type Matches = (Vec<Option<SeatId>>, Vec<Option<String>>);
+    let found: BTreeMap<String, Matches> = rows
         .iter()
-        .map(|row| (row.get("name"), row.get("ids")))
+        .map(|row| (row.get("name"), (row.get("ids"), row.get("sections"))))
         .collect();
     names
         .iter()
-        .map(|name| match found.get(name).map(Vec::as_slice) {
-            Some([Some(id)]) => Ok(*id),
+        .map(|name| match found.get(name) {
+            Some((ids, _)) if matches!(ids.as_slice(), [Some(_)]) => Ok(ids[0].expect("matched")),
+            // "C12" in three sections: say which, so the section can be added.
+            Some((ids, sections)) if ids.len() > 1 => {
+                Err(AppError::Invalid(Invalid::AmbiguousSeatName {
+                    name: name.clone(),
+                    sections: sections.iter().flatten().cloned().collect(),
+                }))
+            }
             _ => Err(AppError::Invalid(Invalid::SeatName(name.clone()))),
         })
         .collect()

@@ -259,6 +259,12 @@ pub enum Invalid {
     DuplicateAreas,
     /// A seat written in a way that names no seat ("C12", "Stalls C12").
     SeatName(String),
+    /// A seat written without its section ("C12") where several sections
+    /// have one: the sections that do.
+    AmbiguousSeatName {
+        name: String,
+        sections: Vec<String>,
+    },
     /// A URL webhooks can't be sent to, and why.
     WebhookUrl(super::webhook::TargetProblem),
     /// A webhook endpoint that asks for no event.
@@ -361,7 +367,7 @@ impl Invalid {
             Invalid::Gate => ErrorCode::InvalidGate,
             Invalid::NothingToSell => ErrorCode::NoSeats,
             Invalid::DuplicateAreas => ErrorCode::DuplicateAreas,
-            Invalid::SeatName(_) => ErrorCode::UnknownSeat,
+            Invalid::SeatName(_) | Invalid::AmbiguousSeatName { .. } => ErrorCode::UnknownSeat,
             Invalid::WebhookUrl(_) => ErrorCode::InvalidWebhookUrl,
             Invalid::WebhookEvents => ErrorCode::InvalidInput,
         }

@@ -76,6 +76,12 @@ fn error_code_schema() -> utoipa::openapi::Object {
         .build()
 }
 
+/// The HTTP status an error answers with (pages that show a refusal
+/// in place use it, so a refused form is a 4xx like the API's).
+pub fn status_of(error: &AppError) -> StatusCode {
+    status_code_and_body(error).0
+}
+
 fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
     match error {
         AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, json!({})),

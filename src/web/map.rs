@@ -6,7 +6,6 @@ use crate::db::events::Tier;
 use crate::db::map::{MapShapes, SectionShape};
 use crate::db::seats::Seat;
 use crate::domain::geometry::{self, Bounds, Point};
-use crate::domain::ids::EventId;
 use crate::domain::ids::SectionId;
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::money::group_thousands;
@@ -430,8 +429,10 @@ pub struct Overview {
     pub sections: Vec<OverviewSection>,
 }
 
+/// The overview of a big venue's sections, each linking to `page` (the
+/// buyer's event page, or a box-office page) showing that section.
 pub fn overview(
-    event_id: EventId,
+    page: &str,
     shapes: &MapShapes,
     tiers: &[Tier],
     current: Option<SectionId>,
@@ -462,7 +463,7 @@ pub fn overview(
                 id: s.id,
                 // No fragment: the page opens at its top, with its heading,
                 // the way back to all sections and the zoom buttons in view.
-                href: format!("/events/{event_id}?section={}", s.id),
+                href: format!("{page}?section={}", s.id),
                 shape: ShapeView::new(&s.name, &s.outline),
                 // Starts with the words drawn on it ("104", "from $110"), so
                 // speech users can say what they see.

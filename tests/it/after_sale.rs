@@ -694,12 +694,18 @@ async fn seat_names_with_control_characters_are_refused_by_the_rules() {
             .send()
             .await
             .unwrap();
-        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{bad:?}");
-        let page = clerk.get_text(&walk_up).await;
+        // Refused in place, with what was typed kept.
+        assert_eq!(
+            response.status(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{bad:?}"
+        );
+        let page = response.text().await.unwrap();
         assert!(
             page.contains("names no seat of this event"),
             "{bad:?}: {page}"
         );
+        assert!(page.contains("value=\"Sam\""), "the name is kept: {page}");
         let console = format!(
             "/staff/events/{e}/orders/{}",
             id_segment(&order["order_id"])
@@ -902,7 +908,7 @@ async fn every_after_sale_staff_route_refuses_buyers_and_bad_input() {
         ],
     )
     .await;
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
     app.no_breaches().await;
 }
@@ -1066,4 +1072,90 @@ async fn a_reseat_keeps_the_price_paid() {
         staff_order["tickets"][0]["seat_id"], vip_seat,
         "{staff_order}"
     );
+}
+
+#[tokio::test]
+async fn a_walk_up_reviews_its_total_resolves_a_repeated_label_by_section_and_keeps_what_was_typed()
+{
+    let app = spawn_app().await;
+    // Two sections with the same rows: "A1" is in both.
+    let section = |name: &str| seatmap::domain::layout::SectionSpec {
+        name: name.into(),
+        rows: vec![seatmap::domain::layout::RowSpec {
+            label: "A".into(),
+            seats: 3,
+            tier: "std".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let event = app
+        .create_event_with(vec![section("Stalls"), section("Circle")])
+        .await;
+    let clerk = staff(&app, "clerk").await;
+    let e = event.id;
+    let path = format!("/staff/events/{e}/walk-up");
+    let post = |fields: Vec<(&'static str, &'static str)>| {
+        let clerk = &clerk;
+        let path = path.clone();
+        async move { crate::staff::console_action(clerk, e, &path, &fields).await }
+    };
+    // "A1" alone names two seats: the refusal says where, and keeps the form.
+    let ambiguous = post(vec![
+        ("step", "review"),
+        ("seats", "A1"),
+        ("name", "Sam Walker"),
+        ("tender", "card"),
+    ])
+    .await;
+    assert_eq!(ambiguous.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let page = ambiguous.text().await.unwrap();
+    assert!(
+        page.contains("is in 2 sections (Stalls, Circle): write the section first"),
+        "{page}"
+    );
+    assert!(page.contains("value=\"Sam Walker\""), "{page}");
+    assert!(page.contains("value=\"card\" checked"), "{page}");
+    // The review names each seat and price, the total and the tender; nothing is sold yet.
+    let reviewed = post(vec![
+        ("step", "review"),
+        ("seats", "Circle A1, Stalls A2"),
+        ("name", "Sam Walker"),
+        ("tender", "card"),
+    ])
+    .await;
+    assert_eq!(reviewed.status(), StatusCode::OK);
+    let page = reviewed.text().await.unwrap();
+    assert!(page.contains("Circle, row A, seat 1"), "{page}");
+    assert!(page.contains("Stalls, row A, seat 2"), "{page}");
+    assert!(page.contains("<strong>€90</strong>"), "the total: {page}");
+    assert!(
+        page.contains("Paid by: <strong>card terminal</strong>"),
+        "{page}"
+    );
+    assert!(page.contains("Sell and print"), "{page}");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    // Best available fills the seats and reviews them.
+    let suggested = post(vec![
+        ("step", "suggest"),
+        ("count", "2"),
+        ("best_section", "Circle"),
+    ])
+    .await;
+    assert_eq!(suggested.status(), StatusCode::OK);
+    let page = suggested.text().await.unwrap();
+    assert!(page.contains("value=\"Circle A"), "{page}");
+    assert!(page.contains("<strong>€90</strong>"), "{page}");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    // Selling what was reviewed.
+    let sold = post(vec![
+        ("step", "sell"),
+        ("seats", "Circle A1, Stalls A2"),
+        ("name", "Sam Walker"),
+        ("tender", "card"),
+    ])
+    .await;
+    assert_eq!(sold.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+    app.no_breaches().await;
 }

@@ -156,8 +156,10 @@ pub(crate) async fn event_page_response(
         }
         (true, None) => None,
     };
-    let overview =
-        big.then(|| map::overview(event_id, &shapes, &tiers, chosen.map(|s| s.id), &filter));
+    let overview = big.then(|| {
+        let page = format!("/events/{event_id}");
+        map::overview(&page, &shapes, &tiers, chosen.map(|s| s.id), &filter)
+    });
     let canvas_scope = chosen.map(|s| s.id);
     let overview_only = canvas.is_none();
     let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;

@@ -15,7 +15,7 @@ use tower_sessions::Session;
 use crate::db::box_office::{HoldOverview, OrderOverview, SeatOccupant};
 use crate::db::order_changes::WalkUp;
 use crate::db::{self, GenericClient};
-use crate::domain::ids::{EventId, HoldId, SeatId};
+use crate::domain::ids::{EventId, HoldId, SeatId, SectionId};
 use crate::domain::locale::EventLocale;
 use crate::domain::refusal::Refusal;
 use crate::domain::rules;
@@ -25,7 +25,7 @@ use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::auth::StaffUser;
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{IdPath, QueryInput};
-use crate::web::map::{self, SeatCanvas};
+use crate::web::map::{self, Overview, SeatCanvas};
 use crate::web::notices::{Notice, take_notice};
 use crate::web::render::render;
 use crate::web::seat_view::StatusLegend;
@@ -95,7 +95,6 @@ struct HoldRow {
     remaining: String,
     email: String,
 }
-
 
 /// The first 8 hex digits of a hold's or order's id: enough to tell them
 /// apart on one console.
@@ -179,7 +178,8 @@ struct ConsolePage {
     csrf: String,
     event: EventHeader,
     notice: Option<Notice>,
-    canvas: SeatCanvas,
+    canvas: Option<SeatCanvas>,
+    overview: Option<Overview>,
     tiers: Vec<TierLegend>,
     statuses: Vec<StatusLegend>,
     selected: Option<SeatPanel>,
@@ -195,6 +195,49 @@ struct ConsolePage {
 struct ConsoleQuery {
     seat: Option<SeatId>,
     q: Option<String>,
+    section: Option<SectionId>,
+}
+
+/// The map a box-office page shows: every seat of a small venue; a big
+/// one's overview of sections (each linking to `page?section=`), or the
+/// chosen section's seats with the overview beside them, as buyers see it.
+pub(crate) struct StaffMap {
+    pub canvas: Option<SeatCanvas>,
+    pub overview: Option<Overview>,
+}
+
+pub(crate) async fn staff_map(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: EventId,
+    tiers: &[db::events::Tier],
+    section: Option<SectionId>,
+    page: &str,
+) -> AppResult<StaffMap> {
+    let shapes = db::map::shapes(client, event_id, None).await?;
+    let big = shapes.seat_count() > i64::from(state.config.overview_above_seats);
+    let all_prices = map::PriceFilter::new(tiers, None, None);
+    let chosen = section.filter(|id| big && shapes.sections.iter().any(|s| s.id == *id));
+    Ok(match (big, chosen) {
+        (false, _) => {
+            let seats = db::seats::for_event(client, event_id, None).await?;
+            StaffMap {
+                canvas: Some(map::seat_canvas(&seats, tiers, &shapes, true)),
+                overview: None,
+            }
+        }
+        (true, Some(id)) => {
+            let seats = db::seats::for_section(client, event_id, None, id).await?;
+            StaffMap {
+                canvas: Some(map::seat_canvas(&seats, tiers, &shapes, false)),
+                overview: Some(map::overview(page, &shapes, tiers, Some(id), &all_prices)),
+            }
+        }
+        (true, None) => StaffMap {
+            canvas: None,
+            overview: Some(map::overview(page, &shapes, tiers, None, &all_prices)),
+        },
+    })
 }
 
 async fn seat_panel(
@@ -236,9 +279,15 @@ async fn console(
     // Every time on the console in the venue's zone, named, as the
     // buyer's order page shows it.
     let locale = EventLocale::new(event.currency, &event.time_zone);
-    let seats = db::seats::for_event(&client, event_id, None).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
-    let selected = match query.seat.and_then(|id| seats.iter().find(|s| s.id == id)) {
+    let selected_seat = match query.seat {
+        Some(id) => db::seats::by_ids(&client, event_id, &[id], None)
+            .await?
+            .into_iter()
+            .next(),
+        None => None,
+    };
+    let selected = match &selected_seat {
         Some(seat) => Some(seat_panel(&client, event_id, seat, now, &locale).await?),
         None => None,
     };
@@ -250,9 +299,16 @@ async fn console(
     let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
     let orders = db::box_office::orders(&client, event_id, search, 100).await?;
     let audit = db::audit::recent(&client, event_id, 50).await?;
-    let shapes = db::map::shapes(&client, event_id, None).await?;
-    let mut canvas = map::seat_canvas(&seats, &tiers, &shapes, true);
-    for seat in canvas.sections.iter_mut().flat_map(|s| s.seats.iter_mut()) {
+    // A big venue's console opens on its overview; a seat asked about
+    // opens its section.
+    let section = query.section.or(selected_seat.map(|seat| seat.section_id));
+    let page = format!("/staff/events/{event_id}");
+    let StaffMap {
+        mut canvas,
+        overview,
+    } = staff_map(&state, &client, event_id, &tiers, section, &page).await?;
+    let seats = canvas.iter_mut().flat_map(|c| c.sections.iter_mut());
+    for seat in seats.flat_map(|s| s.seats.iter_mut()) {
         seat.for_staff(query.seat);
     }
     render(&ConsolePage {
@@ -261,6 +317,7 @@ async fn console(
         event: EventHeader::from(&event),
         notice: take_notice(&staff.session).await?,
         canvas,
+        overview,
         tiers: crate::web::seat_view::tier_legend(&tiers),
         // Staff hold nothing themselves, so "held by you" never shows here.
         statuses: crate::web::seat_view::status_legend()

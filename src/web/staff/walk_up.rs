@@ -1,29 +1,42 @@
 //! Walk-up sales: seats and general-admission places sold at the counter,
 //! with their tender (cash, card or a comp and its reason).
+//!
+//! The cashier picks seats on the map (or types them, or asks for the best
+//! N), reviews the sale with its total and tender, then sells. A refusal
+//! shows the form again as it was typed, with the reason.
+
+use std::collections::HashMap;
 
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
-use axum::response::{Html, Redirect};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::db;
-use crate::db::ga::GaRequest;
+use crate::db::best_available::{BestAvailableRequest, BestMode};
+use crate::db::ga::{GaAreaView, GaRequest};
 use crate::db::order_changes::WalkUp;
-use crate::domain::ids::AreaId;
-use crate::domain::ids::EventId;
+use crate::db::seats::Seat;
+use crate::domain::ids::{AreaId, EventId, SectionId};
+use crate::domain::locale::EventLocale;
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::Malformed;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, Invalid};
 use crate::web::auth::StaffUser;
 use crate::web::event_header::EventHeader;
-use crate::web::extract::IdPath;
-use crate::web::notices::{Notice, take_notice};
+use crate::web::extract::{IdPath, QueryInput};
+use crate::web::map::{Overview, SeatCanvas};
+use crate::web::notices::{Notice, NoticeKind, take_notice};
 use crate::web::render::render;
+use crate::web::seat_view::TierLegend;
 use crate::web::security::CsrfForm;
+use crate::web::staff::console::{StaffMap, staff_map};
 use crate::web::state::AppState;
+use crate::words;
 
 pub fn router() -> Router<AppState> {
     Router::new().route(
@@ -36,6 +49,29 @@ struct AreaField {
     id: AreaId,
     name: String,
     left: i64,
+    /// What the cashier typed, kept across a refusal.
+    value: String,
+}
+
+/// What was typed, shown again as it was.
+#[derive(Default)]
+struct Typed {
+    seats: String,
+    name: String,
+    email: String,
+    tender: String,
+    comp_reason: String,
+    /// Which tender is ticked.
+    cash: bool,
+    card: bool,
+    comp: bool,
+}
+
+/// The sale as it would be made: each line's price, the total, the tender.
+struct Review {
+    lines: Vec<(String, String)>,
+    total: String,
+    tender: String,
 }
 
 #[derive(Template)]
@@ -47,31 +83,121 @@ struct WalkUpPage {
     notice: Option<Notice>,
     oob: bool,
     areas: Vec<AreaField>,
+    typed: Typed,
+    review: Option<Review>,
+    canvas: Option<SeatCanvas>,
+    overview: Option<Overview>,
+    section_id: Option<SectionId>,
+    tiers: Vec<TierLegend>,
+    /// Best available's choices: party sizes, sections, tiers.
+    counts: Vec<u32>,
+    sections: Vec<String>,
+    tier_choices: Vec<(String, String)>,
+}
+
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct WalkUpQuery {
+    section: Option<SectionId>,
 }
 
 async fn walk_up_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
+    QueryInput(query): QueryInput<WalkUpQuery>,
     staff: StaffUser,
-) -> AppResult<Html<String>> {
-    let event = crate::web::event_header::event_header(&state, event_id).await?;
+) -> AppResult<Response> {
+    let notice = take_notice(&staff.session).await?;
+    let page = page(&state, event_id, &staff, query.section).await?;
+    Ok(render(&WalkUpPage { notice, ..page })?.into_response())
+}
+
+/// The page with nothing typed.
+async fn page(
+    state: &AppState,
+    event_id: EventId,
+    staff: &StaffUser,
+    section: Option<SectionId>,
+) -> AppResult<WalkUpPage> {
+    let event = crate::web::event_header::event_header(state, event_id).await?;
     let client = state.pool.get().await?;
     let areas = db::ga::areas(&client, event_id, None).await?;
-    render(&WalkUpPage {
-        staff_name: staff.name,
+    let tiers = db::events::tiers(&client, event_id).await?;
+    let shapes = db::map::shapes(&client, event_id, None).await?;
+    let page_path = format!("/staff/events/{event_id}/walk-up");
+    let StaffMap { canvas, overview } =
+        staff_map(state, &client, event_id, &tiers, section, &page_path).await?;
+    let max = state.config.max_seats_per_hold;
+    Ok(WalkUpPage {
+        staff_name: staff.name.clone(),
         csrf: staff.csrf.value(),
         event,
-        notice: take_notice(&staff.session).await?,
+        notice: None,
         oob: false,
-        areas: areas
-            .into_iter()
-            .map(|area| AreaField {
-                id: area.id,
-                name: area.name,
-                left: area.available.max(0),
+        areas: areas.into_iter().map(area_field).collect(),
+        typed: Typed::default(),
+        review: None,
+        section_id: canvas.as_ref().and(section),
+        canvas,
+        overview,
+        tiers: crate::web::seat_view::tier_legend(&tiers),
+        counts: (1..=max).collect(),
+        sections: shapes.sections.iter().map(|s| s.name.clone()).collect(),
+        tier_choices: tiers
+            .iter()
+            .map(|t| {
+                let price = t.currency.format(i64::from(t.price_cents));
+                (t.code.clone(), format!("{} {price}", t.name))
             })
             .collect(),
     })
+}
+
+fn area_field(area: GaAreaView) -> AreaField {
+    AreaField {
+        id: area.id,
+        name: area.name,
+        left: area.available.max(0),
+        value: "0".into(),
+    }
+}
+
+/// The GA places asked for: `area_<id>` = places, each 0 to 100.
+fn ga_requests(form: &HashMap<String, String>) -> AppResult<Vec<GaRequest>> {
+    let mut ga = Vec::new();
+    for (name, value) in form {
+        let Some(area) = name.strip_prefix("area_") else {
+            continue;
+        };
+        let value = value.trim();
+        if value.is_empty() || value == "0" {
+            continue;
+        }
+        let area_id: AreaId = area
+            .parse()
+            .map_err(|_| AppError::BadRequest(Malformed::FormField(name.to_string())))?;
+        let too_many = || {
+            AppError::Invalid(Invalid::CountOutOfRange {
+                max: 100,
+                of: crate::domain::refusal::Counted::Tickets,
+            })
+        };
+        let quantity: u32 = value.parse().map_err(|_| too_many())?;
+        if quantity > 100 {
+            return Err(too_many());
+        }
+        ga.push(GaRequest { area_id, quantity });
+    }
+    ga.sort_by_key(|request| request.area_id);
+    Ok(ga)
+}
+
+/// What the form's `step` asks for. A post without one sells (as the
+/// form did before it had a review step).
+enum Step {
+    /// Fill the seats with best available's choice, and review them.
+    Suggest,
+    Review,
+    Sell,
 }
 
 /// The walk-up form: fixed fields, and `area_<id>` = places per GA area.
@@ -79,57 +205,150 @@ async fn walk_up_sale(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffUser,
-    CsrfForm(form): CsrfForm<std::collections::HashMap<String, String>>,
-) -> AppResult<Redirect> {
+    CsrfForm(form): CsrfForm<HashMap<String, String>>,
+) -> AppResult<Response> {
     let field = |name: &str| form.get(name).map(String::as_str).unwrap_or("");
+    let step = match field("step") {
+        "suggest" => Step::Suggest,
+        "review" => Step::Review,
+        "sell" | "" => Step::Sell,
+        _ => return Err(AppError::BadRequest(Malformed::FormField("step".into()))),
+    };
+    let section = field("section").parse::<SectionId>().ok();
+    let mut typed = Typed {
+        seats: field("seats").to_string(),
+        name: field("name").to_string(),
+        email: field("email").to_string(),
+        tender: field("tender").to_string(),
+        comp_reason: field("comp_reason").to_string(),
+        cash: field("tender") == "cash",
+        card: field("tender") == "card",
+        comp: field("tender") == "comp",
+    };
     let outcome = async {
-        let mut ga = Vec::new();
-        for (name, value) in &form {
-            let Some(area) = name.strip_prefix("area_") else {
-                continue;
+        if let Step::Suggest = step {
+            let count = field("count").trim().parse::<i64>().unwrap_or(0);
+            let count = rules::party_size(count, state.config.max_seats_per_hold)?;
+            let nonempty = |v: &str| Some(v.trim().to_string()).filter(|v| !v.is_empty());
+            let request = BestAvailableRequest {
+                count,
+                section: nonempty(field("best_section")),
+                tier: nonempty(field("best_tier")),
+                together: field("apart").is_empty(),
+                mode: BestMode::Add,
             };
-            let value = value.trim();
-            if value.is_empty() || value == "0" {
-                continue;
-            }
-            let area_id: AreaId = area
-                .parse()
-                .map_err(|_| AppError::BadRequest(Malformed::FormField(name.to_string())))?;
-            let too_many = || {
-                AppError::Invalid(crate::error::Invalid::CountOutOfRange {
-                    max: 100,
-                    of: crate::domain::refusal::Counted::Tickets,
-                })
-            };
-            let quantity: u32 = value.parse().map_err(|_| too_many())?;
-            if quantity > 100 {
-                return Err(too_many());
-            }
-            ga.push(GaRequest { area_id, quantity });
+            let found = db::best_available::suggest(&state.pool, event_id, &request).await?;
+            typed.seats = found
+                .iter()
+                .map(|seat| format!("{} {}{}", seat.section, seat.row_label, seat.seat_label))
+                .collect::<Vec<_>>()
+                .join(", ");
         }
-        let names = rules::seat_names(field("seats"))?;
-        let seat_ids = {
-            let client = state.pool.get().await?;
-            db::order_changes::seats_named(&client, event_id, &names).await?
-        };
-        let sale = WalkUp {
-            seat_ids: SeatIds::new(seat_ids),
-            ga,
-            buyer: rules::walk_up_buyer(field("name"), field("email"))?,
-            tender: Tender::parse(field("tender"), field("comp_reason"))?,
-        };
-        db::order_changes::walk_up_sale(&state.pool, staff.actor(), event_id, &sale).await
+        let ga = ga_requests(&form)?;
+        let names = rules::seat_names(&typed.seats)?;
+        let client = state.pool.get().await?;
+        let seat_ids = db::order_changes::seats_named(&client, event_id, &names).await?;
+        let buyer = rules::walk_up_buyer(&typed.name, &typed.email);
+        let tender = Tender::parse(&typed.tender, &typed.comp_reason);
+        if let Step::Sell = step {
+            let sale = WalkUp {
+                seat_ids: SeatIds::new(seat_ids),
+                ga,
+                buyer: buyer?,
+                tender: tender?,
+            };
+            drop(client);
+            let sold = db::order_changes::walk_up_sale(&state.pool, staff.actor(), event_id, &sale)
+                .await?;
+            return Ok(Err(sold));
+        }
+        let seats = db::seats::by_ids(&client, event_id, &seat_ids, None).await?;
+        let areas = db::ga::areas(&client, event_id, None).await?;
+        let locale = crate::web::event_header::event_header(&state, event_id)
+            .await?
+            .locale;
+        Ok(Ok(review(&seats, &areas, &ga, tender.ok(), &locale)))
     }
     .await;
-    let location = match &outcome {
-        Ok(sold) => format!("/staff/events/{event_id}/orders/{}", sold.order_id),
-        Err(_) => format!("/staff/events/{event_id}/walk-up"),
+    let (review, refusal) = match outcome {
+        Ok(Err(sold)) => {
+            let location = format!("/staff/events/{event_id}/orders/{}", sold.order_id);
+            let done = format!(
+                "Sold {}. Print them now with “Print tickets”.",
+                words::count(sold.tickets.len(), "ticket", "tickets")
+            );
+            return Ok(
+                crate::web::notices::back_with_notice(&staff.session, &location, Ok(done))
+                    .await?
+                    .into_response(),
+            );
+        }
+        Ok(Ok(review)) => (Some(review), None),
+        Err(err) => (None, Some(err)),
     };
-    let outcome = outcome.map(|sold| {
-        format!(
-            "Sold {}. Print them now with “Print tickets”.",
-            crate::words::count(sold.tickets.len(), "ticket", "tickets")
-        )
-    });
-    crate::web::notices::back_with_notice(&staff.session, &location, outcome).await
+    let mut page = page(&state, event_id, &staff, section).await?;
+    for area in &mut page.areas {
+        if let Some(value) = form.get(&format!("area_{}", area.id)) {
+            area.value = value.trim().to_string();
+        }
+    }
+    page.typed = typed;
+    page.review = review;
+    let status = match &refusal {
+        Some(err) => crate::web::error::status_of(err),
+        None => StatusCode::OK,
+    };
+    page.notice = match refusal {
+        Some(err) => Some(Notice::new(NoticeKind::Error, words::refusal_notice(err)?)),
+        None => None,
+    };
+    Ok((status, render(&page)?).into_response())
+}
+
+/// The sale's lines with their prices, its total, and how it is paid (a
+/// comp is sold at nothing, and says what it would have cost).
+fn review(
+    seats: &[Seat],
+    areas: &[GaAreaView],
+    ga: &[GaRequest],
+    tender: Option<Tender>,
+    locale: &EventLocale,
+) -> Review {
+    let mut list_total: i64 = 0;
+    let mut lines = Vec::new();
+    for seat in seats {
+        list_total += i64::from(seat.price_cents);
+        lines.push((
+            format!("{} · {}", words::seat_name(seat), seat.tier_name),
+            locale.price(seat.price_cents),
+        ));
+    }
+    for request in ga {
+        if let Some(area) = areas.iter().find(|a| a.id == request.area_id) {
+            let cents = i64::from(area.price_cents) * i64::from(request.quantity);
+            list_total += cents;
+            lines.push((
+                format!("{} × {} · {}", area.name, request.quantity, area.tier_name),
+                locale.price(cents),
+            ));
+        }
+    }
+    let (total, tender) = match tender {
+        Some(Tender::Cash) => (locale.price(list_total), "cash".to_string()),
+        Some(Tender::Card) => (locale.price(list_total), "card terminal".to_string()),
+        Some(Tender::Comp { reason }) => (
+            format!(
+                "{} (comp; list price {})",
+                locale.price(0),
+                locale.price(list_total)
+            ),
+            format!("comp: {reason}"),
+        ),
+        None => (locale.price(list_total), "not chosen yet".to_string()),
+    };
+    Review {
+        lines,
+        total,
+        tender,
+    }
 }
