@@ -109,3 +109,17 @@ test('the arena console opens on its overview, not 20,000 seats, and a section s
   await page.getByRole('link', { name: 'All sections' }).first().click();
   await expect(page.locator('button.seat:not(.seat--legend)')).toHaveCount(0);
 });
+
+test('on a phone the door opens with the camera button on the first screen, full width', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await signInStaff(page, '/staff');
+  await page.getByRole('link', { name: /Demo Night/ }).first().click();
+  await page.getByRole('link', { name: 'Door', exact: true }).first().click();
+  const camera = page.getByRole('button', { name: 'Scan with the camera' });
+  const box = (await camera.boundingBox())!;
+  expect(box.y + box.height, 'in the top half of the first screen').toBeLessThan(844 / 2);
+  expect(box.width).toBeGreaterThan(390 * 0.8);
+  expect(box.height).toBeGreaterThanOrEqual(48);
+  await context.close();
+});
