@@ -323,10 +323,20 @@
       offsetX = Math.max(0, (viewport.clientWidth - width * scale) / 2);
       offsetY = Math.max(0, (viewport.clientHeight - height * scale) / 2);
       canvas.style.transform = "scale(" + scale + ")";
-      canvas.style.setProperty("--map-scale", scale.toFixed(3));
+      ringFor(document.activeElement);
       canvas.style.left = offsetX + "px";
       canvas.style.top = offsetY + "px";
     }
+
+    // A focused seat's ring is drawn in the canvas, so it is scaled with
+    // it: the seat is told the zoom (only that seat: a property set on the
+    // canvas would restyle every seat at each zoom step).
+    function ringFor(seat) {
+      if (seat && seat.classList && seat.classList.contains("seat") && canvas.contains(seat)) {
+        seat.style.setProperty("--ring", (1 / scale).toFixed(3));
+      }
+    }
+    viewport.addEventListener("focusin", function (event) { ringFor(event.target); });
 
     // The canvas point under viewport point (x, y), and back.
     function toCanvas(x, y) {
@@ -373,7 +383,13 @@
             if (r.left < frame.right) { seen.add(label.textContent + "@" + Math.round(y / 8)); }
             return;
           }
-          shown.push({ text: label.textContent, y: y });
+          // A row's labels off to the left (its end, its aisles): the
+          // one nearest the frame says it.
+          const near = shown.find(function (s) {
+            return s.text === label.textContent && Math.abs(s.y - y) < scale * SEAT_PX * 2;
+          });
+          if (!near) { shown.push({ text: label.textContent, y: y, right: r.right }); }
+          else if (r.right > near.right) { near.y = y; near.right = r.right; }
         });
         for (let i = shown.length - 1; i >= 0; i--) {
           if (seen.has(shown[i].text + "@" + Math.round(shown[i].y / 8))) { shown.splice(i, 1); }
