@@ -80,6 +80,10 @@ try {
     for (let i = 0; i < RUNS; i++) {
       const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES });
       const lhr = result.lhr;
+      if (lhr.runtimeError || lhr.categories.performance.score === null) {
+        console.log(`${name}: run ${i + 1} failed (${lhr.runtimeError?.code ?? 'no score'}); not counted`);
+        continue;
+      }
       runs.push({
         performance: Math.round(lhr.categories.performance.score * 100),
         accessibility: Math.round(lhr.categories.accessibility.score * 100),

@@ -5,6 +5,7 @@
 //
 //   cargo build
 //   node tests/e2e/bench/screens.mjs [out-dir]     # default /tmp/seatmap-screens
+//   FORMAT=jpeg node tests/e2e/bench/screens.mjs docs/screens   # the set docs/screens.md shows
 //
 // It starts its own server (embedded PostgreSQL in a fresh folder), buys
 // one order so the after-sale pages have something to show, and names each
@@ -41,10 +42,13 @@ async function waitUp() {
   throw new Error('server did not start');
 }
 
+const FORMAT = process.env.FORMAT === 'jpeg' ? 'jpeg' : 'png';
 async function shoot(page, name, width, { full = false } = {}) {
-  const file = join(out, `${name}-${width}.png`);
+  // The jpeg set (for docs/) leaves out the full-page views.
+  if (full && FORMAT === 'jpeg') return;
+  const file = join(out, `${name}-${width}.${FORMAT === 'jpeg' ? 'jpg' : 'png'}`);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: file, fullPage: full });
+  await page.screenshot({ path: file, fullPage: full, type: FORMAT, ...(FORMAT === 'jpeg' ? { quality: 72 } : {}) });
   console.log(file);
 }
 
@@ -118,6 +122,7 @@ try {
       ['staff-index', '/staff'],
       ['staff-console', `/staff/events/${demo}`],
       ['staff-console-arena', `/staff/events/${arena}`],
+      ['staff-walk-up', `/staff/events/${demo}/walk-up`],
       ['staff-door', `/staff/events/${demo}/door`],
       ['staff-mail', `/staff/events/${demo}/mail`],
       ['staff-report', `/staff/events/${demo}/report`],

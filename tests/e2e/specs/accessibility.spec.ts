@@ -82,6 +82,16 @@ test('the demo map at 390 px opens on the whole house with its prices; a tap zoo
   await target.tap();
   await expect(target).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator('.selection-bar')).toContainText('1 seat · €55');
+  // The bar counts down with the panel.
+  const clock = page.locator('.selection-bar__time');
+  await expect(clock).toHaveText(/^\d{2}:\d{2}$/);
+  const first = await clock.textContent();
+  await expect(clock).not.toHaveText(first!, { timeout: 3000 });
+  const [bar, panel] = await page.evaluate(() => [
+    document.querySelector('.selection-bar__time')!.textContent,
+    document.querySelector('#hold-panel .countdown__time')!.textContent,
+  ]);
+  expect(bar).toBe(panel);
   await context.close();
 });
 
