@@ -143,6 +143,11 @@ fn invalid_text(invalid: &Invalid) -> String {
             format!("{text:?} is not a price for {tier}: use an amount like 45 or 45.50.")
         }
         Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
+        Invalid::SaleChangedSinceReview => {
+            "Nothing was sold: the seats, places or payment changed after the review. \
+             Check the sale again, then sell."
+                .into()
+        }
         Invalid::NotConfirmed => {
             "Nothing changed: tick the box that confirms it, since this changes the whole event."
                 .into()

@@ -538,6 +538,21 @@
     if (at >= 0) { list.splice(at, 1); } else { list.push(token); }
     markWalkUpSeat(seat, at < 0);
     input.value = list.join(", ");
+    staleReview();
+  });
+  // A review shows one sale: once anything in it changes, it goes, and
+  // the sale must be checked again (the server refuses a sale that no
+  // longer matches its review anyway).
+  function staleReview() {
+    const review = document.querySelector(".walk-up-review");
+    if (!review) { return; }
+    review.remove();
+    const again = document.querySelector('#walk-up-form button[value="review"]:not(.visually-hidden)');
+    if (again) { again.className = "primary"; again.textContent = "Review the sale"; }
+  }
+  document.addEventListener("input", function (event) {
+    const form = event.target.closest && event.target.closest("#walk-up-form");
+    if (form && !event.target.closest(".walk-up-best")) { staleReview(); }
   });
   function initWalkUp() {
     const input = document.getElementById("walkup-seats");

@@ -28,10 +28,10 @@ use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat};
 use crate::domain::ids::SectionId;
-use crate::domain::ids::{EventId, SeatId};
+use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::refusal::Filters as RefusedFilters;
 use crate::domain::seat::SeatIds;
-use crate::error::{AppError, AppResult, Conflict, Invalid};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 use crate::observability as obs;
 
 #[derive(Debug, Clone)]
@@ -64,6 +64,9 @@ pub struct BestAvailableOutcome {
     /// Seats the buyer held before that went back on sale (a replace that
     /// did not find them again), in layout order.
     pub released: Vec<seats::Seat>,
+    /// Of `added`, the seats the buyer did not hold before: what an undo
+    /// gives up (a seat found again stays either way).
+    pub newly_taken: SeatIds,
     /// Whether the seats given are adjacent in one row.
     pub together: bool,
 }
@@ -202,8 +205,10 @@ async fn best_in(
         true => Vec::new(),
         false => seats::by_ids(tx, event_id, &released, Some(hold.id)).await?,
     };
+    let newly_taken = SeatIds::new(chosen.iter().filter(|id| !given_back.contains(id)).copied());
     Ok(BestAvailableOutcome {
         released,
+        newly_taken,
         hold: holds::HoldSummary {
             hold_id: hold.id,
             expires_at: hold.expires_at,
@@ -652,13 +657,15 @@ async fn count_free(
         .get(0))
 }
 
-/// Undoes a best-available swap: gives back `drop` (seats of the buyer's
-/// hold) and takes `restore` again, in one transaction, all or nothing. If
-/// any of `restore` has been taken meanwhile, nothing changes and the
-/// refusal names them. Returns the hold as it then is.
+/// Undoes a best-available swap: in the buyer's hold `hold_id` (still
+/// open and live), gives back `drop` and takes `restore` again, in one
+/// transaction, all or nothing. If any of `restore` has been taken
+/// meanwhile, nothing changes and the refusal names them. Returns the hold
+/// as it then is.
 pub async fn swap_back(
     pool: &Pool,
     event_id: EventId,
+    hold_id: HoldId,
     holder: Holder,
     restore: &SeatIds,
     drop: &SeatIds,
@@ -666,12 +673,18 @@ pub async fn swap_back(
 ) -> AppResult<holds::HoldSummary> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
-            let (on_sale, hold) = tokio::join!(
-                events::lock_on_sale(tx, event_id),
-                holds::lock_or_open(tx, event_id, holder, rules)
-            );
-            on_sale?;
-            let hold = hold?;
+            // The event's lock before the hold's, as every claim takes them.
+            events::lock_on_sale(tx, event_id).await?;
+            let hold = holds::lock_for_buyer_or_404(tx, hold_id, holder.buyer_id).await?;
+            if hold.event_id != event_id {
+                return Err(AppError::NotFound(Missing::Hold));
+            }
+            holds::refuse_unless_live(&hold)?;
+            let known = seats::ids_in_event(tx, event_id, restore).await?;
+            if known.len() != restore.len() {
+                let unknown = restore.iter().filter(|id| !known.contains(id)).copied();
+                return Err(AppError::NotFound(Missing::Seats(unknown.collect())));
+            }
             seats::release_some(tx, hold.id, drop).await?;
             let claimed =
                 seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, restore).await?;

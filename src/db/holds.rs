@@ -590,6 +590,17 @@ pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: HoldId)
     close(client, hold_id, "PURCHASED").await
 }
 
+/// Refuses a hold that is no longer open and live: bought, released, or
+/// past its expiry.
+pub(super) fn refuse_unless_live(hold: &Hold) -> AppResult<()> {
+    match hold.state {
+        HoldState::Purchased => Err(AppError::Conflict(Conflict::AlreadyPurchased)),
+        HoldState::Released => Err(AppError::Conflict(Conflict::HoldReleased)),
+        _ if !hold.live => Err(AppError::HoldExpired),
+        _ => Ok(()),
+    }
+}
+
 pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
     if hold.state == HoldState::Purchased {
         return Err(AppError::Conflict(Conflict::AlreadyPurchased));

@@ -411,17 +411,26 @@ pub async fn seats_named(
 ) -> AppResult<Vec<SeatId>> {
     let statement = client
         .prepare_cached(
-            "SELECT n.name, array_agg(s.id ORDER BY sec.sort_order) AS ids,
-                    array_agg(sec.name ORDER BY sec.sort_order) AS sections
+            "SELECT n.name, array_agg(s.id ORDER BY sec.sort_order, s.id) AS ids,
+                    array_agg(sec.name ORDER BY sec.sort_order, s.id) AS sections
                FROM unnest($2::text[]) AS n(name)
                LEFT JOIN (seats s JOIN sections sec ON sec.id = s.section_id)
                  ON s.event_id = $1
-                AND (upper(s.row_label || s.seat_label) = upper(replace(n.name, ' ', ''))
-                     OR upper(sec.name || s.row_label || s.seat_label)
+                AND (upper(replace(s.row_label || s.seat_label, ' ', ''))
+                        = upper(replace(n.name, ' ', ''))
+                     OR upper(replace(sec.name || s.row_label || s.seat_label, ' ', ''))
                         = upper(replace(n.name, ' ', '')))
               GROUP BY n.name",
         )
         .await?;
+    // A seat named twice ("Stalls A1, Stalls A1") is one seat.
+    let mut distinct: Vec<&String> = Vec::with_capacity(names.len());
+    for name in names {
+        if !distinct.contains(&name) {
+            distinct.push(name);
+        }
+    }
+    let names: Vec<String> = distinct.into_iter().cloned().collect();
     let rows = client.query(&statement, &[&event_id, &names]).await?;
     type Matches = (Vec<Option<SeatId>>, Vec<Option<String>>);
     let found: BTreeMap<String, Matches> = rows

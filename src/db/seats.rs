@@ -360,7 +360,6 @@ pub async fn release_one(
     Ok(client.execute(&statement, &[&hold_id, &seat_id]).await? == 1)
 }
 
-/// Puts every seat of the hold back on sale and returns their ids.
 /// Puts those of `seat_ids` the hold has back on sale; returns which.
 pub async fn release_some(
     client: &impl GenericClient,
@@ -369,10 +368,15 @@ pub async fn release_some(
 ) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
-            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+            "WITH mine AS (
+                 SELECT id FROM seats WHERE hold_id = $1 AND id = ANY($2)
+                  ORDER BY id FOR UPDATE
+             )
+             UPDATE seats s SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
                     changed_xid = pg_current_xact_id()
-              WHERE hold_id = $1 AND id = ANY($2)
-          RETURNING id",
+               FROM mine
+              WHERE s.id = mine.id AND s.hold_id = $1
+          RETURNING s.id",
         )
         .await?;
     Ok(sorted_ids(
@@ -380,6 +384,7 @@ pub async fn release_some(
     ))
 }
 
+/// Puts every seat of the hold back on sale and returns their ids.
 pub async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(

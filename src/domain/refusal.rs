@@ -239,6 +239,8 @@ pub enum Invalid {
     /// A change to a whole event (closing sales, cancelling) sent without
     /// its confirmation.
     NotConfirmed,
+    /// A walk-up sale sent with a review that no longer matches it.
+    SaleChangedSinceReview,
     Search {
         max_chars: usize,
     },
@@ -357,7 +359,7 @@ impl Invalid {
             Invalid::MissingPrice { .. } => ErrorCode::MissingPrice,
             Invalid::Price { .. } => ErrorCode::InvalidPrice,
             Invalid::EmptyHold => ErrorCode::EmptyHold,
-            Invalid::NotConfirmed => ErrorCode::InvalidInput,
+            Invalid::NotConfirmed | Invalid::SaleChangedSinceReview => ErrorCode::InvalidInput,
             Invalid::Search { .. } => ErrorCode::InvalidSearch,
             Invalid::BestMode => ErrorCode::InvalidMode,
             Invalid::Currency(_) => ErrorCode::InvalidCurrency,

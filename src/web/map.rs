@@ -692,6 +692,23 @@ mod tests {
                 "{degrees}: the stage is above the seats"
             );
         }
+        // A stage behind row B (a section facing away from the layout's
+        // front row) puts row B on top: the stage decides, not the order.
+        let seats = turned_section(30.0);
+        let behind = geometry::Placement {
+            origin: Point::default(),
+            rotation: 30.0,
+        }
+        .apply(Point::new(30.0, 330.0));
+        let stage = vec![
+            Point::new(behind.x - 5.0, behind.y - 5.0),
+            Point::new(behind.x + 5.0, behind.y - 5.0),
+            Point::new(behind.x, behind.y + 5.0),
+        ];
+        let turn = facing_turn(&seats, &stage).expect("turned");
+        let a = turn.apply(Point::new(seats[0].x, seats[0].y));
+        let b = turn.apply(Point::new(seats[3].x, seats[3].y));
+        assert!(b.y < a.y, "row B, nearest the stage, is on top");
         // Square already: nothing to turn. Without a stage, row A goes up.
         assert!(facing_turn(&turned_section(0.0), &[]).is_none());
         let upside_down = facing_turn(&turned_section(180.0), &[]).expect("turned");

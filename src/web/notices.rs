@@ -34,6 +34,7 @@ pub struct Notice {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UndoSwap {
     pub action: String,
+    pub hold: String,
     pub restore: String,
     pub drop: String,
     pub csrf: String,

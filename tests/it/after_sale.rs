@@ -1078,7 +1078,7 @@ async fn a_reseat_keeps_the_price_paid() {
 async fn a_walk_up_reviews_its_total_resolves_a_repeated_label_by_section_and_keeps_what_was_typed()
 {
     let app = spawn_app().await;
-    // Two sections with the same rows: "A1" is in both.
+    // Two sections with the same rows: "A1" is in both. One name has a space.
     let section = |name: &str| seatmap::domain::layout::SectionSpec {
         name: name.into(),
         rows: vec![seatmap::domain::layout::RowSpec {
@@ -1090,72 +1090,136 @@ async fn a_walk_up_reviews_its_total_resolves_a_repeated_label_by_section_and_ke
         ..Default::default()
     };
     let event = app
-        .create_event_with(vec![section("Stalls"), section("Circle")])
+        .create_event_with(vec![section("Stalls"), section("Upper Circle")])
         .await;
+    let (stalls, circle) = (&event.seat_ids[..3], &event.seat_ids[3..]);
     let clerk = staff(&app, "clerk").await;
     let e = event.id;
     let path = format!("/staff/events/{e}/walk-up");
-    let post = |fields: Vec<(&'static str, &'static str)>| {
+    let post = |fields: Vec<(&'static str, String)>| {
         let clerk = &clerk;
         let path = path.clone();
-        async move { crate::staff::console_action(clerk, e, &path, &fields).await }
+        async move {
+            let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            crate::staff::console_action(clerk, e, &path, &fields).await
+        }
+    };
+    let owned = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+        pairs.iter().map(|(k, v)| (*k, v.to_string())).collect()
+    };
+    // The review's part of the page (the map above it names every seat).
+    let review_of = |page: &str| -> String {
+        page.split("id=\"review-heading\"")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no review: {page}"))
+            .to_string()
     };
     // "A1" alone names two seats: the refusal says where, and keeps the form.
-    let ambiguous = post(vec![
+    let ambiguous = post(owned(&[
         ("step", "review"),
         ("seats", "A1"),
         ("name", "Sam Walker"),
         ("tender", "card"),
-    ])
+    ]))
     .await;
     assert_eq!(ambiguous.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let page = ambiguous.text().await.unwrap();
     assert!(
-        page.contains("is in 2 sections (Stalls, Circle): write the section first"),
+        page.contains("is in 2 sections (Stalls, Upper Circle): write the section first"),
         "{page}"
     );
     assert!(page.contains("value=\"Sam Walker\""), "{page}");
     assert!(page.contains("value=\"card\" checked"), "{page}");
+    assert!(
+        !page.contains("id=\"review-heading\""),
+        "no review of a refused sale"
+    );
     // The review names each seat and price, the total and the tender; nothing is sold yet.
-    let reviewed = post(vec![
+    let asked = [
         ("step", "review"),
-        ("seats", "Circle A1, Stalls A2"),
+        ("seats", "Upper Circle A1, Stalls A2, Stalls A2"),
         ("name", "Sam Walker"),
         ("tender", "card"),
-    ])
-    .await;
+    ];
+    let reviewed = post(owned(&asked)).await;
     assert_eq!(reviewed.status(), StatusCode::OK);
     let page = reviewed.text().await.unwrap();
-    assert!(page.contains("Circle, row A, seat 1"), "{page}");
-    assert!(page.contains("Stalls, row A, seat 2"), "{page}");
-    assert!(page.contains("<strong>€90</strong>"), "the total: {page}");
+    let review = review_of(&page);
     assert!(
-        page.contains("Paid by: <strong>card terminal</strong>"),
-        "{page}"
+        review.contains("<td>Upper Circle, row A, seat 1 · Standard</td><td>€45</td>"),
+        "{review}"
     );
-    assert!(page.contains("Sell and print"), "{page}");
+    assert!(
+        review.contains("<td>Stalls, row A, seat 2 · Standard</td><td>€45</td>"),
+        "{review}"
+    );
+    assert_eq!(
+        review.matches("<tr><td>").count(),
+        2,
+        "a seat named twice is one line: {review}"
+    );
+    assert!(
+        review.contains("<strong>€90</strong>"),
+        "the total: {review}"
+    );
+    assert!(
+        review.contains("Paid by: <strong>card terminal</strong>"),
+        "{review}"
+    );
+    let token = review
+        .split("name=\"reviewed\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the review's token")
+        .replace("&#x3a;", ":")
+        .replace("&#x3b;", ";")
+        .replace("&#x2c;", ",");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    // Sold with a changed payment, the review no longer holds: refused, nothing sold.
+    let mut changed = owned(&asked);
+    changed[0].1 = "sell".into();
+    changed[3].1 = "cash".into();
+    changed.push(("reviewed", token.clone()));
+    let refused = post(changed).await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        refused
+            .text()
+            .await
+            .unwrap()
+            .contains("changed after the review")
+    );
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
     // Best available fills the seats and reviews them.
-    let suggested = post(vec![
+    let suggested = post(owned(&[
         ("step", "suggest"),
         ("count", "2"),
-        ("best_section", "Circle"),
-    ])
+        ("best_section", "Upper Circle"),
+    ]))
     .await;
     assert_eq!(suggested.status(), StatusCode::OK);
     let page = suggested.text().await.unwrap();
-    assert!(page.contains("value=\"Circle A"), "{page}");
-    assert!(page.contains("<strong>€90</strong>"), "{page}");
+    assert!(page.contains("value=\"Upper Circle A"), "{page}");
+    assert!(review_of(&page).contains("<strong>€90</strong>"), "{page}");
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
-    // Selling what was reviewed.
-    let sold = post(vec![
-        ("step", "sell"),
-        ("seats", "Circle A1, Stalls A2"),
-        ("name", "Sam Walker"),
-        ("tender", "card"),
-    ])
-    .await;
+    // Selling what was reviewed sells exactly those seats.
+    let mut sell = owned(&asked);
+    sell[0].1 = "sell".into();
+    sell.push(("reviewed", token));
+    let sold = post(sell).await;
     assert_eq!(sold.status(), StatusCode::SEE_OTHER);
-    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+    let mut sold_seats: Vec<i64> = app
+        .sql()
+        .await
+        .query("SELECT seat_id FROM order_lines", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    sold_seats.sort_unstable();
+    let mut expected = vec![circle[0], stalls[1]];
+    expected.sort_unstable();
+    assert_eq!(sold_seats, expected);
     app.no_breaches().await;
 }

@@ -434,3 +434,39 @@ async fn a_block_only_partly_free_is_let_go_at_once_and_the_next_one_taken() {
     search.rollback().await.unwrap();
     rival_tx.rollback().await.unwrap();
 }
+
+#[tokio::test]
+async fn seats_across_an_aisle_are_never_together() {
+    let app = spawn_app().await;
+    // One row of 10: 3 | aisle | 4 | aisle | 3.
+    let event = app
+        .create_event_with(vec![SectionSpec {
+            name: "Stalls".into(),
+            rows: vec![RowSpec {
+                label: "A".into(),
+                seats: 10,
+                tier: "std".into(),
+                flags: Vec::new(),
+            }],
+            curve: None,
+            side_blocks: Some(3),
+        }])
+        .await;
+    let s = &event.seat_ids;
+    // Five together would have to cross an aisle: there is no such block.
+    let (status, body) = best(&app.buyer(), event.id, json!({ "count": 5 })).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "not_enough_seats_together", "{body}");
+    // Four together are the centre block, seats 4–7.
+    let (status, body) = best(&app.buyer(), event.id, json!({ "count": 4 })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(ids(&body["added"]), vec![s[3], s[4], s[5], s[6]]);
+    // Then three: a side block, never 2 + 1 across the aisle.
+    let (status, body) = best(&app.buyer(), event.id, json!({ "count": 3 })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let added = ids(&body["added"]);
+    assert!(
+        added == vec![s[0], s[1], s[2]] || added == vec![s[7], s[8], s[9]],
+        "{added:?}"
+    );
+}

@@ -616,7 +616,11 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
         let response = post_form(
             &buyer,
             &undo_path,
-            &[("restore", restore.into()), ("drop", drop.clone())],
+            &[
+                ("hold", hold_id.clone()),
+                ("restore", restore.into()),
+                ("drop", drop.clone()),
+            ],
             false,
         )
         .await;
@@ -635,6 +639,7 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
         &buyer,
         &undo_path,
         &[
+            ("hold", hold_id.clone()),
             ("restore", format!("{row_b_1},{row_b_2}")),
             ("drop", drop.clone()),
         ],
@@ -657,7 +662,11 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
     let undone = post_form(
         &buyer,
         &undo_path,
-        &[("restore", format!("{row_b_1},{row_b_2}")), ("drop", drop)],
+        &[
+            ("hold", hold_id.clone()),
+            ("restore", format!("{row_b_1},{row_b_2}")),
+            ("drop", drop),
+        ],
         true,
     )
     .await;
@@ -670,5 +679,129 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
             .contains("Back to your earlier seats")
     );
     assert_eq!(held_by_buyer().await, vec![row_b_1, row_b_2]);
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn undo_gives_up_only_the_new_seats_acts_on_its_own_live_hold_and_never_touches_anothers() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 5).await;
+    let s = &event.seat_ids;
+    let (a1, a2, a3, b1) = (s[0], s[1], s[2], s[5]);
+    let buyer = app.buyer();
+    let event_path = format!("/events/{}", event.id);
+    // A2 and B1 held; best available for 3 finds A1–A3, keeping A2.
+    let (status, body) = buyer.hold(event.id, &[a2, b1]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let hold_id = body["hold_id"].as_str().unwrap().to_string();
+    let found = post_form(
+        &buyer,
+        &format!("{event_path}/best"),
+        &[("count", "3".into())],
+        true,
+    )
+    .await;
+    let html = found.text().await.unwrap();
+    assert!(html.contains("Released 1 seat: Stalls, row B, seat 1; now holding 3 seats together in Stalls, row A, seats 1–3"), "{html}");
+    let undo_form = &html[html.find("class=\"undo-form\"").expect("an Undo form")..];
+    let field = |name: &str| {
+        let start = undo_form
+            .find(&format!("name=\"{name}\" value=\""))
+            .unwrap()
+            + name.len()
+            + 15;
+        undo_form[start..start + undo_form[start..].find('"').unwrap()].to_string()
+    };
+    assert_eq!(field("restore"), b1.to_string());
+    assert_eq!(
+        field("drop"),
+        format!("{a1},{a3}"),
+        "A2, found again, is not given up"
+    );
+    assert_eq!(field("hold"), hold_id);
+
+    // Another buyer's seat in `drop`, or another buyer's hold: nothing of theirs moves.
+    let rival = app.buyer();
+    let (status, body) = rival.hold(event.id, &[s[9]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let rival_hold = body["hold_id"].as_str().unwrap().to_string();
+    let undo = format!("{event_path}/best/undo");
+    let poached = post_form(
+        &buyer,
+        &undo,
+        &[
+            ("hold", hold_id.clone()),
+            ("restore", b1.to_string()),
+            ("drop", s[9].to_string()),
+        ],
+        true,
+    )
+    .await;
+    assert_eq!(poached.status(), StatusCode::OK);
+    assert_eq!(
+        app.holders(event.id).await[&s[9]],
+        rival_hold,
+        "the rival keeps their seat"
+    );
+    let (status, _) = rival.delete(&format!("/api/holds/{rival_hold}")).await;
+    assert!(status.is_success());
+    let theirs = post_form(
+        &buyer,
+        &undo,
+        &[
+            ("hold", rival_hold.clone()),
+            ("restore", s[9].to_string()),
+            ("drop", String::new()),
+        ],
+        true,
+    )
+    .await;
+    assert_eq!(theirs.status(), StatusCode::OK);
+    assert!(
+        theirs.text().await.unwrap().contains("Hold not found."),
+        "not the buyer's hold"
+    );
+    assert!(
+        !app.holders(event.id).await.contains_key(&s[9]),
+        "and nothing took its seat"
+    );
+
+    // The poached undo was an undo all the same: B1 back, nothing of the rival's dropped.
+    let held = app.holders(event.id).await;
+    assert_eq!(held[&b1], hold_id, "the poached undo restored B1");
+    let mut mine: Vec<i64> = held
+        .iter()
+        .filter(|(_, h)| **h == hold_id)
+        .map(|(s, _)| *s)
+        .collect();
+    mine.sort_unstable();
+    assert_eq!(
+        mine,
+        vec![a1, a2, a3, b1],
+        "and dropped nothing of the rival's"
+    );
+
+    // Once the hold is bought, an old Undo refuses and opens nothing.
+    let (status, body) = buyer
+        .purchase(&serde_json::json!(hold_id), "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let stale = post_form(
+        &buyer,
+        &undo,
+        &[
+            ("hold", hold_id.clone()),
+            ("restore", s[4].to_string()),
+            ("drop", String::new()),
+        ],
+        true,
+    )
+    .await;
+    assert_eq!(stale.status(), StatusCode::OK);
+    assert!(stale.text().await.unwrap().contains("already been bought"));
+    assert!(
+        !app.holders(event.id).await.contains_key(&s[4]),
+        "no new hold took A5"
+    );
     app.no_breaches().await;
 }

@@ -120,4 +120,53 @@ mod tests {
         assert_eq!(slots(6, Some(3)), [0, 1, 2, 3, 4, 5]);
         assert_eq!(slots(4, None), [0, 1, 2, 3]);
     }
+
+    #[test]
+    fn a_row_with_side_blocks_skips_a_position_and_a_pitch_at_each_aisle() {
+        use crate::domain::layout::{RowSpec, SectionSpec, TierSpec};
+        let spec = EventSpec {
+            slug: None,
+            name: "Aisles".into(),
+            venue: "Hall".into(),
+            starts_at: time::OffsetDateTime::UNIX_EPOCH,
+            currency: "EUR".into(),
+            time_zone: "UTC".into(),
+            tiers: vec![TierSpec {
+                code: "std".into(),
+                name: "Standard".into(),
+                price_cents: 1000,
+            }],
+            sections: vec![SectionSpec {
+                name: "Stalls".into(),
+                rows: vec![RowSpec {
+                    label: "A".into(),
+                    seats: 10,
+                    tier: "std".into(),
+                    ..Default::default()
+                }],
+                curve: None,
+                side_blocks: Some(3),
+            }],
+        };
+        let layout = from_grid(&spec).expect("a valid layout");
+        let seats = &layout.sections[0].seats;
+        let labels: Vec<&str> = seats.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+        let positions: Vec<i32> = seats.iter().map(|s| s.position).collect();
+        assert_eq!(positions, [0, 1, 2, 4, 5, 6, 7, 9, 10, 11]);
+        let gaps: Vec<f32> = seats.windows(2).map(|w| w[1].x - w[0].x).collect();
+        for (i, gap) in gaps.iter().enumerate() {
+            let expected = if i == 2 || i == 6 {
+                2.0 * SEAT_PITCH
+            } else {
+                SEAT_PITCH
+            };
+            assert!(
+                (gap - expected).abs() < 0.01,
+                "between seats {} and {}: {gap}",
+                i + 1,
+                i + 2
+            );
+        }
+    }
 }

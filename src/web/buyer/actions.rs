@@ -15,7 +15,7 @@ use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::SectionId;
-use crate::domain::ids::{BuyerId, EventId, SeatId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
@@ -606,8 +606,10 @@ pub(crate) async fn best_available(
             if !found.released.is_empty() {
                 notice.undo = Some(UndoSwap {
                     action: format!("/events/{event_id}/best/undo"),
+                    hold: found.hold.hold_id.to_string(),
                     restore: id_list(found.released.iter().map(|s| s.id)),
-                    drop: id_list(added.iter().map(|s| s.id)),
+                    // Only the seats that are new: one found again stays.
+                    drop: id_list(found.newly_taken.iter().copied()),
                     csrf: buyer.csrf.value().to_string(),
                 });
             }
@@ -675,6 +677,9 @@ fn parse_id_list(field: &'static str, value: &str, max: u32) -> AppResult<SeatId
 
 #[derive(Deserialize)]
 pub(crate) struct UndoSwapForm {
+    /// The hold the swap was made in: an undo acts on it only while it is
+    /// open and live.
+    hold: HoldId,
     #[serde(default)]
     restore: String,
     #[serde(default)]
@@ -702,8 +707,16 @@ pub(crate) async fn undo_best_available(
     let holder = admit_hold_request(&state, buyer.id, None, ip).await;
     let outcome = match holder {
         Ok(holder) => {
-            db::best_available::swap_back(&state.pool, event_id, holder, &restore, &found, rules)
-                .await
+            db::best_available::swap_back(
+                &state.pool,
+                event_id,
+                form.hold,
+                holder,
+                &restore,
+                &found,
+                rules,
+            )
+            .await
         }
         Err(refused) => Err(refused),
     };

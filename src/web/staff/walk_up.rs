@@ -72,6 +72,28 @@ struct Review {
     lines: Vec<(String, String)>,
     total: String,
     tender: String,
+    /// What was reviewed, spelled out (seats, places, tender): "Sell and
+    /// print" sends it back, and a sale that no longer matches is refused.
+    token: String,
+}
+
+/// The sale as a review saw it, in one canonical line.
+fn sale_token(seat_ids: &[crate::domain::ids::SeatId], ga: &[GaRequest], tender: &Typed) -> String {
+    let mut seats: Vec<i64> = seat_ids.iter().map(|id| id.0).collect();
+    seats.sort_unstable();
+    seats.dedup();
+    let seats: Vec<String> = seats.iter().map(i64::to_string).collect();
+    let places: Vec<String> = ga
+        .iter()
+        .map(|r| format!("{}x{}", r.area_id, r.quantity))
+        .collect();
+    format!(
+        "seats:{};places:{};tender:{};reason:{}",
+        seats.join(","),
+        places.join(","),
+        tender.tender.trim(),
+        tender.comp_reason.trim()
+    )
 }
 
 #[derive(Template)]
@@ -188,11 +210,17 @@ fn ga_requests(form: &HashMap<String, String>) -> AppResult<Vec<GaRequest>> {
         ga.push(GaRequest { area_id, quantity });
     }
     ga.sort_by_key(|request| request.area_id);
+    // "area_1" and "area_01" are one area named twice.
+    if ga.windows(2).any(|pair| pair[0].area_id == pair[1].area_id) {
+        return Err(AppError::Invalid(Invalid::DuplicateAreas));
+    }
     Ok(ga)
 }
 
-/// What the form's `step` asks for. A post without one sells (as the
-/// form did before it had a review step).
+/// What the form's `step` asks for. The form's "Sell and print" sends
+/// `step=sell` with the review's token, and sells only what was reviewed;
+/// a post without a step (a script, say) sells at once, as before the form
+/// had a review.
 enum Step {
     /// Fill the seats with best available's choice, and review them.
     Suggest,
@@ -250,6 +278,13 @@ async fn walk_up_sale(
         let seat_ids = db::order_changes::seats_named(&client, event_id, &names).await?;
         let buyer = rules::walk_up_buyer(&typed.name, &typed.email);
         let tender = Tender::parse(&typed.tender, &typed.comp_reason);
+        let token = sale_token(&seat_ids, &ga, &typed);
+        if let Step::Sell = step
+            && field("step") == "sell"
+            && field("reviewed") != token
+        {
+            return Err(AppError::Invalid(Invalid::SaleChangedSinceReview));
+        }
         if let Step::Sell = step {
             let sale = WalkUp {
                 seat_ids: SeatIds::new(seat_ids),
@@ -267,7 +302,9 @@ async fn walk_up_sale(
         let locale = crate::web::event_header::event_header(&state, event_id)
             .await?
             .locale;
-        Ok(Ok(review(&seats, &areas, &ga, tender.ok(), &locale)))
+        let mut review = review(&seats, &areas, &ga, tender.ok(), &locale);
+        review.token = token;
+        Ok(Ok(review))
     }
     .await;
     let (review, refusal) = match outcome {
@@ -350,5 +387,6 @@ fn review(
         lines,
         total,
         tender,
+        token: String::new(),
     }
 }

@@ -54,6 +54,7 @@ test('the demo map at 390 px opens on the whole house with its prices; a tap zoo
   for (const [section, row, n] of [['Orchestra', 'A', 1], ['Orchestra', 'A', 30], ['Balcony', 'H', 1], ['Mezzanine', 'A', 1]] as const) {
     const box = (await seat(page, section, row, n).boundingBox())!;
     expect(box.x, `${section} ${row}${n} inside the frame`).toBeGreaterThanOrEqual(frame.x - 1);
+    expect(box.y).toBeGreaterThanOrEqual(frame.y - 1);
     expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width + 1);
     expect(box.y + box.height).toBeLessThanOrEqual(frame.y + frame.height + 1);
   }
@@ -77,7 +78,12 @@ test('the demo map at 390 px opens on the whole house with its prices; a tap zoo
   expect(zoomed.x, 'the tapped part stays in the frame').toBeGreaterThanOrEqual(frame.x);
   expect(zoomed.x + zoomed.width).toBeLessThanOrEqual(frame.x + frame.width);
   // With row K's own label panned out of the frame, the rail names it.
-  await expect(page.locator('.row-rail span', { hasText: /^K$/ })).toBeVisible();
+  const tag = page.locator('.row-rail span', { hasText: /^K$/ });
+  await expect(tag).toBeVisible();
+  const tagBox = (await tag.boundingBox())!;
+  expect(tagBox.x, 'at the frame\'s left edge').toBeLessThan(frame.x + 12);
+  expect(tagBox.x).toBeGreaterThanOrEqual(frame.x);
+  expect(Math.abs(tagBox.y + tagBox.height / 2 - (zoomed.y + zoomed.height / 2)), 'level with row K').toBeLessThan(zoomed.height);
   // Now a tap picks.
   await target.tap();
   await expect(target).toHaveAttribute('aria-pressed', 'true');

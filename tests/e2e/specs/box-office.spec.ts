@@ -40,6 +40,12 @@ test('a walk-up sale picked on the map: the seats fill the form, the review show
   await expect(review).toContainText('Paid by: cash');
   // The map shows the picked seats again after the review.
   await expect(seat(page, 'Orchestra', 'I', 9)).toHaveAttribute('aria-pressed', 'true');
+  // A change after the review withdraws it: the sale must be checked again.
+  await page.getByLabel('Card terminal').check();
+  await expect(review).toHaveCount(0);
+  await page.getByLabel('Cash').check();
+  await page.getByRole('button', { name: 'Review the sale' }).click();
+  await expect(review).toContainText('Paid by: cash');
   await review.getByRole('button', { name: 'Sell and print' }).click();
   await expect(page).toHaveURL(/\/staff\/events\/\d+\/orders\/[0-9a-f-]{36}$/);
   await expect(page.getByText('Sold 2 tickets.')).toBeVisible();
@@ -71,6 +77,9 @@ test('every time the box office shows is in the venue zone, named, as on the buy
   const orderId = buyer.url().split('/').pop()!;
   const zone = /\d{2}:\d{2}(:\d{2})? CES?T/;
   await expect(buyer.locator('main')).toContainText(zone);
+  // Now on a Paris clock, to the minute, as the pages should say it.
+  const paris = (at: Date) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit', hour12: false }).format(at);
+  const nearNow = [paris(new Date(Date.now() - 60_000)), paris(new Date()), paris(new Date(Date.now() + 60_000))];
 
   await signInStaff(page, '/staff');
   await page.getByRole('link', { name: /Demo Night/ }).first().click();
@@ -80,8 +89,16 @@ test('every time the box office shows is in the venue zone, named, as on the buy
   const row = page.getByRole('row', { name: /Zone Tester/ });
   await expect(row).toContainText(zone);
   await expect(row).not.toContainText('UTC');
+  const consoleTime = (await row.textContent())!.match(/(\d{2}:\d{2}) CES?T/)![1];
+  expect(nearNow, `the console's ${consoleTime} is Paris time`).toContain(consoleTime);
+  // The seat's panel says when it was bought the same way.
+  await page.goto(`${console}?seat=${await seat(page, 'Orchestra', 'I', 20).getAttribute('value')}`);
+  const panel = page.locator('aside.hold-panel');
+  await expect(panel).toContainText('Zone Tester');
+  await expect(panel).toContainText(`${consoleTime} CE`);
+  await expect(panel).not.toContainText('UTC');
   await page.goto(`${console}/orders/${orderId}`);
-  await expect(page.locator('main')).toContainText(zone);
+  await expect(page.locator('main')).toContainText(`${consoleTime} CE`);
   await expect(page.locator('main')).not.toContainText('UTC');
   await page.goto(`${console}/mail`);
   const mail = page.getByRole('row', { name: /zone@example.com/ });
@@ -94,18 +111,22 @@ test('the arena console opens on its overview, not 20,000 seats, and a section s
   await page.setViewportSize({ width: 1440, height: 900 });
   await signInStaff(page, '/staff');
   await page.getByRole('link', { name: /Arena: Demo Tour/ }).first().click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Box office: Seatmap Arena');
+  // The console's overview: all 38 sections as links, and no seat drawn.
+  await expect(page.locator('a.overview__section')).toHaveCount(38);
   await expect(page.locator('button.seat:not(.seat--legend)')).toHaveCount(0);
   expect(await page.evaluate(() => document.getElementsByTagName('*').length)).toBeLessThan(5000);
   await page.getByRole('link', { name: /^Section 104 (from|Sold)/ }).first().click();
   await expect(page).toHaveURL(/\/staff\/events\/\d+\?section=\d+$/);
   const seats = page.locator('button.seat:not(.seat--legend)');
-  expect(await seats.count()).toBeGreaterThan(100);
-  expect(await seats.count()).toBeLessThan(2000);
+  await expect.poll(() => seats.count()).toBeGreaterThan(100);
+  const inSection = await seats.count();
+  expect(inSection).toBeLessThan(2000);
   // A seat selected opens its panel, still in its section.
   await seats.nth(5).click();
   await expect(page).toHaveURL(/[?&]seat=\d+/);
   await expect(page.locator('aside.hold-panel')).toContainText(/104, row \w+, seat \w+/);
-  await expect(page.locator('button.seat:not(.seat--legend)')).toHaveCount(await seats.count());
+  await expect(seats).toHaveCount(inSection);
   await page.getByRole('link', { name: 'All sections' }).first().click();
   await expect(page.locator('button.seat:not(.seat--legend)')).toHaveCount(0);
 });

@@ -104,15 +104,18 @@ test('the overview fills a section with a band of each price free in it', async 
     polygons.map((p) => (p as SVGElement).style.fill));
   expect(bands).toHaveLength(2);
   expect(new Set(bands).size).toBe(2);
-  // Each band's fill is the legend's: the pattern's base colour is the tier's.
-  const legendColours = await page.locator('.price-key li').evaluateAll((items) =>
-    items.map((li) => getComputedStyle(li.querySelector('.seat')!).getPropertyValue('--tier').trim()));
-  const bandColours = await upper.locator('polygon.overview__band').evaluateAll((polygons) =>
-    polygons.map((p) => {
-      const id = (p as SVGElement).style.fill.match(/#([\w-]+)/)![1];
-      return document.getElementById(id)!.querySelector('rect')!.getAttribute('fill');
-    }));
-  for (const colour of bandColours) expect(legendColours).toContain(colour);
+  // The bands are Upper's fill, then Upper rear's (front first), the very
+  // fills the legend gives those prices.
+  const tierOf = async (price: string) =>
+    page.locator('.price-key li', { hasText: price }).getAttribute('data-tier');
+  const [upperTier, rearTier] = [await tierOf('$59'), await tierOf('$39')];
+  expect(bands).toEqual([`url("#fill-${upperTier}")`, `url("#fill-${rearTier}")`]);
+  // And each fill's base is the legend swatch's own colour.
+  for (const tier of [upperTier, rearTier]) {
+    const swatch = await page.locator(`.price-key li[data-tier="${tier}"] .seat`).evaluate((el) => getComputedStyle(el).getPropertyValue('--tier').trim());
+    const base = await page.locator(`#fill-${tier} rect`).first().getAttribute('fill');
+    expect(base).toBe(swatch);
+  }
 });
 
 test('a hovered or focused seat is described in full above the map: section, row, seat, tier, price, state and flags', async ({ page }) => {
