@@ -131,3 +131,23 @@ test('a hovered or focused seat is described in full above the map: section, row
   await expect(info).toHaveText(/^Orchestra · row T · seat 1 · .* · wheelchair space/);
   await expect(info).toBeInViewport();
 });
+
+test('a section page opens at its top: its heading, the way back and the zoom buttons in view', async ({ page }) => {
+  for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    await page.goto('/');
+    await page.getByRole('link', { name: /Arena: Demo Tour/ }).click();
+    await page.getByRole('link', { name: /^Section 105 (from|Sold)/ }).first().click();
+    await expect(page.locator('.map-toolbar__section')).toContainText('Section 105');
+    expect(await page.evaluate(() => window.scrollY), `${viewport.width} px: not scrolled`).toBe(0);
+    await expect(page.getByRole('heading', { level: 1 })).toBeInViewport();
+    await expect(page.getByRole('link', { name: 'All sections' }).first()).toBeInViewport();
+    await expect(page.getByRole('button', { name: 'Fit to screen' })).toBeInViewport();
+    if (viewport.width < 600) {
+      // The way to the other sections comes before the forms under the map.
+      const overview = (await page.locator('.side .overview--mini').boundingBox())!;
+      const best = (await page.locator('.best-form').boundingBox())!;
+      expect(overview.y).toBeLessThan(best.y);
+    }
+  }
+});
