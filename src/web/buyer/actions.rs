@@ -9,23 +9,22 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::event::{PanelReads, buyers_live_hold, live_hold};
-use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaRequest;
 use crate::db::holds::{Cart, HoldRules};
 use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::SectionId;
-use crate::domain::ids::{BuyerId, EventId, HoldId, SeatId};
+use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::Malformed;
-use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
+use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::admission::admit_hold_request;
 use crate::web::auth::Buyer;
 use crate::web::buyer::panel::HoldPanel;
 use crate::web::extract::{ClientIp, IdPath, is_htmx};
-use crate::web::notices::{Notice, NoticeKind, UndoSwap, push_notice};
+use crate::web::notices::{Notice, NoticeKind, push_notice};
 use crate::web::render::*;
 use crate::web::seat_view::SeatView;
 use crate::web::security::{CsrfForm, NoFields};
@@ -45,11 +44,11 @@ pub(crate) struct SeatActionFragment {
 /// What an answer to an action shows: the buyer's live hold with its
 /// seats, and the seats the action changed.
 pub(crate) struct Shown {
-    hold: Option<Hold>,
-    held: Vec<Seat>,
-    changed: Vec<Seat>,
+    pub(crate) hold: Option<Hold>,
+    pub(crate) held: Vec<Seat>,
+    pub(crate) changed: Vec<Seat>,
     /// Of the changed seats, those to point out (best available's finds).
-    highlight: Vec<SeatId>,
+    pub(crate) highlight: Vec<SeatId>,
 }
 
 /// Answers a seat action: a fragment for htmx, otherwise the notice goes in
@@ -536,239 +535,4 @@ pub(crate) async fn extend_hold(
         Back::Map(None),
     )
     .await
-}
-
-#[derive(Deserialize)]
-pub(crate) struct BestAvailableForm {
-    #[serde(default)]
-    count: String,
-    #[serde(default)]
-    section: String,
-    #[serde(default)]
-    tier: String,
-    apart: Option<String>,
-}
-
-pub(crate) async fn best_available(
-    State(state): State<AppState>,
-    IdPath(event_id): IdPath<EventId>,
-    headers: HeaderMap,
-    ip: ClientIp,
-    buyer: Buyer,
-    CsrfForm(form): CsrfForm<BestAvailableForm>,
-) -> AppResult<Response> {
-    let rules = HoldRules::from_config(&state.config);
-    let max_seats = rules.max_seats;
-    // Anything that isn't a number is out of range like 0 is.
-    let count = form.count.trim().parse::<i64>().unwrap_or(0);
-    let nonempty = |value: String| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-    let outcome = match rules::party_size(count, max_seats) {
-        Err(err) => Err(err.into()),
-        Ok(count) => {
-            let request = BestAvailableRequest {
-                count,
-                section: nonempty(form.section),
-                tier: nonempty(form.tier),
-                together: form.apart.is_none(),
-                // The form's count is the party size.
-                mode: BestMode::Replace,
-            };
-            match admit_hold_request(&state, buyer.id, None, ip).await {
-                Ok(holder) => {
-                    db::best_available::hold_best_available(
-                        &state.pool,
-                        event_id,
-                        holder,
-                        &request,
-                        rules,
-                    )
-                    .await
-                }
-                Err(refused) => Err(refused),
-            }
-        }
-    };
-    let (notice, added) = match outcome {
-        Ok(found) => {
-            // The claim's own transaction returned the hold and its seats.
-            let added: Vec<Seat> = found
-                .hold
-                .seats
-                .iter()
-                .filter(|seat| found.added.contains(&seat.id))
-                .cloned()
-                .collect();
-            let currency = found.hold.hold.locale.currency;
-            let mut notice = Notice::new(
-                NoticeKind::Success,
-                words::best_found(&added, found.together, &found.released, currency),
-            );
-            if !found.released.is_empty() {
-                notice.undo = Some(UndoSwap {
-                    action: format!("/events/{event_id}/best/undo"),
-                    hold: found.hold.hold_id.to_string(),
-                    restore: id_list(found.released.iter().map(|s| s.id)),
-                    // Only the seats that are new: one found again stays.
-                    drop: id_list(found.newly_taken.iter().copied()),
-                    csrf: buyer.csrf.value().to_string(),
-                });
-            }
-            let mut changed = added;
-            changed.extend(found.released);
-            let shown = Shown {
-                hold: Some(found.hold.hold),
-                held: found.hold.seats,
-                changed,
-                highlight: found.added.into(),
-            };
-            let notice = Some(notice);
-            // Without JavaScript, show the section the seats were found in.
-            let back = Back::Map(shown.changed.first().map(|seat| seat.section_id));
-            return respond_with(&state, event_id, &buyer, &headers, notice, shown, back).await;
-        }
-        Err(AppError::Conflict(Conflict::NotEnoughTogether { .. })) => (
-            Notice::new(
-                NoticeKind::Error,
-                "There are no seats together for a party that size. Tick \u{201c}Seats may be apart\u{201d} \
-                 to take the best seats even if they are not side by side, or try another section or price.",
-            ),
-            Vec::new(),
-        ),
-        Err(err) => (
-            Notice::new(NoticeKind::Error, refusal_notice(err)?),
-            Vec::new(),
-        ),
-    };
-    respond(
-        &state,
-        event_id,
-        &buyer,
-        &headers,
-        Some(notice),
-        &added,
-        &added,
-        Back::Map(None),
-    )
-    .await
-}
-
-fn id_list(ids: impl Iterator<Item = SeatId>) -> String {
-    ids.map(|id| id.0.to_string()).collect::<Vec<_>>().join(",")
-}
-
-/// Seat ids as the undo form carries them: "12,13,14".
-fn parse_id_list(field: &'static str, value: &str, max: u32) -> AppResult<SeatIds> {
-    let ids = value
-        .split(',')
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .map(|part| part.parse::<i64>().map(SeatId))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|_| {
-            AppError::BadRequest(Malformed::Form(format!(
-                "{field} must list seat ids separated by commas"
-            )))
-        })?;
-    if ids.len() > max as usize {
-        return Err(AppError::HoldLimit { max });
-    }
-    Ok(SeatIds::new(ids))
-}
-
-#[derive(Deserialize)]
-pub(crate) struct UndoSwapForm {
-    /// The hold the swap was made in: an undo acts on it only while it is
-    /// open and live.
-    hold: HoldId,
-    #[serde(default)]
-    restore: String,
-    #[serde(default)]
-    drop: String,
-}
-
-/// Undo after best available swapped the buyer's seats: the seats it
-/// released come back and the ones it found go, all or nothing. If one of
-/// the old seats has been taken since, the buyer keeps the new ones and is
-/// told which.
-pub(crate) async fn undo_best_available(
-    State(state): State<AppState>,
-    IdPath(event_id): IdPath<EventId>,
-    headers: HeaderMap,
-    ip: ClientIp,
-    buyer: Buyer,
-    CsrfForm(form): CsrfForm<UndoSwapForm>,
-) -> AppResult<Response> {
-    let rules = HoldRules::from_config(&state.config);
-    let restore = parse_id_list("restore", &form.restore, rules.max_seats)?;
-    let found = parse_id_list("drop", &form.drop, rules.max_seats)?;
-    if restore.is_empty() {
-        return Err(AppError::BadRequest(Malformed::NoSeatInForm));
-    }
-    let holder = admit_hold_request(&state, buyer.id, None, ip).await;
-    let outcome = match holder {
-        Ok(holder) => {
-            db::best_available::swap_back(
-                &state.pool,
-                event_id,
-                form.hold,
-                holder,
-                &restore,
-                &found,
-                rules,
-            )
-            .await
-        }
-        Err(refused) => Err(refused),
-    };
-    let back = Back::Map(None);
-    match outcome {
-        Ok(summary) => {
-            let restored: Vec<Seat> = summary
-                .seats
-                .into_iter()
-                .filter(|seat| restore.contains(&seat.id))
-                .collect();
-            let text = format!(
-                "Back to your earlier seats: {}.",
-                words::describe_seats(&restored, false)
-            );
-            let changed: Vec<SeatId> = restore.iter().chain(found.iter()).copied().collect();
-            let notice = Some(Notice::new(NoticeKind::Success, text));
-            respond(
-                &state, event_id, &buyer, &headers, notice, &changed, &restore, back,
-            )
-            .await
-        }
-        Err(AppError::SeatsUnavailable { .. }) => {
-            let notice = Notice::new(
-                NoticeKind::Error,
-                "Your earlier seats are no longer all free, so you keep the seats best available found.",
-            );
-            respond(
-                &state,
-                event_id,
-                &buyer,
-                &headers,
-                Some(notice),
-                &[],
-                &[],
-                back,
-            )
-            .await
-        }
-        Err(err) => {
-            let notice = Notice::new(NoticeKind::Error, refusal_notice(err)?);
-            respond(
-                &state,
-                event_id,
-                &buyer,
-                &headers,
-                Some(notice),
-                &[],
-                &[],
-                back,
-            )
-            .await
-        }
-    }
 }

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod api;
+pub mod best;
 pub mod checkout;
 pub mod event;
 pub mod live;
@@ -24,10 +25,10 @@ pub fn pages_router() -> Router<AppState> {
         .route("/events/{event_id}", get(event::event_page))
         .route("/events/{event_id}/list", get(event::list_page))
         .route("/events/{event_id}/seats", post(actions::seat_action))
-        .route("/events/{event_id}/best", post(actions::best_available))
+        .route("/events/{event_id}/best", post(best::best_available))
         .route(
             "/events/{event_id}/best/undo",
-            post(actions::undo_best_available),
+            post(best::undo_best_available),
         )
         .route("/events/{event_id}/ga", post(actions::ga_action))
         .route(
