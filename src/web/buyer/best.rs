@@ -175,7 +175,7 @@ pub(crate) struct UndoSwapForm {
 /// Undo after best available swapped the buyer's seats: the seats it
 /// released come back and the ones it found go, all or nothing. If one of
 /// the old seats has been taken since, the buyer keeps the new ones and is
-/// told which.
+/// told so.
 pub(crate) async fn undo_best_available(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
