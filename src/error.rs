@@ -32,6 +32,15 @@ pub enum AppError {
     Conflict(Conflict),
     #[error("hold expired")]
     HoldExpired,
+    /// A layout saved over a version that is no longer the latest.
+    #[error("stale layout: version {latest} is the latest")]
+    StaleLayout { latest: i32 },
+    /// A write that must name the version it replaces and did not.
+    #[error("If-Match required")]
+    PreconditionRequired,
+    /// A layout that breaks its rules, every problem with its place.
+    #[error("invalid layout: {} problems", .0.len())]
+    InvalidLayout(Vec<crate::domain::venue::LayoutError>),
     #[error("not signed in as staff")]
     Unauthorized,
     /// A bearer key that is malformed, unknown or revoked.

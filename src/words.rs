@@ -43,6 +43,17 @@ pub fn message(error: &AppError) -> String {
         AppError::Invalid(invalid) => invalid_text(invalid),
         AppError::Conflict(conflict) => conflict_text(conflict),
         AppError::HoldExpired => "This hold has expired; its seats have gone back on sale.".into(),
+        AppError::StaleLayout { latest } => format!(
+            "Someone saved this venue (version {latest}) since you opened it. Nothing was saved: \
+             your work is still here to reapply."
+        ),
+        AppError::PreconditionRequired => {
+            "Say which version you are replacing: send If-Match with the ETag you read.".into()
+        }
+        AppError::InvalidLayout(problems) => match problems.as_slice() {
+            [one] => format!("The layout has a problem: {one}."),
+            many => format!("The layout has {} problems; the list says where.", many.len()),
+        },
         AppError::Unauthorized => "Sign in as box-office staff to do this.".into(),
         AppError::InvalidApiKey => {
             "This API key is not valid: unknown, revoked, or not sent as \"Authorization: Bearer <key>\"."
@@ -93,6 +104,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::Event => "Event not found.".into(),
         Missing::Hold => "Hold not found.".into(),
         Missing::Venue => "Venue not found.".into(),
+        Missing::VenueVersion => "The venue has no such version.".into(),
         Missing::Section => "There is no such section in this event.".into(),
         Missing::Order => "Order not found.".into(),
         Missing::Page => "Page not found.".into(),
@@ -231,6 +243,20 @@ fn conflict_text(conflict: &Conflict) -> String {
         Conflict::AlreadyCancelled => "This event is already cancelled.".into(),
         Conflict::VenueExists(name) => {
             format!("A venue named {name:?} already exists. Rename the layout to import it again.")
+        }
+        Conflict::EventHasSales {
+            sold_seats,
+            held_seats,
+            orders,
+        } => format!(
+            "This event can't move to another version of its venue: {} sold, {} held and {} \
+             made (refunded ones included). Block seats, change prices or add a section instead.",
+            count(*sold_seats, "seat", "seats"),
+            count(*held_seats, "seat", "seats"),
+            count(*orders, "order", "orders"),
+        ),
+        Conflict::NotAVenueEvent => {
+            "This event was not built from a venue, so it has no versions to move to.".into()
         }
         Conflict::StaffExists(name) => format!("A staff account named {name:?} already exists."),
         Conflict::ApiKeyExists(name) => format!("An API key named {name:?} already exists."),

@@ -24,6 +24,7 @@ pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
         slug: spec.slug.clone(),
         name: spec.name.clone(),
         venue_id: None,
+        venue_version: None,
         starts_at: spec.starts_at,
         on_sale_at: None,
         currency: spec.currency.clone(),
@@ -45,8 +46,9 @@ pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
     if let Some(id) = seeded {
         return Ok(id);
     }
-    let layout = venue::examples::arena()?;
-    let venue_id = venues::import_or_reuse(pool, &layout).await?;
+    let venue_id = venues::import_or_reuse(pool, &venue::examples::arena()?).await?;
+    // Built from the venue as stored: staff may have saved a version since.
+    let (layout, venue_version) = venues::latest(&pool.get().await?, venue_id).await?;
     let price = |code: &str| match code {
         "floor" => 14_500,
         "lower_side" => 11_000,
@@ -58,6 +60,7 @@ pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
         slug: Some(SLUG.into()),
         name: "Seatmap Arena: Demo Tour".into(),
         venue_id: Some(venue_id),
+        venue_version: Some(venue_version),
         starts_at: OffsetDateTime::now_utc()
             .replace_nanosecond(0)
             .unwrap_or(OffsetDateTime::now_utc())

@@ -267,6 +267,8 @@ pub struct NewEvent {
     pub slug: Option<String>,
     pub name: String,
     pub venue_id: Option<VenueId>,
+    /// The venue version the seats are built from (with `venue_id`).
+    pub venue_version: Option<i32>,
     pub starts_at: OffsetDateTime,
     pub on_sale_at: Option<OffsetDateTime>,
     /// ISO 4217, checked (`money::Currency`).
@@ -285,8 +287,8 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     let inserted = tx
         .query_opt(
             "INSERT INTO events (slug, name, venue, venue_id, starts_at, on_sale_at,
-                                 currency, time_zone, stage)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                 currency, time_zone, stage, venue_version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
              ON CONFLICT (slug) DO NOTHING RETURNING id",
             &[
                 &event.slug,
@@ -298,6 +300,7 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
                 &event.currency,
                 &event.layout.time_zone,
                 &outline_column(&event.layout.stage),
+                &event.venue_version,
             ],
         )
         .await?;
@@ -469,7 +472,7 @@ pub(crate) fn currency_column(code: &str) -> Currency {
 }
 
 /// A polygon as its column stores it; none for fewer than three points.
-fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
+pub(super) fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
     (points.len() >= 3).then(|| geometry::flatten(points))
 }
 

@@ -28,6 +28,7 @@ pub mod sessions;
 pub mod snapshot;
 pub mod staff;
 pub mod tickets;
+pub mod venue_move;
 pub mod venues;
 pub mod webhooks;
 

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use super::events::{self, NewEvent};
 use super::{GenericClient, Pool};
 use crate::domain::ids::VenueId;
-use crate::domain::ids::{EventId, StaffId};
+use crate::domain::ids::{Actor, EventId, StaffId};
 use crate::domain::layout::TierSpec;
 use crate::domain::venue::{self, VenueLayout};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
@@ -28,11 +28,18 @@ pub async fn import(
     layout: &VenueLayout,
     staff_id: Option<StaffId>,
 ) -> AppResult<VenueId> {
+    // The venue and its version 1 in one statement (the venue's key to
+    // its latest version is checked at commit).
     let row = client
         .query_opt(
-            "INSERT INTO venues (name, layout, seat_count, ga_capacity, imported_by)
-             VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (name) DO NOTHING RETURNING id",
+            "WITH venue AS (
+                 INSERT INTO venues (name, layout, seat_count, ga_capacity, imported_by)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (name) DO NOTHING
+                 RETURNING id, layout, seat_count, ga_capacity, imported_by, version)
+             INSERT INTO venue_versions (venue_id, version, layout, seat_count, ga_capacity, saved_by)
+             SELECT id, version, layout, seat_count, ga_capacity, imported_by FROM venue
+             RETURNING venue_id",
             &[
                 &layout.name,
                 &layout.to_json(),
@@ -79,22 +86,122 @@ pub async fn list(client: &impl GenericClient) -> AppResult<Vec<VenueSummary>> {
         .collect())
 }
 
-/// The venue's stored layout, read back through the same validation as a
+/// The venue's latest layout, read back through the same validation as a
 /// file.
 pub async fn layout(client: &impl GenericClient, venue_id: VenueId) -> AppResult<VenueLayout> {
+    let (text, _) = latest_json(client, venue_id).await?;
+    parse_stored(venue_id, &text)
+}
+
+/// The latest layout and its version number.
+pub async fn latest(
+    client: &impl GenericClient,
+    venue_id: VenueId,
+) -> AppResult<(VenueLayout, i32)> {
+    let (text, version) = latest_json(client, venue_id).await?;
+    Ok((parse_stored(venue_id, &text)?, version))
+}
+
+/// The latest version's canonical JSON, as stored, and its number.
+pub async fn latest_json(
+    client: &impl GenericClient,
+    venue_id: VenueId,
+) -> AppResult<(String, i32)> {
     let row = client
         .query_opt(
-            "SELECT layout::text FROM venues WHERE id = $1",
+            "SELECT layout::text, version FROM venues WHERE id = $1",
             &[&venue_id],
         )
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Venue))?;
-    let text: String = row.get(0);
-    venue::from_json(&text).map_err(|errors| {
+    Ok((row.get(0), row.get(1)))
+}
+
+/// One version's layout.
+pub async fn version_layout(
+    client: &impl GenericClient,
+    venue_id: VenueId,
+    version: i32,
+) -> AppResult<VenueLayout> {
+    let row = client
+        .query_opt(
+            "SELECT layout::text FROM venue_versions WHERE venue_id = $1 AND version = $2",
+            &[&venue_id, &version],
+        )
+        .await?
+        .ok_or_else(|| AppError::NotFound(Missing::VenueVersion))?;
+    parse_stored(venue_id, &row.get::<_, String>(0))
+}
+
+fn parse_stored(venue_id: VenueId, text: &str) -> AppResult<VenueLayout> {
+    venue::from_json(text).map_err(|errors| {
         AppError::Internal(anyhow::anyhow!(
             "stored layout of venue {venue_id} no longer validates: {errors:?}"
         ))
     })
+}
+
+/// Saves a new version of the venue, if its latest is still the one the
+/// editor started from (`seen`): judged by the one conditional UPDATE that
+/// bumps the version, so of two editors who saw the same version one wins
+/// and the other is told which version is there now.
+pub async fn save(
+    pool: &Pool,
+    venue_id: VenueId,
+    seen: Option<i32>,
+    layout: &VenueLayout,
+    actor: Actor,
+) -> AppResult<i32> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let json = layout.to_json();
+    let saved = tx
+        .query_opt(
+            "UPDATE venues SET layout = $2, name = $3, seat_count = $4, ga_capacity = $5,
+                               version = version + 1
+              WHERE id = $1 AND ($6::int IS NULL OR version = $6)
+                AND NOT EXISTS (SELECT 1 FROM venues other WHERE other.name = $3 AND other.id <> $1)
+              RETURNING version",
+            &[
+                &venue_id,
+                &json,
+                &layout.name,
+                &(layout.seat_count() as i32),
+                &(layout.ga_capacity() as i32),
+                &seen,
+            ],
+        )
+        .await?;
+    let Some(saved) = saved else {
+        let row = tx
+            .query_opt("SELECT version FROM venues WHERE id = $1", &[&venue_id])
+            .await?
+            .ok_or_else(|| AppError::NotFound(Missing::Venue))?;
+        let latest: i32 = row.get(0);
+        return Err(if seen.is_some_and(|seen| seen != latest) {
+            AppError::StaleLayout { latest }
+        } else {
+            AppError::Conflict(Conflict::VenueExists(layout.name.clone()))
+        });
+    };
+    let version: i32 = saved.get(0);
+    tx.execute(
+        "INSERT INTO venue_versions (venue_id, version, layout, seat_count, ga_capacity,
+                                     saved_by, saved_by_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        &[
+            &venue_id,
+            &version,
+            &json,
+            &(layout.seat_count() as i32),
+            &(layout.ga_capacity() as i32),
+            &actor.staff_id(),
+            &actor.api_key_id(),
+        ],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(version)
 }
 
 /// An event to create from a venue, as staff entered it.
@@ -114,10 +221,7 @@ pub struct EventPlan {
 /// Creates the event, its tiers, sections, every seat and GA area from the
 /// venue's layout, in one transaction.
 pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<EventId> {
-    let layout = {
-        let client = pool.get().await?;
-        layout(&client, plan.venue_id).await?
-    };
+    let (layout, version) = latest(&pool.get().await?, plan.venue_id).await?;
     let tiers = layout
         .tiers
         .iter()
@@ -145,6 +249,7 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<EventId> {
         slug: None,
         name: plan.name.clone(),
         venue_id: Some(plan.venue_id),
+        venue_version: Some(version),
         starts_at: plan.starts_at,
         on_sale_at: plan.on_sale_at,
         currency: plan.currency.clone(),

@@ -85,6 +85,11 @@ error_codes! {
     UnknownTier => "unknown_tier",
     ApiKeyExists => "api_key_exists",
     VenueExists => "venue_exists",
+    StaleLayout => "stale_layout",
+    PreconditionRequired => "precondition_required",
+    InvalidLayout => "invalid_layout",
+    EventHasSales => "event_has_sales",
+    NotAVenueEvent => "not_a_venue_event",
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -172,6 +177,8 @@ pub enum Missing {
     Event,
     Hold,
     Venue,
+    /// A version number the venue never had.
+    VenueVersion,
     /// A section of the event's map.
     Section,
     Order,
@@ -294,6 +301,16 @@ pub enum Conflict {
     AlreadyClosed,
     AlreadyCancelled,
     VenueExists(String),
+    /// Moving an event to another venue version while seats in it are
+    /// sold or held, or it has orders (refunded ones too: their tickets
+    /// name its seats).
+    EventHasSales {
+        sold_seats: i64,
+        held_seats: i64,
+        orders: i64,
+    },
+    /// The event was not built from a venue (the demo hall, tests' grids).
+    NotAVenueEvent,
     StaffExists(String),
     ApiKeyExists(String),
     NotEnoughTogether {
@@ -387,6 +404,8 @@ impl Conflict {
             Conflict::NothingToRevive => ErrorCode::NothingToRevive,
             Conflict::AlreadyClosed | Conflict::AlreadyCancelled => ErrorCode::AlreadyClosed,
             Conflict::VenueExists(_) => ErrorCode::VenueExists,
+            Conflict::EventHasSales { .. } => ErrorCode::EventHasSales,
+            Conflict::NotAVenueEvent => ErrorCode::NotAVenueEvent,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
             Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,

@@ -35,6 +35,37 @@ pub struct ErrorBody {
     max_seats: Option<u32>,
     /// 429s: when to try again.
     retry_after_secs: Option<u64>,
+    /// `invalid_layout`: every problem, with where it is.
+    problems: Option<Vec<LayoutProblem>>,
+    /// `stale_layout`: the venue's latest version, saved since.
+    version: Option<i32>,
+    /// `event_has_sales`: seats sold now, seats held now, and orders ever.
+    sold_seats: Option<i64>,
+    held_seats: Option<i64>,
+    orders: Option<i64>,
+}
+
+/// One problem of a layout, for a program to point at.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct LayoutProblem {
+    kind: crate::domain::venue::ProblemKind,
+    /// Where, as the file spells it: a JSON path or a CSV line.
+    at: String,
+    #[serde(flatten)]
+    place: crate::domain::venue::Place,
+    /// In words.
+    message: String,
+}
+
+impl From<&crate::domain::venue::LayoutError> for LayoutProblem {
+    fn from(error: &crate::domain::venue::LayoutError) -> LayoutProblem {
+        LayoutProblem {
+            kind: error.kind,
+            at: error.at.clone(),
+            place: error.place.clone(),
+            message: error.problem.clone(),
+        }
+    }
 }
 
 /// The API's error responses, each defined once: an operation's
@@ -62,6 +93,8 @@ pub mod responses {
         NotFound = 404, "Not found";
         NotFoundOrNotYours = 404, "Not found (or not yours)";
         Conflict = 409, "Refused by the state of things";
+        PreconditionFailed = 412, "Saved over by someone else since";
+        PreconditionRequired = 428, "Needs If-Match";
         Gone = 410, "The hold has expired";
         Unprocessable = 422, "Breaks a rule";
         TooManyRequests = 429, "Too many requests";
@@ -97,8 +130,32 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             json!({ "max_seats": max }),
         ),
         AppError::Invalid(invalid) => (StatusCode::UNPROCESSABLE_ENTITY, invalid.code(), json!({})),
+        AppError::Conflict(crate::error::Conflict::EventHasSales {
+            sold_seats,
+            held_seats,
+            orders,
+        }) => (
+            StatusCode::CONFLICT,
+            ErrorCode::EventHasSales,
+            json!({ "sold_seats": sold_seats, "held_seats": held_seats, "orders": orders }),
+        ),
         AppError::Conflict(conflict) => (StatusCode::CONFLICT, conflict.code(), json!({})),
         AppError::HoldExpired => (StatusCode::GONE, ErrorCode::HoldExpired, json!({})),
+        AppError::StaleLayout { latest } => (
+            StatusCode::PRECONDITION_FAILED,
+            ErrorCode::StaleLayout,
+            json!({ "version": latest }),
+        ),
+        AppError::PreconditionRequired => (
+            StatusCode::PRECONDITION_REQUIRED,
+            ErrorCode::PreconditionRequired,
+            json!({}),
+        ),
+        AppError::InvalidLayout(problems) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::InvalidLayout,
+            json!({ "problems": problems.iter().map(LayoutProblem::from).collect::<Vec<_>>() }),
+        ),
         AppError::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, json!({})),
         AppError::InvalidApiKey => (
             StatusCode::UNAUTHORIZED,

@@ -56,6 +56,7 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(buyer::api::routes())
         .merge(buyer::tickets::routes())
         .merge(staff::seats_api::routes())
+        .merge(staff::venues_api::routes())
         .merge(staff::orders_api::routes())
         .merge(staff::door::routes())
 }

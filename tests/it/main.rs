@@ -25,6 +25,7 @@ mod security;
 mod sessions;
 mod staff;
 mod support;
+mod venue_versions;
 mod venues;
 mod webhooks;
 mod wire;

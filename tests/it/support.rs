@@ -462,6 +462,7 @@ impl TestApp {
             slug: None,
             name: grid.name.clone(),
             venue_id: None,
+            venue_version: None,
             starts_at: grid.starts_at,
             on_sale_at: None,
             currency: "EUR".into(),

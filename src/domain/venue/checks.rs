@@ -5,17 +5,15 @@
 use std::collections::HashSet;
 
 use super::model::{
-    GaArea, LayoutError, MAX_GA_PLACES, MAX_SEATS, SeatLayout, SectionLayout, TierDef, VenueLayout,
+    GaArea, LayoutError, MAX_GA_PLACES, MAX_REPORTED_PROBLEMS, MAX_SEATS, Place, ProblemKind,
+    SeatLayout, SectionLayout, TierDef, VenueLayout,
 };
 use crate::domain::geometry::{self, Bounds, Placement, Point};
 use crate::domain::layout::{Flag, SEAT_PITCH};
 use crate::domain::text::{self, MAX_CODE_CHARS, MAX_NAME_CHARS};
 
 pub(super) fn err(at: &str, problem: impl Into<String>) -> LayoutError {
-    LayoutError {
-        at: at.to_string(),
-        problem: problem.into(),
-    }
+    LayoutError::new(at, problem)
 }
 
 /// Front rows first, then closeness to the row's centre; earlier sections
@@ -42,7 +40,10 @@ pub(super) fn check_tiers<'a>(
         {
             errors.push(err(&at(i), problem));
         } else if !codes.insert(tier.code.as_str()) {
-            errors.push(err(&at(i), format!("duplicate tier {:?}", tier.code)));
+            errors.push(
+                err(&at(i), format!("duplicate tier {:?}", tier.code))
+                    .of_kind(ProblemKind::DuplicateLabel),
+            );
         }
     }
     codes
@@ -70,6 +71,7 @@ pub(super) struct DraftSection {
     pub(super) position: Option<Point>,
     pub(super) rotation: f32,
     pub(super) outline: Option<Vec<Point>>,
+    pub(super) design: Option<serde_json::Value>,
     pub(super) seats: Vec<SeatLayout>,
     /// Which seats' ranks the file gave (the rest are computed).
     pub(super) ranked: Vec<bool>,
@@ -163,6 +165,7 @@ pub(super) fn finish(
                 rotation: draft.rotation,
             },
             outline,
+            design: draft.design,
             seats: draft.seats,
         });
         ranked.push(draft.ranked);
@@ -273,6 +276,11 @@ pub(super) fn finish(
         sections,
         ga_areas,
     };
+    // Where seats stand means something only once every seat has a place.
+    if errors.is_empty() {
+        check_seats_apart(&layout, &mut errors);
+        check_companions(&layout, &mut errors);
+    }
     if layout.seat_count() == 0 && layout.ga_areas.is_empty() {
         errors.push(err(
             "sections",
@@ -298,5 +306,98 @@ pub(super) fn finish(
         Ok(layout)
     } else {
         Err(errors)
+    }
+}
+
+/// Seat centres closer than this overlap (seats are drawn a little under a
+/// pitch wide).
+const MIN_SEAT_DISTANCE: f32 = SEAT_PITCH * 0.5;
+
+fn seat_place(section: &SectionLayout, seat: &SeatLayout) -> Place {
+    Place {
+        section: Some(section.name.clone()),
+        row: Some(seat.row.clone()),
+        seat: Some(seat.label.clone()),
+    }
+}
+
+/// Two seats in one spot: in venue coordinates, through a grid of cells a
+/// minimum distance wide, so each seat is compared with its neighbours
+/// only (the arena's 20,000 seats in a few milliseconds).
+fn check_seats_apart(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
+    let mut cells: std::collections::HashMap<(i64, i64), Vec<(usize, usize, Point)>> =
+        std::collections::HashMap::new();
+    let cell = |v: f32| (v / MIN_SEAT_DISTANCE).floor() as i64;
+    let mut reported = 0;
+    for (s, section) in layout.sections.iter().enumerate() {
+        for (i, seat) in section.seats.iter().enumerate() {
+            let at = section.placement.apply(Point::new(seat.x, seat.y));
+            let (cx, cy) = (cell(at.x), cell(at.y));
+            let clash = (cx - 1..=cx + 1)
+                .flat_map(|x| (cy - 1..=cy + 1).map(move |y| (x, y)))
+                .filter_map(|key| cells.get(&key))
+                .flatten()
+                .find(|(_, _, other)| {
+                    (other.x - at.x).powi(2) + (other.y - at.y).powi(2)
+                        < MIN_SEAT_DISTANCE * MIN_SEAT_DISTANCE
+                })
+                .copied();
+            if let Some((os, oi, _)) = clash {
+                if reported < MAX_REPORTED_PROBLEMS {
+                    let other_section = &layout.sections[os];
+                    let other = &other_section.seats[oi];
+                    errors.push(
+                        err(
+                            &format!("sections[{s}]"),
+                            format!(
+                                "seat {} {} {} overlaps {} {} {}",
+                                section.name,
+                                seat.row,
+                                seat.label,
+                                other_section.name,
+                                other.row,
+                                other.label
+                            ),
+                        )
+                        .of_kind(ProblemKind::Overlap)
+                        .at_place(seat_place(section, seat)),
+                    );
+                }
+                reported += 1;
+            }
+            cells.entry((cx, cy)).or_default().push((s, i, at));
+        }
+    }
+}
+
+/// A companion seat is for the person beside a wheelchair user: a
+/// wheelchair space must be next to it in its row (or be the seat itself).
+fn check_companions(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
+    for (s, section) in layout.sections.iter().enumerate() {
+        let wheelchair: HashSet<(i32, i32)> = section
+            .seats
+            .iter()
+            .filter(|seat| seat.flags.contains(&Flag::Wheelchair))
+            .map(|seat| (seat.row_index, seat.position))
+            .collect();
+        for seat in &section.seats {
+            if seat.flags.contains(&Flag::Companion)
+                && !seat.flags.contains(&Flag::Wheelchair)
+                && !wheelchair.contains(&(seat.row_index, seat.position - 1))
+                && !wheelchair.contains(&(seat.row_index, seat.position + 1))
+            {
+                errors.push(
+                    err(
+                        &format!("sections[{s}]"),
+                        format!(
+                            "companion seat {} {} {} has no wheelchair space beside it",
+                            section.name, seat.row, seat.label
+                        ),
+                    )
+                    .of_kind(ProblemKind::CompanionAlone)
+                    .at_place(seat_place(section, seat)),
+                );
+            }
+        }
     }
 }

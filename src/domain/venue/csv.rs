@@ -83,10 +83,13 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
         }
         let key = (section.to_string(), row.to_string(), seat.to_string());
         if let Some(first) = seen.get(&key) {
-            errors.push(err(
-                &at,
-                format!("duplicate seat {section} {row} {seat} (first on line {first})"),
-            ));
+            errors.push(
+                err(
+                    &at,
+                    format!("duplicate seat {section} {row} {seat} (first on line {first})"),
+                )
+                .of_kind(super::model::ProblemKind::DuplicateLabel),
+            );
             continue;
         }
         seen.insert(key, n + 1);
@@ -119,6 +122,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             .entry(section.to_string())
             .or_insert_with(|| {
                 sections.push(DraftSection {
+                    design: None,
                     name: section.to_string(),
                     position: None,
                     rotation: 0.0,

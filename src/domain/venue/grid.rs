@@ -48,6 +48,7 @@ pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
                 }
             }
             DraftSection {
+                design: None,
                 name: section.name.clone(),
                 position: None,
                 rotation: 0.0,

@@ -9,7 +9,7 @@ use super::checks::{
     DEFAULT_TIME_ZONE, DraftSection, Venue, check_flags, check_outline, check_tiers, default_rank,
     err, finish, local_coordinate_ok,
 };
-use super::model::{GaArea, LayoutError, SeatLayout, TierDef, VenueLayout};
+use super::model::{GaArea, LayoutError, Place, ProblemKind, SeatLayout, TierDef, VenueLayout};
 use crate::domain::geometry::{self, Point};
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::text::{self, MAX_LABEL_CHARS, MAX_NAME_CHARS};
@@ -54,6 +54,10 @@ struct JsonSection {
     curve: Option<f64>,
     /// In the section's own coordinates; none: drawn around its seats.
     outline: Option<Vec<[f64; 2]>>,
+    /// What the designer drew the section from (rows, spacing, numbering),
+    /// kept as it was given so the designer can lay it out again; the
+    /// seats are the truth.
+    design: Option<serde_json::Value>,
     rows: Vec<JsonRow>,
 }
 
@@ -87,16 +91,22 @@ struct JsonSeat {
     flags: Vec<String>,
 }
 
+/// The largest designer note a section may carry.
+const MAX_DESIGN_BYTES: usize = 4_096;
+
 /// The most seats one `count` row may lay out.
 const MAX_ROW_COUNT: u32 = 1_000;
 
 /// Parses and validates a JSON layout.
 pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
     let raw: JsonLayout = serde_json::from_str(text).map_err(|err| {
-        vec![LayoutError {
-            at: format!("line {}, column {}", err.line(), err.column()),
-            problem: err.to_string(),
-        }]
+        vec![
+            LayoutError::new(
+                format!("line {}, column {}", err.line(), err.column()),
+                err.to_string(),
+            )
+            .of_kind(ProblemKind::Syntax),
+        ]
     })?;
     let mut errors = Vec::new();
     let tiers = check_tiers(&raw.tiers, &mut errors, |i| format!("tiers[{i}]"));
@@ -111,7 +121,10 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         {
             errors.push(err(&at, problem));
         } else if !section_names.insert(section.name.clone()) {
-            errors.push(err(&at, format!("duplicate section {:?}", section.name)));
+            errors.push(
+                err(&at, format!("duplicate section {:?}", section.name))
+                    .of_kind(ProblemKind::DuplicateLabel),
+            );
         }
         // An origin, not a seat: a section whose seats start right of
         // its own origin may sit with that origin left of the venue's
@@ -165,10 +178,13 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             {
                 errors.push(err(&at, problem));
             } else if !row_labels.insert(row.label.clone()) {
-                errors.push(err(
-                    &at,
-                    format!("duplicate row {:?} in {:?}", row.label, section.name),
-                ));
+                errors.push(
+                    err(
+                        &at,
+                        format!("duplicate row {:?} in {:?}", row.label, section.name),
+                    )
+                    .of_kind(ProblemKind::DuplicateLabel),
+                );
             }
             let laid_out;
             let row_seats: &[JsonSeat] = match (&row.seats, row.count) {
@@ -245,16 +261,22 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 {
                     errors.push(err(&at, problem));
                 } else if !seat_labels.insert(seat.label.clone()) {
-                    errors.push(err(
-                        &at,
-                        format!(
-                            "duplicate seat {} {} {}",
-                            section.name, row.label, seat.label
-                        ),
-                    ));
+                    errors.push(
+                        err(
+                            &at,
+                            format!(
+                                "duplicate seat {} {} {}",
+                                section.name, row.label, seat.label
+                            ),
+                        )
+                        .of_kind(ProblemKind::DuplicateLabel),
+                    );
                 }
                 if !tiers.contains(seat.tier.as_str()) {
-                    errors.push(err(&at, format!("unknown tier {:?}", seat.tier)));
+                    errors.push(
+                        err(&at, format!("unknown tier {:?}", seat.tier))
+                            .of_kind(ProblemKind::Unpainted),
+                    );
                 }
                 let (x, y) = match (seat.x, seat.y) {
                     (Some(x), Some(y)) if local_coordinate_ok(x) && local_coordinate_ok(y) => {
@@ -296,7 +318,18 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 });
             }
         }
+        let design = section.design.clone().filter(|design| {
+            let fits = design.is_object() && design.to_string().len() <= MAX_DESIGN_BYTES;
+            if !fits {
+                errors.push(err(
+                    &format!("{at}.design"),
+                    format!("design must be an object of at most {MAX_DESIGN_BYTES} bytes"),
+                ));
+            }
+            fits
+        });
         sections.push(DraftSection {
+            design,
             name: section.name.clone(),
             position,
             rotation,
@@ -312,13 +345,15 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         } else if let Some(problem) = text::problem("the area name", &area.name, MAX_NAME_CHARS) {
             errors.push(err(&at, problem));
         } else if !section_names.insert(area.name.clone()) {
-            errors.push(err(
-                &at,
-                format!("{:?} is already a section or area", area.name),
-            ));
+            errors.push(
+                err(&at, format!("{:?} is already a section or area", area.name))
+                    .of_kind(ProblemKind::DuplicateLabel),
+            );
         }
         if !tiers.contains(area.tier.as_str()) {
-            errors.push(err(&at, format!("unknown tier {:?}", area.tier)));
+            errors.push(
+                err(&at, format!("unknown tier {:?}", area.tier)).of_kind(ProblemKind::Unpainted),
+            );
         }
         if area.capacity == 0 || area.capacity > 1_000_000 {
             errors.push(err(
@@ -350,6 +385,7 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             ),
         ));
     }
+    let area_names: Vec<String> = raw.ga_areas.iter().map(|a| a.name.clone()).collect();
     finish(
         Venue {
             name: raw.name,
@@ -361,4 +397,60 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         sections,
         errors,
     )
+    .map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|error| {
+                if error.place == Place::default() {
+                    let place = locate(&error.at, &raw.sections, &area_names);
+                    error.at_place(place)
+                } else {
+                    error
+                }
+            })
+            .collect()
+    })
+}
+
+/// The names a JSON path (`sections[2].rows[0].seats[5]`, `ga_areas[1]`)
+/// points at in the file as read.
+fn locate(at: &str, sections: &[JsonSection], area_names: &[String]) -> Place {
+    let index = |part: &str, name: &str| -> Option<usize> {
+        part.strip_prefix(name)?
+            .strip_prefix('[')?
+            .split(']')
+            .next()?
+            .parse()
+            .ok()
+    };
+    let mut parts = at.split('.');
+    let Some(first) = parts.next() else {
+        return Place::default();
+    };
+    if let Some(area) = index(first, "ga_areas").and_then(|a| area_names.get(a)) {
+        return Place {
+            section: Some(area.clone()),
+            ..Place::default()
+        };
+    }
+    let Some(section) = index(first, "sections").and_then(|s| sections.get(s)) else {
+        return Place::default();
+    };
+    let mut place = Place {
+        section: Some(section.name.clone()),
+        ..Place::default()
+    };
+    if let Some(row) = parts
+        .next()
+        .and_then(|part| index(part, "rows"))
+        .and_then(|r| section.rows.get(r))
+    {
+        place.row = Some(row.label.clone());
+        place.seat = parts
+            .next()
+            .and_then(|part| index(part, "seats"))
+            .and_then(|p| row.seats.as_ref()?.get(p))
+            .map(|seat| seat.label.clone());
+    }
+    place
 }

@@ -16,7 +16,9 @@ pub use checks::DEFAULT_TIME_ZONE;
 pub use csv::from_csv;
 pub use grid::from_grid;
 pub use json::from_json;
-pub use model::{GaArea, LayoutError, SeatLayout, SectionLayout, TierDef, VenueLayout};
+pub use model::{
+    GaArea, LayoutError, Place, ProblemKind, SeatLayout, SectionLayout, TierDef, VenueLayout,
+};
 
 /// Reads a layout file of either form: CSV when its name ends in `.csv`
 /// (the venue is then named after the file), JSON otherwise.

@@ -37,6 +37,8 @@ pub struct SectionLayout {
     pub placement: Placement,
     /// In the section's own coordinates.
     pub outline: Vec<Point>,
+    /// The designer's note of how it drew the section (see `json`).
+    pub design: Option<serde_json::Value>,
     pub seats: Vec<SeatLayout>,
 }
 
@@ -146,13 +148,17 @@ impl VenueLayout {
                         serde_json::json!({ "label": label, "seats": seats })
                     })
                     .collect();
-                serde_json::json!({
+                let mut section_json = serde_json::json!({
                     "name": section.name,
                     "position": {"x": section.placement.origin.x, "y": section.placement.origin.y},
                     "rotation": section.placement.rotation,
                     "outline": geometry::to_pairs(&section.outline),
                     "rows": rows,
-                })
+                });
+                if let Some(design) = &section.design {
+                    section_json["design"] = design.clone();
+                }
+                section_json
             })
             .collect();
         let ga_areas: Vec<serde_json::Value> = self
@@ -178,11 +184,67 @@ impl VenueLayout {
     }
 }
 
-/// One problem in a layout file, and where it is.
+/// One problem in a layout file, and where it is: `at` as the file says
+/// it (a JSON path, a CSV line), `place` as a person says it (section,
+/// row, seat), so the designer can point at it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutError {
     pub at: String,
     pub problem: String,
+    pub kind: ProblemKind,
+    pub place: Place,
+}
+
+impl LayoutError {
+    pub fn new(at: impl Into<String>, problem: impl Into<String>) -> LayoutError {
+        LayoutError {
+            at: at.into(),
+            problem: problem.into(),
+            kind: ProblemKind::Invalid,
+            place: Place::default(),
+        }
+    }
+
+    pub fn of_kind(mut self, kind: ProblemKind) -> LayoutError {
+        self.kind = kind;
+        self
+    }
+
+    pub fn at_place(mut self, place: Place) -> LayoutError {
+        self.place = place;
+        self
+    }
+}
+
+/// What sort of problem, for a program to act on; the words are for a
+/// person. A closed set: the OpenAPI document lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// Not JSON (or not CSV) of the layout's shape.
+    Syntax,
+    /// Two seats closer than a seat's width.
+    Overlap,
+    /// A section, row, seat, tier or area name given twice.
+    DuplicateLabel,
+    /// A seat or area whose tier is not one of the layout's tiers.
+    Unpainted,
+    /// A companion seat with no wheelchair space beside it.
+    CompanionAlone,
+    /// Any other value out of its rules.
+    Invalid,
+}
+
+/// Where a problem is, by name; each part absent when it does not apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct Place {
+    /// The section's (or standing area's) name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<String>,
 }
 
 impl std::fmt::Display for LayoutError {

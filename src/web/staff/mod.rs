@@ -11,6 +11,7 @@ pub mod reports;
 pub mod seats_api;
 pub mod sign_in;
 pub mod venues;
+pub mod venues_api;
 pub mod walk_up;
 pub mod webhooks;
 

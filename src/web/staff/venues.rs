@@ -143,10 +143,10 @@ async fn import(
     let name = file_name.clone();
     let parsed = tokio::task::spawn_blocking(move || match std::str::from_utf8(&bytes) {
         Ok(text) => venue::from_file(&name, text),
-        Err(_) => Err(vec![LayoutError {
-            at: name.clone(),
-            problem: "the file is not UTF-8 text".into(),
-        }]),
+        Err(_) => Err(vec![
+            LayoutError::new(name.clone(), "the file is not UTF-8 text")
+                .of_kind(venue::ProblemKind::Syntax),
+        ]),
     })
     .await
     .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("parsing a layout")))?;

@@ -1,0 +1,450 @@
+//! Moving an event to another version of its venue, and what staff may
+//! change in an event already on sale (a tier's price).
+//!
+//! A move rebuilds the event's seats in place: a seat the new version
+//! still has (same section, row and seat label) keeps its id and takes its
+//! new place, tier and flags; a seat it lacks is deleted, a new one
+//! inserted. It is allowed only while nothing in the event is sold, held
+//! or ordered, judged by one statement that locks every seat of the event,
+//! in the transaction that rebuilds them.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::audit::{self, Entry};
+use super::events::outline_column;
+use super::{GenericClient, Pool};
+use crate::domain::geometry;
+use crate::domain::ids::{Actor, EventId, VenueId};
+use crate::domain::venue::VenueLayout;
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
+
+/// What a move did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub from_version: i32,
+    pub version: i32,
+    /// Seats the new version still has, by section, row and label: their
+    /// ids (and so any page or hold naming them) stay good.
+    pub seats_kept: u64,
+    pub seats_added: u64,
+    pub seats_removed: u64,
+}
+
+/// Seats one statement writes (see `events::SEATS_PER_STATEMENT`).
+const SEATS_PER_STATEMENT: usize = 5_000;
+
+/// Judges and claims the move in one statement. The event row is already
+/// locked FOR UPDATE (claims and purchases take KEY SHARE on it, so every
+/// one in flight has finished and no new one starts); every seat and
+/// general-admission ticket of the event is locked too, in id order, for
+/// whatever changes seats without the event's lock (the expiry sweeper).
+const JUDGE_AND_MOVE: &str = "
+    WITH seat_states AS (
+        SELECT count(*) FILTER (WHERE status = 'SOLD') AS sold,
+               count(*) FILTER (WHERE status = 'HELD' AND held_until > now()) AS held
+          FROM (SELECT status, held_until FROM seats WHERE event_id = $1
+                 ORDER BY id FOR UPDATE) locked
+    ), ga_states AS (
+        SELECT coalesce(sum(quantity) FILTER (WHERE order_id IS NOT NULL), 0)::bigint AS sold,
+               coalesce(sum(quantity) FILTER (WHERE order_id IS NULL AND held_until > now()), 0)::bigint AS held
+          FROM (SELECT quantity, order_id, held_until FROM ga_tickets WHERE event_id = $1
+                 ORDER BY id FOR UPDATE) locked
+    ), ordered AS (
+        SELECT count(*) AS orders FROM orders WHERE event_id = $1
+    ), moved AS (
+        UPDATE events e
+           SET venue_version = $2, venue = $3, stage = $4, time_zone = $5
+          FROM seat_states, ga_states, ordered
+         WHERE e.id = $1
+           AND seat_states.sold + ga_states.sold = 0
+           AND seat_states.held + ga_states.held = 0
+           AND ordered.orders = 0
+        RETURNING e.id
+    )
+    SELECT seat_states.sold + ga_states.sold AS sold,
+           seat_states.held + ga_states.held AS held,
+           ordered.orders,
+           EXISTS (SELECT 1 FROM moved) AS moved
+      FROM seat_states, ga_states, ordered";
+
+/// Moves the event's seats to `version` of its venue. New tiers need a
+/// price in `prices` (minor units); a price given for a tier the event
+/// already has replaces it.
+pub async fn move_event(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    version: i32,
+    prices: &BTreeMap<String, i32>,
+) -> AppResult<Moved> {
+    let mut client = pool.get().await?;
+    let venue_id = event_venue(&client, event_id).await?;
+    let layout = super::venues::version_layout(&client, venue_id, version).await?;
+    let tx = client.transaction().await?;
+    let locked = tx
+        .query_opt(
+            "SELECT venue_version FROM events WHERE id = $1 FOR UPDATE",
+            &[&event_id],
+        )
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    let from_version: i32 = locked.get(0);
+    let judged = tx
+        .query_one(
+            JUDGE_AND_MOVE,
+            &[
+                &event_id,
+                &version,
+                &layout.name,
+                &outline_column(&layout.stage),
+                &layout.time_zone,
+            ],
+        )
+        .await?;
+    if !judged.get::<_, bool>("moved") {
+        return Err(AppError::Conflict(Conflict::EventHasSales {
+            sold_seats: judged.get("sold"),
+            held_seats: judged.get("held"),
+            orders: judged.get("orders"),
+        }));
+    }
+    let tier_ids = rebuild_tiers(&tx, event_id, &layout, prices).await?;
+    let counts = rebuild_seats(&tx, event_id, &layout).await?;
+    rebuild_areas(&tx, event_id, &layout, &tier_ids).await?;
+    let codes: Vec<&str> = layout.tiers.iter().map(|t| t.code.as_str()).collect();
+    tx.execute(
+        "DELETE FROM price_tiers WHERE event_id = $1 AND NOT (code = ANY($2))",
+        &[&event_id, &codes],
+    )
+    .await?;
+    let moved = Moved {
+        from_version,
+        version,
+        ..counts
+    };
+    audit::record(
+        &tx,
+        Entry {
+            actor: Some(actor),
+            action: "move_to_venue_version",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: format!(
+                "version {} to {}: {} seats kept, {} added, {} removed",
+                moved.from_version,
+                moved.version,
+                moved.seats_kept,
+                moved.seats_added,
+                moved.seats_removed
+            ),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    // New seats the planner has not seen (see `events::create`).
+    client.batch_execute("ANALYZE seats").await?;
+    Ok(moved)
+}
+
+async fn event_venue(client: &impl GenericClient, event_id: EventId) -> AppResult<VenueId> {
+    let row = client
+        .query_opt("SELECT venue_id FROM events WHERE id = $1", &[&event_id])
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    row.get::<_, Option<VenueId>>(0)
+        .ok_or(AppError::Conflict(Conflict::NotAVenueEvent))
+}
+
+/// The layout's tiers, by code: kept tiers keep their price unless one is
+/// given, new tiers must be given one.
+async fn rebuild_tiers(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    layout: &VenueLayout,
+    prices: &BTreeMap<String, i32>,
+) -> AppResult<HashMap<String, i64>> {
+    if let Some(code) = prices
+        .keys()
+        .find(|code| !layout.tiers.iter().any(|t| &t.code == *code))
+    {
+        return Err(AppError::Invalid(Invalid::VenueHasNoTier(code.clone())));
+    }
+    let existing: HashMap<String, i32> = tx
+        .query(
+            "SELECT code, price_cents FROM price_tiers WHERE event_id = $1",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    let mut ids = HashMap::new();
+    for (order, tier) in layout.tiers.iter().enumerate() {
+        let price = prices
+            .get(&tier.code)
+            .or_else(|| existing.get(&tier.code))
+            .copied()
+            .ok_or_else(|| {
+                AppError::Invalid(Invalid::MissingPrice {
+                    tier: tier.name.clone(),
+                })
+            })?;
+        let row = tx
+            .query_one(
+                "INSERT INTO price_tiers (event_id, code, name, price_cents, sort_order)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (event_id, code) DO UPDATE
+                    SET name = EXCLUDED.name, price_cents = EXCLUDED.price_cents,
+                        sort_order = EXCLUDED.sort_order
+                 RETURNING id",
+                &[&event_id, &tier.code, &tier.name, &price, &(order as i32)],
+            )
+            .await?;
+        ids.insert(tier.code.clone(), row.get(0));
+    }
+    Ok(ids)
+}
+
+async fn rebuild_seats(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    layout: &VenueLayout,
+) -> AppResult<Moved> {
+    let mut section_ids = Vec::with_capacity(layout.sections.len());
+    for (order, section) in layout.sections.iter().enumerate() {
+        let row = tx
+            .query_one(
+                "INSERT INTO sections (event_id, name, sort_order, outline)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (event_id, name) DO UPDATE
+                    SET sort_order = EXCLUDED.sort_order, outline = EXCLUDED.outline
+                 RETURNING id",
+                &[
+                    &event_id,
+                    &section.name,
+                    &(order as i32),
+                    &outline_column(&section.venue_outline()),
+                ],
+            )
+            .await?;
+        section_ids.push(row.get::<_, i64>(0));
+    }
+    let seats = layout.seat_specs();
+    if seats.iter().any(|s| s.position < 0) {
+        return Err(anyhow::anyhow!("a layout seat has a negative position").into());
+    }
+    // Every held seat has lapsed (the judge refused live ones): free them,
+    // and every lapsed general-admission ticket.
+    tx.execute(
+        "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
+          WHERE event_id = $1 AND status = 'HELD'",
+        &[&event_id],
+    )
+    .await?;
+    tx.execute("DELETE FROM ga_tickets WHERE event_id = $1", &[&event_id])
+        .await?;
+    tx.execute(
+        "UPDATE ga_areas SET held = 0 WHERE event_id = $1",
+        &[&event_id],
+    )
+    .await?;
+    let section_col: Vec<i64> = seats.iter().map(|s| section_ids[s.section_index]).collect();
+    let row_col: Vec<&str> = seats.iter().map(|s| s.row_label.as_str()).collect();
+    let label_col: Vec<&str> = seats.iter().map(|s| s.seat_label.as_str()).collect();
+    let removed = tx
+        .execute(
+            "DELETE FROM seats s
+              WHERE s.event_id = $1
+                AND NOT EXISTS (
+                    SELECT 1 FROM unnest($2::bigint[], $3::text[], $4::text[])
+                                  AS l(section_id, row_label, seat_label)
+                     WHERE l.section_id = s.section_id AND l.row_label = s.row_label
+                       AND l.seat_label = s.seat_label)",
+            &[&event_id, &section_col, &row_col, &label_col],
+        )
+        .await?;
+    let names: Vec<&str> = layout.sections.iter().map(|s| s.name.as_str()).collect();
+    tx.execute(
+        "DELETE FROM sections WHERE event_id = $1 AND NOT (name = ANY($2))",
+        &[&event_id, &names],
+    )
+    .await?;
+    // Kept seats may swap places along a row: out of the way first, so no
+    // two share (section, row, position) while they move.
+    tx.execute(
+        "UPDATE seats SET position = -1 - position WHERE event_id = $1",
+        &[&event_id],
+    )
+    .await?;
+    let update = tx
+        .prepare(
+            "UPDATE seats s
+                SET tier_id = t.id, row_index = l.row_index, position = l.position,
+                    x = l.x, y = l.y, rank = l.rank,
+                    accessibility = coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
+               FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
+                           $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
+                    AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags)
+               JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
+              WHERE s.section_id = l.section_id AND s.row_label = l.row_label
+                AND s.seat_label = l.seat_label",
+        )
+        .await?;
+    let insert = tx
+        .prepare(
+            "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
+                                row_index, position, x, y, rank, accessibility)
+             SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
+                    l.row_index, l.position, l.x, l.y, l.rank,
+                    coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
+               FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
+                           $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
+                    WITH ORDINALITY
+                    AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
+               JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
+              WHERE NOT EXISTS (SELECT 1 FROM seats s
+                                 WHERE s.section_id = l.section_id AND s.row_label = l.row_label
+                                   AND s.seat_label = l.seat_label)
+              ORDER BY l.ord",
+        )
+        .await?;
+    let (mut kept, mut added) = (0, 0);
+    for batch in seats.chunks(SEATS_PER_STATEMENT) {
+        let section_col: Vec<i64> = batch.iter().map(|s| section_ids[s.section_index]).collect();
+        let tier_col: Vec<&str> = batch.iter().map(|s| s.tier.as_str()).collect();
+        let row_col: Vec<&str> = batch.iter().map(|s| s.row_label.as_str()).collect();
+        let label_col: Vec<&str> = batch.iter().map(|s| s.seat_label.as_str()).collect();
+        let row_index_col: Vec<i32> = batch.iter().map(|s| s.row_index).collect();
+        let position_col: Vec<i32> = batch.iter().map(|s| s.position).collect();
+        let x_col: Vec<f32> = batch.iter().map(|s| s.x).collect();
+        let y_col: Vec<f32> = batch.iter().map(|s| s.y).collect();
+        let rank_col: Vec<i32> = batch.iter().map(|s| s.rank).collect();
+        let flags_col: Vec<String> = batch
+            .iter()
+            .map(|s| {
+                s.flags
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
+            &event_id,
+            &section_col,
+            &tier_col,
+            &row_col,
+            &label_col,
+            &row_index_col,
+            &position_col,
+            &x_col,
+            &y_col,
+            &rank_col,
+            &flags_col,
+        ];
+        kept += tx.execute(&update, &params).await?;
+        added += tx.execute(&insert, &params).await?;
+    }
+    if kept + added != seats.len() as u64 {
+        return Err(anyhow::anyhow!(
+            "rebuilt {} of {} seats (a tier the layout names is missing)",
+            kept + added,
+            seats.len()
+        )
+        .into());
+    }
+    Ok(Moved {
+        from_version: 0,
+        version: 0,
+        seats_kept: kept,
+        seats_added: added,
+        seats_removed: removed,
+    })
+}
+
+async fn rebuild_areas(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    layout: &VenueLayout,
+    tier_ids: &HashMap<String, i64>,
+) -> AppResult<()> {
+    let names: Vec<&str> = layout.ga_areas.iter().map(|a| a.name.as_str()).collect();
+    tx.execute(
+        "DELETE FROM ga_areas WHERE event_id = $1 AND NOT (name = ANY($2))",
+        &[&event_id, &names],
+    )
+    .await?;
+    for (order, area) in layout.ga_areas.iter().enumerate() {
+        let outline = area
+            .outline
+            .as_ref()
+            .map(|o| geometry::flatten(&geometry::from_pairs(o)));
+        let tier_id = tier_ids
+            .get(&area.tier)
+            .ok_or_else(|| anyhow::anyhow!("area {:?} names a tier it lacks", area.name))?;
+        tx.execute(
+            "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order, outline)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (event_id, name) DO UPDATE
+                SET tier_id = EXCLUDED.tier_id, capacity = EXCLUDED.capacity,
+                    sort_order = EXCLUDED.sort_order, outline = EXCLUDED.outline",
+            &[
+                &event_id,
+                &area.name,
+                tier_id,
+                &(area.capacity as i32),
+                &(order as i32),
+                &outline,
+            ],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// A tier's new price, for seats not yet sold: a sold seat's order line
+/// and ticket keep the price it was sold for. Audited.
+pub async fn set_tier_price(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    code: &str,
+    price_cents: i32,
+) -> AppResult<i32> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let row = tx
+        .query_opt(
+            "WITH before AS (
+                 SELECT id, price_cents FROM price_tiers WHERE event_id = $1 AND code = $2 FOR UPDATE)
+             UPDATE price_tiers t SET price_cents = $3 FROM before
+              WHERE t.id = before.id RETURNING before.price_cents",
+            &[&event_id, &code, &price_cents],
+        )
+        .await?;
+    let Some(row) = row else {
+        return Err(if super::events::exists(&tx, event_id).await? {
+            AppError::Invalid(Invalid::UnknownTier(code.to_string()))
+        } else {
+            AppError::NotFound(Missing::Event)
+        });
+    };
+    let before: i32 = row.get(0);
+    audit::record(
+        &tx,
+        Entry {
+            actor: Some(actor),
+            action: "set_tier_price",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: format!("tier {code}: {before} to {price_cents} (minor units)"),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(before)
+}

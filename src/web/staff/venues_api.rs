@@ -1,0 +1,314 @@
+//! The staff JSON API for venues: read a venue's latest layout with its
+//! ETag, save a new version over the one you read (`If-Match`), create a
+//! venue, read a layout file into the canonical form (the designer's
+//! import), move an event to another version, and reprice a tier.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::db;
+use crate::domain::ids::{EventId, VenueId};
+use crate::domain::venue::{self, VenueLayout};
+use crate::error::{AppError, AppResult, Invalid};
+use crate::web::auth::StaffCaller;
+use crate::web::error::responses;
+use crate::web::extract::{ApiJson, IdPath, QueryInput};
+use crate::web::state::AppState;
+
+/// The largest layout accepted (the 20,000-seat arena's JSON is ~2 MB).
+pub const MAX_LAYOUT_BYTES: usize = 16 * 1024 * 1024;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_layout, put_layout))
+        .routes(routes!(create_venue))
+        .routes(routes!(read_layout_file))
+        .routes(routes!(move_event))
+        .routes(routes!(set_tier_price))
+        .layer(DefaultBodyLimit::max(MAX_LAYOUT_BYTES))
+}
+
+/// A version's entity tag: strong, as the bytes of a version never change.
+pub fn etag(version: i32) -> String {
+    format!("\"v{version}\"")
+}
+
+/// The version an `If-Match` names: None for `*` (whatever is there);
+/// a tag of no version of ours can match nothing, so it reads as version 0.
+fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
+    let value = headers
+        .get(header::IF_MATCH)
+        .ok_or(AppError::PreconditionRequired)?;
+    let text = value.to_str().unwrap_or("").trim();
+    if text == "*" {
+        return Ok(None);
+    }
+    let version = text
+        .trim_start_matches("W/")
+        .trim_matches('"')
+        .strip_prefix('v')
+        .and_then(|n| n.parse::<i32>().ok())
+        .filter(|n| *n >= 1)
+        .unwrap_or(0);
+    Ok(Some(version))
+}
+
+/// Validates a layout off the async runtime (the arena is 20,000 seats).
+async fn validated(body: serde_json::Value) -> AppResult<VenueLayout> {
+    tokio::task::spawn_blocking(move || venue::from_json(&body.to_string()))
+        .await
+        .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("validating a layout")))?
+        .map_err(AppError::InvalidLayout)
+}
+
+fn with_etag(status: StatusCode, version: i32, body: impl Serialize) -> Response {
+    let mut response = (status, Json(body)).into_response();
+    if let Ok(value) = HeaderValue::from_str(&etag(version)) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct VenueVersion {
+    id: VenueId,
+    version: i32,
+}
+
+#[utoipa::path(get, path = "/api/staff/venues/{venue_id}/layout", tag = "staff",
+    params(("venue_id" = i64, Path)),
+    responses(
+        (status = 200, description = "The latest version's layout (static/venue-layout.schema.json), its version in the ETag",
+            body = Object, headers(("ETag" = String, description = "\"v<version>\""))),
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Unavailable,))]
+pub(crate) async fn get_layout(
+    State(state): State<AppState>,
+    IdPath(venue_id): IdPath<VenueId>,
+    _staff: StaffCaller,
+) -> AppResult<Response> {
+    let (text, version) = db::venues::latest_json(&state.pool.get().await?, venue_id).await?;
+    let mut response = (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        text,
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(&etag(version)) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    Ok(response)
+}
+
+#[utoipa::path(put, path = "/api/staff/venues/{venue_id}/layout", tag = "staff",
+    params(("venue_id" = i64, Path),
+           ("If-Match" = String, Header, description = "The ETag of the version this replaces, or *")),
+    request_body(content = Object, description = "A layout (static/venue-layout.schema.json)"),
+    responses(
+        (status = 200, description = "Saved as a new version", body = VenueVersion,
+            headers(("ETag" = String, description = "\"v<version>\""))),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::PreconditionFailed,
+        responses::PreconditionRequired,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn put_layout(
+    State(state): State<AppState>,
+    IdPath(venue_id): IdPath<VenueId>,
+    staff: StaffCaller,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<serde_json::Value>,
+) -> AppResult<Response> {
+    let seen = if_match(&headers)?;
+    let layout = validated(body).await?;
+    let version = db::venues::save(&state.pool, venue_id, seen, &layout, staff.actor).await?;
+    Ok(with_etag(
+        StatusCode::OK,
+        version,
+        VenueVersion {
+            id: venue_id,
+            version,
+        },
+    ))
+}
+
+#[utoipa::path(post, path = "/api/staff/venues", tag = "staff",
+    request_body(content = Object, description = "A layout (static/venue-layout.schema.json)"),
+    responses(
+        (status = 201, description = "Created, as version 1", body = VenueVersion,
+            headers(("ETag" = String, description = "\"v1\""))),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn create_venue(
+    State(state): State<AppState>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<serde_json::Value>,
+) -> AppResult<Response> {
+    let layout = validated(body).await?;
+    let id = db::venues::import(&state.pool.get().await?, &layout, staff.actor.staff_id()).await?;
+    Ok(with_etag(
+        StatusCode::CREATED,
+        1,
+        VenueVersion { id, version: 1 },
+    ))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub(crate) struct FileQuery {
+    /// The file's name: one ending in `.csv` is read as CSV (and names the
+    /// venue), anything else as JSON.
+    #[param(max_length = 200)]
+    file_name: String,
+}
+
+#[utoipa::path(post, path = "/api/staff/layouts/read", tag = "staff",
+    params(FileQuery),
+    request_body(content = String, content_type = "text/plain", description = "The file's text"),
+    responses(
+        (status = 200, description = "The layout in its canonical form, every seat placed", body = Object),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn read_layout_file(
+    _staff: StaffCaller,
+    QueryInput(query): QueryInput<FileQuery>,
+    body: String,
+) -> AppResult<Json<serde_json::Value>> {
+    let parsed = tokio::task::spawn_blocking(move || {
+        venue::from_file(&query.file_name, &body).map(|layout| layout.to_json())
+    })
+    .await
+    .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("reading a layout")))?;
+    parsed.map(Json).map_err(AppError::InvalidLayout)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MoveBody {
+    /// The venue version to build the event's seats from.
+    #[schema(minimum = 1)]
+    version: i32,
+    /// Prices (minor units) for tiers the event lacks, or to replace.
+    #[serde(default)]
+    prices: BTreeMap<String, i32>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct MovedJson {
+    event_id: EventId,
+    from_version: i32,
+    version: i32,
+    seats_kept: u64,
+    seats_added: u64,
+    seats_removed: u64,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/venue-version", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = MoveBody,
+    responses(
+        (status = 200, description = "The event's seats are rebuilt from that version", body = MovedJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        (status = 409, description = "`event_has_sales` (with `sold_seats`, `held_seats`, `orders`), or not built from a venue", body = crate::web::error::ErrorBody),
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn move_event(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<MoveBody>,
+) -> AppResult<Json<MovedJson>> {
+    if let Some((code, _)) = body.prices.iter().find(|(_, cents)| **cents < 0) {
+        return Err(AppError::Invalid(Invalid::Price {
+            tier: code.clone(),
+            text: "below zero".into(),
+        }));
+    }
+    let moved = db::venue_move::move_event(
+        &state.pool,
+        staff.actor,
+        event_id,
+        body.version,
+        &body.prices,
+    )
+    .await?;
+    Ok(Json(MovedJson {
+        event_id,
+        from_version: moved.from_version,
+        version: moved.version,
+        seats_kept: moved.seats_kept,
+        seats_added: moved.seats_added,
+        seats_removed: moved.seats_removed,
+    }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PriceBody {
+    /// In the event currency's minor units.
+    #[schema(minimum = 0)]
+    price_cents: i32,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct PriceJson {
+    code: String,
+    price_cents: i32,
+    /// What it was; seats sold before keep that.
+    was_cents: i32,
+}
+
+#[utoipa::path(put, path = "/api/staff/events/{event_id}/tiers/{code}/price", tag = "staff",
+    params(("event_id" = i64, Path), ("code" = String, Path)), request_body = PriceBody,
+    responses(
+        (status = 200, description = "The tier's price for seats not yet sold", body = PriceJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn set_tier_price(
+    State(state): State<AppState>,
+    IdPath((event_id, code)): IdPath<(EventId, String)>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<PriceBody>,
+) -> AppResult<Json<PriceJson>> {
+    if body.price_cents < 0 {
+        return Err(AppError::Invalid(Invalid::Price {
+            tier: code,
+            text: body.price_cents.to_string(),
+        }));
+    }
+    let was_cents =
+        db::venue_move::set_tier_price(&state.pool, staff.actor, event_id, &code, body.price_cents)
+            .await?;
+    Ok(Json(PriceJson {
+        code,
+        price_cents: body.price_cents,
+        was_cents,
+    }))
+}

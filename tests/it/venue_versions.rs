@@ -1,0 +1,557 @@
+//! Versioned venues (issue 29): the layout contract (ETag, If-Match, 412,
+//! 428, 422 with places), two managers saving at once, moving an event to
+//! a new version (refused while anything is sold or held, raced against a
+//! buyer's claim in both orders), and repricing a tier on sale.
+
+use std::collections::BTreeMap;
+
+use reqwest::StatusCode;
+use reqwest::header::{ETAG, IF_MATCH};
+use serde_json::{Value, json};
+
+use crate::staff::staff;
+use crate::support::{Api, TestApp, spawn_app};
+use seatmap::domain::venue::from_json;
+
+/// A small hall: rows A and B of four seats, one tier.
+fn small_hall(name: &str) -> Value {
+    let row = |label: &str, y: f64| {
+        json!({"label": label, "seats": (1..=4).map(|n| json!({
+            "label": n.to_string(), "tier": "std", "x": f64::from(n) * 30.0, "y": y,
+        })).collect::<Vec<_>>()})
+    };
+    json!({
+        "name": name,
+        "tiers": [{"code": "std", "name": "Standard"}],
+        "sections": [{"name": "Stalls", "position": {"x": 100, "y": 200},
+                      "rows": [row("A", 0.0), row("B", 30.0)]}],
+    })
+}
+
+async fn put_layout(
+    client: &Api,
+    venue_id: i64,
+    if_match: Option<&str>,
+    layout: &Value,
+) -> (StatusCode, Option<String>, Value) {
+    let mut request = client
+        .http
+        .put(format!(
+            "{}/api/staff/venues/{venue_id}/layout",
+            client.base
+        ))
+        .json(layout);
+    if let Some(tag) = if_match {
+        request = request.header(IF_MATCH, tag);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let tag = response
+        .headers()
+        .get(ETAG)
+        .map(|t| t.to_str().unwrap().to_string());
+    (status, tag, response.json().await.unwrap_or(Value::Null))
+}
+
+async fn get_layout(client: &Api, venue_id: i64) -> (StatusCode, Option<String>, String) {
+    let response = client
+        .http
+        .get(format!(
+            "{}/api/staff/venues/{venue_id}/layout",
+            client.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let tag = response
+        .headers()
+        .get(ETAG)
+        .map(|t| t.to_str().unwrap().to_string());
+    (status, tag, response.text().await.unwrap())
+}
+
+async fn create_venue(client: &Api, layout: &Value) -> i64 {
+    let (status, body) = client.post("/api/staff/venues", layout.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["version"], 1);
+    body["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn the_layout_contract_versions_refuses_stale_and_blind_writes_and_points_at_problems() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+
+    let (status, _) = app
+        .buyer()
+        .post("/api/staff/venues", small_hall("Anon Hall"))
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let venue_id = create_venue(&manager, &small_hall("Contract Hall")).await;
+    let (status, tag, text) = get_layout(&manager, venue_id).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(tag.as_deref(), Some("\"v1\""));
+    assert_eq!(
+        from_json(&text).unwrap(),
+        from_json(&small_hall("Contract Hall").to_string()).unwrap()
+    );
+
+    let mut renamed = small_hall("Contract Hall");
+    renamed["sections"][0]["name"] = json!("Orchestra");
+    let (status, _, body) = put_layout(&manager, venue_id, None, &renamed).await;
+    assert_eq!(status, StatusCode::PRECONDITION_REQUIRED, "{body}");
+    assert_eq!(body["error"], "precondition_required");
+
+    let (status, tag, body) = put_layout(&manager, venue_id, Some("\"v1\""), &renamed).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (body["version"].as_i64(), tag.as_deref()),
+        (Some(2), Some("\"v2\""))
+    );
+
+    // A save over version 1 now is stale: refused, and version 2 stays.
+    let (status, _, body) = put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &small_hall("Contract Hall"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED, "{body}");
+    assert_eq!(
+        (body["error"].as_str(), body["version"].as_i64()),
+        (Some("stale_layout"), Some(2))
+    );
+    let (_, tag, text) = get_layout(&manager, venue_id).await;
+    assert_eq!(tag.as_deref(), Some("\"v2\""));
+    assert!(text.contains("Orchestra"), "{text}");
+
+    // Every problem, typed and placed: a duplicate seat, an unpainted
+    // seat, two seats in one spot, a companion seat alone.
+    let mut broken = small_hall("Contract Hall");
+    broken["sections"][0]["rows"][0]["seats"][1]["label"] = json!("1");
+    broken["sections"][0]["rows"][1]["seats"][2]["tier"] = json!("gold");
+    let (status, _, body) = put_layout(&manager, venue_id, Some("\"v2\""), &broken).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"], "invalid_layout");
+    let problems = body["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().any(|p| p["kind"] == "duplicate_label"
+            && p["section"] == "Stalls"
+            && p["row"] == "A"
+            && p["seat"] == "1"
+            && p["at"] == "sections[0].rows[0].seats[1]"),
+        "{body}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["kind"] == "unpainted" && p["row"] == "B" && p["seat"] == "3"),
+        "{body}"
+    );
+    let mut crowded = small_hall("Contract Hall");
+    crowded["sections"][0]["rows"][1]["seats"][0]["y"] = json!(2.0);
+    crowded["sections"][0]["rows"][0]["seats"][3]["flags"] = json!(["companion"]);
+    let (status, _, body) = put_layout(&manager, venue_id, Some("\"v2\""), &crowded).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let kinds: Vec<&str> = body["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["overlap", "companion_alone"], "{body}");
+    assert_eq!(body["problems"][0]["row"], "B", "{body}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM venue_versions WHERE venue_id = {venue_id}"
+        ))
+        .await,
+        2
+    );
+    // A save may rename the venue, but not to another venue's name.
+    create_venue(&manager, &small_hall("Other Hall")).await;
+    let (status, _, body) = put_layout(
+        &manager,
+        venue_id,
+        Some("\"v2\""),
+        &small_hall("Other Hall"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::CONFLICT, Some("venue_exists"))
+    );
+}
+
+#[tokio::test]
+async fn two_managers_saving_the_same_version_one_wins_the_other_is_told() {
+    let app = spawn_app().await;
+    let first = staff(&app, "first").await;
+    let second = staff(&app, "second").await;
+    let venue_id = create_venue(&first, &small_hall("Busy Hall")).await;
+    for round in 1..=5 {
+        let seen = format!("\"v{round}\"");
+        let mut mine = small_hall("Busy Hall");
+        mine["sections"][0]["name"] = json!(format!("First {round}"));
+        let mut theirs = small_hall("Busy Hall");
+        theirs["sections"][0]["name"] = json!(format!("Second {round}"));
+        let (a, b) = tokio::join!(
+            put_layout(&first, venue_id, Some(&seen), &mine),
+            put_layout(&second, venue_id, Some(&seen), &theirs)
+        );
+        let mut statuses = [a.0, b.0];
+        statuses.sort();
+        assert_eq!(
+            statuses,
+            [StatusCode::OK, StatusCode::PRECONDITION_FAILED],
+            "round {round}: {a:?} {b:?}"
+        );
+        let winner = if a.0 == StatusCode::OK {
+            "First"
+        } else {
+            "Second"
+        };
+        let (_, tag, text) = get_layout(&first, venue_id).await;
+        assert_eq!(tag, Some(format!("\"v{}\"", round + 1)));
+        assert!(text.contains(&format!("{winner} {round}")), "{text}");
+    }
+}
+
+/// An event on a venue made through the API, and the venue's id.
+async fn event_on_new_venue(app: &TestApp, manager: &Api, name: &str) -> (i64, i64) {
+    let venue_id = create_venue(manager, &small_hall(name)).await;
+    let plan = seatmap::db::venues::EventPlan {
+        venue_id: seatmap::domain::ids::VenueId(venue_id),
+        name: format!("{name} night"),
+        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
+        on_sale_at: None,
+        prices: BTreeMap::from([("std".to_string(), 2_000)]),
+        currency: "EUR".into(),
+    };
+    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
+        .await
+        .unwrap();
+    (venue_id, event_id.0)
+}
+
+/// Version 2 of the small hall: A1 moves right by 5, B4 is gone, row C
+/// (a new tier, VIP) is added behind.
+fn second_version(name: &str) -> Value {
+    let mut layout = small_hall(name);
+    layout["tiers"] = json!([{"code": "std", "name": "Standard"}, {"code": "vip", "name": "VIP"}]);
+    layout["sections"][0]["rows"][0]["seats"][0]["x"] = json!(35.0);
+    layout["sections"][0]["rows"][1]["seats"]
+        .as_array_mut()
+        .unwrap()
+        .pop();
+    layout["sections"][0]["rows"].as_array_mut().unwrap().push(
+        json!({"label": "C", "seats": [{"label": "1", "tier": "vip", "x": 30.0, "y": 60.0}]}),
+    );
+    layout
+}
+
+async fn seat_id(app: &TestApp, event_id: i64, row: &str, label: &str) -> Option<i64> {
+    app.sql()
+        .await
+        .query_opt(
+            "SELECT id FROM seats WHERE event_id = $1 AND row_label = $2 AND seat_label = $3",
+            &[&event_id, &row, &label],
+        )
+        .await
+        .unwrap()
+        .map(|r| r.get(0))
+}
+
+async fn seat_x(app: &TestApp, seat: i64) -> f32 {
+    app.sql()
+        .await
+        .query_one("SELECT x FROM seats WHERE id = $1", &[&seat])
+        .await
+        .unwrap()
+        .get(0)
+}
+
+#[tokio::test]
+async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Moving Hall").await;
+    let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let x_before = seat_x(&app, a1).await;
+    let (status, _, _) = put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &second_version("Moving Hall"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let path = format!("/api/staff/events/{event_id}/venue-version");
+
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event_id, &[a1]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (status, body) = manager
+        .post(&path, json!({"version": 2, "prices": {"vip": 9000}}))
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        (
+            body["error"].as_str(),
+            body["held_seats"].as_i64(),
+            body["sold_seats"].as_i64()
+        ),
+        (Some("event_has_sales"), Some(1), Some(0))
+    );
+    assert_eq!(
+        seat_x(&app, a1).await,
+        x_before,
+        "a refused move changes nothing"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {event_id}"
+        ))
+        .await,
+        8
+    );
+
+    // Once the hold has lapsed there is nothing live: the move goes ahead,
+    // but a new tier needs its price.
+    app.lapse_hold(&hold["hold_id"]).await;
+    let (status, body) = manager.post(&path, json!({"version": 2})).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("missing_price")),
+        "{body}"
+    );
+    let (status, body) = manager
+        .post(&path, json!({"version": 3, "prices": {"vip": 9000}}))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = manager
+        .post(&path, json!({"version": 2, "prices": {"vip": 9000}}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (
+            body["seats_kept"].as_i64(),
+            body["seats_added"].as_i64(),
+            body["seats_removed"].as_i64()
+        ),
+        (Some(7), Some(1), Some(1)),
+        "{body}"
+    );
+    assert_eq!(
+        seat_id(&app, event_id, "A", "1").await,
+        Some(a1),
+        "a kept seat keeps its id"
+    );
+    assert_eq!(seat_x(&app, a1).await, x_before + 5.0);
+    assert_eq!(seat_id(&app, event_id, "B", "4").await, None);
+    let c1 = seat_id(&app, event_id, "C", "1").await.unwrap();
+    let (status, hold) = buyer.hold(event_id, &[c1]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT price_cents::bigint FROM price_tiers WHERE event_id = {event_id} AND code = 'vip'"
+        ))
+        .await,
+        9_000
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'move_to_venue_version'"
+        ))
+        .await,
+        1
+    );
+    app.no_breaches().await;
+}
+
+/// Both orders of a move and a buyer's claim, forced with locks: a claim
+/// that commits first makes the move refuse; a claim that comes while the
+/// move is under way waits for it and lands on the rebuilt seat (same id,
+/// new place), or finds a removed seat gone. Never a hold on a seat that
+/// no longer exists.
+#[tokio::test]
+async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seats() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+
+    // Claim first: a claim's transaction in flight (the event's key-share
+    // lock and its seat held, not yet committed), then the move.
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Race Hall One").await;
+    put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &second_version("Race Hall One"),
+    )
+    .await;
+    let a2 = seat_id(&app, event_id, "A", "2").await.unwrap();
+    let mut claimant = app.own_connection().await;
+    let claim = claimant.transaction().await.unwrap();
+    claim
+        .execute(
+            "SELECT 1 FROM events WHERE id = $1 FOR KEY SHARE",
+            &[&event_id],
+        )
+        .await
+        .unwrap();
+    let hold_id = uuid::Uuid::new_v4();
+    claim
+        .execute(
+            "INSERT INTO holds (id, event_id, buyer_id, expires_at) VALUES ($1, $2, $3, now() + interval '10 minutes')",
+            &[&hold_id, &event_id, &uuid::Uuid::new_v4()],
+        )
+        .await
+        .unwrap();
+    claim
+        .execute(
+            "UPDATE seats SET status = 'HELD', hold_id = $1, held_until = now() + interval '10 minutes'
+              WHERE id = $2 AND status = 'AVAILABLE'",
+            &[&hold_id, &a2],
+        )
+        .await
+        .unwrap();
+    let mover = manager.clone();
+    let path = format!("/api/staff/events/{event_id}/venue-version");
+    let move_request = {
+        let path = path.clone();
+        tokio::spawn(async move {
+            mover
+                .post(&path, json!({"version": 2, "prices": {"vip": 9000}}))
+                .await
+        })
+    };
+    app.lock_waiter("FOR UPDATE").await;
+    claim.commit().await.unwrap();
+    let (status, body) = move_request.await.unwrap();
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["held_seats"], 1, "{body}");
+
+    // Move first: the move is under way (held up on one seat's lock, the
+    // event locked), a buyer's claim on A1 and one on B4 (which version 2
+    // removes) wait behind it, then the move commits.
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Race Hall Two").await;
+    put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &second_version("Race Hall Two"),
+    )
+    .await;
+    let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let b4 = seat_id(&app, event_id, "B", "4").await.unwrap();
+    let a3 = seat_id(&app, event_id, "A", "3").await.unwrap();
+    let x_before = seat_x(&app, a1).await;
+    let mut blocker = app.own_connection().await;
+    let block = blocker.transaction().await.unwrap();
+    block
+        .execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&a3])
+        .await
+        .unwrap();
+    let path = format!("/api/staff/events/{event_id}/venue-version");
+    let mover = manager.clone();
+    let move_request = tokio::spawn(async move {
+        mover
+            .post(&path, json!({"version": 2, "prices": {"vip": 9000}}))
+            .await
+    });
+    app.lock_waiter("ORDER BY id FOR UPDATE").await;
+    let (first, second) = (app.buyer(), app.buyer());
+    let claim_kept = tokio::spawn(async move { first.hold(event_id, &[a1]).await });
+    let claim_removed = tokio::spawn(async move { second.hold(event_id, &[b4]).await });
+    app.lock_waiters("FOR KEY SHARE", 2).await;
+    block.commit().await.unwrap();
+    let (status, body) = move_request.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, hold) = claim_kept.await.unwrap();
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    assert_eq!(
+        seat_x(&app, a1).await,
+        x_before + 5.0,
+        "the claim landed on the rebuilt seat"
+    );
+    let (status, body) = claim_removed.await.unwrap();
+    assert!(status.is_client_error(), "{status} {body}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {event_id} AND status = 'HELD'"
+        ))
+        .await,
+        1
+    );
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_price() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (_, event_id) = event_on_new_venue(&app, &manager, "Price Hall").await;
+    let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let a2 = seat_id(&app, event_id, "A", "2").await.unwrap();
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event_id, &[a1]).await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+
+    let path = format!("/api/staff/events/{event_id}/tiers/std/price");
+    let response = manager
+        .http
+        .put(format!("{}{path}", manager.base))
+        .json(&json!({"price_cents": 2_500}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        (body["was_cents"].as_i64(), body["price_cents"].as_i64()),
+        (Some(2_000), Some(2_500))
+    );
+    let unknown = manager
+        .http
+        .put(format!(
+            "{}/api/staff/events/{event_id}/tiers/gold/price",
+            manager.base
+        ))
+        .json(&json!({"price_cents": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), StatusCode::UNPROCESSABLE_ENTITY);
+
+    let (_, hold) = buyer.hold(event_id, &[a2]).await;
+    let (status, _) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let prices: Vec<(i64, i32)> = app
+        .sql()
+        .await
+        .query(
+            "SELECT seat_id, price_cents FROM order_lines WHERE seat_id = ANY($1) ORDER BY seat_id",
+            &[&vec![a1, a2]],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(prices, [(a1, 2_000), (a2, 2_500)]);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'set_tier_price'"
+        ))
+        .await,
+        1
+    );
+}
