@@ -42,7 +42,10 @@ pub fn router() -> Router<AppState> {
                 .post(import)
                 .layer(DefaultBodyLimit::max(MAX_LAYOUT_BYTES)),
         )
+        .route("/staff/venues/new", get(new_venue_designer))
         .route("/staff/venues/{venue_id}", get(venue_page))
+        .route("/staff/venues/{venue_id}/edit", get(venue_designer))
+        .route("/staff/venues/{venue_id}/export", get(export_layout))
         .route("/staff/venues/{venue_id}/events", post(create_event))
 }
 
@@ -203,6 +206,7 @@ struct VenuePage {
     time_zone: String,
     sections: Vec<SectionLine>,
     tiers: Vec<TierPriceField>,
+    version: i32,
     oob: bool,
 }
 
@@ -212,7 +216,7 @@ async fn venue_page(
     staff: StaffUser,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
-    let layout = db::venues::layout(&client, venue_id).await?;
+    let (layout, version) = db::venues::latest(&client, venue_id).await?;
     let mut sections: Vec<SectionLine> = layout
         .sections
         .iter()
@@ -242,6 +246,7 @@ async fn venue_page(
                 field: price_field(&tier.code),
             })
             .collect(),
+        version,
         oob: false,
     };
     Ok(render(&page)?.into_response())
@@ -331,4 +336,58 @@ fn plan_from_form(venue_id: VenueId, fields: &[(String, String)]) -> AppResult<E
         prices,
         currency: currency.code(),
     })
+}
+
+/// The seat-map designer: a venue drawn in the browser (static/designer.js),
+/// saved through the staff API. Without JavaScript the page says to import
+/// and export files instead.
+#[derive(Template)]
+#[template(path = "staff/designer.html")]
+struct DesignerPage {
+    staff_name: String,
+    csrf: String,
+    /// None: a new venue (saved with POST, then edited by id).
+    venue_id: Option<VenueId>,
+    title: String,
+}
+
+async fn new_venue_designer(staff: StaffUser) -> AppResult<Response> {
+    designer_page(&staff, None, "New venue".into())
+}
+
+async fn venue_designer(
+    State(state): State<AppState>,
+    IdPath(venue_id): IdPath<VenueId>,
+    staff: StaffUser,
+) -> AppResult<Response> {
+    let (layout, _) = db::venues::latest(&state.pool.get().await?, venue_id).await?;
+    designer_page(&staff, Some(venue_id), layout.name)
+}
+
+fn designer_page(staff: &StaffUser, venue_id: Option<VenueId>, title: String) -> AppResult<Response> {
+    let page = DesignerPage {
+        staff_name: staff.name.clone(),
+        csrf: staff.csrf.value(),
+        venue_id,
+        title,
+    };
+    Ok(render(&page)?.into_response())
+}
+
+/// The latest layout as a file to download (works without JavaScript).
+async fn export_layout(
+    State(state): State<AppState>,
+    IdPath(venue_id): IdPath<VenueId>,
+    _staff: StaffUser,
+) -> AppResult<Response> {
+    let (text, version) = db::venues::latest_json(&state.pool.get().await?, venue_id).await?;
+    let disposition = format!("attachment; filename=\"venue-{venue_id}-v{version}.json\"");
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/json".to_string()),
+            (axum::http::header::CONTENT_DISPOSITION, disposition),
+        ],
+        text,
+    )
+        .into_response())
 }

@@ -134,6 +134,13 @@ try {
       await desk.goto(path);
       await shoot(desk, name, width.name);
     }
+    // The designer: the seeded arena (the only venue), and a new venue.
+    for (const [name, path] of [['staff-designer-arena', '/staff/venues/1/edit'], ['staff-designer-new', '/staff/venues/new']]) {
+      if (!want(name)) continue;
+      await desk.goto(path);
+      await desk.waitForSelector('[data-designer]:not([hidden]) [data-status]:not(:empty)');
+      await shoot(desk, name, width.name);
+    }
     if (want('staff-order')) {
       await desk.goto(`/staff/events/${demo}`);
       const order = desk.locator('a[href*="/staff/orders/"], a[href*="/orders/"]').first();
