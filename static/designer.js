@@ -301,7 +301,7 @@ function fit() {
   if (!pts.length || !box.width) return;
   const b = boundsOf(pts);
   const margin = 60;
-  const scale = Math.min(box.width / (b.maxX - b.minX + 2 * margin), box.height / (b.maxY - b.minY + 2 * margin), 3);
+  const scale = Math.min(box.width / (b.maxX - b.minX + 2 * margin), box.height / (b.maxY - b.minY + 2 * margin), 1.5);
   view = { scale, x: -(b.minX - margin) * scale + (box.width - (b.maxX - b.minX + 2 * margin) * scale) / 2, y: -(b.minY - margin) * scale };
   applyView();
 }
