@@ -74,7 +74,10 @@ fn read_layout(
 ) -> anyhow::Result<Option<crate::domain::venue::VenueLayout>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    match crate::domain::venue::from_file(&path.to_string_lossy(), &text) {
+    match crate::domain::venue::for_saving(crate::domain::venue::from_file(
+        &path.to_string_lossy(),
+        &text,
+    )) {
         Ok(layout) => Ok(Some(layout)),
         Err(errors) => {
             eprintln!(

@@ -255,6 +255,12 @@ fn conflict_text(conflict: &Conflict) -> String {
             count(*held_seats, "seat", "seats"),
             count(*orders, "order", "orders"),
         ),
+        Conflict::TierHasHolds { held } => format!(
+            "{} of this tier {} held now, and their buyers were shown the price it has. Try \
+             again when the holds are bought or have lapsed, or release them first.",
+            count(*held, "seat or place", "seats or places"),
+            if *held == 1 { "is" } else { "are" }
+        ),
         Conflict::NotAVenueEvent => {
             "This event was not built from a venue, so it has no versions to move to.".into()
         }

@@ -35,9 +35,10 @@ const SEATS_PER_STATEMENT: usize = 5_000;
 
 /// Judges and claims the move in one statement. The event row is already
 /// locked FOR UPDATE (claims and purchases take KEY SHARE on it, so every
-/// one in flight has finished and no new one starts); every seat and
-/// general-admission ticket of the event is locked too, in id order, for
-/// whatever changes seats without the event's lock (the expiry sweeper).
+/// one in flight has finished and no new one starts), and so are the
+/// event's general-admission tickets; this locks every seat of the event
+/// too, in id order, for what changes seats without the event's lock
+/// (releasing and extending a hold).
 const JUDGE_AND_MOVE: &str = "
     WITH seat_states AS (
         SELECT count(*) FILTER (WHERE status = 'SOLD') AS sold,
@@ -47,8 +48,7 @@ const JUDGE_AND_MOVE: &str = "
     ), ga_states AS (
         SELECT coalesce(sum(quantity) FILTER (WHERE order_id IS NOT NULL), 0)::bigint AS sold,
                coalesce(sum(quantity) FILTER (WHERE order_id IS NULL AND held_until > now()), 0)::bigint AS held
-          FROM (SELECT quantity, order_id, held_until FROM ga_tickets WHERE event_id = $1
-                 ORDER BY id FOR UPDATE) locked
+          FROM ga_tickets WHERE event_id = $1
     ), ordered AS (
         SELECT count(*) AS orders FROM orders WHERE event_id = $1
     ), moved AS (
@@ -69,7 +69,8 @@ const JUDGE_AND_MOVE: &str = "
 
 /// Moves the event's seats to `version` of its venue. New tiers need a
 /// price in `prices` (minor units); a price given for a tier the event
-/// already has replaces it.
+/// already has replaces it. A deadlock with a release (which locks seats
+/// in its own order) runs the move again.
 pub async fn move_event(
     pool: &Pool,
     actor: Actor,
@@ -77,9 +78,24 @@ pub async fn move_event(
     version: i32,
     prices: &BTreeMap<String, i32>,
 ) -> AppResult<Moved> {
+    let venue_id = event_venue(&pool.get().await?, event_id).await?;
+    let layout = super::venues::version_layout(&pool.get().await?, venue_id, version).await?;
+    let moved =
+        super::retrying(|| move_once(pool, actor, event_id, version, &layout, prices)).await?;
+    // New seats the planner has not seen (see `events::create`).
+    pool.get().await?.batch_execute("ANALYZE seats").await?;
+    Ok(moved)
+}
+
+async fn move_once(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    version: i32,
+    layout: &VenueLayout,
+    prices: &BTreeMap<String, i32>,
+) -> AppResult<Moved> {
     let mut client = pool.get().await?;
-    let venue_id = event_venue(&client, event_id).await?;
-    let layout = super::venues::version_layout(&client, venue_id, version).await?;
     let tx = client.transaction().await?;
     let locked = tx
         .query_opt(
@@ -89,6 +105,12 @@ pub async fn move_event(
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
     let from_version: i32 = locked.get(0);
+    // Tickets before seats: the order releasing a hold locks them in.
+    tx.execute(
+        "SELECT 1 FROM ga_tickets WHERE event_id = $1 ORDER BY id FOR UPDATE",
+        &[&event_id],
+    )
+    .await?;
     let judged = tx
         .query_one(
             JUDGE_AND_MOVE,
@@ -108,9 +130,9 @@ pub async fn move_event(
             orders: judged.get("orders"),
         }));
     }
-    let tier_ids = rebuild_tiers(&tx, event_id, &layout, prices).await?;
-    let counts = rebuild_seats(&tx, event_id, &layout).await?;
-    rebuild_areas(&tx, event_id, &layout, &tier_ids).await?;
+    let tier_ids = rebuild_tiers(&tx, event_id, layout, prices).await?;
+    let counts = rebuild_seats(&tx, event_id, layout).await?;
+    rebuild_areas(&tx, event_id, layout, &tier_ids).await?;
     let codes: Vec<&str> = layout.tiers.iter().map(|t| t.code.as_str()).collect();
     tx.execute(
         "DELETE FROM price_tiers WHERE event_id = $1 AND NOT (code = ANY($2))",
@@ -143,8 +165,6 @@ pub async fn move_event(
     )
     .await?;
     tx.commit().await?;
-    // New seats the planner has not seen (see `events::create`).
-    client.batch_execute("ANALYZE seats").await?;
     Ok(moved)
 }
 
@@ -405,7 +425,11 @@ async fn rebuild_areas(
 }
 
 /// A tier's new price, for seats not yet sold: a sold seat's order line
-/// and ticket keep the price it was sold for. Audited.
+/// and ticket keep the price it was sold for. Refused while any seat or
+/// place of the tier is held live: a purchase charges the tier's price at
+/// the time, and a buyer must not pay a price their page never showed.
+/// Judged under the event's lock, which claims and purchases share, so
+/// none is in flight. Audited.
 pub async fn set_tier_price(
     pool: &Pool,
     actor: Actor,
@@ -415,6 +439,24 @@ pub async fn set_tier_price(
 ) -> AppResult<i32> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
+    super::events::lock_for_closing(&tx, event_id).await?;
+    let held: i64 = tx
+        .query_one(
+            "SELECT (SELECT count(*) FROM seats s JOIN price_tiers t ON t.id = s.tier_id
+                      WHERE s.event_id = $1 AND t.code = $2
+                        AND s.status = 'HELD' AND s.held_until > now())
+                  + (SELECT coalesce(sum(g.quantity), 0) FROM ga_tickets g
+                       JOIN ga_areas a ON a.id = g.area_id
+                       JOIN price_tiers t ON t.id = a.tier_id
+                      WHERE g.event_id = $1 AND t.code = $2
+                        AND g.order_id IS NULL AND g.held_until > now())",
+            &[&event_id, &code],
+        )
+        .await?
+        .get(0);
+    if held > 0 {
+        return Err(AppError::Conflict(Conflict::TierHasHolds { held }));
+    }
     let row = tx
         .query_opt(
             "WITH before AS (

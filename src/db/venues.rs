@@ -93,6 +93,15 @@ pub async fn layout(client: &impl GenericClient, venue_id: VenueId) -> AppResult
     parse_stored(venue_id, &text)
 }
 
+/// The venue's name (without reading its layout).
+pub async fn name(client: &impl GenericClient, venue_id: VenueId) -> AppResult<String> {
+    Ok(client
+        .query_opt("SELECT name FROM venues WHERE id = $1", &[&venue_id])
+        .await?
+        .ok_or(AppError::NotFound(Missing::Venue))?
+        .get(0))
+}
+
 /// The latest layout and its version number.
 pub async fn latest(
     client: &impl GenericClient,
@@ -171,7 +180,8 @@ pub async fn save(
                 &seen,
             ],
         )
-        .await?;
+        .await
+        .map_err(|err| name_taken(err, &layout.name))?;
     let Some(saved) = saved else {
         let row = tx
             .query_opt("SELECT version FROM venues WHERE id = $1", &[&venue_id])
@@ -257,4 +267,18 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<EventId> {
         layout,
     };
     events::create(pool, &new_event).await
+}
+
+/// Another save or import that took the name first, between this save's
+/// check and its write, is the same refusal as one it saw.
+fn name_taken(err: tokio_postgres::Error, name: &str) -> AppError {
+    let unique_name = err.as_db_error().is_some_and(|db| {
+        *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
+            && db.constraint() == Some("venues_name_key")
+    });
+    if unique_name {
+        AppError::Conflict(Conflict::VenueExists(name.to_string()))
+    } else {
+        AppError::Database(err)
+    }
 }

@@ -89,6 +89,7 @@ error_codes! {
     PreconditionRequired => "precondition_required",
     InvalidLayout => "invalid_layout",
     EventHasSales => "event_has_sales",
+    TierHasHolds => "tier_has_holds",
     NotAVenueEvent => "not_a_venue_event",
 }
 
@@ -311,6 +312,10 @@ pub enum Conflict {
     },
     /// The event was not built from a venue (the demo hall, tests' grids).
     NotAVenueEvent,
+    /// Repricing a tier while seats or places of it are held.
+    TierHasHolds {
+        held: i64,
+    },
     StaffExists(String),
     ApiKeyExists(String),
     NotEnoughTogether {
@@ -406,6 +411,7 @@ impl Conflict {
             Conflict::VenueExists(_) => ErrorCode::VenueExists,
             Conflict::EventHasSales { .. } => ErrorCode::EventHasSales,
             Conflict::NotAVenueEvent => ErrorCode::NotAVenueEvent,
+            Conflict::TierHasHolds { .. } => ErrorCode::TierHasHolds,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
             Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,

@@ -171,18 +171,61 @@ async fn the_layout_contract_versions_refuses_stale_and_blind_writes_and_points_
         .await,
         2
     );
+    // If-Match compares strongly: a weak tag or noise matches no version;
+    // `*` is whatever is there.
+    for tag in ["W/\"v2\"", "v2", "\"v2\", \"v3\"", "\"\""] {
+        let (status, _, body) = put_layout(&manager, venue_id, Some(tag), &renamed).await;
+        assert_eq!(status, StatusCode::PRECONDITION_FAILED, "{tag}: {body}");
+    }
+    let (status, tag, _) = put_layout(&manager, venue_id, Some("*"), &renamed).await;
+    assert_eq!((status, tag.as_deref()), (StatusCode::OK, Some("\"v3\"")));
     // A save may rename the venue, but not to another venue's name.
     create_venue(&manager, &small_hall("Other Hall")).await;
     let (status, _, body) = put_layout(
         &manager,
         venue_id,
-        Some("\"v2\""),
+        Some("\"v3\""),
         &small_hall("Other Hall"),
     )
     .await;
     assert_eq!(
         (status, body["error"].as_str()),
         (StatusCode::CONFLICT, Some("venue_exists"))
+    );
+}
+
+/// A venue stored before the placement checks existed (two seats in one
+/// spot here) still opens everywhere: its page, the designer, the API, an
+/// event made from it. Only a save or import is held to them.
+#[tokio::test]
+async fn a_stored_venue_that_breaks_newer_rules_still_opens() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let mut crowded = small_hall("Old Hall");
+    crowded["sections"][0]["rows"][1]["seats"][0]["y"] = json!(1.0);
+    let lenient = from_json(&crowded.to_string()).expect("the format alone accepts it");
+    let venue_id = seatmap::db::venues::import(&app.sql().await, &lenient, None)
+        .await
+        .unwrap()
+        .0;
+    for path in [
+        format!("/staff/venues/{venue_id}"),
+        format!("/staff/venues/{venue_id}/edit"),
+    ] {
+        let response = manager
+            .http
+            .get(format!("{}{path}", manager.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+    }
+    let (status, tag, _) = get_layout(&manager, venue_id).await;
+    assert_eq!((status, tag.as_deref()), (StatusCode::OK, Some("\"v1\"")));
+    let (status, _, body) = put_layout(&manager, venue_id, Some("\"v1\""), &crowded).await;
+    assert_eq!(
+        (status, body["problems"][0]["kind"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("overlap"))
     );
 }
 
@@ -198,10 +241,28 @@ async fn two_managers_saving_the_same_version_one_wins_the_other_is_told() {
         mine["sections"][0]["name"] = json!(format!("First {round}"));
         let mut theirs = small_hall("Busy Hall");
         theirs["sections"][0]["name"] = json!(format!("Second {round}"));
-        let (a, b) = tokio::join!(
-            put_layout(&first, venue_id, Some(&seen), &mine),
-            put_layout(&second, venue_id, Some(&seen), &theirs)
+        // Both saves in flight at once: the venue's row is held here until
+        // both wait on it, so neither can finish before the other starts.
+        let mut holder = app.own_connection().await;
+        let held = holder.transaction().await.unwrap();
+        held.execute(
+            "SELECT 1 FROM venues WHERE id = $1 FOR UPDATE",
+            &[&venue_id],
+        )
+        .await
+        .unwrap();
+        let (mine_req, theirs_req) = (first.clone(), second.clone());
+        let (seen_a, seen_b) = (seen.clone(), seen.clone());
+        let a = tokio::spawn(
+            async move { put_layout(&mine_req, venue_id, Some(&seen_a), &mine).await },
         );
+        let b =
+            tokio::spawn(
+                async move { put_layout(&theirs_req, venue_id, Some(&seen_b), &theirs).await },
+            );
+        app.lock_waiters("UPDATE venues", 2).await;
+        held.commit().await.unwrap();
+        let (a, b) = (a.await.unwrap(), b.await.unwrap());
         let mut statuses = [a.0, b.0];
         statuses.sort();
         assert_eq!(
@@ -237,12 +298,17 @@ async fn event_on_new_venue(app: &TestApp, manager: &Api, name: &str) -> (i64, i
     (venue_id, event_id.0)
 }
 
-/// Version 2 of the small hall: A1 moves right by 5, B4 is gone, row C
-/// (a new tier, VIP) is added behind.
+/// Version 2 of the small hall: row A numbered the other way (A1 is now
+/// its last seat, moved right by 5), B4 is gone, row C (a new tier, VIP)
+/// is added behind.
 fn second_version(name: &str) -> Value {
     let mut layout = small_hall(name);
     layout["tiers"] = json!([{"code": "std", "name": "Standard"}, {"code": "vip", "name": "VIP"}]);
-    layout["sections"][0]["rows"][0]["seats"][0]["x"] = json!(35.0);
+    layout["sections"][0]["rows"][0]["seats"][0]["x"] = json!(155.0);
+    layout["sections"][0]["rows"][0]["seats"]
+        .as_array_mut()
+        .unwrap()
+        .reverse();
     layout["sections"][0]["rows"][1]["seats"]
         .as_array_mut()
         .unwrap()
@@ -350,7 +416,15 @@ async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
         Some(a1),
         "a kept seat keeps its id"
     );
-    assert_eq!(seat_x(&app, a1).await, x_before + 5.0);
+    assert_eq!(seat_x(&app, a1).await, x_before + 125.0);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT position::bigint FROM seats WHERE id = {a1}"
+        ))
+        .await,
+        3,
+        "A1 is the last seat of row A now"
+    );
     assert_eq!(seat_id(&app, event_id, "B", "4").await, None);
     let c1 = seat_id(&app, event_id, "C", "1").await.unwrap();
     let (status, hold) = buyer.hold(event_id, &[c1]).await;
@@ -474,11 +548,23 @@ async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seat
     assert_eq!(status, StatusCode::CREATED, "{hold}");
     assert_eq!(
         seat_x(&app, a1).await,
-        x_before + 5.0,
-        "the claim landed on the rebuilt seat"
+        x_before + 125.0,
+        "the seat was rebuilt"
+    );
+    let holder: Option<uuid::Uuid> = app
+        .sql()
+        .await
+        .query_one("SELECT hold_id FROM seats WHERE id = $1", &[&a1])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        holder.map(|h| h.to_string()),
+        hold["hold_id"].as_str().map(str::to_string),
+        "the claim that waited holds the rebuilt seat"
     );
     let (status, body) = claim_removed.await.unwrap();
-    assert!(status.is_client_error(), "{status} {body}");
+    assert_eq!(status, StatusCode::NOT_FOUND, "B4 is gone: {body}");
     assert_eq!(
         app.count(&format!(
             "SELECT count(*) FROM seats WHERE event_id = {event_id} AND status = 'HELD'"
@@ -504,6 +590,31 @@ async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_p
     assert_eq!(status, StatusCode::CREATED, "{order}");
 
     let path = format!("/api/staff/events/{event_id}/tiers/std/price");
+    // A2 held: its buyer was shown 2,000, so no new price yet.
+    let (_, held) = buyer.hold(event_id, &[a2]).await;
+    let refused = manager
+        .http
+        .put(format!("{}{path}", manager.base))
+        .json(&json!({"price_cents": 2_500}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(
+        (
+            body["error"].as_str(),
+            body["message"]
+                .as_str()
+                .map(|m| m.contains("1 seat or place of this tier is held"))
+        ),
+        (Some("tier_has_holds"), Some(true)),
+        "{body}"
+    );
+    let (status, _) = buyer
+        .delete(&format!("/api/holds/{}", held["hold_id"].as_str().unwrap()))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
     let response = manager
         .http
         .put(format!("{}{path}", manager.base))
@@ -550,6 +661,68 @@ async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_p
     assert_eq!(
         app.count(&format!(
             "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'set_tier_price'"
+        ))
+        .await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_sale_or_a_refunded_order_keeps_the_event_on_its_version() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Sold Hall").await;
+    put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &second_version("Sold Hall"),
+    )
+    .await;
+    let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event_id, &[a1]).await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let path = format!("/api/staff/events/{event_id}/venue-version");
+    let body = json!({"version": 2, "prices": {"vip": 9000.0}});
+    let (status, refused) = manager.post(&path, body.clone()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(
+        (
+            refused["sold_seats"].as_i64(),
+            refused["held_seats"].as_i64(),
+            refused["orders"].as_i64()
+        ),
+        (Some(1), Some(0), Some(1))
+    );
+    // Refunded, the order still names the seat: still refused.
+    let order_id = order["order_id"].as_str().unwrap();
+    let (status, refund) = manager
+        .post(
+            &format!("/api/staff/events/{event_id}/orders/{order_id}/refund"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{refund}");
+    let (status, refused) = manager.post(&path, body).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(
+        (refused["sold_seats"].as_i64(), refused["orders"].as_i64()),
+        (Some(0), Some(1))
+    );
+    let (status, refused) = manager
+        .post(&path, json!({"version": 2, "prices": {"vip": -1}}))
+        .await;
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_price"))
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT venue_version::bigint FROM events WHERE id = {event_id}"
         ))
         .await,
         1

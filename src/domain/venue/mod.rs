@@ -33,6 +33,22 @@ pub fn from_file(file_name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutE
     }
 }
 
+/// A parsed layout, held to what every layout about to be stored must also
+/// pass (see `checks::placement_problems`): imports, saves and `venue
+/// check` go through this; reading a stored venue, or a file to open in
+/// the designer, does not.
+pub fn for_saving(
+    parsed: Result<VenueLayout, Vec<LayoutError>>,
+) -> Result<VenueLayout, Vec<LayoutError>> {
+    let layout = parsed?;
+    let problems = checks::placement_problems(&layout);
+    if problems.is_empty() {
+        Ok(layout)
+    } else {
+        Err(problems)
+    }
+}
+
 /// "arena-20000" → "Arena 20000".
 fn venue_name_from_file(stem: &str) -> String {
     stem.split(['-', '_', ' '])

@@ -145,7 +145,7 @@ async fn import(
     // runtime, so an upload never stalls other requests.
     let name = file_name.clone();
     let parsed = tokio::task::spawn_blocking(move || match std::str::from_utf8(&bytes) {
-        Ok(text) => venue::from_file(&name, text),
+        Ok(text) => venue::for_saving(venue::from_file(&name, text)),
         Err(_) => Err(vec![
             LayoutError::new(name.clone(), "the file is not UTF-8 text")
                 .of_kind(venue::ProblemKind::Syntax),
@@ -360,11 +360,15 @@ async fn venue_designer(
     IdPath(venue_id): IdPath<VenueId>,
     staff: StaffUser,
 ) -> AppResult<Response> {
-    let (layout, _) = db::venues::latest(&state.pool.get().await?, venue_id).await?;
-    designer_page(&staff, Some(venue_id), layout.name)
+    let name = db::venues::name(&state.pool.get().await?, venue_id).await?;
+    designer_page(&staff, Some(venue_id), name)
 }
 
-fn designer_page(staff: &StaffUser, venue_id: Option<VenueId>, title: String) -> AppResult<Response> {
+fn designer_page(
+    staff: &StaffUser,
+    venue_id: Option<VenueId>,
+    title: String,
+) -> AppResult<Response> {
     let page = DesignerPage {
         staff_name: staff.name.clone(),
         csrf: staff.csrf.value(),
@@ -384,7 +388,10 @@ async fn export_layout(
     let disposition = format!("attachment; filename=\"venue-{venue_id}-v{version}.json\"");
     Ok((
         [
-            (axum::http::header::CONTENT_TYPE, "application/json".to_string()),
+            (
+                axum::http::header::CONTENT_TYPE,
+                "application/json".to_string(),
+            ),
             (axum::http::header::CONTENT_DISPOSITION, disposition),
         ],
         text,

@@ -40,8 +40,9 @@ pub fn etag(version: i32) -> String {
     format!("\"v{version}\"")
 }
 
-/// The version an `If-Match` names: None for `*` (whatever is there);
-/// a tag of no version of ours can match nothing, so it reads as version 0.
+/// The version an `If-Match` names: None for `*` (whatever is there, as
+/// RFC 9110 says); a tag of no version of ours (a weak one, a list, noise)
+/// matches nothing, so it reads as version 0 and the save is a 412.
 fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
     let value = headers
         .get(header::IF_MATCH)
@@ -50,10 +51,14 @@ fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
     if text == "*" {
         return Ok(None);
     }
+    // If-Match compares strongly (RFC 9110 13.1.1): a weak tag matches nothing.
+    if text.starts_with("W/") {
+        return Ok(Some(0));
+    }
     let version = text
-        .trim_start_matches("W/")
-        .trim_matches('"')
-        .strip_prefix('v')
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .and_then(|t| t.strip_prefix('v'))
         .and_then(|n| n.parse::<i32>().ok())
         .filter(|n| *n >= 1)
         .unwrap_or(0);
@@ -62,7 +67,7 @@ fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
 
 /// Validates a layout off the async runtime (the arena is 20,000 seats).
 async fn validated(body: serde_json::Value) -> AppResult<VenueLayout> {
-    tokio::task::spawn_blocking(move || venue::from_json(&body.to_string()))
+    tokio::task::spawn_blocking(move || venue::for_saving(venue::from_json(&body.to_string())))
         .await
         .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("validating a layout")))?
         .map_err(AppError::InvalidLayout)
@@ -113,7 +118,7 @@ pub(crate) async fn get_layout(
 
 #[utoipa::path(put, path = "/api/staff/venues/{venue_id}/layout", tag = "staff",
     params(("venue_id" = i64, Path),
-           ("If-Match" = String, Header, description = "The ETag of the version this replaces, or *")),
+           ("If-Match" = Option<String>, Header, description = "The ETag of the version this replaces, or *; without it the answer is 428")),
     request_body(content = Object, description = "A layout (static/venue-layout.schema.json)"),
     responses(
         (status = 200, description = "Saved as a new version", body = VenueVersion,
@@ -175,9 +180,14 @@ pub(crate) async fn create_venue(
 #[derive(Deserialize, utoipa::IntoParams)]
 pub(crate) struct FileQuery {
     /// The file's name: one ending in `.csv` is read as CSV (and names the
-    /// venue), anything else as JSON.
+    /// venue), anything else (or none) as JSON.
     #[param(max_length = 200)]
+    #[serde(default = "default_file_name")]
     file_name: String,
+}
+
+fn default_file_name() -> String {
+    "layout.json".into()
 }
 
 #[utoipa::path(post, path = "/api/staff/layouts/read", tag = "staff",
@@ -208,10 +218,38 @@ pub(crate) async fn read_layout_file(
 pub(crate) struct MoveBody {
     /// The venue version to build the event's seats from.
     #[schema(minimum = 1)]
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     version: i32,
     /// Prices (minor units) for tiers the event lacks, or to replace.
     #[serde(default)]
-    prices: BTreeMap<String, i32>,
+    #[schema(value_type = BTreeMap<String, i64>)]
+    prices: BTreeMap<String, serde_json::Number>,
+}
+
+/// Prices as whole minor units from 0 up: a JSON number such as `1500.0`
+/// is 1500; anything else is refused, naming the tier.
+fn minor_units(prices: &BTreeMap<String, serde_json::Number>) -> AppResult<BTreeMap<String, i32>> {
+    prices
+        .iter()
+        .map(|(code, number)| {
+            let whole = number
+                .as_i64()
+                .or_else(|| {
+                    number
+                        .as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+                        .map(|f| f as i64)
+                })
+                .and_then(|n| i32::try_from(n).ok())
+                .filter(|n| *n >= 0);
+            whole.map(|n| (code.clone(), n)).ok_or_else(|| {
+                AppError::Invalid(Invalid::Price {
+                    tier: code.clone(),
+                    text: number.to_string(),
+                })
+            })
+        })
+        .collect()
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -241,20 +279,10 @@ pub(crate) async fn move_event(
     staff: StaffCaller,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> AppResult<Json<MovedJson>> {
-    if let Some((code, _)) = body.prices.iter().find(|(_, cents)| **cents < 0) {
-        return Err(AppError::Invalid(Invalid::Price {
-            tier: code.clone(),
-            text: "below zero".into(),
-        }));
-    }
-    let moved = db::venue_move::move_event(
-        &state.pool,
-        staff.actor,
-        event_id,
-        body.version,
-        &body.prices,
-    )
-    .await?;
+    let prices = minor_units(&body.prices)?;
+    let moved =
+        db::venue_move::move_event(&state.pool, staff.actor, event_id, body.version, &prices)
+            .await?;
     Ok(Json(MovedJson {
         event_id,
         from_version: moved.from_version,
@@ -270,6 +298,7 @@ pub(crate) async fn move_event(
 pub(crate) struct PriceBody {
     /// In the event currency's minor units.
     #[schema(minimum = 0)]
+    #[serde(deserialize_with = "crate::web::json_int::one")]
     price_cents: i32,
 }
 
