@@ -230,6 +230,34 @@ async fn a_stored_venue_that_breaks_newer_rules_still_opens() {
 }
 
 #[tokio::test]
+async fn the_preview_draws_the_latest_version_with_the_buyers_renderer() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let venue_id = create_venue(&manager, &small_hall("Preview Hall")).await;
+    put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &second_version("Preview Hall"),
+    )
+    .await;
+    let page = manager
+        .get_text(&format!("/staff/venues/{venue_id}/preview"))
+        .await;
+    assert!(page.contains("version 2"), "{page}");
+    assert_eq!(page.matches("<button id=\"seat-").count(), 8, "{page}");
+    assert!(page.contains("Stalls, row C, seat 1"), "{page}");
+    let anonymous = app
+        .buyer()
+        .http
+        .get(format!("{}/staff/venues/{venue_id}/preview", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(anonymous.status(), StatusCode::OK);
+}
+
+#[tokio::test]
 async fn two_managers_saving_the_same_version_one_wins_the_other_is_told() {
     let app = spawn_app().await;
     let first = staff(&app, "first").await;

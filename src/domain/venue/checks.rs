@@ -331,8 +331,9 @@ fn seat_place(section: &SectionLayout, seat: &SeatLayout) -> Place {
 /// minimum distance wide, so each seat is compared with its neighbours
 /// only (the arena's 20,000 seats in a few milliseconds).
 fn check_seats_apart(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
-    let mut cells: std::collections::HashMap<(i64, i64), Vec<(usize, usize, Point)>> =
-        std::collections::HashMap::new();
+    // Each cell's seats: (section index, seat index, where it stands).
+    type Cell = Vec<(usize, usize, Point)>;
+    let mut cells: std::collections::HashMap<(i64, i64), Cell> = std::collections::HashMap::new();
     let cell = |v: f32| (v / MIN_SEAT_DISTANCE).floor() as i64;
     let mut reported = 0;
     for (s, section) in layout.sections.iter().enumerate() {

@@ -10,6 +10,7 @@ pub mod orders_api;
 pub mod reports;
 pub mod seats_api;
 pub mod sign_in;
+pub mod venue_preview;
 pub mod venues;
 pub mod venues_api;
 pub mod walk_up;

@@ -46,6 +46,10 @@ pub fn router() -> Router<AppState> {
         .route("/staff/venues/{venue_id}", get(venue_page))
         .route("/staff/venues/{venue_id}/edit", get(venue_designer))
         .route("/staff/venues/{venue_id}/export", get(export_layout))
+        .route(
+            "/staff/venues/{venue_id}/preview",
+            get(super::venue_preview::preview),
+        )
         .route("/staff/venues/{venue_id}/events", post(create_event))
 }
 

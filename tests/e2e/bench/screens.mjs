@@ -135,6 +135,11 @@ try {
       await shoot(desk, name, width.name);
     }
     // The designer: the seeded arena (the only venue), and a new venue.
+    for (const [name, path] of [['staff-preview-arena', '/staff/venues/1/preview'], ['staff-preview-section', '/staff/venues/1/preview?section=6']]) {
+      if (!want(name)) continue;
+      await desk.goto(path);
+      await shoot(desk, name, width.name);
+    }
     for (const [name, path] of [['staff-designer-arena', '/staff/venues/1/edit'], ['staff-designer-new', '/staff/venues/new']]) {
       if (!want(name)) continue;
       await desk.goto(path);

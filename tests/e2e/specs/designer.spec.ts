@@ -132,6 +132,12 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   const gap = (a: number, b: number) => Math.hypot(front[b].x - front[a].x, front[b].y - front[a].y);
   expect(gap(3, 4)).toBeGreaterThan(1.5 * gap(2, 3));
 
+  // The preview draws it with the buyer's renderer before any event.
+  const drawnSeats = layout.sections.reduce((n, s) => n + s.rows.reduce((m, r) => m + r.seats.length, 0), 0);
+  await page.goto(`/staff/venues/${venueId}/preview`);
+  await expect(page.locator('.seat-canvas .seat')).toHaveCount(drawnSeats);
+  await expect(page.getByRole('button', { name: /^Orchestra, row D, seat 1, .*wheelchair/i })).toBeVisible();
+
   // An event on it, and a seat bought on the buyer's map.
   await page.goto(`/staff/venues/${venueId}`);
   await page.locator('#event-name').fill(`${venueName} premiere`);
