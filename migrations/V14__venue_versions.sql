@@ -35,3 +35,8 @@ ALTER TABLE events
         CHECK ((venue_id IS NULL) = (venue_version IS NULL)),
     ADD CONSTRAINT event_built_from_a_version
         FOREIGN KEY (venue_id, venue_version) REFERENCES venue_versions (venue_id, version);
+
+-- An aisle seat is a mark the designer paints, like the access marks.
+ALTER TABLE seats DROP CONSTRAINT seats_accessibility_check;
+ALTER TABLE seats ADD CONSTRAINT seats_accessibility_check
+    CHECK (accessibility <@ ARRAY['wheelchair', 'companion', 'restricted_view', 'aisle']::text[]);

@@ -261,6 +261,10 @@ fn conflict_text(conflict: &Conflict) -> String {
             count(*held, "seat or place", "seats or places"),
             if *held == 1 { "is" } else { "are" }
         ),
+        Conflict::SectionExists(name) => format!(
+            "This event already has a section named {name:?}: rename the new one in the designer, \
+             save, and add that version's section."
+        ),
         Conflict::NotAVenueEvent => {
             "This event was not built from a venue, so it has no versions to move to.".into()
         }

@@ -14,6 +14,7 @@ const FLAGS = [
   ["wheelchair", "Wheelchair space"],
   ["companion", "Companion seat"],
   ["restricted_view", "Restricted view"],
+  ["aisle", "Aisle seat"],
 ];
 const HISTORY_LIMIT = 100;
 
@@ -314,6 +315,44 @@ function toVenue(clientX, clientY) {
 
 // ---- the side panel ------------------------------------------------------
 
+/** The fields a section of rows is drawn from, filled from `design`. */
+function designFields(d) {
+  const sel = (name, options, value) => `<select name="${name}">${options.map(([v, label]) => `<option value="${v}"${v === value ? " selected" : ""}>${label}</option>`).join("")}</select>`;
+  return `<label>Rows <input name="rows" type="number" min="1" max="200" value="${d.rows}"></label>
+    <label>Seats per row <input name="seats" type="number" min="1" max="500" value="${d.seats}"></label>
+    <label>Or seats in each row, front first <input name="counts" value="${(d.counts || []).join(", ")}"></label>
+    <label>Curve radius (0: straight) <input name="curve" type="number" min="0" max="100000" value="${d.curve || 0}"></label>
+    <label>Seat spacing <input name="seat_spacing" type="number" min="16" max="200" value="${d.seat_spacing}"></label>
+    <label>Row spacing <input name="row_spacing" type="number" min="16" max="200" value="${d.row_spacing}"></label>
+    <label>Stagger alternate rows (seats) <input name="stagger" type="number" min="0" max="1" step="0.5" value="${d.stagger || 0}"></label>
+    <label>Skew per row <input name="skew" type="number" min="-60" max="60" value="${d.skew || 0}"></label>
+    <label>Numbering ${sel("numbering", [["ltr", "Left to right"], ["rtl", "Right to left"], ["odd_even", "Odd right, even left, from the centre"]], d.numbering)}</label>
+    <label>First seat number <input name="start" type="number" min="0" max="9999" value="${d.start ?? 1}"></label>
+    <label>Row labels ${sel("row_labels", [["letters", "A, B, … AA"], ["letters_no_io", "A, B, … skipping I and O"], ["numbers", "1, 2, 3"]], d.row_labels)}</label>
+    <label>First row label number (1 = A or 1) <input name="first_row" type="number" min="1" max="500" value="${d.first_row || 1}"></label>
+    <label>Aisles after seats (counted from the left) <input name="aisles" value="${(d.aisles || []).join(", ")}"></label>`;
+}
+
+/** A design from a form's values (the add form, or the inspector's). */
+function designFrom(v) {
+  return {
+    kind: "rows",
+    rows: Math.max(1, Math.min(200, Number(v.rows) || 1)),
+    seats: Math.max(1, Math.min(500, Number(v.seats) || 1)),
+    counts: numberList(v.counts),
+    curve: Math.max(0, Number(v.curve) || 0),
+    seat_spacing: Math.max(16, Number(v.seat_spacing) || PITCH),
+    row_spacing: Math.max(16, Number(v.row_spacing) || PITCH),
+    stagger: Number(v.stagger) || 0,
+    skew: Number(v.skew) || 0,
+    numbering: v.numbering,
+    start: Number(v.start) || 0,
+    row_labels: v.row_labels,
+    first_row: Math.max(1, Number(v.first_row) || 1),
+    aisles: numberList(v.aisles),
+  };
+}
+
 function renderSide() {
   root.querySelector('[data-field="venue-name"]').value = model.name;
   root.querySelector('[data-field="venue-zone"]').value = model.time_zone || "";
@@ -366,7 +405,13 @@ function renderSide() {
       <button type="button" data-action="add-seat">Add a seat at its end</button>
       <button type="button" data-action="delete-row">Delete the row</button></p>
     <p><button type="button" data-action="add-row">Add a row behind</button>
-      <button type="button" data-action="delete-selected">Delete the section</button></p>`;
+      <button type="button" data-action="delete-selected">Delete the section</button></p>
+    ${s.design?.kind === "rows" ? `<details><summary>Lay out again</summary>
+      <form data-form="relayout" class="designer__form">${designFields(s.design)}
+        <label>Tier of new seats <select name="tier">${tierOptions}</select></label>
+        <button type="submit">Lay out again</button>
+        <p class="hint">Seats keep their tier and access marks where their row and place stay.</p>
+      </form></details>` : ""}`;
   } else if (selected.kind === "area") {
     const a = model.ga_areas[selected.index];
     panel.innerHTML = `<form data-form="inspect-area" class="designer__form">
@@ -760,23 +805,7 @@ root.addEventListener("submit", (event) => {
   const v = formValues(form);
   const kind = form.dataset.form;
   if (kind === "section") {
-    const counts = numberList(v.counts);
-    const design = {
-      kind: "rows",
-      rows: Math.max(1, Math.min(200, Number(v.rows) || 1)),
-      seats: Math.max(1, Math.min(500, Number(v.seats) || 1)),
-      counts,
-      curve: Math.max(0, Number(v.curve) || 0),
-      seat_spacing: Math.max(16, Number(v.seat_spacing) || PITCH),
-      row_spacing: Math.max(16, Number(v.row_spacing) || PITCH),
-      stagger: Number(v.stagger) || 0,
-      skew: Number(v.skew) || 0,
-      numbering: v.numbering,
-      start: Number(v.start) || 0,
-      row_labels: v.row_labels,
-      first_row: Math.max(1, Number(v.first_row) || 1),
-      aisles: numberList(v.aisles),
-    };
+    const design = designFrom(v);
     const [x, y] = freeSpot();
     const name = uniqueName(v.name.trim() || "Section");
     change(`Added ${name}.`, () => {
@@ -815,6 +844,20 @@ root.addEventListener("submit", (event) => {
       section.position = { x: Number(v.x) || 0, y: Number(v.y) || 0 };
       section.rotation = Math.max(-360, Math.min(360, Number(v.rotation) || 0));
       if (moved) forgetRanks(section);
+    });
+  } else if (kind === "relayout") {
+    change("Laid out again.", () => {
+      const section = editSection(selected.index);
+      const design = designFrom(v);
+      const rows = layOut(design, v.tier);
+      // What was painted stays where its row and place stay.
+      rows.forEach((row, r) => row.seats.forEach((seat, p) => {
+        const before = section.rows[r]?.seats[p];
+        if (before) { seat.tier = before.tier; seat.flags = [...(before.flags || [])]; }
+      }));
+      section.design = design;
+      section.rows = rows;
+      delete section.outline;
     });
   } else if (kind === "inspect-area") {
     change("Changed the area.", () => {

@@ -368,12 +368,78 @@ async fn insert_layout(
         section_ids.push(row.get::<_, i64>(0));
     }
 
-    // Arrays in, unnest out, a bounded batch per statement: the largest
-    // venue a layout may describe (100,000 seats) in one statement would
-    // outlast the statement timeout. Ids follow layout order (ORDER BY
-    // ordinality, batch after batch), so "claim in id order" is also left
-    // to right.
-    let seats = &layout.seat_specs();
+    insert_seats(tx, event_id, &section_ids, &layout.seat_specs()).await?;
+    for (order, area) in layout.ga_areas.iter().enumerate() {
+        let outline = area
+            .outline
+            .as_ref()
+            .map(|o| geometry::flatten(&geometry::from_pairs(o)));
+        let inserted = tx
+            .execute(
+                "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order, outline)
+                 SELECT $1, $2, t.id, $4, $5, $6 FROM price_tiers t WHERE t.event_id = $1 AND t.code = $3",
+                &[
+                    &event_id,
+                    &area.name,
+                    &area.tier,
+                    &(area.capacity as i32),
+                    &(order as i32),
+                    &outline,
+                ],
+            )
+            .await?;
+        if inserted != 1 {
+            return Err(
+                anyhow::anyhow!("area {:?} names a tier it does not define", area.name).into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Events are created with a checked currency; a code this build does not
+/// know (a newer ISO list wrote it) shows in euros rather than failing.
+pub(crate) fn currency_column(code: &str) -> Currency {
+    Currency::from_code(code).unwrap_or_default()
+}
+
+/// A polygon as its column stores it; none for fewer than three points.
+pub(super) fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
+    (points.len() >= 3).then(|| geometry::flatten(points))
+}
+
+pub async fn tiers(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<Tier>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT t.code, t.name, t.price_cents, e.currency
+               FROM price_tiers t JOIN events e ON e.id = t.event_id
+              WHERE t.event_id = $1 ORDER BY t.sort_order, t.price_cents DESC",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&event_id]).await?;
+    Ok(rows
+        .iter()
+        .map(|row| Tier {
+            code: row.get("code"),
+            name: row.get("name"),
+            price_cents: row.get("price_cents"),
+            currency: currency_column(row.get("currency")),
+        })
+        .collect())
+}
+
+/// Inserts seats of the event, each into `section_ids[seat.section_index]`.
+/// Arrays in, unnest out, a bounded batch per statement: the largest
+/// venue a layout may describe (100,000 seats) in one statement would
+/// outlast the statement timeout. Ids follow the seats' order (ORDER BY
+/// ordinality, batch after batch), so "claim in id order" is also left
+/// to right. Every seat's tier must be one of the event's.
+pub(super) async fn insert_seats(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    section_ids: &[i64],
+    seats: &[crate::domain::layout::SeatSpec],
+) -> AppResult<u64> {
     let statement = tx
         .prepare_cached(
             "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
@@ -437,61 +503,5 @@ async fn insert_layout(
         )
         .into());
     }
-    for (order, area) in layout.ga_areas.iter().enumerate() {
-        let outline = area
-            .outline
-            .as_ref()
-            .map(|o| geometry::flatten(&geometry::from_pairs(o)));
-        let inserted = tx
-            .execute(
-                "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order, outline)
-                 SELECT $1, $2, t.id, $4, $5, $6 FROM price_tiers t WHERE t.event_id = $1 AND t.code = $3",
-                &[
-                    &event_id,
-                    &area.name,
-                    &area.tier,
-                    &(area.capacity as i32),
-                    &(order as i32),
-                    &outline,
-                ],
-            )
-            .await?;
-        if inserted != 1 {
-            return Err(
-                anyhow::anyhow!("area {:?} names a tier it does not define", area.name).into(),
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Events are created with a checked currency; a code this build does not
-/// know (a newer ISO list wrote it) shows in euros rather than failing.
-pub(crate) fn currency_column(code: &str) -> Currency {
-    Currency::from_code(code).unwrap_or_default()
-}
-
-/// A polygon as its column stores it; none for fewer than three points.
-pub(super) fn outline_column(points: &[Point]) -> Option<Vec<f32>> {
-    (points.len() >= 3).then(|| geometry::flatten(points))
-}
-
-pub async fn tiers(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<Tier>> {
-    let statement = client
-        .prepare_cached(
-            "SELECT t.code, t.name, t.price_cents, e.currency
-               FROM price_tiers t JOIN events e ON e.id = t.event_id
-              WHERE t.event_id = $1 ORDER BY t.sort_order, t.price_cents DESC",
-        )
-        .await?;
-    let rows = client.query(&statement, &[&event_id]).await?;
-    Ok(rows
-        .iter()
-        .map(|row| Tier {
-            code: row.get("code"),
-            name: row.get("name"),
-            price_cents: row.get("price_cents"),
-            currency: currency_column(row.get("currency")),
-        })
-        .collect())
+    Ok(inserted)
 }

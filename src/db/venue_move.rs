@@ -490,3 +490,119 @@ pub async fn set_tier_price(
     tx.commit().await?;
     Ok(before)
 }
+
+/// What adding a section did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionAdded {
+    pub section: String,
+    pub seats: u64,
+}
+
+/// Adds one section of a venue version to an event, on sale or not: its
+/// seats join the event's, nothing already there changes. The section must
+/// be new to the event (by name); a tier the event lacks needs a price.
+/// Audited.
+pub async fn add_section(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    version: i32,
+    section_name: &str,
+    prices: &BTreeMap<String, i32>,
+) -> AppResult<SectionAdded> {
+    let venue_id = event_venue(&pool.get().await?, event_id).await?;
+    let layout = super::venues::version_layout(&pool.get().await?, venue_id, version).await?;
+    let index = layout
+        .sections
+        .iter()
+        .position(|s| s.name == section_name)
+        .ok_or(AppError::NotFound(Missing::Section))?;
+    let section = &layout.sections[index];
+    let seats: Vec<_> = layout
+        .seat_specs()
+        .into_iter()
+        .filter(|s| s.section_index == index)
+        .map(|mut s| {
+            s.section_index = 0;
+            s
+        })
+        .collect();
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    // Not the claims' lock: selling goes on while seats are added.
+    let existing: Vec<(String, i32)> = tx
+        .query(
+            "SELECT code, price_cents FROM price_tiers WHERE event_id = $1",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    let mut needed: Vec<&str> = seats.iter().map(|s| s.tier.as_str()).collect();
+    needed.sort_unstable();
+    needed.dedup();
+    for code in needed {
+        if existing.iter().any(|(have, _)| have == code) {
+            continue;
+        }
+        let tier = layout
+            .tiers
+            .iter()
+            .find(|t| t.code == code)
+            .ok_or_else(|| {
+                anyhow::anyhow!("section {section_name:?} names tier {code:?} its layout lacks")
+            })?;
+        let price = prices.get(code).copied().ok_or_else(|| {
+            AppError::Invalid(Invalid::MissingPrice {
+                tier: tier.name.clone(),
+            })
+        })?;
+        tx.execute(
+            "INSERT INTO price_tiers (event_id, code, name, price_cents, sort_order)
+             SELECT $1, $2, $3, $4, coalesce(max(sort_order) + 1, 0) FROM price_tiers WHERE event_id = $1",
+            &[&event_id, &tier.code, &tier.name, &price],
+        )
+        .await?;
+    }
+    let inserted = tx
+        .query_opt(
+            "INSERT INTO sections (event_id, name, sort_order, outline)
+             SELECT $1, $2, coalesce(max(sort_order) + 1, 0), $3 FROM sections WHERE event_id = $1
+             ON CONFLICT (event_id, name) DO NOTHING RETURNING id",
+            &[
+                &event_id,
+                &section.name,
+                &outline_column(&section.venue_outline()),
+            ],
+        )
+        .await?;
+    let Some(row) = inserted else {
+        return Err(AppError::Conflict(Conflict::SectionExists(
+            section.name.clone(),
+        )));
+    };
+    let section_id: i64 = row.get(0);
+    let count = super::events::insert_seats(&tx, event_id, &[section_id], &seats).await?;
+    audit::record(
+        &tx,
+        Entry {
+            actor: Some(actor),
+            action: "add_section",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: format!(
+                "section {} ({count} seats) from venue version {version}",
+                section.name
+            ),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(SectionAdded {
+        section: section.name.clone(),
+        seats: count,
+    })
+}

@@ -28,21 +28,29 @@ pub enum Flag {
     Wheelchair,
     Companion,
     RestrictedView,
+    /// On an aisle: next to a gangway, easy to reach and leave.
+    Aisle,
 }
 
 impl Flag {
+    pub const ALL: [Flag; 4] = [
+        Flag::Wheelchair,
+        Flag::Companion,
+        Flag::RestrictedView,
+        Flag::Aisle,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Flag::Wheelchair => "wheelchair",
             Flag::Companion => "companion",
             Flag::RestrictedView => "restricted_view",
+            Flag::Aisle => "aisle",
         }
     }
 
     pub fn from_db(value: &str) -> Option<Flag> {
-        [Flag::Wheelchair, Flag::Companion, Flag::RestrictedView]
-            .into_iter()
-            .find(|f| f.as_str() == value)
+        Flag::ALL.into_iter().find(|f| f.as_str() == value)
     }
 }
 

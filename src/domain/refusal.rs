@@ -90,6 +90,7 @@ error_codes! {
     InvalidLayout => "invalid_layout",
     EventHasSales => "event_has_sales",
     TierHasHolds => "tier_has_holds",
+    SectionExists => "section_exists",
     NotAVenueEvent => "not_a_venue_event",
 }
 
@@ -312,6 +313,8 @@ pub enum Conflict {
     },
     /// The event was not built from a venue (the demo hall, tests' grids).
     NotAVenueEvent,
+    /// Adding a section an event already has (by name).
+    SectionExists(String),
     /// Repricing a tier while seats or places of it are held.
     TierHasHolds {
         held: i64,
@@ -412,6 +415,7 @@ impl Conflict {
             Conflict::EventHasSales { .. } => ErrorCode::EventHasSales,
             Conflict::NotAVenueEvent => ErrorCode::NotAVenueEvent,
             Conflict::TierHasHolds { .. } => ErrorCode::TierHasHolds,
+            Conflict::SectionExists(_) => ErrorCode::SectionExists,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
             Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,

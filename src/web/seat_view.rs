@@ -181,6 +181,7 @@ pub fn flag_label(flag: Flag) -> &'static str {
         Flag::Wheelchair => "wheelchair space",
         Flag::Companion => "companion seat",
         Flag::RestrictedView => "restricted view",
+        Flag::Aisle => "aisle seat",
     }
 }
 

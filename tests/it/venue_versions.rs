@@ -756,3 +756,84 @@ async fn a_sale_or_a_refunded_order_keeps_the_event_on_its_version() {
         1
     );
 }
+
+#[tokio::test]
+async fn a_section_is_added_to_an_event_on_sale_and_nothing_sold_changes() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Growing Hall").await;
+    let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event_id, &[a1]).await;
+    let (status, _) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    let mut grown = small_hall("Growing Hall");
+    grown["tiers"] =
+        json!([{"code": "std", "name": "Standard"}, {"code": "gallery", "name": "Gallery"}]);
+    grown["sections"].as_array_mut().unwrap().push(json!({
+        "name": "Gallery", "position": {"x": 100, "y": 500},
+        "rows": [{"label": "G", "count": 5, "tier": "gallery"}],
+    }));
+    let (status, _, body) = put_layout(&manager, venue_id, Some("\"v1\""), &grown).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let path = format!("/api/staff/events/{event_id}/sections");
+    let (status, body) = manager
+        .post(&path, json!({"version": 2, "section": "Gallery"}))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("missing_price")),
+        "{body}"
+    );
+    let (status, body) = manager
+        .post(&path, json!({"version": 2, "section": "Nowhere"}))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = manager
+        .post(
+            &path,
+            json!({"version": 2, "section": "Gallery", "prices": {"gallery": 1500}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["seats"], 5);
+    let (status, body) = manager
+        .post(
+            &path,
+            json!({"version": 2, "section": "Stalls", "prices": {"gallery": 1500}}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::CONFLICT, Some("section_exists")),
+        "{body}"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {event_id}"
+        ))
+        .await,
+        13
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {event_id} AND status = 'SOLD'"
+        ))
+        .await,
+        1
+    );
+    let g3 = seat_id(&app, event_id, "G", "3").await.unwrap();
+    let (status, hold) = app.buyer().hold(event_id, &[g3]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'add_section'"
+        ))
+        .await,
+        1
+    );
+    app.no_breaches().await;
+}

@@ -57,7 +57,9 @@ pub(super) fn check_flags(names: &[String], at: &str, errors: &mut Vec<LayoutErr
             if flag.is_none() {
                 errors.push(err(
                     at,
-                    format!("unknown flag {name:?}: use wheelchair, companion or restricted_view"),
+                    format!(
+                        "unknown flag {name:?}: use wheelchair, companion, restricted_view or aisle"
+                    ),
                 ));
             }
             flag

@@ -72,7 +72,7 @@ pub(crate) struct SeatJson {
     tier: String,
     price_cents: i32,
     status: SeatState,
-    /// Accessible-seat flags: "wheelchair", "companion", "restricted_view".
+    /// Seat flags: "wheelchair", "companion", "restricted_view", "aisle".
     accessibility: Vec<String>,
 }
 

@@ -31,6 +31,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(create_venue))
         .routes(routes!(read_layout_file))
         .routes(routes!(move_event))
+        .routes(routes!(add_section))
         .routes(routes!(set_tier_price))
         .layer(DefaultBodyLimit::max(MAX_LAYOUT_BYTES))
 }
@@ -291,6 +292,66 @@ pub(crate) async fn move_event(
         seats_added: moved.seats_added,
         seats_removed: moved.seats_removed,
     }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AddSectionBody {
+    /// The venue version the section is drawn in.
+    #[schema(minimum = 1)]
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    version: i32,
+    /// Its name in that version; the event must not have one of that name.
+    #[schema(max_length = 200)]
+    section: String,
+    /// Prices (minor units) for its tiers the event lacks.
+    #[serde(default)]
+    #[schema(value_type = BTreeMap<String, i64>)]
+    prices: BTreeMap<String, serde_json::Number>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct SectionAddedJson {
+    event_id: EventId,
+    section: String,
+    seats: u64,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/sections", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = AddSectionBody,
+    responses(
+        (status = 201, description = "The section's seats are on sale with the rest", body = SectionAddedJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn add_section(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<AddSectionBody>,
+) -> AppResult<(StatusCode, Json<SectionAddedJson>)> {
+    let prices = minor_units(&body.prices)?;
+    let added = db::venue_move::add_section(
+        &state.pool,
+        staff.actor,
+        event_id,
+        body.version,
+        &body.section,
+        &prices,
+    )
+    .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(SectionAddedJson {
+            event_id,
+            section: added.section,
+            seats: added.seats,
+        }),
+    ))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

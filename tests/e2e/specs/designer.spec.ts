@@ -112,6 +112,9 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   await page.locator('[data-brush]').selectOption('flag:wheelchair');
   await seatCircle(page, 0, 3, 0).click();
   await expect(page.locator('[data-checks-summary]')).toHaveText('No problems.');
+  // The seat beside the aisle, marked so.
+  await page.locator('[data-brush]').selectOption('flag:aisle');
+  await seatCircle(page, 0, 0, 3).click();
   await expectNoSeriousA11yViolations(page, 'the designer');
 
   await page.getByRole('button', { name: 'Save' }).click();
@@ -126,6 +129,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   expect(orchestraRows[3].seats.every((s) => s.tier === 'standard')).toBe(true);
   expect(orchestraRows[3].seats[0].flags).toEqual(['wheelchair']);
   expect(orchestraRows[3].seats[1].flags).toEqual(['companion']);
+  expect(orchestraRows[0].seats[3].flags).toEqual(['aisle']);
   expect(layout.sections[2].rows.flatMap((r) => r.seats).every((s) => s.tier === 'balcony')).toBe(true);
   // The aisle: a wider gap after seat 4 than between seats 3 and 4.
   const front = orchestraRows[0].seats;
@@ -169,6 +173,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
     expect(Math.abs(left - left0 - (x - x0)), label).toBeLessThan(1);
     expect(Math.abs(top - top0 - (y - y0)), label).toBeLessThan(1);
   }
+  await expect(buyer.getByRole('button', { name: /^Orchestra, row A, seat 4, .*aisle seat/ })).toBeVisible();
   const orchestraA1 = buyer.getByRole('button', { name: /^Orchestra, row A, seat 1, / });
   await orchestraA1.click();
   await expect(orchestraA1).toHaveAttribute('aria-pressed', 'true');
@@ -217,6 +222,31 @@ test('a section drawn, moved, turned and painted by keyboard alone', async ({ pa
   expect(stalls.position.x).toBe(Number(before) + 5);
   expect(stalls.rotation).toBe(17);
   expect(stalls.rows.flatMap((r) => r.seats).every((s) => s.tier === 'circle')).toBe(true);
+});
+
+test('a section laid out again keeps what was painted where its rows and places stay', async ({ page }) => {
+  await signInStaff(page, '/staff/venues/new');
+  await designerReady(page);
+  await page.locator('[data-field="venue-name"]').fill(`Relaid Hall ${Date.now()}`);
+  await page.locator('[data-field="venue-name"]').press('Tab');
+  await addTier(page, 'Premium');
+  await addSection(page, { name: 'Stalls', rows: '3', seats: '6' });
+  await page.locator('[data-brush]').selectOption('tier:premium');
+  await page.locator('[data-row-pick]').selectOption({ label: 'A' });
+  await page.getByRole('button', { name: 'Paint the row' }).click();
+  await page.locator('summary', { hasText: 'Lay out again' }).click();
+  const form = page.locator('[data-form="relayout"]');
+  await form.locator('[name="rows"]').fill('4');
+  await form.locator('[name="seats"]').fill('8');
+  await form.locator('[name="curve"]').fill('500');
+  await form.getByRole('button', { name: 'Lay out again' }).click();
+  await expect(page.locator('[data-status]')).toHaveText('Laid out again.');
+  await expect(page.locator('circle[data-s="0"]')).toHaveCount(32);
+  const tiers = await page.locator('circle[data-s="0"][data-r="0"]').evaluateAll((seats) => seats.map((c) => c.getAttribute('fill')));
+  expect(tiers.slice(0, 6).every((f) => f === tiers[0])).toBe(true);
+  expect(tiers[6]).not.toBe(tiers[0]);
+  await page.keyboard.press('Control+z');
+  await expect(page.locator('circle[data-s="0"]')).toHaveCount(18);
 });
 
 test('two managers save the same version: the second is told and keeps their work to save again', async ({ page, browser }) => {
