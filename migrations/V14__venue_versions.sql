@@ -40,3 +40,8 @@ ALTER TABLE events
 ALTER TABLE seats DROP CONSTRAINT seats_accessibility_check;
 ALTER TABLE seats ADD CONSTRAINT seats_accessibility_check
     CHECK (accessibility <@ ARRAY['wheelchair', 'companion', 'restricted_view', 'aisle']::text[]);
+
+-- Labels for finding one's way on the map ("Bar", "Exit"): an event keeps
+-- its venue's, as it keeps its stage: [{"text", "x", "y", "outline"?}].
+ALTER TABLE events ADD COLUMN labels jsonb NOT NULL DEFAULT '[]'
+    CHECK (jsonb_typeof(labels) = 'array' AND jsonb_array_length(labels) <= 200);

@@ -42,6 +42,7 @@ function emptyLayout() {
     tiers: [{ code: "standard", name: "Standard" }],
     sections: [],
     ga_areas: [],
+    labels: [],
   };
 }
 
@@ -55,6 +56,7 @@ function snapshot() {
     tiers: structuredClone(model.tiers),
     sections: model.sections.slice(),
     ga_areas: structuredClone(model.ga_areas),
+    labels: structuredClone(model.labels),
   };
 }
 
@@ -281,6 +283,11 @@ function redraw() {
     const sel = selected && selected.kind === "area" && selected.index === a;
     parts.push(`<g class="d-area${sel ? " d-area--selected" : ""}" data-area="${a}"><polygon points="${pointsAttr(area.outline)}" fill="${colourOf(area.tier)}"></polygon><text x="${(b.minX + b.maxX) / 2}" y="${(b.minY + b.maxY) / 2 + 5}">${esc(area.name)} (${area.capacity})</text></g>`);
   });
+  model.labels.forEach((label, l) => {
+    const sel = selected && selected.kind === "label" && selected.index === l;
+    const shape = label.outline ? `<polygon points="${pointsAttr(label.outline)}"></polygon>` : "";
+    parts.push(`<g class="d-label${sel ? " d-label--selected" : ""}" data-label="${l}">${shape}<text x="${label.x}" y="${label.y}">${esc(label.text)}</text></g>`);
+  });
   model.sections.forEach((section, s) => parts.push(sectionMarkup(section, s)));
   parts.push(`<g class="d-markers" data-markers></g><rect class="d-lasso" data-lasso width="0" height="0" hidden></rect>`);
   viewport.innerHTML = parts.join("");
@@ -297,6 +304,7 @@ function fit() {
   const pts = [];
   for (const section of model.sections) for (const p of outlineOf(section)) pts.push(place(section, p[0], p[1]));
   for (const area of model.ga_areas) if (area.outline) pts.push(...area.outline);
+  for (const label of model.labels) pts.push([label.x, label.y], ...(label.outline || []));
   if (model.stage && model.stage.outline) pts.push(...model.stage.outline);
   const box = svg.getBoundingClientRect();
   if (!pts.length || !box.width) return;
@@ -383,6 +391,7 @@ function renderSide() {
   if (model.stage && model.stage.outline) items.push(`<li><button type="button" data-pick="stage" aria-pressed="${selected?.kind === "stage"}">Stage</button></li>`);
   model.sections.forEach((s, i) => items.push(`<li><button type="button" data-pick="section:${i}" aria-pressed="${selected?.kind === "section" && selected.index === i}">${esc(s.name)} <span class="hint">${seatsOf(s).length} seats</span></button></li>`));
   model.ga_areas.forEach((a, i) => items.push(`<li><button type="button" data-pick="area:${i}" aria-pressed="${selected?.kind === "area" && selected.index === i}">${esc(a.name)} <span class="hint">standing, ${a.capacity}</span></button></li>`));
+  model.labels.forEach((l, i) => items.push(`<li><button type="button" data-pick="label:${i}" aria-pressed="${selected?.kind === "label" && selected.index === i}">${esc(l.text)} <span class="hint">label</span></button></li>`));
   outline.innerHTML = items.join("");
 
   const panel = root.querySelector("[data-selection]");
@@ -421,6 +430,12 @@ function renderSide() {
       <button type="submit">Apply</button></form>
       <p><button type="button" data-action="delete-selected">Delete the area</button></p>`;
     panel.querySelector('[name="tier"]').value = a.tier;
+  } else if (selected.kind === "label") {
+    const l = model.labels[selected.index];
+    panel.innerHTML = `<form data-form="inspect-label" class="designer__form">
+      <label>Text <input name="text" value="${esc(l.text)}" maxlength="60"></label>
+      <button type="submit">Apply</button></form>
+      <p><button type="button" data-action="delete-selected">Delete the label</button></p>`;
   } else {
     const b = boundsOf(model.stage.outline);
     panel.innerHTML = `<form data-form="inspect-stage" class="designer__form">
@@ -586,12 +601,20 @@ svg.addEventListener("pointerdown", (event) => {
   const sectionEl = target.closest("[data-section]");
   const areaEl = target.closest("[data-area]");
   const stageEl = target.closest("[data-stage]");
+  const labelEl = target.closest("[data-label]");
   if (sectionEl) {
     const s = Number(sectionEl.dataset.section);
     select({ kind: "section", index: s }, false);
     past.push(snapshot()); future = [];
     const section = editSection(s);
     drag = { kind: "move", s, section, vx, vy, x: section.position.x, y: section.position.y, moved: false, el: viewport.querySelector(`[data-section="${s}"]`) };
+  } else if (labelEl) {
+    const index = Number(labelEl.dataset.label);
+    select({ kind: "label", index }, false);
+    past.push(snapshot()); future = [];
+    const label = model.labels[index];
+    const points = [[label.x, label.y], ...(label.outline || [])];
+    drag = { kind: "move-label", label, start: points.map((p) => p.slice()), vx, vy, moved: false, el: labelEl };
   } else if (areaEl || stageEl) {
     const which = areaEl ? { kind: "area", index: Number(areaEl.dataset.area) } : { kind: "stage", index: 0 };
     select(which, false);
@@ -620,6 +643,13 @@ svg.addEventListener("pointermove", (event) => {
   } else if (drag.kind === "move-shape") {
     const dx = vx - drag.vx, dy = vy - drag.vy;
     drag.outline.forEach((p, i) => { p[0] = round(drag.start[i][0] + dx); p[1] = round(drag.start[i][1] + dy); });
+    drag.moved = true;
+    drag.el.setAttribute("transform", `translate(${dx} ${dy})`);
+  } else if (drag.kind === "move-label") {
+    const dx = vx - drag.vx, dy = vy - drag.vy;
+    drag.label.x = round(drag.start[0][0] + dx);
+    drag.label.y = round(drag.start[0][1] + dy);
+    (drag.label.outline || []).forEach((p, i) => { p[0] = round(drag.start[i + 1][0] + dx); p[1] = round(drag.start[i + 1][1] + dy); });
     drag.moved = true;
     drag.el.setAttribute("transform", `translate(${dx} ${dy})`);
   } else if (drag.kind === "turn") {
@@ -652,6 +682,9 @@ function endDrag() {
       past.pop();
       redraw();
     }
+  } else if (done.kind === "move-label") {
+    if (done.moved) { dirty = true; say("Moved the label."); } else past.pop();
+    redraw();
   } else if (done.kind === "move-shape") {
     if (done.moved) {
       if (done.which.kind === "stage") model.sections.forEach((_, i) => forgetRanks(editSection(i)));
@@ -749,6 +782,11 @@ function nudge(dx, dy) {
       section.position.x = round(section.position.x + dx);
       section.position.y = round(section.position.y + dy);
       forgetRanks(section);
+    } else if (selected.kind === "label") {
+      const label = model.labels[selected.index];
+      for (const p of [...(label.outline || [])]) { p[0] = round(p[0] + dx); p[1] = round(p[1] + dy); }
+      label.x = round(label.x + dx);
+      label.y = round(label.y + dy);
     } else {
       const outline = selected.kind === "area" ? model.ga_areas[selected.index].outline : model.stage.outline;
       for (const p of outline) { p[0] = round(p[0] + dx); p[1] = round(p[1] + dy); }
@@ -769,8 +807,10 @@ function turnBy(by) {
 function deleteSelected() {
   if (!selected || selected.kind === "stage") return;
   const { kind, index } = selected;
-  change(kind === "section" ? `Deleted ${model.sections[index].name}.` : "Deleted the area.", () => {
+  const what = { section: `Deleted ${model.sections[index]?.name}.`, area: "Deleted the area.", label: "Deleted the label." }[kind];
+  change(what, () => {
     if (kind === "section") model.sections.splice(index, 1);
+    else if (kind === "label") model.labels.splice(index, 1);
     else model.ga_areas.splice(index, 1);
     selected = null;
   });
@@ -830,6 +870,20 @@ root.addEventListener("submit", (event) => {
       model.ga_areas.push({ name, tier: v.tier, capacity: Math.max(1, Number(v.capacity) || 1), outline: [[x - w / 2, y], [x + w / 2, y], [x + w / 2, y + h], [x - w / 2, y + h]] });
       selected = { kind: "area", index: model.ga_areas.length - 1 };
     });
+  } else if (kind === "label") {
+    const text = v.text.trim();
+    if (!text) return;
+    const [x, y] = freeSpot();
+    const w = Number(v.width) || 0, h = Number(v.height) || 0;
+    change(`Added the label ${text}.`, () => {
+      const label = { text, x, y };
+      if (w > 0 && h > 0) label.outline = [[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]];
+      model.labels.push(label);
+      selected = { kind: "label", index: model.labels.length - 1 };
+    });
+    form.reset();
+  } else if (kind === "inspect-label") {
+    change("Changed the label.", () => { model.labels[selected.index].text = v.text.trim() || model.labels[selected.index].text; });
   } else if (kind === "tier") {
     const name = v.name.trim();
     const code = (v.code || name).toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^_|_$/g, "") || `tier${model.tiers.length + 1}`;
@@ -982,6 +1036,7 @@ function layoutToSend() {
     tiers: model.tiers,
     sections: model.sections,
     ga_areas: model.ga_areas,
+    labels: model.labels,
   };
 }
 
@@ -1008,7 +1063,7 @@ async function importFile(input) {
     if (body.problems) showServerProblems(body.problems);
     return;
   }
-  change(`Imported ${file.name}.`, () => { model = body; selected = null; });
+  change(`Imported ${file.name}.`, () => { model = body; model.labels ||= []; selected = null; });
   fit();
 }
 
@@ -1022,6 +1077,7 @@ async function load() {
     etag = response.headers.get("ETag");
     model = await response.json();
   }
+  model.labels ||= [];
   past = []; future = []; selected = null; dirty = false;
   root.querySelector("[data-conflict]").hidden = true;
   redraw();

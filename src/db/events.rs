@@ -287,8 +287,8 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     let inserted = tx
         .query_opt(
             "INSERT INTO events (slug, name, venue, venue_id, starts_at, on_sale_at,
-                                 currency, time_zone, stage, venue_version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                 currency, time_zone, stage, venue_version, labels)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
              ON CONFLICT (slug) DO NOTHING RETURNING id",
             &[
                 &event.slug,
@@ -301,6 +301,7 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
                 &event.layout.time_zone,
                 &outline_column(&event.layout.stage),
                 &event.venue_version,
+                &event.layout.labels_json(),
             ],
         )
         .await?;

@@ -5,6 +5,7 @@ use super::GenericClient;
 use crate::domain::geometry::{self, Bounds, Point};
 use crate::domain::ids::EventId;
 use crate::domain::ids::{AreaId, HoldId, SectionId};
+use crate::domain::venue::MapLabel;
 use crate::error::AppResult;
 
 #[derive(Debug, Clone)]
@@ -38,6 +39,7 @@ pub struct MapShapes {
     pub stage: Vec<Point>,
     pub sections: Vec<SectionShape>,
     pub areas: Vec<AreaShape>,
+    pub labels: Vec<MapLabel>,
 }
 
 impl MapShapes {
@@ -53,6 +55,9 @@ impl MapShapes {
             .chain(self.areas.iter().map(|a| &a.outline))
             .chain(std::iter::once(&self.stage))
             .filter_map(|points| Bounds::of(points.iter().copied()))
+            .chain(self.labels.iter().filter_map(|l| {
+                Bounds::of(std::iter::once(l.at).chain(l.outline.iter().flatten().copied()))
+            }))
             .reduce(Bounds::union)
     }
 }
@@ -144,16 +149,47 @@ pub async fn shapes(
             outline: geometry::unflatten(&row.get::<_, Vec<f32>>("outline")),
         })
         .collect();
-    let stage = client
-        .prepare_cached("SELECT stage FROM events WHERE id = $1")
+    let event = client
+        .prepare_cached("SELECT stage, labels FROM events WHERE id = $1")
         .await?;
-    let stage: Option<Vec<f32>> = client
-        .query_opt(&stage, &[&event_id])
-        .await?
-        .and_then(|row| row.get(0));
+    let event = client.query_opt(&event, &[&event_id]).await?;
+    let stage: Option<Vec<f32>> = event.as_ref().and_then(|row| row.get(0));
+    let labels: serde_json::Value = event
+        .as_ref()
+        .map_or(serde_json::Value::Null, |row| row.get(1));
     Ok(MapShapes {
         stage: stage.map(|s| geometry::unflatten(&s)).unwrap_or_default(),
         sections,
         areas,
+        labels: labels_from_json(&labels),
     })
+}
+
+/// An event's labels column (written from a validated layout's
+/// `labels_json`); an entry of another shape is skipped, not an error.
+fn labels_from_json(value: &serde_json::Value) -> Vec<MapLabel> {
+    let point = |pair: &serde_json::Value| {
+        Some(Point::new(
+            pair.get(0)?.as_f64()? as f32,
+            pair.get(1)?.as_f64()? as f32,
+        ))
+    };
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|label| {
+            Some(MapLabel {
+                text: label.get("text")?.as_str()?.to_string(),
+                at: Point::new(
+                    label.get("x")?.as_f64()? as f32,
+                    label.get("y")?.as_f64()? as f32,
+                ),
+                outline: label
+                    .get("outline")
+                    .and_then(|o| o.as_array())
+                    .map(|pairs| pairs.iter().filter_map(point).collect()),
+            })
+        })
+        .collect()
 }

@@ -53,7 +53,7 @@ const JUDGE_AND_MOVE: &str = "
         SELECT count(*) AS orders FROM orders WHERE event_id = $1
     ), moved AS (
         UPDATE events e
-           SET venue_version = $2, venue = $3, stage = $4, time_zone = $5
+           SET venue_version = $2, venue = $3, stage = $4, time_zone = $5, labels = $6
           FROM seat_states, ga_states, ordered
          WHERE e.id = $1
            AND seat_states.sold + ga_states.sold = 0
@@ -120,6 +120,7 @@ async fn move_once(
                 &layout.name,
                 &outline_column(&layout.stage),
                 &layout.time_zone,
+                &layout.labels_json(),
             ],
         )
         .await?;

@@ -162,6 +162,8 @@ pub struct SeatCanvas {
     /// Outlines of the sections shown.
     pub outlines: Vec<ShapeView>,
     pub areas: Vec<ShapeView>,
+    /// Words for finding one's way ("Bar", "Exit"), on the whole venue.
+    pub labels: Vec<LabelView>,
     pub rows: Vec<RowLabelView>,
     pub sections: Vec<SeatGroup>,
     /// The whole venue is drawn (not one section of a big one).
@@ -308,11 +310,40 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         } else {
             Vec::new()
         },
+        labels: if whole {
+            shapes.labels.iter().map(LabelView::new).collect()
+        } else {
+            Vec::new()
+        },
         rows,
         sections,
         whole,
         turn,
         stage_marker,
+    }
+}
+
+/// A label for orientation, as SVG draws it (venue coordinates).
+pub struct LabelView {
+    pub text: String,
+    pub x: f32,
+    pub y: f32,
+    /// Its shape's points, if it has one.
+    pub points: Option<String>,
+}
+
+impl LabelView {
+    fn new(label: &crate::domain::venue::MapLabel) -> LabelView {
+        LabelView {
+            text: label.text.clone(),
+            x: label.at.x,
+            y: label.at.y,
+            points: label
+                .outline
+                .as_ref()
+                .filter(|o| o.len() >= 3)
+                .map(|o| svg_points(o)),
+        }
     }
 }
 
@@ -426,6 +457,7 @@ pub struct Overview {
     pub font: f32,
     pub stage: Option<ShapeView>,
     pub areas: Vec<ShapeView>,
+    pub labels: Vec<LabelView>,
     pub sections: Vec<OverviewSection>,
 }
 
@@ -524,6 +556,7 @@ pub fn overview(
             .iter()
             .map(|a| ShapeView::new(&a.name, &a.outline))
             .collect(),
+        labels: shapes.labels.iter().map(LabelView::new).collect(),
         sections,
     }
 }

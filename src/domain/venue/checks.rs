@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use super::model::{
-    GaArea, LayoutError, MAX_GA_PLACES, MAX_REPORTED_PROBLEMS, MAX_SEATS, Place, ProblemKind,
-    SeatLayout, SectionLayout, TierDef, VenueLayout,
+    GaArea, LayoutError, MAX_GA_PLACES, MAX_REPORTED_PROBLEMS, MAX_SEATS, MapLabel, Place,
+    ProblemKind, SeatLayout, SectionLayout, TierDef, VenueLayout,
 };
 use crate::domain::geometry::{self, Bounds, Placement, Point};
 use crate::domain::layout::{Flag, SEAT_PITCH};
@@ -86,6 +86,7 @@ pub(super) struct Venue {
     pub(super) stage: Option<Vec<Point>>,
     pub(super) tiers: Vec<TierDef>,
     pub(super) ga_areas: Vec<GaArea>,
+    pub(super) labels: Vec<MapLabel>,
 }
 
 pub const DEFAULT_TIME_ZONE: &str = "UTC";
@@ -145,6 +146,7 @@ pub(super) fn finish(
         stage,
         tiers,
         mut ga_areas,
+        mut labels,
     } = venue;
     if name.trim().is_empty() {
         errors.insert(0, err("name", "the venue needs a name"));
@@ -214,6 +216,9 @@ pub(super) fn finish(
                 .as_ref()
                 .and_then(|o| Bounds::of(geometry::from_pairs(o)))
         }))
+        .chain(labels.iter().filter_map(|l| {
+            Bounds::of(std::iter::once(l.at).chain(l.outline.iter().flatten().copied()))
+        }))
         .reduce(Bounds::union);
     let mut stage = stage.unwrap_or_else(|| match content {
         Some(b) => {
@@ -255,6 +260,12 @@ pub(super) fn finish(
                     pair[1] += shift.y;
                 }
             }
+            for label in &mut labels {
+                for p in std::iter::once(&mut label.at).chain(label.outline.iter_mut().flatten()) {
+                    p.x += shift.x;
+                    p.y += shift.y;
+                }
+            }
         }
     }
     if placed_venue && !stage.is_empty() {
@@ -277,6 +288,7 @@ pub(super) fn finish(
         tiers,
         sections,
         ga_areas,
+        labels,
     };
     if layout.seat_count() == 0 && layout.ga_areas.is_empty() {
         errors.push(err(

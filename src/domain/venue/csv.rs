@@ -183,6 +183,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
         .collect();
     finish(
         Venue {
+            labels: Vec::new(),
             name: name.to_string(),
             time_zone: DEFAULT_TIME_ZONE.to_string(),
             stage: None,

@@ -60,6 +60,7 @@ pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
         .collect();
     finish(
         Venue {
+            labels: Vec::new(),
             name: spec.venue.clone(),
             time_zone: spec.time_zone.clone(),
             stage: None,

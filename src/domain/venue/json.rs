@@ -9,7 +9,9 @@ use super::checks::{
     DEFAULT_TIME_ZONE, DraftSection, Venue, check_flags, check_outline, check_tiers, default_rank,
     err, finish, local_coordinate_ok,
 };
-use super::model::{GaArea, LayoutError, Place, ProblemKind, SeatLayout, TierDef, VenueLayout};
+use super::model::{
+    GaArea, LayoutError, MapLabel, Place, ProblemKind, SeatLayout, TierDef, VenueLayout,
+};
 use crate::domain::geometry::{self, Point};
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::text::{self, MAX_LABEL_CHARS, MAX_NAME_CHARS};
@@ -25,7 +27,22 @@ struct JsonLayout {
     sections: Vec<JsonSection>,
     #[serde(default)]
     ga_areas: Vec<GaArea>,
+    #[serde(default)]
+    labels: Vec<JsonLabel>,
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonLabel {
+    text: String,
+    x: f64,
+    y: f64,
+    outline: Option<Vec<[f64; 2]>>,
+}
+
+/// The most labels a venue may have, and the longest a label may be.
+const MAX_LABELS: usize = 200;
+const MAX_LABEL_TEXT_CHARS: usize = 60;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -385,6 +402,39 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             ),
         ));
     }
+    if raw.labels.len() > MAX_LABELS {
+        errors.push(err("labels", format!("at most {MAX_LABELS} labels")));
+    }
+    let labels = raw
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(l, label)| {
+            let at = format!("labels[{l}]");
+            if label.text.trim().is_empty() {
+                errors.push(err(&at, "a label needs text"));
+            } else if let Some(problem) =
+                text::problem("the label", &label.text, MAX_LABEL_TEXT_CHARS)
+            {
+                errors.push(err(&at, problem));
+            }
+            let placed = |c: f64| c.is_finite() && (0.0..=100_000.0).contains(&c);
+            if !(placed(label.x) && placed(label.y)) {
+                errors.push(err(
+                    &at,
+                    format!("bad point ({}, {}): use 0 to 100000", label.x, label.y),
+                ));
+            }
+            MapLabel {
+                text: label.text.clone(),
+                at: Point::new(label.x as f32, label.y as f32),
+                outline: label
+                    .outline
+                    .as_ref()
+                    .map(|o| check_outline(o, &format!("{at}.outline"), 0.0, &mut errors)),
+            }
+        })
+        .collect();
     let area_names: Vec<String> = raw.ga_areas.iter().map(|a| a.name.clone()).collect();
     finish(
         Venue {
@@ -393,6 +443,7 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             stage,
             tiers: raw.tiers,
             ga_areas: raw.ga_areas,
+            labels,
         },
         sections,
         errors,

@@ -17,7 +17,8 @@ pub use csv::from_csv;
 pub use grid::from_grid;
 pub use json::from_json;
 pub use model::{
-    GaArea, LayoutError, Place, ProblemKind, SeatLayout, SectionLayout, TierDef, VenueLayout,
+    GaArea, LayoutError, MapLabel, Place, ProblemKind, SeatLayout, SectionLayout, TierDef,
+    VenueLayout,
 };
 
 /// Reads a layout file of either form: CSV when its name ends in `.csv`

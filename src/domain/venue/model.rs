@@ -20,6 +20,27 @@ pub struct VenueLayout {
     pub tiers: Vec<TierDef>,
     pub sections: Vec<SectionLayout>,
     pub ga_areas: Vec<GaArea>,
+    /// Words on the map for finding one's way ("Bar", "Exit").
+    pub labels: Vec<MapLabel>,
+}
+
+/// A label for orientation, in venue coordinates: its text at `at`, and
+/// a shape drawn around it if it has one (the bar's counter, a desk).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapLabel {
+    pub text: String,
+    pub at: Point,
+    pub outline: Option<Vec<Point>>,
+}
+
+impl MapLabel {
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut label = serde_json::json!({"text": self.text, "x": self.at.x, "y": self.at.y});
+        if let Some(outline) = &self.outline {
+            label["outline"] = serde_json::json!(geometry::to_pairs(outline));
+        }
+        label
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -173,14 +194,23 @@ impl VenueLayout {
                 area
             })
             .collect();
-        serde_json::json!({
+        let mut layout = serde_json::json!({
             "name": self.name,
             "time_zone": self.time_zone,
             "stage": {"outline": geometry::to_pairs(&self.stage)},
             "tiers": self.tiers.iter().map(|t| serde_json::json!({"code": t.code, "name": t.name})).collect::<Vec<_>>(),
             "sections": sections,
             "ga_areas": ga_areas,
-        })
+        });
+        if !self.labels.is_empty() {
+            layout["labels"] = self.labels_json();
+        }
+        layout
+    }
+
+    /// The labels as an event stores them.
+    pub fn labels_json(&self) -> serde_json::Value {
+        serde_json::Value::Array(self.labels.iter().map(MapLabel::to_json).collect())
     }
 }
 

@@ -236,3 +236,60 @@ fn csv_problems_name_their_line() {
             .starts_with("line 1: expected the header")
     );
 }
+
+#[test]
+fn labels_are_checked_kept_and_moved_with_the_house() {
+    let json = r#"{"name": "Labelled", "tiers": [{"code": "a", "name": "A"}],
+        "sections": [{"name": "S", "position": {"x": -60, "y": 100},
+                      "rows": [{"label": "A", "count": 3, "tier": "a"}]}],
+        "labels": [{"text": "Bar", "x": 10, "y": 400},
+                   {"text": "Exit", "x": 200, "y": 20,
+                    "outline": [[180, 10], [220, 10], [220, 30], [180, 30]]}]}"#;
+    let layout = from_json(json).unwrap();
+    assert_eq!(layout.labels.len(), 2);
+    // The section reached left of the origin, so the whole house moved
+    // right; the labels with it.
+    let shift = layout.labels[0].at.x - 10.0;
+    assert!(shift > 0.0, "{shift}");
+    assert_eq!(
+        layout.labels[1].outline.as_ref().unwrap()[0].x,
+        180.0 + shift
+    );
+    let again = from_json(&layout.to_json().to_string()).unwrap();
+    assert_eq!(again, layout);
+
+    let bad = r#"{"name": "L", "tiers": [{"code": "a", "name": "A"}],
+        "sections": [{"name": "S", "rows": [{"label": "A", "count": 1, "tier": "a"}]}],
+        "labels": [{"text": " ", "x": 1, "y": 1}, {"text": "Far", "x": -5, "y": 1}]}"#;
+    let problems: Vec<String> = from_json(bad)
+        .unwrap_err()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "labels[0]: a label needs text",
+            "labels[1]: bad point (-5, 1): use 0 to 100000"
+        ]
+    );
+}
+
+#[test]
+fn saving_checks_seats_apart_and_companions_but_reading_does_not() {
+    let json = r#"{"name": "Tight", "tiers": [{"code": "a", "name": "A"}],
+        "sections": [{"name": "S", "rows": [{"label": "A", "seats": [
+            {"label": "1", "tier": "a", "x": 0, "y": 0},
+            {"label": "2", "tier": "a", "x": 5, "y": 0, "flags": ["companion"]}]}]}]}"#;
+    assert!(from_json(json).is_ok(), "a stored venue still reads");
+    let problems = super::for_saving(from_json(json)).unwrap_err();
+    let kinds: Vec<_> = problems.iter().map(|p| p.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            super::ProblemKind::Overlap,
+            super::ProblemKind::CompanionAlone
+        ]
+    );
+    assert_eq!(problems[1].place.seat.as_deref(), Some("2"));
+}

@@ -193,6 +193,7 @@ fn as_event(layout: &VenueLayout) -> (Vec<Seat>, Vec<Tier>, MapShapes) {
         stage: layout.stage.clone(),
         sections,
         areas,
+        labels: layout.labels.clone(),
     };
     (seats, tiers, shapes)
 }

@@ -115,6 +115,14 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   // The seat beside the aisle, marked so.
   await page.locator('[data-brush]').selectOption('flag:aisle');
   await seatCircle(page, 0, 0, 3).click();
+  // A bar at the back, with its counter.
+  await page.locator('summary', { hasText: /^Label$/ }).click();
+  const labelForm = page.locator('[data-form="label"]');
+  await labelForm.locator('[name="text"]').fill('Bar');
+  await labelForm.locator('[name="width"]').fill('120');
+  await labelForm.locator('[name="height"]').fill('40');
+  await labelForm.getByRole('button', { name: 'Add label' }).click();
+  await expect(page.locator('[data-label] text')).toHaveText('Bar');
   await expectNoSeriousA11yViolations(page, 'the designer');
 
   await page.getByRole('button', { name: 'Save' }).click();
@@ -130,6 +138,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   expect(orchestraRows[3].seats[0].flags).toEqual(['wheelchair']);
   expect(orchestraRows[3].seats[1].flags).toEqual(['companion']);
   expect(orchestraRows[0].seats[3].flags).toEqual(['aisle']);
+  expect((layout as unknown as { labels: { text: string; outline: number[][] }[] }).labels.map((l) => [l.text, l.outline.length])).toEqual([['Bar', 4]]);
   expect(layout.sections[2].rows.flatMap((r) => r.seats).every((s) => s.tier === 'balcony')).toBe(true);
   // The aisle: a wider gap after seat 4 than between seats 3 and 4.
   const front = orchestraRows[0].seats;
@@ -174,6 +183,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
     expect(Math.abs(top - top0 - (y - y0)), label).toBeLessThan(1);
   }
   await expect(buyer.getByRole('button', { name: /^Orchestra, row A, seat 4, .*aisle seat/ })).toBeVisible();
+  await expect(buyer.locator('.map-shapes__label')).toHaveText('Bar');
   const orchestraA1 = buyer.getByRole('button', { name: /^Orchestra, row A, seat 1, / });
   await orchestraA1.click();
   await expect(orchestraA1).toHaveAttribute('aria-pressed', 'true');
