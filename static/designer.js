@@ -62,19 +62,27 @@ function snapshot() {
 
 /** Records the state before a change, makes it, redraws. */
 function change(what, fn) {
-  past.push(snapshot());
-  if (past.length > HISTORY_LIMIT) past.shift();
-  future = [];
+  record(snapshot());
+  endBurst();
   fn();
   dirty = true;
   say(what);
   redraw();
 }
 
+/** Keeps `before` as the step to undo to; a new change ends any redo. */
+function record(before) {
+  past.push(before);
+  if (past.length > HISTORY_LIMIT) past.shift();
+  future = [];
+}
+
 function undo() {
   if (!past.length) return;
+  endBurst();
   future.push(snapshot());
   model = past.pop();
+  forgetGoneSelection();
   dirty = true;
   say("Undone.");
   redraw();
@@ -82,15 +90,25 @@ function undo() {
 
 function redo() {
   if (!future.length) return;
+  endBurst();
   past.push(snapshot());
   model = future.pop();
+  forgetGoneSelection();
   dirty = true;
   say("Redone.");
   redraw();
 }
 
+/** After undo or redo the selected thing may not exist any more. */
+function forgetGoneSelection() {
+  if (!selected) return;
+  const list = { section: model.sections, area: model.ga_areas, label: model.labels }[selected.kind];
+  if (list ? !list[selected.index] : !(model.stage && model.stage.outline && model.stage.outline.length >= 3)) selected = null;
+}
+
 /** A copy of section i for an edit (the old object stays in history). */
 function editSection(i) {
+  if (!model.sections[i]) throw new Error(`no section ${i}`);
   const copy = structuredClone(model.sections[i]);
   model.sections[i] = copy;
   return copy;
@@ -148,8 +166,10 @@ function rowLabel(index, style) {
   return label;
 }
 
+/** "10, 12, 14" → [10, 12, 14]: whole numbers from 1, at most 200 (a
+ * section's design is kept, and the server keeps at most 4 KB of it). */
 function numberList(text) {
-  return String(text || "").split(/[ ,;]+/).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  return String(text || "").split(/[ ,;]+/).map(Number).filter((n) => Number.isInteger(n) && n > 0 && n <= 500).slice(0, 200);
 }
 
 /** Lays out a section's seats from its design (rows, spacing, numbering). */
@@ -195,6 +215,16 @@ function round(v) {
   return Math.round(v * 100) / 100;
 }
 
+/** Shapes and labels live at 0 and up (the server refuses less): a move
+ * past the edge stops at it. */
+function keepInside(points) {
+  const minX = Math.min(...points.map((p) => p[0])), minY = Math.min(...points.map((p) => p[1]));
+  for (const p of points) {
+    if (minX < 0) p[0] = round(p[0] - minX);
+    if (minY < 0) p[1] = round(p[1] - minY);
+  }
+}
+
 function tableSeats(design, tier, name) {
   const seats = [];
   const n = design.chairs;
@@ -207,7 +237,7 @@ function tableSeats(design, tier, name) {
       seats.push({ label: String(i + 1), tier, x: round(-width / 2 + PITCH / 2 + k * PITCH), y: top ? -PITCH : PITCH, flags: [] });
     }
     const outline = [[-width / 2, -PITCH / 2 + 6], [width / 2, -PITCH / 2 + 6], [width / 2, PITCH / 2 - 6], [-width / 2, PITCH / 2 - 6]];
-    return { rows: [{ label: name.replace(/\s+/g, "").slice(0, 20) || "T", seats }], outline };
+    return { rows: [{ label: name.replace(/\s+/g, "").slice(0, 16) || "T", seats }], outline };
   }
   const radius = Math.max(PITCH, (n * PITCH) / (2 * Math.PI));
   for (let i = 0; i < n; i++) {
@@ -219,7 +249,7 @@ function tableSeats(design, tier, name) {
     const a = (i / 16) * 2 * Math.PI;
     return [round(Math.cos(a) * top), round(Math.sin(a) * top)];
   });
-  return { rows: [{ label: name.replace(/\s+/g, "").slice(0, 20) || "T", seats }], outline };
+  return { rows: [{ label: name.replace(/\s+/g, "").slice(0, 16) || "T", seats }], outline };
 }
 
 /** Ranks the server computed from the old place no longer hold once a
@@ -361,7 +391,26 @@ function designFrom(v) {
   };
 }
 
+/** A selector for the focused control of the side panel, to give focus
+ * back after the panel is drawn again. */
+function focusKey() {
+  const el = document.activeElement;
+  if (!el || !root.contains(el) || el === svg) return null;
+  for (const attr of ["data-action", "data-pick", "data-tier-name", "data-field", "data-problem"]) {
+    if (el.hasAttribute(attr)) return `[${attr}="${CSS.escape(el.getAttribute(attr))}"]`;
+  }
+  const form = el.closest("[data-form]");
+  if (form && el.name) return `[data-form="${form.dataset.form}"] [name="${CSS.escape(el.name)}"]`;
+  return null;
+}
+
 function renderSide() {
+  const keep = focusKey();
+  renderPanel();
+  if (keep && document.activeElement === document.body) root.querySelector(keep)?.focus();
+}
+
+function renderPanel() {
   root.querySelector('[data-field="venue-name"]').value = model.name;
   root.querySelector('[data-field="venue-zone"]').value = model.time_zone || "";
   document.querySelector("[data-designer-title]").textContent = model.name;
@@ -403,9 +452,9 @@ function renderSide() {
     const rows = s.rows.map((r, i) => `<option value="${i}">${esc(r.label)}</option>`).join("");
     panel.innerHTML = `<form data-form="inspect-section" class="designer__form">
       <label>Name <input name="name" value="${esc(s.name)}" maxlength="200"></label>
-      <label>X <input name="x" type="number" step="1" value="${round(s.position.x)}"></label>
-      <label>Y <input name="y" type="number" step="1" value="${round(s.position.y)}"></label>
-      <label>Turn (degrees) <input name="rotation" type="number" step="1" min="-360" max="360" value="${round(s.rotation || 0)}"></label>
+      <label>X <input name="x" type="number" step="any" value="${round(s.position.x)}"></label>
+      <label>Y <input name="y" type="number" step="any" value="${round(s.position.y)}"></label>
+      <label>Turn (degrees) <input name="rotation" type="number" step="any" min="-360" max="360" value="${round(s.rotation || 0)}"></label>
       <button type="submit">Apply</button>
     </form>
     <p><button type="button" data-action="paint-section">Paint the section with the brush</button></p>
@@ -439,8 +488,8 @@ function renderSide() {
   } else {
     const b = boundsOf(model.stage.outline);
     panel.innerHTML = `<form data-form="inspect-stage" class="designer__form">
-      <label>Width <input name="width" type="number" min="30" value="${round(b.maxX - b.minX)}"></label>
-      <label>Depth <input name="height" type="number" min="20" value="${round(b.maxY - b.minY)}"></label>
+      <label>Width <input name="width" type="number" step="any" min="30" value="${round(b.maxX - b.minX)}"></label>
+      <label>Depth <input name="height" type="number" step="any" min="20" value="${round(b.maxY - b.minY)}"></label>
       <button type="submit">Apply</button></form>`;
   }
 }
@@ -578,11 +627,23 @@ svg.addEventListener("pointerdown", (event) => {
   const target = event.target;
   const [vx, vy] = toVenue(event.clientX, event.clientY);
   svg.focus({ preventScroll: true });
+  if (tool === "select" && (event.ctrlKey || event.metaKey) && target.dataset.p !== undefined) {
+    // Ctrl-click (Cmd-click) removes a seat from its row.
+    const s = Number(target.dataset.s), r = Number(target.dataset.r), p = Number(target.dataset.p);
+    change("Deleted the seat.", () => {
+      const section = editSection(s);
+      section.rows[r].seats.splice(p, 1);
+      if (!section.rows[r].seats.length) section.rows.splice(r, 1);
+      if (section.design?.kind !== "table") delete section.outline;
+      forgetRanks(section);
+    });
+    return;
+  }
+  const start = { before: snapshot(), cx: event.clientX, cy: event.clientY };
   if (target.dataset.handle !== undefined) {
     const s = Number(target.dataset.handle);
-    past.push(snapshot()); future = [];
     const section = editSection(s);
-    drag = { kind: "turn", s, section };
+    drag = { ...start, kind: "turn", s, section };
     svg.setPointerCapture(event.pointerId);
     return;
   }
@@ -605,22 +666,19 @@ svg.addEventListener("pointerdown", (event) => {
   if (sectionEl) {
     const s = Number(sectionEl.dataset.section);
     select({ kind: "section", index: s }, false);
-    past.push(snapshot()); future = [];
     const section = editSection(s);
-    drag = { kind: "move", s, section, vx, vy, x: section.position.x, y: section.position.y, moved: false, el: viewport.querySelector(`[data-section="${s}"]`) };
+    drag = { ...start, kind: "move", s, section, vx, vy, x: section.position.x, y: section.position.y, moved: false, el: viewport.querySelector(`[data-section="${s}"]`) };
   } else if (labelEl) {
     const index = Number(labelEl.dataset.label);
     select({ kind: "label", index }, false);
-    past.push(snapshot()); future = [];
     const label = model.labels[index];
     const points = [[label.x, label.y], ...(label.outline || [])];
-    drag = { kind: "move-label", label, start: points.map((p) => p.slice()), vx, vy, moved: false, el: labelEl };
+    drag = { ...start, kind: "move-label", label, start: points.map((p) => p.slice()), vx, vy, moved: false, el: labelEl };
   } else if (areaEl || stageEl) {
     const which = areaEl ? { kind: "area", index: Number(areaEl.dataset.area) } : { kind: "stage", index: 0 };
     select(which, false);
-    past.push(snapshot()); future = [];
     const outline = which.kind === "area" ? model.ga_areas[which.index].outline : model.stage.outline;
-    drag = { kind: "move-shape", which, outline, start: outline.map((p) => p.slice()), vx, vy, moved: false, el: areaEl || stageEl };
+    drag = { ...start, kind: "move-shape", which, outline, start: outline.map((p) => p.slice()), vx, vy, moved: false, el: areaEl || stageEl };
   } else {
     drag = { kind: "pan", cx: event.clientX, cy: event.clientY, x: view.x, y: view.y };
     if (selected) select(null);
@@ -628,8 +686,12 @@ svg.addEventListener("pointerdown", (event) => {
   svg.setPointerCapture(event.pointerId);
 });
 
+/** A press that wanders less than this (px) is a click, not a drag. */
+const DEAD_ZONE = 4;
+
 svg.addEventListener("pointermove", (event) => {
   if (!drag) return;
+  if (drag.kind !== "pan" && drag.kind !== "lasso" && !drag.moved && Math.hypot(event.clientX - drag.cx, event.clientY - drag.cy) < DEAD_ZONE) return;
   const [vx, vy] = toVenue(event.clientX, event.clientY);
   if (drag.kind === "pan") {
     view.x = drag.x + event.clientX - drag.cx;
@@ -655,7 +717,8 @@ svg.addEventListener("pointermove", (event) => {
   } else if (drag.kind === "turn") {
     const { section } = drag;
     const angle = (Math.atan2(vy - section.position.y, vx - section.position.x) * 180) / Math.PI + 90;
-    section.rotation = Math.round(event.shiftKey ? angle : angle / 1) % 360;
+    // Whole degrees; with Shift, steps of 15°.
+    section.rotation = (event.shiftKey ? Math.round(angle / 15) * 15 : Math.round(angle)) % 360;
     drag.moved = true;
     viewport.querySelector(`[data-section="${drag.s}"]`).setAttribute("transform", `translate(${section.position.x} ${section.position.y}) rotate(${section.rotation})`);
   } else if (drag.kind === "lasso") {
@@ -673,28 +736,35 @@ function endDrag() {
   drag = null;
   if (done.kind === "move" || done.kind === "turn") {
     if (done.moved) {
+      record(done.before);
       forgetRanks(done.section);
       dirty = true;
       say(done.kind === "move" ? `Moved ${done.section.name}.` : `Turned ${done.section.name} to ${done.section.rotation}°.`);
       redraw();
     } else {
       // A click: the section is selected, and its turning handle shown.
-      past.pop();
       redraw();
     }
   } else if (done.kind === "move-label") {
-    if (done.moved) { dirty = true; say("Moved the label."); } else past.pop();
+    if (done.moved) {
+      record(done.before);
+      const points = [[done.label.x, done.label.y], ...(done.label.outline || [])];
+      keepInside(points);
+      [done.label.x, done.label.y] = points[0];
+      (done.label.outline || []).forEach((p, i) => { p[0] = points[i + 1][0]; p[1] = points[i + 1][1]; });
+      dirty = true;
+      say("Moved the label.");
+    }
     redraw();
   } else if (done.kind === "move-shape") {
     if (done.moved) {
+      record(done.before);
+      keepInside(done.outline);
       if (done.which.kind === "stage") model.sections.forEach((_, i) => forgetRanks(editSection(i)));
       dirty = true;
       say("Moved.");
-      redraw();
-    } else {
-      past.pop();
-      redraw();
     }
+    redraw();
   } else if (done.kind === "lasso") {
     const minX = Math.min(done.x0, done.x1), maxX = Math.max(done.x0, done.x1);
     const minY = Math.min(done.y0, done.y1), maxY = Math.max(done.y0, done.y1);
@@ -728,6 +798,7 @@ function zoomAt(clientX, clientY, factor) {
 }
 
 function select(which, render = true) {
+  endBurst();
   selected = which;
   if (render) redraw();
   else {
@@ -765,17 +836,22 @@ svg.addEventListener("keydown", (event) => {
 document.addEventListener("keydown", (event) => {
   if (!(event.ctrlKey || event.metaKey)) return;
   if (event.target.matches("input, select, textarea")) return;
-  if (event.key === "z" && !event.shiftKey) { event.preventDefault(); undo(); }
-  else if ((event.key === "z" && event.shiftKey) || event.key === "Z" || event.key === "y") { event.preventDefault(); redo(); }
+  const key = event.key.toLowerCase();
+  if (key === "z" && !event.shiftKey) { event.preventDefault(); undo(); }
+  else if ((key === "z" && event.shiftKey) || key === "y") { event.preventDefault(); redo(); }
 });
 
 let nudgeTimer = null;
+/** Ends a burst of arrow presses: the next press is a step of its own. */
+function endBurst() {
+  clearTimeout(nudgeTimer);
+  nudgeTimer = null;
+}
+
 function nudge(dx, dy) {
   // Repeated arrow presses are one step of history: a burst within a
   // second is one move.
   const burst = nudgeTimer !== null;
-  clearTimeout(nudgeTimer);
-  nudgeTimer = setTimeout(() => { nudgeTimer = null; }, 1000);
   const apply = () => {
     if (selected.kind === "section") {
       const section = editSection(selected.index);
@@ -785,15 +861,19 @@ function nudge(dx, dy) {
     } else if (selected.kind === "label") {
       const label = model.labels[selected.index];
       for (const p of [...(label.outline || [])]) { p[0] = round(p[0] + dx); p[1] = round(p[1] + dy); }
-      label.x = round(label.x + dx);
-      label.y = round(label.y + dy);
+      label.x = Math.max(0, round(label.x + dx));
+      label.y = Math.max(0, round(label.y + dy));
     } else {
       const outline = selected.kind === "area" ? model.ga_areas[selected.index].outline : model.stage.outline;
       for (const p of outline) { p[0] = round(p[0] + dx); p[1] = round(p[1] + dy); }
+      keepInside(outline);
+      if (selected.kind === "stage") model.sections.forEach((_, i) => forgetRanks(editSection(i)));
     }
   };
   if (burst) { apply(); dirty = true; redraw(); say("Moved."); }
   else change("Moved.", apply);
+  clearTimeout(nudgeTimer);
+  nudgeTimer = setTimeout(() => { nudgeTimer = null; }, 1000);
 }
 
 function turnBy(by) {
@@ -886,7 +966,7 @@ root.addEventListener("submit", (event) => {
     change("Changed the label.", () => { model.labels[selected.index].text = v.text.trim() || model.labels[selected.index].text; });
   } else if (kind === "tier") {
     const name = v.name.trim();
-    const code = (v.code || name).toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^_|_$/g, "") || `tier${model.tiers.length + 1}`;
+    const code = (v.code || name).toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^_|_$/g, "").slice(0, 32) || `tier${model.tiers.length + 1}`;
     if (model.tiers.some((t) => t.code === code)) { say(`There is already a tier ${code}.`); return; }
     change(`Added the tier ${name}.`, () => model.tiers.push({ code, name }));
     form.reset();
@@ -958,6 +1038,7 @@ root.addEventListener("click", (event) => {
     const problem = problems[Number(button.dataset.problem)];
     if (problem && problem.s !== undefined) select({ kind: "section", index: problem.s });
     if (problem && problem.area !== undefined) select({ kind: "area", index: problem.area });
+    svg.focus({ preventScroll: true });
     return;
   }
   const action = button.dataset.action;
@@ -977,7 +1058,11 @@ root.addEventListener("click", (event) => {
   else if (action === "delete-selected") deleteSelected();
   else if (action === "delete-row") {
     const r = row();
-    change("Deleted the row.", () => { editSection(s).rows.splice(r, 1); });
+    change("Deleted the row.", () => {
+      const section = editSection(s);
+      section.rows.splice(r, 1);
+      if (section.design?.kind !== "table") delete section.outline;
+    });
   } else if (action === "add-seat") {
     const r = row();
     change("Added a seat.", () => {
@@ -995,8 +1080,9 @@ root.addEventListener("click", (event) => {
     change("Added a row.", () => {
       const section = editSection(s);
       const back = section.rows[section.rows.length - 1];
+      if (!back) return;
       const labels = new Set(section.rows.map((x) => x.label));
-      let i = section.rows.length;
+      let i = (section.design?.first_row || 1) - 1 + section.rows.length;
       let label = rowLabel(i, section.design?.row_labels);
       while (labels.has(label)) label = rowLabel(++i, section.design?.row_labels);
       section.rows.push({ label, seats: back.seats.map((seat) => ({ ...seat, flags: [], y: round(seat.y + (section.design?.row_spacing || PITCH)), rank: undefined })) });
@@ -1004,20 +1090,6 @@ root.addEventListener("click", (event) => {
       if (section.design?.kind !== "table") delete section.outline;
     });
   }
-});
-
-// Seats are deleted from the canvas in Select mode: a seat clicked with
-// Ctrl (or Cmd) is removed from its row.
-svg.addEventListener("click", (event) => {
-  const t = event.target;
-  if (tool !== "select" || !(event.ctrlKey || event.metaKey) || t.dataset.p === undefined) return;
-  const s = Number(t.dataset.s), r = Number(t.dataset.r), p = Number(t.dataset.p);
-  change("Deleted the seat.", () => {
-    const section = editSection(s);
-    section.rows[r].seats.splice(p, 1);
-    if (!section.rows[r].seats.length) section.rows.splice(r, 1);
-    if (section.design?.kind !== "table") delete section.outline;
-  });
 });
 
 // ---- files and the server ------------------------------------------------
@@ -1032,7 +1104,7 @@ function layoutToSend() {
   return {
     name: model.name,
     time_zone: model.time_zone,
-    stage: model.stage,
+    ...(model.stage && model.stage.outline && model.stage.outline.length >= 3 ? { stage: model.stage } : {}),
     tiers: model.tiers,
     sections: model.sections,
     ga_areas: model.ga_areas,
@@ -1105,11 +1177,13 @@ async function save(overwrite) {
     } else {
       let tag = etag;
       if (overwrite) {
+        // Saving over theirs on purpose: over the version there now, by name.
         const latest = await fetch(`/api/staff/venues/${venueId}/layout`, { method: "HEAD" });
         tag = latest.headers.get("ETag") || tag;
       }
+      if (!tag) { say("Not saved: the venue never loaded. Reload the page."); return; }
       response = await fetch(`/api/staff/venues/${venueId}/layout`, {
-        method: "PUT", headers: { "Content-Type": "application/json", "If-Match": tag || "*" }, body: JSON.stringify(layoutToSend()),
+        method: "PUT", headers: { "Content-Type": "application/json", "If-Match": tag }, body: JSON.stringify(layoutToSend()),
       });
     }
     const body = await response.json().catch(() => ({}));
@@ -1146,7 +1220,6 @@ window.addEventListener("beforeunload", (event) => {
 });
 
 root.hidden = false;
-if (new URLSearchParams(location.search).has("saved")) say("Saved as version 1.");
 load().then(() => {
   if (new URLSearchParams(location.search).has("saved")) say("Saved as version 1.");
 });

@@ -197,11 +197,16 @@ impl VenueLayout {
         let mut layout = serde_json::json!({
             "name": self.name,
             "time_zone": self.time_zone,
-            "stage": {"outline": geometry::to_pairs(&self.stage)},
+
             "tiers": self.tiers.iter().map(|t| serde_json::json!({"code": t.code, "name": t.name})).collect::<Vec<_>>(),
             "sections": sections,
             "ga_areas": ga_areas,
         });
+        // A venue with nothing drawn (standing areas without outlines) has
+        // no stage, and an outline of fewer than 3 points would not read back.
+        if self.stage.len() >= 3 {
+            layout["stage"] = serde_json::json!({"outline": geometry::to_pairs(&self.stage)});
+        }
         if !self.labels.is_empty() {
             layout["labels"] = self.labels_json();
         }

@@ -293,3 +293,12 @@ fn saving_checks_seats_apart_and_companions_but_reading_does_not() {
     );
     assert_eq!(problems[1].place.seat.as_deref(), Some("2"));
 }
+
+#[test]
+fn a_venue_of_standing_areas_only_reads_back_from_its_canonical_form() {
+    let json = r#"{"name": "Field", "tiers": [{"code": "ga", "name": "Standing"}],
+        "ga_areas": [{"name": "Field", "tier": "ga", "capacity": 5000}]}"#;
+    let layout = from_json(json).unwrap();
+    assert!(layout.stage.is_empty());
+    assert_eq!(from_json(&layout.to_json().to_string()).unwrap(), layout);
+}

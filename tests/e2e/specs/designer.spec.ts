@@ -72,6 +72,8 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   await page.getByRole('button', { name: 'Fit' }).click();
 
   // Drag the Balcony 60 px (screen) to the right, and turn the Mezzanine by its handle.
+  await page.getByRole('button', { name: /^Balcony \d+ seats/ }).click();
+  const balconyX = Number(await page.locator('[data-form="inspect-section"] [name="x"]').inputValue());
   const balcony = page.locator('[data-section="2"] .d-outline');
   const box = (await balcony.boundingBox())!;
   await page.mouse.move(box.x + 8, box.y + box.height / 2);
@@ -80,6 +82,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   await page.mouse.move(box.x + 68, box.y + box.height / 2, { steps: 4 });
   await page.mouse.up();
   await expect(page.locator('[data-status]')).toHaveText('Moved Balcony.');
+  expect(Number(await page.locator('[data-form="inspect-section"] [name="x"]').inputValue())).toBeGreaterThan(balconyX);
   await page.locator('[data-section="1"] .d-outline').click({ position: { x: 6, y: 6 } });
   const handle = page.locator('[data-handle="1"]');
   const h = (await handle.boundingBox())!;
@@ -107,7 +110,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   // A wheelchair space and its companion seat, at the end of row D.
   await page.locator('[data-brush]').selectOption('flag:companion');
   await seatCircle(page, 0, 3, 1).click();
-  await expect(page.locator('[data-checks-summary]')).toContainText('1 problem');
+  await expect(page.locator('[data-checks-summary]')).toHaveText(/^1 problem;/);
   await expect(page.locator('[data-problems]')).toContainText('companion seat with no wheelchair space');
   await page.locator('[data-brush]').selectOption('flag:wheelchair');
   await seatCircle(page, 0, 3, 0).click();
@@ -212,9 +215,22 @@ test('a section drawn, moved, turned and painted by keyboard alone', async ({ pa
   await page.keyboard.press(']');
   await page.keyboard.press(']');
   await page.keyboard.press('Shift+]');
+  const rotation = page.locator('[data-form="inspect-section"] [name="rotation"]');
+  const x = page.locator('[data-form="inspect-section"] [name="x"]');
+  await expect(rotation).toHaveValue('17');
   await page.keyboard.press('Control+z');
+  await expect(rotation).toHaveValue('2');
   await page.keyboard.press('Control+Shift+z');
-  await expect(page.locator('[data-form="inspect-section"] [name="rotation"]')).toHaveValue('17');
+  await expect(rotation).toHaveValue('17');
+  // Three turns back, then one step undoes the whole burst of arrows.
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Control+z');
+  await expect(rotation).toHaveValue('0');
+  await expect(x).toHaveValue(String(Number(before) + 5));
+  await page.keyboard.press('Control+z');
+  await expect(x).toHaveValue(before);
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Control+Shift+z');
+  await expect(rotation).toHaveValue('17');
+  await expect(x).toHaveValue(String(Number(before) + 5));
   // Paint it with the brush: a new tier, chosen by keyboard.
   await page.locator('summary', { hasText: /^Tier$/ }).press('Enter');
   await page.locator('[data-form="tier"] [name="name"]').fill('Circle');
@@ -255,8 +271,21 @@ test('a section laid out again keeps what was painted where its rows and places 
   const tiers = await page.locator('circle[data-s="0"][data-r="0"]').evaluateAll((seats) => seats.map((c) => c.getAttribute('fill')));
   expect(tiers.slice(0, 6).every((f) => f === tiers[0])).toBe(true);
   expect(tiers[6]).not.toBe(tiers[0]);
+  // Ctrl-click removes a seat; undo puts it back.
+  await page.getByRole('button', { name: 'Select and move' }).click();
+  await page.locator('circle[data-s="0"][data-r="1"][data-p="2"]').click({ modifiers: ['Control'] });
+  await expect(page.locator('circle[data-s="0"]')).toHaveCount(31);
+  await page.keyboard.press('Control+z');
+  await expect(page.locator('circle[data-s="0"]')).toHaveCount(32);
   await page.keyboard.press('Control+z');
   await expect(page.locator('circle[data-s="0"]')).toHaveCount(18);
+  // Back past the section's adding: nothing is selected, and the designer goes on.
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Control+z');
+  await expect(page.locator('[data-section]')).toHaveCount(0);
+  await expect(page.locator('[data-nothing-selected]')).toBeVisible();
+  await addSection(page, { name: 'Circle', rows: '1', seats: '4' });
+  await expect(page.locator('[data-section]')).toHaveCount(1);
 });
 
 test('two managers save the same version: the second is told and keeps their work to save again', async ({ page, browser }) => {
