@@ -292,13 +292,39 @@ async fn rebuild_seats(
         &[&event_id, &names],
     )
     .await?;
-    // Kept seats may swap places along a row: out of the way first, so no
-    // two share (section, row, position) while they move.
-    tx.execute(
-        "UPDATE seats SET position = -1 - position WHERE event_id = $1",
-        &[&event_id],
-    )
-    .await?;
+    // Kept seats may swap places along a row: those whose row or place
+    // changes step out of the way first (every batch of them before any
+    // takes its new place), so no two share (section, row, position) while
+    // they move. A seat that stays where it is is not written at all.
+    let make_way = tx
+        .prepare(
+            "UPDATE seats s SET position = -1 - s.position
+               FROM unnest($2::bigint[], $3::text[], $4::text[], $5::int[], $6::int[])
+                    AS l(section_id, row_label, seat_label, row_index, position)
+              WHERE s.event_id = $1 AND s.section_id = l.section_id
+                AND s.row_label = l.row_label AND s.seat_label = l.seat_label
+                AND (s.row_index, s.position) <> (l.row_index, l.position)",
+        )
+        .await?;
+    for batch in seats.chunks(SEATS_PER_STATEMENT) {
+        let section_col: Vec<i64> = batch.iter().map(|s| section_ids[s.section_index]).collect();
+        let row_col: Vec<&str> = batch.iter().map(|s| s.row_label.as_str()).collect();
+        let label_col: Vec<&str> = batch.iter().map(|s| s.seat_label.as_str()).collect();
+        let row_index_col: Vec<i32> = batch.iter().map(|s| s.row_index).collect();
+        let position_col: Vec<i32> = batch.iter().map(|s| s.position).collect();
+        tx.execute(
+            &make_way,
+            &[
+                &event_id,
+                &section_col,
+                &row_col,
+                &label_col,
+                &row_index_col,
+                &position_col,
+            ],
+        )
+        .await?;
+    }
     let update = tx
         .prepare(
             "UPDATE seats s
@@ -310,7 +336,11 @@ async fn rebuild_seats(
                     AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags)
                JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
               WHERE s.section_id = l.section_id AND s.row_label = l.row_label
-                AND s.seat_label = l.seat_label",
+                AND s.seat_label = l.seat_label
+                AND (s.tier_id, s.row_index, s.position, s.x, s.y, s.rank, s.accessibility)
+                    IS DISTINCT FROM
+                    (t.id, l.row_index, l.position, l.x, l.y, l.rank,
+                     coalesce(string_to_array(nullif(l.flags, ''), ','), '{}'))",
         )
         .await?;
     let insert = tx
@@ -331,7 +361,7 @@ async fn rebuild_seats(
               ORDER BY l.ord",
         )
         .await?;
-    let (mut kept, mut added) = (0, 0);
+    let (mut changed, mut added) = (0, 0);
     for batch in seats.chunks(SEATS_PER_STATEMENT) {
         let section_col: Vec<i64> = batch.iter().map(|s| section_ids[s.section_index]).collect();
         let tier_col: Vec<&str> = batch.iter().map(|s| s.tier.as_str()).collect();
@@ -365,17 +395,27 @@ async fn rebuild_seats(
             &rank_col,
             &flags_col,
         ];
-        kept += tx.execute(&update, &params).await?;
+        changed += tx.execute(&update, &params).await?;
         added += tx.execute(&insert, &params).await?;
     }
-    if kept + added != seats.len() as u64 {
+    // Every seat of the layout is now the event's, kept or added; a seat
+    // whose tier the event lacked would be neither.
+    let present = tx
+        .query_one(
+            "SELECT count(*) FROM seats WHERE event_id = $1",
+            &[&event_id],
+        )
+        .await?
+        .get::<_, i64>(0);
+    if present != seats.len() as i64 {
         return Err(anyhow::anyhow!(
-            "rebuilt {} of {} seats (a tier the layout names is missing)",
-            kept + added,
+            "rebuilt {present} of {} seats (a tier the layout names is missing)",
             seats.len()
         )
         .into());
     }
+    let kept = seats.len() as u64 - added;
+    tracing::debug!(kept, changed, added, "seats rebuilt");
     Ok(Moved {
         from_version: 0,
         version: 0,
