@@ -837,3 +837,82 @@ async fn a_section_is_added_to_an_event_on_sale_and_nothing_sold_changes() {
     );
     app.no_breaches().await;
 }
+
+/// A gala: round tables of six, each a section of one row around its
+/// table top (as the designer draws them). Best available keeps a party at
+/// one table: a table's chairs are one row, numbered round it.
+#[tokio::test]
+async fn best_available_keeps_a_party_at_one_table() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let table = |name: &str, x: f64| {
+        let seats: Vec<Value> = (0..6)
+            .map(|i| {
+                let a = f64::from(i) / 6.0 * std::f64::consts::TAU - std::f64::consts::FRAC_PI_2;
+                json!({"label": (i + 1).to_string(), "tier": "gala", "x": 45.0 * a.cos(), "y": 45.0 * a.sin()})
+            })
+            .collect();
+        json!({"name": name, "position": {"x": x, "y": 300},
+               "design": {"kind": "table", "shape": "round", "chairs": 6},
+               "outline": [[-25, -25], [25, -25], [25, 25], [-25, 25]],
+               "rows": [{"label": name.replace(' ', ""), "seats": seats}]})
+    };
+    let layout = json!({
+        "name": "Gala Room",
+        "tiers": [{"code": "gala", "name": "Gala"}],
+        "stage": {"outline": [[100, 40], [500, 40], [500, 100], [100, 100]]},
+        "sections": [table("Table 1", 150.0), table("Table 2", 300.0), table("Table 3", 450.0)],
+    });
+    let venue_id = create_venue(&manager, &layout).await;
+    let plan = seatmap::db::venues::EventPlan {
+        venue_id: seatmap::domain::ids::VenueId(venue_id),
+        name: "Gala night".into(),
+        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
+        on_sale_at: None,
+        prices: BTreeMap::from([("gala".to_string(), 10_000)]),
+        currency: "EUR".into(),
+    };
+    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
+        .await
+        .unwrap()
+        .0;
+    let mut tables_used = Vec::new();
+    for party in [4, 4, 2, 4] {
+        let buyer = app.buyer();
+        let (status, body) = buyer
+            .post(
+                &format!("/api/events/{event_id}/holds"),
+                json!({"best_available": {"count": party}}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let ids: Vec<i64> = body["hold"]["seat_ids"]
+            .as_array()
+            .or(body["seat_ids"].as_array())
+            .unwrap_or_else(|| panic!("no seat ids in {body}"))
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(ids.len(), party);
+        let tables: Vec<String> = app
+            .sql()
+            .await
+            .query(
+                "SELECT DISTINCT sec.name FROM seats s JOIN sections sec ON sec.id = s.section_id
+                  WHERE s.id = ANY($1)",
+                &[&ids],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(tables.len(), 1, "a party of {party} split over {tables:?}");
+        tables_used.push(tables[0].clone());
+    }
+    // Three parties of four need three tables; the two fill a table's gap.
+    let mut fours = vec![&tables_used[0], &tables_used[1], &tables_used[3]];
+    fours.sort();
+    fours.dedup();
+    assert_eq!(fours.len(), 3, "{tables_used:?}");
+}
