@@ -326,6 +326,17 @@ function redraw() {
   scheduleChecks();
 }
 
+/** Draws one section again (after it moved or turned): the arena's other
+ * 19,000 seats stay as they are. */
+function redrawSection(s) {
+  const old = viewport.querySelector(`[data-section="${s}"]`);
+  if (!old) return redraw();
+  old.insertAdjacentHTML("afterend", sectionMarkup(model.sections[s], s));
+  old.remove();
+  renderSide();
+  scheduleChecks();
+}
+
 function applyView() {
   viewport.setAttribute("transform", `translate(${view.x} ${view.y}) scale(${view.scale})`);
 }
@@ -342,6 +353,15 @@ function fit() {
   const margin = 60;
   const scale = Math.min(box.width / (b.maxX - b.minX + 2 * margin), box.height / (b.maxY - b.minY + 2 * margin), 1.5);
   view = { scale, x: -(b.minX - margin) * scale + (box.width - (b.maxX - b.minX + 2 * margin) * scale) / 2, y: -(b.minY - margin) * scale };
+  applyView();
+}
+
+/** Centres the view on a venue point, close enough to see its seat. */
+function showPoint([x, y]) {
+  const box = svg.getBoundingClientRect();
+  view.scale = Math.max(view.scale, 1.5);
+  view.x = box.width / 2 - x * view.scale;
+  view.y = box.height / 2 - y * view.scale;
   applyView();
 }
 
@@ -740,7 +760,7 @@ function endDrag() {
       forgetRanks(done.section);
       dirty = true;
       say(done.kind === "move" ? `Moved ${done.section.name}.` : `Turned ${done.section.name} to ${done.section.rotation}°.`);
-      redraw();
+      redrawSection(done.s);
     } else {
       // A click: the section is selected, and its turning handle shown.
       redraw();
@@ -1038,6 +1058,8 @@ root.addEventListener("click", (event) => {
     const problem = problems[Number(button.dataset.problem)];
     if (problem && problem.s !== undefined) select({ kind: "section", index: problem.s });
     if (problem && problem.area !== undefined) select({ kind: "area", index: problem.area });
+    const seat = problem && problem.p !== undefined && model.sections[problem.s]?.rows[problem.r]?.seats[problem.p];
+    if (seat) showPoint(place(model.sections[problem.s], seat.x, seat.y));
     svg.focus({ preventScroll: true });
     return;
   }

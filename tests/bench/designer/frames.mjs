@@ -2,7 +2,9 @@
 // how long it takes to open, the frame times while a section is dragged
 // and while one is turned (requestAnimationFrame deltas), and how long a
 // save takes from the click to the 200. Prints numbers; asserts nothing
-// (the machines are shared; see docs/performance.md).
+// (the machines are shared; see docs/performance.md). Headless Chromium
+// draws at 60 Hz, so a frame on time is 16.7 ms: the long-task count says
+// whether any frame's work overran.
 //
 //   cargo build            (or --release, and SEATMAP_BIN=target/release/seatmap)
 //   (cd tests/e2e && npm ci)   # Playwright, which this borrows
@@ -44,9 +46,14 @@ async function waitUp() {
   throw new Error('server did not start');
 }
 
-/** Frame deltas (ms) while `act` runs. */
+/** Frame deltas (ms) while `act` runs, and the long tasks (over 50 ms,
+ * the browser's own measure of jank) in the same time. */
 async function frames(page, act) {
   await page.evaluate(() => {
+    window.__long = 0;
+    window.__observer?.disconnect();
+    window.__observer = new PerformanceObserver((list) => { window.__long += list.getEntries().length; });
+    window.__observer.observe({ type: 'longtask' });
     window.__frames = [];
     let last = performance.now();
     const tick = (now) => { window.__frames.push(now - last); last = now; if (window.__recording) requestAnimationFrame(tick); };
@@ -54,8 +61,11 @@ async function frames(page, act) {
     requestAnimationFrame(tick);
   });
   await act();
-  return page.evaluate(() => { window.__recording = false; return window.__frames.slice(1); });
+  const [deltas, long] = await page.evaluate(() => { window.__recording = false; return [window.__frames.slice(1), window.__long]; });
+  longTasks.push(long);
+  return deltas;
 }
+const longTasks = [];
 
 async function drag(page, from, dx, dy, steps) {
   await page.mouse.move(from.x, from.y);
@@ -109,6 +119,7 @@ try {
   console.log(`  open (navigation to drawn): median ${median(result.open)} ms; the script's own fetch-and-draw: median ${median(result.openScript)} ms`);
   console.log(`  drag a section: ${result.dragFrames.length} frames, median ${fmt(median(result.dragFrames))} ms, p95 ${fmt(p95(result.dragFrames))} ms`);
   console.log(`  turn a section: ${result.turnFrames.length} frames, median ${fmt(median(result.turnFrames))} ms, p95 ${fmt(p95(result.turnFrames))} ms`);
+  console.log(`  long tasks (over 50 ms) while dragging and turning: ${longTasks.join(', ')}`);
   console.log(`  save (click to 200): median ${median(result.save)} ms (${result.save.join(', ')})`);
   await browser.close();
 } finally {
