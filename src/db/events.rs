@@ -458,43 +458,8 @@ pub(super) async fn insert_seats(
         .await?;
     let mut inserted = 0;
     for batch in seats.chunks(SEATS_PER_STATEMENT) {
-        let section_col: Vec<i64> = batch.iter().map(|s| section_ids[s.section_index]).collect();
-        let tier_col: Vec<&str> = batch.iter().map(|s| s.tier.as_str()).collect();
-        let row_col: Vec<&str> = batch.iter().map(|s| s.row_label.as_str()).collect();
-        let label_col: Vec<&str> = batch.iter().map(|s| s.seat_label.as_str()).collect();
-        let row_index_col: Vec<i32> = batch.iter().map(|s| s.row_index).collect();
-        let position_col: Vec<i32> = batch.iter().map(|s| s.position).collect();
-        let x_col: Vec<f32> = batch.iter().map(|s| s.x).collect();
-        let y_col: Vec<f32> = batch.iter().map(|s| s.y).collect();
-        let rank_col: Vec<i32> = batch.iter().map(|s| s.rank).collect();
-        let flags_col: Vec<String> = batch
-            .iter()
-            .map(|s| {
-                s.flags
-                    .iter()
-                    .map(|f| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .collect();
-        inserted += tx
-            .execute(
-                &statement,
-                &[
-                    &event_id,
-                    &section_col,
-                    &tier_col,
-                    &row_col,
-                    &label_col,
-                    &row_index_col,
-                    &position_col,
-                    &x_col,
-                    &y_col,
-                    &rank_col,
-                    &flags_col,
-                ],
-            )
-            .await?;
+        let columns = SeatColumns::new(batch, section_ids);
+        inserted += tx.execute(&statement, &columns.params(&event_id)).await?;
     }
     if inserted != seats.len() as u64 {
         return Err(anyhow::anyhow!(
@@ -505,4 +470,69 @@ pub(super) async fn insert_seats(
         .into());
     }
     Ok(inserted)
+}
+
+/// A batch of seats as the arrays the seat statements unnest, in the order
+/// `$2` … `$11` name them (`$1` is the event).
+pub(super) struct SeatColumns<'a> {
+    pub(super) section: Vec<i64>,
+    pub(super) tier: Vec<&'a str>,
+    pub(super) row: Vec<&'a str>,
+    pub(super) label: Vec<&'a str>,
+    pub(super) row_index: Vec<i32>,
+    pub(super) position: Vec<i32>,
+    pub(super) x: Vec<f32>,
+    pub(super) y: Vec<f32>,
+    pub(super) rank: Vec<i32>,
+    /// Comma-separated, as the statements split them.
+    pub(super) flags: Vec<String>,
+}
+
+impl<'a> SeatColumns<'a> {
+    /// Each seat goes into `section_ids[seat.section_index]`.
+    pub(super) fn new(
+        batch: &'a [crate::domain::layout::SeatSpec],
+        section_ids: &[i64],
+    ) -> SeatColumns<'a> {
+        SeatColumns {
+            section: batch.iter().map(|s| section_ids[s.section_index]).collect(),
+            tier: batch.iter().map(|s| s.tier.as_str()).collect(),
+            row: batch.iter().map(|s| s.row_label.as_str()).collect(),
+            label: batch.iter().map(|s| s.seat_label.as_str()).collect(),
+            row_index: batch.iter().map(|s| s.row_index).collect(),
+            position: batch.iter().map(|s| s.position).collect(),
+            x: batch.iter().map(|s| s.x).collect(),
+            y: batch.iter().map(|s| s.y).collect(),
+            rank: batch.iter().map(|s| s.rank).collect(),
+            flags: batch
+                .iter()
+                .map(|s| {
+                    s.flags
+                        .iter()
+                        .map(|f| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .collect(),
+        }
+    }
+
+    pub(super) fn params<'b>(
+        &'b self,
+        event_id: &'b EventId,
+    ) -> [&'b (dyn tokio_postgres::types::ToSql + Sync); 11] {
+        [
+            event_id,
+            &self.section,
+            &self.tier,
+            &self.row,
+            &self.label,
+            &self.row_index,
+            &self.position,
+            &self.x,
+            &self.y,
+            &self.rank,
+            &self.flags,
+        ]
+    }
 }

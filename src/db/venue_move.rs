@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::audit::{self, Entry};
-use super::events::outline_column;
+use super::events::{SeatColumns, outline_column};
 use super::{GenericClient, Pool};
 use crate::domain::geometry;
 use crate::domain::ids::{Actor, EventId, VenueId};
@@ -307,20 +307,16 @@ async fn rebuild_seats(
         )
         .await?;
     for batch in seats.chunks(SEATS_PER_STATEMENT) {
-        let section_col: Vec<i64> = batch.iter().map(|s| section_ids[s.section_index]).collect();
-        let row_col: Vec<&str> = batch.iter().map(|s| s.row_label.as_str()).collect();
-        let label_col: Vec<&str> = batch.iter().map(|s| s.seat_label.as_str()).collect();
-        let row_index_col: Vec<i32> = batch.iter().map(|s| s.row_index).collect();
-        let position_col: Vec<i32> = batch.iter().map(|s| s.position).collect();
+        let columns = SeatColumns::new(batch, &section_ids);
         tx.execute(
             &make_way,
             &[
                 &event_id,
-                &section_col,
-                &row_col,
-                &label_col,
-                &row_index_col,
-                &position_col,
+                &columns.section,
+                &columns.row,
+                &columns.label,
+                &columns.row_index,
+                &columns.position,
             ],
         )
         .await?;
@@ -363,38 +359,8 @@ async fn rebuild_seats(
         .await?;
     let (mut changed, mut added) = (0, 0);
     for batch in seats.chunks(SEATS_PER_STATEMENT) {
-        let section_col: Vec<i64> = batch.iter().map(|s| section_ids[s.section_index]).collect();
-        let tier_col: Vec<&str> = batch.iter().map(|s| s.tier.as_str()).collect();
-        let row_col: Vec<&str> = batch.iter().map(|s| s.row_label.as_str()).collect();
-        let label_col: Vec<&str> = batch.iter().map(|s| s.seat_label.as_str()).collect();
-        let row_index_col: Vec<i32> = batch.iter().map(|s| s.row_index).collect();
-        let position_col: Vec<i32> = batch.iter().map(|s| s.position).collect();
-        let x_col: Vec<f32> = batch.iter().map(|s| s.x).collect();
-        let y_col: Vec<f32> = batch.iter().map(|s| s.y).collect();
-        let rank_col: Vec<i32> = batch.iter().map(|s| s.rank).collect();
-        let flags_col: Vec<String> = batch
-            .iter()
-            .map(|s| {
-                s.flags
-                    .iter()
-                    .map(|f| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .collect();
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
-            &event_id,
-            &section_col,
-            &tier_col,
-            &row_col,
-            &label_col,
-            &row_index_col,
-            &position_col,
-            &x_col,
-            &y_col,
-            &rank_col,
-            &flags_col,
-        ];
+        let columns = SeatColumns::new(batch, &section_ids);
+        let params = columns.params(&event_id);
         changed += tx.execute(&update, &params).await?;
         added += tx.execute(&insert, &params).await?;
     }

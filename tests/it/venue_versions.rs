@@ -312,18 +312,24 @@ async fn two_managers_saving_the_same_version_one_wins_the_other_is_told() {
 /// An event on a venue made through the API, and the venue's id.
 async fn event_on_new_venue(app: &TestApp, manager: &Api, name: &str) -> (i64, i64) {
     let venue_id = create_venue(manager, &small_hall(name)).await;
+    let event_id = event_on(app, venue_id, &format!("{name} night"), ("std", 2_000)).await;
+    (venue_id, event_id)
+}
+
+/// An event on the venue's latest version, on sale now, its one tier priced.
+async fn event_on(app: &TestApp, venue_id: i64, name: &str, (tier, cents): (&str, i32)) -> i64 {
     let plan = seatmap::db::venues::EventPlan {
         venue_id: seatmap::domain::ids::VenueId(venue_id),
-        name: format!("{name} night"),
+        name: name.to_string(),
         starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
         on_sale_at: None,
-        prices: BTreeMap::from([("std".to_string(), 2_000)]),
+        prices: BTreeMap::from([(tier.to_string(), cents)]),
         currency: "EUR".into(),
     };
-    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
+    seatmap::db::venues::create_event(&app.pool, &plan)
         .await
-        .unwrap();
-    (venue_id, event_id.0)
+        .unwrap()
+        .0
 }
 
 /// Version 2 of the small hall: row A numbered the other way (A1 is now
@@ -864,18 +870,7 @@ async fn best_available_keeps_a_party_at_one_table() {
         "sections": [table("Table 1", 150.0), table("Table 2", 300.0), table("Table 3", 450.0)],
     });
     let venue_id = create_venue(&manager, &layout).await;
-    let plan = seatmap::db::venues::EventPlan {
-        venue_id: seatmap::domain::ids::VenueId(venue_id),
-        name: "Gala night".into(),
-        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
-        on_sale_at: None,
-        prices: BTreeMap::from([("gala".to_string(), 10_000)]),
-        currency: "EUR".into(),
-    };
-    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
-        .await
-        .unwrap()
-        .0;
+    let event_id = event_on(&app, venue_id, "Gala night", ("gala", 10_000)).await;
     let mut tables_used = Vec::new();
     for party in [4, 4, 2, 4] {
         let buyer = app.buyer();
