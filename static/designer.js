@@ -930,7 +930,7 @@ function freeSpot() {
   if (model.stage && model.stage.outline) pts.push(...model.stage.outline);
   if (!pts.length) return [500, 200];
   const b = boundsOf(pts);
-  return [round((b.minX + b.maxX) / 2), round(b.maxY + 80)];
+  return [round((b.minX + b.maxX) / 2), round(b.maxY + 4 * PITCH)];
 }
 
 function uniqueName(name) {

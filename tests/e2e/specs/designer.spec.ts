@@ -9,6 +9,10 @@ import { join } from 'node:path';
 // that map where the designer put it; the same by keyboard; two managers
 // saving at once; every shipped layout saved back unchanged.
 
+// The designer is a desktop tool first: drawn at the size its screenshots
+// are read at (a phone previews; see the screens).
+test.use({ viewport: { width: 1440, height: 900 } });
+
 type Layout = {
   name: string;
   sections: { name: string; position: { x: number; y: number }; rotation?: number; rows: { label: string; seats: { label: string; tier: string; x: number; y: number; flags: string[] }[] }[] }[];
@@ -88,7 +92,9 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   const h = (await handle.boundingBox())!;
   await page.mouse.move(h.x + h.width / 2, h.y + h.height / 2);
   await page.mouse.down();
-  await page.mouse.move(h.x + h.width / 2 + 25, h.y + h.height / 2, { steps: 5 });
+  // A small turn: the section turns about its front centre, and a big one
+  // would swing its ends into its neighbours.
+  await page.mouse.move(h.x + h.width / 2 + 10, h.y + h.height / 2, { steps: 5 });
   await page.mouse.up();
   await expect(page.locator('[data-status]')).toContainText('Turned Mezzanine');
 
