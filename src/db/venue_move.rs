@@ -1,5 +1,6 @@
 //! Moving an event to another version of its venue, and what staff may
-//! change in an event already on sale (a tier's price).
+//! change in an event already on sale: a tier's price, and a section added
+//! from a later version.
 //!
 //! A move rebuilds the event's seats in place: a seat the new version
 //! still has (same section, row and seat label) keeps its id and takes its
