@@ -441,21 +441,7 @@ pub(super) async fn insert_seats(
     section_ids: &[i64],
     seats: &[crate::domain::layout::SeatSpec],
 ) -> AppResult<u64> {
-    let statement = tx
-        .prepare_cached(
-            "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
-                                row_index, position, x, y, rank, accessibility)
-             SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
-                    l.row_index, l.position, l.x, l.y, l.rank,
-                    coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
-               FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
-                           $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
-                    WITH ORDINALITY
-                    AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
-               JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
-              ORDER BY l.ord",
-        )
-        .await?;
+    let statement = tx.prepare_cached(&insert_seats_sql(false)).await?;
     let mut inserted = 0;
     for batch in seats.chunks(SEATS_PER_STATEMENT) {
         let columns = SeatColumns::new(batch, section_ids);
@@ -470,6 +456,33 @@ pub(super) async fn insert_seats(
         .into());
     }
     Ok(inserted)
+}
+
+/// The statement a [`SeatColumns`] batch is inserted with. `only_new`
+/// skips a seat its section already has (by row and label), as a move
+/// does after updating the seats it keeps.
+pub(super) fn insert_seats_sql(only_new: bool) -> String {
+    let skip_kept = if only_new {
+        "WHERE NOT EXISTS (SELECT 1 FROM seats s
+                            WHERE s.section_id = l.section_id AND s.row_label = l.row_label
+                              AND s.seat_label = l.seat_label)"
+    } else {
+        ""
+    };
+    format!(
+        "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
+                            row_index, position, x, y, rank, accessibility)
+         SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
+                l.row_index, l.position, l.x, l.y, l.rank,
+                coalesce(string_to_array(nullif(l.flags, ''), ','), '{{}}')
+           FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
+                       $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
+                WITH ORDINALITY
+                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
+           JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
+          {skip_kept}
+          ORDER BY l.ord"
+    )
 }
 
 /// A batch of seats as the arrays the seat statements unnest, in the order

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::audit::{self, Entry};
-use super::events::{SeatColumns, outline_column};
+use super::events::{SeatColumns, insert_seats_sql, outline_column};
 use super::{GenericClient, Pool};
 use crate::domain::geometry;
 use crate::domain::ids::{Actor, EventId, VenueId};
@@ -340,24 +340,7 @@ async fn rebuild_seats(
                      coalesce(string_to_array(nullif(l.flags, ''), ','), '{}'))",
         )
         .await?;
-    let insert = tx
-        .prepare(
-            "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
-                                row_index, position, x, y, rank, accessibility)
-             SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
-                    l.row_index, l.position, l.x, l.y, l.rank,
-                    coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
-               FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
-                           $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
-                    WITH ORDINALITY
-                    AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
-               JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
-              WHERE NOT EXISTS (SELECT 1 FROM seats s
-                                 WHERE s.section_id = l.section_id AND s.row_label = l.row_label
-                                   AND s.seat_label = l.seat_label)
-              ORDER BY l.ord",
-        )
-        .await?;
+    let insert = tx.prepare(&insert_seats_sql(true)).await?;
     let (mut changed, mut added) = (0, 0);
     for batch in seats.chunks(SEATS_PER_STATEMENT) {
         let columns = SeatColumns::new(batch, &section_ids);

@@ -470,13 +470,7 @@ async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
         .await,
         9_000
     );
-    assert_eq!(
-        app.count(&format!(
-            "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'move_to_venue_version'"
-        ))
-        .await,
-        1
-    );
+    assert_eq!(audited(&app, event_id, "move_to_venue_version").await, 1);
     app.no_breaches().await;
 }
 
@@ -626,15 +620,8 @@ async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_p
     let path = format!("/api/staff/events/{event_id}/tiers/std/price");
     // A2 held: its buyer was shown 2,000, so no new price yet.
     let (_, held) = buyer.hold(event_id, &[a2]).await;
-    let refused = manager
-        .http
-        .put(format!("{}{path}", manager.base))
-        .json(&json!({"price_cents": 2_500}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(refused.status(), StatusCode::CONFLICT);
-    let body: Value = refused.json().await.unwrap();
+    let (status, body) = put_json(&manager, &path, json!({"price_cents": 2_500})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(
         (
             body["error"].as_str(),
@@ -649,30 +636,19 @@ async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_p
         .delete(&format!("/api/holds/{}", held["hold_id"].as_str().unwrap()))
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    let response = manager
-        .http
-        .put(format!("{}{path}", manager.base))
-        .json(&json!({"price_cents": 2_500}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let body: Value = response.json().await.unwrap();
+    let (status, body) = put_json(&manager, &path, json!({"price_cents": 2_500})).await;
+    assert_eq!(status, StatusCode::OK);
     assert_eq!(
         (body["was_cents"].as_i64(), body["price_cents"].as_i64()),
         (Some(2_000), Some(2_500))
     );
-    let unknown = manager
-        .http
-        .put(format!(
-            "{}/api/staff/events/{event_id}/tiers/gold/price",
-            manager.base
-        ))
-        .json(&json!({"price_cents": 1}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(unknown.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, _) = put_json(
+        &manager,
+        &format!("/api/staff/events/{event_id}/tiers/gold/price"),
+        json!({"price_cents": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
 
     let (_, hold) = buyer.hold(event_id, &[a2]).await;
     let (status, _) = buyer
@@ -692,13 +668,7 @@ async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_p
         .map(|r| (r.get(0), r.get(1)))
         .collect();
     assert_eq!(prices, [(a1, 2_000), (a2, 2_500)]);
-    assert_eq!(
-        app.count(&format!(
-            "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'set_tier_price'"
-        ))
-        .await,
-        1
-    );
+    assert_eq!(audited(&app, event_id, "set_tier_price").await, 1);
 }
 
 #[tokio::test]
@@ -834,13 +804,7 @@ async fn a_section_is_added_to_an_event_on_sale_and_nothing_sold_changes() {
     let g3 = seat_id(&app, event_id, "G", "3").await.unwrap();
     let (status, hold) = app.buyer().hold(event_id, &[g3]).await;
     assert_eq!(status, StatusCode::CREATED, "{hold}");
-    assert_eq!(
-        app.count(&format!(
-            "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = 'add_section'"
-        ))
-        .await,
-        1
-    );
+    assert_eq!(audited(&app, event_id, "add_section").await, 1);
     app.no_breaches().await;
 }
 
@@ -910,4 +874,25 @@ async fn best_available_keeps_a_party_at_one_table() {
     fours.sort();
     fours.dedup();
     assert_eq!(fours.len(), 3, "{tables_used:?}");
+}
+
+/// How many audit entries of `action` the event has.
+async fn audited(app: &TestApp, event_id: i64, action: &str) -> i64 {
+    app.count(&format!(
+        "SELECT count(*) FROM audit_log WHERE event_id = {event_id} AND action = '{action}'"
+    ))
+    .await
+}
+
+/// A PUT of a JSON body, answered as (status, body).
+async fn put_json(client: &Api, path: &str, body: Value) -> (StatusCode, Value) {
+    let response = client
+        .http
+        .put(format!("{}{path}", client.base))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
 }

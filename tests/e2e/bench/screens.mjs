@@ -127,6 +127,7 @@ try {
       ['staff-mail', `/staff/events/${demo}/mail`],
       ['staff-report', `/staff/events/${demo}/report`],
       ['staff-venues', '/staff/venues'],
+      ['staff-venue', '/staff/venues/1'],
       ['staff-webhooks', '/staff/webhooks'],
     ];
     for (const [name, path] of pages) {
