@@ -27,6 +27,7 @@ impl Background {
         database: &Database,
         config: &Config,
         links: OrderLinks,
+        payments: &crate::payments::Payments,
     ) -> anyhow::Result<Background> {
         let workers = &database.workers;
         // First what can fail (a bad SMTP URL), so a failure leaves nothing running.
@@ -48,6 +49,10 @@ impl Background {
         ];
         if let Some(mail) = mail {
             tasks.push(("mail worker", tokio::spawn(mail.run())));
+        }
+        if let Some(stripe) = &payments.stripe {
+            let worker = crate::payments::Worker::new(workers.clone(), stripe.clone(), &config.payments);
+            tasks.push(("payment worker", tokio::spawn(worker.run())));
         }
         Ok(Background { tasks, live })
     }

@@ -172,7 +172,10 @@ impl Worker {
         };
         let body = {
             let client = self.pool.get().await.map_err(anyhow::Error::from)?;
-            order_confirmation(&client, order_id, &self.links).await?
+            match row.kind.as_str() {
+                "payment_refunded" => payment_refunded(&client, order_id, &self.links).await?,
+                _ => order_confirmation(&client, order_id, &self.links).await?,
+            }
         };
         let Some(body) = body else {
             return Err(NotSent::NothingToSay(
@@ -253,6 +256,44 @@ async fn order_confirmation(
         link_until: locale.time(until),
     };
     Ok(Some(page.render()?))
+}
+
+#[derive(Template)]
+#[template(path = "mail/payment_refunded.txt")]
+struct PaymentRefunded {
+    buyer_name: String,
+    event: String,
+    starts: String,
+    amount: String,
+    order_id: String,
+    order_url: String,
+}
+
+/// The notice that a late payment is refunded (its seats were sold to
+/// someone else first).
+async fn payment_refunded(
+    client: &impl db::GenericClient,
+    order_id: OrderId,
+    links: &OrderLinks,
+) -> anyhow::Result<Option<String>> {
+    let Some(order) = db::orders::find(client, order_id, None).await? else {
+        return Ok(None);
+    };
+    let Some(payment) = db::payments::of_order(client, order_id).await? else {
+        return Ok(None);
+    };
+    let until = links.expiry(order.starts_at, OffsetDateTime::now_utc());
+    Ok(Some(
+        PaymentRefunded {
+            buyer_name: order.buyer_name,
+            event: order.event_name,
+            starts: order.locale.time(order.starts_at),
+            amount: order.locale.price(payment.amount_paid_cents.unwrap_or(0)),
+            order_id: order_id.to_string(),
+            order_url: links.order_url(order_id, until),
+        }
+        .render()?,
+    ))
 }
 
 #[cfg(test)]

@@ -45,13 +45,15 @@ impl Application {
                 .clone()
                 .unwrap_or_else(|| format!("http://{addr}")),
         };
-        let background = Background::start(database, &config, links.clone())?;
+        let payments = crate::payments::Payments::from_settings(&config.payments)?;
+        let background = Background::start(database, &config, links.clone(), &payments)?;
         let state = AppState::new(
             database.pool.clone(),
             config,
             background.live().clone(),
             links,
-        );
+        )
+        .with_payments(payments);
         Ok(Application {
             addr,
             state,

@@ -174,6 +174,9 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::Tender => {
             "Choose how it was paid: cash, card, or comp (a comp needs its reason).".into()
         }
+        Invalid::Payment => "Choose how buyers pay: none, online or box_office; a box-office \
+             deadline is 1 minute to 30 days after reserving."
+            .into(),
         Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
         Invalid::NothingToSell => "Choose at least one seat or general-admission place.".into(),
         Invalid::DuplicateAreas => "Name each general-admission area once.".into(),
@@ -299,6 +302,25 @@ fn conflict_text(conflict: &Conflict) -> String {
         }
         Conflict::TicketVoided => "This ticket was refunded; it is no longer valid.".into(),
         Conflict::NotASeatTicket => "A general-admission ticket has no seat to move.".into(),
+        Conflict::HoldBeingPaid => "These seats are checked out and wait for their payment: \
+             open your order to pay for them."
+            .into(),
+        Conflict::NotAwaitingPayment { status } => format!(
+            "This order is not a reservation waiting to be paid at the box office (it is {}).",
+            status.replace('_', " ")
+        ),
+        Conflict::PaymentDeadlinePassed => "The reservation was not paid by its deadline, so its \
+             seats went back on sale. Sell them again if they are still free."
+            .into(),
+        Conflict::OrdersAwaitingPayment { waiting } => format!(
+            "{} of this event {} for its payment; change how it is paid for once {} paid or lapsed.",
+            count(*waiting, "order", "orders"),
+            if *waiting == 1 { "waits" } else { "wait" },
+            if *waiting == 1 { "it is" } else { "they are" }
+        ),
+        Conflict::PaymentUnavailable => "Online payment needs Stripe: set SEATMAP_STRIPE_SECRET_KEY \
+             and SEATMAP_STRIPE_WEBHOOK_SECRET (see the README), then choose it."
+            .into(),
         Conflict::NotSelling {
             status,
             on_sale_at,

@@ -8,6 +8,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+mod payments;
+pub use payments::{PaymentSettings, STRIPE_API_URL, StripeSettings};
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub database: DatabaseSource,
@@ -35,6 +38,8 @@ pub struct Config {
     pub public_url: Option<String>,
     pub mail: MailSettings,
     pub webhooks: WebhookSettings,
+    /// Stripe, and how long a buyer has to pay.
+    pub payments: PaymentSettings,
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     pub metrics_token: Option<Secret>,
     /// How long this instance keeps a hot event's seat map (as anonymous
@@ -640,6 +645,7 @@ impl Config {
                 )?,
                 allowed_networks: networks(get("SEATMAP_WEBHOOK_ALLOW_NETWORKS").as_deref())?,
             },
+            payments: PaymentSettings::from_lookup(&get)?,
             session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,
         };
         Ok(config)
@@ -696,6 +702,7 @@ impl Config {
             public_url: None,
             mail: MailSettings::default(),
             webhooks: WebhookSettings::default(),
+            payments: PaymentSettings::default(),
             session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,
         }
     }

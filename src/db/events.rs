@@ -137,10 +137,14 @@ pub async fn exists(client: &impl GenericClient, event_id: EventId) -> AppResult
 /// closing sales (`lock_for_closing`) wait for those in flight and hold off
 /// new ones, so no hold slips in after the close has released the rest.
 /// Take it before locking any hold, as closing does.
-pub(super) async fn lock_on_sale(client: &impl GenericClient, event_id: EventId) -> AppResult<()> {
-    let (status, on_sale_at, time_zone) =
+pub(super) async fn lock_on_sale(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<super::payments::EventPayment> {
+    let (status, on_sale_at, time_zone, payment) =
         lock_sale_status(client, event_id, LockUnless::Closed).await?;
-    Ok(status.refuse(on_sale_at, &time_zone)?)
+    status.refuse(on_sale_at, &time_zone)?;
+    Ok(payment)
 }
 
 /// The box office keeps selling at the door after online sales close or
@@ -150,7 +154,7 @@ pub(super) async fn lock_not_cancelled(
     event_id: EventId,
 ) -> AppResult<()> {
     match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
-        (SaleStatus::Cancelled, on_sale_at, time_zone) => {
+        (SaleStatus::Cancelled, on_sale_at, time_zone, _) => {
             Ok(SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)?)
         }
         _ => Ok(()),
@@ -165,7 +169,9 @@ static LOCK_NOT_CANCELLED: LazyLock<String> =
 
 fn lock_sale_status_sql(still_open: &str) -> String {
     format!(
-        "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone FROM events e
+        "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone, e.payment,
+                e.box_office_window_secs
+           FROM events e
           WHERE e.id = $1 AND {still_open} FOR KEY SHARE"
     )
 }
@@ -185,7 +191,7 @@ async fn lock_sale_status(
     client: &impl GenericClient,
     event_id: EventId,
     unless: LockUnless,
-) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String)> {
+) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String, super::payments::EventPayment)> {
     let locked = client
         .prepare_cached(match unless {
             LockUnless::Closed => &LOCK_ON_SALE,
@@ -198,7 +204,9 @@ async fn lock_sale_status(
             .query_opt(
                 &client
                     .prepare_cached(&format!(
-                        "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone FROM events e WHERE e.id = $1"
+                        "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone, e.payment,
+                                e.box_office_window_secs
+                           FROM events e WHERE e.id = $1"
                     ))
                     .await?,
                 &[&event_id],
@@ -210,6 +218,12 @@ async fn lock_sale_status(
         SaleStatus::from_db(row.get("sale")),
         row.get("on_sale_at"),
         row.get("time_zone"),
+        super::payments::EventPayment {
+            mode: crate::domain::payment::PaymentMode::parse(row.get("payment")).unwrap_or_default(),
+            box_office_window: std::time::Duration::from_secs(
+                row.get::<_, i32>("box_office_window_secs").max(0) as u64,
+            ),
+        },
     ))
 }
 

@@ -323,6 +323,76 @@ pub(super) async fn sell(
     Ok(true)
 }
 
+/// Sells a waiting order's reserved places: the tickets its hold still
+/// has (lapsed or not: nobody gave them back yet), and, when
+/// `may_take_free`, the rest from the area's free capacity (after lapsed
+/// holds' tickets go back). False, selling nothing more, if an area can't
+/// give the whole quantity.
+pub(super) async fn sell_reserved(
+    client: &impl GenericClient,
+    hold_id: HoldId,
+    reserved: &[GaHeld],
+    order_id: OrderId,
+    may_take_free: bool,
+) -> AppResult<bool> {
+    let own = client
+        .prepare_cached(
+            "WITH mine AS (
+                 SELECT id FROM ga_tickets
+                  WHERE area_id = $1 AND hold_id = $2 AND order_id IS NULL
+                    AND ($4 OR held_until > now())
+                  ORDER BY id FOR UPDATE
+             ), sold AS (
+                 UPDATE ga_tickets t
+                    SET order_id = $3, held_until = NULL,
+                        price_cents = (SELECT r.price_cents FROM order_reserved_ga r
+                                        WHERE r.order_id = $3 AND r.area_id = $1)
+                   FROM mine WHERE t.id = mine.id
+              RETURNING t.quantity
+             ), total AS (SELECT coalesce(sum(quantity), 0)::int AS quantity FROM sold)
+             UPDATE ga_areas a SET held = a.held - total.quantity, sold = a.sold + total.quantity
+               FROM total
+              WHERE a.id = $1
+          RETURNING total.quantity",
+        )
+        .await?;
+    let take = client
+        .prepare_cached(
+            "WITH taken AS (
+                 UPDATE ga_areas a SET sold = a.sold + $2
+                  WHERE a.id = $1 AND a.capacity - a.held - a.sold >= $2
+              RETURNING a.event_id
+             )
+             INSERT INTO ga_tickets (event_id, area_id, hold_id, quantity, order_id, price_cents)
+             SELECT taken.event_id, $1, $4, $2, $3,
+                    (SELECT r.price_cents FROM order_reserved_ga r WHERE r.order_id = $3 AND r.area_id = $1)
+               FROM taken",
+        )
+        .await?;
+    for line in reserved {
+        let sold: i32 = client
+            .query_opt(&own, &[&line.area_id, &hold_id, &order_id, &may_take_free])
+            .await?
+            .map_or(0, |row| row.get(0));
+        let missing = line.quantity - sold;
+        if missing <= 0 {
+            continue;
+        }
+        if !may_take_free {
+            return Ok(false);
+        }
+        give_back(client, line.area_id, GiveBack::Lapsed).await?;
+        if client
+            .execute(&take, &[&line.area_id, &missing, &order_id, &hold_id])
+            .await?
+            == 0
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Returns every held ticket of the event to its area (sales closed).
 pub(super) async fn release_event(
     client: &impl GenericClient,

@@ -23,6 +23,8 @@ pub enum HoldState {
     Released,
     Purchased,
     Expired,
+    /// Checked out: its seats wait for the order's payment.
+    Paying,
 }
 
 impl HoldState {
@@ -31,6 +33,7 @@ impl HoldState {
             "OPEN" => HoldState::Open,
             "RELEASED" => HoldState::Released,
             "PURCHASED" => HoldState::Purchased,
+            "PAYING" => HoldState::Paying,
             _ => HoldState::Expired,
         }
     }
@@ -596,14 +599,17 @@ pub(super) fn refuse_unless_live(hold: &Hold) -> AppResult<()> {
     match hold.state {
         HoldState::Purchased => Err(AppError::Conflict(Conflict::AlreadyPurchased)),
         HoldState::Released => Err(AppError::Conflict(Conflict::HoldReleased)),
+        HoldState::Paying => Err(AppError::Conflict(Conflict::HoldBeingPaid)),
         _ if !hold.live => Err(AppError::HoldExpired),
         _ => Ok(()),
     }
 }
 
 pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
-    if hold.state == HoldState::Purchased {
-        return Err(AppError::Conflict(Conflict::AlreadyPurchased));
+    match hold.state {
+        HoldState::Purchased => return Err(AppError::Conflict(Conflict::AlreadyPurchased)),
+        HoldState::Paying => return Err(AppError::Conflict(Conflict::HoldBeingPaid)),
+        _ => {}
     }
     Ok(())
 }

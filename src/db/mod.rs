@@ -20,6 +20,7 @@ pub mod map;
 pub mod order_changes;
 pub mod orders;
 pub mod outbox;
+pub mod payments;
 pub mod rate_limits;
 pub mod reports;
 pub mod seats;

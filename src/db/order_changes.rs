@@ -134,6 +134,9 @@ pub struct Refunded {
     pub seat_ids: SeatIds,
     pub ga_places: usize,
     pub amount_cents: i64,
+    /// The order was paid online: the money goes back through the
+    /// provider, queued with this refund.
+    pub provider_refund: bool,
 }
 
 /// Refunds the order's tickets (`only` some, or all still valid), all or
@@ -272,11 +275,14 @@ async fn refund_in(
         }),
     )
     .await?;
+    let provider_refund =
+        super::payments::queue_provider_refund(tx, order_id, amount_cents, actor).await?;
     Ok(Refunded {
         tickets: voided.len(),
         seat_ids,
         ga_places,
         amount_cents,
+        provider_refund,
     })
 }
 

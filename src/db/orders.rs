@@ -1,10 +1,13 @@
 //! Orders: turning a live hold into sold seats, and reading an order back.
 
+use std::time::Duration;
+
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::ga::{self, GaHeld};
 use super::tickets::{self, Issued};
+use super::payments::{self, PendingOrder};
 use super::{GenericClient, Pool, events, holds, outbox, retrying, webhooks};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
@@ -41,32 +44,38 @@ pub struct Order {
     pub locale: EventLocale,
 }
 
+/// What buying a hold did.
+#[derive(Debug, Clone)]
+pub enum Purchased {
+    /// The event takes no payment: the seats are sold and ticketed.
+    Paid(OrderCreated),
+    /// The event is paid for online or at the box office: the order waits
+    /// for its money, its seats held by it until its deadline.
+    Pending(PendingOrder),
+}
+
 /// Buys the buyer's hold in one transaction: every seat still held by it
-/// becomes SOLD with an order line, or nothing happens. A lapsed hold is
-/// refused with `HoldExpired`, even if nobody has taken its seats yet.
+/// becomes SOLD with an order line (or, when the event takes payment, is
+/// kept for an order waiting for it; `online_window` is how long an online
+/// payment may take), or nothing happens. A lapsed hold is refused with
+/// `HoldExpired`, even if nobody has taken its seats yet.
 pub async fn purchase(
     pool: &Pool,
     hold_id: HoldId,
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
-) -> AppResult<OrderCreated> {
-    let outcome = retrying(|| purchase_once(pool, hold_id, buyer_id, buyer)).await;
-    if outcome.is_ok() {
+    online_window: Duration,
+) -> AppResult<Purchased> {
+    let outcome = retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            purchase_in(tx, hold_id, buyer_id, buyer, online_window).await
+        })
+    })
+    .await;
+    if let Ok(Purchased::Paid(_)) = outcome {
         metrics::counter!(crate::observability::PURCHASES).increment(1);
     }
     outcome
-}
-
-async fn purchase_once(
-    pool: &Pool,
-    hold_id: HoldId,
-    buyer_id: BuyerId,
-    buyer: &BuyerDetails,
-) -> AppResult<OrderCreated> {
-    super::in_transaction(pool, async |tx| {
-        purchase_in(tx, hold_id, buyer_id, buyer).await
-    })
-    .await
 }
 
 /// What the hold has to sell, and whether it is live by the clock.
@@ -133,7 +142,8 @@ async fn purchase_in(
     hold_id: HoldId,
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
-) -> AppResult<OrderCreated> {
+    online_window: Duration,
+) -> AppResult<Purchased> {
     // The event's lock comes before the hold's, as in claims and closing.
     let event_id = holds::event_of(tx, hold_id, Some(buyer_id))
         .await?
@@ -143,11 +153,14 @@ async fn purchase_in(
         events::lock_on_sale(tx, event_id),
         holds::lock_for_buyer_or_404(tx, hold_id, buyer_id)
     );
-    on_sale?;
+    let payment = on_sale?;
     let hold = hold?;
     match hold.state {
         holds::HoldState::Purchased => {
             return Err(AppError::Conflict(Conflict::AlreadyPurchased));
+        }
+        holds::HoldState::Paying => {
+            return Err(AppError::Conflict(Conflict::HoldBeingPaid));
         }
         holds::HoldState::Released => {
             return Err(AppError::Conflict(Conflict::HoldReleased));
@@ -163,6 +176,21 @@ async fn purchase_in(
         return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
+    if payment.mode.waits_for_payment() {
+        return payments::checkout_in(
+            tx,
+            hold.id,
+            hold.event_id,
+            buyer_id,
+            buyer,
+            payment,
+            online_window,
+            tally.seats,
+            &tally.ga,
+        )
+        .await
+        .map(Purchased::Pending);
+    }
     let order_id = OrderId(Uuid::new_v4());
     let places = tally.seats as usize + ga::ticket_count(&tally.ga);
     let insert_order = async {
@@ -219,7 +247,8 @@ async fn purchase_in(
             issue_and_mail
         );
         purchased?;
-        return sold_whole(sold?, tally.seats, order_id, hold.event_id, issued);
+        return sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)
+            .map(Purchased::Paid);
     }
     let (inserted, sold, purchased, issued) = tokio::join!(
         insert_order,
@@ -229,7 +258,7 @@ async fn purchase_in(
     );
     inserted?;
     purchased?;
-    sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)
+    sold_whole(sold?, tally.seats, order_id, hold.event_id, issued).map(Purchased::Paid)
 }
 
 async fn sell_seats(

@@ -22,6 +22,29 @@ pub const QUEUE_ORDER_CONFIRMATION: &str =
      SELECT $1, 'order_confirmation', $2, $3, 'Your tickets for ' || e.name
        FROM events e WHERE e.id = $4";
 
+/// Queues the notice that a payment came too late for its seats and is
+/// being refunded.
+pub const QUEUE_PAYMENT_REFUNDED: &str =
+    "INSERT INTO outbox (message_id, kind, order_id, recipient, subject)
+     SELECT $1, 'payment_refunded', $2, $3, 'Your payment for ' || e.name || ' is being refunded'
+       FROM events e WHERE e.id = $4";
+
+pub(super) async fn queue_payment_refunded(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    event_id: EventId,
+    recipient: &str,
+) -> AppResult<()> {
+    let statement = client.prepare_cached(QUEUE_PAYMENT_REFUNDED).await?;
+    client
+        .execute(
+            &statement,
+            &[&new_message_id(), &order_id, &recipient, &event_id],
+        )
+        .await?;
+    Ok(())
+}
+
 /// A stable Message-ID, made once when the row is written: every attempt
 /// to send the row sends this one, so receivers can drop a duplicate.
 fn new_message_id() -> String {
@@ -48,6 +71,8 @@ pub(super) async fn queue_order_confirmation(
 #[derive(Debug, Clone)]
 pub struct Leased {
     pub id: MessageId,
+    /// "order_confirmation" or "payment_refunded".
+    pub kind: String,
     pub lease: Uuid,
     pub message_id: String,
     pub order_id: Option<OrderId>,
@@ -70,14 +95,14 @@ pub async fn lease_due(
                 SET lease = $1, leased_until = now() + make_interval(secs => $2::float8),
                     attempts = o.attempts + 1
               WHERE o.id IN (SELECT id FROM outbox
-                              WHERE kind = 'order_confirmation'
+                              WHERE kind IN ('order_confirmation', 'payment_refunded')
                                 AND sent_at IS NULL AND retired_at IS NULL AND failed_at IS NULL
                                 AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
                               ORDER BY next_attempt_at, id
                               LIMIT $3
                                 FOR UPDATE SKIP LOCKED)
-          RETURNING o.id, o.lease, o.message_id, o.order_id, o.recipient, o.subject, o.attempts",
+          RETURNING o.id, o.kind, o.lease, o.message_id, o.order_id, o.recipient, o.subject, o.attempts",
         )
         .await?;
     let lease = Uuid::new_v4();
@@ -88,6 +113,7 @@ pub async fn lease_due(
         .iter()
         .map(|row| Leased {
             id: row.get("id"),
+            kind: row.get("kind"),
             lease: row.get("lease"),
             message_id: row.get("message_id"),
             order_id: row.get("order_id"),

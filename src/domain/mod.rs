@@ -8,6 +8,7 @@ pub mod ids;
 pub mod layout;
 pub mod locale;
 pub mod money;
+pub mod payment;
 pub mod password;
 pub mod refusal;
 pub mod rules;

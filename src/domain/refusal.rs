@@ -92,6 +92,12 @@ error_codes! {
     TierHasHolds => "tier_has_holds",
     SectionExists => "section_exists",
     NotAVenueEvent => "not_a_venue_event",
+    AwaitingPayment => "awaiting_payment",
+    NotAwaitingPayment => "not_awaiting_payment",
+    PaymentDeadlinePassed => "payment_deadline_passed",
+    OrdersAwaitingPayment => "orders_awaiting_payment",
+    PaymentUnavailable => "payment_unavailable",
+    InvalidPayment => "invalid_payment",
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -214,6 +220,9 @@ pub enum TimeField {
 /// Input that breaks a rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalid {
+    /// A payment mode that is none of none, online, box_office, or a box
+    /// office deadline out of range.
+    Payment,
     NoSeats,
     DuplicateSeats,
     NoArea,
@@ -321,6 +330,21 @@ pub enum Conflict {
     },
     StaffExists(String),
     ApiKeyExists(String),
+    /// The hold was checked out: it waits for its order's payment.
+    HoldBeingPaid,
+    /// Marking paid an order that is not a box-office reservation waiting
+    /// for its money; its status is given.
+    NotAwaitingPayment {
+        status: &'static str,
+    },
+    /// The reservation's deadline passed: its seats went back on sale.
+    PaymentDeadlinePassed,
+    /// Changing how an event is paid for while orders wait for payment.
+    OrdersAwaitingPayment {
+        waiting: i64,
+    },
+    /// Online payment chosen where no payment provider is configured.
+    PaymentUnavailable,
     NotEnoughTogether {
         count: u32,
         free: i64,
@@ -391,6 +415,7 @@ impl Invalid {
             Invalid::NoFile => ErrorCode::NoFile,
             Invalid::TicketCode => ErrorCode::InvalidTicketCode,
             Invalid::Tender => ErrorCode::InvalidTender,
+            Invalid::Payment => ErrorCode::InvalidPayment,
             Invalid::Gate => ErrorCode::InvalidGate,
             Invalid::NothingToSell => ErrorCode::NoSeats,
             Invalid::DuplicateAreas => ErrorCode::DuplicateAreas,
@@ -418,6 +443,11 @@ impl Conflict {
             Conflict::SectionExists(_) => ErrorCode::SectionExists,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
             Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
+            Conflict::HoldBeingPaid => ErrorCode::AwaitingPayment,
+            Conflict::NotAwaitingPayment { .. } => ErrorCode::NotAwaitingPayment,
+            Conflict::PaymentDeadlinePassed => ErrorCode::PaymentDeadlinePassed,
+            Conflict::OrdersAwaitingPayment { .. } => ErrorCode::OrdersAwaitingPayment,
+            Conflict::PaymentUnavailable => ErrorCode::PaymentUnavailable,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,
             Conflict::NotEnoughSeats { .. } => ErrorCode::NotEnoughSeats,
             Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,

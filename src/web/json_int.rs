@@ -32,6 +32,14 @@ pub fn list<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
         .collect()
 }
 
+pub fn optional<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    Option::<serde_json::Number>::deserialize(deserializer)?
+        .map(|number| convert(&number))
+        .transpose()
+}
+
 pub fn optional_list<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
     deserializer: D,
 ) -> Result<Option<Vec<T>>, D::Error> {

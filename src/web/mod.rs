@@ -14,6 +14,7 @@ pub mod json_int;
 pub mod map;
 pub mod notices;
 pub mod openapi;
+pub mod payments;
 pub mod ops;
 pub mod precompressed;
 pub mod qr;

@@ -27,6 +27,7 @@ use crate::web::{buyer, staff};
     tags(
         (name = "buyers", description = "The seat map's API: events, holds, purchases, orders"),
         (name = "staff", description = "The box office: a staff session or a box-office key"),
+        (name = "payments", description = "The payment provider's calls back to seatmap"),
     )
 )]
 pub struct ApiDoc;
@@ -58,7 +59,9 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(staff::seats_api::routes())
         .merge(staff::venues_api::routes())
         .merge(staff::orders_api::routes())
+        .merge(staff::payments_api::routes())
         .merge(staff::door::routes())
+        .merge(crate::web::payments::routes())
 }
 
 /// The API's routes, its document at `/api/openapi.json`, and the viewer.

@@ -23,6 +23,8 @@ pub struct AppState {
     pub reads: Arc<crate::web::reads::ReadGate>,
     /// Hot events' seat maps, as anonymous viewers see them.
     pub seat_maps: Arc<crate::web::reads::SeatMapCache>,
+    /// The payment provider's client, when one is configured.
+    pub payments: crate::payments::Payments,
     /// Set when the app starts shutting down: long-lived streams end, so
     /// a graceful shutdown doesn't wait on them forever.
     shutdown: Arc<watch::Sender<bool>>,
@@ -47,8 +49,15 @@ impl AppState {
             links: Arc::new(links),
             reads,
             seat_maps,
+            payments: crate::payments::Payments::default(),
             shutdown: Arc::new(watch::channel(false).0),
         }
+    }
+
+    /// With the payment provider's client (built once, at start-up).
+    pub fn with_payments(mut self, payments: crate::payments::Payments) -> AppState {
+        self.payments = payments;
+        self
     }
 
     pub fn begin_shutdown(&self) {

@@ -442,14 +442,35 @@ pub(crate) async fn release_seat(
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct PurchaseJson {
     order_id: crate::domain::ids::OrderId,
+    /// Always "paid" here.
+    status: crate::domain::payment::OrderStatus,
     seat_ids: SeatIds,
     tickets: Vec<db::tickets::Issued>,
+}
+
+/// A checkout of an event that takes payment: the order waits for it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct PendingPurchaseJson {
+    order_id: crate::domain::ids::OrderId,
+    /// "pending_payment".
+    status: crate::domain::payment::OrderStatus,
+    /// "online" (send the buyer to `payment_url`) or "box_office" (they
+    /// pay at the counter; `payment_url` is their order's page).
+    payment: crate::domain::payment::PaymentMode,
+    payment_url: String,
+    /// The seats are held for the order until then.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pay_by: OffsetDateTime,
+    amount_cents: i64,
 }
 
 #[utoipa::path(post, path = "/api/holds/{hold_id}/purchase", tag = "buyers",
     params(("hold_id" = String, Path, format = Uuid)), request_body = crate::web::extract::BuyerFields,
     responses(
-        (status = 201, description = "Bought", body = PurchaseJson,
+        (status = 201, description = "Bought (the event takes no payment)", body = PurchaseJson,
+            links(("order" = (operation_id = "order_json", parameters(("order_id" = "$response.body#/order_id")))))),
+        (status = 202, description = "Checked out: the order waits for its payment, its seats held until pay_by", body = PendingPurchaseJson,
             links(("order" = (operation_id = "order_json", parameters(("order_id" = "$response.body#/order_id")))))),
         responses::BadRequestOrNoCustomer,
         responses::InvalidKey,
@@ -466,15 +487,57 @@ pub(crate) async fn purchase(
     ApiJson(body): ApiJson<BuyerFields>,
 ) -> AppResult<impl IntoResponse> {
     let details = input_rules::buyer_details(&body.name, &body.email)?;
-    let order = db::orders::purchase(&state.pool, hold_id, buyer.id, &details).await?;
+    let bought = db::orders::purchase(
+        &state.pool,
+        hold_id,
+        buyer.id,
+        &details,
+        state.config.payments.window,
+    )
+    .await?;
+    let order = match bought {
+        db::orders::Purchased::Paid(order) => {
+            return Ok((
+                StatusCode::CREATED,
+                Json(PurchaseJson {
+                    order_id: order.order_id,
+                    status: crate::domain::payment::OrderStatus::Paid,
+                    seat_ids: order.seat_ids,
+                    tickets: order.tickets,
+                }),
+            )
+                .into_response());
+        }
+        db::orders::Purchased::Pending(order) => order,
+    };
+    let order_page = format!("{}/orders/{}", state.links.public_url, order.order_id);
+    let payment_url = match order.payment {
+        crate::domain::payment::PaymentMode::Online => {
+            match crate::web::payments::pay_url(&state, order.order_id).await {
+                Ok(Some(crate::payments::PayAt::Stripe(url))) => url,
+                Ok(_) => order_page,
+                Err(err) => {
+                    // The order stands; its page's "Pay" makes the session later.
+                    tracing::warn!(order_id = %order.order_id,
+                        error = %crate::error::for_log(err.as_ref()), "no checkout session yet");
+                    order_page
+                }
+            }
+        }
+        _ => order_page,
+    };
     Ok((
-        StatusCode::CREATED,
-        Json(PurchaseJson {
+        StatusCode::ACCEPTED,
+        Json(PendingPurchaseJson {
             order_id: order.order_id,
-            seat_ids: order.seat_ids,
-            tickets: order.tickets,
+            status: crate::domain::payment::OrderStatus::PendingPayment,
+            payment: order.payment,
+            payment_url,
+            pay_by: order.pay_by,
+            amount_cents: order.amount_cents,
         }),
-    ))
+    )
+        .into_response())
 }
 
 #[utoipa::path(post, path = "/api/holds/{hold_id}/extend", tag = "buyers",

@@ -5,6 +5,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::event::{MapQuery, event_page_response};
 use crate::db;
+use crate::db::orders::Purchased;
+use crate::domain::payment::PaymentMode;
+use crate::payments::PayAt;
 use crate::domain::ids::EventId;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult};
@@ -55,9 +58,34 @@ pub(crate) async fn purchase(
         }
         Err(other) => return Err(other),
     };
-    let refusal = match db::orders::purchase(&state.pool, hold.id, buyer.id, &details).await {
-        Ok(order) => {
+    let bought = db::orders::purchase(
+        &state.pool,
+        hold.id,
+        buyer.id,
+        &details,
+        state.config.payments.window,
+    )
+    .await;
+    let refusal = match bought {
+        Ok(Purchased::Paid(order)) => {
             return Ok(Redirect::to(&format!("/orders/{}", order.order_id)).into_response());
+        }
+        Ok(Purchased::Pending(order)) => {
+            let page = format!("/orders/{}", order.order_id);
+            if order.payment != PaymentMode::Online {
+                return Ok(Redirect::to(&page).into_response());
+            }
+            // After the commit: to Stripe's page. If Stripe can't be
+            // reached, the order page has "Pay" to try again.
+            return Ok(match crate::web::payments::pay_url(&state, order.order_id).await {
+                Ok(Some(PayAt::Stripe(url))) => Redirect::to(&url).into_response(),
+                Ok(_) => Redirect::to(&page).into_response(),
+                Err(err) => {
+                    tracing::warn!(order_id = %order.order_id,
+                        error = %crate::error::for_log(err.as_ref()), "no checkout session yet");
+                    Redirect::to(&page).into_response()
+                }
+            });
         }
         Err(AppError::HoldExpired) => format!(
             "Your hold expired at {}, so its seats went back on sale and could not be bought. \

@@ -38,6 +38,11 @@ pub fn pages_router() -> Router<AppState> {
         .route("/events/{event_id}/hold/extend", post(actions::extend_hold))
         .route("/events/{event_id}/purchase", post(checkout::purchase))
         .route("/orders/{order_id}", get(tickets::order_page))
+        .route("/orders/{order_id}/pay", post(crate::web::payments::pay))
+        .route(
+            "/orders/{order_id}/payment",
+            get(crate::web::payments::payment_fragment),
+        )
         .route("/my/orders", get(tickets::my_orders))
         .route("/tickets/{code}", get(tickets::ticket_page))
 }

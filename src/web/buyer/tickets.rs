@@ -97,12 +97,51 @@ pub(crate) struct OrderPage {
     valid: String,
     total: String,
     mail: String,
+    /// "Your tickets", or "Your order" while it has none yet.
+    heading: String,
+    /// How the order is being paid for, when it waits (or waited) for money.
+    payment: Option<crate::web::payments::PaymentPanel>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(crate) struct OrderAccess {
-    until: Option<i64>,
-    sig: Option<String>,
+    pub(crate) until: Option<i64>,
+    pub(crate) sig: Option<String>,
+    /// "returned" or "cancelled": back from the payment provider's page.
+    pub(crate) payment: Option<String>,
+}
+
+impl OrderAccess {
+    /// The signed part again, to put on links and forms of the page.
+    pub(crate) fn query(&self) -> String {
+        match (&self.until, &self.sig) {
+            (Some(until), Some(sig)) => format!("until={until}&sig={sig}"),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Who may see the order: anyone with a valid signed link (None: no
+/// owner to check), else the buyer of this session; otherwise a 404, so
+/// nothing says whether the order exists.
+pub(crate) fn order_owner(
+    state: &AppState,
+    order_id: OrderId,
+    access: &OrderAccess,
+    viewer: &Viewer,
+) -> AppResult<Option<crate::domain::ids::BuyerId>> {
+    let signed = match (access.until, &access.sig) {
+        (Some(until), Some(sig)) => state.links.key.verify(
+            order_id,
+            &SignedAccess { until, sig: sig.clone() },
+            OffsetDateTime::now_utc(),
+        ),
+        _ => false,
+    };
+    if signed {
+        return Ok(None);
+    }
+    Ok(Some(viewer.buyer_id.ok_or(AppError::NotFound(Missing::Order))?))
 }
 
 fn mail_sentence(
@@ -142,30 +181,30 @@ pub(crate) async fn order_page(
     QueryInput(access): QueryInput<OrderAccess>,
     viewer: Viewer,
 ) -> AppResult<Html<String>> {
-    let signed = match (access.until, access.sig) {
-        (Some(until), Some(sig)) => {
-            let access = SignedAccess { until, sig };
-            state
-                .links
-                .key
-                .verify(order_id, &access, OffsetDateTime::now_utc())
-        }
-        _ => false,
-    };
-    let owner = if signed {
-        None
-    } else {
-        Some(viewer.buyer_id.ok_or(AppError::NotFound(Missing::Order))?)
-    };
+    let owner = order_owner(&state, order_id, &access, &viewer)?;
     let client = state.pool.get().await?;
     let order = db::orders::find(&client, order_id, owner)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
     let tickets = db::tickets::for_order(&client, order_id).await?;
     let mail = db::outbox::status_for_order(&client, order_id).await?;
+    let payment = db::payments::of_order(&client, order_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
     let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
     let total: i64 = valid.iter().map(|t| t.price_cents).sum();
     render(&OrderPage {
+        heading: if tickets.is_empty() && payment.payment.waits_for_payment() {
+            "Your order".into()
+        } else {
+            "Your tickets".into()
+        },
+        payment: crate::web::payments::PaymentPanel::new(
+            order_id,
+            &payment,
+            &access,
+            &viewer.csrf.value(),
+        ),
         order_id: order.id.to_string(),
         event: order.event_name,
         event_id: order.event_id,
@@ -267,6 +306,16 @@ pub(crate) struct TicketJson {
 pub(crate) struct OrderJson {
     order_id: OrderId,
     event_id: EventId,
+    /// pending_payment, paid, lapsed, refunded_unfulfilled or refunded.
+    status: crate::domain::payment::OrderStatus,
+    /// How it is paid for: none, online or box_office.
+    payment: crate::domain::payment::PaymentMode,
+    /// While it waits for its payment: the deadline.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pay_by: Option<OffsetDateTime>,
+    /// What it costs (an order waiting for payment has no tickets yet).
+    amount_cents: Option<i64>,
     tickets: Vec<TicketJson>,
 }
 
@@ -297,9 +346,20 @@ pub(crate) async fn order_json(
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
     let tickets = db::tickets::for_order(&client, order_id).await?;
+    let payment = db::payments::of_order(&client, order_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
     Ok(Json(OrderJson {
         order_id,
         event_id: order.event_id,
+        status: payment.status,
+        payment: payment.payment,
+        pay_by: payment
+            .pay_by
+            .filter(|_| payment.status == crate::domain::payment::OrderStatus::PendingPayment),
+        amount_cents: payment
+            .amount_cents
+            .or_else(|| Some(tickets.iter().filter(|t| t.voided_at.is_none()).map(|t| t.price_cents).sum())),
         tickets: tickets
             .iter()
             .map(|ticket| TicketJson {

@@ -7,6 +7,7 @@ pub mod door;
 pub mod mail;
 pub mod orders;
 pub mod orders_api;
+pub mod payments_api;
 pub mod reports;
 pub mod seats_api;
 pub mod sign_in;

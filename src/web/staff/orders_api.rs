@@ -52,7 +52,26 @@ pub(crate) struct StaffOrderJson {
     buyer_name: String,
     /// "online", "cash", "card" or "comp".
     tender: String,
+    /// pending_payment, paid, lapsed, refunded_unfulfilled or refunded.
+    status: crate::domain::payment::OrderStatus,
+    /// none, online or box_office.
+    payment: crate::domain::payment::PaymentMode,
     tickets: Vec<StaffTicketJson>,
+    /// Money given back through the payment provider, each with its state.
+    provider_refunds: Vec<ProviderRefundJson>,
+}
+
+/// A refund through the payment provider.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ProviderRefundJson {
+    amount_cents: i64,
+    /// queued, sent, or refused (the last attempt failed; it is retried).
+    state: &'static str,
+    attempts: i32,
+    /// What the provider said when it refused.
+    error: Option<String>,
+    /// The refund's id at the provider, once sent.
+    provider_ref: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/staff/events/{event_id}/orders/{order_id}", tag = "staff", operation_id = "staff_order_json",
@@ -86,11 +105,27 @@ pub(crate) async fn order_json(
             refunded: t.voided_at.is_some(),
         })
         .collect();
+    let payment = db::payments::of_order(&client, order_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
     Ok(Json(StaffOrderJson {
         order_id: order.id,
         buyer_name: order.buyer_name,
         tender: order.tender,
+        status: payment.status,
+        payment: payment.payment,
         tickets,
+        provider_refunds: payment
+            .refunds
+            .iter()
+            .map(|refund| ProviderRefundJson {
+                amount_cents: refund.amount_cents,
+                state: refund.state(),
+                attempts: refund.attempts,
+                error: refund.last_error.clone().filter(|_| refund.done_at.is_none()),
+                provider_ref: refund.provider_ref.clone(),
+            })
+            .collect(),
     }))
 }
 
@@ -109,6 +144,9 @@ pub(crate) struct RefundJson {
     seat_ids: SeatIds,
     ga_places: usize,
     amount_cents: i64,
+    /// The order was paid online: the money goes back through the
+    /// provider (see the order's `provider_refunds`).
+    provider_refund: bool,
 }
 
 #[utoipa::path(post, path = "/api/staff/events/{event_id}/orders/{order_id}/refund", tag = "staff",
@@ -143,6 +181,7 @@ pub(crate) async fn refund_json(
         seat_ids: refunded.seat_ids,
         ga_places: refunded.ga_places,
         amount_cents: refunded.amount_cents,
+        provider_refund: refunded.provider_refund,
     }))
 }
 

@@ -1,0 +1,161 @@
+//! Taking payment: Stripe's keys and address, and how long a buyer has to
+//! pay before their seats go back on sale.
+
+use std::time::Duration;
+
+use super::Secret;
+
+/// Stripe, when the operator configured it.
+#[derive(Debug, Clone)]
+pub struct StripeSettings {
+    /// `SEATMAP_STRIPE_SECRET_KEY` (`sk_live_…`, `sk_test_…`).
+    pub secret_key: Secret,
+    /// `SEATMAP_STRIPE_WEBHOOK_SECRET` (`whsec_…`): what signs the events
+    /// Stripe sends to `/payments/stripe/webhook`.
+    pub webhook_secret: Secret,
+    /// `SEATMAP_STRIPE_API_URL`: Stripe's API base, or a stand-in's.
+    pub api_url: String,
+}
+
+pub const STRIPE_API_URL: &str = "https://api.stripe.com";
+
+/// Payment settings.
+#[derive(Debug, Clone)]
+pub struct PaymentSettings {
+    /// None: no event can be paid for online.
+    pub stripe: Option<StripeSettings>,
+    /// How long an online order's seats stay held for its payment
+    /// (`SEATMAP_PAYMENT_WINDOW_SECS`), fixed on the order at checkout.
+    pub window: Duration,
+    /// How often an idle payment worker looks for due calls to Stripe.
+    pub poll_every: Duration,
+    /// How long a worker holds a call it is making.
+    pub lease: Duration,
+    /// The first retry's wait; each next one doubles, up to an hour.
+    pub first_retry: Duration,
+}
+
+impl Default for PaymentSettings {
+    fn default() -> Self {
+        PaymentSettings {
+            stripe: None,
+            window: Duration::from_secs(900),
+            poll_every: Duration::from_millis(500),
+            lease: Duration::from_secs(60),
+            first_retry: Duration::from_secs(10),
+        }
+    }
+}
+
+impl PaymentSettings {
+    pub(super) fn from_lookup(get: &impl Fn(&str) -> Option<String>) -> anyhow::Result<PaymentSettings> {
+        let defaults = PaymentSettings::default();
+        let key = get("SEATMAP_STRIPE_SECRET_KEY");
+        let webhook = get("SEATMAP_STRIPE_WEBHOOK_SECRET");
+        let stripe = match (key, webhook) {
+            (Some(key), Some(webhook)) => Some(StripeSettings {
+                secret_key: Secret::new(key.trim()),
+                webhook_secret: Secret::new(webhook.trim()),
+                api_url: api_url(get("SEATMAP_STRIPE_API_URL").as_deref())?,
+            }),
+            (None, None) => None,
+            (Some(_), None) => anyhow::bail!(
+                "SEATMAP_STRIPE_SECRET_KEY is set but SEATMAP_STRIPE_WEBHOOK_SECRET is not: \
+                 without it no payment can be confirmed"
+            ),
+            (None, Some(_)) => anyhow::bail!(
+                "SEATMAP_STRIPE_WEBHOOK_SECRET is set but SEATMAP_STRIPE_SECRET_KEY is not"
+            ),
+        };
+        Ok(PaymentSettings {
+            stripe,
+            window: Duration::from_secs(super::parse_in(
+                get,
+                "SEATMAP_PAYMENT_WINDOW_SECS",
+                defaults.window.as_secs(),
+                1..=86_400,
+            )?),
+            poll_every: Duration::from_millis(super::parse_in(
+                get,
+                "SEATMAP_PAYMENT_POLL_MS",
+                defaults.poll_every.as_millis() as u64,
+                10..=60_000,
+            )?),
+            lease: defaults.lease,
+            first_retry: Duration::from_millis(super::parse_in(
+                get,
+                "SEATMAP_PAYMENT_FIRST_RETRY_MS",
+                defaults.first_retry.as_millis() as u64,
+                10..=3_600_000,
+            )?),
+        })
+    }
+}
+
+/// An http(s) base with no path after it but perhaps a port; no trailing slash.
+fn api_url(value: Option<&str>) -> anyhow::Result<String> {
+    let Some(value) = value else {
+        return Ok(STRIPE_API_URL.to_string());
+    };
+    let value = value.trim().trim_end_matches('/');
+    let parsed = url::Url::parse(value)
+        .map_err(|err| anyhow::anyhow!("SEATMAP_STRIPE_API_URL={value:?} is not a URL: {err}"))?;
+    anyhow::ensure!(
+        matches!(parsed.scheme(), "http" | "https")
+            && parsed.host().is_some()
+            && parsed.query().is_none()
+            && parsed.username().is_empty(),
+        "SEATMAP_STRIPE_API_URL={value:?} is not an http(s) base URL"
+    );
+    Ok(value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[(&str, &str)]) -> anyhow::Result<PaymentSettings> {
+        PaymentSettings::from_lookup(&|name: &str| {
+            pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn stripe_needs_both_keys_and_defaults_to_its_own_api() {
+        assert!(settings(&[]).unwrap().stripe.is_none());
+        assert!(settings(&[("SEATMAP_STRIPE_SECRET_KEY", "sk_test_1")]).is_err());
+        assert!(settings(&[("SEATMAP_STRIPE_WEBHOOK_SECRET", "whsec_1")]).is_err());
+        let both = settings(&[
+            ("SEATMAP_STRIPE_SECRET_KEY", "sk_test_1"),
+            ("SEATMAP_STRIPE_WEBHOOK_SECRET", "whsec_1"),
+        ])
+        .unwrap();
+        assert_eq!(both.stripe.unwrap().api_url, STRIPE_API_URL);
+        let local = settings(&[
+            ("SEATMAP_STRIPE_SECRET_KEY", "sk_test_1"),
+            ("SEATMAP_STRIPE_WEBHOOK_SECRET", "whsec_1"),
+            ("SEATMAP_STRIPE_API_URL", "http://127.0.0.1:12111/"),
+        ])
+        .unwrap();
+        assert_eq!(local.stripe.unwrap().api_url, "http://127.0.0.1:12111");
+        assert!(
+            settings(&[
+                ("SEATMAP_STRIPE_SECRET_KEY", "sk_test_1"),
+                ("SEATMAP_STRIPE_WEBHOOK_SECRET", "whsec_1"),
+                ("SEATMAP_STRIPE_API_URL", "ftp://x"),
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn the_payment_window_is_any_whole_number_of_seconds_from_one() {
+        assert_eq!(settings(&[]).unwrap().window, Duration::from_secs(900));
+        assert_eq!(
+            settings(&[("SEATMAP_PAYMENT_WINDOW_SECS", "1")]).unwrap().window,
+            Duration::from_secs(1)
+        );
+        assert!(settings(&[("SEATMAP_PAYMENT_WINDOW_SECS", "0")]).is_err());
+        assert!(settings(&[("SEATMAP_PAYMENT_WINDOW_SECS", "soon")]).is_err());
+    }
+}

@@ -1,0 +1,245 @@
+//! The calls seatmap makes to Stripe, as its API reference gives them:
+//! form-encoded bodies, `Authorization: Bearer <secret key>`, an
+//! `Idempotency-Key` on every create, and errors as
+//! `{"error": {"type", "code", "message", "param"}}`. Each call has a
+//! timeout and is made with no database transaction open.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use time::OffsetDateTime;
+
+use crate::config::StripeSettings;
+use crate::db::payments::SessionRequest;
+
+/// A Checkout Session as far as seatmap reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CheckoutSession {
+    pub id: String,
+    pub url: Option<String>,
+    pub status: Option<String>,
+    pub payment_status: Option<String>,
+    pub payment_intent: Option<String>,
+    pub amount_total: Option<i64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Refund {
+    id: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Debug, Deserialize)]
+struct ErrorDetail {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+/// Why a call did not go through.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StripeError {
+    /// Stripe answered with an error: its status and its own message.
+    #[error("Stripe refused ({status}): {message}")]
+    Refused {
+        status: u16,
+        message: String,
+        code: Option<String>,
+    },
+    /// No answer (a timeout, a refused connection) or one that can't be read.
+    #[error("Stripe could not be reached: {0}")]
+    Unreachable(String),
+}
+
+impl StripeError {
+    /// Worth trying again later: no answer, a rate limit, or Stripe's own fault.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            StripeError::Unreachable(_) => true,
+            StripeError::Refused { status, .. } => *status == 429 || *status >= 500,
+        }
+    }
+}
+
+/// Stripe's least time from a session's creation to its `expires_at`.
+const SHORTEST_SESSION: Duration = Duration::from_secs(31 * 60);
+const LONGEST_SESSION: Duration = Duration::from_secs(23 * 3600);
+
+#[derive(Clone)]
+pub struct Stripe {
+    http: reqwest::Client,
+    base: String,
+    secret_key: String,
+}
+
+impl std::fmt::Debug for Stripe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stripe").field("base", &self.base).finish_non_exhaustive()
+    }
+}
+
+impl Stripe {
+    pub fn new(settings: &StripeSettings) -> anyhow::Result<Stripe> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(20))
+            .user_agent(concat!("seatmap/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Stripe {
+            http,
+            base: settings.api_url.clone(),
+            secret_key: settings.secret_key.expose().to_string(),
+        })
+    }
+
+    async fn post<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        form: &[(String, String)],
+        idempotency_key: Option<&str>,
+    ) -> Result<T, StripeError> {
+        let mut request = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.secret_key)
+            .form(form);
+        if let Some(key) = idempotency_key {
+            request = request.header("Idempotency-Key", key);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|err| StripeError::Unreachable(err.to_string()))?;
+        let status = response.status();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|err| StripeError::Unreachable(err.to_string()))?;
+        if status.is_success() {
+            return serde_json::from_slice(&body)
+                .map_err(|err| StripeError::Unreachable(format!("an answer that can't be read: {err}")));
+        }
+        let detail = serde_json::from_slice::<ErrorBody>(&body).ok().map(|body| body.error);
+        Err(StripeError::Refused {
+            status: status.as_u16(),
+            message: detail
+                .as_ref()
+                .and_then(|d| d.message.clone().or_else(|| d.kind.clone()))
+                .unwrap_or_else(|| format!("HTTP {status}")),
+            code: detail.and_then(|d| d.code),
+        })
+    }
+
+    /// `POST /v1/checkout/sessions` for the order, with an idempotency key
+    /// derived from the order alone: a retried create returns the same
+    /// session. `expires_at` is Stripe's least (31 minutes from the order)
+    /// or the order's deadline if that is later; seatmap's own deadline
+    /// still rules, and the session is expired by hand when it passes.
+    pub async fn create_checkout_session(
+        &self,
+        order: &SessionRequest,
+        return_url: &str,
+    ) -> Result<CheckoutSession, StripeError> {
+        let form = session_form(order, return_url);
+        self.post(
+            "/v1/checkout/sessions",
+            &form,
+            Some(&format!("seatmap-checkout-{}", order.order_id)),
+        )
+        .await
+    }
+
+    /// `POST /v1/checkout/sessions/{id}/expire`.
+    pub async fn expire_session(&self, session_id: &str) -> Result<CheckoutSession, StripeError> {
+        let id = urlencode_path(session_id);
+        self.post(&format!("/v1/checkout/sessions/{id}/expire"), &[], None)
+            .await
+    }
+
+    /// `POST /v1/refunds` of `amount` of the payment, once per key.
+    pub async fn refund(
+        &self,
+        payment_intent: &str,
+        amount_cents: i64,
+        idempotency_key: &str,
+    ) -> Result<String, StripeError> {
+        let form = vec![
+            ("payment_intent".to_string(), payment_intent.to_string()),
+            ("amount".to_string(), amount_cents.to_string()),
+        ];
+        let refund: Refund = self.post("/v1/refunds", &form, Some(idempotency_key)).await?;
+        Ok(refund.id)
+    }
+}
+
+fn urlencode_path(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
+}
+
+/// The session's form fields, in Stripe's bracket notation.
+pub fn session_form(order: &SessionRequest, return_url: &str) -> Vec<(String, String)> {
+    let earliest = order.created_at + SHORTEST_SESSION;
+    let latest = order.created_at + LONGEST_SESSION;
+    let expires_at: OffsetDateTime = order.pay_by.max(earliest).min(latest);
+    let mut form = vec![
+        ("mode".to_string(), "payment".to_string()),
+        ("client_reference_id".into(), order.order_id.to_string()),
+        ("metadata[order_id]".into(), order.order_id.to_string()),
+        ("customer_email".into(), order.buyer_email.clone()),
+        ("success_url".into(), format!("{return_url}?payment=returned")),
+        ("cancel_url".into(), format!("{return_url}?payment=cancelled")),
+        ("expires_at".into(), expires_at.unix_timestamp().to_string()),
+    ];
+    for (i, (name, price)) in order.lines.iter().enumerate() {
+        let line = format!("line_items[{i}]");
+        form.push((format!("{line}[quantity]"), "1".into()));
+        form.push((format!("{line}[price_data][currency]"), order.currency.clone()));
+        form.push((format!("{line}[price_data][unit_amount]"), price.to_string()));
+        form.push((
+            format!("{line}[price_data][product_data][name]"),
+            format!("{}: {name}", order.event_name),
+        ));
+    }
+    form
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ids::OrderId;
+    use crate::domain::payment::OrderStatus;
+
+    #[test]
+    fn a_session_asks_for_each_ticket_and_expires_no_sooner_than_stripe_allows() {
+        let created = time::macros::datetime!(2026-11-24 12:00 UTC);
+        let order = SessionRequest {
+            order_id: OrderId(uuid::Uuid::nil()),
+            event_name: "Demo Night".into(),
+            currency: "eur".into(),
+            buyer_email: "ada@example.com".into(),
+            created_at: created,
+            pay_by: created + Duration::from_secs(900),
+            lines: vec![("Orchestra C12".into(), 5500), ("Orchestra C13".into(), 5500)],
+            session: None,
+            status: OrderStatus::PendingPayment,
+        };
+        let form = session_form(&order, "http://x/orders/1");
+        let get = |key: &str| form.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        assert_eq!(get("mode"), Some("payment"));
+        assert_eq!(get("line_items[1][price_data][unit_amount]"), Some("5500"));
+        assert_eq!(get("line_items[0][price_data][product_data][name]"), Some("Demo Night: Orchestra C12"));
+        assert_eq!(get("metadata[order_id]"), Some(&*uuid::Uuid::nil().to_string()));
+        assert_eq!(
+            get("expires_at"),
+            Some(&*(created + SHORTEST_SESSION).unix_timestamp().to_string())
+        );
+        assert_eq!(get("success_url"), Some("http://x/orders/1?payment=returned"));
+    }
+}

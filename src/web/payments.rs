@@ -1,0 +1,349 @@
+//! Paying for an order: Stripe's webhook, the buyer's "Pay" (which sends
+//! them to Stripe's page), and the order page's payment panel, which
+//! follows the order until the webhook confirms it.
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use time::OffsetDateTime;
+
+use crate::db;
+use crate::db::payments::{OrderPayment, Payment};
+use crate::domain::ids::OrderId;
+use crate::domain::payment::{OrderStatus, PaymentMode, SignatureProblem, verify_stripe_signature};
+use crate::error::{AppError, AppResult, Missing};
+use crate::payments::PayAt;
+use crate::web::auth::Viewer;
+use crate::web::buyer::tickets::{OrderAccess, order_owner};
+use crate::web::extract::{IdPath, QueryInput};
+use crate::web::security::CsrfForm;
+use crate::web::state::AppState;
+
+/// Stripe's webhook, routed and documented with the API.
+pub fn routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
+    utoipa_axum::router::OpenApiRouter::new().routes(utoipa_axum::routes!(stripe_webhook))
+}
+
+/// The order page's payment panel.
+#[derive(Template)]
+#[template(path = "orders/_payment.html")]
+pub(crate) struct PaymentPanel {
+    /// "pending", "waiting", "reserved", "lapsed", "unfulfilled", "paid"
+    /// (a CSS class, and what tests look for).
+    pub state: &'static str,
+    pub heading: String,
+    pub text: String,
+    /// Where "Pay" posts, when paying is open to the buyer now.
+    pub pay_action: Option<String>,
+    pub pay_label: String,
+    /// Polled until the payment is confirmed.
+    pub poll_url: Option<String>,
+    pub csrf: String,
+}
+
+impl PaymentPanel {
+    /// None for an order that never waited for money (a free event's).
+    pub(crate) fn new(
+        order_id: OrderId,
+        payment: &OrderPayment,
+        access: &OrderAccess,
+        csrf: &str,
+    ) -> Option<PaymentPanel> {
+        let locale = &payment.locale;
+        let amount = locale.price(payment.amount_cents.unwrap_or(0));
+        let by = payment.pay_by.map(|at| locale.time(at)).unwrap_or_default();
+        let query = access.query();
+        let with_query = |path: String| {
+            if query.is_empty() { path } else { format!("{path}?{query}") }
+        };
+        let returned = access.payment.as_deref() == Some("returned");
+        let cancelled = access.payment.as_deref() == Some("cancelled");
+        let panel = |state, heading: &str, text: String| PaymentPanel {
+            state,
+            heading: heading.to_string(),
+            text,
+            pay_action: None,
+            pay_label: format!("Pay {amount}"),
+            poll_url: None,
+            csrf: csrf.to_string(),
+        };
+        let refunded_text = |paid: i64| {
+            let sent = payment.refunds.iter().any(|refund| refund.done_at.is_some());
+            format!(
+                "Your payment of {} arrived after the time your seats were kept for you had run \
+                 out, and someone else had bought them by then. We don't keep money for seats we \
+                 could not give you: {}",
+                locale.price(paid),
+                if sent {
+                    "the refund has been sent to your card; banks usually show it within 5 to 10 days."
+                } else {
+                    "the whole amount is being refunded to your card."
+                }
+            )
+        };
+        Some(match (payment.payment, payment.status) {
+            (PaymentMode::None, _) => return None,
+            (_, OrderStatus::Paid | OrderStatus::Refunded) => panel(
+                "paid",
+                "Payment received",
+                match payment.payment {
+                    PaymentMode::BoxOffice => format!(
+                        "{} paid at the box office. Your tickets are below.",
+                        locale.price(payment.amount_paid_cents.unwrap_or(0))
+                    ),
+                    _ => format!(
+                        "{} paid by card. Your tickets are below.",
+                        locale.price(payment.amount_paid_cents.unwrap_or(0))
+                    ),
+                },
+            ),
+            (PaymentMode::Online, OrderStatus::PendingPayment) if returned => PaymentPanel {
+                poll_url: Some(with_query(format!("/orders/{order_id}/payment"))),
+                ..panel(
+                    "waiting",
+                    "Waiting for the payment to be confirmed",
+                    format!(
+                        "This page updates itself as soon as the card payment of {amount} is \
+                         confirmed; it usually takes a few seconds. Your seats stay yours meanwhile."
+                    ),
+                )
+            },
+            (PaymentMode::Online, OrderStatus::PendingPayment) => PaymentPanel {
+                pay_action: Some(with_query(format!("/orders/{order_id}/pay"))),
+                poll_url: Some(with_query(format!("/orders/{order_id}/payment"))),
+                ..panel(
+                    "pending",
+                    if cancelled { "Payment not made" } else { "Your seats are held for payment" },
+                    format!(
+                        "{}Pay {amount} by {by} to get your tickets; after that the seats go back on sale.",
+                        if cancelled { "You left the payment page without paying. " } else { "" }
+                    ),
+                )
+            },
+            (_, OrderStatus::PendingPayment) => panel(
+                "reserved",
+                "Reserved: pay at the box office",
+                format!(
+                    "Pay {amount} at the box office by {by}, giving order number {order_id}. \
+                     Your tickets are issued when you pay; after that time the seats go back on sale."
+                ),
+            ),
+            (_, OrderStatus::Lapsed) => panel(
+                "lapsed",
+                "Not paid in time",
+                format!(
+                    "This order was not paid by {by}, so its seats went back on sale. Nothing was charged."
+                ),
+            ),
+            (_, OrderStatus::RefundedUnfulfilled) => panel(
+                "unfulfilled",
+                "Your payment is being refunded",
+                refunded_text(payment.amount_paid_cents.unwrap_or(0)),
+            ),
+        })
+    }
+}
+
+/// `GET /orders/{id}/payment`: the panel again, for the page's polling.
+/// Once the order is paid the whole page reloads to show the tickets.
+pub(crate) async fn payment_fragment(
+    State(state): State<AppState>,
+    IdPath(order_id): IdPath<OrderId>,
+    QueryInput(access): QueryInput<OrderAccess>,
+    viewer: Viewer,
+) -> AppResult<Response> {
+    let owner = order_owner(&state, order_id, &access, &viewer)?;
+    let client = state.pool.get().await?;
+    db::orders::find(&client, order_id, owner)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    let payment = db::payments::of_order(&client, order_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    let waiting = OrderAccess { payment: Some("returned".into()), ..access };
+    let Some(panel) = PaymentPanel::new(order_id, &payment, &waiting, &viewer.csrf.value()) else {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    };
+    let mut response = Html(panel.render().map_err(anyhow::Error::from)?).into_response();
+    if payment.status != OrderStatus::PendingPayment {
+        response
+            .headers_mut()
+            .insert("HX-Refresh", HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+#[derive(Deserialize)]
+pub(crate) struct PayForm {}
+
+/// `POST /orders/{id}/pay`: to the order's Checkout Session (made now if
+/// it has none yet), or back to the order page saying why not.
+pub(crate) async fn pay(
+    State(state): State<AppState>,
+    IdPath(order_id): IdPath<OrderId>,
+    QueryInput(access): QueryInput<OrderAccess>,
+    viewer: Viewer,
+    CsrfForm(_): CsrfForm<PayForm>,
+) -> AppResult<Response> {
+    let owner = order_owner(&state, order_id, &access, &viewer)?;
+    let back = {
+        let client = state.pool.get().await?;
+        db::orders::find(&client, order_id, owner)
+            .await?
+            .ok_or(AppError::NotFound(Missing::Order))?;
+        let query = access.query();
+        if query.is_empty() {
+            format!("/orders/{order_id}")
+        } else {
+            format!("/orders/{order_id}?{query}")
+        }
+    };
+    match pay_url(&state, order_id).await {
+        Ok(Some(PayAt::Stripe(url))) => Ok(Redirect::to(&url).into_response()),
+        Ok(_) => Ok(Redirect::to(&back).into_response()),
+        Err(err) => {
+            tracing::warn!(%order_id, error = %crate::error::for_log(err.as_ref()), "no checkout session");
+            Ok(crate::web::render::refused_page(
+                "The payment page could not be opened just now. Your seats are still held: \
+                 try Pay again in a moment."
+                    .into(),
+                back,
+            ))
+        }
+    }
+}
+
+/// Where the buyer pays for the online order (Stripe's page), making its
+/// session if it has none; None when Stripe isn't configured or the
+/// order isn't an online one.
+pub(crate) async fn pay_url(state: &AppState, order_id: OrderId) -> anyhow::Result<Option<PayAt>> {
+    let Some(stripe) = &state.payments.stripe else {
+        return Ok(None);
+    };
+    let return_url = return_url(state, order_id).await?;
+    crate::payments::checkout_url(&state.pool, stripe, order_id, &return_url).await
+}
+
+/// The order page as a signed link, for Stripe to send the buyer back to
+/// (it opens without the session, should the browser have lost it).
+async fn return_url(state: &AppState, order_id: OrderId) -> anyhow::Result<String> {
+    let client = state.pool.get().await?;
+    let order = db::orders::find(&client, order_id, None)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("order {order_id} vanished"))?;
+    let until = state.links.expiry(order.starts_at, OffsetDateTime::now_utc());
+    Ok(state.links.order_url(order_id, until))
+}
+
+#[derive(Deserialize)]
+struct StripeEvent {
+    id: String,
+    #[serde(rename = "type")]
+    kind: String,
+    data: StripeEventData,
+}
+
+#[derive(Deserialize)]
+struct StripeEventData {
+    object: serde_json::Value,
+}
+
+/// The order a Checkout Session belongs to: its `client_reference_id`,
+/// else `metadata.order_id`.
+fn order_of(session: &serde_json::Value) -> Option<OrderId> {
+    session
+        .get("client_reference_id")
+        .and_then(|v| v.as_str())
+        .or_else(|| session.pointer("/metadata/order_id").and_then(|v| v.as_str()))
+        .and_then(|text| uuid::Uuid::parse_str(text).ok())
+        .map(OrderId)
+}
+
+/// What Stripe is told: a plain word; Stripe only reads the status.
+fn answer(status: StatusCode, text: &'static str) -> Response {
+    (status, text).into_response()
+}
+
+/// Stripe's events, signed with the endpoint's secret. A bad signature
+/// or a stale one is a 400 and writes nothing; an event seen before is a
+/// 200 that does nothing; an event for an order we don't know is kept
+/// and answered 200 (Stripe would otherwise retry it for days).
+#[utoipa::path(post, path = "/payments/stripe/webhook", tag = "payments",
+    request_body(content = String, content_type = "application/json",
+        description = "A Stripe event, as Stripe sends it"),
+    params(("Stripe-Signature" = String, Header, description = "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"{t}.{body}\">")),
+    responses(
+        (status = 200, description = "Taken (or seen before)"),
+        (status = 400, description = "Unsigned, badly signed, stale, or not an event"),
+        (status = 404, description = "No payment provider is configured"),
+        (status = 503, description = "The database is unavailable; Stripe retries")))]
+pub(crate) async fn stripe_webhook(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> AppResult<Response> {
+    let Some(settings) = &state.config.payments.stripe else {
+        return Err(AppError::NotFound(Missing::Page));
+    };
+    let signature = headers.get("stripe-signature").and_then(|v| v.to_str().ok());
+    let now = OffsetDateTime::now_utc().unix_timestamp();
+    if let Err(problem) =
+        verify_stripe_signature(signature, &body, settings.webhook_secret.expose(), now)
+    {
+        tracing::warn!(?problem, "Stripe webhook refused");
+        return Ok(answer(
+            StatusCode::BAD_REQUEST,
+            match problem {
+                SignatureProblem::Malformed => "no usable Stripe-Signature",
+                SignatureProblem::Stale => "signature too old",
+                SignatureProblem::Mismatch => "signature does not match",
+            },
+        ));
+    }
+    let Ok(event) = serde_json::from_slice::<StripeEvent>(&body) else {
+        return Ok(answer(StatusCode::BAD_REQUEST, "not a Stripe event"));
+    };
+    if event.id.is_empty() || event.id.len() > 255 {
+        return Ok(answer(StatusCode::BAD_REQUEST, "not a Stripe event id"));
+    }
+    let session = &event.data.object;
+    let order_id = order_of(session);
+    let known = match order_id {
+        Some(order_id) => db::orders::find(&state.pool.get().await?, order_id, None)
+            .await?
+            .is_some(),
+        None => false,
+    };
+    let paid = session.get("payment_status").and_then(|v| v.as_str()) == Some("paid");
+    match (event.kind.as_str(), order_id) {
+        ("checkout.session.completed" | "checkout.session.async_payment_succeeded", Some(order_id))
+            if known && paid =>
+        {
+            let payment = Payment {
+                amount_cents: session.get("amount_total").and_then(|v| v.as_i64()).unwrap_or(0),
+                payment_intent: session.get("payment_intent").and_then(|v| v.as_str()),
+                tender: "online",
+            };
+            let settled =
+                db::payments::settle_from_stripe(&state.pool, &event.id, &event.kind, order_id, &payment)
+                    .await?;
+            tracing::info!(%order_id, stripe_event = %event.id, ?settled, "Stripe payment settled");
+        }
+        ("checkout.session.expired", Some(order_id)) if known => {
+            db::payments::lapse_from_stripe(&state.pool, &event.id, &event.kind, order_id).await?;
+        }
+        _ => {
+            db::payments::note_stripe_event(
+                &state.pool,
+                &event.id,
+                &event.kind,
+                order_id.filter(|_| known),
+            )
+            .await?;
+        }
+    }
+    Ok(answer(StatusCode::OK, "ok"))
+}

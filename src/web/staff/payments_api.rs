@@ -1,0 +1,144 @@
+//! The staff API for payment: how an event is paid for, and taking the
+//! money for a box-office reservation at the counter.
+
+use axum::Json;
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+
+use crate::db;
+use crate::db::payments::Settled;
+use crate::domain::ids::{EventId, OrderId};
+use crate::domain::payment::{OrderStatus, PaymentMode};
+use crate::domain::ticket::Tender;
+use crate::error::{AppError, AppResult, Conflict, Invalid};
+use crate::web::auth::StaffCaller;
+use crate::web::error::responses;
+use crate::web::extract::{ApiJson, IdPath};
+use crate::web::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(set_payment))
+        .routes(routes!(mark_paid))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EventPaymentBody {
+    /// none, online or box_office.
+    payment: String,
+    /// For box_office: how long after reserving the buyer has to pay
+    /// (60 to 2592000 seconds; never past the event's start).
+    #[serde(default, deserialize_with = "crate::web::json_int::optional")]
+    #[schema(value_type = Option<i64>, minimum = 60, maximum = 2592000)]
+    box_office_window_secs: Option<i64>,
+}
+
+/// An event's payment settings.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StaffEventJson {
+    event_id: EventId,
+    payment: PaymentMode,
+    box_office_window_secs: i32,
+}
+
+/// Checks a mode and window the staff asked for (the form's too).
+pub(crate) fn payment_choice(
+    state: &AppState,
+    payment: &str,
+    window: Option<i64>,
+) -> AppResult<(PaymentMode, Option<i32>)> {
+    let mode = PaymentMode::parse(payment.trim()).ok_or(AppError::Invalid(Invalid::Payment))?;
+    let window = match window {
+        Some(secs) if (60..=2_592_000).contains(&secs) => Some(secs as i32),
+        Some(_) => return Err(AppError::Invalid(Invalid::Payment)),
+        None => None,
+    };
+    if mode == PaymentMode::Online && state.payments.stripe.is_none() {
+        return Err(AppError::Conflict(Conflict::PaymentUnavailable));
+    }
+    Ok((mode, window))
+}
+
+#[utoipa::path(patch, path = "/api/staff/events/{event_id}", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = EventPaymentBody,
+    responses(
+        (status = 200, description = "The event's payment settings now", body = StaffEventJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn set_payment(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<EventPaymentBody>,
+) -> AppResult<Json<StaffEventJson>> {
+    let (mode, window) = payment_choice(&state, &body.payment, body.box_office_window_secs)?;
+    db::payments::set_event_payment(&state.pool, staff.actor, event_id, mode, window).await?;
+    let (payment, box_office_window_secs) =
+        db::payments::event_payment(&state.pool.get().await?, event_id).await?;
+    Ok(Json(StaffEventJson { event_id, payment, box_office_window_secs }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CounterPaymentBody {
+    /// "cash" or "card".
+    tender: String,
+}
+
+/// A reservation paid at the counter.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct CounterPaymentJson {
+    order_id: OrderId,
+    status: OrderStatus,
+    tickets: usize,
+}
+
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/orders/{order_id}/payment", tag = "staff",
+    params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)),
+    request_body = CounterPaymentBody,
+    responses(
+        (status = 200, description = "Paid: its seats are sold and its tickets issued", body = CounterPaymentJson),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,
+        responses::Unavailable,))]
+pub(crate) async fn mark_paid(
+    State(state): State<AppState>,
+    IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
+    staff: StaffCaller,
+    ApiJson(body): ApiJson<CounterPaymentBody>,
+) -> AppResult<Json<CounterPaymentJson>> {
+    let tender = counter_tender(&body.tender)?;
+    match db::payments::mark_paid_at_counter(&state.pool, staff.actor, event_id, order_id, tender)
+        .await?
+    {
+        Settled::Paid { tickets, .. } => Ok(Json(CounterPaymentJson {
+            order_id,
+            status: OrderStatus::Paid,
+            tickets,
+        })),
+        other => Err(AppError::Internal(anyhow::anyhow!(
+            "counter payment of {order_id} settled as {other:?}"
+        ))),
+    }
+}
+
+/// Cash or card: a comp is not a payment of a reservation.
+pub(crate) fn counter_tender(choice: &str) -> AppResult<&'static str> {
+    match Tender::parse(choice, "")? {
+        Tender::Cash => Ok("cash"),
+        Tender::Card => Ok("card"),
+        Tender::Comp { .. } => Err(AppError::Invalid(Invalid::Tender)),
+    }
+}
