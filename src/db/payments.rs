@@ -580,7 +580,6 @@ async fn refund_unfulfilled(
     order: &Locked,
     payment: &Payment<'_>,
 ) -> AppResult<Settled> {
-    let released = let_go(tx, order_id, order, "refunded_unfulfilled").await?;
     let paid = tx
         .prepare_cached(
             "UPDATE orders SET amount_paid_cents = $2,
@@ -590,6 +589,8 @@ async fn refund_unfulfilled(
         .await?;
     tx.execute(&paid, &[&order_id, &payment.amount_cents, &payment.payment_intent])
         .await?;
+    // After the amount: the status needs it (order_unfulfilled_was_paid_online).
+    let released = let_go(tx, order_id, order, "refunded_unfulfilled").await?;
     if payment.amount_cents > 0 {
         queue_refund(tx, order_id, payment.amount_cents, None, "paid after its seats were sold")
             .await?;

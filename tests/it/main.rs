@@ -17,6 +17,7 @@ mod live;
 mod load;
 mod mail;
 mod ops;
+mod payments;
 mod pages;
 mod purchase;
 mod races;
