@@ -51,7 +51,8 @@ impl Background {
             tasks.push(("mail worker", tokio::spawn(mail.run())));
         }
         if let Some(stripe) = &payments.stripe {
-            let worker = crate::payments::Worker::new(workers.clone(), stripe.clone(), &config.payments);
+            let worker =
+                crate::payments::Worker::new(workers.clone(), stripe.clone(), &config.payments);
             tasks.push(("payment worker", tokio::spawn(worker.run())));
         }
         Ok(Background { tasks, live })

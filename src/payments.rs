@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::PaymentSettings;
-use crate::db::payments::{self as store, LeasedJob};
 use crate::db::Pool;
+use crate::db::payments::{self as store, LeasedJob};
 use crate::domain::ids::OrderId;
 use crate::domain::payment::OrderStatus;
 use crate::stripe::{Stripe, StripeError};
@@ -70,7 +70,11 @@ pub struct Worker {
 
 impl Worker {
     pub fn new(pool: Pool, stripe: Arc<Stripe>, settings: &PaymentSettings) -> Worker {
-        Worker { pool, stripe, settings: settings.clone() }
+        Worker {
+            pool,
+            stripe,
+            settings: settings.clone(),
+        }
     }
 
     pub async fn run(self) {
@@ -104,12 +108,22 @@ impl Worker {
             Ok(Err(err)) => {
                 tracing::warn!(job = job.id, kind = %job.kind, order_id = %job.order_id,
                     attempts = job.attempts, error = %err, "payment call failed; retrying later");
-                store::job_failed(&client, &job, &err.to_string(), backoff(self.settings.first_retry, job.attempts))
-                    .await?;
+                store::job_failed(
+                    &client,
+                    &job,
+                    &err.to_string(),
+                    backoff(self.settings.first_retry, job.attempts),
+                )
+                .await?;
             }
             Err(_) => {
-                store::job_failed(&client, &job, "no answer in time", backoff(self.settings.first_retry, job.attempts))
-                    .await?;
+                store::job_failed(
+                    &client,
+                    &job,
+                    "no answer in time",
+                    backoff(self.settings.first_retry, job.attempts),
+                )
+                .await?;
             }
         }
         Ok(true)
@@ -119,12 +133,16 @@ impl Worker {
         match job.kind.as_str() {
             "expire" => {
                 let (Some(session), true) = (&job.session_id, job.order_pending) else {
-                    return Ok(Done::note("nothing to expire: no session, or the order was settled"));
+                    return Ok(Done::note(
+                        "nothing to expire: no session, or the order was settled",
+                    ));
                 };
                 match self.stripe.expire_session(session).await {
                     Ok(_) => Ok(Done::note("session expired")),
                     // Already paid or expired at Stripe: the webhook settles it.
-                    Err(StripeError::Refused { status, message, .. }) if status < 500 && status != 429 => {
+                    Err(StripeError::Refused {
+                        status, message, ..
+                    }) if status < 500 && status != 429 => {
                         Ok(Done::note(&format!("not expired: {message}")))
                     }
                     Err(err) => Err(err),
@@ -143,7 +161,10 @@ impl Worker {
                     .stripe
                     .refund(intent, amount, &format!("seatmap-refund-{}", job.id))
                     .await?;
-                Ok(Done { provider_ref: Some(refund), note: None })
+                Ok(Done {
+                    provider_ref: Some(refund),
+                    note: None,
+                })
             }
             other => Ok(Done::note(&format!("unknown kind {other}"))),
         }
@@ -157,7 +178,10 @@ struct Done {
 
 impl Done {
     fn note(text: &str) -> Done {
-        Done { provider_ref: None, note: Some(text.to_string()) }
+        Done {
+            provider_ref: None,
+            note: Some(text.to_string()),
+        }
     }
 }
 

@@ -81,7 +81,9 @@ pub struct Stripe {
 
 impl std::fmt::Debug for Stripe {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stripe").field("base", &self.base).finish_non_exhaustive()
+        f.debug_struct("Stripe")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
     }
 }
 
@@ -123,10 +125,13 @@ impl Stripe {
             .await
             .map_err(|err| StripeError::Unreachable(err.to_string()))?;
         if status.is_success() {
-            return serde_json::from_slice(&body)
-                .map_err(|err| StripeError::Unreachable(format!("an answer that can't be read: {err}")));
+            return serde_json::from_slice(&body).map_err(|err| {
+                StripeError::Unreachable(format!("an answer that can't be read: {err}"))
+            });
         }
-        let detail = serde_json::from_slice::<ErrorBody>(&body).ok().map(|body| body.error);
+        let detail = serde_json::from_slice::<ErrorBody>(&body)
+            .ok()
+            .map(|body| body.error);
         Err(StripeError::Refused {
             status: status.as_u16(),
             message: detail
@@ -174,7 +179,9 @@ impl Stripe {
             ("payment_intent".to_string(), payment_intent.to_string()),
             ("amount".to_string(), amount_cents.to_string()),
         ];
-        let refund: Refund = self.post("/v1/refunds", &form, Some(idempotency_key)).await?;
+        let refund: Refund = self
+            .post("/v1/refunds", &form, Some(idempotency_key))
+            .await?;
         Ok(refund.id)
     }
 }
@@ -193,15 +200,27 @@ pub fn session_form(order: &SessionRequest, return_url: &str) -> Vec<(String, St
         ("client_reference_id".into(), order.order_id.to_string()),
         ("metadata[order_id]".into(), order.order_id.to_string()),
         ("customer_email".into(), order.buyer_email.clone()),
-        ("success_url".into(), format!("{return_url}?payment=returned")),
-        ("cancel_url".into(), format!("{return_url}?payment=cancelled")),
+        (
+            "success_url".into(),
+            format!("{return_url}?payment=returned"),
+        ),
+        (
+            "cancel_url".into(),
+            format!("{return_url}?payment=cancelled"),
+        ),
         ("expires_at".into(), expires_at.unix_timestamp().to_string()),
     ];
     for (i, (name, price)) in order.lines.iter().enumerate() {
         let line = format!("line_items[{i}]");
         form.push((format!("{line}[quantity]"), "1".into()));
-        form.push((format!("{line}[price_data][currency]"), order.currency.clone()));
-        form.push((format!("{line}[price_data][unit_amount]"), price.to_string()));
+        form.push((
+            format!("{line}[price_data][currency]"),
+            order.currency.clone(),
+        ));
+        form.push((
+            format!("{line}[price_data][unit_amount]"),
+            price.to_string(),
+        ));
         form.push((
             format!("{line}[price_data][product_data][name]"),
             format!("{}: {name}", order.event_name),
@@ -226,7 +245,10 @@ mod tests {
             buyer_email: "ada@example.com".into(),
             created_at: created,
             pay_by: created + Duration::from_secs(900),
-            lines: vec![("Orchestra C12".into(), 5500), ("Orchestra C13".into(), 5500)],
+            lines: vec![
+                ("Orchestra C12".into(), 5500),
+                ("Orchestra C13".into(), 5500),
+            ],
             session: None,
             status: OrderStatus::PendingPayment,
         };
@@ -234,12 +256,21 @@ mod tests {
         let get = |key: &str| form.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(get("mode"), Some("payment"));
         assert_eq!(get("line_items[1][price_data][unit_amount]"), Some("5500"));
-        assert_eq!(get("line_items[0][price_data][product_data][name]"), Some("Demo Night: Orchestra C12"));
-        assert_eq!(get("metadata[order_id]"), Some(&*uuid::Uuid::nil().to_string()));
+        assert_eq!(
+            get("line_items[0][price_data][product_data][name]"),
+            Some("Demo Night: Orchestra C12")
+        );
+        assert_eq!(
+            get("metadata[order_id]"),
+            Some(&*uuid::Uuid::nil().to_string())
+        );
         assert_eq!(
             get("expires_at"),
             Some(&*(created + SHORTEST_SESSION).unix_timestamp().to_string())
         );
-        assert_eq!(get("success_url"), Some("http://x/orders/1?payment=returned"));
+        assert_eq!(
+            get("success_url"),
+            Some("http://x/orders/1?payment=returned")
+        );
     }
 }

@@ -318,9 +318,11 @@ fn conflict_text(conflict: &Conflict) -> String {
             if *waiting == 1 { "waits" } else { "wait" },
             if *waiting == 1 { "it is" } else { "they are" }
         ),
-        Conflict::PaymentUnavailable => "Online payment needs Stripe: set SEATMAP_STRIPE_SECRET_KEY \
+        Conflict::PaymentUnavailable => {
+            "Online payment needs Stripe: set SEATMAP_STRIPE_SECRET_KEY \
              and SEATMAP_STRIPE_WEBHOOK_SECRET (see the README), then choose it."
-            .into(),
+                .into()
+        }
         Conflict::NotSelling {
             status,
             on_sale_at,

@@ -1,15 +1,16 @@
 //! Typed configuration, read from the environment once at start-up.
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
 
 mod payments;
+mod values;
 pub use payments::{PaymentSettings, STRIPE_API_URL, StripeSettings};
+pub use values::Secret;
+use values::{flag, parse, parse_in};
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -252,25 +253,6 @@ impl Default for DbSettings {
             lock_timeout: Duration::from_secs(2),
             statement_timeout: Duration::from_secs(5),
         }
-    }
-}
-
-/// A string that never appears in logs or `Debug` output (it may hold a password).
-#[derive(Clone)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Secret {
-        Secret(value.into())
-    }
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
     }
 }
 
@@ -709,44 +691,6 @@ impl Config {
 }
 
 const DEFAULT_SESSION_SWEEP_EVERY: Duration = Duration::from_secs(3600);
-
-fn flag(get: &impl Fn(&str) -> Option<String>, name: &str) -> bool {
-    get(name).is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
-}
-
-fn parse<T>(get: &impl Fn(&str) -> Option<String>, name: &str, default: T) -> anyhow::Result<T>
-where
-    T: FromStr,
-    T::Err: std::error::Error + Send + Sync + 'static,
-{
-    match get(name) {
-        Some(raw) => raw
-            .trim()
-            .parse()
-            .with_context(|| format!("{name}={raw:?} is not valid")),
-        None => Ok(default),
-    }
-}
-
-fn parse_in<T>(
-    get: &impl Fn(&str) -> Option<String>,
-    name: &str,
-    default: T,
-    range: std::ops::RangeInclusive<T>,
-) -> anyhow::Result<T>
-where
-    T: FromStr + PartialOrd + fmt::Display,
-    T::Err: std::error::Error + Send + Sync + 'static,
-{
-    let value = parse(get, name, default)?;
-    anyhow::ensure!(
-        range.contains(&value),
-        "{name}={value} is out of range ({}..={})",
-        range.start(),
-        range.end()
-    );
-    Ok(value)
-}
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::Secret;
+use super::values::{Secret, parse_in};
 
 /// Stripe, when the operator configured it.
 #[derive(Debug, Clone)]
@@ -48,15 +48,19 @@ impl Default for PaymentSettings {
 }
 
 impl PaymentSettings {
-    pub(super) fn from_lookup(get: &impl Fn(&str) -> Option<String>) -> anyhow::Result<PaymentSettings> {
+    pub(super) fn from_lookup(
+        get: &impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<PaymentSettings> {
         let defaults = PaymentSettings::default();
         let key = get("SEATMAP_STRIPE_SECRET_KEY");
         let webhook = get("SEATMAP_STRIPE_WEBHOOK_SECRET");
+        // Checked even without keys, so a mistyped URL is caught before the keys are set.
+        let api_url = api_url(get("SEATMAP_STRIPE_API_URL").as_deref())?;
         let stripe = match (key, webhook) {
             (Some(key), Some(webhook)) => Some(StripeSettings {
                 secret_key: Secret::new(key.trim()),
                 webhook_secret: Secret::new(webhook.trim()),
-                api_url: api_url(get("SEATMAP_STRIPE_API_URL").as_deref())?,
+                api_url,
             }),
             (None, None) => None,
             (Some(_), None) => anyhow::bail!(
@@ -69,20 +73,20 @@ impl PaymentSettings {
         };
         Ok(PaymentSettings {
             stripe,
-            window: Duration::from_secs(super::parse_in(
+            window: Duration::from_secs(parse_in(
                 get,
                 "SEATMAP_PAYMENT_WINDOW_SECS",
                 defaults.window.as_secs(),
                 1..=86_400,
             )?),
-            poll_every: Duration::from_millis(super::parse_in(
+            poll_every: Duration::from_millis(parse_in(
                 get,
                 "SEATMAP_PAYMENT_POLL_MS",
                 defaults.poll_every.as_millis() as u64,
                 10..=60_000,
             )?),
             lease: defaults.lease,
-            first_retry: Duration::from_millis(super::parse_in(
+            first_retry: Duration::from_millis(parse_in(
                 get,
                 "SEATMAP_PAYMENT_FIRST_RETRY_MS",
                 defaults.first_retry.as_millis() as u64,
@@ -116,7 +120,10 @@ mod tests {
 
     fn settings(pairs: &[(&str, &str)]) -> anyhow::Result<PaymentSettings> {
         PaymentSettings::from_lookup(&|name: &str| {
-            pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
         })
     }
 
@@ -152,7 +159,9 @@ mod tests {
     fn the_payment_window_is_any_whole_number_of_seconds_from_one() {
         assert_eq!(settings(&[]).unwrap().window, Duration::from_secs(900));
         assert_eq!(
-            settings(&[("SEATMAP_PAYMENT_WINDOW_SECS", "1")]).unwrap().window,
+            settings(&[("SEATMAP_PAYMENT_WINDOW_SECS", "1")])
+                .unwrap()
+                .window,
             Duration::from_secs(1)
         );
         assert!(settings(&[("SEATMAP_PAYMENT_WINDOW_SECS", "0")]).is_err());

@@ -132,6 +132,8 @@ pub struct OrderOverview {
     pub tender: String,
     /// Tickets of the order refunded so far.
     pub refunded: i64,
+    /// Whether it is paid, or waits for (or missed) its payment.
+    pub status: crate::domain::payment::OrderStatus,
 }
 
 /// The event's orders, newest first; with a query, those whose email
@@ -146,6 +148,7 @@ pub async fn orders(
     let statement = client
         .prepare_cached(&format!(
             "SELECT o.id, o.buyer_name, o.buyer_email, o.created_at, st.name AS sold_by, o.tender,
+                    o.status, coalesce(o.pay_by <= now(), false) AS past,
                     coalesce(array_agg(s.id ORDER BY sec.sort_order, s.row_index, s.position)
                              FILTER (WHERE s.id IS NOT NULL), '{{}}') AS seat_ids,
                     coalesce(array_agg({SEAT_NAME} ORDER BY sec.sort_order, s.row_index, s.position)
@@ -194,6 +197,7 @@ pub async fn orders(
             sold_by: r.get("sold_by"),
             tender: r.get("tender"),
             refunded: r.get("refunded"),
+            status: crate::domain::payment::OrderStatus::read(r.get("status"), r.get("past"), 0, 1),
         })
         .collect())
 }

@@ -137,10 +137,17 @@ pub async fn exists(client: &impl GenericClient, event_id: EventId) -> AppResult
 /// closing sales (`lock_for_closing`) wait for those in flight and hold off
 /// new ones, so no hold slips in after the close has released the rest.
 /// Take it before locking any hold, as closing does.
+/// How the event locked for a purchase is paid for.
+#[derive(Debug, Clone, Copy)]
+pub struct EventPayment {
+    pub mode: crate::domain::payment::PaymentMode,
+    pub box_office_window: std::time::Duration,
+}
+
 pub(super) async fn lock_on_sale(
     client: &impl GenericClient,
     event_id: EventId,
-) -> AppResult<super::payments::EventPayment> {
+) -> AppResult<EventPayment> {
     let (status, on_sale_at, time_zone, payment) =
         lock_sale_status(client, event_id, LockUnless::Closed).await?;
     status.refuse(on_sale_at, &time_zone)?;
@@ -191,7 +198,7 @@ async fn lock_sale_status(
     client: &impl GenericClient,
     event_id: EventId,
     unless: LockUnless,
-) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String, super::payments::EventPayment)> {
+) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String, EventPayment)> {
     let locked = client
         .prepare_cached(match unless {
             LockUnless::Closed => &LOCK_ON_SALE,
@@ -218,8 +225,9 @@ async fn lock_sale_status(
         SaleStatus::from_db(row.get("sale")),
         row.get("on_sale_at"),
         row.get("time_zone"),
-        super::payments::EventPayment {
-            mode: crate::domain::payment::PaymentMode::parse(row.get("payment")).unwrap_or_default(),
+        EventPayment {
+            mode: crate::domain::payment::PaymentMode::parse(row.get("payment"))
+                .unwrap_or_default(),
             box_office_window: std::time::Duration::from_secs(
                 row.get::<_, i32>("box_office_window_secs").max(0) as u64,
             ),

@@ -86,6 +86,8 @@ pub struct Hold {
     pub extended: bool,
     /// How its event shows prices and times.
     pub locale: EventLocale,
+    /// How its event is paid for.
+    pub payment: crate::domain::payment::PaymentMode,
 }
 
 /// What a successful claim leaves the buyer holding.
@@ -150,7 +152,7 @@ pub(super) fn refuse_if_over(summary: &HoldSummary, adding: usize, max: u32) -> 
 const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
      (state = 'OPEN' AND expires_at > now()) AS live,
      (released_by_staff IS NOT NULL OR released_by_key IS NOT NULL) AS released_by_staff, extended,
-     (SELECT ARRAY[e.currency, e.time_zone] FROM events e WHERE e.id = holds.event_id) AS locale";
+     (SELECT ARRAY[e.currency, e.time_zone, e.payment] FROM events e WHERE e.id = holds.event_id) AS locale";
 
 fn hold_from_row(row: &Row) -> Hold {
     Hold {
@@ -163,9 +165,16 @@ fn hold_from_row(row: &Row) -> Hold {
         released_by_staff: row.get("released_by_staff"),
         extended: row.get("extended"),
         locale: match row.get::<_, Vec<String>>("locale").as_slice() {
-            [currency, zone] => EventLocale::new(super::events::currency_column(currency), zone),
+            [currency, zone, ..] => {
+                EventLocale::new(super::events::currency_column(currency), zone)
+            }
             _ => EventLocale::default(),
         },
+        payment: row
+            .get::<_, Vec<String>>("locale")
+            .get(2)
+            .and_then(|mode| crate::domain::payment::PaymentMode::parse(mode))
+            .unwrap_or_default(),
     }
 }
 

@@ -6,8 +6,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::ga::{self, GaHeld};
-use super::tickets::{self, Issued};
 use super::payments::{self, PendingOrder};
+use super::tickets::{self, Issued};
 use super::{GenericClient, Pool, events, holds, outbox, retrying, webhooks};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};

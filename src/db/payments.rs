@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
+use super::events::EventPayment;
 use super::ga::{self, GaHeld};
 use super::tickets;
 use super::{GenericClient, Pool, audit, outbox, retrying, webhooks};
@@ -33,14 +34,8 @@ pub struct PendingOrder {
     pub amount_cents: i64,
 }
 
-/// How the event locked for a purchase is paid for.
-#[derive(Debug, Clone, Copy)]
-pub struct EventPayment {
-    pub mode: PaymentMode,
-    pub box_office_window: Duration,
-}
-
-const INSERT_PENDING: &str = "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email,
+const INSERT_PENDING: &str =
+    "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email,
                          status, payment, pay_by, amount_cents)
      SELECT $1, $2, $3, $4, $5, $6, 'pending_payment', $7,
             least(now() + make_interval(secs => $8::float8),
@@ -72,7 +67,8 @@ const RESERVE_GA: &str = "WITH kept AS (
       GROUP BY kept.area_id, p.price_cents
   RETURNING quantity";
 
-const HOLD_PAYING: &str = "UPDATE holds h SET state = 'PAYING', closed_at = now(), expires_at = o.pay_by
+const HOLD_PAYING: &str =
+    "UPDATE holds h SET state = 'PAYING', closed_at = now(), expires_at = o.pay_by
        FROM orders o WHERE o.id = $2 AND h.id = $1 AND h.state = 'OPEN'";
 
 const PRICE_PENDING: &str = "UPDATE orders o SET amount_cents =
@@ -107,7 +103,14 @@ pub(super) async fn checkout_in(
     };
     super::prepare_together(
         tx,
-        &[INSERT_PENDING, RESERVE_SEATS, RESERVE_GA, HOLD_PAYING, PRICE_PENDING, QUEUE_EXPIRE],
+        &[
+            INSERT_PENDING,
+            RESERVE_SEATS,
+            RESERVE_GA,
+            HOLD_PAYING,
+            PRICE_PENDING,
+            QUEUE_EXPIRE,
+        ],
     )
     .await?;
     let insert = async {
@@ -135,7 +138,11 @@ pub(super) async fn checkout_in(
     let ga_places = async {
         let statement = tx.prepare_cached(RESERVE_GA).await?;
         let rows = tx.query(&statement, &[&order_id, &hold_id]).await?;
-        Ok::<_, AppError>(rows.iter().map(|row| row.get::<_, i32>(0) as usize).sum::<usize>())
+        Ok::<_, AppError>(
+            rows.iter()
+                .map(|row| row.get::<_, i32>(0) as usize)
+                .sum::<usize>(),
+        )
     };
     let paying = async {
         let statement = tx.prepare_cached(HOLD_PAYING).await?;
@@ -202,7 +209,9 @@ async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Opt
     Ok(Some(Locked {
         event_id: row.get("event_id"),
         hold_id: hold_id.ok_or_else(|| {
-            AppError::Internal(anyhow::anyhow!("order {order_id} waits for payment but has no hold"))
+            AppError::Internal(anyhow::anyhow!(
+                "order {order_id} waits for payment but has no hold"
+            ))
         })?,
         status: row.get("status"),
         payment: PaymentMode::parse(row.get("payment")).unwrap_or_default(),
@@ -267,7 +276,9 @@ pub async fn settle_from_stripe(
 ) -> AppResult<Option<Settled>> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
-            if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "settled").await? {
+            if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "settled")
+                .await?
+            {
                 return Ok(None);
             }
             Ok(Some(settle_in(tx, order_id, payment, None).await?))
@@ -286,7 +297,9 @@ pub async fn lapse_from_stripe(
 ) -> AppResult<bool> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
-            if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "lapsed").await? {
+            if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "lapsed")
+                .await?
+            {
                 return Ok(false);
             }
             let Some(order) = lock_order(tx, order_id).await? else {
@@ -342,7 +355,11 @@ pub async fn mark_paid_at_counter(
             let settled = settle_in(
                 tx,
                 order_id,
-                &Payment { amount_cents: amount, payment_intent: None, tender },
+                &Payment {
+                    amount_cents: amount,
+                    payment_intent: None,
+                    tender,
+                },
                 Some(actor),
             )
             .await?;
@@ -512,7 +529,10 @@ async fn reserved_ga(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Ve
         .query(&statement, &[&order_id])
         .await?
         .iter()
-        .map(|row| GaHeld { area_id: row.get("area_id"), quantity: row.get("quantity") })
+        .map(|row| GaHeld {
+            area_id: row.get("area_id"),
+            quantity: row.get("quantity"),
+        })
         .collect())
 }
 
@@ -587,13 +607,22 @@ async fn refund_unfulfilled(
               WHERE id = $1",
         )
         .await?;
-    tx.execute(&paid, &[&order_id, &payment.amount_cents, &payment.payment_intent])
-        .await?;
+    tx.execute(
+        &paid,
+        &[&order_id, &payment.amount_cents, &payment.payment_intent],
+    )
+    .await?;
     // After the amount: the status needs it (order_unfulfilled_was_paid_online).
     let released = let_go(tx, order_id, order, "refunded_unfulfilled").await?;
     if payment.amount_cents > 0 {
-        queue_refund(tx, order_id, payment.amount_cents, None, "paid after its seats were sold")
-            .await?;
+        queue_refund(
+            tx,
+            order_id,
+            payment.amount_cents,
+            None,
+            "paid after its seats were sold",
+        )
+        .await?;
     }
     outbox::queue_payment_refunded(tx, order_id, order.event_id, &order.buyer_email).await?;
     audit::record(
@@ -630,7 +659,12 @@ async fn queue_refund(
         .await?;
     tx.execute(
         &statement,
-        &[&order_id, &amount_cents, &reason, &staff.and_then(Actor::staff_id)],
+        &[
+            &order_id,
+            &amount_cents,
+            &reason,
+            &staff.and_then(Actor::staff_id),
+        ],
     )
     .await?;
     Ok(())
@@ -748,7 +782,9 @@ pub async fn store_session(
               WHERE id = $1 AND stripe_session_id IS NULL",
         )
         .await?;
-    client.execute(&statement, &[&order_id, &session_id, &url]).await?;
+    client
+        .execute(&statement, &[&order_id, &session_id, &url])
+        .await?;
     Ok(())
 }
 
@@ -788,7 +824,10 @@ pub struct OrderPayment {
     pub locale: EventLocale,
 }
 
-pub async fn of_order(client: &impl GenericClient, order_id: OrderId) -> AppResult<Option<OrderPayment>> {
+pub async fn of_order(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<Option<OrderPayment>> {
     let statement = client
         .prepare_cached(
             "SELECT o.status, o.payment, o.pay_by, o.pay_by <= now() AS past, o.amount_cents,
@@ -861,7 +900,10 @@ pub struct LeasedJob {
 }
 
 /// Leases one due call for `lease_for` (SKIP LOCKED, one statement).
-pub async fn lease_due_job(client: &impl GenericClient, lease_for: Duration) -> AppResult<Option<LeasedJob>> {
+pub async fn lease_due_job(
+    client: &impl GenericClient,
+    lease_for: Duration,
+) -> AppResult<Option<LeasedJob>> {
     let statement = client
         .prepare_cached(
             "WITH leased AS (
@@ -934,7 +976,10 @@ pub async fn job_failed(
         )
         .await?;
     client
-        .execute(&statement, &[&job.id, &job.lease, &error, &retry_in.as_secs_f64()])
+        .execute(
+            &statement,
+            &[&job.id, &job.lease, &error, &retry_in.as_secs_f64()],
+        )
         .await?;
     Ok(())
 }
@@ -965,7 +1010,9 @@ pub async fn set_event_payment(
                 .await?;
             let before: String = tx.query_one(&current, &[&event_id]).await?.get(0);
             if waiting > 0 && before != mode.as_str() {
-                return Err(AppError::Conflict(Conflict::OrdersAwaitingPayment { waiting }));
+                return Err(AppError::Conflict(Conflict::OrdersAwaitingPayment {
+                    waiting,
+                }));
             }
             let update = tx
                 .prepare_cached(
@@ -974,8 +1021,11 @@ pub async fn set_event_payment(
                       WHERE id = $1",
                 )
                 .await?;
-            tx.execute(&update, &[&event_id, &mode.as_str(), &box_office_window_secs])
-                .await?;
+            tx.execute(
+                &update,
+                &[&event_id, &mode.as_str(), &box_office_window_secs],
+            )
+            .await?;
             audit::record(
                 tx,
                 audit::Entry {
@@ -1002,7 +1052,10 @@ pub async fn set_event_payment(
 }
 
 /// How the event is paid for, and the box office's deadline in seconds.
-pub async fn event_payment(client: &impl GenericClient, event_id: EventId) -> AppResult<(PaymentMode, i32)> {
+pub async fn event_payment(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<(PaymentMode, i32)> {
     let statement = client
         .prepare_cached("SELECT payment, box_office_window_secs FROM events WHERE id = $1")
         .await?;
@@ -1010,7 +1063,10 @@ pub async fn event_payment(client: &impl GenericClient, event_id: EventId) -> Ap
         .query_opt(&statement, &[&event_id])
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
-    Ok((PaymentMode::parse(row.get(0)).unwrap_or_default(), row.get(1)))
+    Ok((
+        PaymentMode::parse(row.get(0)).unwrap_or_default(),
+        row.get(1),
+    ))
 }
 
 /// Box-office reservations of the event still within their deadline, for the console.
@@ -1023,7 +1079,10 @@ pub struct Reservation {
     pub seats: i64,
 }
 
-pub async fn reservations(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<Reservation>> {
+pub async fn reservations(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Vec<Reservation>> {
     let statement = client
         .prepare_cached(
             "SELECT o.id, o.buyer_name, o.pay_by, o.amount_cents,

@@ -5,7 +5,17 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 /// How an event's buyers pay (chosen per event by staff).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PaymentMode {
     /// The purchase issues tickets at once: free events, comps, demos.
@@ -19,7 +29,11 @@ pub enum PaymentMode {
 }
 
 impl PaymentMode {
-    pub const ALL: [PaymentMode; 3] = [PaymentMode::None, PaymentMode::Online, PaymentMode::BoxOffice];
+    pub const ALL: [PaymentMode; 3] = [
+        PaymentMode::None,
+        PaymentMode::Online,
+        PaymentMode::BoxOffice,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -30,7 +44,9 @@ impl PaymentMode {
     }
 
     pub fn parse(text: &str) -> Option<PaymentMode> {
-        PaymentMode::ALL.into_iter().find(|mode| mode.as_str() == text)
+        PaymentMode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == text)
     }
 
     /// Whether a purchase waits for money before it issues tickets.
@@ -67,7 +83,12 @@ impl OrderStatus {
     /// From the stored status, read with the clock and the tickets: a
     /// waiting order past its deadline has lapsed (lazily, as a hold
     /// does), and a paid one whose tickets were all refunded is refunded.
-    pub fn read(stored: &str, past_deadline: bool, tickets: i64, valid_tickets: i64) -> OrderStatus {
+    pub fn read(
+        stored: &str,
+        past_deadline: bool,
+        tickets: i64,
+        valid_tickets: i64,
+    ) -> OrderStatus {
         match stored {
             "pending_payment" if past_deadline => OrderStatus::Lapsed,
             "pending_payment" => OrderStatus::PendingPayment,
@@ -154,7 +175,11 @@ pub fn verify_stripe_signature(
         mac.update(body);
         mac.verify_slice(&bytes).is_ok()
     });
-    if matches { Ok(()) } else { Err(SignatureProblem::Mismatch) }
+    if matches {
+        Ok(())
+    } else {
+        Err(SignatureProblem::Mismatch)
+    }
 }
 
 #[cfg(test)]
@@ -171,8 +196,14 @@ mod tests {
     fn a_signature_made_as_stripe_makes_it_is_accepted_within_five_minutes() {
         let body = br#"{"id":"evt_1"}"#;
         let now = 1_800_000_000;
-        assert_eq!(verify_stripe_signature(Some(&header(now, body)), body, SECRET, now), Ok(()));
-        assert_eq!(verify_stripe_signature(Some(&header(now - 299, body)), body, SECRET, now), Ok(()));
+        assert_eq!(
+            verify_stripe_signature(Some(&header(now, body)), body, SECRET, now),
+            Ok(())
+        );
+        assert_eq!(
+            verify_stripe_signature(Some(&header(now - 299, body)), body, SECRET, now),
+            Ok(())
+        );
         assert_eq!(
             verify_stripe_signature(Some(&header(now - 301, body)), body, SECRET, now),
             Err(SignatureProblem::Stale)
@@ -203,18 +234,33 @@ mod tests {
                 "{bad}"
             );
         }
-        assert_eq!(verify_stripe_signature(None, body, SECRET, now), Err(SignatureProblem::Malformed));
+        assert_eq!(
+            verify_stripe_signature(None, body, SECRET, now),
+            Err(SignatureProblem::Malformed)
+        );
         // A rolled secret: the second v1 matches.
         let two = format!("t={now},v1=00ff,v1={}", stripe_signature(SECRET, now, body));
-        assert_eq!(verify_stripe_signature(Some(&two), body, SECRET, now), Ok(()));
+        assert_eq!(
+            verify_stripe_signature(Some(&two), body, SECRET, now),
+            Ok(())
+        );
     }
 
     #[test]
     fn a_waiting_order_past_its_deadline_reads_as_lapsed_and_an_all_refunded_one_as_refunded() {
-        assert_eq!(OrderStatus::read("pending_payment", false, 0, 0), OrderStatus::PendingPayment);
-        assert_eq!(OrderStatus::read("pending_payment", true, 0, 0), OrderStatus::Lapsed);
+        assert_eq!(
+            OrderStatus::read("pending_payment", false, 0, 0),
+            OrderStatus::PendingPayment
+        );
+        assert_eq!(
+            OrderStatus::read("pending_payment", true, 0, 0),
+            OrderStatus::Lapsed
+        );
         assert_eq!(OrderStatus::read("paid", true, 2, 1), OrderStatus::Paid);
-        assert_eq!(OrderStatus::read("paid", false, 2, 0), OrderStatus::Refunded);
+        assert_eq!(
+            OrderStatus::read("paid", false, 2, 0),
+            OrderStatus::Refunded
+        );
         assert_eq!(
             OrderStatus::read("refunded_unfulfilled", true, 0, 0),
             OrderStatus::RefundedUnfulfilled

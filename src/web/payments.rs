@@ -17,8 +17,8 @@ use crate::domain::payment::{OrderStatus, PaymentMode, SignatureProblem, verify_
 use crate::error::{AppError, AppResult, Missing};
 use crate::payments::PayAt;
 use crate::web::auth::Viewer;
-use crate::web::buyer::tickets::{OrderAccess, order_owner};
 use crate::web::extract::{IdPath, QueryInput};
+use crate::web::order_access::{OrderAccess, order_owner};
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
 
@@ -57,7 +57,11 @@ impl PaymentPanel {
         let by = payment.pay_by.map(|at| locale.time(at)).unwrap_or_default();
         let query = access.query();
         let with_query = |path: String| {
-            if query.is_empty() { path } else { format!("{path}?{query}") }
+            if query.is_empty() {
+                path
+            } else {
+                format!("{path}?{query}")
+            }
         };
         let returned = access.payment.as_deref() == Some("returned");
         let cancelled = access.payment.as_deref() == Some("cancelled");
@@ -71,7 +75,10 @@ impl PaymentPanel {
             csrf: csrf.to_string(),
         };
         let refunded_text = |paid: i64| {
-            let sent = payment.refunds.iter().any(|refund| refund.done_at.is_some());
+            let sent = payment
+                .refunds
+                .iter()
+                .any(|refund| refund.done_at.is_some());
             format!(
                 "Your payment of {} arrived after the time your seats were kept for you had run \
                  out, and someone else had bought them by then. We don't keep money for seats we \
@@ -116,10 +123,18 @@ impl PaymentPanel {
                 poll_url: Some(with_query(format!("/orders/{order_id}/payment"))),
                 ..panel(
                     "pending",
-                    if cancelled { "Payment not made" } else { "Your seats are held for payment" },
+                    if cancelled {
+                        "Payment not made"
+                    } else {
+                        "Your seats are held for payment"
+                    },
                     format!(
                         "{}Pay {amount} by {by} to get your tickets; after that the seats go back on sale.",
-                        if cancelled { "You left the payment page without paying. " } else { "" }
+                        if cancelled {
+                            "You left the payment page without paying. "
+                        } else {
+                            ""
+                        }
                     ),
                 )
             },
@@ -163,7 +178,10 @@ pub(crate) async fn payment_fragment(
     let payment = db::payments::of_order(&client, order_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
-    let waiting = OrderAccess { payment: Some("returned".into()), ..access };
+    let waiting = OrderAccess {
+        payment: Some("returned".into()),
+        ..access
+    };
     let Some(panel) = PaymentPanel::new(order_id, &payment, &waiting, &viewer.csrf.value()) else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
@@ -234,7 +252,9 @@ async fn return_url(state: &AppState, order_id: OrderId) -> anyhow::Result<Strin
     let order = db::orders::find(&client, order_id, None)
         .await?
         .ok_or_else(|| anyhow::anyhow!("order {order_id} vanished"))?;
-    let until = state.links.expiry(order.starts_at, OffsetDateTime::now_utc());
+    let until = state
+        .links
+        .expiry(order.starts_at, OffsetDateTime::now_utc());
     Ok(state.links.order_url(order_id, until))
 }
 
@@ -257,7 +277,11 @@ fn order_of(session: &serde_json::Value) -> Option<OrderId> {
     session
         .get("client_reference_id")
         .and_then(|v| v.as_str())
-        .or_else(|| session.pointer("/metadata/order_id").and_then(|v| v.as_str()))
+        .or_else(|| {
+            session
+                .pointer("/metadata/order_id")
+                .and_then(|v| v.as_str())
+        })
         .and_then(|text| uuid::Uuid::parse_str(text).ok())
         .map(OrderId)
 }
@@ -277,8 +301,7 @@ fn answer(status: StatusCode, text: &'static str) -> Response {
     params(("Stripe-Signature" = String, Header, description = "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"{t}.{body}\">")),
     responses(
         (status = 200, description = "Taken (or seen before)"),
-        (status = 400, description = "Unsigned, badly signed, stale, or not an event"),
-        (status = 404, description = "No payment provider is configured"),
+        (status = 400, description = "Unsigned, badly signed, stale, or not an event; or no Stripe webhook secret is configured"),
         (status = 503, description = "The database is unavailable; Stripe retries")))]
 pub(crate) async fn stripe_webhook(
     State(state): State<AppState>,
@@ -286,9 +309,14 @@ pub(crate) async fn stripe_webhook(
     body: Bytes,
 ) -> AppResult<Response> {
     let Some(settings) = &state.config.payments.stripe else {
-        return Err(AppError::NotFound(Missing::Page));
+        return Ok(answer(
+            StatusCode::BAD_REQUEST,
+            "no Stripe webhook secret is configured here",
+        ));
     };
-    let signature = headers.get("stripe-signature").and_then(|v| v.to_str().ok());
+    let signature = headers
+        .get("stripe-signature")
+        .and_then(|v| v.to_str().ok());
     let now = OffsetDateTime::now_utc().unix_timestamp();
     if let Err(problem) =
         verify_stripe_signature(signature, &body, settings.webhook_secret.expose(), now)
@@ -319,17 +347,26 @@ pub(crate) async fn stripe_webhook(
     };
     let paid = session.get("payment_status").and_then(|v| v.as_str()) == Some("paid");
     match (event.kind.as_str(), order_id) {
-        ("checkout.session.completed" | "checkout.session.async_payment_succeeded", Some(order_id))
-            if known && paid =>
-        {
+        (
+            "checkout.session.completed" | "checkout.session.async_payment_succeeded",
+            Some(order_id),
+        ) if known && paid => {
             let payment = Payment {
-                amount_cents: session.get("amount_total").and_then(|v| v.as_i64()).unwrap_or(0),
+                amount_cents: session
+                    .get("amount_total")
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(0),
                 payment_intent: session.get("payment_intent").and_then(|v| v.as_str()),
                 tender: "online",
             };
-            let settled =
-                db::payments::settle_from_stripe(&state.pool, &event.id, &event.kind, order_id, &payment)
-                    .await?;
+            let settled = db::payments::settle_from_stripe(
+                &state.pool,
+                &event.id,
+                &event.kind,
+                order_id,
+                &payment,
+            )
+            .await?;
             tracing::info!(%order_id, stripe_event = %event.id, ?settled, "Stripe payment settled");
         }
         ("checkout.session.expired", Some(order_id)) if known => {

@@ -23,7 +23,9 @@ const SECRET: &str = "whsec_seatmap_tests";
 /// `worker_idle`: the payment worker's poll, long to keep it from
 /// expiring sessions mid-test, short to watch it work.
 async fn paying_app(window: Duration, worker_idle: Duration) -> (TestApp, StandIn) {
-    let standin = StandIn::start(SECRET).await.expect("starting the Stripe stand-in");
+    let standin = StandIn::start(SECRET)
+        .await
+        .expect("starting the Stripe stand-in");
     let api_url = standin.base_url.clone();
     let app = spawn_app_with(|config| {
         config.payments.stripe = Some(StripeSettings {
@@ -56,7 +58,9 @@ async fn checkout(app: &TestApp, event_id: i64, seats: &[i64]) -> (Api, Value) {
     let buyer = app.buyer();
     let (status, hold) = buyer.hold(event_id, seats).await;
     assert_eq!(status, StatusCode::CREATED, "{hold}");
-    let (status, order) = buyer.purchase(&hold["hold_id"], "Ada", "ada@example.com").await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{order}");
     (buyer, order)
 }
@@ -92,8 +96,11 @@ async fn stored_status(app: &TestApp, order: &Value) -> String {
 async fn drain_provider_calls(app: &TestApp) -> usize {
     let settings = app.config.payments.clone();
     let stripe = seatmap::stripe::Stripe::new(settings.stripe.as_ref().unwrap()).unwrap();
-    let worker = seatmap::payments::Worker::new(app.pool.clone(), std::sync::Arc::new(stripe), &settings);
-    seatmap::payments::drain(&worker).await.expect("running provider calls")
+    let worker =
+        seatmap::payments::Worker::new(app.pool.clone(), std::sync::Arc::new(stripe), &settings);
+    seatmap::payments::drain(&worker)
+        .await
+        .expect("running provider calls")
 }
 
 /// Moves the order's deadline (and its seats') to `secs` from now: the
@@ -127,15 +134,29 @@ async fn an_online_checkout_holds_the_seats_until_stripe_confirms_the_payment() 
     let (buyer, order) = checkout(&app, event.id, seats).await;
     assert_eq!(order["status"], "pending_payment");
     assert_eq!(order["payment"], "online");
-    assert!(order["payment_url"].as_str().unwrap().starts_with(&format!("{}/c/pay/cs_test_", standin.base_url)), "{order}");
-    assert!(order["pay_by"].is_string() && order["amount_cents"].as_i64().unwrap() > 0, "{order}");
+    assert!(
+        order["payment_url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{}/c/pay/cs_test_", standin.base_url)),
+        "{order}"
+    );
+    assert!(
+        order["pay_by"].is_string() && order["amount_cents"].as_i64().unwrap() > 0,
+        "{order}"
+    );
     // Held by the order, no ticket yet; the hold can't be bought or grown.
     let read = order_status(&buyer, &order).await;
     assert_eq!(read["status"], "pending_payment");
     assert_eq!(read["tickets"].as_array().unwrap().len(), 0);
     let held = app.holders(event.id).await;
     assert!(seats.iter().all(|seat| held.contains_key(seat)), "{held:?}");
-    let (status, again) = buyer.post(&format!("/api/holds/{}/purchase", id_segment(&order["order_id"])), json!({"name":"Ada","email":"ada@example.com"})).await;
+    let (status, again) = buyer
+        .post(
+            &format!("/api/holds/{}/purchase", id_segment(&order["order_id"])),
+            json!({"name":"Ada","email":"ada@example.com"}),
+        )
+        .await;
     assert!(status == StatusCode::NOT_FOUND, "{again}");
     // The session asks for each ticket at its price, and comes back here.
     assert_eq!(standin.calls(), vec!["/v1/checkout/sessions"]);
@@ -154,12 +175,14 @@ async fn an_online_checkout_holds_the_seats_until_stripe_confirms_the_payment() 
         .await;
     assert_eq!(sold, 2);
     assert_eq!(
-        app.count("SELECT count(*) FROM outbox WHERE kind = 'order_confirmation'").await,
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'order_confirmation'")
+            .await,
         1
     );
     // The expiry call queued for the deadline is not needed any more.
     assert_eq!(
-        app.count("SELECT count(*) FROM payment_jobs WHERE kind = 'expire' AND done_at IS NULL").await,
+        app.count("SELECT count(*) FROM payment_jobs WHERE kind = 'expire' AND done_at IS NULL")
+            .await,
         0
     );
     app.no_breaches().await;
@@ -172,22 +195,29 @@ async fn the_same_webhook_delivered_five_times_at_once_sells_once() {
     set_payment(&app, event.id, "online").await;
     let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..3]).await;
     let (body, signature) = standin.complete(&session_of(&order)).unwrap();
-    let deliveries = futures::future::join_all((0..5).map(|_| standin.deliver(&body, &signature))).await;
+    let deliveries =
+        futures::future::join_all((0..5).map(|_| standin.deliver(&body, &signature))).await;
     for status in deliveries {
         assert_eq!(status.unwrap(), 200);
     }
     let read = order_status(&buyer, &order).await;
     assert_eq!(read["status"], "paid");
-    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 3, "one set of tickets");
+    assert_eq!(
+        app.count("SELECT count(*) FROM tickets").await,
+        3,
+        "one set of tickets"
+    );
     assert_eq!(app.count("SELECT count(*) FROM order_lines").await, 3);
     assert_eq!(app.count("SELECT count(*) FROM stripe_events").await, 1);
     assert_eq!(
-        app.count("SELECT count(*) FROM outbox WHERE kind = 'order_confirmation'").await,
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'order_confirmation'")
+            .await,
         1,
         "one confirmation"
     );
     assert_eq!(
-        app.count("SELECT count(*) FROM audit_log WHERE action = 'payment_refunded_unfulfilled'").await,
+        app.count("SELECT count(*) FROM audit_log WHERE action = 'payment_refunded_unfulfilled'")
+            .await,
         0
     );
     app.no_breaches().await;
@@ -203,26 +233,57 @@ async fn a_bad_or_stale_signature_is_refused_and_writes_nothing() {
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let stale = now - 301;
     let cases = [
-        ("another secret", format!("t={now},v1={}", stripe_standin::sign("whsec_other", now, body.as_bytes()))),
-        ("six minutes old", format!("t={stale},v1={}", stripe_standin::sign(SECRET, stale, body.as_bytes()))),
+        (
+            "another secret",
+            format!(
+                "t={now},v1={}",
+                stripe_standin::sign("whsec_other", now, body.as_bytes())
+            ),
+        ),
+        (
+            "six minutes old",
+            format!(
+                "t={stale},v1={}",
+                stripe_standin::sign(SECRET, stale, body.as_bytes())
+            ),
+        ),
         ("no v1", format!("t={now}")),
         ("garbage", "nonsense".to_string()),
     ];
     let url = format!("{}/payments/stripe/webhook", app.base);
     let http = reqwest::Client::new();
     for (what, header) in &cases {
-        let response = http.post(&url).header("Stripe-Signature", header).body(body.clone()).send().await.unwrap();
+        let response = http
+            .post(&url)
+            .header("Stripe-Signature", header)
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{what}");
     }
     // The right signature over a changed body.
     let tampered = body.replace("\"paid\"", "\"unpaid\"");
-    let response = http.post(&url).header("Stripe-Signature", &good).body(tampered).send().await.unwrap();
+    let response = http
+        .post(&url)
+        .header("Stripe-Signature", &good)
+        .body(tampered)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST, "tampered body");
     let response = http.post(&url).body(body.clone()).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST, "no header");
 
-    assert_eq!(app.count("SELECT count(*) FROM stripe_events").await, 0, "nothing written");
-    assert_eq!(order_status(&buyer, &order).await["status"], "pending_payment");
+    assert_eq!(
+        app.count("SELECT count(*) FROM stripe_events").await,
+        0,
+        "nothing written"
+    );
+    assert_eq!(
+        order_status(&buyer, &order).await["status"],
+        "pending_payment"
+    );
     assert_eq!(app.count("SELECT count(*) FROM tickets").await, 0);
     // The genuine one still goes through.
     assert_eq!(standin.deliver(&body, &good).await.unwrap(), 200);
@@ -269,7 +330,11 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
             let seat = event.seat_ids[2 * i];
             async move {
                 let (status, hold) = app.buyer().hold(event.id, &[seat]).await;
-                assert_eq!(status, StatusCode::CREATED, "rival on a lapsed seat: {hold}");
+                assert_eq!(
+                    status,
+                    StatusCode::CREATED,
+                    "rival on a lapsed seat: {hold}"
+                );
                 seat
             }
         })
@@ -295,7 +360,10 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
     for (i, (_, order)) in orders.iter().enumerate() {
         let status = stored_status(&app, order).await;
         if i % 2 == 0 {
-            assert_eq!(status, "refunded_unfulfilled", "order {i} lost a seat to a rival");
+            assert_eq!(
+                status, "refunded_unfulfilled",
+                "order {i} lost a seat to a rival"
+            );
             unfulfilled += 1;
         } else {
             assert_eq!(status, "paid", "order {i}'s seats were free again");
@@ -311,16 +379,25 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
         app.count("SELECT count(*) FROM (SELECT seat_id FROM tickets WHERE seat_id IS NOT NULL AND voided_at IS NULL GROUP BY seat_id HAVING count(*) > 1) twice").await,
         0
     );
-    assert_eq!(app.count("SELECT count(*) FROM seats WHERE status = 'SOLD'").await, 2 * paid);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'SOLD'")
+            .await,
+        2 * paid
+    );
     // The unfulfilled orders' other seats went back on sale.
     assert_eq!(
-        app.count("SELECT count(*) FROM seats WHERE status = 'AVAILABLE'").await,
+        app.count("SELECT count(*) FROM seats WHERE status = 'AVAILABLE'")
+            .await,
         400 - 2 * paid - rivals.len() as i64
     );
     // Refunds go out through the provider, each for the whole amount paid.
     let calls = drain_provider_calls(&app).await;
     let refunds = standin.refunds();
-    assert_eq!(refunds.len() as i64, unfulfilled, "one refund per unfulfilled order ({calls} calls)");
+    assert_eq!(
+        refunds.len() as i64,
+        unfulfilled,
+        "one refund per unfulfilled order ({calls} calls)"
+    );
     let captures = standin.captures();
     let taken: i64 = captures.iter().map(|c| c.amount).sum();
     let refunded: i64 = refunds.iter().map(|r| r.amount).sum();
@@ -335,9 +412,16 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
         .await
         .unwrap()
         .get(0);
-    assert_eq!(taken, sold_for + refunded, "money taken = seats sold + refunded, to the cent");
+    assert_eq!(
+        taken,
+        sold_for + refunded,
+        "money taken = seats sold + refunded, to the cent"
+    );
     for refund in &refunds {
-        let capture = captures.iter().find(|c| c.payment_intent == refund.payment_intent).unwrap();
+        let capture = captures
+            .iter()
+            .find(|c| c.payment_intent == refund.payment_intent)
+            .unwrap();
         assert_eq!(refund.amount, capture.amount, "refunded in full");
     }
     app.no_breaches().await;
@@ -366,10 +450,17 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
 
         let mut gate = app.own_connection().await;
         let tx = gate.transaction().await.unwrap();
-        tx.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat]).await.unwrap();
+        tx.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat])
+            .await
+            .unwrap();
         if !payment_first {
             // The order row too: the payment waits before it asks for the seat.
-            tx.execute("SELECT 1 FROM orders WHERE id = $1 FOR UPDATE", &[&order_id]).await.unwrap();
+            tx.execute(
+                "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE",
+                &[&order_id],
+            )
+            .await
+            .unwrap();
         }
         let payment = {
             let standin = standin.clone();
@@ -388,7 +479,7 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
             let rival = rival.clone();
             tokio::spawn(async move { rival.hold(event.id, &[seat]).await })
         };
-        app.lock_waiters("UPDATE", 1).await;
+        app.lock_waiter("SET status = 'HELD'").await;
         tx.commit().await.unwrap();
         let (claim_status, claim_body) = claim.await.unwrap();
         assert_eq!(payment.await.unwrap(), 200);
@@ -403,7 +494,10 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
             assert_eq!(standin.refunds().len(), 1);
             assert_eq!(standin.refunds()[0].amount, standin.captures()[0].amount);
         }
-        assert_eq!(app.count("SELECT count(*) FROM tickets").await, if payment_first { 1 } else { 0 });
+        assert_eq!(
+            app.count("SELECT count(*) FROM tickets").await,
+            if payment_first { 1 } else { 0 }
+        );
         app.no_breaches().await;
     }
 }
@@ -436,9 +530,16 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
         let mut gate = app.own_connection().await;
         let tx = gate.transaction().await.unwrap();
-        tx.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat]).await.unwrap();
+        tx.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat])
+            .await
+            .unwrap();
         if !staff_first {
-            tx.execute("SELECT 1 FROM orders WHERE id = $1 FOR UPDATE", &[&order_id]).await.unwrap();
+            tx.execute(
+                "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE",
+                &[&order_id],
+            )
+            .await
+            .unwrap();
         }
         let paying = {
             let clerk = clerk.clone();
@@ -456,7 +557,7 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
             let rival = rival.clone();
             tokio::spawn(async move { rival.hold(event_id, &[seat]).await })
         };
-        app.lock_waiters("UPDATE", 1).await;
+        app.lock_waiter("SET status = 'HELD'").await;
         tx.commit().await.unwrap();
         let (claim_status, claim_body) = claim.await.unwrap();
         let (paid_status, paid_body) = paying.await.unwrap();
@@ -469,7 +570,10 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
             assert_eq!(paid_status, StatusCode::CONFLICT, "{paid_body}");
             assert_eq!(paid_body["error"], "payment_deadline_passed");
         }
-        assert_eq!(app.count("SELECT count(*) FROM tickets").await, i64::from(staff_first));
+        assert_eq!(
+            app.count("SELECT count(*) FROM tickets").await,
+            i64::from(staff_first)
+        );
         app.no_breaches().await;
     }
 }
@@ -480,7 +584,12 @@ async fn a_box_office_reservation_is_paid_at_the_counter_and_refused_once_lapsed
     let event = app.create_event(1, 4).await;
     let clerk = staff(&app, "clerk").await;
     let (event_id, order) = box_office_reservation(&app, event.seat_ids[0]).await;
-    let path = |order: &Value| format!("/api/staff/events/{event_id}/orders/{}/payment", id_segment(&order["order_id"]));
+    let path = |order: &Value| {
+        format!(
+            "/api/staff/events/{event_id}/orders/{}/payment",
+            id_segment(&order["order_id"])
+        )
+    };
     // A comp or an unknown tender is not a payment.
     for tender in ["comp", "cheque"] {
         let (status, body) = clerk.post(&path(&order), json!({"tender": tender})).await;
@@ -489,19 +598,34 @@ async fn a_box_office_reservation_is_paid_at_the_counter_and_refused_once_lapsed
     let (status, body) = clerk.post(&path(&order), json!({"tender": "card"})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = clerk.post(&path(&order), json!({"tender": "card"})).await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("not_awaiting_payment")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("not_awaiting_payment"))
+    );
     // Another reservation lapses: refused although nobody took its seat.
     let (_, second) = box_office_reservation(&app, event.seat_ids[1]).await;
     deadline_in(&app, &second, -1.0).await;
     let (status, body) = clerk.post(&path(&second), json!({"tender": "cash"})).await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("payment_deadline_passed")), "{body}");
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("payment_deadline_passed")),
+        "{body}"
+    );
     assert_eq!(stored_status(&app, &second).await, "pending_payment");
     let (status, staff_view) = clerk
-        .get(&format!("/api/staff/events/{event_id}/orders/{}", id_segment(&second["order_id"])))
+        .get(&format!(
+            "/api/staff/events/{event_id}/orders/{}",
+            id_segment(&second["order_id"])
+        ))
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(staff_view["status"], "lapsed", "read lazily, as a hold lapses");
-    let audited = app.count("SELECT count(*) FROM audit_log WHERE action = 'box_office_payment'").await;
+    assert_eq!(
+        staff_view["status"], "lapsed",
+        "read lazily, as a hold lapses"
+    );
+    let audited = app
+        .count("SELECT count(*) FROM audit_log WHERE action = 'box_office_payment'")
+        .await;
     assert_eq!(audited, 1);
 }
 
@@ -521,32 +645,68 @@ async fn staff_choose_how_an_event_is_paid_for_and_cannot_change_it_under_waitin
                 .await
                 .unwrap();
             let status = response.status();
-            (status, response.json::<Value>().await.unwrap_or(Value::Null))
+            (
+                status,
+                response.json::<Value>().await.unwrap_or(Value::Null),
+            )
         }
     };
     // No Stripe here: online is refused, saying what to set.
     let (status, body) = patch(&clerk, event.id, json!({"payment": "online"})).await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("payment_unavailable")), "{body}");
-    assert!(body["message"].as_str().unwrap().contains("SEATMAP_STRIPE_SECRET_KEY"));
-    for bad in [json!({"payment": "cheque"}), json!({"payment": "box_office", "box_office_window_secs": 5})] {
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("payment_unavailable")),
+        "{body}"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("SEATMAP_STRIPE_SECRET_KEY")
+    );
+    for bad in [
+        json!({"payment": "cheque"}),
+        json!({"payment": "box_office", "box_office_window_secs": 5}),
+    ] {
         let (status, body) = patch(&clerk, event.id, bad).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     }
-    let (status, body) = patch(&clerk, event.id, json!({"payment": "box_office", "box_office_window_secs": 3600})).await;
+    let (status, body) = patch(
+        &clerk,
+        event.id,
+        json!({"payment": "box_office", "box_office_window_secs": 3600}),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body, json!({"event_id": event.id, "payment": "box_office", "box_office_window_secs": 3600}));
+    assert_eq!(
+        body,
+        json!({"event_id": event.id, "payment": "box_office", "box_office_window_secs": 3600})
+    );
     // A reservation waits: the mode can't change under it.
     let (_, order) = checkout(&plain, event.id, &event.seat_ids[0..1]).await;
-    let pay_by = time::OffsetDateTime::parse(order["pay_by"].as_str().unwrap(), &time::format_description::well_known::Rfc3339).unwrap();
+    let pay_by = time::OffsetDateTime::parse(
+        order["pay_by"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
     let in_an_hour = time::OffsetDateTime::now_utc() + Duration::from_secs(3600);
-    assert!((pay_by - in_an_hour).abs() < time::Duration::seconds(30), "{pay_by}");
+    assert!(
+        (pay_by - in_an_hour).abs() < time::Duration::seconds(30),
+        "{pay_by}"
+    );
     let (status, body) = patch(&clerk, event.id, json!({"payment": "none"})).await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("orders_awaiting_payment")), "{body}");
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("orders_awaiting_payment")),
+        "{body}"
+    );
     // A free event's purchase is unchanged: 201, paid, with tickets.
     let other = plain.create_event(1, 2).await;
     let buyer = plain.buyer();
     let (_, hold) = buyer.hold(other.id, &other.seat_ids[0..1]).await;
-    let (status, bought) = buyer.purchase(&hold["hold_id"], "Ada", "ada@example.com").await;
+    let (status, bought) = buyer
+        .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+        .await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(bought["status"], "paid");
     assert_eq!(bought["tickets"].as_array().unwrap().len(), 1);
@@ -562,11 +722,20 @@ async fn staff_refunds_of_an_online_order_go_back_through_stripe_retried_until_a
     let (body, signature) = standin.complete(&session_of(&order)).unwrap();
     assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
     let clerk = staff(&app, "clerk").await;
-    let order_path = format!("/api/staff/events/{}/orders/{}", event.id, id_segment(&order["order_id"]));
+    let order_path = format!(
+        "/api/staff/events/{}/orders/{}",
+        event.id,
+        id_segment(&order["order_id"])
+    );
     let (_, staff_view) = clerk.get(&order_path).await;
     let ticket = staff_view["tickets"][0]["id"].clone();
     let price = staff_view["tickets"][0]["price_cents"].as_i64().unwrap();
-    let (status, refunded) = clerk.post(&format!("{order_path}/refund"), json!({"ticket_ids": [ticket]})).await;
+    let (status, refunded) = clerk
+        .post(
+            &format!("{order_path}/refund"),
+            json!({"ticket_ids": [ticket]}),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{refunded}");
     assert_eq!(refunded["provider_refund"], true);
     // Stripe fails once: the refund is shown refused with its message, then retried.
@@ -575,7 +744,10 @@ async fn staff_refunds_of_an_online_order_go_back_through_stripe_retried_until_a
     let (_, staff_view) = clerk.get(&order_path).await;
     let refund = &staff_view["provider_refunds"][0];
     assert_eq!(refund["state"], "refused", "{staff_view}");
-    assert!(refund["error"].as_str().unwrap().contains("told to fail"), "{refund}");
+    assert!(
+        refund["error"].as_str().unwrap().contains("told to fail"),
+        "{refund}"
+    );
     assert!(standin.refunds().is_empty());
     app.sql()
         .await
@@ -589,8 +761,17 @@ async fn staff_refunds_of_an_online_order_go_back_through_stripe_retried_until_a
     assert_eq!(refund["attempts"], 2);
     assert_eq!(standin.refunds().len(), 1);
     assert_eq!(standin.refunds()[0].amount, price);
-    assert!(refund["provider_ref"].as_str().unwrap().starts_with("re_test_"));
-    assert_eq!(app.count("SELECT count(*) FROM audit_log WHERE action = 'refund_tickets'").await, 1);
+    assert!(
+        refund["provider_ref"]
+            .as_str()
+            .unwrap()
+            .starts_with("re_test_")
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE action = 'refund_tickets'")
+            .await,
+        1
+    );
 }
 
 #[tokio::test]
@@ -607,14 +788,22 @@ async fn a_lapsed_order_s_session_is_expired_at_stripe_and_its_seats_go_back_on_
         if stored_status(&app, &order).await == "lapsed" {
             break;
         }
-        assert!(Instant::now() < deadline, "the order never lapsed; calls {:?}", standin.calls());
+        assert!(
+            Instant::now() < deadline,
+            "the order never lapsed; calls {:?}",
+            standin.calls()
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(standin.session_status(&session).unwrap().0, "expired");
     assert!(standin.calls().iter().any(|c| c.ends_with("/expire")));
     assert_eq!(order_status(&buyer, &order).await["status"], "lapsed");
     assert_eq!(
-        app.count(&format!("SELECT count(*) FROM seats WHERE status = 'AVAILABLE' AND id IN ({}, {})", event.seat_ids[0], event.seat_ids[1])).await,
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE status = 'AVAILABLE' AND id IN ({}, {})",
+            event.seat_ids[0], event.seat_ids[1]
+        ))
+        .await,
         2
     );
     // A paid page can no longer be reached: the stand-in refuses.
@@ -633,13 +822,20 @@ async fn the_buyer_pays_through_the_pages_and_the_order_page_follows_the_payment
     let response = buyer
         .http
         .post(format!("{}/events/{}/purchase", app.base, event.id))
-        .form(&[("csrf", csrf.as_str()), ("name", "Ada"), ("email", "ada@example.com")])
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("name", "Ada"),
+            ("email", "ada@example.com"),
+        ])
         .send()
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let to = response.headers()["location"].to_str().unwrap().to_string();
-    assert!(to.starts_with(&format!("{}/c/pay/", standin.base_url)), "{to}");
+    assert!(
+        to.starts_with(&format!("{}/c/pay/", standin.base_url)),
+        "{to}"
+    );
     let session = to.rsplit('/').next().unwrap().to_string();
     let order_id: String = app
         .sql()
@@ -649,9 +845,17 @@ async fn the_buyer_pays_through_the_pages_and_the_order_page_follows_the_payment
         .unwrap()
         .get(0);
     let order_page = buyer.get_text(&format!("/orders/{order_id}")).await;
-    assert!(order_page.contains("payment--pending") && order_page.contains("Pay "), "{order_page}");
-    let waiting = buyer.get_text(&format!("/orders/{order_id}?payment=returned")).await;
-    assert!(waiting.contains("Waiting for the payment to be confirmed"), "{waiting}");
+    assert!(
+        order_page.contains("payment--pending") && order_page.contains("Pay "),
+        "{order_page}"
+    );
+    let waiting = buyer
+        .get_text(&format!("/orders/{order_id}?payment=returned"))
+        .await;
+    assert!(
+        waiting.contains("Waiting for the payment to be confirmed"),
+        "{waiting}"
+    );
     let fragment = buyer
         .http
         .get(format!("{}/orders/{order_id}/payment", app.base))
@@ -667,9 +871,16 @@ async fn the_buyer_pays_through_the_pages_and_the_order_page_follows_the_payment
         .send()
         .await
         .unwrap();
-    assert_eq!(fragment.headers()["hx-refresh"], "true", "the page reloads once paid");
+    assert_eq!(
+        fragment.headers()["hx-refresh"],
+        "true",
+        "the page reloads once paid"
+    );
     let paid = buyer.get_text(&format!("/orders/{order_id}")).await;
-    assert!(paid.contains("Payment received") && paid.contains("Your tickets"), "{paid}");
+    assert!(
+        paid.contains("Payment received") && paid.contains("Your tickets"),
+        "{paid}"
+    );
     // Someone else's browser can't see it, or pay for it.
     let stranger = app.buyer();
     let (status, _) = stranger.get(&format!("/api/orders/{order_id}")).await;

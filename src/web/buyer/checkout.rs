@@ -6,11 +6,11 @@ use axum::response::{IntoResponse, Redirect, Response};
 use super::event::{MapQuery, event_page_response};
 use crate::db;
 use crate::db::orders::Purchased;
-use crate::domain::payment::PaymentMode;
-use crate::payments::PayAt;
 use crate::domain::ids::EventId;
+use crate::domain::payment::PaymentMode;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult};
+use crate::payments::PayAt;
 use crate::web::auth::Buyer;
 use crate::web::extract::{BuyerFields, IdPath};
 use crate::web::notices::{Notice, NoticeKind, push_notice};
@@ -77,15 +77,17 @@ pub(crate) async fn purchase(
             }
             // After the commit: to Stripe's page. If Stripe can't be
             // reached, the order page has "Pay" to try again.
-            return Ok(match crate::web::payments::pay_url(&state, order.order_id).await {
-                Ok(Some(PayAt::Stripe(url))) => Redirect::to(&url).into_response(),
-                Ok(_) => Redirect::to(&page).into_response(),
-                Err(err) => {
-                    tracing::warn!(order_id = %order.order_id,
+            return Ok(
+                match crate::web::payments::pay_url(&state, order.order_id).await {
+                    Ok(Some(PayAt::Stripe(url))) => Redirect::to(&url).into_response(),
+                    Ok(_) => Redirect::to(&page).into_response(),
+                    Err(err) => {
+                        tracing::warn!(order_id = %order.order_id,
                         error = %crate::error::for_log(err.as_ref()), "no checkout session yet");
-                    Redirect::to(&page).into_response()
-                }
-            });
+                        Redirect::to(&page).into_response()
+                    }
+                },
+            );
         }
         Err(AppError::HoldExpired) => format!(
             "Your hold expired at {}, so its seats went back on sale and could not be bought. \

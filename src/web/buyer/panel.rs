@@ -8,6 +8,7 @@ use crate::db::seats::Seat;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::money::{Currency, group_thousands};
+use crate::domain::payment::PaymentMode;
 use crate::web::seat_view::{TierLegend, tier_legend};
 use crate::words::{rfc3339, seat_name};
 use time::OffsetDateTime;
@@ -66,6 +67,11 @@ pub struct HoldView {
     pub total: String,
     /// "2 seats", "1 seat and 2 tickets": the selection bar's words.
     pub summary: String,
+    /// The checkout form's heading and button, by how the event is paid
+    /// for: "Buy now" / "Buy for €110", "Checkout" / "Pay €110", or
+    /// "Reserve" / "Reserve, pay €110 at the box office".
+    pub buy_heading: &'static str,
+    pub buy_label: String,
 }
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
@@ -163,6 +169,23 @@ impl HoldPanel {
                         held.len(),
                         ga.iter().map(|area| area.mine as usize).sum(),
                     ),
+                    buy_heading: match hold.payment {
+                        PaymentMode::None => "Buy now",
+                        PaymentMode::Online => "Checkout",
+                        PaymentMode::BoxOffice => "Reserve",
+                    },
+                    buy_label: {
+                        let total = hold.locale.price(
+                            held.iter().map(|s| i64::from(s.price_cents)).sum::<i64>() + ga_cents,
+                        );
+                        match hold.payment {
+                            PaymentMode::None => format!("Buy for {total}"),
+                            PaymentMode::Online => format!("Pay {total}"),
+                            PaymentMode::BoxOffice => {
+                                format!("Reserve, pay {total} at the box office")
+                            }
+                        }
+                    },
                 }
             });
         HoldPanel {
@@ -241,6 +264,7 @@ pub(crate) mod tests {
             released_by_staff: false,
             extended: false,
             locale: EventLocale::new(Currency::from_code("GBP").unwrap(), "Europe/London"),
+            payment: PaymentMode::None,
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);
         let b = seat(2, 1, "A", 30.0, 0.0, SeatState::Mine);

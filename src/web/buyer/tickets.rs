@@ -6,14 +6,13 @@ use askama::Template;
 use axum::Json;
 use axum::extract::State;
 use axum::response::Html;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::db;
 use crate::db::outbox::MailStatus;
 use crate::db::tickets::{Ticket, TicketState};
 use crate::domain::ids::{EventId, OrderId};
-use crate::domain::signed_link::SignedAccess;
 use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::{ApiViewer, Viewer};
@@ -103,46 +102,7 @@ pub(crate) struct OrderPage {
     payment: Option<crate::web::payments::PaymentPanel>,
 }
 
-#[derive(Deserialize, Default)]
-pub(crate) struct OrderAccess {
-    pub(crate) until: Option<i64>,
-    pub(crate) sig: Option<String>,
-    /// "returned" or "cancelled": back from the payment provider's page.
-    pub(crate) payment: Option<String>,
-}
-
-impl OrderAccess {
-    /// The signed part again, to put on links and forms of the page.
-    pub(crate) fn query(&self) -> String {
-        match (&self.until, &self.sig) {
-            (Some(until), Some(sig)) => format!("until={until}&sig={sig}"),
-            _ => String::new(),
-        }
-    }
-}
-
-/// Who may see the order: anyone with a valid signed link (None: no
-/// owner to check), else the buyer of this session; otherwise a 404, so
-/// nothing says whether the order exists.
-pub(crate) fn order_owner(
-    state: &AppState,
-    order_id: OrderId,
-    access: &OrderAccess,
-    viewer: &Viewer,
-) -> AppResult<Option<crate::domain::ids::BuyerId>> {
-    let signed = match (access.until, &access.sig) {
-        (Some(until), Some(sig)) => state.links.key.verify(
-            order_id,
-            &SignedAccess { until, sig: sig.clone() },
-            OffsetDateTime::now_utc(),
-        ),
-        _ => false,
-    };
-    if signed {
-        return Ok(None);
-    }
-    Ok(Some(viewer.buyer_id.ok_or(AppError::NotFound(Missing::Order))?))
-}
+pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
 
 fn mail_sentence(
     status: &MailStatus,
@@ -357,9 +317,15 @@ pub(crate) async fn order_json(
         pay_by: payment
             .pay_by
             .filter(|_| payment.status == crate::domain::payment::OrderStatus::PendingPayment),
-        amount_cents: payment
-            .amount_cents
-            .or_else(|| Some(tickets.iter().filter(|t| t.voided_at.is_none()).map(|t| t.price_cents).sum())),
+        amount_cents: payment.amount_cents.or_else(|| {
+            Some(
+                tickets
+                    .iter()
+                    .filter(|t| t.voided_at.is_none())
+                    .map(|t| t.price_cents)
+                    .sum(),
+            )
+        }),
         tickets: tickets
             .iter()
             .map(|ticket| TicketJson {

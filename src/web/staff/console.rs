@@ -17,6 +17,7 @@ use crate::db::order_changes::WalkUp;
 use crate::db::{self, GenericClient};
 use crate::domain::ids::{EventId, HoldId, SeatId, SectionId};
 use crate::domain::locale::EventLocale;
+use crate::domain::payment::OrderStatus;
 use crate::domain::refusal::Refusal;
 use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
@@ -145,7 +146,12 @@ impl OrderRow {
             total: locale.price(order.total_cents),
             when: locale.time(order.created_at),
             sold_by: order.sold_by.unwrap_or_else(|| "online".into()),
-            tender: order.tender,
+            tender: match order.status {
+                OrderStatus::Paid | OrderStatus::Refunded => order.tender,
+                OrderStatus::PendingPayment => "awaiting payment".into(),
+                OrderStatus::Lapsed => "not paid in time".into(),
+                OrderStatus::RefundedUnfulfilled => "paid too late: refunded".into(),
+            },
             refunded: order.refunded,
         }
     }
@@ -188,6 +194,7 @@ struct ConsolePage {
     query: String,
     orders: Vec<OrderRow>,
     audit: Vec<AuditRow>,
+    payment: super::payments::PaymentSection,
     oob: bool,
 }
 
@@ -299,6 +306,7 @@ async fn console(
     let lapsed = db::box_office::lapsed_holds(&client, event_id).await?;
     let orders = db::box_office::orders(&client, event_id, search, 100).await?;
     let audit = db::audit::recent(&client, event_id, 50).await?;
+    let payment = super::payments::PaymentSection::load(&state, &client, event_id, &locale).await?;
     // A big venue's console opens on its overview; a seat asked about
     // opens its section.
     let section = query.section.or(selected_seat.map(|seat| seat.section_id));
@@ -348,6 +356,7 @@ async fn console(
                 detail: entry.detail,
             })
             .collect(),
+        payment,
         oob: false,
     })
 }

@@ -7,6 +7,7 @@ pub mod door;
 pub mod mail;
 pub mod orders;
 pub mod orders_api;
+pub mod payments;
 pub mod payments_api;
 pub mod reports;
 pub mod seats_api;
@@ -31,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .merge(reports::router())
         .merge(door::router())
         .merge(orders::router())
+        .merge(payments::router())
         .merge(walk_up::router())
         .merge(mail::router())
         .merge(webhooks::router())

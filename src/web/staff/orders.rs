@@ -2,6 +2,8 @@
 //! all, reseat one, print).
 
 use askama::Template;
+
+use crate::domain::payment::{OrderStatus, PaymentMode};
 use axum::Router;
 use axum::extract::State;
 use axum::response::{Html, Redirect};
@@ -78,6 +80,84 @@ struct OrderPage {
     total: String,
     refundable: usize,
     tickets: Vec<StaffTicket>,
+    /// "Paid online", "Awaiting payment at the box office until …", …
+    payment_status: String,
+    /// A box-office reservation still within its deadline: the counter
+    /// can take the money.
+    counter_payable: bool,
+    /// Money going back through the payment provider, with its state.
+    provider_refunds: Vec<ProviderRefundRow>,
+}
+
+struct ProviderRefundRow {
+    amount: String,
+    /// "queued", "sent", "refused" (a CSS class too).
+    state: &'static str,
+    detail: String,
+}
+
+fn payment_status(payment: &db::payments::OrderPayment) -> String {
+    let locale = &payment.locale;
+    let by = payment.pay_by.map(|at| locale.time(at)).unwrap_or_default();
+    let amount = locale.price(payment.amount_cents.unwrap_or(0));
+    match (payment.payment, payment.status) {
+        (PaymentMode::None, _) => {
+            "No payment taken online (the event is free or sold at the counter).".into()
+        }
+        (PaymentMode::Online, OrderStatus::PendingPayment) => {
+            format!("Awaiting card payment of {amount} until {by}.")
+        }
+        (PaymentMode::BoxOffice, OrderStatus::PendingPayment) => {
+            format!("Reserved: {amount} to pay at the box office by {by}.")
+        }
+        (_, OrderStatus::Lapsed) => format!("Not paid by {by}: its seats went back on sale."),
+        (_, OrderStatus::RefundedUnfulfilled) => format!(
+            "Paid {} after its deadline, when its seats were sold to someone else: refunded in full.",
+            locale.price(payment.amount_paid_cents.unwrap_or(0))
+        ),
+        (PaymentMode::Online, _) => format!(
+            "Paid {} online by card.",
+            locale.price(payment.amount_paid_cents.unwrap_or(0))
+        ),
+        (PaymentMode::BoxOffice, _) => format!(
+            "Reserved online, paid {} at the box office.",
+            locale.price(payment.amount_paid_cents.unwrap_or(0))
+        ),
+    }
+}
+
+fn provider_refund_row(
+    refund: &db::payments::RefundView,
+    locale: &EventLocale,
+) -> ProviderRefundRow {
+    let state = refund.state();
+    let detail = match state {
+        "sent" => format!(
+            "Sent to Stripe {} ({}){}",
+            refund.done_at.map(|at| locale.time(at)).unwrap_or_default(),
+            refund.provider_ref.clone().unwrap_or_default(),
+            if refund.attempts > 1 {
+                format!(" after {} attempts", refund.attempts)
+            } else {
+                String::new()
+            }
+        ),
+        "refused" => format!(
+            "Stripe refused attempt {}: {}. It is retried.",
+            refund.attempts,
+            refund.last_error.clone().unwrap_or_default()
+        ),
+        _ => format!(
+            "Queued {}: {}.",
+            locale.time(refund.created_at),
+            refund.reason
+        ),
+    };
+    ProviderRefundRow {
+        amount: locale.price(refund.amount_cents),
+        state,
+        detail,
+    }
 }
 
 fn mail_line(status: &MailStatus, locale: &EventLocale) -> String {
@@ -138,7 +218,18 @@ async fn order_page(
         .filter(|t| t.voided_at.is_none())
         .map(|t| t.price_cents)
         .sum();
+    let payment = db::payments::of_order(&client, order_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
     render(&OrderPage {
+        payment_status: payment_status(&payment),
+        counter_payable: payment.payment == PaymentMode::BoxOffice
+            && payment.status == OrderStatus::PendingPayment,
+        provider_refunds: payment
+            .refunds
+            .iter()
+            .map(|refund| provider_refund_row(refund, locale))
+            .collect(),
         staff_name: staff.name,
         csrf: staff.csrf.value(),
         event,
@@ -171,11 +262,18 @@ async fn back_to_order(
 }
 
 pub(super) fn refunded_text(refunded: &Refunded) -> String {
-    words::refunded(
+    let done = words::refunded(
         refunded.tickets,
         refunded.seat_ids.len(),
         refunded.ga_places,
-    )
+    );
+    if refunded.provider_refund {
+        format!(
+            "{done} The money goes back to the buyer's card through Stripe (see Refunds below)."
+        )
+    } else {
+        done
+    }
 }
 
 async fn refund_order(

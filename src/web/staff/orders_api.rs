@@ -122,7 +122,10 @@ pub(crate) async fn order_json(
                 amount_cents: refund.amount_cents,
                 state: refund.state(),
                 attempts: refund.attempts,
-                error: refund.last_error.clone().filter(|_| refund.done_at.is_none()),
+                error: refund
+                    .last_error
+                    .clone()
+                    .filter(|_| refund.done_at.is_none()),
                 provider_ref: refund.provider_ref.clone(),
             })
             .collect(),

@@ -83,7 +83,11 @@ pub(crate) async fn set_payment(
     db::payments::set_event_payment(&state.pool, staff.actor, event_id, mode, window).await?;
     let (payment, box_office_window_secs) =
         db::payments::event_payment(&state.pool.get().await?, event_id).await?;
-    Ok(Json(StaffEventJson { event_id, payment, box_office_window_secs }))
+    Ok(Json(StaffEventJson {
+        event_id,
+        payment,
+        box_office_window_secs,
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

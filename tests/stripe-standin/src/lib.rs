@@ -134,7 +134,13 @@ pub fn signature_header(secret: &str, payload: &[u8]) -> String {
     format!("t={t},v1={}", sign(secret, t, payload))
 }
 
-fn error(status: StatusCode, kind: &str, message: &str, param: Option<&str>, code: Option<&str>) -> Response {
+fn error(
+    status: StatusCode,
+    kind: &str,
+    message: &str,
+    param: Option<&str>,
+    code: Option<&str>,
+) -> Response {
     let mut detail = json!({ "type": kind, "message": message });
     if let Some(param) = param {
         detail["param"] = json!(param);
@@ -146,7 +152,13 @@ fn error(status: StatusCode, kind: &str, message: &str, param: Option<&str>, cod
 }
 
 fn invalid(message: &str, param: &str) -> Response {
-    error(StatusCode::BAD_REQUEST, "invalid_request_error", message, Some(param), Some("parameter_invalid"))
+    error(
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        message,
+        Some(param),
+        Some("parameter_invalid"),
+    )
 }
 
 impl StandIn {
@@ -181,7 +193,9 @@ impl StandIn {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.shared
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Money taken, one entry per paid session.
@@ -196,7 +210,9 @@ impl StandIn {
 
     /// The next `count` API calls answer `status` (500: Stripe's fault).
     pub fn fail_next(&self, count: usize, status: u16) {
-        self.lock().failures.extend(std::iter::repeat_n(status, count));
+        self.lock()
+            .failures
+            .extend(std::iter::repeat_n(status, count));
     }
 
     /// Paths of the API calls received, in order.
@@ -355,8 +371,11 @@ fn idempotent(standin: &StandIn, headers: &HeaderMap, what: &str) -> Idempotent 
     };
     match standin.lock().idempotency.get(key) {
         Some((first, status, body)) if first == what => {
-            let mut response =
-                (StatusCode::from_u16(*status).unwrap_or(StatusCode::OK), Json(body.clone())).into_response();
+            let mut response = (
+                StatusCode::from_u16(*status).unwrap_or(StatusCode::OK),
+                Json(body.clone()),
+            )
+                .into_response();
             response
                 .headers_mut()
                 .insert("idempotent-replayed", "true".parse().expect("literal"));
@@ -377,21 +396,37 @@ fn idempotent(standin: &StandIn, headers: &HeaderMap, what: &str) -> Idempotent 
 
 fn remember(standin: &StandIn, key: Option<String>, what: String, status: u16, body: &Value) {
     if let Some(key) = key {
-        standin.lock().idempotency.insert(key, (what, status, body.clone()));
+        standin
+            .lock()
+            .idempotency
+            .insert(key, (what, status, body.clone()));
     }
 }
 
 fn form(body: &[u8]) -> Result<Vec<(String, String)>, Response> {
     serde_urlencoded::from_bytes::<Vec<(String, String)>>(body).map_err(|_| {
-        error(StatusCode::BAD_REQUEST, "invalid_request_error", "The body is not form-encoded.", None, None)
+        error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "The body is not form-encoded.",
+            None,
+            None,
+        )
     })
 }
 
 fn field<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
-async fn create_session(State(standin): State<StandIn>, headers: HeaderMap, body: Bytes) -> Response {
+async fn create_session(
+    State(standin): State<StandIn>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if let Some(refused) = gate(&standin, &headers, "/v1/checkout/sessions") {
         return refused;
     }
@@ -399,7 +434,10 @@ async fn create_session(State(standin): State<StandIn>, headers: HeaderMap, body
         Ok(pairs) => pairs,
         Err(refused) => return refused,
     };
-    let what = format!("POST /v1/checkout/sessions {}", String::from_utf8_lossy(&body));
+    let what = format!(
+        "POST /v1/checkout/sessions {}",
+        String::from_utf8_lossy(&body)
+    );
     let key = match idempotent(&standin, &headers, &what) {
         Idempotent::Replay(response) => return response,
         Idempotent::Fresh(key) => key,
@@ -426,7 +464,10 @@ fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
     let mut currency: Option<String> = None;
     for i in 0.. {
         let at = |rest: &str| field(pairs, &format!("line_items[{i}]{rest}"));
-        if pairs.iter().all(|(k, _)| !k.starts_with(&format!("line_items[{i}]"))) {
+        if pairs
+            .iter()
+            .all(|(k, _)| !k.starts_with(&format!("line_items[{i}]")))
+        {
             break;
         }
         let param = format!("line_items[{i}][price_data][unit_amount]");
@@ -437,10 +478,20 @@ fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
         let quantity: i64 = at("[quantity]")
             .and_then(|v| v.parse().ok())
             .filter(|v: &i64| *v > 0)
-            .ok_or_else(|| invalid("Invalid positive integer", &format!("line_items[{i}][quantity]")))?;
+            .ok_or_else(|| {
+                invalid(
+                    "Invalid positive integer",
+                    &format!("line_items[{i}][quantity]"),
+                )
+            })?;
         let line_currency = at("[price_data][currency]")
             .filter(|c| c.len() == 3 && c.chars().all(|ch| ch.is_ascii_lowercase()))
-            .ok_or_else(|| invalid("Invalid currency", &format!("line_items[{i}][price_data][currency]")))?;
+            .ok_or_else(|| {
+                invalid(
+                    "Invalid currency",
+                    &format!("line_items[{i}][price_data][currency]"),
+                )
+            })?;
         if currency.as_deref().is_some_and(|c| c != line_currency) {
             return Err(invalid(
                 "All line items must use the same currency.",
@@ -450,7 +501,12 @@ fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
         currency = Some(line_currency.to_string());
         let name = at("[price_data][product_data][name]")
             .filter(|n| !n.trim().is_empty())
-            .ok_or_else(|| invalid("Missing required param: name.", &format!("line_items[{i}][price_data][product_data][name]")))?;
+            .ok_or_else(|| {
+                invalid(
+                    "Missing required param: name.",
+                    &format!("line_items[{i}][price_data][product_data][name]"),
+                )
+            })?;
         lines.push((name.to_string(), amount, quantity));
     }
     if lines.is_empty() {
@@ -459,7 +515,9 @@ fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
     let created = now();
     let expires_at = match field(pairs, "expires_at") {
         Some(text) => {
-            let at: i64 = text.parse().map_err(|_| invalid("Invalid integer", "expires_at"))?;
+            let at: i64 = text
+                .parse()
+                .map_err(|_| invalid("Invalid integer", "expires_at"))?;
             if at < created + 30 * 60 {
                 return Err(invalid(
                     "The `expires_at` timestamp must be at least 30 minutes from Checkout Session creation.",
@@ -478,7 +536,10 @@ fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
     };
     let mut metadata = serde_json::Map::new();
     for (k, v) in pairs {
-        if let Some(name) = k.strip_prefix("metadata[").and_then(|rest| rest.strip_suffix(']')) {
+        if let Some(name) = k
+            .strip_prefix("metadata[")
+            .and_then(|rest| rest.strip_suffix(']'))
+        {
             metadata.insert(name.to_string(), json!(v));
         }
     }
@@ -487,7 +548,10 @@ fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
         created,
         expires_at,
         currency: currency.unwrap_or_default(),
-        amount_total: lines.iter().map(|(_, amount, quantity)| amount * quantity).sum(),
+        amount_total: lines
+            .iter()
+            .map(|(_, amount, quantity)| amount * quantity)
+            .sum(),
         client_reference_id: field(pairs, "client_reference_id").map(str::to_string),
         customer_email: field(pairs, "customer_email").map(str::to_string),
         metadata,
@@ -510,7 +574,11 @@ fn missing(id: &str) -> Response {
     )
 }
 
-async fn retrieve_session(State(standin): State<StandIn>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+async fn retrieve_session(
+    State(standin): State<StandIn>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
     if let Some(refused) = gate(&standin, &headers, "/v1/checkout/sessions/{id}") {
         return refused;
     }
@@ -520,7 +588,11 @@ async fn retrieve_session(State(standin): State<StandIn>, headers: HeaderMap, Pa
     }
 }
 
-async fn expire_session(State(standin): State<StandIn>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+async fn expire_session(
+    State(standin): State<StandIn>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
     if let Some(refused) = gate(&standin, &headers, "/v1/checkout/sessions/{id}/expire") {
         return refused;
     }
@@ -554,7 +626,11 @@ async fn expire_session(State(standin): State<StandIn>, headers: HeaderMap, Path
     Json(object).into_response()
 }
 
-async fn create_refund(State(standin): State<StandIn>, headers: HeaderMap, body: Bytes) -> Response {
+async fn create_refund(
+    State(standin): State<StandIn>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if let Some(refused) = gate(&standin, &headers, "/v1/refunds") {
         return refused;
     }
@@ -618,12 +694,18 @@ async fn create_refund(State(standin): State<StandIn>, headers: HeaderMap, body:
         return error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
-            &format!("Refund amount ({amount}) is greater than unrefunded amount on charge ({left})"),
+            &format!(
+                "Refund amount ({amount}) is greater than unrefunded amount on charge ({left})"
+            ),
             Some("amount"),
             Some("amount_too_large"),
         );
     }
-    let refund = RefundRecord { id: random_id("re"), payment_intent: intent.to_string(), amount };
+    let refund = RefundRecord {
+        id: random_id("re"),
+        payment_intent: intent.to_string(),
+        amount,
+    };
     shared.refunds.push(refund.clone());
     drop(shared);
     let body = json!({
@@ -639,19 +721,34 @@ async fn create_refund(State(standin): State<StandIn>, headers: HeaderMap, body:
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 async fn pay_page(State(standin): State<StandIn>, Path(id): Path<String>) -> Response {
     let Some(session) = standin.lock().sessions.get(&id).cloned() else {
-        return (StatusCode::NOT_FOUND, Html("<h1>No such session</h1>".to_string())).into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            Html("<h1>No such session</h1>".to_string()),
+        )
+            .into_response();
     };
-    let total = format!("{} {:.2}", session.currency.to_uppercase(), session.amount_total as f64 / 100.0);
+    let total = format!(
+        "{} {:.2}",
+        session.currency.to_uppercase(),
+        session.amount_total as f64 / 100.0
+    );
     let lines: String = session
         .lines
         .iter()
         .map(|(name, amount, quantity)| {
-            format!("<li>{} × {quantity}: {:.2}</li>", escape(name), *amount as f64 / 100.0)
+            format!(
+                "<li>{} × {quantity}: {:.2}</li>",
+                escape(name),
+                *amount as f64 / 100.0
+            )
         })
         .collect();
     let action = if session.status == "open" {
@@ -661,11 +758,17 @@ async fn pay_page(State(standin): State<StandIn>, Path(id): Path<String>) -> Res
             session
                 .cancel_url
                 .as_ref()
-                .map(|url| format!("<p><a id=\"cancel\" href=\"{}\">Cancel and go back</a></p>", escape(url)))
+                .map(|url| format!(
+                    "<p><a id=\"cancel\" href=\"{}\">Cancel and go back</a></p>",
+                    escape(url)
+                ))
                 .unwrap_or_default()
         )
     } else {
-        format!("<p id=\"closed\">This checkout session is {}.</p>", session.status)
+        format!(
+            "<p id=\"closed\">This checkout session is {}.</p>",
+            session.status
+        )
     };
     Html(format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Stripe stand-in: pay</title>\
@@ -681,7 +784,13 @@ async fn pay_page(State(standin): State<StandIn>, Path(id): Path<String>) -> Res
 async fn pay(State(standin): State<StandIn>, Path(id): Path<String>) -> Response {
     let (body, header) = match standin.complete(&id) {
         Ok(event) => event,
-        Err(why) => return (StatusCode::BAD_REQUEST, Html(format!("<p>{}</p>", escape(&why)))).into_response(),
+        Err(why) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Html(format!("<p>{}</p>", escape(&why))),
+            )
+                .into_response();
+        }
     };
     if let Err(err) = standin.deliver(&body, &header).await {
         eprintln!("stripe-standin: delivering the webhook failed: {err}");

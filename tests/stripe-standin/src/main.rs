@@ -13,8 +13,9 @@ fn arg(name: &str, env: &str) -> Option<String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let listen = arg("--listen", "STANDIN_LISTEN").unwrap_or_else(|| "127.0.0.1:12111".into());
-    let secret = arg("--webhook-secret", "STANDIN_WEBHOOK_SECRET")
-        .ok_or_else(|| anyhow::anyhow!("--webhook-secret (or STANDIN_WEBHOOK_SECRET) is required"))?;
+    let secret = arg("--webhook-secret", "STANDIN_WEBHOOK_SECRET").ok_or_else(|| {
+        anyhow::anyhow!("--webhook-secret (or STANDIN_WEBHOOK_SECRET) is required")
+    })?;
     let webhook = arg("--webhook-url", "STANDIN_WEBHOOK_URL");
     let standin = stripe_standin::StandIn::start_on(&listen, &secret, webhook).await?;
     println!("stripe-standin listening on {}", standin.base_url);
