@@ -24,7 +24,14 @@ pub use crate::web::state::AppState;
 pub fn build_router(state: AppState) -> Router {
     // Install the metrics recorder before anything is counted.
     crate::observability::metrics();
-    let frames = security::FramePolicy::new(&state.config.frame_ancestors);
+    let checkout_origin = state
+        .config
+        .payments
+        .stripe
+        .as_ref()
+        .map(|stripe| stripe.checkout_origin());
+    let frames =
+        security::FramePolicy::new(&state.config.frame_ancestors, checkout_origin.as_deref());
     // Framed by another site, the cookies must cross sites: SameSite=None,
     // which browsers accept only on Secure cookies.
     let (same_site, same_site_name) = if frames.embeddable() {

@@ -195,6 +195,8 @@ pub fn session_form(order: &SessionRequest, return_url: &str) -> Vec<(String, St
     let earliest = order.created_at + SHORTEST_SESSION;
     let latest = order.created_at + LONGEST_SESSION;
     let expires_at: OffsetDateTime = order.pay_by.max(earliest).min(latest);
+    // The return URL is the order's signed link, which has a query already.
+    let join = if return_url.contains('?') { '&' } else { '?' };
     let mut form = vec![
         ("mode".to_string(), "payment".to_string()),
         ("client_reference_id".into(), order.order_id.to_string()),
@@ -202,11 +204,11 @@ pub fn session_form(order: &SessionRequest, return_url: &str) -> Vec<(String, St
         ("customer_email".into(), order.buyer_email.clone()),
         (
             "success_url".into(),
-            format!("{return_url}?payment=returned"),
+            format!("{return_url}{join}payment=returned"),
         ),
         (
             "cancel_url".into(),
-            format!("{return_url}?payment=cancelled"),
+            format!("{return_url}{join}payment=cancelled"),
         ),
         ("expires_at".into(), expires_at.unix_timestamp().to_string()),
     ];
@@ -271,6 +273,15 @@ mod tests {
         assert_eq!(
             get("success_url"),
             Some("http://x/orders/1?payment=returned")
+        );
+        let signed = session_form(&order, "http://x/orders/1?until=9&sig=ab");
+        let cancel = signed
+            .iter()
+            .find(|(k, _)| k == "cancel_url")
+            .map(|(_, v)| v.as_str());
+        assert_eq!(
+            cancel,
+            Some("http://x/orders/1?until=9&sig=ab&payment=cancelled")
         );
     }
 }

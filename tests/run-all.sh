@@ -136,7 +136,8 @@ else
 fi
 
 say "browser tests (Playwright, /usr/bin/chromium)"
-if cargo build --locked --bin seatmap; then
+# The Stripe stand-in (tests/stripe-standin) serves the payment tests.
+if cargo build --locked --bin seatmap && cargo build --locked -p stripe-standin; then
   e2e_data=$(mktemp -d "${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")
   chmod 755 "$e2e_data"
   trap 'rm -rf "$logs" "$e2e_data"' EXIT

@@ -19,6 +19,19 @@ pub struct StripeSettings {
 
 pub const STRIPE_API_URL: &str = "https://api.stripe.com";
 
+impl StripeSettings {
+    /// Where Checkout's pages are: Stripe's own, or (for a stand-in at
+    /// another API base) that base's origin. Buyer pages' forms may lead there.
+    pub fn checkout_origin(&self) -> String {
+        if self.api_url == STRIPE_API_URL {
+            return "https://checkout.stripe.com".into();
+        }
+        url::Url::parse(&self.api_url)
+            .map(|url| url.origin().ascii_serialization())
+            .unwrap_or_else(|_| "https://checkout.stripe.com".into())
+    }
+}
+
 /// Payment settings.
 #[derive(Debug, Clone)]
 pub struct PaymentSettings {

@@ -26,6 +26,17 @@ impl OrderAccess {
             _ => String::new(),
         }
     }
+
+    /// [`OrderAccess::query`] with where the buyer came back from, for
+    /// the page's own polling (which must show what the page showed).
+    pub(crate) fn query_with_return(&self) -> String {
+        let signed = self.query();
+        match self.payment.as_deref() {
+            Some(how @ ("returned" | "cancelled")) if signed.is_empty() => format!("payment={how}"),
+            Some(how @ ("returned" | "cancelled")) => format!("{signed}&payment={how}"),
+            _ => signed,
+        }
+    }
 }
 
 /// Who may see the order: anyone with a valid signed link (None: no

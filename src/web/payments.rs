@@ -63,6 +63,14 @@ impl PaymentPanel {
                 format!("{path}?{query}")
             }
         };
+        let polled = access.query_with_return();
+        let poll = |path: String| {
+            if polled.is_empty() {
+                path
+            } else {
+                format!("{path}?{polled}")
+            }
+        };
         let returned = access.payment.as_deref() == Some("returned");
         let cancelled = access.payment.as_deref() == Some("cancelled");
         let panel = |state, heading: &str, text: String| PaymentPanel {
@@ -108,7 +116,7 @@ impl PaymentPanel {
                 },
             ),
             (PaymentMode::Online, OrderStatus::PendingPayment) if returned => PaymentPanel {
-                poll_url: Some(with_query(format!("/orders/{order_id}/payment"))),
+                poll_url: Some(poll(format!("/orders/{order_id}/payment"))),
                 ..panel(
                     "waiting",
                     "Waiting for the payment to be confirmed",
@@ -120,7 +128,7 @@ impl PaymentPanel {
             },
             (PaymentMode::Online, OrderStatus::PendingPayment) => PaymentPanel {
                 pay_action: Some(with_query(format!("/orders/{order_id}/pay"))),
-                poll_url: Some(with_query(format!("/orders/{order_id}/payment"))),
+                poll_url: Some(poll(format!("/orders/{order_id}/payment"))),
                 ..panel(
                     "pending",
                     if cancelled {
@@ -178,11 +186,7 @@ pub(crate) async fn payment_fragment(
     let payment = db::payments::of_order(&client, order_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
-    let waiting = OrderAccess {
-        payment: Some("returned".into()),
-        ..access
-    };
-    let Some(panel) = PaymentPanel::new(order_id, &payment, &waiting, &viewer.csrf.value()) else {
+    let Some(panel) = PaymentPanel::new(order_id, &payment, &access, &viewer.csrf.value()) else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
     let mut response = Html(panel.render().map_err(anyhow::Error::from)?).into_response();

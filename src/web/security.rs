@@ -60,17 +60,23 @@ pub struct FramePolicy {
 }
 
 impl FramePolicy {
-    pub fn new(allowed: &[String]) -> FramePolicy {
-        let buyer_csp = if allowed.is_empty() {
-            HeaderValue::from_static(CONTENT_SECURITY_POLICY)
-        } else {
+    /// `checkout_origin`: where the buyer pages' forms may send the buyer
+    /// to pay (Stripe Checkout's origin), besides the app itself.
+    pub fn new(allowed: &[String], checkout_origin: Option<&str>) -> FramePolicy {
+        let mut csp = CONTENT_SECURITY_POLICY.to_string();
+        if !allowed.is_empty() {
             let ancestors = format!("frame-ancestors 'self' {}", allowed.join(" "));
-            // Config checked every origin's characters, so this is a valid value.
-            HeaderValue::from_str(
-                &CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", &ancestors),
-            )
-            .unwrap_or_else(|_| HeaderValue::from_static(CONTENT_SECURITY_POLICY))
-        };
+            csp = csp.replace("frame-ancestors 'none'", &ancestors);
+        }
+        if let Some(origin) = checkout_origin {
+            csp = csp.replace(
+                "form-action 'self'",
+                &format!("form-action 'self' {origin}"),
+            );
+        }
+        // Config checked every origin's characters, so this is a valid value.
+        let buyer_csp = HeaderValue::from_str(&csp)
+            .unwrap_or_else(|_| HeaderValue::from_static(CONTENT_SECURITY_POLICY));
         FramePolicy {
             buyer_csp,
             embeddable: !allowed.is_empty(),
@@ -100,7 +106,11 @@ pub async fn frame_headers(
     if staff || !policy.embeddable {
         headers
             .entry(header::CONTENT_SECURITY_POLICY)
-            .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+            .or_insert(if staff {
+                HeaderValue::from_static(CONTENT_SECURITY_POLICY)
+            } else {
+                policy.buyer_csp.clone()
+            });
         headers
             .entry(header::X_FRAME_OPTIONS)
             .or_insert(HeaderValue::from_static("DENY"));

@@ -13,6 +13,13 @@ export const SHORT_HOLD_SECS = 8;
 export const EXTEND_PORT = MAIN_PORT + 2;
 export const EXTEND_HOLD_SECS = 100;
 export const STAFF = { name: 'e2e-staff', password: 'e2e box office password' };
+// A fourth server takes payment through the Stripe stand-in
+// (tests/stripe-standin, built by the test script): Stripe itself can't
+// be reached from here.
+export const PAY_PORT = MAIN_PORT + 3;
+export const STANDIN_PORT = MAIN_PORT + 4;
+const STANDIN_SECRET = 'whsec_e2e_standin';
+const standin = process.env.STANDIN_BIN ?? '../../target/debug/stripe-standin';
 
 function server(name: string, port: number, env: Record<string, string>) {
   // tests/run-all.sh passes a fresh folder (and removes it after); run by
@@ -75,5 +82,20 @@ export default defineConfig({
     server('main', MAIN_PORT, {}),
     server('short', SHORT_PORT, { SEATMAP_HOLD_TTL_SECS: String(SHORT_HOLD_SECS) }),
     server('extend', EXTEND_PORT, { SEATMAP_HOLD_TTL_SECS: String(EXTEND_HOLD_SECS) }),
+    {
+      command:
+        `exec ${standin} --listen 127.0.0.1:${STANDIN_PORT} --webhook-secret ${STANDIN_SECRET} ` +
+        `--webhook-url http://127.0.0.1:${PAY_PORT}/payments/stripe/webhook`,
+      url: `http://127.0.0.1:${STANDIN_PORT}/_standin/ledger`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'pipe' as const,
+      stderr: 'pipe' as const,
+    },
+    server('pay', PAY_PORT, {
+      SEATMAP_STRIPE_SECRET_KEY: 'sk_test_e2e',
+      SEATMAP_STRIPE_WEBHOOK_SECRET: STANDIN_SECRET,
+      SEATMAP_STRIPE_API_URL: `http://127.0.0.1:${STANDIN_PORT}`,
+    }),
   ],
 });

@@ -1,0 +1,56 @@
+import { test, expect } from './fixtures';
+import { seat, signInStaff } from './helpers';
+import { PAY_PORT, STANDIN_PORT } from '../playwright.config';
+
+// The pay server takes payment through the Stripe stand-in
+// (tests/stripe-standin): its hosted page pays, sends the signed webhook,
+// and returns the buyer to the order page, as Stripe Checkout does.
+test.use({ baseURL: `http://127.0.0.1:${PAY_PORT}` });
+test.describe.configure({ mode: 'serial' });
+
+test('staff make the demo event paid online', async ({ page }) => {
+  await signInStaff(page, '/staff');
+  await page.getByRole('link', { name: /Demo Night/ }).first().click();
+  await page.getByLabel('Online, by card (Stripe Checkout)').check();
+  await page.getByRole('button', { name: 'Save payment' }).click();
+  await expect(page.locator('main')).toContainText('Buyers now pay: online, by card');
+});
+
+async function checkout(page: import('@playwright/test').Page, row: string, n: number) {
+  await page.goto('/');
+  await page.getByRole('link', { name: /Demo Night/ }).click();
+  await seat(page, 'Orchestra', row, n).press('Enter');
+  await expect(seat(page, 'Orchestra', row, n)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('heading', { name: 'Checkout' })).toBeVisible();
+  await page.getByLabel('Name').fill('Ada Lovelace');
+  await page.getByLabel('Email').fill('ada@example.com');
+  await page.getByRole('button', { name: /^Pay €/ }).click();
+  await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${STANDIN_PORT}/c/pay/cs_test_`));
+  await expect(page.getByRole('heading', { name: 'Stripe stand-in' })).toBeVisible();
+}
+
+test('pick a seat, pay on the provider page, come back to the tickets', async ({ page }) => {
+  await checkout(page, 'K', 3);
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${PAY_PORT}/orders/[0-9a-f-]{36}\\?`));
+  await expect(page.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+  await expect(page.locator('.ticket__place', { hasText: 'Orchestra, row K, seat 3' })).toBeVisible();
+});
+
+test('cancel on the provider page, come back with the seat still held, and pay again', async ({ page }) => {
+  await checkout(page, 'K', 5);
+  await page.getByRole('link', { name: 'Cancel and go back' }).click();
+  await expect(page.getByRole('heading', { name: 'Payment not made' })).toBeVisible();
+  await expect(page.locator('#payment-panel')).toContainText(/Pay €\d+ by /);
+  const order = page.url();
+  // Nobody else can take the seat meanwhile.
+  await page.goto('/');
+  await page.getByRole('link', { name: /Demo Night/ }).click();
+  await expect(seat(page, 'Orchestra', 'K', 5)).toHaveAccessibleName(/(held|unavailable|sold)/i);
+  await page.goto(order);
+  await page.getByRole('button', { name: /^Pay €/ }).click();
+  await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${STANDIN_PORT}/c/pay/cs_test_`));
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await expect(page.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+  await expect(page.locator('.ticket__place', { hasText: 'Orchestra, row K, seat 5' })).toBeVisible();
+});
