@@ -25,13 +25,13 @@ pub enum PayAt {
 
 /// The order's Checkout Session: the one made before, or a new one made
 /// now (outside any transaction; the idempotency key makes a retried or
-/// racing create the same session). `order_url` is where Stripe sends
-/// the buyer back.
+/// racing create the same session). `order_url` makes, from the order,
+/// where Stripe sends the buyer back.
 pub async fn checkout_url(
     pool: &Pool,
     stripe: &Stripe,
     order_id: OrderId,
-    order_url: &str,
+    order_url: impl FnOnce(&store::SessionRequest) -> String,
 ) -> anyhow::Result<Option<PayAt>> {
     let request = {
         let client = pool.get().await?;
@@ -46,7 +46,9 @@ pub async fn checkout_url(
     if let Some((_, Some(url))) = &request.session {
         return Ok(Some(PayAt::Stripe(url.clone())));
     }
-    let session = stripe.create_checkout_session(&request, order_url).await?;
+    let session = stripe
+        .create_checkout_session(&request, &order_url(&request))
+        .await?;
     let url = session
         .url
         .clone()

@@ -247,6 +247,7 @@ mod tests {
             buyer_email: "ada@example.com".into(),
             created_at: created,
             pay_by: created + Duration::from_secs(900),
+            starts_at: created + Duration::from_secs(86_400),
             lines: vec![
                 ("Orchestra C12".into(), 5500),
                 ("Orchestra C13".into(), 5500),

@@ -434,16 +434,21 @@ async fn settle_in(
     // seats that are free again. Staff at the counter sell only what is
     // still the reservation's own.
     let may_take_free = at_counter.is_none();
-    let lock = tx.prepare_cached(LOCK_RESERVED_SEATS).await?;
-    let seats = tx
-        .query(&lock, &[&order_id, &order.hold_id, &may_take_free])
-        .await?;
+    let lock = async {
+        let statement = tx.prepare_cached(LOCK_RESERVED_SEATS).await?;
+        Ok::<_, AppError>(
+            tx.query(&statement, &[&order_id, &order.hold_id, &may_take_free])
+                .await?,
+        )
+    };
+    // Sent together: the reserved places don't depend on the seats' locks.
+    let (seats, reserved_ga) = tokio::join!(lock, reserved_ga(tx, order_id));
+    let (seats, reserved_ga) = (seats?, reserved_ga?);
     let ours: Vec<SeatId> = seats
         .iter()
         .filter(|row| row.get::<_, bool>("ours"))
         .map(|row| row.get("id"))
         .collect();
-    let reserved_ga = reserved_ga(tx, order_id).await?;
     // Money for a cancelled event's seats is never kept.
     let mut whole = ours.len() == seats.len() && !order.event_cancelled;
     if whole && !reserved_ga.is_empty() {
@@ -704,6 +709,8 @@ pub struct SessionRequest {
     pub buyer_email: String,
     pub created_at: OffsetDateTime,
     pub pay_by: OffsetDateTime,
+    /// When the event starts (the order's signed link lasts until after).
+    pub starts_at: OffsetDateTime,
     /// One per ticket: its place and price.
     pub lines: Vec<(String, i64)>,
     /// A session already made for it.
@@ -719,7 +726,7 @@ pub async fn session_request(
     let statement = client
         .prepare_cached(
             "SELECT o.status, o.pay_by <= now() AS past, o.created_at, o.pay_by, o.buyer_email,
-                    o.stripe_session_id, o.stripe_session_url, e.name, e.currency,
+                    o.stripe_session_id, o.stripe_session_url, e.name, e.currency, e.starts_at,
                     coalesce((SELECT array_agg(sec.name || ' ' || s.row_label || s.seat_label
                                                ORDER BY s.section_id, s.row_index, s.position)
                                 FROM order_reserved_seats r JOIN seats s ON s.id = r.seat_id
@@ -758,6 +765,7 @@ pub async fn session_request(
         buyer_email: row.get("buyer_email"),
         created_at: row.get("created_at"),
         pay_by: row.get("pay_by"),
+        starts_at: row.get("starts_at"),
         lines: names
             .into_iter()
             .zip(prices)

@@ -245,21 +245,14 @@ pub(crate) async fn pay_url(state: &AppState, order_id: OrderId) -> anyhow::Resu
     let Some(stripe) = &state.payments.stripe else {
         return Ok(None);
     };
-    let return_url = return_url(state, order_id).await?;
-    crate::payments::checkout_url(&state.pool, stripe, order_id, &return_url).await
-}
-
-/// The order page as a signed link, for Stripe to send the buyer back to
-/// (it opens without the session, should the browser have lost it).
-async fn return_url(state: &AppState, order_id: OrderId) -> anyhow::Result<String> {
-    let client = state.pool.get().await?;
-    let order = db::orders::find(&client, order_id, None)
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("order {order_id} vanished"))?;
-    let until = state
-        .links
-        .expiry(order.starts_at, OffsetDateTime::now_utc());
-    Ok(state.links.order_url(order_id, until))
+    // Back to the order page as a signed link: it opens without the
+    // session, should the browser have lost it on the way.
+    let links = state.links.clone();
+    crate::payments::checkout_url(&state.pool, stripe, order_id, move |order| {
+        let until = links.expiry(order.starts_at, OffsetDateTime::now_utc());
+        links.order_url(order_id, until)
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -343,18 +336,12 @@ pub(crate) async fn stripe_webhook(
     }
     let session = &event.data.object;
     let order_id = order_of(session);
-    let known = match order_id {
-        Some(order_id) => db::orders::find(&state.pool.get().await?, order_id, None)
-            .await?
-            .is_some(),
-        None => false,
-    };
     let paid = session.get("payment_status").and_then(|v| v.as_str()) == Some("paid");
     match (event.kind.as_str(), order_id) {
         (
             "checkout.session.completed" | "checkout.session.async_payment_succeeded",
             Some(order_id),
-        ) if known && paid => {
+        ) if paid => {
             let payment = Payment {
                 amount_cents: session
                     .get("amount_total")
@@ -363,27 +350,33 @@ pub(crate) async fn stripe_webhook(
                 payment_intent: session.get("payment_intent").and_then(|v| v.as_str()),
                 tender: "online",
             };
-            let settled = db::payments::settle_from_stripe(
+            match db::payments::settle_from_stripe(
                 &state.pool,
                 &event.id,
                 &event.kind,
                 order_id,
                 &payment,
             )
-            .await?;
-            tracing::info!(%order_id, stripe_event = %event.id, ?settled, "Stripe payment settled");
+            .await
+            {
+                Ok(settled) => {
+                    tracing::info!(%order_id, stripe_event = %event.id, ?settled, "Stripe payment settled");
+                }
+                // Not one of ours (another app on the same Stripe account):
+                // kept, so it is seen once, and answered 200.
+                Err(AppError::NotFound(Missing::Order)) => {
+                    tracing::warn!(%order_id, stripe_event = %event.id, "a paid session for no order of ours");
+                    db::payments::note_stripe_event(&state.pool, &event.id, &event.kind, None)
+                        .await?;
+                }
+                Err(other) => return Err(other),
+            }
         }
-        ("checkout.session.expired", Some(order_id)) if known => {
+        ("checkout.session.expired", Some(order_id)) => {
             db::payments::lapse_from_stripe(&state.pool, &event.id, &event.kind, order_id).await?;
         }
         _ => {
-            db::payments::note_stripe_event(
-                &state.pool,
-                &event.id,
-                &event.kind,
-                order_id.filter(|_| known),
-            )
-            .await?;
+            db::payments::note_stripe_event(&state.pool, &event.id, &event.kind, order_id).await?;
         }
     }
     Ok(answer(StatusCode::OK, "ok"))

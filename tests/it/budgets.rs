@@ -18,6 +18,15 @@ const HTMX_PICK: u64 = 8;
 const API_TAKEN: u64 = 6;
 const HTMX_TAKEN: u64 = 8;
 const API_PURCHASE: u64 = 7;
+/// A checkout of an event paid online: the purchase's transaction, then
+/// (after its commit) the order read for its Checkout Session and the
+/// session's id stored: the purchase's 7, and 2.
+const API_CHECKOUT: u64 = 9;
+/// Stripe's `checkout.session.completed`, selling the order's seats:
+/// `BEGIN`, the event's id kept, the order's lock, its seats' locks with
+/// its GA places, the sale with its tickets, mail and webhook, `COMMIT`.
+const WEBHOOK_SETTLE: u64 = 7;
+const STANDIN_SECRET: &str = "whsec_budget";
 
 struct Counted {
     buyer: Api,
@@ -29,6 +38,11 @@ struct Counted {
 }
 
 async fn counted_app() -> Counted {
+    counted_app_paying(None).await
+}
+
+/// With `stripe` (a stand-in's base URL), online payment is configured.
+async fn counted_app_paying(stripe: Option<&str>) -> Counted {
     let db = TestDb::create().await;
     let counter = WireCounter::start(db.pg_config()).await;
     let conninfo = counter.conninfo(&db.pg_config());
@@ -40,6 +54,11 @@ async fn counted_app() -> Counted {
     .unwrap();
     // One connection, so every statement is prepared once and stays so.
     config.db.pool_size = 1;
+    config.payments.stripe = stripe.map(|api_url| seatmap::config::StripeSettings {
+        secret_key: seatmap::config::Secret::new("sk_test_budget"),
+        webhook_secret: seatmap::config::Secret::new(STANDIN_SECRET),
+        api_url: api_url.to_string(),
+    });
     config.secure_cookies = false;
     let (base, state) = serve_instance(&config).await;
     let event = create_event_on(&state.pool, 2, 10).await;
@@ -160,5 +179,80 @@ async fn picks_and_purchases_stay_within_their_round_trip_budgets() {
     assert!(
         warm_purchase <= API_PURCHASE,
         "purchase: {warm_purchase} round trips"
+    );
+}
+
+#[tokio::test]
+async fn a_checkout_and_its_webhook_stay_within_their_round_trip_budgets() {
+    let standin = stripe_standin::StandIn::start(STANDIN_SECRET)
+        .await
+        .unwrap();
+    let app = counted_app_paying(Some(&standin.base_url)).await;
+    standin.set_webhook_url(&format!("{}/payments/stripe/webhook", app.buyer.base));
+    let s = &app.seat_ids;
+    let db = app._db.pg_config();
+    let (client, connection) = db.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+        .execute(
+            "UPDATE events SET payment = 'online' WHERE id = $1",
+            &[&app.event_id],
+        )
+        .await
+        .unwrap();
+    let mut sessions = Vec::new();
+    let mut checkouts = Vec::new();
+    // The first of each is cold; the second is counted.
+    for seat in [s[0], s[1]] {
+        let buyer = Api::new(&app.buyer.base);
+        assert_eq!(
+            buyer.hold(app.event_id, &[seat]).await.0,
+            StatusCode::CREATED
+        );
+        let (_, seats) = buyer
+            .get(&format!("/api/events/{}/seats", app.event_id))
+            .await;
+        let hold_id = seats["hold"]["hold_id"].clone();
+        let mut order = serde_json::Value::Null;
+        let trips = app
+            .trips(StatusCode::ACCEPTED, async {
+                let (status, body) = buyer.purchase(&hold_id, "Ada", "ada@example.com").await;
+                order = body;
+                status
+            })
+            .await;
+        checkouts.push(trips);
+        let session = order["payment_url"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string();
+        sessions.push(session);
+    }
+    let mut settles = Vec::new();
+    for session in &sessions {
+        let (body, signature) = standin.complete(session).unwrap();
+        let trips = app
+            .trips(StatusCode::OK, async {
+                StatusCode::from_u16(standin.deliver(&body, &signature).await.unwrap()).unwrap()
+            })
+            .await;
+        settles.push(trips);
+    }
+    eprintln!(
+        "round trips: checkout {} (cold {}), webhook settle {} (cold {})",
+        checkouts[1], checkouts[0], settles[1], settles[0]
+    );
+    assert!(
+        checkouts[1] <= API_CHECKOUT,
+        "checkout: {} round trips",
+        checkouts[1]
+    );
+    assert!(
+        settles[1] <= WEBHOOK_SETTLE,
+        "webhook settle: {} round trips",
+        settles[1]
     );
 }
