@@ -155,9 +155,17 @@ pub async fn orders(
                              FILTER (WHERE s.id IS NOT NULL), '{{}}')
                       || coalesce((SELECT array_agg(a.name || ' × ' || g.quantity ORDER BY a.sort_order)
                                      FROM ga_tickets g JOIN ga_areas a ON a.id = g.area_id
-                                    WHERE g.order_id = o.id), '{{}}') AS seat_names,
-                    (SELECT coalesce(sum(t.price_cents), 0) FROM tickets t
-                      WHERE t.order_id = o.id AND t.voided_at IS NULL)::bigint AS total_cents,
+                                    WHERE g.order_id = o.id), '{{}}')
+                      -- A reservation waiting for its money has no lines yet: its kept seats.
+                      || CASE WHEN o.status = 'pending_payment' THEN coalesce(
+                             (SELECT array_agg(rsec.name || ', row ' || rs.row_label || ', seat ' || rs.seat_label
+                                               ORDER BY rsec.sort_order, rs.row_index, rs.position)
+                                FROM order_reserved_seats r JOIN seats rs ON rs.id = r.seat_id
+                                JOIN sections rsec ON rsec.id = rs.section_id
+                               WHERE r.order_id = o.id), '{{}}') ELSE '{{}}' END AS seat_names,
+                    CASE WHEN o.status = 'pending_payment' THEN coalesce(o.amount_cents, 0)
+                         ELSE (SELECT coalesce(sum(t.price_cents), 0) FROM tickets t
+                                WHERE t.order_id = o.id AND t.voided_at IS NULL) END::bigint AS total_cents,
                     (SELECT count(*) FROM tickets t
                       WHERE t.order_id = o.id AND t.voided_at IS NOT NULL) AS refunded
                FROM orders o
