@@ -86,6 +86,9 @@ CREATE TABLE payment_jobs (
     done_at         timestamptz,
     -- The refund's id at the provider, once it accepted it.
     provider_ref    text,
+    -- A refund of a payment other than the order's own (a second session
+    -- paid for an order already settled); NULL: the order's payment.
+    payment_intent  text,
     last_error      text,
     CONSTRAINT payment_job_lease_together CHECK ((lease IS NULL) = (leased_until IS NULL)),
     CONSTRAINT payment_job_done_is_unleased CHECK (done_at IS NULL OR lease IS NULL),

@@ -152,13 +152,19 @@ impl Stripe {
         order: &SessionRequest,
         return_url: &str,
     ) -> Result<CheckoutSession, StripeError> {
-        let form = session_form(order, return_url);
-        self.post(
-            "/v1/checkout/sessions",
-            &form,
-            Some(&format!("seatmap-checkout-{}", order.order_id)),
-        )
-        .await
+        let expires_at = session_expiry(order.pay_by, OffsetDateTime::now_utc());
+        let form = session_form(order, return_url, expires_at);
+        // The key names the order and the expiry asked for: a retry within
+        // the same five minutes sends the same request under the same key
+        // and gets the same session; a later one (Stripe was down) asks for
+        // a later expiry under a new key. Should that make a second session
+        // and both be paid, the second payment is refunded.
+        let key = format!(
+            "seatmap-checkout-{}-{}",
+            order.order_id,
+            expires_at.unix_timestamp()
+        );
+        self.post("/v1/checkout/sessions", &form, Some(&key)).await
     }
 
     /// `POST /v1/checkout/sessions/{id}/expire`.
@@ -190,11 +196,28 @@ fn urlencode_path(segment: &str) -> String {
     url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
 }
 
+/// When a session made `now` for an order due `pay_by` should expire:
+/// Stripe takes 30 minutes to 24 hours after the session is made, so the
+/// later of the deadline and 31 minutes from now, rounded up to five
+/// minutes (a retry soon after asks for the same), and within 23 hours.
+pub fn session_expiry(pay_by: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
+    let wanted = pay_by
+        .max(now + SHORTEST_SESSION)
+        .min(now + LONGEST_SESSION);
+    let step = 300;
+    let seconds = wanted.unix_timestamp();
+    let rounded = (seconds + step - 1) / step * step;
+    OffsetDateTime::from_unix_timestamp(rounded)
+        .unwrap_or(wanted)
+        .min(now + LONGEST_SESSION + Duration::from_secs(step as u64))
+}
+
 /// The session's form fields, in Stripe's bracket notation.
-pub fn session_form(order: &SessionRequest, return_url: &str) -> Vec<(String, String)> {
-    let earliest = order.created_at + SHORTEST_SESSION;
-    let latest = order.created_at + LONGEST_SESSION;
-    let expires_at: OffsetDateTime = order.pay_by.max(earliest).min(latest);
+pub fn session_form(
+    order: &SessionRequest,
+    return_url: &str,
+    expires_at: OffsetDateTime,
+) -> Vec<(String, String)> {
     // The return URL is the order's signed link, which has a query already.
     let join = if return_url.contains('?') { '&' } else { '?' };
     let mut form = vec![
@@ -255,7 +278,8 @@ mod tests {
             session: None,
             status: OrderStatus::PendingPayment,
         };
-        let form = session_form(&order, "http://x/orders/1");
+        let expires = session_expiry(order.pay_by, created);
+        let form = session_form(&order, "http://x/orders/1", expires);
         let get = |key: &str| form.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(get("mode"), Some("payment"));
         assert_eq!(get("line_items[1][price_data][unit_amount]"), Some("5500"));
@@ -267,15 +291,20 @@ mod tests {
             get("metadata[order_id]"),
             Some(&*uuid::Uuid::nil().to_string())
         );
+        // 31 minutes after 12:00, rounded up to five: 12:35.
         assert_eq!(
             get("expires_at"),
-            Some(&*(created + SHORTEST_SESSION).unix_timestamp().to_string())
+            Some(
+                &*time::macros::datetime!(2026-11-24 12:35 UTC)
+                    .unix_timestamp()
+                    .to_string()
+            )
         );
         assert_eq!(
             get("success_url"),
             Some("http://x/orders/1?payment=returned")
         );
-        let signed = session_form(&order, "http://x/orders/1?until=9&sig=ab");
+        let signed = session_form(&order, "http://x/orders/1?until=9&sig=ab", expires);
         let cancel = signed
             .iter()
             .find(|(k, _)| k == "cancel_url")
@@ -283,6 +312,28 @@ mod tests {
         assert_eq!(
             cancel,
             Some("http://x/orders/1?until=9&sig=ab&payment=cancelled")
+        );
+    }
+
+    #[test]
+    fn a_session_made_late_still_expires_at_least_thirty_minutes_after_it_is_made() {
+        let now = time::macros::datetime!(2026-11-24 12:00 UTC);
+        // The deadline is 10 minutes away (the first create failed long ago).
+        let at = session_expiry(now + Duration::from_secs(600), now);
+        assert!(at >= now + Duration::from_secs(30 * 60), "{at}");
+        // A deadline two hours away is the expiry, rounded up to five minutes.
+        let at = session_expiry(now + Duration::from_secs(7_201), now);
+        assert_eq!(at, time::macros::datetime!(2026-11-24 14:05 UTC));
+        // Never past Stripe's 24 hours.
+        let at = session_expiry(now + Duration::from_secs(90_000), now);
+        assert!(at < now + Duration::from_secs(24 * 3600), "{at}");
+        // A retry a minute later asks for the same expiry (the same key).
+        assert_eq!(
+            session_expiry(
+                now + Duration::from_secs(600),
+                now + Duration::from_secs(60)
+            ),
+            session_expiry(now + Duration::from_secs(600), now)
         );
     }
 }

@@ -90,7 +90,8 @@ impl PaymentSettings {
                 get,
                 "SEATMAP_PAYMENT_WINDOW_SECS",
                 defaults.window.as_secs(),
-                1..=86_400,
+                // A Checkout Session lives at most 24 hours.
+                1..=82_800,
             )?),
             poll_every: Duration::from_millis(parse_in(
                 get,

@@ -479,8 +479,11 @@ pub async fn close_sales(
                 &[&event_id, &actor.staff_id(), &actor.api_key_id()],
             )
             .await? as i64;
-        let ga_tickets_released = super::ga::release_event(&tx, event_id).await?;
-        let released = seats::release_event(&tx, event_id).await?;
+        // Closing sales leaves orders within their payment deadline their
+        // seats (the box office takes reservations' money at the door);
+        // a cancellation lets them go, and a late payment is refunded.
+        let ga_tickets_released = super::ga::release_event(&tx, event_id, !cancel).await?;
+        let released = seats::release_event(&tx, event_id, !cancel).await?;
         let orders_flagged = if cancel {
             tx.execute(
                 "UPDATE orders SET event_cancelled = true WHERE event_id = $1",

@@ -123,8 +123,10 @@ pub(super) enum GiveBack {
     Lapsed,
     /// Lapsed ones, and all of this hold's.
     LapsedAndHold(HoldId),
-    /// Every held ticket (sales closed).
-    All,
+    /// Every held ticket (sales closed, or the event cancelled); with
+    /// `keep_paying`, not those of orders still within their payment
+    /// deadline (closing sales leaves reservations to be paid).
+    All { keep_paying: bool },
 }
 
 /// Returns tickets to the area's counter; how many went back.
@@ -133,10 +135,10 @@ pub(super) async fn give_back(
     area_id: AreaId,
     which: GiveBack,
 ) -> AppResult<i64> {
-    let (hold_id, all) = match which {
-        GiveBack::Lapsed => (None, false),
-        GiveBack::LapsedAndHold(hold_id) => (Some(hold_id), false),
-        GiveBack::All => (None, true),
+    let (hold_id, all, keep_paying) = match which {
+        GiveBack::Lapsed => (None, false, false),
+        GiveBack::LapsedAndHold(hold_id) => (Some(hold_id), false, false),
+        GiveBack::All { keep_paying } => (None, true, keep_paying),
     };
     // One statement: the tickets go and the counter drops together. The
     // counter row is locked after the tickets, as in a claim. The tickets
@@ -151,6 +153,9 @@ pub(super) async fn give_back(
                  SELECT id FROM ga_tickets
                   WHERE area_id = $1 AND order_id IS NULL
                     AND ($3 OR held_until <= now() OR hold_id = $2)
+                    AND NOT ($4 AND held_until > now()
+                             AND EXISTS (SELECT 1 FROM holds h
+                                          WHERE h.id = ga_tickets.hold_id AND h.state = 'PAYING'))
                   ORDER BY id
                     FOR UPDATE
              ), returned AS (
@@ -165,7 +170,7 @@ pub(super) async fn give_back(
         )
         .await?;
     let row = client
-        .query_opt(&statement, &[&area_id, &hold_id, &all])
+        .query_opt(&statement, &[&area_id, &hold_id, &all, &keep_paying])
         .await?;
     Ok(row.map_or(0, |row| i64::from(row.get::<_, i32>(0))))
 }
@@ -397,6 +402,7 @@ pub(super) async fn sell_reserved(
 pub(super) async fn release_event(
     client: &impl GenericClient,
     event_id: EventId,
+    keep_paying: bool,
 ) -> AppResult<i64> {
     let areas = client
         .query(
@@ -406,7 +412,7 @@ pub(super) async fn release_event(
         .await?;
     let mut returned = 0;
     for area in areas {
-        returned += give_back(client, area.get(0), GiveBack::All).await?;
+        returned += give_back(client, area.get(0), GiveBack::All { keep_paying }).await?;
     }
     Ok(returned)
 }

@@ -354,7 +354,9 @@ enum CappedBy {
     Key(ApiKeyId),
 }
 
-/// Refuses when `by` already has `max` live holds. Opening a hold takes an
+/// Refuses when `by` already has `max` live holds. A hold checked out and
+/// waiting for its payment counts until its deadline: its seats are still
+/// held, and checking out must not be a way round the cap. Opening a hold takes an
 /// advisory lock on the address (or key), so concurrent requests can't all
 /// slip under the cap together. Two statements, not one: under READ
 /// COMMITTED a statement's snapshot is taken when it starts, so a count in
@@ -382,7 +384,7 @@ async fn refuse_if_full(client: &impl GenericClient, by: CappedBy, max: u32) -> 
             "SELECT count(*) AS live,
                     ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
                FROM holds
-              WHERE {count} AND state = 'OPEN' AND expires_at > now()"
+              WHERE {count} AND state IN ('OPEN', 'PAYING') AND expires_at > now()"
         ))
         .await?;
     let row = client.query_one(&count, &[param]).await?;

@@ -33,11 +33,11 @@ const CHECKS: &[(&str, &str)] = &[
           WHERE s.status <> 'SOLD' OR s.order_id <> l.order_id",
     ),
     (
-        "a held seat's hold is of its event and expires when the seat says",
+        "a held seat's hold (open, or waiting for its order's payment) is of its event and expires when the seat says",
         "SELECT 'seat ' || s.id || ' held by ' || s.hold_id || ' (' || h.state || ')'
            FROM seats s JOIN holds h ON h.id = s.hold_id
           WHERE s.status = 'HELD' AND s.held_until >= now()
-            AND (h.state <> 'OPEN' OR h.event_id <> s.event_id OR h.expires_at <> s.held_until)",
+            AND (h.state NOT IN ('OPEN', 'PAYING') OR h.event_id <> s.event_id OR h.expires_at <> s.held_until)",
     ),
     (
         "no buyer has two open holds for one event",
@@ -75,7 +75,7 @@ const CHECKS: &[(&str, &str)] = &[
         "SELECT 'tickets ' || t.id || ' held by ' || t.hold_id || ' (' || h.state || ')'
            FROM ga_tickets t JOIN holds h ON h.id = t.hold_id
           WHERE t.order_id IS NULL AND t.held_until >= now()
-            AND (h.state <> 'OPEN' OR h.event_id <> t.event_id OR h.expires_at <> t.held_until)",
+            AND (h.state NOT IN ('OPEN', 'PAYING') OR h.event_id <> t.event_id OR h.expires_at <> t.held_until)",
     ),
     (
         "every sold seat has one valid ticket, of its order",

@@ -19,7 +19,7 @@ use super::events::EventPayment;
 use super::ga::{self, GaHeld};
 use super::tickets;
 use super::{GenericClient, Pool, audit, outbox, retrying, webhooks};
-use crate::domain::ids::{Actor, EventId, HoldId, OrderId, SeatId};
+use crate::domain::ids::{Actor, AreaId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::locale::EventLocale;
 use crate::domain::payment::{OrderStatus, PaymentMode};
 use crate::error::{AppError, AppResult, Conflict, Missing};
@@ -185,40 +185,64 @@ pub(super) async fn checkout_in(
 /// The order's row, locked: what settling or letting it go needs.
 struct Locked {
     event_id: EventId,
-    hold_id: HoldId,
+    /// None for an order made without a hold (a walk-up sale): it never
+    /// waited for a payment.
+    hold_id: Option<HoldId>,
     status: String,
     payment: PaymentMode,
     in_time: bool,
     buyer_email: String,
     event_cancelled: bool,
+    /// The payment the order was paid with, once paid online.
+    payment_intent: Option<String>,
+    /// Its reserved GA places, read with the lock (one round trip).
+    reserved_ga: Vec<GaHeld>,
 }
 
 async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Option<Locked>> {
     let statement = tx
         .prepare_cached(
             "SELECT o.event_id, o.hold_id, o.status, o.payment, o.pay_by > now() AS in_time,
-                    o.buyer_email,
-                    (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled
+                    o.buyer_email, o.stripe_payment_intent,
+                    (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled,
+                    (SELECT array_agg(area_id ORDER BY area_id) FROM order_reserved_ga
+                      WHERE order_id = o.id) AS ga_areas,
+                    (SELECT array_agg(quantity ORDER BY area_id) FROM order_reserved_ga
+                      WHERE order_id = o.id) AS ga_quantities
                FROM orders o WHERE o.id = $1 FOR UPDATE",
         )
         .await?;
     let Some(row) = tx.query_opt(&statement, &[&order_id]).await? else {
         return Ok(None);
     };
-    let hold_id: Option<HoldId> = row.get("hold_id");
+    let areas: Option<Vec<AreaId>> = row.get("ga_areas");
+    let quantities: Option<Vec<i32>> = row.get("ga_quantities");
     Ok(Some(Locked {
         event_id: row.get("event_id"),
-        hold_id: hold_id.ok_or_else(|| {
-            AppError::Internal(anyhow::anyhow!(
-                "order {order_id} waits for payment but has no hold"
-            ))
-        })?,
+        hold_id: row.get("hold_id"),
         status: row.get("status"),
         payment: PaymentMode::parse(row.get("payment")).unwrap_or_default(),
         in_time: row.get::<_, Option<bool>>("in_time").unwrap_or(false),
         buyer_email: row.get("buyer_email"),
         event_cancelled: row.get("cancelled"),
+        payment_intent: row.get("stripe_payment_intent"),
+        reserved_ga: areas
+            .unwrap_or_default()
+            .into_iter()
+            .zip(quantities.unwrap_or_default())
+            .map(|(area_id, quantity)| GaHeld { area_id, quantity })
+            .collect(),
     }))
+}
+
+impl Locked {
+    /// The hold of an order still waiting for (or past) its payment.
+    fn waiting_hold(&self) -> Option<HoldId> {
+        match self.status.as_str() {
+            "pending_payment" | "lapsed" => self.hold_id,
+            _ => None,
+        }
+    }
 }
 
 /// What a payment did to its order.
@@ -228,9 +252,10 @@ pub enum Settled {
     Paid { tickets: usize, late: bool },
     /// Paid after its seats went to someone else: a refund is queued.
     RefundedUnfulfilled,
-    /// Nothing to do: the order was already settled (a second payment
-    /// event for it, say); its status is given.
-    Unchanged(String),
+    /// The order was settled before (its status is given). A payment that
+    /// is not the one it was settled with is refunded: money is never
+    /// kept for seats not given.
+    Unchanged { status: String, refunded: bool },
 }
 
 /// Where the money came from, to keep on the order.
@@ -287,13 +312,17 @@ pub async fn settle_from_stripe(
     .await
 }
 
-/// Stripe says the order's session expired unpaid: its seats go back on
-/// sale if they are still its own. Once per Stripe event id.
+/// Stripe says the order's session expired unpaid. Past the order's
+/// deadline its seats go back on sale (if still its own). Within it (a
+/// session Stripe ended early), the session is forgotten, so "Pay" makes
+/// a new one and the buyer keeps their seats until the deadline. Once per
+/// Stripe event id.
 pub async fn lapse_from_stripe(
     pool: &Pool,
     stripe_event_id: &str,
     event_type: &str,
     order_id: OrderId,
+    session_id: Option<&str>,
 ) -> AppResult<bool> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
@@ -305,10 +334,23 @@ pub async fn lapse_from_stripe(
             let Some(order) = lock_order(tx, order_id).await? else {
                 return Ok(false);
             };
-            if order.status != "pending_payment" {
+            let Some(hold_id) = order
+                .waiting_hold()
+                .filter(|_| order.status == "pending_payment")
+            else {
+                return Ok(false);
+            };
+            if order.in_time {
+                let forget = tx
+                    .prepare_cached(
+                        "UPDATE orders SET stripe_session_id = NULL, stripe_session_url = NULL
+                          WHERE id = $1 AND stripe_session_id = $2",
+                    )
+                    .await?;
+                tx.execute(&forget, &[&order_id, &session_id]).await?;
                 return Ok(false);
             }
-            let_go(tx, order_id, &order, "lapsed").await?;
+            let_go(tx, order_id, &order, hold_id, "lapsed").await?;
             Ok(true)
         })
     })
@@ -343,7 +385,10 @@ pub async fn mark_paid_at_counter(
                 .await?
                 .filter(|order| order.event_id == event_id)
                 .ok_or(AppError::NotFound(Missing::Order))?;
-            if order.payment != PaymentMode::BoxOffice || order.status != "pending_payment" {
+            if order.payment != PaymentMode::BoxOffice
+                || order.status != "pending_payment"
+                || order.hold_id.is_none()
+            {
                 return Err(AppError::Conflict(Conflict::NotAwaitingPayment {
                     status: stored_status(&order).as_str(),
                 }));
@@ -352,9 +397,10 @@ pub async fn mark_paid_at_counter(
                 return Err(AppError::Conflict(Conflict::PaymentDeadlinePassed));
             }
             let amount: i64 = reserved_total(tx, order_id).await?;
-            let settled = settle_in(
+            let settled = settle_locked(
                 tx,
                 order_id,
+                order,
                 &Payment {
                     amount_cents: amount,
                     payment_intent: None,
@@ -365,9 +411,9 @@ pub async fn mark_paid_at_counter(
             .await?;
             match settled {
                 Settled::Paid { late: false, .. } => Ok(settled),
-                // The deadline passed while this ran: the seats may be
-                // another's now (settle_in refuses to take them late for a
-                // counter payment, so this is the lapse winning).
+                // The reservation's seats were no longer its own (its
+                // deadline passed as this ran, and a rival took one; or
+                // sales were cancelled): nothing is sold.
                 _ => Err(AppError::Conflict(Conflict::PaymentDeadlinePassed)),
             }
         })
@@ -415,8 +461,6 @@ const SELL_RESERVED_SEATS: &str = "WITH sold AS (
   RETURNING seat_id";
 
 /// Sells a waiting order, or, paid too late for its seats, refunds it.
-/// The order row is locked first, then its seats in id order (the order
-/// every claim locks seats in).
 async fn settle_in(
     tx: &impl GenericClient,
     order_id: OrderId,
@@ -426,40 +470,78 @@ async fn settle_in(
     let order = lock_order(tx, order_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
-    if !matches!(order.status.as_str(), "pending_payment" | "lapsed") {
-        return Ok(Settled::Unchanged(order.status));
-    }
+    settle_locked(tx, order_id, order, payment, at_counter).await
+}
+
+/// [`settle_in`] once the order row is locked. Locks in the order every
+/// claim takes them: the order's GA places (tickets, then areas), then its
+/// seats in id order. What it sells before finding the order can't be
+/// whole is rolled back to a savepoint, then the order is refunded.
+async fn settle_locked(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    order: Locked,
+    payment: &Payment<'_>,
+    at_counter: Option<Actor>,
+) -> AppResult<Settled> {
+    let Some(hold_id) = order.waiting_hold() else {
+        // Settled before. A payment other than the one it was settled
+        // with (a second session paid, say) goes back.
+        let other_payment = payment.payment_intent.is_some()
+            && payment.payment_intent != order.payment_intent.as_deref()
+            && payment.amount_cents > 0;
+        if other_payment {
+            queue_refund(
+                tx,
+                order_id,
+                payment.amount_cents,
+                None,
+                "a second payment for a settled order",
+            )
+            .await?;
+            queue_extra_refund_intent(tx, order_id, payment.payment_intent).await?;
+        }
+        return Ok(Settled::Unchanged {
+            status: order.status,
+            refunded: other_payment,
+        });
+    };
     let late = !order.in_time || order.status == "lapsed";
     // A payment from the provider has been taken already: it may re-claim
     // seats that are free again. Staff at the counter sell only what is
     // still the reservation's own.
     let may_take_free = at_counter.is_none();
-    let lock = async {
-        let statement = tx.prepare_cached(LOCK_RESERVED_SEATS).await?;
-        Ok::<_, AppError>(
-            tx.query(&statement, &[&order_id, &order.hold_id, &may_take_free])
-                .await?,
-        )
-    };
-    // Sent together: the reserved places don't depend on the seats' locks.
-    let (seats, reserved_ga) = tokio::join!(lock, reserved_ga(tx, order_id));
-    let (seats, reserved_ga) = (seats?, reserved_ga?);
-    let ours: Vec<SeatId> = seats
-        .iter()
-        .filter(|row| row.get::<_, bool>("ours"))
-        .map(|row| row.get("id"))
-        .collect();
+    let with_ga = !order.reserved_ga.is_empty();
     // Money for a cancelled event's seats is never kept.
-    let mut whole = ours.len() == seats.len() && !order.event_cancelled;
-    if whole && !reserved_ga.is_empty() {
-        // GA before seats' sale: the order every claim takes its locks in.
-        whole = ga::sell_reserved(tx, order.hold_id, &reserved_ga, order_id, may_take_free).await?;
+    let mut whole = !order.event_cancelled;
+    if whole && with_ga {
+        tx.batch_execute("SAVEPOINT settle_ga").await?;
+        whole = ga::sell_reserved(tx, hold_id, &order.reserved_ga, order_id, may_take_free).await?;
+    }
+    let mut ours: Vec<SeatId> = Vec::new();
+    if whole {
+        let lock = tx.prepare_cached(LOCK_RESERVED_SEATS).await?;
+        let seats = tx
+            .query(&lock, &[&order_id, &hold_id, &may_take_free])
+            .await?;
+        ours = seats
+            .iter()
+            .filter(|row| row.get::<_, bool>("ours"))
+            .map(|row| row.get("id"))
+            .collect();
+        whole = ours.len() == seats.len();
     }
     if !whole {
-        if at_counter.is_some() {
-            return Ok(Settled::Unchanged("lapsed".into()));
+        if with_ga {
+            tx.batch_execute("ROLLBACK TO SAVEPOINT settle_ga").await?;
         }
-        return refund_unfulfilled(tx, order_id, &order, payment).await;
+        if at_counter.is_some() {
+            return Ok(Settled::Unchanged {
+                status: "lapsed".into(),
+                refunded: false,
+            });
+        }
+        return refund_unfulfilled(tx, order_id, &order, hold_id, payment).await;
     }
     let sell = tx.prepare_cached(SELL_RESERVED_SEATS).await?;
     let sold = tx.query(&sell, &[&order_id, &ours]).await?;
@@ -470,7 +552,7 @@ async fn settle_in(
             sold.len()
         )));
     }
-    let places = sold.len() + ga::ticket_count(&reserved_ga);
+    let places = sold.len() + ga::ticket_count(&order.reserved_ga);
     let paid = tx
         .prepare_cached(
             "UPDATE orders SET status = 'paid', paid_at = now(), amount_paid_cents = $2,
@@ -486,7 +568,7 @@ async fn settle_in(
     ];
     let (paid, purchased, issued, mailed, hooked, expire_done) = tokio::join!(
         tx.execute(&paid, &paid_params),
-        close_hold(tx, order.hold_id, "PURCHASED"),
+        close_hold(tx, hold_id, "PURCHASED"),
         tickets::issue(tx, order_id, order.event_id, places),
         outbox::queue_order_confirmation(tx, order_id, order.event_id, &order.buyer_email),
         webhooks::queue(
@@ -509,7 +591,7 @@ async fn settle_in(
                 actor: Some(actor),
                 action: "box_office_payment",
                 event_id: Some(order.event_id),
-                hold_id: Some(order.hold_id),
+                hold_id: Some(hold_id),
                 order_id: Some(order_id),
                 seat_ids: &ours,
                 detail: format!(
@@ -524,21 +606,21 @@ async fn settle_in(
     Ok(Settled::Paid { tickets, late })
 }
 
-async fn reserved_ga(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Vec<GaHeld>> {
+/// A refund of a payment other than the order's own names that payment.
+async fn queue_extra_refund_intent(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    payment_intent: Option<&str>,
+) -> AppResult<()> {
     let statement = tx
         .prepare_cached(
-            "SELECT area_id, quantity FROM order_reserved_ga WHERE order_id = $1 ORDER BY area_id",
+            "UPDATE payment_jobs SET payment_intent = $2
+              WHERE id = (SELECT max(id) FROM payment_jobs WHERE order_id = $1 AND kind = 'refund')",
         )
         .await?;
-    Ok(tx
-        .query(&statement, &[&order_id])
-        .await?
-        .iter()
-        .map(|row| GaHeld {
-            area_id: row.get("area_id"),
-            quantity: row.get("quantity"),
-        })
-        .collect())
+    tx.execute(&statement, &[&order_id, &payment_intent])
+        .await?;
+    Ok(())
 }
 
 async fn close_hold(tx: &impl GenericClient, hold_id: HoldId, state: &str) -> AppResult<()> {
@@ -568,8 +650,12 @@ async fn let_go(
     tx: &impl GenericClient,
     order_id: OrderId,
     order: &Locked,
+    hold_id: HoldId,
     status: &str,
 ) -> AppResult<Vec<SeatId>> {
+    for area in &order.reserved_ga {
+        ga::give_back(tx, area.area_id, ga::GiveBack::LapsedAndHold(hold_id)).await?;
+    }
     let release = tx
         .prepare_cached(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
@@ -582,19 +668,16 @@ async fn let_go(
         )
         .await?;
     let released: Vec<SeatId> = tx
-        .query(&release, &[&order_id, &order.hold_id])
+        .query(&release, &[&order_id, &hold_id])
         .await?
         .iter()
         .map(|row| row.get(0))
         .collect();
-    for area in reserved_ga(tx, order_id).await? {
-        ga::give_back(tx, area.area_id, ga::GiveBack::LapsedAndHold(order.hold_id)).await?;
-    }
     let mark = tx
         .prepare_cached("UPDATE orders SET status = $2 WHERE id = $1")
         .await?;
     tx.execute(&mark, &[&order_id, &status]).await?;
-    close_hold(tx, order.hold_id, "EXPIRED").await?;
+    close_hold(tx, hold_id, "EXPIRED").await?;
     skip_expire(tx, order_id).await?;
     Ok(released)
 }
@@ -603,6 +686,7 @@ async fn refund_unfulfilled(
     tx: &impl GenericClient,
     order_id: OrderId,
     order: &Locked,
+    hold_id: HoldId,
     payment: &Payment<'_>,
 ) -> AppResult<Settled> {
     let paid = tx
@@ -618,7 +702,7 @@ async fn refund_unfulfilled(
     )
     .await?;
     // After the amount: the status needs it (order_unfulfilled_was_paid_online).
-    let released = let_go(tx, order_id, order, "refunded_unfulfilled").await?;
+    let released = let_go(tx, order_id, order, hold_id, "refunded_unfulfilled").await?;
     if payment.amount_cents > 0 {
         queue_refund(
             tx,
@@ -636,7 +720,7 @@ async fn refund_unfulfilled(
             actor: None,
             action: "payment_refunded_unfulfilled",
             event_id: Some(order.event_id),
-            hold_id: Some(order.hold_id),
+            hold_id: Some(hold_id),
             order_id: Some(order_id),
             seat_ids: &released,
             detail: format!(
@@ -927,7 +1011,8 @@ pub async fn lease_due_job(
               RETURNING j.*
              )
              SELECT l.id, l.lease, l.kind, l.order_id, l.amount_cents, l.attempts,
-                    o.stripe_session_id, o.stripe_payment_intent,
+                    o.stripe_session_id,
+                    coalesce(l.payment_intent, o.stripe_payment_intent) AS stripe_payment_intent,
                     o.status = 'pending_payment' AS pending
                FROM leased l JOIN orders o ON o.id = l.order_id",
         )

@@ -399,14 +399,24 @@ pub async fn release_all(client: &impl GenericClient, hold_id: HoldId) -> AppRes
 
 /// Puts every held seat of the event back on sale (sales closed), lapsed
 /// holds' seats too, and returns their ids.
-pub async fn release_event(client: &impl GenericClient, event_id: EventId) -> AppResult<SeatIds> {
+/// With `keep_paying`, seats of orders still within their payment deadline
+/// stay held for them (closing sales leaves reservations to be paid; a
+/// cancellation lets everything go).
+pub async fn release_event(
+    client: &impl GenericClient,
+    event_id: EventId,
+    keep_paying: bool,
+) -> AppResult<SeatIds> {
     let rows = client
         .query(
             "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
                     changed_xid = pg_current_xact_id()
               WHERE event_id = $1 AND status = 'HELD'
+                AND NOT ($2 AND held_until > now()
+                         AND EXISTS (SELECT 1 FROM holds h
+                                      WHERE h.id = seats.hold_id AND h.state = 'PAYING'))
           RETURNING id",
-            &[&event_id],
+            &[&event_id, &keep_paying],
         )
         .await?;
     Ok(sorted_ids(&rows))

@@ -22,7 +22,13 @@ impl OrderAccess {
     /// The signed part again, to put on links and forms of the page.
     pub(crate) fn query(&self) -> String {
         match (&self.until, &self.sig) {
-            (Some(until), Some(sig)) => format!("until={until}&sig={sig}"),
+            // A signature is hex; anything else is not repeated into links
+            // (a newline would make a header that can't be sent).
+            (Some(until), Some(sig))
+                if !sig.is_empty() && sig.chars().all(|c| c.is_ascii_hexdigit()) =>
+            {
+                format!("until={until}&sig={sig}")
+            }
             _ => String::new(),
         }
     }

@@ -373,7 +373,15 @@ pub(crate) async fn stripe_webhook(
             }
         }
         ("checkout.session.expired", Some(order_id)) => {
-            db::payments::lapse_from_stripe(&state.pool, &event.id, &event.kind, order_id).await?;
+            let session_id = session.get("id").and_then(|v| v.as_str());
+            db::payments::lapse_from_stripe(
+                &state.pool,
+                &event.id,
+                &event.kind,
+                order_id,
+                session_id,
+            )
+            .await?;
         }
         _ => {
             db::payments::note_stripe_event(&state.pool, &event.id, &event.kind, order_id).await?;

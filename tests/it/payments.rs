@@ -23,6 +23,15 @@ const SECRET: &str = "whsec_seatmap_tests";
 /// `worker_idle`: the payment worker's poll, long to keep it from
 /// expiring sessions mid-test, short to watch it work.
 async fn paying_app(window: Duration, worker_idle: Duration) -> (TestApp, StandIn) {
+    paying_app_with(window, worker_idle, |_| {}).await
+}
+
+/// [`paying_app`], with the configuration adjusted further.
+async fn paying_app_with(
+    window: Duration,
+    worker_idle: Duration,
+    adjust: impl FnOnce(&mut seatmap::config::Config),
+) -> (TestApp, StandIn) {
     let standin = StandIn::start(SECRET)
         .await
         .expect("starting the Stripe stand-in");
@@ -36,6 +45,7 @@ async fn paying_app(window: Duration, worker_idle: Duration) -> (TestApp, StandI
         config.payments.window = window;
         config.payments.poll_every = worker_idle;
         config.payments.first_retry = Duration::from_millis(50);
+        adjust(config);
     })
     .await;
     standin.set_webhook_url(&format!("{}/payments/stripe/webhook", app.base));
@@ -103,6 +113,15 @@ async fn drain_provider_calls(app: &TestApp) -> usize {
         .expect("running provider calls")
 }
 
+/// Makes the one due provider call (if any); true if one was due.
+async fn one_provider_call(app: &TestApp) -> bool {
+    let settings = app.config.payments.clone();
+    let stripe = seatmap::stripe::Stripe::new(settings.stripe.as_ref().unwrap()).unwrap();
+    let worker =
+        seatmap::payments::Worker::new(app.pool.clone(), std::sync::Arc::new(stripe), &settings);
+    worker.work_one().await.expect("a provider call")
+}
+
 /// Moves the order's deadline (and its seats') to `secs` from now: the
 /// test's clock.
 async fn deadline_in(app: &TestApp, order: &Value, secs: f64) {
@@ -119,6 +138,14 @@ async fn deadline_in(app: &TestApp, order: &Value, secs: f64) {
         .execute(
             "UPDATE seats s SET held_until = o.pay_by FROM orders o
               WHERE o.id = $1 AND s.hold_id = o.hold_id AND s.status = 'HELD'",
+            &[&id],
+        )
+        .await
+        .unwrap();
+    client
+        .execute(
+            "UPDATE ga_tickets g SET held_until = o.pay_by FROM orders o
+              WHERE o.id = $1 AND g.hold_id = o.hold_id AND g.order_id IS NULL",
             &[&id],
         )
         .await
@@ -151,14 +178,29 @@ async fn an_online_checkout_holds_the_seats_until_stripe_confirms_the_payment() 
     assert_eq!(read["tickets"].as_array().unwrap().len(), 0);
     let held = app.holders(event.id).await;
     assert!(seats.iter().all(|seat| held.contains_key(seat)), "{held:?}");
+    // The checked-out hold can't be bought again: it waits for the payment.
+    let (_, seats_now) = buyer.get(&format!("/api/events/{}/seats", event.id)).await;
+    assert!(
+        seats_now["hold"].is_null(),
+        "no open hold now: {}",
+        seats_now["hold"]
+    );
+    let hold_id: String = app
+        .sql()
+        .await
+        .query_one("SELECT hold_id::text FROM orders", &[])
+        .await
+        .unwrap()
+        .get(0);
     let (status, again) = buyer
-        .post(
-            &format!("/api/holds/{}/purchase", id_segment(&order["order_id"])),
-            json!({"name":"Ada","email":"ada@example.com"}),
-        )
+        .purchase(&json!(hold_id), "Ada", "ada@example.com")
         .await;
-    assert!(status == StatusCode::NOT_FOUND, "{again}");
-    // The session asks for each ticket at its price, and comes back here.
+    assert_eq!(
+        (status, again["error"].clone()),
+        (StatusCode::CONFLICT, json!("awaiting_payment")),
+        "{again}"
+    );
+    // One session made, for the order.
     assert_eq!(standin.calls(), vec!["/v1/checkout/sessions"]);
 
     let session = session_of(&order);
@@ -290,27 +332,64 @@ async fn a_bad_or_stale_signature_is_refused_and_writes_nothing() {
     assert_eq!(order_status(&buyer, &order).await["status"], "paid");
 }
 
-/// The paid-late race: 200 orders pass their deadline, rivals take a seat
-/// of every other one, and then each order's payment arrives (Stripe took
+/// What a rival did to the first seat of an order, by the order's number.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Rival {
+    /// Holds it (every even order): the payment must be refunded.
+    Keeps,
+    /// Took it and released it: AVAILABLE again, re-claimed by the payment.
+    Released,
+    /// Took it and let its own hold lapse: free again the same way.
+    Lapsed,
+    /// Nobody touched it: still the order's, lapsed.
+    None,
+}
+
+fn rival_of(i: usize) -> Rival {
+    match i % 8 {
+        0 | 2 | 4 | 6 => Rival::Keeps,
+        1 => Rival::Released,
+        5 => Rival::Lapsed,
+        _ => Rival::None,
+    }
+}
+
+/// The paid-late race: 200 orders pass their deadline; rivals take the
+/// first seat of every even order (and of some odd ones, which they then
+/// release or let lapse); then each order's payment arrives (Stripe took
 /// the money before our expiry call reached it). No seat is sold twice;
-/// each order is paid with its seats, or refunded in full; the money
-/// taken is the money for seats sold plus the money refunded, to the cent.
+/// each order is paid with its seats, or refunded in full; the money taken
+/// is the money for seats sold plus the money refunded, to the cent.
 #[tokio::test]
 async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_rest() {
     const ORDERS: usize = 200;
-    let (app, standin) = paying_app(Duration::from_secs(2), Duration::from_secs(600)).await;
+    let (app, standin) = paying_app(Duration::from_secs(5), Duration::from_secs(600)).await;
     let event = app.create_event(20, 20).await;
     set_payment(&app, event.id, "online").await;
     let started = Instant::now();
-    let orders: Vec<(Api, Value)> = futures::stream::iter(0..ORDERS)
-        .map(|i| {
-            let app = &app;
-            let seats = [event.seat_ids[2 * i], event.seat_ids[2 * i + 1]];
-            async move { checkout(app, event.id, &seats).await }
-        })
-        .buffered(8)
-        .collect()
-        .await;
+    let mut orders: Vec<(Api, Value)> = Vec::new();
+    // Half the orders at another price, so an amount mixed up between
+    // orders shows in the money's sum.
+    for half in [0..ORDERS / 2, ORDERS / 2..ORDERS] {
+        let some: Vec<(Api, Value)> = futures::stream::iter(half)
+            .map(|i| {
+                let app = &app;
+                let seats = [event.seat_ids[2 * i], event.seat_ids[2 * i + 1]];
+                async move { checkout(app, event.id, &seats).await }
+            })
+            .buffered(8)
+            .collect()
+            .await;
+        orders.extend(some);
+        app.sql()
+            .await
+            .execute(
+                "UPDATE price_tiers SET price_cents = price_cents + 1234 WHERE event_id = $1",
+                &[&event.id],
+            )
+            .await
+            .unwrap();
+    }
     let checked_out = started.elapsed();
     // Every deadline passes.
     let sql = app.sql().await;
@@ -323,24 +402,36 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    // Rivals claim the first seat of every even order.
-    let rivals: Vec<i64> = futures::stream::iter((0..ORDERS).step_by(2))
-        .map(|i| {
-            let app = &app;
-            let seat = event.seat_ids[2 * i];
-            async move {
-                let (status, hold) = app.buyer().hold(event.id, &[seat]).await;
-                assert_eq!(
-                    status,
-                    StatusCode::CREATED,
-                    "rival on a lapsed seat: {hold}"
-                );
-                seat
-            }
-        })
-        .buffer_unordered(8)
-        .collect()
-        .await;
+    // Rivals claim the first seat of the orders that have one.
+    let rivals: Vec<(usize, i64, String)> =
+        futures::stream::iter((0..ORDERS).filter(|i| rival_of(*i) != Rival::None))
+            .map(|i| {
+                let app = &app;
+                let seat = event.seat_ids[2 * i];
+                async move {
+                    let rival = app.buyer();
+                    let (status, hold) = rival.hold(event.id, &[seat]).await;
+                    assert_eq!(
+                        status,
+                        StatusCode::CREATED,
+                        "rival on a lapsed seat: {hold}"
+                    );
+                    match rival_of(i) {
+                        Rival::Released => {
+                            let (status, _) = rival
+                                .delete(&format!("/api/holds/{}", id_segment(&hold["hold_id"])))
+                                .await;
+                            assert_eq!(status, StatusCode::NO_CONTENT);
+                        }
+                        Rival::Lapsed => app.lapse_hold(&hold["hold_id"]).await,
+                        _ => {}
+                    }
+                    (i, seat, id_segment(&hold["hold_id"]))
+                }
+            })
+            .buffer_unordered(8)
+            .collect()
+            .await;
     // Then every payment arrives, 16 at a time.
     let settle_started = Instant::now();
     let events: Vec<(String, String)> = orders
@@ -359,24 +450,42 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
     let mut unfulfilled = 0;
     for (i, (_, order)) in orders.iter().enumerate() {
         let status = stored_status(&app, order).await;
-        if i % 2 == 0 {
+        if rival_of(i) == Rival::Keeps {
             assert_eq!(
                 status, "refunded_unfulfilled",
                 "order {i} lost a seat to a rival"
             );
             unfulfilled += 1;
         } else {
-            assert_eq!(status, "paid", "order {i}'s seats were free again");
+            assert_eq!(
+                status,
+                "paid",
+                "order {i}'s seats were free again ({:?})",
+                rival_of(i)
+            );
             paid += 1;
         }
     }
-    // Every rival still has its seat; no seat is on two orders.
+    // Every rival that kept its seat holds it still, by its own hold; no
+    // seat is on two orders, and every seat sold is a paid order's.
     let held = app.holders(event.id).await;
-    for seat in &rivals {
-        assert!(held.contains_key(seat), "rival lost seat {seat}");
+    let kept: Vec<&(usize, i64, String)> = rivals
+        .iter()
+        .filter(|(i, _, _)| rival_of(*i) == Rival::Keeps)
+        .collect();
+    for (i, seat, hold) in &kept {
+        assert_eq!(
+            held.get(seat),
+            Some(hold),
+            "the rival of order {i} lost seat {seat}"
+        );
     }
     assert_eq!(
-        app.count("SELECT count(*) FROM (SELECT seat_id FROM tickets WHERE seat_id IS NOT NULL AND voided_at IS NULL GROUP BY seat_id HAVING count(*) > 1) twice").await,
+        app.count(
+            "SELECT count(*) FROM (SELECT seat_id FROM tickets WHERE seat_id IS NOT NULL
+                AND voided_at IS NULL GROUP BY seat_id HAVING count(*) > 1) twice"
+        )
+        .await,
         0
     );
     assert_eq!(
@@ -384,13 +493,23 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
             .await,
         2 * paid
     );
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM order_lines l JOIN orders o ON o.id = l.order_id
+              WHERE o.status <> 'paid'"
+        )
+        .await,
+        0,
+        "no line on an order that was not paid"
+    );
     // The unfulfilled orders' other seats went back on sale.
     assert_eq!(
         app.count("SELECT count(*) FROM seats WHERE status = 'AVAILABLE'")
             .await,
-        400 - 2 * paid - rivals.len() as i64
+        400 - 2 * paid - kept.len() as i64
     );
-    // Refunds go out through the provider, each for the whole amount paid.
+    // Refunds go out through the provider, each for the whole amount paid,
+    // and each buyer is told by e-mail.
     let calls = drain_provider_calls(&app).await;
     let refunds = standin.refunds();
     assert_eq!(
@@ -398,15 +517,21 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
         unfulfilled,
         "one refund per unfulfilled order ({calls} calls)"
     );
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'payment_refunded'")
+            .await,
+        unfulfilled
+    );
     let captures = standin.captures();
     let taken: i64 = captures.iter().map(|c| c.amount).sum();
     let refunded: i64 = refunds.iter().map(|r| r.amount).sum();
+    // Every order line is a seat sold (the check above: none on an order
+    // not paid), so their sum is the money for seats sold.
     let sold_for: i64 = app
         .sql()
         .await
         .query_one(
-            "SELECT coalesce(sum(l.price_cents), 0)::bigint FROM order_lines l
-               JOIN orders o ON o.id = l.order_id WHERE o.status = 'paid'",
+            "SELECT coalesce(sum(price_cents), 0)::bigint FROM order_lines",
             &[],
         )
         .await
@@ -426,10 +551,12 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
     }
     app.no_breaches().await;
     println!(
-        "paid-late race: {ORDERS} orders checked out in {checked_out:.2?}; {} rival claims; \
-         {ORDERS} payments settled in {settled:.2?}: {paid} paid late with their seats, \
-         {unfulfilled} refunded in full; taken {taken}, sold {sold_for}, refunded {refunded}",
-        rivals.len()
+        "paid-late race: {ORDERS} orders checked out in {checked_out:.2?}; {} rival claims \
+         ({} kept, the rest released or lapsed); {ORDERS} payments settled in {settled:.2?}: \
+         {paid} paid late with their seats, {unfulfilled} refunded in full; \
+         taken {taken}, sold {sold_for}, refunded {refunded}",
+        rivals.len(),
+        kept.len()
     );
 }
 
@@ -439,13 +566,23 @@ async fn two_hundred_payments_after_the_deadline_sell_free_seats_and_refund_the_
 #[tokio::test]
 async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_both_ways() {
     for payment_first in [true, false] {
-        let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+        // The blocked transactions wait through the test's sleep and polls:
+        // a lock timeout longer than those, on a loaded machine.
+        let (app, standin) = paying_app_with(
+            Duration::from_secs(900),
+            Duration::from_secs(600),
+            |config| {
+                config.db.lock_timeout = Duration::from_secs(15);
+                config.db.statement_timeout = Duration::from_secs(30);
+            },
+        )
+        .await;
         let event = app.create_event(1, 4).await;
         set_payment(&app, event.id, "online").await;
         let seat = event.seat_ids[0];
         let (buyer, order) = checkout(&app, event.id, &[seat]).await;
         let (body, signature) = standin.complete(&session_of(&order)).unwrap();
-        deadline_in(&app, &order, 0.4).await;
+        deadline_in(&app, &order, 1.0).await;
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
 
         let mut gate = app.own_connection().await;
@@ -473,7 +610,7 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
             // lock on the order row, which waits for the test's.
             app.lock_waiter("INSERT INTO stripe_events").await;
         }
-        tokio::time::sleep(Duration::from_millis(450)).await; // past the deadline
+        tokio::time::sleep(Duration::from_millis(1_200)).await; // past the deadline
         let rival = app.buyer();
         let claim = {
             let rival = rival.clone();
@@ -521,12 +658,18 @@ async fn box_office_reservation(app: &TestApp, seat: i64) -> (i64, Value) {
 #[tokio::test]
 async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner_both_ways() {
     for staff_first in [true, false] {
-        let app = spawn_app().await;
+        let app = spawn_app_with(|config| {
+            config.db.lock_timeout = Duration::from_secs(15);
+            config.db.statement_timeout = Duration::from_secs(30);
+        })
+        .await;
         let event = app.create_event(1, 4).await;
         let seat = event.seat_ids[0];
         let (event_id, order) = box_office_reservation(&app, seat).await;
         let clerk = staff(&app, "clerk").await;
-        deadline_in(&app, &order, 0.4).await;
+        // Staff's transaction starts within the second left; the rival's
+        // after it.
+        deadline_in(&app, &order, 1.0).await;
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
         let mut gate = app.own_connection().await;
         let tx = gate.transaction().await.unwrap();
@@ -551,7 +694,7 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         } else {
             app.lock_waiter("FROM orders o WHERE o.id").await;
         }
-        tokio::time::sleep(Duration::from_millis(450)).await;
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
         let rival = app.buyer();
         let claim = {
             let rival = rival.clone();
@@ -740,7 +883,7 @@ async fn staff_refunds_of_an_online_order_go_back_through_stripe_retried_until_a
     assert_eq!(refunded["provider_refund"], true);
     // Stripe fails once: the refund is shown refused with its message, then retried.
     standin.fail_next(1, 500);
-    drain_provider_calls(&app).await;
+    assert!(one_provider_call(&app).await, "the refund was due");
     let (_, staff_view) = clerk.get(&order_path).await;
     let refund = &staff_view["provider_refunds"][0];
     assert_eq!(refund["state"], "refused", "{staff_view}");
@@ -776,7 +919,7 @@ async fn staff_refunds_of_an_online_order_go_back_through_stripe_retried_until_a
 
 #[tokio::test]
 async fn a_lapsed_order_s_session_is_expired_at_stripe_and_its_seats_go_back_on_sale() {
-    let (app, standin) = paying_app(Duration::from_secs(1), Duration::from_millis(50)).await;
+    let (app, standin) = paying_app(Duration::from_secs(3), Duration::from_millis(50)).await;
     let event = app.create_event(1, 4).await;
     set_payment(&app, event.id, "online").await;
     let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..2]).await;
@@ -885,4 +1028,230 @@ async fn the_buyer_pays_through_the_pages_and_the_order_page_follows_the_payment
     let stranger = app.buyer();
     let (status, _) = stranger.get(&format!("/api/orders/{order_id}")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// A Stripe event for `session`, signed with the tests' secret now.
+fn signed_event(kind: &str, session: Value) -> (String, String) {
+    let body = json!({
+        "id": format!("evt_test_{}", uuid::Uuid::new_v4().simple()),
+        "object": "event",
+        "type": kind,
+        "data": { "object": session },
+    })
+    .to_string();
+    let signature = stripe_standin::signature_header(SECRET, body.as_bytes());
+    (body, signature)
+}
+
+#[tokio::test]
+async fn an_unpaid_or_unknown_session_sells_nothing_and_a_second_payment_is_refunded() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let order_id = id_segment(&order["order_id"]);
+    // Completed but not paid (a delayed payment method): nothing moves.
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": session_of(&order), "client_reference_id": order_id,
+               "payment_status": "unpaid", "amount_total": 4500}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(
+        order_status(&buyer, &order).await["status"],
+        "pending_payment"
+    );
+    // Paid, for an order that isn't ours: kept once, nothing sold.
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": "cs_test_elsewhere", "client_reference_id": uuid::Uuid::new_v4().to_string(),
+               "payment_status": "paid", "amount_total": 4500, "payment_intent": "pi_test_elsewhere"}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 0);
+    assert_eq!(app.count("SELECT count(*) FROM stripe_events").await, 2);
+    // The order is paid; then a second session for it is paid too (made
+    // at the stand-in by hand: seatmap makes one per order): that money
+    // goes back, the order keeps its one set of tickets.
+    let (body, signature) = standin.complete(&session_of(&order)).unwrap();
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    let second: Value = reqwest::Client::new()
+        .post(format!("{}/v1/checkout/sessions", standin.base_url))
+        .bearer_auth("sk_test_seatmap")
+        .form(&[
+            ("mode", "payment"),
+            ("client_reference_id", order_id.as_str()),
+            ("success_url", "http://example.invalid/"),
+            ("line_items[0][quantity]", "1"),
+            ("line_items[0][price_data][currency]", "eur"),
+            ("line_items[0][price_data][unit_amount]", "4500"),
+            ("line_items[0][price_data][product_data][name]", "again"),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let (body, signature) = standin.complete(second["id"].as_str().unwrap()).unwrap();
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(order_status(&buyer, &order).await["status"], "paid");
+    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 1);
+    drain_provider_calls(&app).await;
+    let captures = standin.captures();
+    let refunds = standin.refunds();
+    assert_eq!((captures.len(), refunds.len()), (2, 1));
+    assert_eq!(
+        refunds[0].payment_intent, captures[1].payment_intent,
+        "the second payment went back"
+    );
+    assert_eq!(refunds[0].amount, captures[1].amount);
+}
+
+#[tokio::test]
+async fn a_late_payment_with_general_admission_places_sells_whole_or_gives_everything_back() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let (event, areas) = app.create_ga_event(4, &[("Floor", 3)]).await;
+    set_payment(&app, event.id, "online").await;
+    let floor = areas[0];
+    // Two orders of a seat and two Floor places each, both late.
+    let mut orders = Vec::new();
+    for seat in [event.seat_ids[0], event.seat_ids[1]] {
+        let buyer = app.buyer();
+        let (status, hold) = buyer.hold(event.id, &[seat]).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        let (status, hold) = buyer
+            .hold_ga(event.id, floor, if orders.is_empty() { 2 } else { 1 })
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        let (status, order) = buyer
+            .purchase(&hold["hold_id"], "Ada", "ada@example.com")
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{order}");
+        deadline_in(&app, &order, -1.0).await;
+        orders.push((buyer, order));
+    }
+    // A rival takes the second order's seat: that order can't be whole.
+    let (status, _) = app.buyer().hold(event.id, &[event.seat_ids[1]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    for (_, order) in &orders {
+        let (body, signature) = standin.complete(&session_of(order)).unwrap();
+        assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    }
+    assert_eq!(
+        order_status(&orders[0].0, &orders[0].1).await["status"],
+        "paid"
+    );
+    assert_eq!(
+        order_status(&orders[0].0, &orders[0].1).await["tickets"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        order_status(&orders[1].0, &orders[1].1).await["status"],
+        "refunded_unfulfilled"
+    );
+    // The refunded order's Floor place went back: sold 2 (the first
+    // order's), held 0, and the counters agree with the tickets.
+    assert_eq!(app.ga_counters(floor).await, (0, 2));
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn closing_sales_leaves_reservations_to_be_paid_at_the_door() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let (event_id, order) = box_office_reservation(&app, event.seat_ids[0]).await;
+    let other = app.buyer();
+    assert_eq!(
+        other.hold(event_id, &[event.seat_ids[1]]).await.0,
+        StatusCode::CREATED
+    );
+    let clerk = staff(&app, "clerk").await;
+    let response = crate::staff::console_action(
+        &clerk,
+        event_id,
+        &format!("/staff/events/{event_id}/close-sales"),
+        &[("confirm", "yes")],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let held = app.holders(event_id).await;
+    assert!(
+        held.contains_key(&event.seat_ids[0]),
+        "the reservation keeps its seat: {held:?}"
+    );
+    assert!(
+        !held.contains_key(&event.seat_ids[1]),
+        "a plain hold is released"
+    );
+    let (status, body) = clerk
+        .post(
+            &format!(
+                "/api/staff/events/{event_id}/orders/{}/payment",
+                id_segment(&order["order_id"])
+            ),
+            json!({"tender": "cash"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn checked_out_holds_count_against_the_cap_on_open_holds_per_address() {
+    let app = spawn_app_with(|config| config.limits.max_holds_per_ip = 2).await;
+    let event = app.create_event(1, 6).await;
+    set_payment(&app, event.id, "box_office").await;
+    for seat in &event.seat_ids[0..2] {
+        checkout(&app, event.id, &[*seat]).await;
+    }
+    let (status, body) = app.buyer().hold(event.id, &[event.seat_ids[2]]).await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::TOO_MANY_REQUESTS, json!("too_many_holds")),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn pay_long_after_stripe_failed_at_checkout_still_opens_a_session() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    standin.fail_next(1, 503);
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let order_id = id_segment(&order["order_id"]);
+    assert!(
+        order["payment_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/orders/{order_id}")),
+        "{order}"
+    );
+    // An hour later (the order's clock), with 15 minutes still to pay.
+    app.sql()
+        .await
+        .execute(
+            "UPDATE orders SET created_at = now() - interval '1 hour' WHERE id::text = $1",
+            &[&order_id],
+        )
+        .await
+        .unwrap();
+    let csrf = crate::pages::csrf_from(&buyer, &format!("/orders/{order_id}")).await;
+    let response = buyer
+        .http
+        .post(format!("{}/orders/{order_id}/pay", app.base))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let to = response.headers()["location"].to_str().unwrap().to_string();
+    assert!(
+        to.starts_with(&format!("{}/c/pay/cs_test_", standin.base_url)),
+        "{to}"
+    );
 }

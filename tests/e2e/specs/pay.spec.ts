@@ -37,16 +37,18 @@ test('pick a seat, pay on the provider page, come back to the tickets', async ({
   await expect(page.locator('.ticket__place', { hasText: 'Orchestra, row K, seat 3' })).toBeVisible();
 });
 
-test('cancel on the provider page, come back with the seat still held, and pay again', async ({ page }) => {
+test('cancel on the provider page, come back with the seat still held, and pay again', async ({ page, browser }) => {
   await checkout(page, 'K', 5);
   await page.getByRole('link', { name: 'Cancel and go back' }).click();
   await expect(page.getByRole('heading', { name: 'Payment not made' })).toBeVisible();
   await expect(page.locator('#payment-panel')).toContainText(/Pay €\d+ by /);
   const order = page.url();
-  // Nobody else can take the seat meanwhile.
-  await page.goto('/');
-  await page.getByRole('link', { name: /Demo Night/ }).click();
-  await expect(seat(page, 'Orchestra', 'K', 5)).toHaveAccessibleName(/(held|unavailable|sold)/i);
+  // Nobody else can take the seat meanwhile: another browser sees it held.
+  const other = await (await browser.newContext({ baseURL: `http://127.0.0.1:${PAY_PORT}` })).newPage();
+  await other.goto('/');
+  await other.getByRole('link', { name: /Demo Night/ }).click();
+  await expect(seat(other, 'Orchestra', 'K', 5)).toHaveAccessibleName(/held by another buyer$/);
+  await other.close();
   await page.goto(order);
   await page.getByRole('button', { name: /^Pay €/ }).click();
   await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${STANDIN_PORT}/c/pay/cs_test_`));

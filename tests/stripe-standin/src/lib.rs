@@ -366,10 +366,14 @@ enum Idempotent {
 }
 
 fn idempotent(standin: &StandIn, headers: &HeaderMap, what: &str) -> Idempotent {
+    idempotent_in(&standin.lock(), headers, what)
+}
+
+fn idempotent_in(shared: &Shared, headers: &HeaderMap, what: &str) -> Idempotent {
     let Some(key) = headers.get("idempotency-key").and_then(|v| v.to_str().ok()) else {
         return Idempotent::Fresh(None);
     };
-    match standin.lock().idempotency.get(key) {
+    match shared.idempotency.get(key) {
         Some((first, status, body)) if first == what => {
             let mut response = (
                 StatusCode::from_u16(*status).unwrap_or(StatusCode::OK),
@@ -438,7 +442,10 @@ async fn create_session(
         "POST /v1/checkout/sessions {}",
         String::from_utf8_lossy(&body)
     );
-    let key = match idempotent(&standin, &headers, &what) {
+    // One lock from the key's check to its answer kept: two creates with
+    // one key at once make one session, as at Stripe.
+    let mut shared = standin.lock();
+    let key = match idempotent_in(&shared, &headers, &what) {
         Idempotent::Replay(response) => return response,
         Idempotent::Fresh(key) => key,
     };
@@ -447,8 +454,10 @@ async fn create_session(
         Err(refused) => return refused,
     };
     let body = session_json(&session, &standin.base_url);
-    standin.lock().sessions.insert(session.id.clone(), session);
-    remember(&standin, key, what, 200, &body);
+    shared.sessions.insert(session.id.clone(), session);
+    if let Some(key) = key {
+        shared.idempotency.insert(key, (what, 200, body.clone()));
+    }
     Json(body).into_response()
 }
 
