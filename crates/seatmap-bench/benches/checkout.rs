@@ -194,7 +194,9 @@ async fn main() -> anyhow::Result<()> {
     );
     let standin = Arc::new(standin);
     let mut next = 0;
-    let mut results: Vec<(Mode, Vec<f64>, Vec<f64>, Vec<f64>)> = modes
+    // Per mode: PostgreSQL CPU per sale (ms), sales/s, p50 (ms), a value per round.
+    type Rounds = (Mode, Vec<f64>, Vec<f64>, Vec<f64>);
+    let mut results: Vec<Rounds> = modes
         .iter()
         .map(|m| (*m, Vec::new(), Vec::new(), Vec::new()))
         .collect();
