@@ -35,14 +35,14 @@ pub(super) async fn queue_payment_refunded(
     event_id: EventId,
     recipient: &str,
 ) -> AppResult<()> {
-    let statement = client.prepare_cached(QUEUE_PAYMENT_REFUNDED).await?;
-    client
-        .execute(
-            &statement,
-            &[&new_message_id(), &order_id, &recipient, &event_id],
-        )
-        .await?;
-    Ok(())
+    queue_mail(
+        client,
+        QUEUE_PAYMENT_REFUNDED,
+        order_id,
+        event_id,
+        recipient,
+    )
+    .await
 }
 
 /// A stable Message-ID, made once when the row is written: every attempt
@@ -57,7 +57,26 @@ pub(super) async fn queue_order_confirmation(
     event_id: EventId,
     recipient: &str,
 ) -> AppResult<()> {
-    let statement = client.prepare_cached(QUEUE_ORDER_CONFIRMATION).await?;
+    queue_mail(
+        client,
+        QUEUE_ORDER_CONFIRMATION,
+        order_id,
+        event_id,
+        recipient,
+    )
+    .await
+}
+
+/// Runs one of the queueing statements above: `$1` the Message-ID, `$2`
+/// the order, `$3` the recipient, `$4` the event (for the subject).
+async fn queue_mail(
+    client: &impl GenericClient,
+    statement: &str,
+    order_id: OrderId,
+    event_id: EventId,
+    recipient: &str,
+) -> AppResult<()> {
+    let statement = client.prepare_cached(statement).await?;
     client
         .execute(
             &statement,

@@ -39,46 +39,8 @@ fn arg(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// PostgreSQL's CPU so far: the postmaster, its live children, and the
-/// children it reaped (their time is added to its own when they exit).
 fn postgres_cpu(data_dir: &Path) -> Duration {
-    let pid: i32 = std::fs::read_to_string(data_dir.join("pgdata/postmaster.pid"))
-        .expect("postmaster.pid")
-        .lines()
-        .next()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("a pid");
-    let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
-        .ok()
-        .flatten()
-        .unwrap_or(100) as f64;
-    let fields = |pid: i32| -> Option<Vec<i64>> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        Some(
-            stat.rsplit_once(") ")?
-                .1
-                .split_whitespace()
-                .map(|f| f.parse().unwrap_or(0))
-                .collect(),
-        )
-    };
-    let own = fields(pid).expect("the postmaster in /proc");
-    let mut total = own[11] + own[12] + own[13] + own[14];
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(child) = entry
-            .file_name()
-            .to_str()
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if let Some(f) = fields(child) {
-            if f.get(1) == Some(&i64::from(pid)) {
-                total += f[11] + f[12];
-            }
-        }
-    }
-    Duration::from_secs_f64(total as f64 / ticks)
+    seatmap_bench::postgres_cpu(data_dir).expect("PostgreSQL's CPU time from /proc")
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -1,0 +1,202 @@
+//! An order's payment as its pages, the API and Stripe's session see it.
+
+use time::OffsetDateTime;
+use tokio_postgres::Row;
+
+use crate::db::GenericClient;
+use crate::domain::ids::OrderId;
+use crate::domain::locale::EventLocale;
+use crate::domain::payment::{OrderStatus, PaymentMode};
+use crate::error::AppResult;
+
+/// What a Checkout Session for the order is made from.
+#[derive(Debug, Clone)]
+pub struct SessionRequest {
+    pub order_id: OrderId,
+    pub event_name: String,
+    pub currency: String,
+    pub buyer_email: String,
+    pub created_at: OffsetDateTime,
+    pub pay_by: OffsetDateTime,
+    /// When the event starts (the order's signed link lasts until after).
+    pub starts_at: OffsetDateTime,
+    /// One per ticket: its place and price.
+    pub lines: Vec<(String, i64)>,
+    /// A session already made for it.
+    pub session: Option<(String, Option<String>)>,
+    pub status: OrderStatus,
+}
+
+/// The order's lines for a Checkout Session, if it is an online order.
+pub async fn session_request(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<Option<SessionRequest>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT o.status, o.pay_by <= now() AS past, o.created_at, o.pay_by, o.buyer_email,
+                    o.stripe_session_id, o.stripe_session_url, e.name, e.currency, e.starts_at,
+                    coalesce((SELECT array_agg(sec.name || ' ' || s.row_label || s.seat_label
+                                               ORDER BY s.section_id, s.row_index, s.position)
+                                FROM order_reserved_seats r JOIN seats s ON s.id = r.seat_id
+                                JOIN sections sec ON sec.id = s.section_id
+                               WHERE r.order_id = o.id), '{}') AS seat_names,
+                    coalesce((SELECT array_agg(r.price_cents::bigint
+                                               ORDER BY s.section_id, s.row_index, s.position)
+                                FROM order_reserved_seats r JOIN seats s ON s.id = r.seat_id
+                               WHERE r.order_id = o.id), '{}') AS seat_prices,
+                    coalesce((SELECT array_agg(a.name ORDER BY a.id, n)
+                                FROM order_reserved_ga r JOIN ga_areas a ON a.id = r.area_id
+                                CROSS JOIN generate_series(1, r.quantity) n
+                               WHERE r.order_id = o.id), '{}') AS ga_names,
+                    coalesce((SELECT array_agg(r.price_cents::bigint ORDER BY a.id, n)
+                                FROM order_reserved_ga r JOIN ga_areas a ON a.id = r.area_id
+                                CROSS JOIN generate_series(1, r.quantity) n
+                               WHERE r.order_id = o.id), '{}') AS ga_prices
+               FROM orders o JOIN events e ON e.id = o.event_id
+              WHERE o.id = $1 AND o.payment = 'online'",
+        )
+        .await?;
+    let Some(row) = client.query_opt(&statement, &[&order_id]).await? else {
+        return Ok(None);
+    };
+    let names: Vec<String> = row.get("seat_names");
+    let prices: Vec<i64> = row.get("seat_prices");
+    let ga_names: Vec<String> = row.get("ga_names");
+    let ga_prices: Vec<i64> = row.get("ga_prices");
+    let session_id: Option<String> = row.get("stripe_session_id");
+    Ok(Some(SessionRequest {
+        order_id,
+        event_name: row.get("name"),
+        currency: crate::db::events::currency_column(row.get("currency"))
+            .code()
+            .to_ascii_lowercase(),
+        buyer_email: row.get("buyer_email"),
+        created_at: row.get("created_at"),
+        pay_by: row.get("pay_by"),
+        starts_at: row.get("starts_at"),
+        lines: names
+            .into_iter()
+            .zip(prices)
+            .chain(ga_names.into_iter().zip(ga_prices))
+            .collect(),
+        session: session_id.map(|id| (id, row.get("stripe_session_url"))),
+        status: OrderStatus::read(row.get("status"), row.get("past"), 0, 1),
+    }))
+}
+
+/// Keeps the session made for the order (the first one, should two
+/// requests race to make it: the idempotency key makes them the same).
+pub async fn store_session(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    session_id: &str,
+    url: &str,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE orders SET stripe_session_id = $2, stripe_session_url = $3
+              WHERE id = $1 AND stripe_session_id IS NULL",
+        )
+        .await?;
+    client
+        .execute(&statement, &[&order_id, &session_id, &url])
+        .await?;
+    Ok(())
+}
+
+/// A provider refund as staff see it.
+#[derive(Debug, Clone)]
+pub struct RefundView {
+    pub amount_cents: i64,
+    pub reason: String,
+    pub created_at: OffsetDateTime,
+    pub attempts: i32,
+    pub done_at: Option<OffsetDateTime>,
+    pub provider_ref: Option<String>,
+    pub last_error: Option<String>,
+}
+
+impl RefundView {
+    /// "queued", "sent", "refused" (last attempt failed; retried later).
+    pub fn state(&self) -> &'static str {
+        match (&self.done_at, &self.last_error, self.attempts) {
+            (Some(_), _, _) => "sent",
+            (None, Some(_), _) => "refused",
+            _ => "queued",
+        }
+    }
+}
+
+/// An order's payment, as its pages and the API show it.
+#[derive(Debug, Clone)]
+pub struct OrderPayment {
+    pub status: OrderStatus,
+    pub payment: PaymentMode,
+    pub pay_by: Option<OffsetDateTime>,
+    pub amount_cents: Option<i64>,
+    pub amount_paid_cents: Option<i64>,
+    pub session_url: Option<String>,
+    pub refunds: Vec<RefundView>,
+    pub locale: EventLocale,
+}
+
+pub async fn of_order(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<Option<OrderPayment>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT o.status, o.payment, o.pay_by, o.pay_by <= now() AS past, o.amount_cents,
+                    o.amount_paid_cents, o.stripe_session_url, e.currency, e.time_zone,
+                    (SELECT count(*) FROM tickets t WHERE t.order_id = o.id) AS tickets,
+                    (SELECT count(*) FROM tickets t WHERE t.order_id = o.id AND t.voided_at IS NULL) AS valid
+               FROM orders o JOIN events e ON e.id = o.event_id WHERE o.id = $1",
+        )
+        .await?;
+    let Some(row) = client.query_opt(&statement, &[&order_id]).await? else {
+        return Ok(None);
+    };
+    let refunds = client
+        .prepare_cached(
+            "SELECT amount_cents, reason, created_at, attempts, done_at, provider_ref, last_error
+               FROM payment_jobs WHERE order_id = $1 AND kind = 'refund' ORDER BY id",
+        )
+        .await?;
+    let refunds = client
+        .query(&refunds, &[&order_id])
+        .await?
+        .iter()
+        .map(refund_from_row)
+        .collect();
+    Ok(Some(OrderPayment {
+        status: OrderStatus::read(
+            row.get("status"),
+            row.get::<_, Option<bool>>("past").unwrap_or(false),
+            row.get("tickets"),
+            row.get("valid"),
+        ),
+        payment: PaymentMode::parse(row.get("payment")).unwrap_or_default(),
+        pay_by: row.get("pay_by"),
+        amount_cents: row.get("amount_cents"),
+        amount_paid_cents: row.get("amount_paid_cents"),
+        session_url: row.get("stripe_session_url"),
+        refunds,
+        locale: EventLocale::new(
+            crate::db::events::currency_column(row.get("currency")),
+            row.get::<_, String>("time_zone"),
+        ),
+    }))
+}
+
+fn refund_from_row(row: &Row) -> RefundView {
+    RefundView {
+        amount_cents: row.get("amount_cents"),
+        reason: row.get("reason"),
+        created_at: row.get("created_at"),
+        attempts: row.get("attempts"),
+        done_at: row.get("done_at"),
+        provider_ref: row.get("provider_ref"),
+        last_error: row.get("last_error"),
+    }
+}

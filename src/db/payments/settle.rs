@@ -1,0 +1,612 @@
+//! Settling a waiting order: Stripe's events (paid, expired), the counter's
+//! payment, and the paid-late path (re-claim the seats if free, else
+//! refund). Each Stripe event acts once.
+
+use crate::db::ga::{self, GaHeld};
+use crate::db::tickets;
+use crate::db::{GenericClient, Pool, audit, outbox, retrying, webhooks};
+use crate::domain::ids::{Actor, AreaId, EventId, HoldId, OrderId, SeatId};
+use crate::domain::payment::{OrderStatus, PaymentMode};
+use crate::error::{AppError, AppResult, Conflict, Missing};
+
+/// The order's row, locked: what settling or letting it go needs.
+struct Locked {
+    event_id: EventId,
+    /// None for an order made without a hold (a walk-up sale): it never
+    /// waited for a payment.
+    hold_id: Option<HoldId>,
+    status: String,
+    payment: PaymentMode,
+    in_time: bool,
+    buyer_email: String,
+    event_cancelled: bool,
+    /// The payment the order was paid with, once paid online.
+    payment_intent: Option<String>,
+    /// Its reserved GA places, read with the lock (one round trip).
+    reserved_ga: Vec<GaHeld>,
+}
+
+async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Option<Locked>> {
+    let statement = tx
+        .prepare_cached(
+            "SELECT o.event_id, o.hold_id, o.status, o.payment, o.pay_by > now() AS in_time,
+                    o.buyer_email, o.stripe_payment_intent,
+                    (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled,
+                    (SELECT array_agg(area_id ORDER BY area_id) FROM order_reserved_ga
+                      WHERE order_id = o.id) AS ga_areas,
+                    (SELECT array_agg(quantity ORDER BY area_id) FROM order_reserved_ga
+                      WHERE order_id = o.id) AS ga_quantities
+               FROM orders o WHERE o.id = $1 FOR UPDATE",
+        )
+        .await?;
+    let Some(row) = tx.query_opt(&statement, &[&order_id]).await? else {
+        return Ok(None);
+    };
+    let areas: Option<Vec<AreaId>> = row.get("ga_areas");
+    let quantities: Option<Vec<i32>> = row.get("ga_quantities");
+    Ok(Some(Locked {
+        event_id: row.get("event_id"),
+        hold_id: row.get("hold_id"),
+        status: row.get("status"),
+        payment: PaymentMode::parse(row.get("payment")).unwrap_or_default(),
+        in_time: row.get::<_, Option<bool>>("in_time").unwrap_or(false),
+        buyer_email: row.get("buyer_email"),
+        event_cancelled: row.get("cancelled"),
+        payment_intent: row.get("stripe_payment_intent"),
+        reserved_ga: areas
+            .unwrap_or_default()
+            .into_iter()
+            .zip(quantities.unwrap_or_default())
+            .map(|(area_id, quantity)| GaHeld { area_id, quantity })
+            .collect(),
+    }))
+}
+
+impl Locked {
+    /// The hold of an order still waiting for (or past) its payment.
+    fn waiting_hold(&self) -> Option<HoldId> {
+        match self.status.as_str() {
+            "pending_payment" | "lapsed" => self.hold_id,
+            _ => None,
+        }
+    }
+}
+
+/// What a payment did to its order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The order is paid and its tickets issued.
+    Paid { tickets: usize, late: bool },
+    /// Paid after its seats went to someone else: a refund is queued.
+    RefundedUnfulfilled,
+    /// The order was settled before (its status is given). A payment that
+    /// is not the one it was settled with is refunded: money is never
+    /// kept for seats not given.
+    Unchanged { status: String, refunded: bool },
+}
+
+/// Where the money came from, to keep on the order.
+#[derive(Debug, Clone)]
+pub struct Payment<'a> {
+    pub amount_cents: i64,
+    pub payment_intent: Option<&'a str>,
+    pub tender: &'a str,
+}
+
+/// Records a Stripe event once; false if its id was seen before (a
+/// redelivery, which then does nothing). Waits on a concurrent delivery of
+/// the same id until that one commits or rolls back.
+pub async fn record_stripe_event(
+    tx: &impl GenericClient,
+    event_id: &str,
+    event_type: &str,
+    order_id: Option<OrderId>,
+    outcome: &str,
+) -> AppResult<bool> {
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO stripe_events (id, type, order_id, outcome)
+             SELECT $1, $2, o.id, $4 FROM (SELECT $3::uuid AS wanted) w
+               LEFT JOIN orders o ON o.id = w.wanted
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .await?;
+    Ok(tx
+        .execute(&statement, &[&event_id, &event_type, &order_id, &outcome])
+        .await?
+        == 1)
+}
+
+/// Stripe says the order's session was paid: sells its seats if they are
+/// still its own (or free again), else refunds. Once per Stripe event id.
+pub async fn settle_from_stripe(
+    pool: &Pool,
+    stripe_event_id: &str,
+    event_type: &str,
+    order_id: OrderId,
+    payment: &Payment<'_>,
+) -> AppResult<Option<Settled>> {
+    retrying(|| {
+        crate::db::in_transaction(pool, async |tx| {
+            if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "settled")
+                .await?
+            {
+                return Ok(None);
+            }
+            Ok(Some(settle_in(tx, order_id, payment, None).await?))
+        })
+    })
+    .await
+}
+
+/// Stripe says the order's session expired unpaid. Past the order's
+/// deadline its seats go back on sale (if still its own). Within it (a
+/// session Stripe ended early), the session is forgotten, so "Pay" makes
+/// a new one and the buyer keeps their seats until the deadline. Once per
+/// Stripe event id.
+pub async fn lapse_from_stripe(
+    pool: &Pool,
+    stripe_event_id: &str,
+    event_type: &str,
+    order_id: OrderId,
+    session_id: Option<&str>,
+) -> AppResult<bool> {
+    retrying(|| {
+        crate::db::in_transaction(pool, async |tx| {
+            if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "lapsed")
+                .await?
+            {
+                return Ok(false);
+            }
+            let Some(order) = lock_order(tx, order_id).await? else {
+                return Ok(false);
+            };
+            let Some(hold_id) = order
+                .waiting_hold()
+                .filter(|_| order.status == "pending_payment")
+            else {
+                return Ok(false);
+            };
+            if order.in_time {
+                let forget = tx
+                    .prepare_cached(
+                        "UPDATE orders SET stripe_session_id = NULL, stripe_session_url = NULL
+                          WHERE id = $1 AND stripe_session_id = $2",
+                    )
+                    .await?;
+                tx.execute(&forget, &[&order_id, &session_id]).await?;
+                return Ok(false);
+            }
+            let_go(tx, order_id, &order, hold_id, "lapsed").await?;
+            Ok(true)
+        })
+    })
+    .await
+}
+
+/// Any other Stripe event: kept once, so its redelivery is seen as one.
+pub async fn note_stripe_event(
+    pool: &Pool,
+    stripe_event_id: &str,
+    event_type: &str,
+    order_id: Option<OrderId>,
+) -> AppResult<bool> {
+    let client = pool.get().await?;
+    record_stripe_event(&client, stripe_event_id, event_type, order_id, "ignored").await
+}
+
+/// Staff take the money at the counter for a box-office reservation: its
+/// seats are sold if the reservation is still within its deadline (and so
+/// its seats still its own), all or nothing. A lapsed one is refused, as a
+/// lapsed hold is, even if nobody has taken its seats yet.
+pub async fn mark_paid_at_counter(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    order_id: OrderId,
+    tender: &str,
+) -> AppResult<Settled> {
+    retrying(|| {
+        crate::db::in_transaction(pool, async |tx| {
+            let order = lock_order(tx, order_id)
+                .await?
+                .filter(|order| order.event_id == event_id)
+                .ok_or(AppError::NotFound(Missing::Order))?;
+            if order.payment != PaymentMode::BoxOffice
+                || order.status != "pending_payment"
+                || order.hold_id.is_none()
+            {
+                return Err(AppError::Conflict(Conflict::NotAwaitingPayment {
+                    status: stored_status(&order).as_str(),
+                }));
+            }
+            if !order.in_time {
+                return Err(AppError::Conflict(Conflict::PaymentDeadlinePassed));
+            }
+            let amount: i64 = reserved_total(tx, order_id).await?;
+            let settled = settle_locked(
+                tx,
+                order_id,
+                order,
+                &Payment {
+                    amount_cents: amount,
+                    payment_intent: None,
+                    tender,
+                },
+                Some(actor),
+            )
+            .await?;
+            match settled {
+                Settled::Paid { late: false, .. } => Ok(settled),
+                // The reservation's seats were no longer its own (its
+                // deadline passed as this ran, and a rival took one; or
+                // sales were cancelled): nothing is sold.
+                _ => Err(AppError::Conflict(Conflict::PaymentDeadlinePassed)),
+            }
+        })
+    })
+    .await
+}
+
+fn stored_status(order: &Locked) -> OrderStatus {
+    OrderStatus::read(&order.status, !order.in_time, 0, 1)
+}
+
+async fn reserved_total(tx: &impl GenericClient, order_id: OrderId) -> AppResult<i64> {
+    let statement = tx
+        .prepare_cached("SELECT amount_cents FROM orders WHERE id = $1")
+        .await?;
+    Ok(tx
+        .query_one(&statement, &[&order_id])
+        .await?
+        .get::<_, Option<i64>>(0)
+        .unwrap_or(0))
+}
+
+/// The reserved seats, locked in id order, each with whether this order
+/// may sell it now: still held by its hold (within the deadline, or
+/// `late` and lapsed), or free (AVAILABLE, or HELD by a lapsed hold).
+const LOCK_RESERVED_SEATS: &str = "SELECT s.id,
+            ((s.status = 'HELD' AND s.hold_id = $2 AND (s.held_until > now() OR $3))
+             OR ($3 AND (s.status = 'AVAILABLE'
+                         OR (s.status = 'HELD' AND s.held_until <= now())))) AS ours
+       FROM seats s JOIN order_reserved_seats r ON r.seat_id = s.id
+      WHERE r.order_id = $1
+      ORDER BY s.id
+        FOR UPDATE OF s";
+
+const SELL_RESERVED_SEATS: &str = "WITH sold AS (
+         UPDATE seats s
+            SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL,
+                changed_xid = pg_current_xact_id()
+          WHERE s.id = ANY($2)
+      RETURNING s.id
+     )
+     INSERT INTO order_lines (order_id, seat_id, price_cents)
+     SELECT $1, sold.id, r.price_cents
+       FROM sold JOIN order_reserved_seats r ON r.order_id = $1 AND r.seat_id = sold.id
+  RETURNING seat_id";
+
+/// Sells a waiting order, or, paid too late for its seats, refunds it.
+async fn settle_in(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    payment: &Payment<'_>,
+    at_counter: Option<Actor>,
+) -> AppResult<Settled> {
+    let order = lock_order(tx, order_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    settle_locked(tx, order_id, order, payment, at_counter).await
+}
+
+/// [`settle_in`] once the order row is locked. Locks in the order every
+/// claim takes them: the order's GA places (tickets, then areas), then its
+/// seats in id order. What it sells before finding the order can't be
+/// whole is rolled back to a savepoint, then the order is refunded.
+async fn settle_locked(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    order: Locked,
+    payment: &Payment<'_>,
+    at_counter: Option<Actor>,
+) -> AppResult<Settled> {
+    let Some(hold_id) = order.waiting_hold() else {
+        // Settled before. A payment other than the one it was settled
+        // with (a second session paid, say) goes back.
+        let other_payment = payment.payment_intent.is_some()
+            && payment.payment_intent != order.payment_intent.as_deref()
+            && payment.amount_cents > 0;
+        if other_payment {
+            queue_refund(
+                tx,
+                order_id,
+                payment.amount_cents,
+                None,
+                "a second payment for a settled order",
+            )
+            .await?;
+            queue_extra_refund_intent(tx, order_id, payment.payment_intent).await?;
+        }
+        return Ok(Settled::Unchanged {
+            status: order.status,
+            refunded: other_payment,
+        });
+    };
+    let late = !order.in_time || order.status == "lapsed";
+    // A payment from the provider has been taken already: it may re-claim
+    // seats that are free again. Staff at the counter sell only what is
+    // still the reservation's own.
+    let may_take_free = at_counter.is_none();
+    let with_ga = !order.reserved_ga.is_empty();
+    // Money for a cancelled event's seats is never kept.
+    let mut whole = !order.event_cancelled;
+    if whole && with_ga {
+        tx.batch_execute("SAVEPOINT settle_ga").await?;
+        whole = ga::sell_reserved(tx, hold_id, &order.reserved_ga, order_id, may_take_free).await?;
+    }
+    let mut ours: Vec<SeatId> = Vec::new();
+    if whole {
+        let lock = tx.prepare_cached(LOCK_RESERVED_SEATS).await?;
+        let seats = tx
+            .query(&lock, &[&order_id, &hold_id, &may_take_free])
+            .await?;
+        ours = seats
+            .iter()
+            .filter(|row| row.get::<_, bool>("ours"))
+            .map(|row| row.get("id"))
+            .collect();
+        whole = ours.len() == seats.len();
+    }
+    if !whole {
+        if with_ga {
+            tx.batch_execute("ROLLBACK TO SAVEPOINT settle_ga").await?;
+        }
+        if at_counter.is_some() {
+            return Ok(Settled::Unchanged {
+                status: "lapsed".into(),
+                refunded: false,
+            });
+        }
+        return refund_unfulfilled(tx, order_id, &order, hold_id, payment).await;
+    }
+    let sell = tx.prepare_cached(SELL_RESERVED_SEATS).await?;
+    let sold = tx.query(&sell, &[&order_id, &ours]).await?;
+    if sold.len() != ours.len() {
+        return Err(AppError::Internal(anyhow::anyhow!(
+            "order {order_id}: {} seats locked as ours but {} sold",
+            ours.len(),
+            sold.len()
+        )));
+    }
+    let places = sold.len() + ga::ticket_count(&order.reserved_ga);
+    let paid = tx
+        .prepare_cached(
+            "UPDATE orders SET status = 'paid', paid_at = now(), amount_paid_cents = $2,
+                    stripe_payment_intent = coalesce($3, stripe_payment_intent), tender = $4
+              WHERE id = $1",
+        )
+        .await?;
+    let paid_params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
+        &order_id,
+        &payment.amount_cents,
+        &payment.payment_intent,
+        &payment.tender,
+    ];
+    let (paid, purchased, issued, mailed, hooked, expire_done) = tokio::join!(
+        tx.execute(&paid, &paid_params),
+        close_hold(tx, hold_id, "PURCHASED"),
+        tickets::issue(tx, order_id, order.event_id, places),
+        outbox::queue_order_confirmation(tx, order_id, order.event_id, &order.buyer_email),
+        webhooks::queue(
+            tx,
+            "order.created",
+            serde_json::json!({ "order_id": order_id, "event_id": order.event_id })
+        ),
+        skip_expire(tx, order_id)
+    );
+    paid?;
+    purchased?;
+    mailed?;
+    hooked?;
+    expire_done?;
+    let tickets = issued?.len();
+    if let Some(actor) = at_counter {
+        audit::record(
+            tx,
+            audit::Entry {
+                actor: Some(actor),
+                action: "box_office_payment",
+                event_id: Some(order.event_id),
+                hold_id: Some(hold_id),
+                order_id: Some(order_id),
+                seat_ids: &ours,
+                detail: format!(
+                    "reservation paid at the counter ({}), {} in minor units",
+                    payment.tender, payment.amount_cents
+                ),
+            },
+        )
+        .await?;
+    }
+    metrics::counter!(crate::observability::PURCHASES).increment(1);
+    Ok(Settled::Paid { tickets, late })
+}
+
+/// A refund of a payment other than the order's own names that payment.
+async fn queue_extra_refund_intent(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    payment_intent: Option<&str>,
+) -> AppResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "UPDATE payment_jobs SET payment_intent = $2
+              WHERE id = (SELECT max(id) FROM payment_jobs WHERE order_id = $1 AND kind = 'refund')",
+        )
+        .await?;
+    tx.execute(&statement, &[&order_id, &payment_intent])
+        .await?;
+    Ok(())
+}
+
+async fn close_hold(tx: &impl GenericClient, hold_id: HoldId, state: &str) -> AppResult<()> {
+    let statement = tx
+        .prepare_cached("UPDATE holds SET state = $2 WHERE id = $1 AND state = 'PAYING'")
+        .await?;
+    tx.execute(&statement, &[&hold_id, &state]).await?;
+    Ok(())
+}
+
+/// The order no longer needs its session expired.
+async fn skip_expire(tx: &impl GenericClient, order_id: OrderId) -> AppResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "UPDATE payment_jobs SET done_at = now(), lease = NULL, leased_until = NULL,
+                    last_error = 'not needed: the order was settled'
+              WHERE order_id = $1 AND kind = 'expire' AND done_at IS NULL",
+        )
+        .await?;
+    tx.execute(&statement, &[&order_id]).await?;
+    Ok(())
+}
+
+/// Gives the order's seats and places back to the sale (those still its
+/// own), closes its hold, and marks it `status`.
+async fn let_go(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    order: &Locked,
+    hold_id: HoldId,
+    status: &str,
+) -> AppResult<Vec<SeatId>> {
+    for area in &order.reserved_ga {
+        ga::give_back(tx, area.area_id, ga::GiveBack::LapsedAndHold(hold_id)).await?;
+    }
+    let release = tx
+        .prepare_cached(
+            "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+                    changed_xid = pg_current_xact_id()
+              WHERE id IN (SELECT s.id FROM seats s
+                             JOIN order_reserved_seats r ON r.seat_id = s.id AND r.order_id = $1
+                            WHERE s.status = 'HELD' AND s.hold_id = $2
+                            ORDER BY s.id FOR UPDATE OF s)
+          RETURNING id",
+        )
+        .await?;
+    let released: Vec<SeatId> = tx
+        .query(&release, &[&order_id, &hold_id])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let mark = tx
+        .prepare_cached("UPDATE orders SET status = $2 WHERE id = $1")
+        .await?;
+    tx.execute(&mark, &[&order_id, &status]).await?;
+    close_hold(tx, hold_id, "EXPIRED").await?;
+    skip_expire(tx, order_id).await?;
+    Ok(released)
+}
+
+async fn refund_unfulfilled(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    order: &Locked,
+    hold_id: HoldId,
+    payment: &Payment<'_>,
+) -> AppResult<Settled> {
+    let paid = tx
+        .prepare_cached(
+            "UPDATE orders SET amount_paid_cents = $2,
+                    stripe_payment_intent = coalesce($3, stripe_payment_intent)
+              WHERE id = $1",
+        )
+        .await?;
+    tx.execute(
+        &paid,
+        &[&order_id, &payment.amount_cents, &payment.payment_intent],
+    )
+    .await?;
+    // After the amount: the status needs it (order_unfulfilled_was_paid_online).
+    let released = let_go(tx, order_id, order, hold_id, "refunded_unfulfilled").await?;
+    if payment.amount_cents > 0 {
+        queue_refund(
+            tx,
+            order_id,
+            payment.amount_cents,
+            None,
+            "paid after its seats were sold",
+        )
+        .await?;
+    }
+    outbox::queue_payment_refunded(tx, order_id, order.event_id, &order.buyer_email).await?;
+    audit::record(
+        tx,
+        audit::Entry {
+            actor: None,
+            action: "payment_refunded_unfulfilled",
+            event_id: Some(order.event_id),
+            hold_id: Some(hold_id),
+            order_id: Some(order_id),
+            seat_ids: &released,
+            detail: format!(
+                "paid after its deadline when its seats were no longer free; {} in minor units to refund",
+                payment.amount_cents
+            ),
+        },
+    )
+    .await?;
+    Ok(Settled::RefundedUnfulfilled)
+}
+
+async fn queue_refund(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    amount_cents: i64,
+    staff: Option<Actor>,
+    reason: &str,
+) -> AppResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO payment_jobs (kind, order_id, amount_cents, reason, staff_id)
+             VALUES ('refund', $1, $2, $3, $4)",
+        )
+        .await?;
+    tx.execute(
+        &statement,
+        &[
+            &order_id,
+            &amount_cents,
+            &reason,
+            &staff.and_then(Actor::staff_id),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// After staff refunded tickets of an order paid online: the money goes
+/// back through the provider, queued in the refund's own transaction.
+/// True if a provider refund was queued.
+pub(in crate::db) async fn queue_provider_refund(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    amount_cents: i64,
+    actor: Actor,
+) -> AppResult<bool> {
+    let statement = tx
+        .prepare_cached(
+            "SELECT payment = 'online' AND stripe_payment_intent IS NOT NULL FROM orders WHERE id = $1",
+        )
+        .await?;
+    let online = tx
+        .query_opt(&statement, &[&order_id])
+        .await?
+        .is_some_and(|row| row.get::<_, bool>(0));
+    if !online || amount_cents <= 0 {
+        return Ok(false);
+    }
+    queue_refund(tx, order_id, amount_cents, Some(actor), "refunded by staff").await?;
+    Ok(true)
+}
