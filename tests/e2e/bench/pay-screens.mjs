@@ -5,6 +5,7 @@
 //
 //   cargo build && cargo build -p stripe-standin
 //   node tests/e2e/bench/pay-screens.mjs [out-dir]     # default /tmp/seatmap-pay-screens
+//   FORMAT=jpeg node tests/e2e/bench/pay-screens.mjs docs/screens   # the set docs/screens.md shows
 //
 // It starts the Stripe stand-in (tests/stripe-standin) and a server that
 // pays through it, each on its own port, in a fresh data folder.
@@ -49,10 +50,11 @@ for (let i = 0; i < 600; i++) {
   await new Promise((r) => setTimeout(r, 200));
 }
 
-async function shoot(page, name, width, full = false) {
-  const file = join(out, `${name}-${width}.png`);
+const jpeg = process.env.FORMAT === 'jpeg';
+async function shoot(page, name, width) {
+  const file = join(out, `${name}-${width}.${jpeg ? 'jpg' : 'png'}`);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: file, fullPage: full });
+  await page.screenshot({ path: file, type: jpeg ? 'jpeg' : 'png', ...(jpeg ? { quality: 72 } : {}) });
   console.log(file);
 }
 
