@@ -1255,3 +1255,51 @@ async fn pay_long_after_stripe_failed_at_checkout_still_opens_a_session() {
         "{to}"
     );
 }
+
+#[tokio::test]
+async fn a_payment_of_another_amount_than_the_order_asked_is_refunded_and_sells_nothing() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let asked = order["amount_cents"].as_i64().unwrap();
+    // A session completed for 1 cent less (tampered with, or a discount
+    // configured at Stripe that seatmap doesn't know).
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": session_of(&order), "client_reference_id": id_segment(&order["order_id"]),
+               "payment_status": "paid", "amount_total": asked - 1,
+               "payment_intent": "pi_test_short"}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(
+        order_status(&buyer, &order).await["status"],
+        "refunded_unfulfilled"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 0);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'AVAILABLE'")
+            .await,
+        4,
+        "its seat went back on sale"
+    );
+    let refund: (i64, String) = {
+        let row = app
+            .sql()
+            .await
+            .query_one(
+                "SELECT j.amount_cents, coalesce(j.payment_intent, o.stripe_payment_intent)
+                   FROM payment_jobs j JOIN orders o ON o.id = j.order_id WHERE j.kind = 'refund'",
+                &[],
+            )
+            .await
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    assert_eq!(
+        refund,
+        (asked - 1, "pi_test_short".to_string()),
+        "what was taken goes back"
+    );
+    app.no_breaches().await;
+}

@@ -24,13 +24,15 @@ struct Locked {
     payment_intent: Option<String>,
     /// Its reserved GA places, read with the lock (one round trip).
     reserved_ga: Vec<GaHeld>,
+    /// What the buyer was asked to pay at checkout.
+    amount_cents: Option<i64>,
 }
 
 async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Option<Locked>> {
     let statement = tx
         .prepare_cached(
             "SELECT o.event_id, o.hold_id, o.status, o.payment, o.pay_by > now() AS in_time,
-                    o.buyer_email, o.stripe_payment_intent,
+                    o.buyer_email, o.stripe_payment_intent, o.amount_cents,
                     (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled,
                     (SELECT array_agg(area_id ORDER BY area_id) FROM order_reserved_ga
                       WHERE order_id = o.id) AS ga_areas,
@@ -53,6 +55,7 @@ async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Opt
         buyer_email: row.get("buyer_email"),
         event_cancelled: row.get("cancelled"),
         payment_intent: row.get("stripe_payment_intent"),
+        amount_cents: row.get("amount_cents"),
         reserved_ga: areas
             .unwrap_or_default()
             .into_iter()
@@ -339,8 +342,11 @@ async fn settle_locked(
     // still the reservation's own.
     let may_take_free = at_counter.is_none();
     let with_ga = !order.reserved_ga.is_empty();
-    // Money for a cancelled event's seats is never kept.
-    let mut whole = !order.event_cancelled;
+    // Money for a cancelled event's seats is never kept; nor is a provider's
+    // payment of another amount than the order asked for (seats are never
+    // given for less, and more is never kept): both are refunded in full.
+    let amount_as_asked = at_counter.is_some() || order.amount_cents == Some(payment.amount_cents);
+    let mut whole = !order.event_cancelled && amount_as_asked;
     if whole && with_ga {
         tx.batch_execute("SAVEPOINT settle_ga").await?;
         whole = ga::sell_reserved(tx, hold_id, &order.reserved_ga, order_id, may_take_free).await?;
