@@ -34,6 +34,10 @@ ALTER TABLE orders ADD COLUMN paid_at timestamptz;
 ALTER TABLE orders ADD COLUMN stripe_session_id text UNIQUE;
 ALTER TABLE orders ADD COLUMN stripe_session_url text;
 ALTER TABLE orders ADD COLUMN stripe_payment_intent text;
+-- Sessions Stripe ended before the order's deadline: each makes the next
+-- session's idempotency key new, so "Pay" gets a fresh session.
+ALTER TABLE orders ADD COLUMN stripe_sessions_ended integer NOT NULL DEFAULT 0
+    CHECK (stripe_sessions_ended >= 0);
 ALTER TABLE orders ADD CONSTRAINT order_unpaid_has_a_deadline
     CHECK (status NOT IN ('pending_payment', 'lapsed') OR (pay_by IS NOT NULL AND amount_cents IS NOT NULL));
 ALTER TABLE orders ADD CONSTRAINT order_waits_only_for_a_provider

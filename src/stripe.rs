@@ -160,8 +160,9 @@ impl Stripe {
         // a later expiry under a new key. Should that make a second session
         // and both be paid, the second payment is refunded.
         let key = format!(
-            "seatmap-checkout-{}-{}",
+            "seatmap-checkout-{}-{}-{}",
             order.order_id,
+            order.sessions_ended,
             expires_at.unix_timestamp()
         );
         self.post("/v1/checkout/sessions", &form, Some(&key)).await
@@ -271,6 +272,7 @@ mod tests {
             created_at: created,
             pay_by: created + Duration::from_secs(900),
             starts_at: created + Duration::from_secs(86_400),
+            sessions_ended: 0,
             lines: vec![
                 ("Orchestra C12".into(), 5500),
                 ("Orchestra C13".into(), 5500),

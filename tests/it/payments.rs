@@ -1303,3 +1303,103 @@ async fn a_payment_of_another_amount_than_the_order_asked_is_refunded_and_sells_
     );
     app.no_breaches().await;
 }
+
+#[tokio::test]
+async fn a_session_stripe_ends_before_the_deadline_is_forgotten_and_pay_makes_another() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    // While it waits, the order's seats are held by a paying hold: the
+    // invariants know that state.
+    app.no_breaches().await;
+    let first = session_of(&order);
+    let order_id = id_segment(&order["order_id"]);
+    let (body, signature) = signed_event(
+        "checkout.session.expired",
+        json!({"id": first, "client_reference_id": order_id, "payment_status": "unpaid"}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    // Within its deadline: still the buyer's seats, no session kept.
+    assert_eq!(
+        order_status(&buyer, &order).await["status"],
+        "pending_payment"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders WHERE stripe_session_id IS NULL")
+            .await,
+        1
+    );
+    assert!(app.holders(event.id).await.contains_key(&event.seat_ids[0]));
+    let csrf = crate::pages::csrf_from(&buyer, &format!("/orders/{order_id}")).await;
+    let response = buyer
+        .http
+        .post(format!("{}/orders/{order_id}/pay", app.base))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let to = response.headers()["location"].to_str().unwrap().to_string();
+    assert!(
+        to.starts_with(&format!("{}/c/pay/cs_test_", standin.base_url)),
+        "{to}"
+    );
+    assert!(
+        !to.ends_with(&first),
+        "a new session, not the ended one: {to}"
+    );
+}
+
+#[tokio::test]
+async fn odd_requests_about_payment_get_a_clear_answer_never_a_500() {
+    let (app, _standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    let clerk = staff(&app, "clerk").await;
+    // A walk-up sale has no reservation to pay: 409, not 500.
+    let (status, sale) = clerk
+        .post(
+            &format!("/api/staff/events/{}/sales", event.id),
+            json!({"seat_ids": [event.seat_ids[3]], "tender": "cash", "name": "Walk Up"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{sale}");
+    let (status, body) = clerk
+        .post(
+            &format!(
+                "/api/staff/events/{}/orders/{}/payment",
+                event.id,
+                id_segment(&sale["order_id"])
+            ),
+            json!({"tender": "card"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("not_awaiting_payment")),
+        "{body}"
+    );
+    // The buyer's own order, with a signature that isn't hex in the query
+    // (a newline once reached a redirect's header): no 500.
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let order_id = id_segment(&order["order_id"]);
+    let csrf = crate::pages::csrf_from(&buyer, &format!("/orders/{order_id}")).await;
+    for sig in ["%0Aevil", "zz", ""] {
+        let response = buyer
+            .http
+            .post(format!(
+                "{}/orders/{order_id}/pay?until=1&sig={sig}",
+                app.base
+            ))
+            .form(&[("csrf", csrf.as_str())])
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().as_u16() < 500,
+            "sig {sig:?}: {}",
+            response.status()
+        );
+    }
+}

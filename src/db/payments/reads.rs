@@ -22,6 +22,9 @@ pub struct SessionRequest {
     pub starts_at: OffsetDateTime,
     /// One per ticket: its place and price.
     pub lines: Vec<(String, i64)>,
+    /// How many of its sessions Stripe ended before its deadline (a new
+    /// one is then made under a new idempotency key).
+    pub sessions_ended: i32,
     /// A session already made for it.
     pub session: Option<(String, Option<String>)>,
     pub status: OrderStatus,
@@ -35,7 +38,8 @@ pub async fn session_request(
     let statement = client
         .prepare_cached(
             "SELECT o.status, o.pay_by <= now() AS past, o.created_at, o.pay_by, o.buyer_email,
-                    o.stripe_session_id, o.stripe_session_url, e.name, e.currency, e.starts_at,
+                    o.stripe_session_id, o.stripe_session_url, o.stripe_sessions_ended,
+                    e.name, e.currency, e.starts_at,
                     coalesce((SELECT array_agg(sec.name || ' ' || s.row_label || s.seat_label
                                                ORDER BY s.section_id, s.row_index, s.position)
                                 FROM order_reserved_seats r JOIN seats s ON s.id = r.seat_id
@@ -80,6 +84,7 @@ pub async fn session_request(
             .zip(prices)
             .chain(ga_names.into_iter().zip(ga_prices))
             .collect(),
+        sessions_ended: row.get("stripe_sessions_ended"),
         session: session_id.map(|id| (id, row.get("stripe_session_url"))),
         status: OrderStatus::read(row.get("status"), row.get("past"), 0, 1),
     }))

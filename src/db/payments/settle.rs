@@ -32,7 +32,7 @@ async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Opt
     let statement = tx
         .prepare_cached(
             "SELECT o.event_id, o.hold_id, o.status, o.payment, o.pay_by > now() AS in_time,
-                    o.buyer_email, o.stripe_payment_intent, o.amount_cents,
+                    coalesce(o.buyer_email, '') AS buyer_email, o.stripe_payment_intent, o.amount_cents,
                     (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled,
                     (SELECT array_agg(area_id ORDER BY area_id) FROM order_reserved_ga
                       WHERE order_id = o.id) AS ga_areas,
@@ -173,7 +173,8 @@ pub async fn lapse_from_stripe(
             if order.in_time {
                 let forget = tx
                     .prepare_cached(
-                        "UPDATE orders SET stripe_session_id = NULL, stripe_session_url = NULL
+                        "UPDATE orders SET stripe_session_id = NULL, stripe_session_url = NULL,
+                                stripe_sessions_ended = stripe_sessions_ended + 1
                           WHERE id = $1 AND stripe_session_id = $2",
                     )
                     .await?;
