@@ -122,6 +122,13 @@ try {
   await shoot(staff, 'staff-order-reserved', '1440');
   await staff.getByRole('button', { name: 'Paid in cash' }).click();
   await shoot(staff, 'staff-order-paid-at-counter', '1440');
+  // The same staff pages on a phone: the other reservation is still waiting.
+  await staff.setViewportSize({ width: 390, height: 844 });
+  await staff.goto(`${consoleUrl}?q=`);
+  await staff.locator('#payment').scrollIntoViewIfNeeded();
+  await shoot(staff, 'staff-payment-section', '390');
+  await staff.locator('#payment').getByRole('link').first().click();
+  await shoot(staff, 'staff-order-reserved', '390');
 } finally {
   await browser.close();
   server.kill('SIGTERM');
