@@ -118,11 +118,30 @@ fn missing_text(missing: &Missing) -> String {
     }
 }
 
+/// Other sections' free wheelchair spaces, offered instead.
+fn spaces_elsewhere(elsewhere: &[crate::domain::refusal::SectionSpaces]) -> String {
+    if elsewhere.is_empty() {
+        return String::new();
+    }
+    let listed: Vec<String> = elsewhere
+        .iter()
+        .map(|s| format!("{} ({})", s.section, s.free))
+        .collect();
+    format!(" Free wheelchair spaces elsewhere: {}.", listed.join(", "))
+}
+
 fn invalid_text(invalid: &Invalid) -> String {
     match invalid {
         Invalid::NoSeats => "Choose at least one seat.".into(),
         Invalid::DuplicateSeats => "The same seat appears more than once in the request.".into(),
         Invalid::NoArea => "Choose an area.".into(),
+        Invalid::WheelchairUsers { count } => format!(
+            "Say how many of the party of {count} use a wheelchair: 0 to {count}."
+        ),
+        Invalid::AccessibleSeating => "Choose when wheelchair spaces and companion seats join \
+             general sale: auto (a time before the start, 0 to 8760 hours, or never), \
+             released or held."
+            .into(),
         Invalid::CountOutOfRange { max, of } => {
             let things = match of {
                 Counted::Seats => "seats",
@@ -285,12 +304,58 @@ fn conflict_text(conflict: &Conflict) -> String {
         Conflict::NotEnoughSeats {
             count: asked,
             free,
+            held_back,
             filters,
         } => format!(
-            "Only {} {} free{}; {asked} were asked for.",
+            "Only {} {} free{}; {asked} were asked for.{}",
             count(*free, "seat", "seats"),
             if *free == 1 { "is" } else { "are" },
-            filter_words(filters)
+            filter_words(filters),
+            match held_back {
+                0 => String::new(),
+                n => format!(
+                    " {} more {} kept for wheelchair users and their companions.",
+                    count(
+                        *n,
+                        "wheelchair space or companion seat",
+                        "wheelchair spaces and companion seats"
+                    ),
+                    if *n == 1 { "is" } else { "are" },
+                ),
+            }
+        ),
+        Conflict::NoWheelchairSpace {
+            wheelchair,
+            free_spaces,
+            filters,
+            elsewhere,
+        } => format!(
+            "{}{}{}",
+            match (free_spaces, wheelchair) {
+                (0, _) => format!("No wheelchair space is free{}.", filter_words(filters)),
+                (free, asked) => format!(
+                    "Only {} free{}; {asked} were asked for.",
+                    count(*free, "wheelchair space is", "wheelchair spaces are"),
+                    filter_words(filters)
+                ),
+            },
+            spaces_elsewhere(elsewhere),
+            " Staff at the box office can help too."
+        ),
+        Conflict::WheelchairNotTogether {
+            count: party,
+            wheelchair,
+            free_spaces,
+            filters,
+            elsewhere,
+        } => format!(
+            "{} free{}, but none has {} free beside it. Ask again with \"together\": false \
+             (\u{201c}Seats may be apart\u{201d}) for {} and the best other seats nearby.{}",
+            count(*free_spaces, "wheelchair space is", "wheelchair spaces are"),
+            filter_words(filters),
+            count(i64::from(party - wheelchair), "seat", "seats"),
+            count(i64::from(*wheelchair), "space", "spaces"),
+            spaces_elsewhere(elsewhere)
         ),
         Conflict::NotEnoughCapacity { area, left, asked } => match left {
             0 => format!("{area} is sold out."),

@@ -593,6 +593,38 @@
     form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
   }
 
+  // ---- Picking a seat kept for wheelchair users ----------------------------
+  // Best available never gives these to a party that didn't ask; a buyer
+  // may still pick one by hand, after saying it is for its purpose. (In
+  // capture, so a "no" stops the pick before anything else sees it.)
+  document.addEventListener("click", function (event) {
+    const seat = event.target.closest && event.target.closest("button[name=hold][data-confirm-pick]");
+    if (seat && !window.confirm(seat.dataset.confirmPick)) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+
+  // ---- Seats with an attribute shown in full ---------------------------------
+  // Without JavaScript the form reloads the page with the class set.
+  function initFeatureFilter() {
+    const form = document.querySelector("[data-feature-filter]");
+    const frame = document.getElementById("map-frame");
+    if (!form || !frame) { return; }
+    function update() {
+      const wanted = form.elements.feature.value;
+      Array.from(frame.classList).filter(function (c) { return c.indexOf("want-") === 0; })
+        .forEach(function (c) { frame.classList.remove(c); });
+      if (wanted) { frame.classList.add("want-" + wanted.replace(/_/g, "-")); }
+      const url = new URL(window.location.href);
+      if (wanted) { url.searchParams.set("feature", wanted); } else { url.searchParams.delete("feature"); }
+      history.replaceState(null, "", url);
+    }
+    form.addEventListener("change", update);
+    form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
+  }
+  initFeatureFilter();
+
   // ---- A pick in flight ----------------------------------------------------
   // Only the pressed seat dims while its request runs: dimming the whole
   // map (a class on the form) repainted every seat, a 100 ms cost per click

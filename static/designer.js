@@ -15,6 +15,10 @@ const FLAGS = [
   ["companion", "Companion seat"],
   ["restricted_view", "Restricted view"],
   ["aisle", "Aisle seat"],
+  ["step_free", "Step-free access"],
+  ["hearing_loop", "Hearing loop"],
+  ["lift_up_armrest", "Lift-up armrest"],
+  ["extra_legroom", "Extra legroom"],
 ];
 const HISTORY_LIMIT = 100;
 

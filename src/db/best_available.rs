@@ -26,10 +26,10 @@ use tokio_postgres::Row;
 
 use super::holds::{HoldRules, Holder};
 use super::{GenericClient, Pool, events, holds, retrying, seats};
-use crate::domain::best_available::{BlockSearch, FreeSeat};
+use crate::domain::best_available::{BlockSearch, FreeSeat, WheelchairSpaces};
 use crate::domain::ids::SectionId;
 use crate::domain::ids::{EventId, HoldId, SeatId};
-use crate::domain::refusal::Filters as RefusedFilters;
+use crate::domain::refusal::{Filters as RefusedFilters, SectionSpaces};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 use crate::observability as obs;
@@ -43,6 +43,11 @@ pub struct BestAvailableRequest {
     pub tier: Option<String>,
     pub together: bool,
     pub mode: BestMode,
+    /// How many of the party use a wheelchair (0 to `count`): each gets a
+    /// wheelchair space, and the rest of the party sits beside them.
+    pub wheelchair: u32,
+    /// Never give a seat with a restricted view.
+    pub avoid_restricted_view: bool,
 }
 
 /// What happens to the seats a buyer already holds.
@@ -85,6 +90,22 @@ const MAX_FRESH_STARTS: usize = 4;
 struct Filters {
     section_id: Option<SectionId>,
     tier_id: Option<i64>,
+    avoid_restricted_view: bool,
+    /// The party's wheelchair users.
+    wheelchair: u32,
+}
+
+/// Which free seats a walk of the rank order yields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WalkOf {
+    /// Any seat a general request may have: wheelchair spaces and
+    /// companion seats only once the event has released them.
+    General,
+    /// Wheelchair spaces, for a party with wheelchair users.
+    WheelchairSpaces,
+    /// Seats for the rest of such a party: any but wheelchair spaces
+    /// (companion seats are theirs).
+    Companions,
 }
 
 /// A free seat from the rank-ordered walk.
@@ -239,26 +260,8 @@ async fn find(
     if let Some(chosen) = chosen {
         return Ok(chosen);
     }
-    let free = count_free(tx, event_id, filters).await?;
-    let filters = RefusedFilters {
-        section: request.section.clone(),
-        tier: request.tier.clone(),
-    };
-    let count = request.count;
     Err(AppError::Conflict(
-        if request.together && free >= i64::from(count) {
-            Conflict::NotEnoughTogether {
-                count,
-                free,
-                filters,
-            }
-        } else {
-            Conflict::NotEnoughSeats {
-                count,
-                free,
-                filters,
-            }
-        },
+        refusal(tx, event_id, filters, request).await?,
     ))
 }
 
@@ -341,6 +344,8 @@ async fn resolve_filters(
     Ok(Filters {
         section_id,
         tier_id,
+        avoid_restricted_view: request.avoid_restricted_view,
+        wheelchair: request.wheelchair,
     })
 }
 
@@ -355,31 +360,60 @@ async fn id_by_name(
     Ok(row.map(|r| r.get(0)))
 }
 
-/// The next free seats after `(rank, id)` in rank order, from the two
-/// partial indexes (available, and held but lapsed). Takes no locks.
+/// Whether the event holds back wheelchair spaces and companion seats
+/// from general requests, judged by each statement as it runs (like
+/// expiry: no job releases them).
+const HELD_BACK: &str =
+    "(SELECT accessible_held_back(e.accessible_seats, e.accessible_release_secs, e.starts_at)
+                           FROM events e WHERE e.id = $1)";
+
+/// The walk's SQL for one kind of seat: free seats in rank order from the
+/// two partial indexes (available, and held but lapsed).
+fn walk_sql(kind: &str) -> String {
+    let free_of = |status: &str| {
+        format!(
+            "(SELECT id, section_id, row_index, rank FROM seats
+               WHERE event_id = $1 AND {status} AND (rank, id) > ($2, $3)
+                 AND ($4::bigint IS NULL OR section_id = $4)
+                 AND ($5::bigint IS NULL OR tier_id = $5)
+                 AND NOT ($7::bool AND 'restricted_view' = ANY (accessibility))
+                 AND {kind}
+               ORDER BY rank, id LIMIT $6)"
+        )
+    };
+    format!(
+        "SELECT id, section_id, row_index, rank FROM ({} UNION ALL {}) free ORDER BY rank, id LIMIT $6",
+        free_of("status = 'AVAILABLE'"),
+        free_of("status = 'HELD' AND held_until < now()")
+    )
+}
+
+static WALK_GENERAL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    walk_sql(&format!(
+        "(NOT accessibility && ARRAY['wheelchair', 'companion'] OR NOT {HELD_BACK})"
+    ))
+});
+// Spelled as the partial index's predicate, so the planner can use it.
+static WALK_WHEELCHAIR: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| walk_sql("'wheelchair' = ANY (accessibility)"));
+static WALK_COMPANIONS: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| walk_sql("NOT 'wheelchair' = ANY (accessibility)"));
+
+/// The next free seats of the kind after `(rank, id)` in rank order.
+/// Takes no locks.
 async fn walk(
     client: &impl GenericClient,
     event_id: EventId,
     filters: &Filters,
+    of: WalkOf,
     after: (i32, SeatId),
 ) -> AppResult<Vec<Candidate>> {
     let statement = client
-        .prepare_cached(
-            "SELECT id, section_id, row_index, rank FROM (
-                 (SELECT id, section_id, row_index, rank FROM seats
-                   WHERE event_id = $1 AND status = 'AVAILABLE' AND (rank, id) > ($2, $3)
-                     AND ($4::bigint IS NULL OR section_id = $4)
-                     AND ($5::bigint IS NULL OR tier_id = $5)
-                   ORDER BY rank, id LIMIT $6)
-                 UNION ALL
-                 (SELECT id, section_id, row_index, rank FROM seats
-                   WHERE event_id = $1 AND status = 'HELD' AND held_until < now()
-                     AND (rank, id) > ($2, $3)
-                     AND ($4::bigint IS NULL OR section_id = $4)
-                     AND ($5::bigint IS NULL OR tier_id = $5)
-                   ORDER BY rank, id LIMIT $6)
-             ) free ORDER BY rank, id LIMIT $6",
-        )
+        .prepare_cached(match of {
+            WalkOf::General => &WALK_GENERAL,
+            WalkOf::WheelchairSpaces => &WALK_WHEELCHAIR,
+            WalkOf::Companions => &WALK_COMPANIONS,
+        })
         .await?;
     let rows = client
         .query(
@@ -391,6 +425,7 @@ async fn walk(
                 &filters.section_id,
                 &filters.tier_id,
                 &WALK_BATCH,
+                &filters.avoid_restricted_view,
             ],
         )
         .await?;
@@ -414,25 +449,40 @@ async fn read_rows(
     client: &impl GenericClient,
     event_id: EventId,
     rows: &[(SectionId, i32)],
-    tier_id: Option<i64>,
+    filters: &Filters,
 ) -> AppResult<Vec<Vec<FreeSeat>>> {
-    let statement = client
-        .prepare_cached(
+    static READ_ROWS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
             "SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
-                    ($4::bigint IS NULL OR s.tier_id = $4) AS eligible
+                    ($4::bigint IS NULL OR s.tier_id = $4)
+                    AND NOT ($5::bool AND 'restricted_view' = ANY (s.accessibility))
+                    AND ($6::bool OR NOT s.accessibility && ARRAY['wheelchair', 'companion']
+                         OR NOT {HELD_BACK}) AS eligible,
+                    'wheelchair' = ANY (s.accessibility) AS wheelchair
                FROM seats s
               WHERE s.event_id = $1
                 AND (s.section_id, s.row_index) IN (SELECT * FROM unnest($2::bigint[], $3::int[]))
                 AND CASE s.status WHEN 'AVAILABLE' THEN true
                                   WHEN 'HELD' THEN s.held_until < now()
                                   ELSE false END
-              ORDER BY s.section_id, s.row_index, s.position",
+              ORDER BY s.section_id, s.row_index, s.position"
         )
-        .await?;
+    });
+    let statement = client.prepare_cached(&READ_ROWS).await?;
     let sections: Vec<SectionId> = rows.iter().map(|r| r.0).collect();
     let row_indexes: Vec<i32> = rows.iter().map(|r| r.1).collect();
     let found = client
-        .query(&statement, &[&event_id, &sections, &row_indexes, &tier_id])
+        .query(
+            &statement,
+            &[
+                &event_id,
+                &sections,
+                &row_indexes,
+                &filters.tier_id,
+                &filters.avoid_restricted_view,
+                &(filters.wheelchair > 0),
+            ],
+        )
         .await?;
     let mut by_row: Vec<Vec<FreeSeat>> = vec![Vec::new(); rows.len()];
     for row in &found {
@@ -490,6 +540,7 @@ fn free_seat(row: &Row) -> FreeSeat {
         position: row.get("position"),
         rank: row.get("rank"),
         eligible: row.get("eligible"),
+        wheelchair: row.get("wheelchair"),
     }
 }
 
@@ -497,6 +548,7 @@ fn free_seat(row: &Row) -> FreeSeat {
 struct RowWalk<'a> {
     event_id: EventId,
     filters: &'a Filters,
+    of: WalkOf,
     seen: HashSet<(SectionId, i32)>,
     /// Rows found by the walk but not read yet, with their best free rank.
     pending: std::collections::VecDeque<((SectionId, i32), i32)>,
@@ -508,7 +560,7 @@ impl RowWalk<'_> {
     /// The best free rank of the next unread row, walking further if needed.
     async fn peek(&mut self, client: &impl GenericClient) -> AppResult<Option<i32>> {
         while self.pending.is_empty() && !self.done {
-            let batch = walk(client, self.event_id, self.filters, self.after).await?;
+            let batch = walk(client, self.event_id, self.filters, self.of, self.after).await?;
             self.done = (batch.len() as i64) < WALK_BATCH;
             if let Some(last) = batch.last() {
                 self.after = (last.rank, last.id);
@@ -539,31 +591,41 @@ impl RowWalk<'_> {
     }
 }
 
-/// The best block of `count` adjacent seats, locked, or None if there is none.
+/// The best block of `count` adjacent seats, locked, or None if there is
+/// none. A party with wheelchair users walks the rows that have a free
+/// wheelchair space, and its block holds exactly its spaces.
 async fn find_block(
     client: &impl GenericClient,
     event_id: EventId,
     filters: &Filters,
     count: usize,
 ) -> AppResult<Option<Vec<SeatId>>> {
+    let (of, spaces) = match filters.wheelchair {
+        0 => (WalkOf::General, WheelchairSpaces::Any),
+        w => (
+            WalkOf::WheelchairSpaces,
+            WheelchairSpaces::Exactly(w as usize),
+        ),
+    };
     let mut attempts = 0;
     for _ in 0..MAX_FRESH_STARTS {
         let mut walk = RowWalk {
             event_id,
             filters,
+            of,
             seen: HashSet::new(),
             pending: Default::default(),
             after: (i32::MIN, SeatId(i64::MIN)),
             done: false,
         };
-        let mut search = BlockSearch::new(count);
+        let mut search = BlockSearch::with_spaces(count, spaces);
         let mut round_size = 1;
         let mut contended = false;
         loop {
             if let Some(next_rank) = walk.peek(client).await? {
                 if !search.is_settled_before(next_rank) {
                     let keys = walk.take(client, round_size).await?;
-                    for row in read_rows(client, event_id, &keys, filters.tier_id).await? {
+                    for row in read_rows(client, event_id, &keys, filters).await? {
                         search.consider_row(&row);
                     }
                     round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
@@ -599,9 +661,8 @@ async fn find_block(
     Ok(None)
 }
 
-/// The best `count` free seats by rank, wherever they are, locked. Locks
-/// only as many as are still needed at each step, so a party of 2 never
-/// locks a whole batch away from other buyers.
+/// The best `count` free seats by rank, wherever they are, locked: for a
+/// party with wheelchair users, its spaces first and then the rest.
 async fn find_apart(
     client: &impl GenericClient,
     event_id: EventId,
@@ -609,52 +670,189 @@ async fn find_apart(
     count: usize,
 ) -> AppResult<Option<Vec<SeatId>>> {
     let mut chosen: Vec<SeatId> = Vec::with_capacity(count);
+    let wheelchair = filters.wheelchair as usize;
+    let walks = match wheelchair {
+        0 => vec![(WalkOf::General, count)],
+        w => vec![
+            (WalkOf::WheelchairSpaces, w),
+            (WalkOf::Companions, count - w),
+        ],
+    };
+    for (of, wanted) in walks {
+        if wanted > 0 && !lock_best(client, event_id, filters, of, wanted, &mut chosen).await? {
+            return Ok(None);
+        }
+    }
+    Ok(Some(chosen))
+}
+
+/// Adds the best `wanted` free seats of the walk to `chosen`, locked.
+/// Locks only as many as are still needed at each step, so a party of 2
+/// never locks a whole batch away from other buyers. False if there are
+/// not enough.
+async fn lock_best(
+    client: &impl GenericClient,
+    event_id: EventId,
+    filters: &Filters,
+    of: WalkOf,
+    wanted: usize,
+    chosen: &mut Vec<SeatId>,
+) -> AppResult<bool> {
+    let goal = chosen.len() + wanted;
     let mut after = (i32::MIN, SeatId(i64::MIN));
     loop {
-        let batch = walk(client, event_id, filters, after).await?;
+        let batch = walk(client, event_id, filters, of, after).await?;
         let Some(last) = batch.last() else {
-            return Ok(None);
+            return Ok(false);
         };
         after = (last.rank, last.id);
         let mut candidates: &[Candidate] = &batch;
         while !candidates.is_empty() {
-            let take = (count - chosen.len()).min(candidates.len());
+            let take = (goal - chosen.len()).min(candidates.len());
             let (next, rest) = candidates.split_at(take);
             let ids: Vec<SeatId> = next.iter().map(|c| c.id).collect();
             let locked = lock_free(client, &ids).await?;
             chosen.extend(ids.into_iter().filter(|id| locked.contains(id)));
-            if chosen.len() == count {
-                return Ok(Some(chosen));
+            if chosen.len() == goal {
+                return Ok(true);
             }
             candidates = rest;
         }
         if (batch.len() as i64) < WALK_BATCH {
-            return Ok(None);
+            return Ok(false);
         }
     }
 }
 
-async fn count_free(
+/// Free seats by section, as a refusal counts them.
+struct FreeInSection {
+    section_id: SectionId,
+    name: String,
+    /// Free wheelchair spaces.
+    spaces: i64,
+    /// Free seats a general request may have now.
+    general: i64,
+    /// Free seats other than wheelchair spaces.
+    not_spaces: i64,
+    /// Free seats held back from general requests.
+    held_back: i64,
+}
+
+/// The free seats matching the tier and restricted-view filters, by
+/// section (any section: a refusal may point to another one).
+async fn free_by_section(
     client: &impl GenericClient,
     event_id: EventId,
     filters: &Filters,
-) -> AppResult<i64> {
-    let statement = client
-        .prepare_cached(
-            "SELECT count(*) FROM seats
-              WHERE event_id = $1
-                AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until < now()))
-                AND ($2::bigint IS NULL OR section_id = $2)
-                AND ($3::bigint IS NULL OR tier_id = $3)",
+) -> AppResult<Vec<FreeInSection>> {
+    static FREE_BY_SECTION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "SELECT sec.id, sec.name,
+                    count(*) FILTER (WHERE 'wheelchair' = ANY (s.accessibility)) AS spaces,
+                    count(*) FILTER (WHERE NOT s.accessibility && ARRAY['wheelchair', 'companion']
+                                        OR NOT held.back) AS general,
+                    count(*) FILTER (WHERE NOT 'wheelchair' = ANY (s.accessibility)) AS not_spaces,
+                    count(*) FILTER (WHERE s.accessibility && ARRAY['wheelchair', 'companion']
+                                       AND held.back) AS held_back
+               FROM seats s
+               JOIN sections sec ON sec.id = s.section_id
+              CROSS JOIN (SELECT {HELD_BACK} AS back) held
+              WHERE s.event_id = $1
+                AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until < now()))
+                AND ($2::bigint IS NULL OR s.tier_id = $2)
+                AND NOT ($3::bool AND 'restricted_view' = ANY (s.accessibility))
+              GROUP BY sec.id, sec.name
+              ORDER BY min(s.rank), sec.id"
+        )
+    });
+    let statement = client.prepare_cached(&FREE_BY_SECTION).await?;
+    let rows = client
+        .query(
+            &statement,
+            &[&event_id, &filters.tier_id, &filters.avoid_restricted_view],
         )
         .await?;
-    Ok(client
-        .query_one(
-            &statement,
-            &[&event_id, &filters.section_id, &filters.tier_id],
-        )
-        .await?
-        .get(0))
+    Ok(rows
+        .iter()
+        .map(|row| FreeInSection {
+            section_id: row.get(0),
+            name: row.get(1),
+            spaces: row.get("spaces"),
+            general: row.get("general"),
+            not_spaces: row.get("not_spaces"),
+            held_back: row.get("held_back"),
+        })
+        .collect())
+}
+
+/// Why nothing was found, counted after the search failed.
+async fn refusal(
+    client: &impl GenericClient,
+    event_id: EventId,
+    filters: &Filters,
+    request: &BestAvailableRequest,
+) -> AppResult<Conflict> {
+    let by_section = free_by_section(client, event_id, filters).await?;
+    let (inside, outside): (Vec<&FreeInSection>, Vec<&FreeInSection>) = by_section
+        .iter()
+        .partition(|s| filters.section_id.is_none_or(|id| id == s.section_id));
+    let sum = |f: fn(&FreeInSection) -> i64| inside.iter().map(|s| f(s)).sum::<i64>();
+    let refused_filters = RefusedFilters {
+        section: request.section.clone(),
+        tier: request.tier.clone(),
+    };
+    let count = request.count;
+    let wheelchair = request.wheelchair;
+    if wheelchair > 0 {
+        let free_spaces = sum(|s| s.spaces);
+        let elsewhere: Vec<SectionSpaces> = outside
+            .iter()
+            .filter(|s| s.spaces > 0)
+            .map(|s| SectionSpaces {
+                section: s.name.clone(),
+                free: s.spaces,
+            })
+            .collect();
+        let others_free = sum(|s| s.not_spaces);
+        return Ok(if free_spaces < i64::from(wheelchair) {
+            Conflict::NoWheelchairSpace {
+                wheelchair,
+                free_spaces,
+                filters: refused_filters,
+                elsewhere,
+            }
+        } else if request.together && others_free >= i64::from(count - wheelchair) {
+            Conflict::WheelchairNotTogether {
+                count,
+                wheelchair,
+                free_spaces,
+                filters: refused_filters,
+                elsewhere,
+            }
+        } else {
+            Conflict::NotEnoughSeats {
+                count,
+                free: free_spaces.min(i64::from(wheelchair)) + others_free,
+                held_back: 0,
+                filters: refused_filters,
+            }
+        });
+    }
+    let free = sum(|s| s.general);
+    Ok(if request.together && free >= i64::from(count) {
+        Conflict::NotEnoughTogether {
+            count,
+            free,
+            filters: refused_filters,
+        }
+    } else {
+        Conflict::NotEnoughSeats {
+            count,
+            free,
+            held_back: sum(|s| s.held_back),
+            filters: refused_filters,
+        }
+    })
 }
 
 /// Undoes a best-available swap: in the buyer's hold `hold_id` (still

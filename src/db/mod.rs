@@ -4,6 +4,7 @@
 //! the pool, run one transaction, and retry it on deadlock or serialization
 //! failure.
 
+pub mod accessible;
 pub mod api_keys;
 pub mod audit;
 pub mod best_available;

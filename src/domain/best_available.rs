@@ -11,6 +11,12 @@
 //! even if it sits a little further from the centre; a lone seat is the
 //! hardest seat to sell. Across rows the best score wins, so a better row is
 //! never given up to avoid an orphan.
+//!
+//! A party with wheelchair users asks for `w` wheelchair spaces: its block
+//! holds exactly `w` of them, the rest of the party beside them (on
+//! companion seats or ordinary ones). Other parties' blocks may hold any
+//! number; whether a held-back space may be given to them at all is the
+//! seat's `eligible`, decided by the caller.
 
 use super::ids::SeatId;
 /// A free seat of one row, in position order.
@@ -22,6 +28,17 @@ pub struct FreeSeat {
     /// Matches the request's filters (a free seat of another tier still
     /// counts as empty for the orphan rule, but can't be given).
     pub eligible: bool,
+    /// A wheelchair space.
+    pub wheelchair: bool,
+}
+
+/// How many wheelchair spaces a block must hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WheelchairSpaces {
+    /// A general request: as many as eligibility allows.
+    Any,
+    /// A party with this many wheelchair users (at least 1).
+    Exactly(usize),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,8 +49,9 @@ pub struct Block {
     pub start: i32,
 }
 
-/// Every block of `n` adjacent eligible seats in the row.
-pub fn blocks(row: &[FreeSeat], n: usize) -> Vec<Block> {
+/// Every block of `n` adjacent eligible seats in the row (holding the
+/// wheelchair spaces asked for).
+pub fn blocks(row: &[FreeSeat], n: usize, spaces: WheelchairSpaces) -> Vec<Block> {
     let mut found = Vec::new();
     if n == 0 {
         return found;
@@ -42,6 +60,11 @@ pub fn blocks(row: &[FreeSeat], n: usize) -> Vec<Block> {
         let (first, last) = (run[0].position, run[run.len() - 1].position);
         for window in run.windows(n) {
             if !window.iter().all(|s| s.eligible) {
+                continue;
+            }
+            if let WheelchairSpaces::Exactly(w) = spaces
+                && window.iter().filter(|s| s.wheelchair).count() != w
+            {
                 continue;
             }
             let start = window[0].position;
@@ -77,6 +100,7 @@ fn runs(row: &[FreeSeat]) -> Vec<&[FreeSeat]> {
 #[derive(Debug)]
 pub struct BlockSearch {
     n: usize,
+    spaces: WheelchairSpaces,
     /// Every block of every row considered, with the row's order of arrival.
     blocks: Vec<(usize, Block)>,
     rows: usize,
@@ -84,8 +108,16 @@ pub struct BlockSearch {
 
 impl BlockSearch {
     pub fn new(n: usize) -> BlockSearch {
+        BlockSearch::with_spaces(n, WheelchairSpaces::Any)
+    }
+
+    /// A search for blocks holding exactly the wheelchair spaces asked for.
+    /// Its rows must be offered in order of their best free wheelchair
+    /// space's rank (see `is_settled_before`).
+    pub fn with_spaces(n: usize, spaces: WheelchairSpaces) -> BlockSearch {
         BlockSearch {
             n,
+            spaces,
             blocks: Vec::new(),
             rows: 0,
         }
@@ -93,8 +125,11 @@ impl BlockSearch {
 
     pub fn consider_row(&mut self, row: &[FreeSeat]) {
         let row_number = self.rows;
-        self.blocks
-            .extend(blocks(row, self.n).into_iter().map(|b| (row_number, b)));
+        self.blocks.extend(
+            blocks(row, self.n, self.spaces)
+                .into_iter()
+                .map(|b| (row_number, b)),
+        );
         self.rows += 1;
     }
 
@@ -110,12 +145,20 @@ impl BlockSearch {
 
     /// A row whose best free seat has rank `min_rank` scores at least
     /// `n * min_rank`; once that can't beat the best so far, stop looking.
+    /// For a wheelchair party, rows come in order of their best free
+    /// wheelchair space, and only its `w` spaces are sure to rank at
+    /// `min_rank` or worse (the others may rank better, but never below 0:
+    /// ranks are 0 or more, a CHECK of the seats table).
     pub fn is_settled_before(&self, min_rank: i32) -> bool {
+        let sure = match self.spaces {
+            WheelchairSpaces::Any => self.n,
+            WheelchairSpaces::Exactly(w) => w,
+        };
         self.blocks
             .iter()
             .map(|(_, b)| b.rank_sum)
             .min()
-            .is_some_and(|best| best <= self.n as i64 * i64::from(min_rank))
+            .is_some_and(|best| best <= sure as i64 * i64::from(min_rank))
     }
 
     /// Up to `k` blocks that share no seat, best first: the best row first
@@ -154,7 +197,8 @@ impl BlockSearch {
 mod tests {
     use super::*;
 
-    /// A row from a picture: '.' free, 'x' taken, 'o' free but ineligible.
+    /// A row from a picture: '.' free, 'x' taken, 'o' free but ineligible,
+    /// 'w' a free wheelchair space, 'h' one held back (ineligible).
     /// Seat ids are positions + 100; rank is distance from the row's centre.
     fn row(picture: &str) -> Vec<FreeSeat> {
         let width = picture.len() as i32;
@@ -168,7 +212,8 @@ mod tests {
                     id: SeatId(100 + i64::from(p)),
                     position: p,
                     rank: (2 * p - (width - 1)).abs(),
-                    eligible: c == '.',
+                    eligible: c == '.' || c == 'w',
+                    wheelchair: c == 'w' || c == 'h',
                 }
             })
             .collect()
@@ -205,7 +250,7 @@ mod tests {
         // (2 or 7). The orphan-free blocks 2..=4 and 5..=7 both score 9;
         // the leftmost wins the tie.
         let picture = "xx......xx";
-        let all = blocks(&row(picture), 3);
+        let all = blocks(&row(picture), 3, WheelchairSpaces::Any);
         for start in [3, 4] {
             assert!(all.iter().find(|b| b.start == start).unwrap().leaves_orphan);
         }
@@ -225,7 +270,7 @@ mod tests {
         // seat 1 against the taken seat and seat 4 against the row's end.
         // 1,2 (score 2) leaves 3,4 together, and wins.
         let picture = "x....";
-        let middle = blocks(&row(picture), 2)
+        let middle = blocks(&row(picture), 2, WheelchairSpaces::Any)
             .into_iter()
             .find(|b| b.start == 2)
             .unwrap();
@@ -292,5 +337,50 @@ mod tests {
                 .iter()
                 .all(|b| !b.seat_ids.contains(&SeatId(103)))
         );
+    }
+
+    fn choose_for_wheelchairs(pictures: &[&str], n: usize, w: usize) -> Option<Vec<i64>> {
+        let mut search = BlockSearch::with_spaces(n, WheelchairSpaces::Exactly(w));
+        for picture in pictures {
+            search.consider_row(&row(picture));
+        }
+        search.into_best().map(|b| positions(&b))
+    }
+
+    #[test]
+    fn a_wheelchair_party_gets_exactly_its_spaces_with_the_rest_beside_them() {
+        // Spaces at both ends; the party of 3 with one wheelchair user gets
+        // a space and the two seats next to it, never the centre alone.
+        assert_eq!(
+            choose_for_wheelchairs(&["w......w"], 3, 1),
+            Some(vec![0, 1, 2])
+        );
+        // Two spaces side by side: a party with one user takes one of them,
+        // not both.
+        assert_eq!(choose_for_wheelchairs(&["..ww.."], 2, 1), Some(vec![1, 2]));
+        assert_eq!(choose_for_wheelchairs(&["..ww.."], 2, 2), Some(vec![2, 3]));
+        // No space, or none with room beside it: nothing.
+        assert_eq!(choose_for_wheelchairs(&["........"], 2, 1), None);
+        assert_eq!(choose_for_wheelchairs(&["wx......"], 2, 1), None);
+    }
+
+    #[test]
+    fn a_general_party_never_gets_a_held_back_space_but_may_get_a_released_one() {
+        // 'h' (held back, ineligible) splits the row: the block goes round it.
+        assert_eq!(choose(&["..h.."], 2), Some(vec![0, 1]));
+        // Released ('w', eligible): it is an ordinary seat to a general party.
+        // (The centre block would strand seat 0: the orphan rule moves it.)
+        assert_eq!(choose(&["..w.."], 3), Some(vec![0, 1, 2]));
+    }
+
+    #[test]
+    fn a_wheelchair_search_settles_on_its_spaces_ranks_only() {
+        let mut search = BlockSearch::with_spaces(3, WheelchairSpaces::Exactly(1));
+        // Space at position 0 (rank 7) with seats 1, 2 (ranks 5, 3): 15.
+        search.consider_row(&row("w......."));
+        // A later row whose best space ranks 8 may still hold a block
+        // scoring 8 + 0 + 0 < 15: not settled. One ranking 15 can't win.
+        assert!(!search.is_settled_before(8));
+        assert!(search.is_settled_before(15));
     }
 }

@@ -22,23 +22,44 @@ pub struct RowSpec {
     pub flags: Vec<(u32, Flag)>,
 }
 
-/// Accessible-seat flags, as the database stores them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Seat attributes, as the database stores them: a closed set (a CHECK
+/// of the seats table), so that filters and their words stay whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Flag {
+    /// A space for a wheelchair; held back from general best available.
     Wheelchair,
+    /// Beside a wheelchair space, for the person with its user; held back
+    /// from general best available too.
     Companion,
     RestrictedView,
     /// On an aisle: next to a gangway, easy to reach and leave.
     Aisle,
+    /// Reached without steps.
+    StepFree,
+    /// Covered by an induction (hearing) loop.
+    HearingLoop,
+    /// An armrest that lifts, for moving across from a wheelchair.
+    LiftUpArmrest,
+    ExtraLegroom,
 }
 
 impl Flag {
-    pub const ALL: [Flag; 4] = [
+    pub const ALL: [Flag; 8] = [
         Flag::Wheelchair,
         Flag::Companion,
         Flag::RestrictedView,
         Flag::Aisle,
+        Flag::StepFree,
+        Flag::HearingLoop,
+        Flag::LiftUpArmrest,
+        Flag::ExtraLegroom,
     ];
+
+    /// Held back from general best available until the event releases
+    /// them.
+    pub fn is_held_back(self) -> bool {
+        matches!(self, Flag::Wheelchair | Flag::Companion)
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -46,6 +67,10 @@ impl Flag {
             Flag::Companion => "companion",
             Flag::RestrictedView => "restricted_view",
             Flag::Aisle => "aisle",
+            Flag::StepFree => "step_free",
+            Flag::HearingLoop => "hearing_loop",
+            Flag::LiftUpArmrest => "lift_up_armrest",
+            Flag::ExtraLegroom => "extra_legroom",
         }
     }
 

@@ -1,5 +1,6 @@
 //! Pure types and rules: no I/O, unit-tested here.
 
+pub mod accessible;
 pub mod api_key;
 pub mod best_available;
 pub mod email;

@@ -98,6 +98,9 @@ error_codes! {
     OrdersAwaitingPayment => "orders_awaiting_payment",
     PaymentUnavailable => "payment_unavailable",
     InvalidPayment => "invalid_payment",
+    NoWheelchairSpace => "no_wheelchair_space",
+    WheelchairNotTogether => "wheelchair_not_together",
+    InvalidAccessibleSeating => "invalid_accessible_seating",
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -226,6 +229,13 @@ pub enum Invalid {
     NoSeats,
     DuplicateSeats,
     NoArea,
+    /// More wheelchair users than the party has people (or fewer than 0).
+    WheelchairUsers {
+        count: u32,
+    },
+    /// Accessible-seating settings out of range (release time, or a mode
+    /// that is none of auto, released, held).
+    AccessibleSeating,
     CountOutOfRange {
         max: u32,
         of: Counted,
@@ -291,6 +301,14 @@ pub enum Invalid {
     WebhookEvents,
 }
 
+/// Free wheelchair spaces in a section, offered when the one asked for
+/// has none that fit.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SectionSpaces {
+    pub section: String,
+    pub free: i64,
+}
+
 /// The best-available filters a refusal repeats back.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filters {
@@ -353,7 +371,27 @@ pub enum Conflict {
     NotEnoughSeats {
         count: u32,
         free: i64,
+        /// Free wheelchair spaces and companion seats not counted in
+        /// `free`: the event still holds them back.
+        held_back: i64,
         filters: Filters,
+    },
+    /// A party with wheelchair users, and fewer free wheelchair spaces
+    /// than they are (in the section asked for; `elsewhere` has others).
+    NoWheelchairSpace {
+        wheelchair: u32,
+        free_spaces: i64,
+        filters: Filters,
+        elsewhere: Vec<SectionSpaces>,
+    },
+    /// Wheelchair spaces are free, but none with the rest of the party's
+    /// seats free beside it.
+    WheelchairNotTogether {
+        count: u32,
+        wheelchair: u32,
+        free_spaces: i64,
+        filters: Filters,
+        elsewhere: Vec<SectionSpaces>,
     },
     NotEnoughCapacity {
         area: String,
@@ -395,6 +433,8 @@ impl Invalid {
             Invalid::NoSeats => ErrorCode::NoSeats,
             Invalid::DuplicateSeats => ErrorCode::DuplicateSeats,
             Invalid::NoArea => ErrorCode::NoArea,
+            Invalid::WheelchairUsers { .. } => ErrorCode::InvalidCount,
+            Invalid::AccessibleSeating => ErrorCode::InvalidAccessibleSeating,
             Invalid::CountOutOfRange { .. } | Invalid::MoreTicketsThanAnyArea => {
                 ErrorCode::InvalidCount
             }
@@ -450,6 +490,8 @@ impl Conflict {
             Conflict::PaymentUnavailable => ErrorCode::PaymentUnavailable,
             Conflict::NotEnoughTogether { .. } => ErrorCode::NotEnoughSeatsTogether,
             Conflict::NotEnoughSeats { .. } => ErrorCode::NotEnoughSeats,
+            Conflict::NoWheelchairSpace { .. } => ErrorCode::NoWheelchairSpace,
+            Conflict::WheelchairNotTogether { .. } => ErrorCode::WheelchairNotTogether,
             Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,
             Conflict::TicketAdmitted => ErrorCode::TicketAdmitted,
             Conflict::TicketVoided => ErrorCode::TicketRefunded,

@@ -30,6 +30,14 @@ pub fn party_size(count: i64, max_seats: u32) -> Result<u32, Refusal> {
     count_up_to(count, max_seats, Counted::Seats)
 }
 
+/// How many of a party of `count` use a wheelchair: 0 to `count`.
+pub fn wheelchair_users(wheelchair: i64, count: u32) -> Result<u32, Refusal> {
+    match u32::try_from(wheelchair) {
+        Ok(users) if users <= count => Ok(users),
+        _ => Err(Refusal::Invalid(Invalid::WheelchairUsers { count })),
+    }
+}
+
 fn count_up_to(count: i64, max: u32, of: Counted) -> Result<u32, Refusal> {
     match u32::try_from(count) {
         Ok(count) if (1..=max).contains(&count) => Ok(count),

@@ -43,6 +43,18 @@ pub struct ErrorBody {
     sold_seats: Option<i64>,
     held_seats: Option<i64>,
     orders: Option<i64>,
+    /// `no_wheelchair_space` and `wheelchair_not_together`: free wheelchair
+    /// spaces where asked, and other sections that have some.
+    wheelchair_spaces_free: Option<i64>,
+    elsewhere: Option<Vec<SectionSpacesJson>>,
+}
+
+/// Another section's free wheelchair spaces.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct SectionSpacesJson {
+    section: String,
+    free: i64,
 }
 
 /// One problem of a layout, for a program to point at.
@@ -138,6 +150,22 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             StatusCode::CONFLICT,
             ErrorCode::EventHasSales,
             json!({ "sold_seats": sold_seats, "held_seats": held_seats, "orders": orders }),
+        ),
+        AppError::Conflict(
+            conflict @ (crate::error::Conflict::NoWheelchairSpace {
+                free_spaces,
+                elsewhere,
+                ..
+            }
+            | crate::error::Conflict::WheelchairNotTogether {
+                free_spaces,
+                elsewhere,
+                ..
+            }),
+        ) => (
+            StatusCode::CONFLICT,
+            conflict.code(),
+            json!({ "wheelchair_spaces_free": free_spaces, "elsewhere": elsewhere }),
         ),
         AppError::Conflict(conflict) => (StatusCode::CONFLICT, conflict.code(), json!({})),
         AppError::HoldExpired => (StatusCode::GONE, ErrorCode::HoldExpired, json!({})),

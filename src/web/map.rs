@@ -622,6 +622,66 @@ impl PriceFilter {
     }
 }
 
+/// Seats with one attribute (step-free access, say) shown in full, the
+/// rest dimmed: offered for the attributes the seats shown have.
+pub struct FeatureFilter {
+    pub choices: Vec<FeatureChoice>,
+    /// The map's class for the choice ("want-step-free"), or empty.
+    pub class: String,
+}
+
+pub struct FeatureChoice {
+    /// The query's value: an attribute, or "clear_view".
+    pub value: &'static str,
+    pub label: &'static str,
+    pub selected: bool,
+}
+
+/// What "no restricted view" is asked as.
+const CLEAR_VIEW: &str = "clear_view";
+
+impl FeatureFilter {
+    pub fn new(seats: &[crate::db::seats::Seat], asked: Option<&str>) -> FeatureFilter {
+        use crate::domain::layout::Flag;
+        let present: std::collections::HashSet<Flag> = seats
+            .iter()
+            .flat_map(|seat| seat.accessibility.iter())
+            .filter_map(|name| Flag::from_db(name))
+            .collect();
+        let mut choices: Vec<FeatureChoice> = Flag::ALL
+            .into_iter()
+            // Companion seats go with a wheelchair space; a restricted
+            // view is something to avoid, offered as its opposite.
+            .filter(|flag| {
+                present.contains(flag) && !matches!(flag, Flag::Companion | Flag::RestrictedView)
+            })
+            .map(|flag| FeatureChoice {
+                value: flag.as_str(),
+                label: crate::web::seat_view::flag_label(flag),
+                selected: asked == Some(flag.as_str()),
+            })
+            .collect();
+        if present.contains(&Flag::RestrictedView) {
+            choices.push(FeatureChoice {
+                value: CLEAR_VIEW,
+                label: "no restricted view",
+                selected: asked == Some(CLEAR_VIEW),
+            });
+        }
+        let class = choices
+            .iter()
+            .find(|c| c.selected)
+            .map(|c| format!("want-{}", c.value.replace('_', "-")))
+            .unwrap_or_default();
+        FeatureFilter { choices, class }
+    }
+
+    /// Worth offering: some seat shown has an attribute to look for.
+    pub fn useful(&self) -> bool {
+        !self.choices.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,7 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(staff::venues_api::routes())
         .merge(staff::orders_api::routes())
         .merge(staff::payments_api::routes())
+        .merge(staff::accessible::routes())
         .merge(staff::door::routes())
         .merge(crate::web::payments::routes())
 }

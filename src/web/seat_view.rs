@@ -34,6 +34,9 @@ pub struct SeatView {
     pub held_until: Option<String>,
     /// css classes for accessible-seat flags, e.g. "seat--wheelchair".
     pub flag_classes: String,
+    /// For a free seat kept for wheelchair users: what a buyer picking it
+    /// by hand is asked first.
+    pub confirm_pick: Option<&'static str>,
 }
 
 impl SeatView {
@@ -80,6 +83,10 @@ impl SeatView {
             fresh: false,
             row: seat.row_index,
             held_until: seat.held_until.map(rfc3339),
+            confirm_pick: match seat.state {
+                SeatState::Available => pick_question(&flags),
+                _ => None,
+            },
             flag_classes: flags
                 .iter()
                 .map(|f| format!(" seat--{}", f.as_str().replace('_', "-")))
@@ -175,6 +182,21 @@ pub fn state_glyph(state: SeatState) -> &'static str {
     }
 }
 
+/// Best available keeps wheelchair spaces and companion seats for those
+/// who need them; a buyer may pick one by hand, after saying it is for that.
+fn pick_question(flags: &[Flag]) -> Option<&'static str> {
+    if flags.contains(&Flag::Wheelchair) {
+        Some("This is a wheelchair space. Is it for a wheelchair user?")
+    } else if flags.contains(&Flag::Companion) {
+        Some(
+            "This is a companion seat, beside a wheelchair space. Is it for someone with a \
+             wheelchair user?",
+        )
+    } else {
+        None
+    }
+}
+
 /// How people (and screen readers) hear it.
 pub fn flag_label(flag: Flag) -> &'static str {
     match flag {
@@ -182,6 +204,10 @@ pub fn flag_label(flag: Flag) -> &'static str {
         Flag::Companion => "companion seat",
         Flag::RestrictedView => "restricted view",
         Flag::Aisle => "aisle seat",
+        Flag::StepFree => "step-free access",
+        Flag::HearingLoop => "hearing loop",
+        Flag::LiftUpArmrest => "lift-up armrest",
+        Flag::ExtraLegroom => "extra legroom",
     }
 }
 

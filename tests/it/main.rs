@@ -1,6 +1,7 @@
 //! Integration tests: the real router over HTTP against a real PostgreSQL,
 //! one fresh database per test (see support.rs).
 
+mod accessible;
 mod after_sale;
 mod api_keys;
 mod architecture;

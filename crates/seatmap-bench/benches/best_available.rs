@@ -116,6 +116,8 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                     tier: None,
                     together: true,
                     mode: db::best_available::BestMode::Add,
+                    wheelchair: 0,
+                    avoid_restricted_view: false,
                 };
                 i += 1;
                 let t0 = Instant::now();

@@ -58,7 +58,8 @@ pub(super) fn check_flags(names: &[String], at: &str, errors: &mut Vec<LayoutErr
                 errors.push(err(
                     at,
                     format!(
-                        "unknown flag {name:?}: use wheelchair, companion, restricted_view or aisle"
+                        "unknown flag {name:?}: use {}",
+                        Flag::ALL.map(Flag::as_str).join(", ")
                     ),
                 ));
             }

@@ -225,7 +225,7 @@ fn csv_problems_name_their_line() {
             "line 3: duplicate seat Stalls A 1 (first on line 2)".to_string(),
             "line 4: bad coordinate (abc, 0): use numbers from -100000 to 100000".to_string(),
             "line 5: expected 7 fields, found 6".to_string(),
-            "line 6: unknown flag \"lounge\": use wheelchair, companion, restricted_view or aisle"
+            "line 6: unknown flag \"lounge\": use wheelchair, companion, restricted_view, aisle, step_free, hearing_loop, lift_up_armrest, extra_legroom"
                 .to_string(),
         ]
     );

@@ -221,7 +221,10 @@ impl utoipa::PartialSchema for CreateHoldBody {
                 "section": { "type": "string" },
                 "tier": { "type": "string" },
                 "together": { "type": "boolean" },
-                "mode": { "type": "string", "enum": ["replace", "add"] }
+                "mode": { "type": "string", "enum": ["replace", "add"] },
+                "wheelchair": { "type": "integer", "minimum": 0, "maximum": 100,
+                    "description": "How many of the party use a wheelchair: each gets a wheelchair space, the rest sit beside them (at most count)" },
+                "avoid_restricted_view": { "type": "boolean" }
             }
         });
         let nothing = serde_json::json!({ "type": "null" });
@@ -295,6 +298,12 @@ pub(crate) struct BestAvailableBody {
     together: Option<bool>,
     /// "replace" (the default: the count is the party size) or "add".
     mode: Option<String>,
+    /// How many of the party use a wheelchair (0 to count): each gets a
+    /// wheelchair space, the rest sit beside them.
+    #[serde(default, deserialize_with = "crate::web::json_int::optional")]
+    wheelchair: Option<i64>,
+    /// Never give a seat with a restricted view.
+    avoid_restricted_view: Option<bool>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -360,8 +369,11 @@ pub(crate) async fn create_hold(
             ga: None,
             best_available: Some(best),
         } => {
+            let count = input_rules::party_size(best.count, max_seats)?;
             let request = BestAvailableRequest {
-                count: input_rules::party_size(best.count, max_seats)?,
+                count,
+                wheelchair: input_rules::wheelchair_users(best.wheelchair.unwrap_or(0), count)?,
+                avoid_restricted_view: best.avoid_restricted_view.unwrap_or(false),
                 section: best.section,
                 tier: best.tier,
                 together: best.together.unwrap_or(true),

@@ -33,6 +33,9 @@ pub(crate) struct BestAvailableForm {
     #[serde(default)]
     tier: String,
     apart: Option<String>,
+    #[serde(default)]
+    wheelchair: String,
+    clear_view: Option<String>,
 }
 
 pub(crate) async fn best_available(
@@ -48,9 +51,12 @@ pub(crate) async fn best_available(
     // Anything that isn't a number is out of range like 0 is.
     let count = form.count.trim().parse::<i64>().unwrap_or(0);
     let nonempty = |value: String| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-    let outcome = match rules::party_size(count, max_seats) {
+    let wheelchair = form.wheelchair.trim().parse::<i64>().unwrap_or(0);
+    let party = rules::party_size(count, max_seats)
+        .and_then(|count| Ok((count, rules::wheelchair_users(wheelchair, count)?)));
+    let outcome = match party {
         Err(err) => Err(err.into()),
-        Ok(count) => {
+        Ok((count, wheelchair)) => {
             let request = BestAvailableRequest {
                 count,
                 section: nonempty(form.section),
@@ -58,6 +64,8 @@ pub(crate) async fn best_available(
                 together: form.apart.is_none(),
                 // The form's count is the party size.
                 mode: BestMode::Replace,
+                wheelchair,
+                avoid_restricted_view: form.clear_view.is_some(),
             };
             match admit_hold_request(&state, buyer.id, None, ip).await {
                 Ok(holder) => {

@@ -57,6 +57,8 @@ pub(crate) struct MapQuery {
     pub section: Option<SectionId>,
     pub price_min: Option<i32>,
     pub price_max: Option<i32>,
+    /// Seats with this attribute shown in full ("step_free", "clear_view").
+    pub feature: Option<String>,
 }
 
 #[derive(Template)]
@@ -72,6 +74,7 @@ pub(crate) struct EventPage {
     section_name: Option<String>,
     section_id: Option<SectionId>,
     filter: PriceFilter,
+    features: map::FeatureFilter,
     tiers: Vec<TierLegend>,
     statuses: Vec<StatusLegend>,
     panel: HoldPanel,
@@ -145,17 +148,16 @@ pub(crate) async fn event_page_response(
         ),
         None => None,
     };
-    let canvas = match (big, chosen) {
-        (false, _) => {
-            let seats = db::seats::for_event(&client, event_id, hold_id).await?;
-            Some(map::seat_canvas(&seats, &tiers, &shapes, true))
-        }
+    let seats = match (big, chosen) {
+        (false, _) => Some(db::seats::for_event(&client, event_id, hold_id).await?),
         (true, Some(section)) => {
-            let seats = db::seats::for_section(&client, event_id, hold_id, section.id).await?;
-            Some(map::seat_canvas(&seats, &tiers, &shapes, false))
+            Some(db::seats::for_section(&client, event_id, hold_id, section.id).await?)
         }
         (true, None) => None,
     };
+    let features =
+        map::FeatureFilter::new(seats.as_deref().unwrap_or(&[]), query.feature.as_deref());
+    let canvas = seats.map(|seats| map::seat_canvas(&seats, &tiers, &shapes, !big));
     let overview = big.then(|| {
         let page = format!("/events/{event_id}");
         map::overview(&page, &shapes, &tiers, chosen.map(|s| s.id), &filter)
@@ -178,6 +180,7 @@ pub(crate) async fn event_page_response(
         section_name: chosen.map(|s| s.name.clone()),
         section_id: chosen.map(|s| s.id),
         filter,
+        features,
         tiers: crate::web::seat_view::tier_legend(&tiers),
         statuses: crate::web::seat_view::status_legend(),
         best: BestForm::new(

@@ -195,6 +195,7 @@ struct ConsolePage {
     orders: Vec<OrderRow>,
     audit: Vec<AuditRow>,
     payment: super::payments::PaymentSection,
+    accessible: super::accessible::AccessibleSection,
     oob: bool,
 }
 
@@ -307,6 +308,7 @@ async fn console(
     let orders = db::box_office::orders(&client, event_id, search, 100).await?;
     let audit = db::audit::recent(&client, event_id, 50).await?;
     let payment = super::payments::PaymentSection::load(&state, &client, event_id, &locale).await?;
+    let accessible = super::accessible::AccessibleSection::load(&client, event_id, &locale).await?;
     // A big venue's console opens on its overview; a seat asked about
     // opens its section.
     let section = query.section.or(selected_seat.map(|seat| seat.section_id));
@@ -357,6 +359,7 @@ async fn console(
             })
             .collect(),
         payment,
+        accessible,
         oob: false,
     })
 }

@@ -2,6 +2,7 @@
 //! walk-up sales, mail and webhooks; and the staff JSON API (`seats_api`,
 //! `orders_api`, the door's admissions), routed with the API document.
 
+pub mod accessible;
 pub mod console;
 pub mod door;
 pub mod mail;
@@ -27,6 +28,7 @@ pub use sign_in::login_redirect;
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(sign_in::router())
+        .merge(accessible::router())
         .merge(console::router())
         .merge(venues::router())
         .merge(reports::router())

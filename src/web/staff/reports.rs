@@ -42,9 +42,24 @@ struct GrossRow {
     gross: String,
 }
 
+/// A section's wheelchair spaces or companion seats.
+struct AccessibleRow {
+    section: String,
+    kind: &'static str,
+    sold: i64,
+    held: i64,
+    /// Free, but kept from general best available.
+    held_back: i64,
+    /// Free to anyone's best available.
+    on_sale: i64,
+    blocked: i64,
+}
+
 #[derive(Template)]
 #[template(path = "staff/report.html")]
 struct ReportPage {
+    accessible: Vec<AccessibleRow>,
+    accessible_held_back: bool,
     staff_name: String,
     csrf: String,
     event: EventHeader,
@@ -66,13 +81,32 @@ async fn report(
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
-    let (counts, gross, tenders, door) = tokio::join!(
+    let (counts, gross, tenders, door, accessible, settings) = tokio::join!(
         reports::seat_counts(&client, event_id),
         reports::gross_by_tier(&client, event_id),
         reports::gross_by_tender(&client, event_id),
-        db::tickets::door_counts(&client, event_id)
+        db::tickets::door_counts(&client, event_id),
+        db::accessible::counts(&client, event_id),
+        db::accessible::settings(&client, event_id)
     );
     let (counts, gross, tenders, door) = (counts?, gross?, tenders?, door?);
+    let held_back = settings?.held_back_now;
+    let accessible = accessible?
+        .into_iter()
+        .map(|c| AccessibleRow {
+            section: c.section,
+            kind: if c.kind == "wheelchair" {
+                "Wheelchair spaces"
+            } else {
+                "Companion seats"
+            },
+            sold: c.sold,
+            held: c.held,
+            held_back: if held_back { c.free } else { 0 },
+            on_sale: if held_back { 0 } else { c.free },
+            blocked: c.blocked,
+        })
+        .collect();
     let locale = EventLocale::new(event.currency, &event.time_zone);
     let mut totals = CountRow {
         section: "All sections".into(),
@@ -105,6 +139,8 @@ async fn report(
     let gross_cents: i64 = gross.iter().map(|g| g.gross_cents).sum();
     let tickets_total: i64 = gross.iter().map(|g| g.tickets).sum();
     render(&ReportPage {
+        accessible,
+        accessible_held_back: held_back,
         staff_name: staff.name,
         csrf: staff.csrf.value(),
         event: EventHeader::from(&event),

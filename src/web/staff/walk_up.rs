@@ -257,6 +257,7 @@ async fn walk_up_sale(
         if let Step::Suggest = step {
             let count = field("count").trim().parse::<i64>().unwrap_or(0);
             let count = rules::party_size(count, state.config.max_seats_per_hold)?;
+            let wheelchair = field("best_wheelchair").trim().parse::<i64>().unwrap_or(0);
             let nonempty = |v: &str| Some(v.trim().to_string()).filter(|v| !v.is_empty());
             let request = BestAvailableRequest {
                 count,
@@ -264,6 +265,8 @@ async fn walk_up_sale(
                 tier: nonempty(field("best_tier")),
                 together: field("apart").is_empty(),
                 mode: BestMode::Add,
+                wheelchair: rules::wheelchair_users(wheelchair, count)?,
+                avoid_restricted_view: !field("best_clear_view").is_empty(),
             };
             let found = db::best_available::suggest(&state.pool, event_id, &request).await?;
             typed.seats = found
