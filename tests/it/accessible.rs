@@ -334,13 +334,8 @@ async fn staff_release_and_re_hold_by_hand_audited_and_see_the_counts() {
         "{first}"
     );
 
-    // Held again: the next general party gets ordinary seats only.
-    let (status, _) = put_settings(&clerk, event.id, json!({"release": "held"})).await;
-    assert_eq!(status, StatusCode::OK);
-    let buyer = app.buyer();
-    let (status, second) = best(&buyer, event.id, json!({"count": 1})).await;
-    assert_eq!(status, StatusCode::CREATED, "{second}");
-    assert!(!is_kept(&facts[&ids(&second["added"])[0]].2));
+    // Held again (with every seat free again): the next general party of
+    // 2 gets ordinary seats only.
     app.sql()
         .await
         .execute(
@@ -350,6 +345,17 @@ async fn staff_release_and_re_hold_by_hand_audited_and_see_the_counts() {
         )
         .await
         .unwrap();
+    let (status, _) = put_settings(&clerk, event.id, json!({"release": "held"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let buyer = app.buyer();
+    let (status, second) = best(&buyer, event.id, json!({"count": 2})).await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+    assert!(
+        ids(&second["added"])
+            .iter()
+            .all(|id| !is_kept(&facts[id].2)),
+        "{second}"
+    );
 
     // By time: 30 days before a start a week away is already past.
     let (status, body) = put_settings(
