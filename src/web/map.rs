@@ -626,7 +626,8 @@ impl PriceFilter {
 /// rest dimmed: offered for the attributes the seats shown have.
 pub struct FeatureFilter {
     pub choices: Vec<FeatureChoice>,
-    /// The map's class for the choice ("want-step-free"), or empty.
+    /// The map's class for the choice, after a space (" want-step-free"),
+    /// or empty.
     pub class: String,
 }
 
@@ -671,7 +672,7 @@ impl FeatureFilter {
         let class = choices
             .iter()
             .find(|c| c.selected)
-            .map(|c| format!("want-{}", c.value.replace('_', "-")))
+            .map(|c| format!(" want-{}", c.value.replace('_', "-")))
             .unwrap_or_default();
         FeatureFilter { choices, class }
     }
