@@ -70,6 +70,8 @@ pub fn build_router(state: AppState) -> Router {
             request_deadline,
         ))
         .layer(middleware::from_fn(html_errors))
+        // Outside the error pages, so they are in the request's language.
+        .layer(middleware::from_fn(crate::web::lang::choose))
         .layer(middleware::from_fn(refusals_leave_no_session))
         .layer(sessions)
         .layer(middleware::from_fn(session_store_failures))

@@ -7,6 +7,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod i18n;
 pub mod mail;
 pub mod observability;
 pub mod payments;

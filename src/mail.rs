@@ -170,12 +170,27 @@ impl Worker {
         let Some(order_id) = row.order_id else {
             return Err(NotSent::NothingToSay("the message has no order".into()));
         };
-        let body = {
+        // Written in the language the order was bought in.
+        let (body, subject) = {
             let client = self.pool.get().await.map_err(anyhow::Error::from)?;
-            match row.kind.as_str() {
-                "payment_refunded" => payment_refunded(&client, order_id, &self.links).await?,
-                _ => order_confirmation(&client, order_id, &self.links).await?,
-            }
+            let lang = db::orders::lang(&client, order_id)
+                .await
+                .map_err(anyhow::Error::from)?;
+            crate::i18n::scope(lang, async {
+                match row.kind.as_str() {
+                    "payment_refunded" => Ok::<_, anyhow::Error>((
+                        payment_refunded(&client, order_id, &self.links).await?,
+                        row.subject.clone(),
+                    )),
+                    _ => order_confirmation(&client, order_id, &self.links)
+                        .await
+                        .map(|mail| match mail {
+                            Some((body, subject)) => (Some(body), subject),
+                            None => (None, row.subject.clone()),
+                        }),
+                }
+            })
+            .await?
         };
         let Some(body) = body else {
             return Err(NotSent::NothingToSay(
@@ -186,7 +201,7 @@ impl Worker {
             .message_id(Some(row.message_id.clone()))
             .from(self.from.clone())
             .to(recipient)
-            .subject(row.subject.clone())
+            .subject(subject)
             .header(ContentType::TEXT_PLAIN)
             .body(body)
             .map_err(|err| NotSent::Never(format!("composing the message: {err}")))?;
@@ -220,14 +235,14 @@ struct OrderConfirmation {
     link_until: String,
 }
 
-/// The confirmation's text, from the order's tickets as they are now (a
-/// ticket refunded before the mail went out is not in it); None when no
-/// ticket of the order is valid any more.
+/// The confirmation's text and subject, in the current language, from the
+/// order's tickets as they are now (a ticket refunded before the mail went
+/// out is not in it); None when no ticket of the order is valid any more.
 async fn order_confirmation(
     client: &impl db::GenericClient,
     order_id: OrderId,
     links: &OrderLinks,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<(String, String)>> {
     let tickets = db::tickets::for_order(client, order_id).await?;
     let valid: Vec<_> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
     let Some(first) = valid.first() else {
@@ -255,7 +270,8 @@ async fn order_confirmation(
         order_url: links.order_url(order_id, until),
         link_until: locale.time(until),
     };
-    Ok(Some(page.render()?))
+    let subject = crate::i18n::t1("mail-subject", "event", &first.event_name);
+    Ok(Some((page.render()?, subject)))
 }
 
 #[derive(Template)]

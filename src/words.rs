@@ -5,6 +5,7 @@
 //! A page's own text is in its template, and a one-off success notice
 //! ("Sales closed.") beside the handler that gives it.
 
+use crate::i18n::{Arg, t, t1, t2, tw};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
@@ -36,13 +37,11 @@ pub fn message(error: &AppError) -> String {
         AppError::BadRequest(malformed) => malformed_text(malformed),
         AppError::Forbidden(denied) => denied_text(denied),
         AppError::NotFound(missing) => missing_text(missing),
-        AppError::SeatsUnavailable { .. } => {
-            "Some of these seats were just taken by someone else.".into()
-        }
-        AppError::HoldLimit { max } => format!("A hold may contain at most {max} seats."),
+        AppError::SeatsUnavailable { .. } => t("error-seats-unavailable"),
+        AppError::HoldLimit { max } => t1("error-hold-limit", "max", *max),
         AppError::Invalid(invalid) => invalid_text(invalid),
         AppError::Conflict(conflict) => conflict_text(conflict),
-        AppError::HoldExpired => "This hold has expired; its seats have gone back on sale.".into(),
+        AppError::HoldExpired => t("error-hold-expired"),
         AppError::StaleLayout { latest } => format!(
             "Someone saved this venue (version {latest}) since you opened it. Nothing was saved: \
              your work is still here to reapply."
@@ -60,9 +59,7 @@ pub fn message(error: &AppError) -> String {
                 .into()
         }
         AppError::TooManyRequests { limit, .. } => limit_text(*limit),
-        AppError::RequestTimeout => {
-            "The request took too long to arrive. Please try again.".into()
-        }
+        AppError::RequestTimeout => t("error-timeout"),
         AppError::Database(_)
         | AppError::Pool(_)
         | AppError::Unavailable(_)
@@ -101,13 +98,13 @@ fn missing_text(missing: &Missing) -> String {
             .join(", ")
     }
     match missing {
-        Missing::Event => "Event not found.".into(),
-        Missing::Hold => "Hold not found.".into(),
+        Missing::Event => t("error-no-event"),
+        Missing::Hold => t("error-no-hold"),
         Missing::Venue => "Venue not found.".into(),
         Missing::VenueVersion => "The venue has no such version.".into(),
         Missing::Section => "There is no such section in this event.".into(),
-        Missing::Order => "Order not found.".into(),
-        Missing::Page => "Page not found.".into(),
+        Missing::Order => t("error-no-order"),
+        Missing::Page => t("error-no-page"),
         Missing::File => "File not found.".into(),
         Missing::SeatInHold => "Seat in this hold not found.".into(),
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
@@ -127,7 +124,10 @@ fn spaces_elsewhere(elsewhere: &[crate::domain::refusal::SectionSpaces]) -> Stri
         .iter()
         .map(|s| format!("{} ({})", s.section, s.free))
         .collect();
-    format!(" Free wheelchair spaces elsewhere: {}.", listed.join(", "))
+    format!(
+        " {}",
+        t1("error-spaces-elsewhere", "sections", &listed.join(", "))
+    )
 }
 
 fn invalid_text(invalid: &Invalid) -> String {
@@ -156,7 +156,7 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::EventName => {
             "Give the event a name of up to 200 characters, with no control or invisible characters.".into()
         }
-        Invalid::Email => "Enter a valid email address, like name@example.com.".into(),
+        Invalid::Email => t("error-email"),
         Invalid::StartsInPast => "The event must start in the future.".into(),
         Invalid::OnSaleAfterStart => "Sales must open before the event starts.".into(),
         Invalid::Time { field, text } => {
@@ -242,10 +242,12 @@ fn conflict_text(conflict: &Conflict) -> String {
     let filter_words = |filters: &Filters| {
         let mut words = String::new();
         if let Some(section) = &filters.section {
-            words.push_str(&format!(" in {section}"));
+            words.push(' ');
+            words.push_str(&t1("where-section", "section", section));
         }
         if let Some(tier) = &filters.tier {
-            words.push_str(&format!(" at tier {tier}"));
+            words.push(' ');
+            words.push_str(&t1("where-tier", "tier", tier));
         }
         words
     };
@@ -296,34 +298,33 @@ fn conflict_text(conflict: &Conflict) -> String {
             count,
             free,
             filters,
-        } => format!(
-            "There are no {count} seats together{}, but {free} seats are free apart. \
-             Ask again with \"together\": false to take the best {count} even if apart.",
-            filter_words(filters)
+        } => tw(
+            "error-not-enough-together",
+            &[
+                ("asked", Arg::from(*count)),
+                ("free", Arg::from(*free)),
+                ("where", Arg::from(&filter_words(filters))),
+            ],
         ),
         Conflict::NotEnoughSeats {
             count: asked,
             free,
             held_back,
             filters,
-        } => format!(
-            "Only {} {} free{}; {asked} were asked for.{}",
-            count(*free, "seat", "seats"),
-            if *free == 1 { "is" } else { "are" },
-            filter_words(filters),
+        } => {
+            let refused = tw(
+                "error-not-enough-seats",
+                &[
+                    ("free", Arg::from(*free)),
+                    ("asked", Arg::from(*asked)),
+                    ("where", Arg::from(&filter_words(filters))),
+                ],
+            );
             match held_back {
-                0 => String::new(),
-                n => format!(
-                    " {} more {} kept for wheelchair users and their companions.",
-                    count(
-                        *n,
-                        "wheelchair space or companion seat",
-                        "wheelchair spaces and companion seats"
-                    ),
-                    if *n == 1 { "is" } else { "are" },
-                ),
+                0 => refused,
+                n => format!("{refused} {}", t1("error-kept-seats", "count", *n)),
             }
-        ),
+        }
         Conflict::NoWheelchairSpace {
             wheelchair,
             free_spaces,
@@ -332,7 +333,7 @@ fn conflict_text(conflict: &Conflict) -> String {
         } => format!(
             "{}{}{}",
             match (free_spaces, wheelchair) {
-                (0, _) => format!("No wheelchair space is free{}.", filter_words(filters)),
+                (0, _) => t1("error-no-wheelchair-space", "where", &filter_words(filters)),
                 (free, asked) => format!(
                     "Only {} free{}; {asked} were asked for.",
                     count(*free, "wheelchair space is", "wheelchair spaces are"),
@@ -340,7 +341,7 @@ fn conflict_text(conflict: &Conflict) -> String {
                 ),
             },
             spaces_elsewhere(elsewhere),
-            " Staff at the box office can help too."
+            format!(" {}", t("error-box-office-helps"))
         ),
         Conflict::WheelchairNotTogether {
             count: party,
@@ -393,7 +394,7 @@ fn conflict_text(conflict: &Conflict) -> String {
             on_sale_at,
             time_zone,
         } => {
-            let locale = EventLocale::new(Default::default(), time_zone);
+            let locale = crate::i18n::locale(Default::default(), time_zone);
             sale_notice(*status, *on_sale_at, &locale).unwrap_or_default()
         }
     }
@@ -459,14 +460,12 @@ pub fn sale_notice(
     match status {
         SaleStatus::OnSale => None,
         SaleStatus::NotYet => Some(match on_sale_at {
-            Some(at) => format!("On sale at {}.", locale.time(at)),
-            None => "Not on sale yet.".into(),
+            Some(at) => t1("sale-on-sale-at", "at", &locale.time(at)),
+            None => t("sale-not-yet"),
         }),
-        SaleStatus::Closed => Some("Sales for this event have closed.".into()),
-        SaleStatus::Started => Some("This event has started; tickets are no longer sold.".into()),
-        SaleStatus::Cancelled => Some(
-            "This event is cancelled. Orders already placed are kept and will be refunded.".into(),
-        ),
+        SaleStatus::Closed => Some(t("sale-closed")),
+        SaleStatus::Started => Some(t("sale-started")),
+        SaleStatus::Cancelled => Some(t("sale-cancelled")),
     }
 }
 
@@ -564,16 +563,17 @@ pub fn describe_seats(seats: &[Seat], together: bool) -> String {
 /// the buyer held, it says which went back first.
 pub fn best_found(added: &[Seat], together: bool, released: &[Seat], currency: Currency) -> String {
     let total: i64 = added.iter().map(|seat| i64::from(seat.price_cents)).sum();
-    let found = format!(
-        "{} ({})",
-        describe_seats(added, together),
-        currency.format(total)
-    );
+    let total = currency.format_in(total, crate::i18n::current());
+    let seats = describe_seats(added, together);
     match released.is_empty() {
-        true => format!("Found {found}."),
-        false => format!(
-            "Released {}; now holding {found}.",
-            describe_seats(released, false)
+        true => t2("best-found", "seats", &seats, "total", &total),
+        false => tw(
+            "best-swapped",
+            &[
+                ("released", Arg::from(&describe_seats(released, false))),
+                ("seats", Arg::from(&seats)),
+                ("total", Arg::from(&total)),
+            ],
         ),
     }
 }
@@ -595,9 +595,13 @@ pub fn tier_label(name: &str, code: &str) -> String {
 }
 
 pub fn seat_name(seat: &Seat) -> String {
-    format!(
-        "{}, row {}, seat {}",
-        seat.section, seat.row_label, seat.seat_label
+    tw(
+        "seat-name",
+        &[
+            ("section", Arg::from(&seat.section)),
+            ("row", Arg::from(&seat.row_label)),
+            ("seat", Arg::from(&seat.seat_label)),
+        ],
     )
 }
 
@@ -626,26 +630,25 @@ pub fn describe(places: &[Place<'_>], together: bool) -> String {
             j += 1;
         }
         let seats = if i == j {
-            format!("seat {}", places[i].seat)
+            t1("seats-one", "seat", places[i].seat)
         } else {
-            format!("seats {}–{}", places[i].seat, places[j].seat)
+            t2("seats-run", "first", places[i].seat, "last", places[j].seat)
         };
-        parts.push(format!(
-            "{}, row {}, {}",
-            places[i].section, places[i].row, seats
+        parts.push(tw(
+            "seats-place",
+            &[
+                ("section", Arg::from(places[i].section)),
+                ("row", Arg::from(places[i].row)),
+                ("seats", Arg::from(&seats)),
+            ],
         ));
         i = j + 1;
     }
     let count = places.len();
-    let noun = if count == 1 { "seat" } else { "seats" };
     if together && parts.len() == 1 {
-        if count == 1 {
-            format!("1 seat in {}", parts[0])
-        } else {
-            format!("{count} {noun} together in {}", parts[0])
-        }
+        t2("seats-together", "count", count, "place", &parts[0])
     } else {
-        format!("{count} {noun}: {}", parts.join("; "))
+        t2("seats-apart", "count", count, "places", &parts.join("; "))
     }
 }
 

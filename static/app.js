@@ -32,15 +32,21 @@
     if (region) { region.textContent = text; }
   }
 
+  // The page's words, in its language: the announcer carries them.
+  function words(name, fallback) {
+    const region = document.getElementById("hold-announcer");
+    return (region && region.dataset[name]) || fallback;
+  }
+
   // Polite announcements at 2 minutes and at 30 seconds, not every second.
   function announceMilestones(expiresAt, secs, canExtend) {
     if (secs <= 0) {
-      announce(expiresAt + ":0", "Your hold has expired. Its seats are back on sale.");
+      announce(expiresAt + ":0", words("expired", "Your hold has expired. Its seats are back on sale."));
     } else if (secs <= 30) {
-      announce(expiresAt + ":30", "30 seconds left on your hold.");
+      announce(expiresAt + ":30", words("thirtySeconds", "30 seconds left on your hold."));
     } else if (secs <= 120) {
-      announce(expiresAt + ":120", "2 minutes left on your hold." +
-        (canExtend ? " You can ask for more time." : ""));
+      announce(expiresAt + ":120", words("twoMinutes", "2 minutes left on your hold.") +
+        (canExtend ? " " + words("moreTime", "You can ask for more time.") : ""));
     }
   }
 
@@ -95,7 +101,7 @@
       if (ms <= 0) {
         if (!el.classList.contains("countdown--expired")) {
           el.classList.add("countdown--expired");
-          el.textContent = "Your hold expired \u2014 pick seats again.";
+          el.textContent = words("pickAgain", "Your hold expired \u2014 pick seats again.");
           if (panel) {
             // Nothing left to buy, extend or release: the panel says only that.
             panel.classList.add("hold-panel--expired");
@@ -515,8 +521,10 @@
   // there is added to the sale's Seats field as "Section Row+Seat", and
   // taken out again when selected again. The sale itself claims them.
   function walkUpToken(seat) {
+    // "Stalls, row C, seat 12" in any language: the last word of each part.
     const parts = (seat.getAttribute("aria-label") || "").split(", ");
-    return parts[0] + " " + (parts[1] || "").replace(/^row /, "") + (parts[2] || "").replace(/^seat /, "");
+    const last = function (part) { return (part || "").split(" ").pop(); };
+    return parts[0] + " " + last(parts[1]) + last(parts[2]);
   }
   function walkUpKey(text) { return text.replace(/\s+/g, "").toUpperCase(); }
   function walkUpList(input) {

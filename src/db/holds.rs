@@ -166,7 +166,7 @@ fn hold_from_row(row: &Row) -> Hold {
         extended: row.get("extended"),
         locale: match row.get::<_, Vec<String>>("locale").as_slice() {
             [currency, zone, ..] => {
-                EventLocale::new(super::events::currency_column(currency), zone)
+                crate::i18n::locale(super::events::currency_column(currency), zone)
             }
             _ => EventLocale::default(),
         },

@@ -119,8 +119,8 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
 }
 
 const INSERT_ORDER: &str =
-    "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email)
-     VALUES ($1, $2, $3, $4, $5, $6)";
+    "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email, lang)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 const SELL_SEATS: &str = "WITH sold AS (
          UPDATE seats
@@ -204,6 +204,7 @@ async fn purchase_in(
                 &buyer_id,
                 &buyer.name,
                 &buyer.email.as_str(),
+                &buyer.lang.tag(),
             ],
         )
         .await?;
@@ -322,7 +323,7 @@ pub async fn find(
         event_cancelled: row.get("event_cancelled"),
         tender: row.get("tender"),
         comp_reason: row.get("comp_reason"),
-        locale: EventLocale::new(
+        locale: crate::i18n::locale(
             super::events::currency_column(row.get("currency")),
             row.get::<_, String>("time_zone"),
         ),
@@ -372,10 +373,25 @@ pub async fn for_buyer(
             created_at: row.get("created_at"),
             valid_tickets: row.get("valid_tickets"),
             total_cents: row.get("total_cents"),
-            locale: EventLocale::new(
+            locale: crate::i18n::locale(
                 super::events::currency_column(row.get("currency")),
                 row.get::<_, String>("time_zone"),
             ),
         })
         .collect())
+}
+
+/// The language the order was bought in (its mail is written in it).
+pub async fn lang(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<crate::domain::lang::Lang> {
+    let statement = client
+        .prepare_cached("SELECT lang FROM orders WHERE id = $1")
+        .await?;
+    Ok(client
+        .query_opt(&statement, &[&order_id])
+        .await?
+        .and_then(|row| crate::domain::lang::Lang::from_tag(row.get(0)))
+        .unwrap_or_default())
 }

@@ -129,8 +129,15 @@ impl Ticket {
     /// "Stalls, row C, seat 7" or "Standing floor (general admission)".
     pub fn place(&self) -> String {
         match (&self.row, &self.seat) {
-            (Some(row), Some(seat)) => format!("{}, row {row}, seat {seat}", self.section),
-            _ => format!("{} (general admission)", self.section),
+            (Some(row), Some(seat)) => crate::i18n::tw(
+                "seat-name",
+                &[
+                    ("section", (&self.section).into()),
+                    ("row", row.into()),
+                    ("seat", seat.into()),
+                ],
+            ),
+            _ => crate::i18n::t1("ga-place", "area", &self.section),
         }
     }
 
@@ -164,7 +171,7 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
         event_name: row.get("event_name"),
         venue: row.get("venue"),
         starts_at: row.get("starts_at"),
-        locale: EventLocale::new(
+        locale: crate::i18n::locale(
             super::events::currency_column(row.get("currency")),
             row.get::<_, String>("time_zone"),
         ),

@@ -3,6 +3,7 @@
 
 use time::OffsetDateTime;
 
+use crate::domain::lang::Lang;
 use crate::domain::money::Currency;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -10,6 +11,9 @@ pub struct EventLocale {
     pub currency: Currency,
     /// IANA name; an unknown one (or none) shows UTC.
     pub time_zone: String,
+    /// The reader's language: how numbers, dates and money are written
+    /// (the time zone stays the venue's).
+    pub lang: Lang,
 }
 
 impl EventLocale {
@@ -17,11 +21,17 @@ impl EventLocale {
         EventLocale {
             currency,
             time_zone: time_zone.into(),
+            lang: Lang::En,
         }
     }
 
+    /// The same, written for a reader of `lang`.
+    pub fn in_lang(self, lang: Lang) -> EventLocale {
+        EventLocale { lang, ..self }
+    }
+
     pub fn price(&self, minor: impl Into<i64>) -> String {
-        self.currency.format(minor.into())
+        self.currency.format_in(minor.into(), self.lang)
     }
 
     fn zoned(&self, at: OffsetDateTime) -> jiff::Zoned {
@@ -31,11 +41,16 @@ impl EventLocale {
             .to_zoned(zone)
     }
 
-    /// "Tue 22 Dec 2026, 20:00 CET".
+    /// "Tue 22 Dec 2026, 20:00 CET"; "Di., 22. Dez. 2026, 20:00 CET".
     pub fn time(&self, at: OffsetDateTime) -> String {
-        self.zoned(at)
-            .strftime("%a %-d %b %Y, %H:%M %Z")
-            .to_string()
+        let zoned = self.zoned(at);
+        let date = self.lang.date(
+            usize::from(zoned.weekday().to_monday_zero_offset() as u8),
+            zoned.day(),
+            (zoned.month() - 1) as usize,
+            zoned.year(),
+        );
+        format!("{date}, {}", zoned.strftime("%H:%M %Z"))
     }
 
     /// "2026-12-22T20:00:00+01:00": the venue's local time with its
@@ -59,6 +74,24 @@ impl EventLocale {
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn dates_and_money_are_written_in_the_readers_language_in_the_venues_zone() {
+        let paris = EventLocale::new(Currency::from_code("EUR").unwrap(), "Europe/Paris");
+        let at = datetime!(2026-12-22 19:00 UTC);
+        assert_eq!(paris.time(at), "Tue 22 Dec 2026, 20:00 CET");
+        let german = paris.clone().in_lang(Lang::De);
+        assert_eq!(german.time(at), "Di., 22. Dez. 2026, 20:00 CET");
+        assert_eq!(german.price(123_450), "1.234,50\u{a0}€");
+        assert_eq!(
+            paris.clone().in_lang(Lang::Fr).time(at),
+            "mar. 22 déc. 2026, 20:00 CET"
+        );
+        assert_eq!(
+            paris.in_lang(Lang::Es).time(at),
+            "mar, 22 dic 2026, 20:00 CET"
+        );
+    }
 
     #[test]
     fn the_door_says_hour_and_minute_in_the_venues_zone() {

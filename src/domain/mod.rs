@@ -6,6 +6,7 @@ pub mod best_available;
 pub mod email;
 pub mod geometry;
 pub mod ids;
+pub mod lang;
 pub mod layout;
 pub mod locale;
 pub mod money;

@@ -74,6 +74,29 @@ impl Currency {
         }
     }
 
+    /// An amount as a buyer reading `lang` writes it: "€1,234.50" in
+    /// English, "1.234,50 €" in German, "1 234,50 €" in French, "1234,50 €"
+    /// in Spanish (a no-break space before the symbol, CLDR's spacing).
+    /// Whole amounts drop their cents, as `format` does.
+    pub fn format_in(self, minor: i64, lang: super::lang::Lang) -> String {
+        if lang == super::lang::Lang::En {
+            return self.format(minor);
+        }
+        let style = lang.numbers();
+        let sign = if minor < 0 { "-" } else { "" };
+        let minor = minor.unsigned_abs();
+        let unit = 10u64.pow(self.digits());
+        let whole = style.group(minor / unit);
+        let number = if minor % unit == 0 {
+            whole
+        } else {
+            let width = self.digits() as usize;
+            format!("{whole}{}{:0width$}", style.decimal, minor % unit)
+        };
+        let symbol = self.symbol();
+        format!("{sign}{number}\u{a0}{}", symbol.trim_end())
+    }
+
     /// Reads a price as people type it ("45", "45.5", "€45.50") into the
     /// minor unit; None for anything else, negatives, more decimals than the
     /// currency has, or over a million.
@@ -135,6 +158,24 @@ mod tests {
 
     fn parse_cents(text: &str) -> Option<i32> {
         Currency::default().parse(text)
+    }
+
+    #[test]
+    fn amounts_are_written_as_each_language_writes_them() {
+        use crate::domain::lang::Lang;
+        let eur = Currency::from_code("EUR").unwrap();
+        assert_eq!(eur.format_in(123_450, Lang::En), "€1,234.50");
+        assert_eq!(eur.format_in(123_450, Lang::De), "1.234,50\u{a0}€");
+        assert_eq!(eur.format_in(123_450, Lang::Fr), "1\u{202f}234,50\u{a0}€");
+        assert_eq!(eur.format_in(123_450, Lang::Es), "1234,50\u{a0}€");
+        assert_eq!(eur.format_in(1_234_500, Lang::Es), "12.345\u{a0}€");
+        assert_eq!(eur.format_in(4_500, Lang::De), "45\u{a0}€");
+        assert_eq!(
+            Currency::from_code("SEK")
+                .unwrap()
+                .format_in(4_550, Lang::De),
+            "45,50\u{a0}SEK"
+        );
     }
 
     #[test]

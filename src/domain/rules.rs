@@ -55,6 +55,8 @@ pub fn ticket_count(count: i64, max: u32) -> Result<u32, Refusal> {
 pub struct BuyerDetails {
     pub name: String,
     pub email: Email,
+    /// The language the order is bought in: its e-mail is written in it.
+    pub lang: super::lang::Lang,
 }
 
 /// Who a walk-up sale is for: a name, and an address only if given.
@@ -68,7 +70,11 @@ pub const MAX_NAME_CHARS: usize = 200;
 
 /// The name and email on an order. Stricter than the database's CHECKs, so
 /// anything accepted here is also accepted there.
-pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, Refusal> {
+pub fn buyer_details(
+    name: &str,
+    email: &str,
+    lang: super::lang::Lang,
+) -> Result<BuyerDetails, Refusal> {
     let name = name.trim();
     if name.is_empty() || !super::text::is_plain(name, MAX_NAME_CHARS) {
         return Err(Refusal::Invalid(Invalid::BuyerName {
@@ -78,6 +84,7 @@ pub fn buyer_details(name: &str, email: &str) -> Result<BuyerDetails, Refusal> {
     Ok(BuyerDetails {
         name: name.to_string(),
         email: Email::parse(email).ok_or(Refusal::Invalid(Invalid::Email))?,
+        lang,
     })
 }
 
@@ -102,13 +109,13 @@ pub fn seat_names(text: &str) -> Result<Vec<String>, Refusal> {
 /// A walk-up buyer at the box office: a name, and an email only if given.
 pub fn walk_up_buyer(name: &str, email: &str) -> Result<WalkUpBuyer, Refusal> {
     if email.trim().is_empty() {
-        let details = buyer_details(name, "walk-up@example.com")?;
+        let details = buyer_details(name, "walk-up@example.com", Default::default())?;
         Ok(WalkUpBuyer {
             name: details.name,
             email: None,
         })
     } else {
-        let details = buyer_details(name, email)?;
+        let details = buyer_details(name, email, Default::default())?;
         Ok(WalkUpBuyer {
             name: details.name,
             email: Some(details.email),
@@ -256,7 +263,8 @@ mod tests {
 
     #[test]
     fn accepts_ordinary_names_and_emails_trimmed() {
-        let details = buyer_details("  Ada Lovelace ", " ada@example.com ").unwrap();
+        let details =
+            buyer_details("  Ada Lovelace ", " ada@example.com ", Default::default()).unwrap();
         assert_eq!(details.name, "Ada Lovelace");
         assert_eq!(details.email.as_str(), "ada@example.com");
     }
@@ -273,7 +281,7 @@ mod tests {
             "trailing@example.",
         ] {
             assert_eq!(
-                code(buyer_details("Ada", email).unwrap_err()),
+                code(buyer_details("Ada", email, Default::default()).unwrap_err()),
                 "invalid_email",
                 "{email}"
             );
@@ -288,7 +296,7 @@ mod tests {
             "Ad\u{FEFF}a",
         ] {
             assert_eq!(
-                code(buyer_details(name, "a@example.com").unwrap_err()),
+                code(buyer_details(name, "a@example.com", Default::default()).unwrap_err()),
                 "invalid_name"
             );
         }

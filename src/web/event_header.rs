@@ -5,7 +5,6 @@ use crate::db;
 use crate::db::events::EventSummary;
 use crate::domain::ids::EventId;
 use crate::domain::locale::EventLocale;
-use crate::domain::money::group_thousands;
 use crate::domain::sale::SaleStatus;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::state::AppState;
@@ -29,7 +28,7 @@ pub struct EventHeader {
     /// Why nothing can be bought now ("On sale at …"), if so.
     pub sale_notice: Option<String>,
     /// For staff: "On sale", "Not on sale yet", "Sales closed", …
-    pub sale_label: &'static str,
+    pub sale_label: String,
     /// Staff may still close sales / cancel the event.
     pub closable: bool,
     pub cancellable: bool,
@@ -37,35 +36,38 @@ pub struct EventHeader {
 
 impl From<&EventSummary> for EventHeader {
     fn from(event: &EventSummary) -> EventHeader {
-        let locale = EventLocale::new(event.currency, &event.time_zone);
+        let locale = crate::i18n::locale(event.currency, &event.time_zone);
+        let numbers = locale.lang.numbers();
         EventHeader {
             locale: locale.clone(),
             id: event.id,
             name: event.name.clone(),
             venue: event.venue.clone(),
             starts: locale.time(event.starts_at),
-            seats_available: group_thousands(event.seats_available.max(0) as u64),
-            seats_total: group_thousands(event.seats_total.max(0) as u64),
+            seats_available: numbers.group(event.seats_available.max(0) as u64),
+            seats_total: numbers.group(event.seats_total.max(0) as u64),
             ga_left: (event.ga_total > 0).then(|| {
-                format!(
-                    "{} of {} standing places left",
-                    group_thousands(event.ga_available.max(0) as u64),
-                    group_thousands(event.ga_total.max(0) as u64)
+                crate::i18n::t2(
+                    "standing-left",
+                    "left",
+                    &numbers.group(event.ga_available.max(0) as u64),
+                    "total",
+                    &numbers.group(event.ga_total.max(0) as u64),
                 )
             }),
             from_price: event
                 .from_cents
-                .map(|cents| format!("from {}", locale.price(cents))),
+                .map(|cents| crate::i18n::t1("price-from-amount", "price", &locale.price(cents))),
             sold_out: event.seats_available + event.ga_available == 0,
             on_sale: event.sale == SaleStatus::OnSale,
             sale_notice: crate::words::sale_notice(event.sale, event.on_sale_at, &locale),
-            sale_label: match event.sale {
-                SaleStatus::OnSale => "On sale",
-                SaleStatus::NotYet => "Not on sale yet",
-                SaleStatus::Closed => "Sales closed",
-                SaleStatus::Started => "Started",
-                SaleStatus::Cancelled => "Cancelled",
-            },
+            sale_label: crate::i18n::t(match event.sale {
+                SaleStatus::OnSale => "sale-label-on-sale",
+                SaleStatus::NotYet => "sale-label-not-yet",
+                SaleStatus::Closed => "sale-label-closed",
+                SaleStatus::Started => "sale-label-started",
+                SaleStatus::Cancelled => "sale-label-cancelled",
+            }),
             closable: !matches!(event.sale, SaleStatus::Closed | SaleStatus::Cancelled),
             cancellable: event.sale != SaleStatus::Cancelled,
         }

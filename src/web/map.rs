@@ -483,7 +483,10 @@ pub fn overview(
         .map(|s| {
             let sold_out = s.seats_available == 0;
             let caption = match s.from_cents {
-                Some(cents) if !sold_out => format!("from {}", currency.format(i64::from(cents))),
+                Some(cents) if !sold_out => format!(
+                    "from {}",
+                    currency.format_in(i64::from(cents), crate::i18n::current())
+                ),
                 _ => "Sold out".to_string(),
             };
             let left = format!(
@@ -601,7 +604,7 @@ impl PriceFilter {
                 .iter()
                 .map(|&cents| PriceChoice {
                     cents,
-                    label: currency.format(i64::from(cents)),
+                    label: currency.format_in(i64::from(cents), crate::i18n::current()),
                     is_min: cents == min,
                     is_max: cents == max,
                 })
@@ -634,7 +637,7 @@ pub struct FeatureFilter {
 pub struct FeatureChoice {
     /// The query's value: an attribute, or "clear_view".
     pub value: &'static str,
-    pub label: &'static str,
+    pub label: String,
     pub selected: bool,
 }
 
@@ -665,7 +668,7 @@ impl FeatureFilter {
         if present.contains(&Flag::RestrictedView) {
             choices.push(FeatureChoice {
                 value: CLEAR_VIEW,
-                label: "no restricted view",
+                label: crate::i18n::t("flag-clear-view"),
                 selected: asked == Some(CLEAR_VIEW),
             });
         }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod event_header;
 pub mod extract;
 pub mod json_int;
+pub mod lang;
 pub mod map;
 pub mod notices;
 pub mod openapi;
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(assets::router())
         .merge(ops::router())
         .merge(openapi::router())
+        .route("/language/{tag}", axum::routing::get(lang::switch))
         .route_layer(axum::middleware::from_fn(
             crate::observability::track_requests,
         ))

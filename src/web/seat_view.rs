@@ -8,6 +8,7 @@ use crate::domain::ids::SeatId;
 use crate::domain::layout::Flag;
 use crate::domain::money::Currency;
 use crate::domain::seat::SeatState;
+use crate::i18n::t;
 use crate::words::{rfc3339, seat_name};
 
 /// A seat's drawn size, in map units (seats are placed by their centres).
@@ -36,13 +37,13 @@ pub struct SeatView {
     pub flag_classes: String,
     /// For a free seat kept for wheelchair users: what a buyer picking it
     /// by hand is asked first.
-    pub confirm_pick: Option<&'static str>,
+    pub confirm_pick: Option<String>,
 }
 
 impl SeatView {
     pub fn new(seat: &Seat, tiers: &[Tier]) -> SeatView {
         let currency = tiers_currency(tiers);
-        let price = currency.format(i64::from(seat.price_cents));
+        let price = currency.format_in(i64::from(seat.price_cents), crate::i18n::current());
         let (action, pressed, taken) = match seat.state {
             SeatState::Available => ("hold", Some("false"), false),
             SeatState::Mine => ("release", Some("true"), false),
@@ -137,7 +138,9 @@ pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
         .map(|tier| TierLegend {
             class: tier_class(tiers, &tier.code),
             name: tier.name.clone(),
-            price: tier.currency.format(i64::from(tier.price_cents)),
+            price: tier
+                .currency
+                .format_in(i64::from(tier.price_cents), crate::i18n::current()),
             cents: tier.price_cents,
         })
         .collect()
@@ -146,7 +149,7 @@ pub fn tier_legend(tiers: &[Tier]) -> Vec<TierLegend> {
 pub struct StatusLegend {
     pub state: &'static str,
     pub glyph: &'static str,
-    pub label: &'static str,
+    pub label: String,
 }
 
 pub fn status_legend() -> Vec<StatusLegend> {
@@ -161,14 +164,14 @@ pub fn status_legend() -> Vec<StatusLegend> {
 }
 
 /// What a person reads (and a screen reader says) for this state.
-pub fn state_label(state: SeatState) -> &'static str {
-    match state {
-        SeatState::Available => "available",
-        SeatState::Held => "held by another buyer",
-        SeatState::Mine => "held by you",
-        SeatState::Sold => "sold",
-        SeatState::Blocked => "not for sale",
-    }
+pub fn state_label(state: SeatState) -> String {
+    t(match state {
+        SeatState::Available => "seat-state-available",
+        SeatState::Held => "seat-state-held",
+        SeatState::Mine => "seat-state-mine",
+        SeatState::Sold => "seat-state-sold",
+        SeatState::Blocked => "seat-state-blocked",
+    })
 }
 
 /// A glyph drawn on the seat, so the state never depends on colour alone.
@@ -184,31 +187,28 @@ pub fn state_glyph(state: SeatState) -> &'static str {
 
 /// Best available keeps wheelchair spaces and companion seats for those
 /// who need them; a buyer may pick one by hand, after saying it is for that.
-fn pick_question(flags: &[Flag]) -> Option<&'static str> {
+fn pick_question(flags: &[Flag]) -> Option<String> {
     if flags.contains(&Flag::Wheelchair) {
-        Some("This is a wheelchair space. Is it for a wheelchair user?")
+        Some(t("confirm-wheelchair-space"))
     } else if flags.contains(&Flag::Companion) {
-        Some(
-            "This is a companion seat, beside a wheelchair space. Is it for someone with a \
-             wheelchair user?",
-        )
+        Some(t("confirm-companion-seat"))
     } else {
         None
     }
 }
 
 /// How people (and screen readers) hear it.
-pub fn flag_label(flag: Flag) -> &'static str {
-    match flag {
-        Flag::Wheelchair => "wheelchair space",
-        Flag::Companion => "companion seat",
-        Flag::RestrictedView => "restricted view",
-        Flag::Aisle => "aisle seat",
-        Flag::StepFree => "step-free access",
-        Flag::HearingLoop => "hearing loop",
-        Flag::LiftUpArmrest => "lift-up armrest",
-        Flag::ExtraLegroom => "extra legroom",
-    }
+pub fn flag_label(flag: Flag) -> String {
+    t(match flag {
+        Flag::Wheelchair => "flag-wheelchair",
+        Flag::Companion => "flag-companion",
+        Flag::RestrictedView => "flag-restricted-view",
+        Flag::Aisle => "flag-aisle",
+        Flag::StepFree => "flag-step-free",
+        Flag::HearingLoop => "flag-hearing-loop",
+        Flag::LiftUpArmrest => "flag-lift-up-armrest",
+        Flag::ExtraLegroom => "flag-extra-legroom",
+    })
 }
 
 #[cfg(test)]

@@ -578,7 +578,7 @@ async fn the_map_asks_before_a_kept_seat_is_picked_and_its_form_asks_for_spaces(
         .find(|b| b.contains(&format!("id=\"seat-{ordinary}\"")))
         .unwrap();
     assert!(!plain.contains("data-confirm-pick"), "{plain}");
-    assert!(html.contains("<option value=\"step_free\">seats with step-free access</option>"));
+    assert!(html.contains("<option value=\"step_free\">step-free access</option>"));
     let (_, filtered) = page(&buyer, &format!("{path}?feature=step_free")).await;
     assert!(filtered.contains("want-step-free"));
 

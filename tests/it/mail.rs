@@ -633,3 +633,92 @@ async fn mail_is_sent_with_no_transaction_open() {
         "a connection of the worker sits in a transaction while it sends"
     );
 }
+
+/// An RFC 2047 subject (words of it as "=?utf-8?b?…?=") as text.
+fn decoded_subject(raw: &str) -> String {
+    raw.split(' ').map(decoded_word).collect::<Vec<_>>().join(" ")
+}
+
+fn decoded_word(raw: &str) -> String {
+    let Some(inner) = raw
+        .strip_prefix("=?utf-8?b?")
+        .or_else(|| raw.strip_prefix("=?UTF-8?B?"))
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
+        return raw.to_string();
+    };
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for byte in inner.bytes().filter(|b| *b != b'=') {
+        let value = ALPHABET.iter().position(|c| *c == byte).expect("base64") as u32;
+        bits = (bits << 6) | value;
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    String::from_utf8(out).expect("utf-8")
+}
+
+#[tokio::test]
+async fn an_order_bought_in_german_is_mailed_in_german() {
+    let sink = SmtpSink::start("mail-german").await;
+    let url = sink.url();
+    let app = crate::support::spawn_app_with(|config| {
+        config.mail.smtp_url = Some(Secret::new(url));
+        config.mail.poll_every = Duration::from_millis(50);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let buyer = app.buyer();
+    let german = |request: reqwest::RequestBuilder| request.header("accept-language", "de");
+    let hold: serde_json::Value = german(
+        buyer
+            .http
+            .post(format!("{}/api/events/{}/holds", buyer.base, event.id)),
+    )
+    .json(&serde_json::json!({"seat_ids": [event.seat_ids[0]]}))
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let hold_id = id_segment(&hold["hold_id"]);
+    let response = german(
+        buyer
+            .http
+            .post(format!("{}/api/holds/{hold_id}/purchase", buyer.base)),
+    )
+    .json(&serde_json::json!({"name": "Ada", "email": "ada@example.com"}))
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::CREATED);
+
+    let messages = sink.wait_for(1).await;
+    let message = unwrapped(&messages[0]);
+    assert_eq!(
+        decoded_subject(header(&message, "Subject").unwrap()),
+        "Ihre Karten für Test Night"
+    );
+    for words in [
+        "Hallo Ada,",
+        "Stalls, Reihe A, Platz 1 (Standard), 45\u{a0}€",
+        "Kartencode:",
+        "Gesamt: 45\u{a0}€",
+    ] {
+        assert!(message.contains(words), "{words:?} in {message}");
+    }
+    // The date in German, in the venue's zone (UTC here).
+    assert!(
+        ["Mo.,", "Di.,", "Mi.,", "Do.,", "Fr.,", "Sa.,", "So.,"]
+            .iter()
+            .any(|day| message.contains(day)),
+        "{message}"
+    );
+}

@@ -12,6 +12,7 @@ mod budgets;
 mod claims;
 mod general_admission;
 mod hostile;
+mod languages;
 mod lifecycle;
 mod limits;
 mod live;

@@ -25,11 +25,11 @@ pub struct PendingOrder {
 
 const INSERT_PENDING: &str =
     "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email,
-                         status, payment, pay_by, amount_cents)
+                         status, payment, pay_by, amount_cents, lang)
      SELECT $1, $2, $3, $4, $5, $6, 'pending_payment', $7,
             least(now() + make_interval(secs => $8::float8),
                   greatest(e.starts_at, now() + interval '1 second')),
-            0
+            0, $9
        FROM events e WHERE e.id = $2";
 
 /// The hold's live seats now wait for the order: held until its deadline,
@@ -115,6 +115,7 @@ pub(in crate::db) async fn checkout_in(
                 &buyer.email.as_str(),
                 &payment.mode.as_str(),
                 &window.as_secs_f64(),
+                &buyer.lang.tag(),
             ],
         )
         .await?;

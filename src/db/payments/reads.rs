@@ -187,7 +187,7 @@ pub async fn of_order(
         amount_paid_cents: row.get("amount_paid_cents"),
         session_url: row.get("stripe_session_url"),
         refunds,
-        locale: EventLocale::new(
+        locale: crate::i18n::locale(
             crate::db::events::currency_column(row.get("currency")),
             row.get::<_, String>("time_zone"),
         ),

@@ -29,7 +29,6 @@ use crate::web::render::*;
 use crate::web::seat_view::SeatView;
 use crate::web::security::{CsrfForm, NoFields};
 use crate::web::state::AppState;
-use crate::words;
 use crate::words::refusal_notice;
 
 #[derive(Template)]
@@ -332,38 +331,38 @@ pub(crate) async fn seat_action(
 /// `currency`: the event's (the price is only said for a seat now held).
 pub(crate) fn seat_notice(seat: &Seat, outcome: &SeatOutcome, currency: Currency) -> Notice {
     let name = crate::words::seat_name(seat);
-    let price = currency.format(i64::from(seat.price_cents));
+    let price = currency.format_in(i64::from(seat.price_cents), crate::i18n::current());
     match outcome {
-        SeatOutcome::Held => Notice::new(NoticeKind::Success, format!("Holding {name} ({price}).")),
+        SeatOutcome::Held => Notice::new(
+            NoticeKind::Success,
+            crate::i18n::t2("notice-holding", "seat", &name, "price", &price),
+        ),
         SeatOutcome::Taken => Notice::new(
             NoticeKind::Error,
-            format!("Sorry, {name} was just taken by someone else. Please pick another seat."),
+            crate::i18n::t1("notice-taken", "seat", &name),
         ),
         SeatOutcome::OverLimit(max) => Notice::new(
             NoticeKind::Error,
-            format!("You can hold at most {max} seats at once. Release one to pick {name}."),
+            crate::i18n::t2("notice-over-limit", "max", *max, "seat", &name),
         ),
         SeatOutcome::Refused(message) => Notice::new(NoticeKind::Error, message.clone()),
         SeatOutcome::Released => Notice::new(
             NoticeKind::Info,
-            format!("Released {name}; it is back on sale."),
+            crate::i18n::t1("notice-released-seat", "seat", &name),
         ),
         SeatOutcome::NotInHold => Notice::new(
             NoticeKind::Info,
-            format!("{name} is no longer in your hold."),
+            crate::i18n::t1("notice-not-in-hold", "seat", &name),
         ),
         SeatOutcome::Inspected => {
-            let text = match seat.state {
-                SeatState::Available => {
-                    format!("{name} is available again. Select it to hold it.")
-                }
-                SeatState::Mine => format!("{name} is in your hold."),
-                SeatState::Held => format!(
-                    "{name} is held by another buyer. If they don't buy it, it goes back on sale when their hold runs out."
-                ),
-                SeatState::Sold => format!("{name} is sold."),
-                SeatState::Blocked => format!("{name} is not for sale."),
+            let key = match seat.state {
+                SeatState::Available => "inspect-available",
+                SeatState::Mine => "inspect-mine",
+                SeatState::Held => "inspect-held",
+                SeatState::Sold => "inspect-sold",
+                SeatState::Blocked => "inspect-blocked",
             };
+            let text = crate::i18n::t1(key, "seat", &name);
             Notice::new(NoticeKind::Info, text)
         }
     }
@@ -382,21 +381,13 @@ pub(crate) async fn release_all(
             let released = db::holds::release_hold(&state.pool, hold.id, buyer.id).await?;
             let notice = Notice::new(
                 NoticeKind::Info,
-                format!(
-                    "Released {}; {} back on sale.",
-                    words::count(released.len(), "seat", "seats"),
-                    if released.len() == 1 {
-                        "it is"
-                    } else {
-                        "they are"
-                    }
-                ),
+                crate::i18n::t1("notice-released-seats", "count", released.len()),
             );
             (released, notice)
         }
         None => (
             SeatIds::default(),
-            Notice::new(NoticeKind::Info, "You have no seats on hold."),
+            Notice::new(NoticeKind::Info, crate::i18n::t("notice-no-hold")),
         ),
     };
     respond(
@@ -474,10 +465,7 @@ pub(crate) async fn hold_ga(
     };
     let holder = admit_hold_request(state, buyer.id, None, ip).await?;
     db::holds::claim(&state.pool, event_id, holder, &cart, hold_rules).await?;
-    Ok(format!(
-        "Holding {count} general-admission ticket{}.",
-        if count == 1 { "" } else { "s" }
-    ))
+    Ok(crate::i18n::t1("notice-holding-ga", "count", count))
 }
 
 pub(crate) async fn release_ga(
@@ -490,15 +478,7 @@ pub(crate) async fn release_ga(
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Hold))?;
     let released = db::holds::release_ga(&state.pool, hold.id, area_id, buyer.id).await?;
-    Ok(format!(
-        "Released {}; {} back on sale.",
-        words::count(
-            released,
-            "general-admission ticket",
-            "general-admission tickets"
-        ),
-        if released == 1 { "it is" } else { "they are" }
-    ))
+    Ok(crate::i18n::t1("notice-released-ga", "count", released))
 }
 
 pub(crate) async fn extend_hold(
@@ -520,7 +500,7 @@ pub(crate) async fn extend_hold(
     let notice = match outcome {
         Ok(until) => Notice::new(
             NoticeKind::Success,
-            format!("Your seats are held until {until}."),
+            crate::i18n::t1("notice-held-until", "until", &until),
         ),
         Err(err) => Notice::new(NoticeKind::Error, refusal_notice(err)?),
     };

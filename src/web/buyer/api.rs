@@ -498,7 +498,7 @@ pub(crate) async fn purchase(
     buyer: ApiBuyer,
     ApiJson(body): ApiJson<BuyerFields>,
 ) -> AppResult<impl IntoResponse> {
-    let details = input_rules::buyer_details(&body.name, &body.email)?;
+    let details = input_rules::buyer_details(&body.name, &body.email, crate::i18n::current())?;
     let bought = db::orders::purchase(
         &state.pool,
         hold_id,

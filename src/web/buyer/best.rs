@@ -121,11 +121,7 @@ pub(crate) async fn best_available(
             return respond_with(&state, event_id, &buyer, &headers, notice, shown, back).await;
         }
         Err(AppError::Conflict(Conflict::NotEnoughTogether { .. })) => (
-            Notice::new(
-                NoticeKind::Error,
-                "There are no seats together for a party that size. Tick \u{201c}Seats may be apart\u{201d} \
-                 to take the best seats even if they are not side by side, or try another section or price.",
-            ),
+            Notice::new(NoticeKind::Error, crate::i18n::t("best-none-together")),
             Vec::new(),
         ),
         Err(err) => (

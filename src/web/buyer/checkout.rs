@@ -31,18 +31,20 @@ pub(crate) async fn purchase(
     let Some(hold) = latest else {
         if buyer.is_new {
             return Ok(crate::web::render::refused_page(
-                "You have no seats on hold.".into(),
+                crate::i18n::t("notice-no-hold"),
                 format!("/events/{event_id}"),
             ));
         }
         push_notice(
             &buyer.session,
-            &Notice::new(NoticeKind::Info, "You have no seats on hold."),
+            &Notice::new(NoticeKind::Info, crate::i18n::t("notice-no-hold")),
         )
         .await?;
         return Ok(back.into_response());
     };
-    let details = match rules::buyer_details(&form.name, &form.email).map_err(AppError::from) {
+    let details = match rules::buyer_details(&form.name, &form.email, crate::i18n::current())
+        .map_err(AppError::from)
+    {
         Ok(details) => details,
         Err(err @ AppError::Invalid(_)) => {
             let notice = Notice::new(NoticeKind::Error, message(&err));

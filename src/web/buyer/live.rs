@@ -132,7 +132,11 @@ async fn live(
     };
     drop(client);
     let (sender, receiver) = mpsc::channel(16);
-    tokio::spawn(page.run(changes, resyncs, sender));
+    // The feed's own task renders seat names in the page's language.
+    tokio::spawn(crate::i18n::scope(
+        crate::i18n::current(),
+        page.run(changes, resyncs, sender),
+    ));
     Ok(Sse::new(ReceiverStream::new(receiver))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

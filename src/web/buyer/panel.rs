@@ -7,7 +7,7 @@ use crate::db::holds::Hold;
 use crate::db::seats::Seat;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
-use crate::domain::money::{Currency, group_thousands};
+use crate::domain::money::Currency;
 use crate::domain::payment::PaymentMode;
 use crate::web::seat_view::{TierLegend, tier_legend};
 use crate::words::{rfc3339, seat_name};
@@ -70,27 +70,12 @@ pub struct HoldView {
     /// The checkout form's heading and button, by how the event is paid
     /// for: "Buy now" / "Buy for €110", "Checkout" / "Pay €110", or
     /// "Reserve" / "Reserve, pay €110 at the box office".
-    pub buy_heading: &'static str,
+    pub buy_heading: String,
     pub buy_label: String,
 }
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
-    let count = |n: usize, one: &str, many: &str| {
-        format!(
-            "{} {}",
-            group_thousands(n as u64),
-            if n == 1 { one } else { many }
-        )
-    };
-    match (seats, tickets) {
-        (s, 0) => count(s, "seat", "seats"),
-        (0, t) => count(t, "ticket", "tickets"),
-        (s, t) => format!(
-            "{} and {}",
-            count(s, "seat", "seats"),
-            count(t, "ticket", "tickets")
-        ),
-    }
+    crate::i18n::t2("selection-summary", "seats", seats, "tickets", tickets)
 }
 
 /// The hold panel of one event page.
@@ -169,22 +154,21 @@ impl HoldPanel {
                         held.len(),
                         ga.iter().map(|area| area.mine as usize).sum(),
                     ),
-                    buy_heading: match hold.payment {
-                        PaymentMode::None => "Buy now",
-                        PaymentMode::Online => "Checkout",
-                        PaymentMode::BoxOffice => "Reserve",
-                    },
+                    buy_heading: crate::i18n::t(match hold.payment {
+                        PaymentMode::None => "buy-heading-now",
+                        PaymentMode::Online => "buy-heading-checkout",
+                        PaymentMode::BoxOffice => "buy-heading-reserve",
+                    }),
                     buy_label: {
                         let total = hold.locale.price(
                             held.iter().map(|s| i64::from(s.price_cents)).sum::<i64>() + ga_cents,
                         );
-                        match hold.payment {
-                            PaymentMode::None => format!("Buy for {total}"),
-                            PaymentMode::Online => format!("Pay {total}"),
-                            PaymentMode::BoxOffice => {
-                                format!("Reserve, pay {total} at the box office")
-                            }
-                        }
+                        let key = match hold.payment {
+                            PaymentMode::None => "buy-label-now",
+                            PaymentMode::Online => "buy-label-online",
+                            PaymentMode::BoxOffice => "buy-label-reserve",
+                        };
+                        crate::i18n::t1(key, "total", &total)
                     },
                 }
             });
@@ -225,15 +209,15 @@ pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32, currency: Currency) ->
                 id: area.id,
                 name: area.name.clone(),
                 tier: area.tier_name.clone(),
-                price: currency.format(i64::from(area.price_cents)),
+                price: currency.format_in(i64::from(area.price_cents), crate::i18n::current()),
                 left: if left == 0 {
-                    "Sold out".into()
+                    crate::i18n::t("sold-out")
                 } else {
-                    format!("{left} left")
+                    crate::i18n::t1("ga-left", "count", left)
                 },
                 sold_out: left == 0,
                 counts: (1..=left.min(i64::from(max_per_hold))).collect(),
-                mine: (area.mine > 0).then(|| format!("You hold {}", area.mine)),
+                mine: (area.mine > 0).then(|| crate::i18n::t1("ga-mine", "count", area.mine)),
             }
         })
         .collect()
@@ -263,7 +247,7 @@ pub(crate) mod tests {
             live: true,
             released_by_staff: false,
             extended: false,
-            locale: EventLocale::new(Currency::from_code("GBP").unwrap(), "Europe/London"),
+            locale: crate::i18n::locale(Currency::from_code("GBP").unwrap(), "Europe/London"),
             payment: PaymentMode::None,
         };
         let a = seat(1, 1, "A", 0.0, 0.0, SeatState::Mine);

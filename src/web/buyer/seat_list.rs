@@ -76,7 +76,7 @@ pub fn section_links(
                     "{} of {} seats left · from {}",
                     group_thousands(s.seats_available as u64),
                     group_thousands(s.seats_total.max(0) as u64),
-                    currency.format(i64::from(cents))
+                    currency.format_in(i64::from(cents), crate::i18n::current())
                 ),
                 _ => "sold out".to_string(),
             },

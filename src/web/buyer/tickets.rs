@@ -48,9 +48,11 @@ fn status(ticket: &Ticket) -> (&'static str, String) {
     let locale = &ticket.locale;
     let state = ticket.state();
     let text = match state {
-        TicketState::Refunded { at } => format!("Refunded {}", locale.time(at)),
-        TicketState::Admitted { at, gate } => format!("Admitted {} at {gate}", locale.time(at)),
-        TicketState::Valid => "Valid: show this code at the door".to_string(),
+        TicketState::Refunded { at } => crate::i18n::t1("ticket-refunded", "at", &locale.time(at)),
+        TicketState::Admitted { at, gate } => {
+            crate::i18n::t2("ticket-admitted", "at", &locale.time(at), "gate", &gate)
+        }
+        TicketState::Valid => crate::i18n::t("ticket-valid"),
     };
     (state.as_str(), text)
 }
@@ -110,25 +112,15 @@ fn mail_sentence(
     locale: &crate::domain::locale::EventLocale,
 ) -> String {
     match status {
-        MailStatus::Sent { at } => format!(
-            "Your tickets were e-mailed to {email} at {}.",
-            locale.clock(*at)
-        ),
+        MailStatus::Sent { at } => {
+            crate::i18n::t2("mail-status-sent", "email", email, "at", &locale.clock(*at))
+        }
         MailStatus::Waiting { attempts: 0 } => {
-            format!(
-                "Your tickets are queued to be e-mailed to {email}. Meanwhile, this page has them."
-            )
+            crate::i18n::t1("mail-status-queued", "email", email)
         }
-        MailStatus::Waiting { .. } => format!(
-            "We have not managed to e-mail {email} yet and keep trying. This page has your tickets."
-        ),
-        MailStatus::Failed => format!(
-            "We could not e-mail {email}, and have stopped trying. This page has your \
-             tickets: keep its address, or print them."
-        ),
-        MailStatus::NotQueued | MailStatus::Retired => {
-            "No e-mail was sent for this order; this page has your tickets.".into()
-        }
+        MailStatus::Waiting { .. } => crate::i18n::t1("mail-status-retrying", "email", email),
+        MailStatus::Failed => crate::i18n::t1("mail-status-failed", "email", email),
+        MailStatus::NotQueued | MailStatus::Retired => crate::i18n::t("mail-status-none"),
     }
 }
 
@@ -155,9 +147,9 @@ pub(crate) async fn order_page(
     let total: i64 = valid.iter().map(|t| t.price_cents).sum();
     render(&OrderPage {
         heading: if tickets.is_empty() && payment.payment.waits_for_payment() {
-            "Your order".into()
+            crate::i18n::t("order-heading-order")
         } else {
-            "Your tickets".into()
+            crate::i18n::t("order-heading-tickets")
         },
         payment: crate::web::payments::PaymentPanel::new(
             order_id,
@@ -173,7 +165,7 @@ pub(crate) async fn order_page(
         buyer_name: order.buyer_name,
         mail: mail_sentence(&mail, &order.buyer_email, &order.locale),
         event_cancelled: order.event_cancelled,
-        valid: crate::words::count(valid.len(), "valid ticket", "valid tickets"),
+        valid: crate::i18n::t1("order-valid-tickets", "count", valid.len()),
         tickets: tickets
             .iter()
             .map(|ticket| TicketView::new(ticket, true))

@@ -169,7 +169,7 @@ struct AuditRow {
 struct SeatPanel {
     id: SeatId,
     name: String,
-    status: &'static str,
+    status: String,
     can_block: bool,
     can_unblock: bool,
     can_sell: bool,
@@ -286,7 +286,7 @@ async fn console(
     let now = OffsetDateTime::now_utc();
     // Every time on the console in the venue's zone, named, as the
     // buyer's order page shows it.
-    let locale = EventLocale::new(event.currency, &event.time_zone);
+    let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let tiers = db::events::tiers(&client, event_id).await?;
     let selected_seat = match query.seat {
         Some(id) => db::seats::by_ids(&client, event_id, &[id], None)

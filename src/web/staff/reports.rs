@@ -10,7 +10,6 @@ use axum::routing::get;
 
 use crate::db::{self, reports};
 use crate::domain::ids::EventId;
-use crate::domain::locale::EventLocale;
 use crate::domain::text::spreadsheet_safe;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::StaffUser;
@@ -107,7 +106,7 @@ async fn report(
             blocked: c.blocked,
         })
         .collect();
-    let locale = EventLocale::new(event.currency, &event.time_zone);
+    let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut totals = CountRow {
         section: "All sections".into(),
         tier: String::new(),
@@ -180,7 +179,7 @@ async fn orders_csv(
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
     let orders = reports::orders_for_export(&client, event_id).await?;
-    let locale = EventLocale::new(event.currency, &event.time_zone);
+    let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
     csv_row(
         &mut out,
@@ -255,7 +254,7 @@ async fn door_list_csv(
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
     let lines = db::tickets::door_list(&client, event_id).await?;
-    let locale = EventLocale::new(event.currency, &event.time_zone);
+    let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
     csv_row(
         &mut out,

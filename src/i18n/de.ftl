@@ -1,0 +1,269 @@
+# seatmap auf Deutsch: Seiten für Käufer, E-Mail und Meldungen.
+# Namen von Veranstaltungen, Bereichen und Preisstufen schreibt der
+# Veranstalter; sie kommen als $Argumente und werden nie übersetzt.
+
+## Jede Seite
+
+skip-to-content = Zum Inhalt springen
+nav-my-orders = Meine Bestellungen
+nav-language = Sprache
+all-events = Alle Veranstaltungen
+back-to-map = Zurück zum Saalplan
+
+## Die Liste der Veranstaltungen
+
+events-title = Veranstaltungen
+events-none = Noch sind keine Veranstaltungen im Verkauf.
+sold-out = Ausverkauft
+standing-left = { $left } von { $total } Stehplätzen frei
+price-from-amount = ab { $price }
+sale-on-sale-at = Im Verkauf ab { $at }.
+sale-not-yet = Noch nicht im Verkauf.
+sale-closed = Der Verkauf für diese Veranstaltung ist beendet.
+sale-started = Diese Veranstaltung hat begonnen; es werden keine Karten mehr verkauft.
+sale-cancelled = Diese Veranstaltung ist abgesagt. Bestehende Bestellungen bleiben erhalten und werden erstattet.
+sale-label-on-sale = Im Verkauf
+sale-label-not-yet = Noch nicht im Verkauf
+sale-label-closed = Verkauf beendet
+sale-label-started = Begonnen
+sale-label-cancelled = Abgesagt
+seats-left = { $left } von { $total } Plätzen frei
+
+## Der Saalplan
+
+map-heading = Saalplan
+map-all-sections = Alle Bereiche
+map-section = Bereich { $name }
+map-stage = Bühne
+map-choose-section = Bereich wählen
+zoom-out = Verkleinern
+zoom-fit = An den Bildschirm anpassen
+zoom-fit-short = Ganz
+zoom-in = Vergrößern
+prices = Preise
+prices-to-show = Angezeigte Preise
+price-from = Von
+price-to = bis
+show = Anzeigen
+show-in-full = Hervorheben
+show-every-seat = alle Plätze
+legend = Legende
+list-link = Liste der freien Plätze
+list-link-hint = (dieselben Aktionen, ohne Plan)
+list-title = { $event }: Platzliste
+list-heading = { $event }: freie Plätze
+list-choose-section = Bereich wählen
+list-none = Es sind keine Plätze frei.
+list-row = Reihe { $row }
+
+## Plätze, wie Menschen und Bildschirmleser sie hören
+
+seat-name = { $section }, Reihe { $row }, Platz { $seat }
+seat-state-available = frei
+seat-state-held = von jemand anderem reserviert
+seat-state-mine = von Ihnen reserviert
+seat-state-sold = verkauft
+seat-state-blocked = nicht im Verkauf
+flag-wheelchair = Rollstuhlplatz
+flag-companion = Begleitplatz
+flag-restricted-view = eingeschränkte Sicht
+flag-aisle = Platz am Gang
+flag-step-free = stufenloser Zugang
+flag-hearing-loop = Induktionsschleife
+flag-lift-up-armrest = hochklappbare Armlehne
+flag-extra-legroom = mehr Beinfreiheit
+flag-clear-view = freie Sicht
+confirm-wheelchair-space = Dies ist ein Rollstuhlplatz. Ist er für jemanden im Rollstuhl?
+confirm-companion-seat = Dies ist ein Begleitplatz neben einem Rollstuhlplatz. Ist er für die Begleitung einer Person im Rollstuhl?
+
+## Beste Plätze
+
+best-title = Beste Plätze
+best-count = Anzahl Plätze
+best-section = Bereich
+best-any-section = Jeder Bereich
+best-price = Preis
+best-any-price = Jeder Preis
+best-wheelchair = Im Rollstuhl
+best-wheelchair-none = Niemand
+best-wheelchair-hint = Jede Person im Rollstuhl bekommt einen Rollstuhlplatz, die übrige Gruppe sitzt daneben.
+best-apart = Plätze dürfen getrennt sein
+best-clear-view = Keine eingeschränkte Sicht
+best-find = Plätze finden
+best-found = Gefunden: { $seats } ({ $total }).
+best-swapped = { $released } freigegeben; jetzt reserviert: { $seats } ({ $total }).
+best-none-together = Für eine Gruppe dieser Größe gibt es keine Plätze nebeneinander. Kreuzen Sie „Plätze dürfen getrennt sein“ an, um die besten Plätze auch getrennt zu bekommen, oder versuchen Sie einen anderen Bereich oder Preis.
+best-undo = Rückgängig: meine vorigen Plätze zurück
+seats-one = Platz { $seat }
+seats-run = Plätze { $first }–{ $last }
+seats-place = { $section }, Reihe { $row }, { $seats }
+seats-together = { $count ->
+    [one] 1 Platz in { $place }
+   *[other] { $count } Plätze nebeneinander in { $place }
+}
+seats-apart = { $count ->
+    [one] 1 Platz: { $places }
+   *[other] { $count } Plätze: { $places }
+}
+
+## Was ein Klick bewirkt hat
+
+notice-holding = Reserviert: { $seat } ({ $price }).
+notice-taken = Leider hat gerade jemand anderes { $seat } genommen. Bitte wählen Sie einen anderen Platz.
+notice-over-limit = Sie können höchstens { $max } Plätze auf einmal reservieren. Geben Sie einen frei, um { $seat } zu wählen.
+notice-released-seat = { $seat } freigegeben; der Platz ist wieder im Verkauf.
+notice-not-in-hold = { $seat } ist nicht mehr in Ihrer Reservierung.
+notice-released-seats = { $count ->
+    [one] 1 Platz freigegeben; er ist wieder im Verkauf.
+   *[other] { $count } Plätze freigegeben; sie sind wieder im Verkauf.
+}
+notice-no-hold = Sie haben keine Plätze reserviert.
+inspect-available = { $seat } ist wieder frei. Wählen Sie ihn, um ihn zu reservieren.
+inspect-mine = { $seat } ist in Ihrer Reservierung.
+inspect-held = { $seat } ist von jemand anderem reserviert. Kauft diese Person ihn nicht, geht er wieder in den Verkauf, wenn ihre Reservierung abläuft.
+inspect-sold = { $seat } ist verkauft.
+inspect-blocked = { $seat } ist nicht im Verkauf.
+notice-holding-ga = { $count ->
+    [one] 1 Stehplatzkarte reserviert.
+   *[other] { $count } Stehplatzkarten reserviert.
+}
+notice-released-ga = { $count ->
+    [one] 1 Stehplatzkarte freigegeben; sie ist wieder im Verkauf.
+   *[other] { $count } Stehplatzkarten freigegeben; sie sind wieder im Verkauf.
+}
+notice-held-until = Ihre Plätze sind reserviert bis { $until }.
+
+## Stehplätze
+
+ga-meta = Stehplatz · { $tier } { $price } pro Karte
+ga-tickets = Karten
+ga-hold = Karten reservieren
+ga-left = { $count } frei
+ga-mine = Sie haben { $count } reserviert
+
+## Ihre Plätze (die Reservierung)
+
+hold-heading = Ihre Plätze
+hold-held-for = Reserviert für
+hold-until = (bis { $clock })
+hold-extend = Mehr Zeit nötig? { $minutes } Minuten dazu
+hold-release = Freigeben
+hold-release-seat = { $seat } freigeben
+hold-release-all = Alle freigeben
+hold-release-all-confirm = Alle Ihre Plätze freigeben? Sie gehen sofort wieder in den Verkauf.
+hold-total = Gesamt
+selection-summary = { $tickets ->
+    [0] { $seats ->
+        [one] 1 Platz
+       *[other] { $seats } Plätze
+    }
+   *[other] { $seats ->
+        [0] { $tickets ->
+            [one] 1 Karte
+           *[other] { $tickets } Karten
+        }
+        [one] 1 Platz und { $tickets ->
+            [one] 1 Karte
+           *[other] { $tickets } Karten
+        }
+       *[other] { $seats } Plätze und { $tickets ->
+            [one] 1 Karte
+           *[other] { $tickets } Karten
+        }
+    }
+}
+buy-heading-now = Jetzt kaufen
+buy-heading-checkout = Zur Kasse
+buy-heading-reserve = Reservieren
+buy-label-now = Für { $total } kaufen
+buy-label-online = { $total } bezahlen
+buy-label-reserve = Reservieren, { $total } an der Kasse zahlen
+hold-left = übrig
+hold-checkout = Zur Kasse
+hold-name = Name
+hold-email = E-Mail
+hold-released-by-box-office = Die Kasse hat Ihre Reservierung aufgehoben; die Plätze sind wieder im Verkauf. Sie können neu wählen.
+hold-none = Sie haben keine Plätze reserviert. Wählen Sie einen freien Platz im Plan; er wird { $minutes } Minuten für Sie reserviert, während Sie kaufen.
+hold-expired-announce = Ihre Reservierung ist abgelaufen. Die Plätze sind wieder im Verkauf.
+hold-30s-announce = Noch 30 Sekunden Reservierung.
+hold-2min-announce = Noch 2 Minuten Reservierung.
+hold-more-time-announce = Sie können mehr Zeit anfordern.
+hold-expired-pick-again = Ihre Reservierung ist abgelaufen – bitte wählen Sie neu.
+
+## Die Bestellung und ihre Karten
+
+order-title = Ihre Karten: { $event }
+order-thanks = Vielen Dank, { $name }.
+order-cancelled = Diese Veranstaltung wurde abgesagt. Ihre Bestellung bleibt erhalten und wird erstattet.
+order-find-again = findet diese Bestellung in diesem Browser wieder.
+order-number = Bestellnummer
+order-heading-order = Ihre Bestellung
+order-heading-tickets = Ihre Karten
+order-valid-tickets = { $count ->
+    [one] 1 gültige Karte
+   *[other] { $count } gültige Karten
+}
+mail-status-sent = Ihre Karten wurden um { $at } an { $email } geschickt.
+mail-status-queued = Ihre Karten werden gleich an { $email } geschickt. Bis dahin finden Sie sie auf dieser Seite.
+mail-status-retrying = Wir konnten { $email } noch nicht erreichen und versuchen es weiter. Ihre Karten finden Sie auf dieser Seite.
+mail-status-failed = Wir konnten { $email } nicht erreichen und haben es aufgegeben. Ihre Karten sind auf dieser Seite: Bewahren Sie die Adresse auf oder drucken Sie sie aus.
+mail-status-none = Für diese Bestellung wurde keine E-Mail verschickt; Ihre Karten sind auf dieser Seite.
+ticket-refunded = Erstattet am { $at }
+ticket-admitted = Eingelassen am { $at } an { $gate }
+ticket-valid = Gültig: Zeigen Sie diesen Code am Einlass
+ga-place = { $area } (Stehplatz)
+order-total = gesamt { $total }
+order-print = Karten drucken
+ticket-title = Karte: { $event }
+ticket-for = für { $name }
+ticket-code = Code
+ticket-open-alone = Nur diese Karte öffnen
+ticket-print = Diese Karte drucken
+mine-title = Meine Bestellungen
+mine-none = In diesem Browser wurde nichts bestellt. Eine anderswo gekaufte Bestellung öffnet sich über den Link in ihrer E-Mail.
+mine-event = Veranstaltung
+mine-when = Wann
+mine-tickets = Karten
+mine-total = Gesamt
+mine-bought = Gekauft
+
+## Die Bestätigung per E-Mail
+
+mail-subject = Ihre Karten für { $event }
+mail-greeting = Hallo { $name },
+mail-thanks = vielen Dank für Ihre Bestellung. Ihre Karten für { $event } finden Sie unten.
+mail-ticket-code = Kartencode: { $code }
+mail-ticket-link = Karte mit QR-Code: { $url }
+mail-total = Gesamt: { $total }
+mail-order = Bestellung { $order }
+mail-all-tickets = Alle Ihre Karten, fertig zum Drucken:
+mail-link-until = Der Link gilt bis { $until }. Wer ihn hat, sieht Ihre Karten;
+    geben Sie ihn also nicht weiter.
+mail-door = Zeigen Sie am Einlass den QR-Code auf dem Handy oder auf Papier. Jeder Code
+    lässt eine Person einmal ein.
+
+## Fehler (der API und der Seiten)
+
+error-seats-unavailable = Einige dieser Plätze hat gerade jemand anderes genommen.
+error-hold-limit = Eine Reservierung kann höchstens { $max } Plätze enthalten.
+error-hold-expired = Diese Reservierung ist abgelaufen; ihre Plätze sind wieder im Verkauf.
+error-timeout = Die Anfrage kam zu langsam an. Bitte versuchen Sie es noch einmal.
+error-no-event = Veranstaltung nicht gefunden.
+error-no-page = Seite nicht gefunden.
+error-no-hold = Reservierung nicht gefunden.
+error-no-order = Bestellung nicht gefunden.
+error-email = Geben Sie eine gültige E-Mail-Adresse ein, etwa name@example.com.
+where-section = in { $section }
+where-tier = in Preisstufe { $tier }
+error-not-enough-seats = Nur { $free ->
+    [one] 1 Platz ist
+   *[other] { $free } Plätze sind
+} frei{ $where }; gewünscht waren { $asked }.
+error-not-enough-together = Es gibt keine { $asked } Plätze nebeneinander{ $where }, aber { $free } Plätze sind einzeln frei. Fragen Sie erneut mit "together": false, um die besten { $asked } auch getrennt zu bekommen.
+error-kept-seats = { $count ->
+    [one] 1 weiterer Rollstuhl- oder Begleitplatz ist für Menschen im Rollstuhl und ihre Begleitung reserviert.
+   *[other] { $count } weitere Rollstuhl- und Begleitplätze sind für Menschen im Rollstuhl und ihre Begleitung reserviert.
+}
+error-no-wheelchair-space = Kein Rollstuhlplatz ist frei{ $where }.
+error-spaces-elsewhere = Freie Rollstuhlplätze anderswo: { $sections }.
+error-box-office-helps = Auch die Kasse hilft gern.

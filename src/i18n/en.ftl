@@ -1,0 +1,269 @@
+# seatmap's buyer pages, mail and messages, in English.
+# Event names, sections and price tiers are the venue's own words and are
+# never translated: they arrive as $arguments.
+
+## Every page
+
+skip-to-content = Skip to content
+nav-my-orders = My orders
+nav-language = Language
+all-events = All events
+back-to-map = Back to the seat map
+
+## The list of events
+
+events-title = Events
+events-none = No events are on sale yet.
+sold-out = Sold out
+standing-left = { $left } of { $total } standing places left
+price-from-amount = from { $price }
+sale-on-sale-at = On sale at { $at }.
+sale-not-yet = Not on sale yet.
+sale-closed = Sales for this event have closed.
+sale-started = This event has started; tickets are no longer sold.
+sale-cancelled = This event is cancelled. Orders already placed are kept and will be refunded.
+sale-label-on-sale = On sale
+sale-label-not-yet = Not on sale yet
+sale-label-closed = Sales closed
+sale-label-started = Started
+sale-label-cancelled = Cancelled
+seats-left = { $left } of { $total } seats left
+
+## The seat map
+
+map-heading = Seat map
+map-all-sections = All sections
+map-section = Section { $name }
+map-stage = Stage
+map-choose-section = Choose a section
+zoom-out = Zoom out
+zoom-fit = Fit to screen
+zoom-fit-short = Fit
+zoom-in = Zoom in
+prices = Prices
+prices-to-show = Prices to show
+price-from = From
+price-to = to
+show = Show
+show-in-full = Show in full
+show-every-seat = every seat
+legend = Legend
+list-link = List of available seats
+list-link-hint = (the same actions, without the map)
+list-title = { $event }: seat list
+list-heading = { $event }: available seats
+list-choose-section = Choose a section
+list-none = No seats are available.
+list-row = Row { $row }
+
+## Seats, as people and screen readers hear them
+
+seat-name = { $section }, row { $row }, seat { $seat }
+seat-state-available = available
+seat-state-held = held by another buyer
+seat-state-mine = held by you
+seat-state-sold = sold
+seat-state-blocked = not for sale
+flag-wheelchair = wheelchair space
+flag-companion = companion seat
+flag-restricted-view = restricted view
+flag-aisle = aisle seat
+flag-step-free = step-free access
+flag-hearing-loop = hearing loop
+flag-lift-up-armrest = lift-up armrest
+flag-extra-legroom = extra legroom
+flag-clear-view = no restricted view
+confirm-wheelchair-space = This is a wheelchair space. Is it for a wheelchair user?
+confirm-companion-seat = This is a companion seat, beside a wheelchair space. Is it for someone with a wheelchair user?
+
+## Best available
+
+best-title = Best available
+best-count = Number of seats
+best-section = Section
+best-any-section = Any section
+best-price = Price
+best-any-price = Any price
+best-wheelchair = Wheelchair users
+best-wheelchair-none = None
+best-wheelchair-hint = Each gets a wheelchair space, with the rest of the party beside them.
+best-apart = Seats may be apart
+best-clear-view = No restricted view
+best-find = Find seats
+best-found = Found { $seats } ({ $total }).
+best-swapped = Released { $released }; now holding { $seats } ({ $total }).
+best-none-together = There are no seats together for a party that size. Tick “Seats may be apart” to take the best seats even if they are not side by side, or try another section or price.
+best-undo = Undo: take my earlier seats back
+seats-one = seat { $seat }
+seats-run = seats { $first }–{ $last }
+seats-place = { $section }, row { $row }, { $seats }
+seats-together = { $count ->
+    [one] 1 seat in { $place }
+   *[other] { $count } seats together in { $place }
+}
+seats-apart = { $count ->
+    [one] 1 seat: { $places }
+   *[other] { $count } seats: { $places }
+}
+
+## What a click did
+
+notice-holding = Holding { $seat } ({ $price }).
+notice-taken = Sorry, { $seat } was just taken by someone else. Please pick another seat.
+notice-over-limit = You can hold at most { $max } seats at once. Release one to pick { $seat }.
+notice-released-seat = Released { $seat }; it is back on sale.
+notice-not-in-hold = { $seat } is no longer in your hold.
+notice-released-seats = { $count ->
+    [one] Released 1 seat; it is back on sale.
+   *[other] Released { $count } seats; they are back on sale.
+}
+notice-no-hold = You have no seats on hold.
+inspect-available = { $seat } is available again. Select it to hold it.
+inspect-mine = { $seat } is in your hold.
+inspect-held = { $seat } is held by another buyer. If they don't buy it, it goes back on sale when their hold runs out.
+inspect-sold = { $seat } is sold.
+inspect-blocked = { $seat } is not for sale.
+notice-holding-ga = { $count ->
+    [one] Holding 1 general-admission ticket.
+   *[other] Holding { $count } general-admission tickets.
+}
+notice-released-ga = { $count ->
+    [one] Released 1 general-admission ticket; it is back on sale.
+   *[other] Released { $count } general-admission tickets; they are back on sale.
+}
+notice-held-until = Your seats are held until { $until }.
+
+## General admission
+
+ga-meta = General admission · { $tier } { $price } each
+ga-tickets = Tickets
+ga-hold = Hold tickets
+ga-left = { $count } left
+ga-mine = You hold { $count }
+
+## Your seats (the hold)
+
+hold-heading = Your seats
+hold-held-for = Held for
+hold-until = (until { $clock })
+hold-extend = Need more time? Add { $minutes } minutes
+hold-release = Release
+hold-release-seat = Release { $seat }
+hold-release-all = Release all
+hold-release-all-confirm = Release all your seats? They go back on sale at once.
+hold-total = Total
+selection-summary = { $tickets ->
+    [0] { $seats ->
+        [one] 1 seat
+       *[other] { $seats } seats
+    }
+   *[other] { $seats ->
+        [0] { $tickets ->
+            [one] 1 ticket
+           *[other] { $tickets } tickets
+        }
+        [one] 1 seat and { $tickets ->
+            [one] 1 ticket
+           *[other] { $tickets } tickets
+        }
+       *[other] { $seats } seats and { $tickets ->
+            [one] 1 ticket
+           *[other] { $tickets } tickets
+        }
+    }
+}
+buy-heading-now = Buy now
+buy-heading-checkout = Checkout
+buy-heading-reserve = Reserve
+buy-label-now = Buy for { $total }
+buy-label-online = Pay { $total }
+buy-label-reserve = Reserve, pay { $total } at the box office
+hold-left = left
+hold-checkout = Checkout
+hold-name = Name
+hold-email = Email
+hold-released-by-box-office = The box office released your hold, so its seats are back on sale. You can pick seats again.
+hold-none = You hold no seats. Select an available seat on the map to hold it for { $minutes } minutes while you buy.
+hold-expired-announce = Your hold has expired. Its seats are back on sale.
+hold-30s-announce = 30 seconds left on your hold.
+hold-2min-announce = 2 minutes left on your hold.
+hold-more-time-announce = You can ask for more time.
+hold-expired-pick-again = Your hold expired — pick seats again.
+
+## The order and its tickets
+
+order-title = Your tickets: { $event }
+order-thanks = Thank you, { $name }.
+order-cancelled = This event has been cancelled. Your order is kept, and it will be refunded.
+order-find-again = finds this order again in this browser.
+order-number = Order number
+order-heading-order = Your order
+order-heading-tickets = Your tickets
+order-valid-tickets = { $count ->
+    [one] 1 valid ticket
+   *[other] { $count } valid tickets
+}
+mail-status-sent = Your tickets were e-mailed to { $email } at { $at }.
+mail-status-queued = Your tickets are queued to be e-mailed to { $email }. Meanwhile, this page has them.
+mail-status-retrying = We have not managed to e-mail { $email } yet and keep trying. This page has your tickets.
+mail-status-failed = We could not e-mail { $email }, and have stopped trying. This page has your tickets: keep its address, or print them.
+mail-status-none = No e-mail was sent for this order; this page has your tickets.
+ticket-refunded = Refunded { $at }
+ticket-admitted = Admitted { $at } at { $gate }
+ticket-valid = Valid: show this code at the door
+ga-place = { $area } (general admission)
+order-total = total { $total }
+order-print = Print tickets
+ticket-title = Ticket: { $event }
+ticket-for = for { $name }
+ticket-code = Code
+ticket-open-alone = Open this ticket alone
+ticket-print = Print this ticket
+mine-title = My orders
+mine-none = No orders were bought in this browser. An order bought elsewhere opens from the link in its e-mail.
+mine-event = Event
+mine-when = When
+mine-tickets = Tickets
+mine-total = Total
+mine-bought = Bought
+
+## The confirmation e-mail
+
+mail-subject = Your tickets for { $event }
+mail-greeting = Hello { $name },
+mail-thanks = Thank you for your order. Your tickets for { $event } are below.
+mail-ticket-code = Ticket code: { $code }
+mail-ticket-link = Ticket with its QR code: { $url }
+mail-total = Total: { $total }
+mail-order = Order { $order }
+mail-all-tickets = All your tickets, ready to print, are at:
+mail-link-until = That link works until { $until }. Anyone with it can see your tickets,
+    so keep it to yourself.
+mail-door = At the door, show the QR code on your phone or on paper. Each code admits
+    one person once.
+
+## Errors (the API's and the pages')
+
+error-seats-unavailable = Some of these seats were just taken by someone else.
+error-hold-limit = A hold may contain at most { $max } seats.
+error-hold-expired = This hold has expired; its seats have gone back on sale.
+error-timeout = The request took too long to arrive. Please try again.
+error-no-event = Event not found.
+error-no-page = Page not found.
+error-no-hold = Hold not found.
+error-no-order = Order not found.
+error-email = Enter a valid email address, like name@example.com.
+where-section = in { $section }
+where-tier = at tier { $tier }
+error-not-enough-seats = Only { $free ->
+    [one] 1 seat is
+   *[other] { $free } seats are
+} free{ $where }; { $asked } were asked for.
+error-not-enough-together = There are no { $asked } seats together{ $where }, but { $free } seats are free apart. Ask again with "together": false to take the best { $asked } even if apart.
+error-kept-seats = { $count ->
+    [one] 1 more wheelchair space or companion seat is kept for wheelchair users and their companions.
+   *[other] { $count } more wheelchair spaces and companion seats are kept for wheelchair users and their companions.
+}
+error-no-wheelchair-space = No wheelchair space is free{ $where }.
+error-spaces-elsewhere = Free wheelchair spaces elsewhere: { $sections }.
+error-box-office-helps = Staff at the box office can help too.

@@ -1,0 +1,237 @@
+# seatmap en español: páginas de compra, correo y mensajes.
+# Los nombres de espectáculos, zonas y tarifas son los del organizador:
+# llegan como $argumentos y nunca se traducen.
+
+skip-to-content = Ir al contenido
+nav-my-orders = Mis pedidos
+nav-language = Idioma
+all-events = Todos los espectáculos
+back-to-map = Volver al plano de la sala
+events-title = Espectáculos
+events-none = Todavía no hay espectáculos a la venta.
+sold-out = Agotado
+standing-left = Quedan { $left } de { $total } entradas de pie
+price-from-amount = desde { $price }
+sale-on-sale-at = A la venta el { $at }.
+sale-not-yet = Todavía no está a la venta.
+sale-closed = La venta de este espectáculo ha terminado.
+sale-started = Este espectáculo ha empezado; ya no se venden entradas.
+sale-cancelled = Este espectáculo está cancelado. Los pedidos hechos se conservan y se reembolsarán.
+sale-label-on-sale = A la venta
+sale-label-not-yet = Aún no a la venta
+sale-label-closed = Venta cerrada
+sale-label-started = Empezado
+sale-label-cancelled = Cancelado
+seats-left = Quedan { $left } de { $total } asientos
+map-heading = Plano de la sala
+map-all-sections = Todas las zonas
+map-section = Zona { $name }
+map-stage = Escenario
+map-choose-section = Elija una zona
+zoom-out = Alejar
+zoom-fit = Ajustar a la pantalla
+zoom-fit-short = Ajustar
+zoom-in = Acercar
+prices = Precios
+prices-to-show = Precios que mostrar
+price-from = De
+price-to = a
+show = Mostrar
+show-in-full = Destacar
+show-every-seat = todos los asientos
+legend = Leyenda
+list-link = Lista de asientos libres
+list-link-hint = (las mismas acciones, sin el plano)
+list-title = { $event }: lista de asientos
+list-heading = { $event }: asientos libres
+list-choose-section = Elija una zona
+list-none = No hay asientos libres.
+list-row = Fila { $row }
+seat-name = { $section }, fila { $row }, asiento { $seat }
+seat-state-available = libre
+seat-state-held = reservado por otra persona
+seat-state-mine = reservado por usted
+seat-state-sold = vendido
+seat-state-blocked = no está a la venta
+flag-wheelchair = espacio para silla de ruedas
+flag-companion = asiento de acompañante
+flag-restricted-view = visibilidad reducida
+flag-aisle = asiento de pasillo
+flag-step-free = acceso sin escalones
+flag-hearing-loop = bucle magnético
+flag-lift-up-armrest = reposabrazos abatible
+flag-extra-legroom = más espacio para las piernas
+flag-clear-view = visibilidad completa
+confirm-wheelchair-space = Este es un espacio para silla de ruedas. ¿Es para una persona en silla de ruedas?
+confirm-companion-seat = Este es un asiento de acompañante, junto a un espacio para silla de ruedas. ¿Es para quien acompaña a una persona en silla de ruedas?
+best-title = Mejores asientos
+best-count = Número de asientos
+best-section = Zona
+best-any-section = Cualquier zona
+best-price = Precio
+best-any-price = Cualquier precio
+best-wheelchair = En silla de ruedas
+best-wheelchair-none = Nadie
+best-wheelchair-hint = Cada persona en silla de ruedas tiene su espacio, con el resto del grupo al lado.
+best-apart = Los asientos pueden estar separados
+best-clear-view = Sin visibilidad reducida
+best-find = Buscar asientos
+best-found = Encontrados: { $seats } ({ $total }).
+best-swapped = Liberados: { $released }; ahora reservados: { $seats } ({ $total }).
+best-none-together = No hay asientos juntos para un grupo de ese tamaño. Marque «Los asientos pueden estar separados» para obtener los mejores aunque no estén juntos, o pruebe otra zona u otro precio.
+best-undo = Deshacer: recuperar mis asientos anteriores
+seats-one = asiento { $seat }
+seats-run = asientos { $first }–{ $last }
+seats-place = { $section }, fila { $row }, { $seats }
+seats-together = { $count ->
+    [one] 1 asiento en { $place }
+   *[other] { $count } asientos juntos en { $place }
+}
+seats-apart = { $count ->
+    [one] 1 asiento: { $places }
+   *[other] { $count } asientos: { $places }
+}
+notice-holding = Reservado: { $seat } ({ $price }).
+notice-taken = Lo sentimos, otra persona acaba de coger { $seat }. Elija otro asiento.
+notice-over-limit = Puede reservar como máximo { $max } asientos a la vez. Libere uno para elegir { $seat }.
+notice-released-seat = { $seat } liberado; vuelve a estar a la venta.
+notice-not-in-hold = { $seat } ya no está en su reserva.
+notice-released-seats = { $count ->
+    [one] 1 asiento liberado; vuelve a estar a la venta.
+   *[other] { $count } asientos liberados; vuelven a estar a la venta.
+}
+notice-no-hold = No tiene asientos reservados.
+inspect-available = { $seat } vuelve a estar libre. Selecciónelo para reservarlo.
+inspect-mine = { $seat } está en su reserva.
+inspect-held = { $seat } está reservado por otra persona. Si no lo compra, vuelve a la venta cuando caduque su reserva.
+inspect-sold = { $seat } está vendido.
+inspect-blocked = { $seat } no está a la venta.
+notice-holding-ga = { $count ->
+    [one] 1 entrada de pie reservada.
+   *[other] { $count } entradas de pie reservadas.
+}
+notice-released-ga = { $count ->
+    [one] 1 entrada de pie liberada; vuelve a estar a la venta.
+   *[other] { $count } entradas de pie liberadas; vuelven a estar a la venta.
+}
+notice-held-until = Sus asientos están reservados hasta el { $until }.
+ga-meta = De pie · { $tier } { $price } por entrada
+ga-tickets = Entradas
+ga-hold = Reservar entradas
+ga-left = Quedan { $count }
+ga-mine = Tiene { $count }
+hold-heading = Sus asientos
+hold-held-for = Reservados durante
+hold-until = (hasta las { $clock })
+hold-extend = ¿Necesita más tiempo? Añada { $minutes } minutos
+hold-release = Liberar
+hold-release-seat = Liberar { $seat }
+hold-release-all = Liberar todo
+hold-release-all-confirm = ¿Liberar todos sus asientos? Vuelven a la venta al instante.
+hold-total = Total
+selection-summary = { $tickets ->
+    [0] { $seats ->
+        [one] 1 asiento
+       *[other] { $seats } asientos
+    }
+   *[other] { $seats ->
+        [0] { $tickets ->
+            [one] 1 entrada
+           *[other] { $tickets } entradas
+        }
+        [one] 1 asiento y { $tickets ->
+            [one] 1 entrada
+           *[other] { $tickets } entradas
+        }
+       *[other] { $seats } asientos y { $tickets ->
+            [one] 1 entrada
+           *[other] { $tickets } entradas
+        }
+    }
+}
+buy-heading-now = Comprar
+buy-heading-checkout = Pago
+buy-heading-reserve = Reservar
+buy-label-now = Comprar por { $total }
+buy-label-online = Pagar { $total }
+buy-label-reserve = Reservar y pagar { $total } en taquilla
+hold-left = restantes
+hold-checkout = Pagar
+hold-name = Nombre
+hold-email = Correo electrónico
+hold-released-by-box-office = La taquilla ha anulado su reserva; sus asientos vuelven a estar a la venta. Puede elegir otros.
+hold-none = No tiene asientos. Elija un asiento libre en el plano: se le reserva { $minutes } minutos mientras compra.
+hold-expired-announce = Su reserva ha caducado. Sus asientos vuelven a estar a la venta.
+hold-30s-announce = Quedan 30 segundos de reserva.
+hold-2min-announce = Quedan 2 minutos de reserva.
+hold-more-time-announce = Puede pedir más tiempo.
+hold-expired-pick-again = Su reserva ha caducado: elija de nuevo.
+order-title = Sus entradas: { $event }
+order-thanks = Gracias, { $name }.
+order-cancelled = Este espectáculo se ha cancelado. Su pedido se conserva y se reembolsará.
+order-find-again = encuentra este pedido de nuevo en este navegador.
+order-number = Número de pedido
+order-heading-order = Su pedido
+order-heading-tickets = Sus entradas
+order-valid-tickets = { $count ->
+    [one] 1 entrada válida
+   *[other] { $count } entradas válidas
+}
+mail-status-sent = Sus entradas se enviaron a { $email } a las { $at }.
+mail-status-queued = Sus entradas se enviarán enseguida a { $email }. Mientras tanto, están en esta página.
+mail-status-retrying = Aún no hemos podido escribir a { $email } y seguimos intentándolo. Sus entradas están en esta página.
+mail-status-failed = No hemos podido escribir a { $email } y hemos dejado de intentarlo. Sus entradas están en esta página: guarde su dirección o imprímalas.
+mail-status-none = No se envió ningún correo para este pedido; sus entradas están en esta página.
+ticket-refunded = Reembolsada el { $at }
+ticket-admitted = Entró el { $at } por { $gate }
+ticket-valid = Válida: muestre este código en la entrada
+ga-place = { $area } (de pie)
+order-total = total { $total }
+order-print = Imprimir entradas
+ticket-title = Entrada: { $event }
+ticket-for = para { $name }
+ticket-code = Código
+ticket-open-alone = Abrir solo esta entrada
+ticket-print = Imprimir esta entrada
+mine-title = Mis pedidos
+mine-none = No se ha comprado nada en este navegador. Un pedido comprado en otro sitio se abre con el enlace de su correo.
+mine-event = Espectáculo
+mine-when = Cuándo
+mine-tickets = Entradas
+mine-total = Total
+mine-bought = Comprado
+mail-subject = Sus entradas para { $event }
+mail-greeting = Hola, { $name }:
+mail-thanks = Gracias por su pedido. Sus entradas para { $event } están abajo.
+mail-ticket-code = Código de la entrada: { $code }
+mail-ticket-link = Entrada con su código QR: { $url }
+mail-total = Total: { $total }
+mail-order = Pedido { $order }
+mail-all-tickets = Todas sus entradas, listas para imprimir:
+mail-link-until = El enlace funciona hasta el { $until }. Quien lo tenga ve sus entradas,
+    así que no lo comparta.
+mail-door = En la entrada, muestre el código QR en el móvil o en papel. Cada código
+    da acceso a una persona una vez.
+error-seats-unavailable = Otra persona acaba de coger algunos de estos asientos.
+error-hold-limit = Una reserva puede tener como máximo { $max } asientos.
+error-hold-expired = Esta reserva ha caducado; sus asientos vuelven a estar a la venta.
+error-timeout = La petición tardó demasiado en llegar. Inténtelo de nuevo.
+error-no-event = Espectáculo no encontrado.
+error-no-page = Página no encontrada.
+error-no-hold = Reserva no encontrada.
+error-no-order = Pedido no encontrado.
+error-email = Escriba un correo válido, como nombre@example.com.
+where-section = en { $section }
+where-tier = con la tarifa { $tier }
+error-not-enough-seats = { $free ->
+    [one] Solo queda 1 asiento libre
+   *[other] Solo quedan { $free } asientos libres
+}{ $where }; se pidieron { $asked }.
+error-not-enough-together = No hay { $asked } asientos juntos{ $where }, pero hay { $free } libres por separado. Pida de nuevo con "together": false para obtener los { $asked } mejores aunque estén separados.
+error-kept-seats = { $count ->
+    [one] 1 espacio para silla de ruedas o asiento de acompañante más se guarda para personas en silla de ruedas y sus acompañantes.
+   *[other] { $count } espacios para silla de ruedas y asientos de acompañante más se guardan para personas en silla de ruedas y sus acompañantes.
+}
+error-no-wheelchair-space = No hay ningún espacio para silla de ruedas libre{ $where }.
+error-spaces-elsewhere = Espacios para silla de ruedas libres en otras zonas: { $sections }.
+error-box-office-helps = La taquilla también puede ayudarle.

@@ -1,0 +1,237 @@
+# seatmap en français : pages des acheteurs, e-mail et messages.
+# Les noms de spectacles, de zones et de tarifs sont ceux de l’organisateur :
+# ils arrivent en $arguments et ne sont jamais traduits.
+
+skip-to-content = Aller au contenu
+nav-my-orders = Mes commandes
+nav-language = Langue
+all-events = Tous les spectacles
+back-to-map = Retour au plan de salle
+events-title = Spectacles
+events-none = Aucun spectacle n’est encore en vente.
+sold-out = Complet
+standing-left = { $left } places debout libres sur { $total }
+price-from-amount = à partir de { $price }
+sale-on-sale-at = En vente le { $at }.
+sale-not-yet = Pas encore en vente.
+sale-closed = La vente pour ce spectacle est close.
+sale-started = Ce spectacle a commencé ; les billets ne sont plus vendus.
+sale-cancelled = Ce spectacle est annulé. Les commandes passées sont conservées et seront remboursées.
+sale-label-on-sale = En vente
+sale-label-not-yet = Pas encore en vente
+sale-label-closed = Vente close
+sale-label-started = Commencé
+sale-label-cancelled = Annulé
+seats-left = { $left } places libres sur { $total }
+map-heading = Plan de salle
+map-all-sections = Toutes les zones
+map-section = Zone { $name }
+map-stage = Scène
+map-choose-section = Choisir une zone
+zoom-out = Dézoomer
+zoom-fit = Ajuster à l’écran
+zoom-fit-short = Ajuster
+zoom-in = Zoomer
+prices = Prix
+prices-to-show = Prix affichés
+price-from = De
+price-to = à
+show = Afficher
+show-in-full = Mettre en avant
+show-every-seat = toutes les places
+legend = Légende
+list-link = Liste des places libres
+list-link-hint = (les mêmes actions, sans le plan)
+list-title = { $event } : liste des places
+list-heading = { $event } : places libres
+list-choose-section = Choisir une zone
+list-none = Aucune place n’est libre.
+list-row = Rang { $row }
+seat-name = { $section }, rang { $row }, place { $seat }
+seat-state-available = libre
+seat-state-held = réservée par quelqu’un d’autre
+seat-state-mine = réservée par vous
+seat-state-sold = vendue
+seat-state-blocked = hors vente
+flag-wheelchair = emplacement fauteuil roulant
+flag-companion = place accompagnateur
+flag-restricted-view = visibilité réduite
+flag-aisle = place côté allée
+flag-step-free = accès sans marches
+flag-hearing-loop = boucle magnétique
+flag-lift-up-armrest = accoudoir relevable
+flag-extra-legroom = plus d’espace pour les jambes
+flag-clear-view = pleine visibilité
+confirm-wheelchair-space = Ceci est un emplacement pour fauteuil roulant. Est-il pour une personne en fauteuil ?
+confirm-companion-seat = Ceci est une place accompagnateur, à côté d’un emplacement fauteuil. Est-elle pour l’accompagnateur d’une personne en fauteuil ?
+best-title = Meilleures places
+best-count = Nombre de places
+best-section = Zone
+best-any-section = Toutes les zones
+best-price = Prix
+best-any-price = Tous les prix
+best-wheelchair = En fauteuil roulant
+best-wheelchair-none = Personne
+best-wheelchair-hint = Chaque personne en fauteuil a un emplacement, le reste du groupe à côté.
+best-apart = Places séparées possibles
+best-clear-view = Pas de visibilité réduite
+best-find = Trouver des places
+best-found = Trouvé : { $seats } ({ $total }).
+best-swapped = { $released } libérées ; vous avez maintenant { $seats } ({ $total }).
+best-none-together = Il n’y a pas de places côte à côte pour un groupe de cette taille. Cochez « Places séparées possibles » pour avoir les meilleures places même séparées, ou essayez une autre zone ou un autre prix.
+best-undo = Annuler : reprendre mes places précédentes
+seats-one = place { $seat }
+seats-run = places { $first }–{ $last }
+seats-place = { $section }, rang { $row }, { $seats }
+seats-together = { $count ->
+    [one] 1 place en { $place }
+   *[other] { $count } places côte à côte en { $place }
+}
+seats-apart = { $count ->
+    [one] 1 place : { $places }
+   *[other] { $count } places : { $places }
+}
+notice-holding = Réservé : { $seat } ({ $price }).
+notice-taken = Désolé, quelqu’un d’autre vient de prendre { $seat }. Choisissez une autre place.
+notice-over-limit = Vous pouvez réserver { $max } places au plus. Libérez-en une pour choisir { $seat }.
+notice-released-seat = { $seat } libérée ; elle est de nouveau en vente.
+notice-not-in-hold = { $seat } n’est plus dans votre réservation.
+notice-released-seats = { $count ->
+    [one] 1 place libérée ; elle est de nouveau en vente.
+   *[other] { $count } places libérées ; elles sont de nouveau en vente.
+}
+notice-no-hold = Vous n’avez aucune place réservée.
+inspect-available = { $seat } est de nouveau libre. Choisissez-la pour la réserver.
+inspect-mine = { $seat } est dans votre réservation.
+inspect-held = { $seat } est réservée par quelqu’un d’autre. Sans achat, elle revient en vente à la fin de sa réservation.
+inspect-sold = { $seat } est vendue.
+inspect-blocked = { $seat } est hors vente.
+notice-holding-ga = { $count ->
+    [one] 1 billet debout réservé.
+   *[other] { $count } billets debout réservés.
+}
+notice-released-ga = { $count ->
+    [one] 1 billet debout libéré ; il est de nouveau en vente.
+   *[other] { $count } billets debout libérés ; ils sont de nouveau en vente.
+}
+notice-held-until = Vos places sont réservées jusqu’au { $until }.
+ga-meta = Places debout · { $tier } { $price } le billet
+ga-tickets = Billets
+ga-hold = Réserver des billets
+ga-left = { $count } libres
+ga-mine = Vous en avez { $count }
+hold-heading = Vos places
+hold-held-for = Réservées pendant
+hold-until = (jusqu’à { $clock })
+hold-extend = Besoin de plus de temps ? { $minutes } minutes de plus
+hold-release = Libérer
+hold-release-seat = Libérer { $seat }
+hold-release-all = Tout libérer
+hold-release-all-confirm = Libérer toutes vos places ? Elles reviennent aussitôt en vente.
+hold-total = Total
+selection-summary = { $tickets ->
+    [0] { $seats ->
+        [one] 1 place
+       *[other] { $seats } places
+    }
+   *[other] { $seats ->
+        [0] { $tickets ->
+            [one] 1 billet
+           *[other] { $tickets } billets
+        }
+        [one] 1 place et { $tickets ->
+            [one] 1 billet
+           *[other] { $tickets } billets
+        }
+       *[other] { $seats } places et { $tickets ->
+            [one] 1 billet
+           *[other] { $tickets } billets
+        }
+    }
+}
+buy-heading-now = Acheter
+buy-heading-checkout = Paiement
+buy-heading-reserve = Réserver
+buy-label-now = Acheter pour { $total }
+buy-label-online = Payer { $total }
+buy-label-reserve = Réserver, payer { $total } au guichet
+hold-left = restantes
+hold-checkout = Paiement
+hold-name = Nom
+hold-email = E-mail
+hold-released-by-box-office = Le guichet a levé votre réservation ; ses places sont de nouveau en vente. Vous pouvez en choisir d’autres.
+hold-none = Vous n’avez aucune place. Choisissez une place libre sur le plan : elle vous est réservée { $minutes } minutes le temps d’acheter.
+hold-expired-announce = Votre réservation a expiré. Ses places sont de nouveau en vente.
+hold-30s-announce = Plus que 30 secondes de réservation.
+hold-2min-announce = Plus que 2 minutes de réservation.
+hold-more-time-announce = Vous pouvez demander plus de temps.
+hold-expired-pick-again = Votre réservation a expiré — choisissez de nouveau.
+order-title = Vos billets : { $event }
+order-thanks = Merci, { $name }.
+order-cancelled = Ce spectacle a été annulé. Votre commande est conservée et sera remboursée.
+order-find-again = retrouve cette commande dans ce navigateur.
+order-number = Numéro de commande
+order-heading-order = Votre commande
+order-heading-tickets = Vos billets
+order-valid-tickets = { $count ->
+    [one] 1 billet valable
+   *[other] { $count } billets valables
+}
+mail-status-sent = Vos billets ont été envoyés à { $email } à { $at }.
+mail-status-queued = Vos billets vont être envoyés à { $email }. En attendant, ils sont sur cette page.
+mail-status-retrying = Nous n’avons pas encore pu écrire à { $email } et réessayons. Vos billets sont sur cette page.
+mail-status-failed = Nous n’avons pas pu écrire à { $email } et avons abandonné. Vos billets sont sur cette page : gardez son adresse ou imprimez-les.
+mail-status-none = Aucun e-mail n’a été envoyé pour cette commande ; vos billets sont sur cette page.
+ticket-refunded = Remboursé le { $at }
+ticket-admitted = Entré le { $at } par { $gate }
+ticket-valid = Valable : montrez ce code à l’entrée
+ga-place = { $area } (places debout)
+order-total = total { $total }
+order-print = Imprimer les billets
+ticket-title = Billet : { $event }
+ticket-for = pour { $name }
+ticket-code = Code
+ticket-open-alone = Ouvrir ce billet seul
+ticket-print = Imprimer ce billet
+mine-title = Mes commandes
+mine-none = Aucune commande n’a été passée dans ce navigateur. Une commande passée ailleurs s’ouvre par le lien de son e-mail.
+mine-event = Spectacle
+mine-when = Quand
+mine-tickets = Billets
+mine-total = Total
+mine-bought = Acheté
+mail-subject = Vos billets pour { $event }
+mail-greeting = Bonjour { $name },
+mail-thanks = merci pour votre commande. Vos billets pour { $event } sont ci-dessous.
+mail-ticket-code = Code du billet : { $code }
+mail-ticket-link = Billet avec son code QR : { $url }
+mail-total = Total : { $total }
+mail-order = Commande { $order }
+mail-all-tickets = Tous vos billets, prêts à imprimer :
+mail-link-until = Ce lien marche jusqu’au { $until }. Quiconque l’a voit vos billets :
+    gardez-le pour vous.
+mail-door = À l’entrée, montrez le code QR sur votre téléphone ou sur papier. Chaque code
+    fait entrer une personne, une fois.
+error-seats-unavailable = Quelqu’un d’autre vient de prendre certaines de ces places.
+error-hold-limit = Une réservation compte au plus { $max } places.
+error-hold-expired = Cette réservation a expiré ; ses places sont de nouveau en vente.
+error-timeout = La requête a mis trop de temps à arriver. Réessayez.
+error-no-event = Spectacle introuvable.
+error-no-page = Page introuvable.
+error-no-hold = Réservation introuvable.
+error-no-order = Commande introuvable.
+error-email = Saisissez une adresse e-mail valable, comme nom@example.com.
+where-section = en { $section }
+where-tier = au tarif { $tier }
+error-not-enough-seats = { $free ->
+    [one] Seule 1 place est libre
+   *[other] Seules { $free } places sont libres
+}{ $where } ; { $asked } ont été demandées.
+error-not-enough-together = Il n’y a pas { $asked } places côte à côte{ $where }, mais { $free } places sont libres séparément. Redemandez avec "together": false pour avoir les { $asked } meilleures même séparées.
+error-kept-seats = { $count ->
+    [one] 1 autre emplacement fauteuil ou place accompagnateur est gardé pour les personnes en fauteuil et leurs accompagnateurs.
+   *[other] { $count } autres emplacements fauteuil et places accompagnateur sont gardés pour les personnes en fauteuil et leurs accompagnateurs.
+}
+error-no-wheelchair-space = Aucun emplacement fauteuil n’est libre{ $where }.
+error-spaces-elsewhere = Emplacements fauteuil libres ailleurs : { $sections }.
+error-box-office-helps = Le guichet peut aussi vous aider.
