@@ -330,34 +330,39 @@ fn conflict_text(conflict: &Conflict) -> String {
             free_spaces,
             filters,
             elsewhere,
-        } => format!(
-            "{}{}{}",
-            match (free_spaces, wheelchair) {
+        } => {
+            let refused = match (free_spaces, wheelchair) {
                 (0, _) => t1("error-no-wheelchair-space", "where", &filter_words(filters)),
-                (free, asked) => format!(
-                    "Only {} free{}; {asked} were asked for.",
-                    count(*free, "wheelchair space is", "wheelchair spaces are"),
-                    filter_words(filters)
+                (free, asked) => tw(
+                    "error-few-wheelchair-spaces",
+                    &[
+                        ("free", Arg::from(*free)),
+                        ("asked", Arg::from(*asked)),
+                        ("where", Arg::from(&filter_words(filters))),
+                    ],
                 ),
-            },
-            spaces_elsewhere(elsewhere),
-            format!(" {}", t("error-box-office-helps"))
-        ),
+            };
+            let help = t("error-box-office-helps");
+            format!("{refused}{} {help}", spaces_elsewhere(elsewhere))
+        }
         Conflict::WheelchairNotTogether {
             count: party,
             wheelchair,
             free_spaces,
             filters,
             elsewhere,
-        } => format!(
-            "{} free{}, but none has {} free beside it. Ask again with \"together\": false \
-             (\u{201c}Seats may be apart\u{201d}) for {} and the best other seats nearby.{}",
-            count(*free_spaces, "wheelchair space is", "wheelchair spaces are"),
-            filter_words(filters),
-            count(i64::from(party - wheelchair), "seat", "seats"),
-            count(i64::from(*wheelchair), "space", "spaces"),
-            spaces_elsewhere(elsewhere)
-        ),
+        } => {
+            let refused = tw(
+                "error-wheelchair-not-together",
+                &[
+                    ("free", Arg::from(*free_spaces)),
+                    ("where", Arg::from(&filter_words(filters))),
+                    ("others", Arg::from(party - wheelchair)),
+                    ("spaces", Arg::from(*wheelchair)),
+                ],
+            );
+            format!("{refused}{}", spaces_elsewhere(elsewhere))
+        }
         Conflict::NotEnoughCapacity { area, left, asked } => match left {
             0 => format!("{area} is sold out."),
             1 => format!("Only 1 place is left in {area}; you asked for {asked}."),

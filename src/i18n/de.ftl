@@ -267,3 +267,17 @@ error-kept-seats = { $count ->
 error-no-wheelchair-space = Kein Rollstuhlplatz ist frei{ $where }.
 error-spaces-elsewhere = Freie Rollstuhlplätze anderswo: { $sections }.
 error-box-office-helps = Auch die Kasse hilft gern.
+error-few-wheelchair-spaces = Nur { $free ->
+    [one] 1 Rollstuhlplatz ist
+   *[other] { $free } Rollstuhlplätze sind
+} frei{ $where }; gewünscht waren { $asked }.
+error-wheelchair-not-together = { $free ->
+    [one] 1 Rollstuhlplatz ist
+   *[other] { $free } Rollstuhlplätze sind
+} frei{ $where }, aber keiner hat { $others ->
+    [one] 1 freien Platz
+   *[other] { $others } freie Plätze
+} daneben. Fragen Sie erneut mit "together": false („Plätze dürfen getrennt sein“) nach { $spaces ->
+    [one] 1 Rollstuhlplatz
+   *[other] { $spaces } Rollstuhlplätzen
+} und den besten anderen Plätzen in der Nähe.

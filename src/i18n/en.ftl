@@ -267,3 +267,17 @@ error-kept-seats = { $count ->
 error-no-wheelchair-space = No wheelchair space is free{ $where }.
 error-spaces-elsewhere = Free wheelchair spaces elsewhere: { $sections }.
 error-box-office-helps = Staff at the box office can help too.
+error-few-wheelchair-spaces = Only { $free ->
+    [one] 1 wheelchair space is
+   *[other] { $free } wheelchair spaces are
+} free{ $where }; { $asked } were asked for.
+error-wheelchair-not-together = { $free ->
+    [one] 1 wheelchair space is
+   *[other] { $free } wheelchair spaces are
+} free{ $where }, but none has { $others ->
+    [one] 1 seat
+   *[other] { $others } seats
+} free beside it. Ask again with "together": false (“Seats may be apart”) for { $spaces ->
+    [one] 1 space
+   *[other] { $spaces } spaces
+} and the best other seats nearby.

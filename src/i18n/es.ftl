@@ -235,3 +235,17 @@ error-kept-seats = { $count ->
 error-no-wheelchair-space = No hay ningún espacio para silla de ruedas libre{ $where }.
 error-spaces-elsewhere = Espacios para silla de ruedas libres en otras zonas: { $sections }.
 error-box-office-helps = La taquilla también puede ayudarle.
+error-few-wheelchair-spaces = { $free ->
+    [one] Solo queda 1 espacio para silla de ruedas libre
+   *[other] Solo quedan { $free } espacios para silla de ruedas libres
+}{ $where }; se pidieron { $asked }.
+error-wheelchair-not-together = { $free ->
+    [one] Hay 1 espacio para silla de ruedas libre
+   *[other] Hay { $free } espacios para silla de ruedas libres
+}{ $where }, pero ninguno tiene { $others ->
+    [one] 1 asiento libre
+   *[other] { $others } asientos libres
+} al lado. Pida de nuevo con "together": false («Los asientos pueden estar separados») para { $spaces ->
+    [one] 1 espacio
+   *[other] { $spaces } espacios
+} y los mejores asientos cercanos.

@@ -235,3 +235,17 @@ error-kept-seats = { $count ->
 error-no-wheelchair-space = Aucun emplacement fauteuil n’est libre{ $where }.
 error-spaces-elsewhere = Emplacements fauteuil libres ailleurs : { $sections }.
 error-box-office-helps = Le guichet peut aussi vous aider.
+error-few-wheelchair-spaces = { $free ->
+    [one] Seul 1 emplacement fauteuil est libre
+   *[other] Seuls { $free } emplacements fauteuil sont libres
+}{ $where } ; { $asked } ont été demandés.
+error-wheelchair-not-together = { $free ->
+    [one] 1 emplacement fauteuil est libre
+   *[other] { $free } emplacements fauteuil sont libres
+}{ $where }, mais aucun n’a { $others ->
+    [one] 1 place libre
+   *[other] { $others } places libres
+} à côté. Redemandez avec "together": false (« Places séparées possibles ») pour { $spaces ->
+    [one] 1 emplacement
+   *[other] { $spaces } emplacements
+} et les meilleures autres places à proximité.

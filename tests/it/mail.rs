@@ -636,7 +636,10 @@ async fn mail_is_sent_with_no_transaction_open() {
 
 /// An RFC 2047 subject (words of it as "=?utf-8?b?…?=") as text.
 fn decoded_subject(raw: &str) -> String {
-    raw.split(' ').map(decoded_word).collect::<Vec<_>>().join(" ")
+    raw.split(' ')
+        .map(decoded_word)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn decoded_word(raw: &str) -> String {

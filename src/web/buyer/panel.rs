@@ -226,7 +226,6 @@ pub fn ga_blocks(areas: &[GaAreaView], max_per_hold: u32, currency: Currency) ->
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::domain::locale::EventLocale;
     use crate::domain::seat::SeatState;
     use crate::web::seat_view::tests::seat;
 

@@ -50,7 +50,7 @@ fn status(ticket: &Ticket) -> (&'static str, String) {
     let text = match state {
         TicketState::Refunded { at } => crate::i18n::t1("ticket-refunded", "at", &locale.time(at)),
         TicketState::Admitted { at, gate } => {
-            crate::i18n::t2("ticket-admitted", "at", &locale.time(at), "gate", &gate)
+            crate::i18n::t2("ticket-admitted", "at", &locale.time(at), "gate", gate)
         }
         TicketState::Valid => crate::i18n::t("ticket-valid"),
     };

@@ -186,10 +186,7 @@ impl AccessibleSection {
                     selected: option == settings.release,
                 })
                 .collect(),
-            release_hours: settings
-                .release_secs
-                .map(|secs| format_hours(secs))
-                .unwrap_or_default(),
+            release_hours: settings.release_secs.map(format_hours).unwrap_or_default(),
             now,
         })
     }
