@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { tmpdir } from 'os';
 
 // The app under test is the debug binary the test script builds, started
 // with no DATABASE_URL: each server runs its own embedded PostgreSQL in a
@@ -19,6 +20,12 @@ export const STAFF = { name: 'e2e-staff', password: 'e2e box office password' };
 export const PAY_PORT = MAIN_PORT + 3;
 export const STANDIN_PORT = MAIN_PORT + 4;
 const STANDIN_SECRET = 'whsec_e2e_standin';
+// A fifth server mails its tickets to a real SMTP server (aiosmtpd, from
+// Debian's python3-aiosmtpd, which the test script installs), which keeps
+// each message as a file in MAILDIR for the language tests to read.
+export const MAIL_PORT = MAIN_PORT + 5;
+export const SMTP_PORT = MAIN_PORT + 6;
+export const MAILDIR = `${process.env.SEATMAP_E2E_DATA_DIR ?? `${tmpdir()}/seatmap-e2e-${MAIN_PORT}`}/maildir`;
 const standin = process.env.STANDIN_BIN ?? '../../target/debug/stripe-standin';
 
 function server(name: string, port: number, env: Record<string, string>) {
@@ -92,6 +99,18 @@ export default defineConfig({
       stdout: 'pipe' as const,
       stderr: 'pipe' as const,
     },
+    {
+      command: `rm -rf "${MAILDIR}" && mkdir -p "$(dirname "${MAILDIR}")" && exec /usr/bin/python3 -m aiosmtpd -n -l 127.0.0.1:${SMTP_PORT} -c aiosmtpd.handlers.Mailbox "${MAILDIR}"`,
+      port: SMTP_PORT,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'pipe' as const,
+      stderr: 'pipe' as const,
+    },
+    server('mail', MAIL_PORT, {
+      SEATMAP_SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`,
+      SEATMAP_MAIL_POLL_MS: '200',
+    }),
     server('pay', PAY_PORT, {
       SEATMAP_STRIPE_SECRET_KEY: 'sk_test_e2e',
       SEATMAP_STRIPE_WEBHOOK_SECRET: STANDIN_SECRET,
