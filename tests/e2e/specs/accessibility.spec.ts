@@ -139,3 +139,22 @@ test('screenshots of the arena: the overview, a section, and a section on a phon
     await context.close();
   }
 });
+
+test('picking a wheelchair space by hand asks first, in plain words; "no" leaves it free', async ({ page }) => {
+  await openDemoEvent(page);
+  const space = seat(page, 'Orchestra', 'T', 30);
+  const asked: string[] = [];
+  page.once('dialog', (dialog) => { asked.push(dialog.message()); void dialog.dismiss(); });
+  await space.click();
+  await expect.poll(() => asked).toEqual(['This is a wheelchair space. Is it for a wheelchair user?']);
+  await expect(space).toHaveAttribute('aria-pressed', 'false');
+  await expect(space).toHaveAccessibleName(/wheelchair space, available$/);
+
+  page.once('dialog', (dialog) => { void dialog.accept(); });
+  await space.click();
+  await expect(space).toHaveAttribute('aria-pressed', 'true');
+  await expect(space).toHaveAccessibleName(/held by you$/);
+  // Let it go again for the rest of the suite.
+  await page.locator('#hold-panel').getByRole('button', { name: /^Release Orchestra, row T, seat 30$/ }).click();
+  await expect(space).toHaveAttribute('aria-pressed', 'false');
+});
