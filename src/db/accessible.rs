@@ -135,7 +135,7 @@ pub async fn counts(
               CROSS JOIN LATERAL unnest(s.accessibility) AS f(kind)
               WHERE s.event_id = $1 AND f.kind IN ('wheelchair', 'companion')
               GROUP BY sec.id, sec.name, f.kind
-              ORDER BY min(s.rank), sec.id, f.kind DESC",
+              ORDER BY sec.id, f.kind DESC",
         )
         .await?;
     Ok(client

@@ -39,9 +39,9 @@ impl AccessibleRelease {
 
     pub fn label(self) -> &'static str {
         match self {
-            AccessibleRelease::Auto => "Held back until the time below",
-            AccessibleRelease::Released => "Released to general sale now",
-            AccessibleRelease::Held => "Held back, whatever the time",
+            AccessibleRelease::Auto => "Held back until the time set below (always, if none is)",
+            AccessibleRelease::Released => "On general sale now",
+            AccessibleRelease::Held => "Held back now, whatever the time",
         }
     }
 }

@@ -302,3 +302,33 @@ fn a_venue_of_standing_areas_only_reads_back_from_its_canonical_form() {
     assert!(layout.stage.is_empty());
     assert_eq!(from_json(&layout.to_json().to_string()).unwrap(), layout);
 }
+
+#[test]
+fn the_published_schema_lists_exactly_the_seat_attributes_there_are() {
+    use crate::domain::layout::Flag;
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../static/venue-layout.schema.json"
+    ))
+    .unwrap();
+    let mut enums = Vec::new();
+    fn collect(value: &serde_json::Value, out: &mut Vec<Vec<String>>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Array(items)) = map.get("enum")
+                    && items.iter().any(|i| i == "wheelchair")
+                {
+                    out.push(items.iter().filter_map(|i| i.as_str().map(String::from)).collect());
+                }
+                map.values().for_each(|v| collect(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+            _ => {}
+        }
+    }
+    collect(&schema, &mut enums);
+    let ours: Vec<String> = Flag::ALL.iter().map(|f| f.as_str().to_string()).collect();
+    assert_eq!(enums.len(), 2, "seat flags and a count row's flags");
+    for listed in enums {
+        assert_eq!(listed, ours);
+    }
+}

@@ -75,6 +75,18 @@ try {
       await shoot(page, 'demo-map', width.name);
       await shoot(page, 'demo-map-full', width.name, { full: true });
     }
+    if (want('demo-map-de')) {
+      // The same map for a buyer whose browser asks for German.
+      const german = await browser.newContext({ baseURL: base, ...width, locale: 'de-DE' });
+      const de = await german.newPage();
+      await de.goto(`/events/${demo}`);
+      await shoot(de, 'demo-map-de', width.name);
+      await de.getByLabel('Im Rollstuhl').selectOption('1');
+      await de.getByRole('button', { name: 'Plätze finden' }).click();
+      await de.waitForSelector('#hold-panel .held-seats li');
+      await shoot(de, 'demo-held-de', width.name);
+      await german.close();
+    }
     if (want('arena')) {
       await page.goto(`/events/${arena}`);
       await shoot(page, 'arena-overview', width.name);
@@ -126,6 +138,8 @@ try {
       ['staff-door', `/staff/events/${demo}/door`],
       ['staff-mail', `/staff/events/${demo}/mail`],
       ['staff-report', `/staff/events/${demo}/report`],
+      ['staff-accessible', `/staff/events/${demo}#accessible-seating`],
+      ['staff-report-accessible', `/staff/events/${demo}/report#accessible-counts-heading`],
       ['staff-venues', '/staff/venues'],
       ['staff-venue', '/staff/venues/1'],
       ['staff-webhooks', '/staff/webhooks'],
