@@ -178,10 +178,12 @@ impl Worker {
                 .map_err(anyhow::Error::from)?;
             crate::i18n::scope(lang, async {
                 match row.kind.as_str() {
-                    "payment_refunded" => Ok::<_, anyhow::Error>((
-                        payment_refunded(&client, order_id, &self.links).await?,
-                        row.subject.clone(),
-                    )),
+                    "payment_refunded" => payment_refunded(&client, order_id, &self.links)
+                        .await
+                        .map(|mail| match mail {
+                            Some((body, subject)) => (Some(body), subject),
+                            None => (None, row.subject.clone()),
+                        }),
                     _ => order_confirmation(&client, order_id, &self.links)
                         .await
                         .map(|mail| match mail {
@@ -291,7 +293,7 @@ async fn payment_refunded(
     client: &impl db::GenericClient,
     order_id: OrderId,
     links: &OrderLinks,
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<(String, String)>> {
     let Some(order) = db::orders::find(client, order_id, None).await? else {
         return Ok(None);
     };
@@ -299,7 +301,8 @@ async fn payment_refunded(
         return Ok(None);
     };
     let until = links.expiry(order.starts_at, OffsetDateTime::now_utc());
-    Ok(Some(
+    let subject = crate::i18n::t1("mail-refund-subject", "event", &order.event_name);
+    Ok(Some((
         PaymentRefunded {
             buyer_name: order.buyer_name,
             event: order.event_name,
@@ -309,7 +312,8 @@ async fn payment_refunded(
             order_url: links.order_url(order_id, until),
         }
         .render()?,
-    ))
+        subject,
+    )))
 }
 
 #[cfg(test)]

@@ -135,9 +135,7 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::NoSeats => "Choose at least one seat.".into(),
         Invalid::DuplicateSeats => "The same seat appears more than once in the request.".into(),
         Invalid::NoArea => "Choose an area.".into(),
-        Invalid::WheelchairUsers { count } => format!(
-            "Say how many of the party of {count} use a wheelchair: 0 to {count}."
-        ),
+        Invalid::WheelchairUsers { count } => t1("error-wheelchair-users", "count", *count),
         Invalid::AccessibleSeating => "Choose when wheelchair spaces and companion seats join \
              general sale: auto (a time before the start, 0 to 8760 hours, or never), \
              released or held."
@@ -147,11 +145,11 @@ fn invalid_text(invalid: &Invalid) -> String {
                 Counted::Seats => "seats",
                 Counted::Tickets => "tickets",
             };
-            format!("Ask for between 1 and {max} {things}.")
+            t2("error-count", "max", *max, "things", things)
         }
         Invalid::MoreTicketsThanAnyArea => "That is more tickets than any area holds.".into(),
         Invalid::BuyerName { max_chars } => {
-            format!("Enter your name: 1 to {max_chars} characters, none of them invisible.")
+            t1("error-buyer-name", "max", *max_chars)
         }
         Invalid::EventName => {
             "Give the event a name of up to 200 characters, with no control or invisible characters.".into()
@@ -252,8 +250,8 @@ fn conflict_text(conflict: &Conflict) -> String {
         words
     };
     match conflict {
-        Conflict::AlreadyPurchased => "This hold has already been bought.".into(),
-        Conflict::HoldReleased => "This hold was released; its seats are back on sale.".into(),
+        Conflict::AlreadyPurchased => t("error-already-purchased"),
+        Conflict::HoldReleased => t("error-hold-released"),
         Conflict::AlreadyExtended => "This hold has already had its extra time.".into(),
         Conflict::TooEarlyToExtend { window_secs } => format!(
             "You can ask for more time in the last {} minutes of your hold.",

@@ -281,3 +281,35 @@ error-wheelchair-not-together = { $free ->
     [one] 1 Rollstuhlplatz
    *[other] { $spaces } Rollstuhlplätzen
 } und den besten anderen Plätzen in der Nähe.
+
+payment-received = Zahlung erhalten
+payment-paid-box-office = { $amount } an der Kasse bezahlt. Ihre Karten finden Sie unten.
+payment-paid-card = { $amount } per Karte bezahlt. Ihre Karten finden Sie unten.
+payment-waiting = Warten auf die Bestätigung der Zahlung
+payment-waiting-text = Diese Seite aktualisiert sich, sobald die Kartenzahlung von { $amount } bestätigt ist; das dauert meist wenige Sekunden. Ihre Plätze bleiben so lange Ihre.
+payment-not-made = Nicht bezahlt
+payment-held = Ihre Plätze sind für die Zahlung reserviert
+payment-pay-by = Zahlen Sie { $amount } bis { $by }, um Ihre Karten zu bekommen; danach gehen die Plätze wieder in den Verkauf.
+payment-left-unpaid = Sie haben die Zahlungsseite ohne Zahlung verlassen. Zahlen Sie { $amount } bis { $by }, um Ihre Karten zu bekommen; danach gehen die Plätze wieder in den Verkauf.
+payment-reserved = Reserviert: an der Kasse zahlen
+payment-reserved-text = Zahlen Sie { $amount } bis { $by } an der Kasse und nennen Sie die Bestellnummer { $order }. Ihre Karten werden bei der Zahlung ausgestellt; danach gehen die Plätze wieder in den Verkauf.
+payment-lapsed = Nicht rechtzeitig bezahlt
+payment-lapsed-text = Diese Bestellung wurde nicht bis { $by } bezahlt; ihre Plätze sind wieder im Verkauf. Es wurde nichts berechnet.
+payment-refunding = Ihre Zahlung wird erstattet
+payment-late-refund-sent = Ihre Zahlung von { $amount } kam an, nachdem die Reservierung Ihrer Plätze abgelaufen war, und jemand anderes hatte sie inzwischen gekauft. Wir behalten kein Geld für Plätze, die wir Ihnen nicht geben konnten: Die Erstattung ist an Ihre Karte unterwegs; Banken zeigen sie meist innerhalb von 5 bis 10 Tagen.
+payment-late-refunding = Ihre Zahlung von { $amount } kam an, nachdem die Reservierung Ihrer Plätze abgelaufen war, und jemand anderes hatte sie inzwischen gekauft. Wir behalten kein Geld für Plätze, die wir Ihnen nicht geben konnten: Der ganze Betrag wird Ihrer Karte erstattet.
+mail-refund-subject = Ihre Zahlung für { $event } wird erstattet
+mail-refund-text = Ihre Zahlung von { $amount } für { $event } ({ $starts }) kam an, nachdem
+    die Reservierung Ihrer Plätze abgelaufen war, und inzwischen hatte jemand anderes
+    sie gekauft. Wir behalten kein Geld für Plätze, die wir Ihnen nicht geben konnten:
+    Die ganzen { $amount } werden der Karte erstattet, mit der Sie bezahlt haben. Banken
+    zeigen eine Erstattung meist innerhalb von 5 bis 10 Tagen.
+mail-refund-sorry = Das tut uns leid. Wenn Sie noch hingehen möchten: Der Saalplan zeigt, was jetzt frei ist.
+error-buyer-name = Geben Sie Ihren Namen ein: 1 bis { $max } Zeichen, keines davon unsichtbar.
+error-count = Fragen Sie nach 1 bis { $max } { $things ->
+    [tickets] Karten
+   *[seats] Plätzen
+}.
+error-wheelchair-users = Sagen Sie, wie viele der { $count } Personen im Rollstuhl sitzen: 0 bis { $count }.
+error-already-purchased = Diese Reservierung wurde bereits gekauft.
+error-hold-released = Diese Reservierung wurde aufgehoben; ihre Plätze sind wieder im Verkauf.

@@ -281,3 +281,40 @@ error-wheelchair-not-together = { $free ->
     [one] 1 space
    *[other] { $spaces } spaces
 } and the best other seats nearby.
+
+## Paying for an order
+
+payment-received = Payment received
+payment-paid-box-office = { $amount } paid at the box office. Your tickets are below.
+payment-paid-card = { $amount } paid by card. Your tickets are below.
+payment-waiting = Waiting for the payment to be confirmed
+payment-waiting-text = This page updates itself as soon as the card payment of { $amount } is confirmed; it usually takes a few seconds. Your seats stay yours meanwhile.
+payment-not-made = Payment not made
+payment-held = Your seats are held for payment
+payment-pay-by = Pay { $amount } by { $by } to get your tickets; after that the seats go back on sale.
+payment-left-unpaid = You left the payment page without paying. Pay { $amount } by { $by } to get your tickets; after that the seats go back on sale.
+payment-reserved = Reserved: pay at the box office
+payment-reserved-text = Pay { $amount } at the box office by { $by }, giving order number { $order }. Your tickets are issued when you pay; after that time the seats go back on sale.
+payment-lapsed = Not paid in time
+payment-lapsed-text = This order was not paid by { $by }, so its seats went back on sale. Nothing was charged.
+payment-refunding = Your payment is being refunded
+payment-late-refund-sent = Your payment of { $amount } arrived after the time your seats were kept for you had run out, and someone else had bought them by then. We don't keep money for seats we could not give you: the refund has been sent to your card; banks usually show it within 5 to 10 days.
+payment-late-refunding = Your payment of { $amount } arrived after the time your seats were kept for you had run out, and someone else had bought them by then. We don't keep money for seats we could not give you: the whole amount is being refunded to your card.
+mail-refund-subject = Your payment for { $event } is being refunded
+mail-refund-text = Your payment of { $amount } for { $event } ({ $starts }) reached us after
+    the time your seats were kept for you had run out, and by then someone else
+    had bought them. We are not keeping money for seats we could not give you:
+    the whole { $amount } is being refunded to the card you paid with. Banks
+    usually show a refund within 5 to 10 days.
+mail-refund-sorry = We are sorry. If you still want to go, the seat map shows what is free now.
+
+## More refusals a buyer meets
+
+error-buyer-name = Enter your name: 1 to { $max } characters, none of them invisible.
+error-count = Ask for between 1 and { $max } { $things ->
+    [tickets] tickets
+   *[seats] seats
+}.
+error-wheelchair-users = Say how many of the party of { $count } use a wheelchair: 0 to { $count }.
+error-already-purchased = This hold has already been bought.
+error-hold-released = This hold was released; its seats are back on sale.

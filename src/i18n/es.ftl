@@ -249,3 +249,35 @@ error-wheelchair-not-together = { $free ->
     [one] 1 espacio
    *[other] { $spaces } espacios
 } y los mejores asientos cercanos.
+
+payment-received = Pago recibido
+payment-paid-box-office = { $amount } pagados en taquilla. Sus entradas están abajo.
+payment-paid-card = { $amount } pagados con tarjeta. Sus entradas están abajo.
+payment-waiting = Esperando la confirmación del pago
+payment-waiting-text = Esta página se actualiza en cuanto se confirme el pago con tarjeta de { $amount }; suele tardar unos segundos. Sus asientos siguen siendo suyos mientras tanto.
+payment-not-made = Pago no realizado
+payment-held = Sus asientos le esperan para el pago
+payment-pay-by = Pague { $amount } antes del { $by } para recibir sus entradas; después, los asientos vuelven a la venta.
+payment-left-unpaid = Salió de la página de pago sin pagar. Pague { $amount } antes del { $by } para recibir sus entradas; después, los asientos vuelven a la venta.
+payment-reserved = Reservado: pague en taquilla
+payment-reserved-text = Pague { $amount } en taquilla antes del { $by }, con el número de pedido { $order }. Sus entradas se emiten al pagar; pasado ese plazo, los asientos vuelven a la venta.
+payment-lapsed = No se pagó a tiempo
+payment-lapsed-text = Este pedido no se pagó antes del { $by }, así que sus asientos volvieron a la venta. No se cobró nada.
+payment-refunding = Se está reembolsando su pago
+payment-late-refund-sent = Su pago de { $amount } llegó cuando la reserva de sus asientos ya había caducado, y otra persona los había comprado. No nos quedamos con dinero por asientos que no pudimos darle: el reembolso ya se ha enviado a su tarjeta; los bancos suelen mostrarlo en 5 a 10 días.
+payment-late-refunding = Su pago de { $amount } llegó cuando la reserva de sus asientos ya había caducado, y otra persona los había comprado. No nos quedamos con dinero por asientos que no pudimos darle: se está reembolsando todo el importe a su tarjeta.
+mail-refund-subject = Se está reembolsando su pago para { $event }
+mail-refund-text = Su pago de { $amount } para { $event } ({ $starts }) llegó cuando la reserva
+    de sus asientos ya había caducado, y para entonces otra persona los había
+    comprado. No nos quedamos con dinero por asientos que no pudimos darle: se
+    reembolsan los { $amount } a la tarjeta con la que pagó. Los bancos suelen
+    mostrar un reembolso en 5 a 10 días.
+mail-refund-sorry = Lo sentimos. Si aún quiere ir, el plano de la sala muestra lo que está libre ahora.
+error-buyer-name = Escriba su nombre: de 1 a { $max } caracteres, ninguno invisible.
+error-count = Pida entre 1 y { $max } { $things ->
+    [tickets] entradas
+   *[seats] asientos
+}.
+error-wheelchair-users = Diga cuántas de las { $count } personas del grupo van en silla de ruedas: de 0 a { $count }.
+error-already-purchased = Esta reserva ya se ha comprado.
+error-hold-released = Esta reserva se anuló; sus asientos vuelven a estar a la venta.

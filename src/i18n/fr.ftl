@@ -249,3 +249,35 @@ error-wheelchair-not-together = { $free ->
     [one] 1 emplacement
    *[other] { $spaces } emplacements
 } et les meilleures autres places à proximité.
+
+payment-received = Paiement reçu
+payment-paid-box-office = { $amount } payés au guichet. Vos billets sont ci-dessous.
+payment-paid-card = { $amount } payés par carte. Vos billets sont ci-dessous.
+payment-waiting = En attente de la confirmation du paiement
+payment-waiting-text = Cette page se met à jour dès que le paiement par carte de { $amount } est confirmé ; cela prend en général quelques secondes. Vos places restent à vous en attendant.
+payment-not-made = Paiement non effectué
+payment-held = Vos places vous attendent pour le paiement
+payment-pay-by = Payez { $amount } avant le { $by } pour recevoir vos billets ; ensuite, les places reviennent en vente.
+payment-left-unpaid = Vous avez quitté la page de paiement sans payer. Payez { $amount } avant le { $by } pour recevoir vos billets ; ensuite, les places reviennent en vente.
+payment-reserved = Réservé : payez au guichet
+payment-reserved-text = Payez { $amount } au guichet avant le { $by }, en donnant le numéro de commande { $order }. Vos billets sont émis au paiement ; passé ce délai, les places reviennent en vente.
+payment-lapsed = Pas payé à temps
+payment-lapsed-text = Cette commande n’a pas été payée avant le { $by } ; ses places sont revenues en vente. Rien n’a été débité.
+payment-refunding = Votre paiement est remboursé
+payment-late-refund-sent = Votre paiement de { $amount } est arrivé après l’expiration de la réservation de vos places, et quelqu’un d’autre les avait achetées entre-temps. Nous ne gardons pas d’argent pour des places que nous n’avons pas pu vous donner : le remboursement a été envoyé sur votre carte ; les banques l’affichent en général sous 5 à 10 jours.
+payment-late-refunding = Votre paiement de { $amount } est arrivé après l’expiration de la réservation de vos places, et quelqu’un d’autre les avait achetées entre-temps. Nous ne gardons pas d’argent pour des places que nous n’avons pas pu vous donner : la totalité est remboursée sur votre carte.
+mail-refund-subject = Votre paiement pour { $event } est remboursé
+mail-refund-text = Votre paiement de { $amount } pour { $event } ({ $starts }) nous est parvenu après
+    l’expiration de la réservation de vos places, et quelqu’un d’autre les avait
+    achetées entre-temps. Nous ne gardons pas d’argent pour des places que nous n’avons
+    pas pu vous donner : les { $amount } sont remboursés sur la carte utilisée. Les
+    banques affichent un remboursement en général sous 5 à 10 jours.
+mail-refund-sorry = Nous en sommes désolés. Si vous voulez toujours venir, le plan de salle montre ce qui est libre.
+error-buyer-name = Saisissez votre nom : 1 à { $max } caractères, aucun invisible.
+error-count = Demandez entre 1 et { $max } { $things ->
+    [tickets] billets
+   *[seats] places
+}.
+error-wheelchair-users = Dites combien des { $count } personnes du groupe sont en fauteuil roulant : 0 à { $count }.
+error-already-purchased = Cette réservation a déjà été achetée.
+error-hold-released = Cette réservation a été levée ; ses places sont de nouveau en vente.

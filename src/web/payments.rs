@@ -2,6 +2,7 @@
 //! them to Stripe's page), and the order page's payment panel, which
 //! follows the order until the webhook confirms it.
 
+use crate::i18n::{Arg, t, t1, t2, tw};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -78,7 +79,7 @@ impl PaymentPanel {
             heading: heading.to_string(),
             text,
             pay_action: None,
-            pay_label: format!("Pay {amount}"),
+            pay_label: t1("buy-label-online", "total", &amount),
             poll_url: None,
             csrf: csrf.to_string(),
         };
@@ -87,43 +88,36 @@ impl PaymentPanel {
                 .refunds
                 .iter()
                 .any(|refund| refund.done_at.is_some());
-            format!(
-                "Your payment of {} arrived after the time your seats were kept for you had run \
-                 out, and someone else had bought them by then. We don't keep money for seats we \
-                 could not give you: {}",
-                locale.price(paid),
+            t1(
                 if sent {
-                    "the refund has been sent to your card; banks usually show it within 5 to 10 days."
+                    "payment-late-refund-sent"
                 } else {
-                    "the whole amount is being refunded to your card."
-                }
+                    "payment-late-refunding"
+                },
+                "amount",
+                &locale.price(paid),
             )
         };
         Some(match (payment.payment, payment.status) {
             (PaymentMode::None, _) => return None,
             (_, OrderStatus::Paid | OrderStatus::Refunded) => panel(
                 "paid",
-                "Payment received",
-                match payment.payment {
-                    PaymentMode::BoxOffice => format!(
-                        "{} paid at the box office. Your tickets are below.",
-                        locale.price(payment.amount_paid_cents.unwrap_or(0))
-                    ),
-                    _ => format!(
-                        "{} paid by card. Your tickets are below.",
-                        locale.price(payment.amount_paid_cents.unwrap_or(0))
-                    ),
-                },
+                &t("payment-received"),
+                t1(
+                    match payment.payment {
+                        PaymentMode::BoxOffice => "payment-paid-box-office",
+                        _ => "payment-paid-card",
+                    },
+                    "amount",
+                    &locale.price(payment.amount_paid_cents.unwrap_or(0)),
+                ),
             ),
             (PaymentMode::Online, OrderStatus::PendingPayment) if returned => PaymentPanel {
                 poll_url: Some(poll(format!("/orders/{order_id}/payment"))),
                 ..panel(
                     "waiting",
-                    "Waiting for the payment to be confirmed",
-                    format!(
-                        "This page updates itself as soon as the card payment of {amount} is \
-                         confirmed; it usually takes a few seconds. Your seats stay yours meanwhile."
-                    ),
+                    &t("payment-waiting"),
+                    t1("payment-waiting-text", "amount", &amount),
                 )
             },
             (PaymentMode::Online, OrderStatus::PendingPayment) => PaymentPanel {
@@ -131,39 +125,44 @@ impl PaymentPanel {
                 poll_url: Some(poll(format!("/orders/{order_id}/payment"))),
                 ..panel(
                     "pending",
-                    if cancelled {
-                        "Payment not made"
+                    &t(if cancelled {
+                        "payment-not-made"
                     } else {
-                        "Your seats are held for payment"
-                    },
-                    format!(
-                        "{}Pay {amount} by {by} to get your tickets; after that the seats go back on sale.",
+                        "payment-held"
+                    }),
+                    t2(
                         if cancelled {
-                            "You left the payment page without paying. "
+                            "payment-left-unpaid"
                         } else {
-                            ""
-                        }
+                            "payment-pay-by"
+                        },
+                        "amount",
+                        &amount,
+                        "by",
+                        &by,
                     ),
                 )
             },
             (_, OrderStatus::PendingPayment) => panel(
                 "reserved",
-                "Reserved: pay at the box office",
-                format!(
-                    "Pay {amount} at the box office by {by}, giving order number {order_id}. \
-                     Your tickets are issued when you pay; after that time the seats go back on sale."
+                &t("payment-reserved"),
+                tw(
+                    "payment-reserved-text",
+                    &[
+                        ("amount", Arg::from(&amount)),
+                        ("by", Arg::from(&by)),
+                        ("order", Arg::from(&order_id.to_string())),
+                    ],
                 ),
             ),
             (_, OrderStatus::Lapsed) => panel(
                 "lapsed",
-                "Not paid in time",
-                format!(
-                    "This order was not paid by {by}, so its seats went back on sale. Nothing was charged."
-                ),
+                &t("payment-lapsed"),
+                t1("payment-lapsed-text", "by", &by),
             ),
             (_, OrderStatus::RefundedUnfulfilled) => panel(
                 "unfulfilled",
-                "Your payment is being refunded",
+                &t("payment-refunding"),
                 refunded_text(payment.amount_paid_cents.unwrap_or(0)),
             ),
         })

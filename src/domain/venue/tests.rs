@@ -306,10 +306,8 @@ fn a_venue_of_standing_areas_only_reads_back_from_its_canonical_form() {
 #[test]
 fn the_published_schema_lists_exactly_the_seat_attributes_there_are() {
     use crate::domain::layout::Flag;
-    let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../../static/venue-layout.schema.json"
-    ))
-    .unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../static/venue-layout.schema.json")).unwrap();
     let mut enums = Vec::new();
     fn collect(value: &serde_json::Value, out: &mut Vec<Vec<String>>) {
         match value {
@@ -317,7 +315,12 @@ fn the_published_schema_lists_exactly_the_seat_attributes_there_are() {
                 if let Some(serde_json::Value::Array(items)) = map.get("enum")
                     && items.iter().any(|i| i == "wheelchair")
                 {
-                    out.push(items.iter().filter_map(|i| i.as_str().map(String::from)).collect());
+                    out.push(
+                        items
+                            .iter()
+                            .filter_map(|i| i.as_str().map(String::from))
+                            .collect(),
+                    );
                 }
                 map.values().for_each(|v| collect(v, out));
             }
