@@ -102,16 +102,16 @@ fn missing_text(missing: &Missing) -> String {
         Missing::Hold => t("error-no-hold"),
         Missing::Venue => "Venue not found.".into(),
         Missing::VenueVersion => "The venue has no such version.".into(),
-        Missing::Section => "There is no such section in this event.".into(),
+        Missing::Section => t("error-no-section"),
         Missing::Order => t("error-no-order"),
         Missing::Page => t("error-no-page"),
         Missing::File => "File not found.".into(),
-        Missing::SeatInHold => "Seat in this hold not found.".into(),
+        Missing::SeatInHold => t("error-no-seat-in-hold"),
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
-        Missing::SeatInEvent => "Seat in this event not found.".into(),
-        Missing::Ticket => "No such ticket.".into(),
-        Missing::Seats(ids) => format!("No seat {} in this event.", joined(ids)),
-        Missing::Areas(ids) => format!("No general-admission area {} in this event.", joined(ids)),
+        Missing::SeatInEvent => t("error-no-seat-in-event"),
+        Missing::Ticket => t("error-no-ticket"),
+        Missing::Seats(ids) => t1("error-no-seats", "ids", &joined(ids)),
+        Missing::Areas(ids) => t1("error-no-areas", "ids", &joined(ids)),
     }
 }
 
@@ -252,11 +252,10 @@ fn conflict_text(conflict: &Conflict) -> String {
     match conflict {
         Conflict::AlreadyPurchased => t("error-already-purchased"),
         Conflict::HoldReleased => t("error-hold-released"),
-        Conflict::AlreadyExtended => "This hold has already had its extra time.".into(),
-        Conflict::TooEarlyToExtend { window_secs } => format!(
-            "You can ask for more time in the last {} minutes of your hold.",
-            window_secs / 60
-        ),
+        Conflict::AlreadyExtended => t("error-already-extended"),
+        Conflict::TooEarlyToExtend { window_secs } => {
+            t1("error-too-early-to-extend", "minutes", window_secs / 60)
+        }
         Conflict::HoldStillLive => "This hold hasn't expired; there is nothing to revive.".into(),
         Conflict::NothingToRevive => {
             "All of this hold's seats have been taken or released since.".into()
@@ -361,19 +360,20 @@ fn conflict_text(conflict: &Conflict) -> String {
             );
             format!("{refused}{}", spaces_elsewhere(elsewhere))
         }
-        Conflict::NotEnoughCapacity { area, left, asked } => match left {
-            0 => format!("{area} is sold out."),
-            1 => format!("Only 1 place is left in {area}; you asked for {asked}."),
-            _ => format!("Only {left} places are left in {area}; you asked for {asked}."),
-        },
+        Conflict::NotEnoughCapacity { area, left, asked } => tw(
+            "error-not-enough-capacity",
+            &[
+                ("area", Arg::from(area)),
+                ("left", Arg::from(*left)),
+                ("asked", Arg::from(*asked)),
+            ],
+        ),
         Conflict::TicketAdmitted => {
             "This ticket was already admitted at the door, so it can't be refunded or moved.".into()
         }
         Conflict::TicketVoided => "This ticket was refunded; it is no longer valid.".into(),
         Conflict::NotASeatTicket => "A general-admission ticket has no seat to move.".into(),
-        Conflict::HoldBeingPaid => "These seats are checked out and wait for their payment: \
-             open your order to pay for them."
-            .into(),
+        Conflict::HoldBeingPaid => t("error-hold-being-paid"),
         Conflict::NotAwaitingPayment { status } => format!(
             "This order is not a reservation waiting to be paid at the box office (it is {}).",
             status.replace('_', " ")
@@ -405,19 +405,14 @@ fn conflict_text(conflict: &Conflict) -> String {
 
 fn limit_text(limit: Limit) -> String {
     match limit {
-        Limit::HoldRequests => "Too many hold requests. Please wait a moment and try again.".into(),
-        Limit::HoldsFromNetwork { live } => format!(
-            "Too many seats are on hold from your network ({live} holds). \
-             Buy or release some, or wait for a hold to expire."
-        ),
+        Limit::HoldRequests => t("error-too-many-requests"),
+        Limit::HoldsFromNetwork { live } => t1("error-holds-from-network", "live", live),
         Limit::HoldsForKey { live } => format!(
             "This API key's customers have {live} live holds, the most it may have. \
              Buy or release some, or wait for a hold to expire."
         ),
         Limit::SignIns => "Too many failed sign-ins. Please wait before trying again.".into(),
-        Limit::LiveStreams => {
-            "Too many live maps are open from your network. Close some and reload.".into()
-        }
+        Limit::LiveStreams => t("error-live-streams"),
     }
 }
 

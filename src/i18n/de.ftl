@@ -313,3 +313,20 @@ error-count = Fragen Sie nach 1 bis { $max } { $things ->
 error-wheelchair-users = Sagen Sie, wie viele der { $count } Personen im Rollstuhl sitzen: 0 bis { $count }.
 error-already-purchased = Diese Reservierung wurde bereits gekauft.
 error-hold-released = Diese Reservierung wurde aufgehoben; ihre Plätze sind wieder im Verkauf.
+error-too-many-requests = Zu viele Reservierungsanfragen. Bitte warten Sie einen Moment und versuchen Sie es erneut.
+error-holds-from-network = Aus Ihrem Netz sind zu viele Plätze reserviert ({ $live } Reservierungen). Kaufen oder geben Sie welche frei, oder warten Sie, bis eine abläuft.
+error-live-streams = Aus Ihrem Netz sind zu viele Live-Saalpläne offen. Schließen Sie einige und laden Sie neu.
+error-no-section = Diese Veranstaltung hat keinen solchen Bereich.
+error-no-seat-in-hold = Dieser Platz ist nicht in der Reservierung.
+error-no-seat-in-event = Diesen Platz gibt es in dieser Veranstaltung nicht.
+error-no-ticket = Diese Karte gibt es nicht.
+error-no-seats = Keinen Platz { $ids } in dieser Veranstaltung.
+error-no-areas = Keinen Stehplatzbereich { $ids } in dieser Veranstaltung.
+error-already-extended = Diese Reservierung hat ihre zusätzliche Zeit schon bekommen.
+error-too-early-to-extend = Mehr Zeit können Sie in den letzten { $minutes } Minuten Ihrer Reservierung anfordern.
+error-not-enough-capacity = { $left ->
+    [0] { $area } ist ausverkauft.
+    [one] In { $area } ist nur noch 1 Platz frei; Sie wollten { $asked }.
+   *[other] In { $area } sind nur noch { $left } Plätze frei; Sie wollten { $asked }.
+}
+error-hold-being-paid = Diese Plätze sind im Bezahlvorgang und warten auf ihre Zahlung: Öffnen Sie Ihre Bestellung, um sie zu bezahlen.

@@ -318,3 +318,20 @@ error-count = Ask for between 1 and { $max } { $things ->
 error-wheelchair-users = Say how many of the party of { $count } use a wheelchair: 0 to { $count }.
 error-already-purchased = This hold has already been bought.
 error-hold-released = This hold was released; its seats are back on sale.
+error-too-many-requests = Too many hold requests. Please wait a moment and try again.
+error-holds-from-network = Too many seats are on hold from your network ({ $live } holds). Buy or release some, or wait for a hold to expire.
+error-live-streams = Too many live maps are open from your network. Close some and reload.
+error-no-section = There is no such section in this event.
+error-no-seat-in-hold = Seat in this hold not found.
+error-no-seat-in-event = Seat in this event not found.
+error-no-ticket = No such ticket.
+error-no-seats = No seat { $ids } in this event.
+error-no-areas = No general-admission area { $ids } in this event.
+error-already-extended = This hold has already had its extra time.
+error-too-early-to-extend = You can ask for more time in the last { $minutes } minutes of your hold.
+error-not-enough-capacity = { $left ->
+    [0] { $area } is sold out.
+    [one] Only 1 place is left in { $area }; you asked for { $asked }.
+   *[other] Only { $left } places are left in { $area }; you asked for { $asked }.
+}
+error-hold-being-paid = These seats are checked out and wait for their payment: open your order to pay for them.

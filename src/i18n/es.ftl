@@ -281,3 +281,20 @@ error-count = Pida entre 1 y { $max } { $things ->
 error-wheelchair-users = Diga cuántas de las { $count } personas del grupo van en silla de ruedas: de 0 a { $count }.
 error-already-purchased = Esta reserva ya se ha comprado.
 error-hold-released = Esta reserva se anuló; sus asientos vuelven a estar a la venta.
+error-too-many-requests = Demasiadas peticiones de reserva. Espere un momento y vuelva a intentarlo.
+error-holds-from-network = Hay demasiados asientos reservados desde su red ({ $live } reservas). Compre o libere algunos, o espere a que caduque una reserva.
+error-live-streams = Hay demasiados planos en directo abiertos desde su red. Cierre algunos y recargue.
+error-no-section = Este espectáculo no tiene esa zona.
+error-no-seat-in-hold = Ese asiento no está en la reserva.
+error-no-seat-in-event = Ese asiento no existe en este espectáculo.
+error-no-ticket = No existe esa entrada.
+error-no-seats = No hay asiento { $ids } en este espectáculo.
+error-no-areas = No hay zona de pie { $ids } en este espectáculo.
+error-already-extended = Esta reserva ya tuvo su tiempo extra.
+error-too-early-to-extend = Puede pedir más tiempo en los últimos { $minutes } minutos de su reserva.
+error-not-enough-capacity = { $left ->
+    [0] { $area } está agotado.
+    [one] Solo queda 1 plaza en { $area }; pidió { $asked }.
+   *[other] Solo quedan { $left } plazas en { $area }; pidió { $asked }.
+}
+error-hold-being-paid = Estos asientos están en proceso de pago: abra su pedido para pagarlos.

@@ -281,3 +281,20 @@ error-count = Demandez entre 1 et { $max } { $things ->
 error-wheelchair-users = Dites combien des { $count } personnes du groupe sont en fauteuil roulant : 0 à { $count }.
 error-already-purchased = Cette réservation a déjà été achetée.
 error-hold-released = Cette réservation a été levée ; ses places sont de nouveau en vente.
+error-too-many-requests = Trop de demandes de réservation. Patientez un instant et réessayez.
+error-holds-from-network = Trop de places sont réservées depuis votre réseau ({ $live } réservations). Achetez-en ou libérez-en, ou attendez qu’une réservation expire.
+error-live-streams = Trop de plans en direct sont ouverts depuis votre réseau. Fermez-en et rechargez.
+error-no-section = Ce spectacle n’a pas cette zone.
+error-no-seat-in-hold = Cette place n’est pas dans la réservation.
+error-no-seat-in-event = Cette place n’existe pas pour ce spectacle.
+error-no-ticket = Ce billet n’existe pas.
+error-no-seats = Aucune place { $ids } pour ce spectacle.
+error-no-areas = Aucune zone debout { $ids } pour ce spectacle.
+error-already-extended = Cette réservation a déjà eu son temps supplémentaire.
+error-too-early-to-extend = Vous pouvez demander plus de temps dans les { $minutes } dernières minutes de votre réservation.
+error-not-enough-capacity = { $left ->
+    [0] { $area } est complet.
+    [one] Il ne reste qu’1 place en { $area } ; vous en avez demandé { $asked }.
+   *[other] Il ne reste que { $left } places en { $area } ; vous en avez demandé { $asked }.
+}
+error-hold-being-paid = Ces places sont en cours de paiement : ouvrez votre commande pour les payer.
