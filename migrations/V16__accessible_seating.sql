@@ -9,6 +9,13 @@ ALTER TABLE seats ADD CONSTRAINT seats_accessibility_check
                                   'step_free', 'hearing_loop', 'lift_up_armrest',
                                   'extra_legroom']::text[]);
 
+-- Why a restricted-view seat's view is restricted ("Pillar"), as the
+-- layout gives it; only on such a seat.
+ALTER TABLE seats ADD COLUMN view_note text
+    CHECK (view_note IS NULL
+           OR (char_length(view_note) BETWEEN 1 AND 120
+               AND 'restricted_view' = ANY (accessibility)));
+
 -- A wheelchair party's search bounds a row's blocks by its spaces' ranks
 -- alone, which holds only if no seat ranks below 0 (venues never give one).
 ALTER TABLE seats ADD CONSTRAINT seats_rank_not_negative CHECK (rank >= 0);

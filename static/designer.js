@@ -625,8 +625,18 @@ function paintSeat(seat, brush) {
     const flags = new Set(seat.flags || []);
     flags.add(flag);
     seat.flags = [...flags];
-  } else if (brush === "clear") seat.flags = [];
+    // A restricted view may say why ("Pillar"): the field beside the brush.
+    if (flag === "restricted_view") {
+      const note = root.querySelector("[data-view-note]").value.trim();
+      if (note) seat.view_note = note; else delete seat.view_note;
+    }
+  } else if (brush === "clear") { seat.flags = []; delete seat.view_note; }
 }
+
+// The reason field shows only with the restricted-view brush.
+root.querySelector("[data-brush]").addEventListener("change", (event) => {
+  root.querySelector("[data-view-note-field]").hidden = event.target.value !== "flag:restricted_view";
+});
 
 /** Paints seats chosen by `pick(section, s, r, p)` in the sections given. */
 function paint(what, sectionIndexes, pick) {
@@ -1011,7 +1021,7 @@ root.addEventListener("submit", (event) => {
       // What was painted stays where its row and place stay.
       rows.forEach((row, r) => row.seats.forEach((seat, p) => {
         const before = section.rows[r]?.seats[p];
-        if (before) { seat.tier = before.tier; seat.flags = [...(before.flags || [])]; }
+        if (before) { seat.tier = before.tier; seat.flags = [...(before.flags || [])]; if (before.view_note) seat.view_note = before.view_note; }
       }));
       section.design = design;
       section.rows = rows;
@@ -1111,7 +1121,7 @@ root.addEventListener("click", (event) => {
       let i = (section.design?.first_row || 1) - 1 + section.rows.length;
       let label = rowLabel(i, section.design?.row_labels);
       while (labels.has(label)) label = rowLabel(++i, section.design?.row_labels);
-      section.rows.push({ label, seats: back.seats.map((seat) => ({ ...seat, flags: [], y: round(seat.y + (section.design?.row_spacing || PITCH)), rank: undefined })) });
+      section.rows.push({ label, seats: back.seats.map((seat) => ({ ...seat, flags: [], view_note: undefined, y: round(seat.y + (section.design?.row_spacing || PITCH)), rank: undefined })) });
       for (const seat of section.rows[section.rows.length - 1].seats) delete seat.rank;
       if (section.design?.kind !== "table") delete section.outline;
     });

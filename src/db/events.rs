@@ -493,14 +493,16 @@ pub(super) fn insert_seats_sql(only_new: bool) -> String {
     };
     format!(
         "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label,
-                            row_index, position, x, y, rank, accessibility)
+                            row_index, position, x, y, rank, accessibility, view_note)
          SELECT $1, l.section_id, t.id, l.row_label, l.seat_label,
                 l.row_index, l.position, l.x, l.y, l.rank,
-                coalesce(string_to_array(nullif(l.flags, ''), ','), '{{}}')
+                coalesce(string_to_array(nullif(l.flags, ''), ','), '{{}}'), l.view_note
            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
-                       $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
+                       $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[],
+                       $12::text[])
                 WITH ORDINALITY
-                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags, ord)
+                AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags,
+                     view_note, ord)
            JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
           {skip_kept}
           ORDER BY l.ord"
@@ -521,6 +523,7 @@ pub(super) struct SeatColumns<'a> {
     pub(super) rank: Vec<i32>,
     /// Comma-separated, as the statements split them.
     pub(super) flags: Vec<String>,
+    pub(super) view_note: Vec<Option<&'a str>>,
 }
 
 impl<'a> SeatColumns<'a> {
@@ -549,13 +552,14 @@ impl<'a> SeatColumns<'a> {
                         .join(",")
                 })
                 .collect(),
+            view_note: batch.iter().map(|s| s.view_note.as_deref()).collect(),
         }
     }
 
     pub(super) fn params<'b>(
         &'b self,
         event_id: &'b EventId,
-    ) -> [&'b (dyn tokio_postgres::types::ToSql + Sync); 11] {
+    ) -> [&'b (dyn tokio_postgres::types::ToSql + Sync); 12] {
         [
             event_id,
             &self.section,
@@ -568,6 +572,7 @@ impl<'a> SeatColumns<'a> {
             &self.y,
             &self.rank,
             &self.flags,
+            &self.view_note,
         ]
     }
 }

@@ -41,8 +41,11 @@ pub struct Seat {
     pub tier_name: String,
     pub price_cents: i32,
     pub state: SeatState,
-    /// Accessible-seat flags: wheelchair, companion, restricted_view.
+    /// Seat attributes (`domain::layout::Flag`): wheelchair, companion,
+    /// restricted_view, …
     pub accessibility: Vec<String>,
+    /// Why the view is restricted, when the layout says.
+    pub view_note: Option<String>,
     /// When the hold on this seat lapses (held seats only).
     pub held_until: Option<OffsetDateTime>,
     /// The buyer holding it (held seats only): the live feed uses this to
@@ -58,7 +61,7 @@ const SEAT_SELECT: &str = "
            CASE WHEN s.status = 'HELD' AND s.held_until < now() THEN 'AVAILABLE'
                 ELSE s.status END AS effective_status,
            coalesce(s.hold_id = $2, false) AS held_by_viewer,
-           s.accessibility,
+           s.accessibility, s.view_note,
            CASE WHEN s.status = 'HELD' AND s.held_until >= now() THEN s.held_until END AS held_until,
            CASE WHEN s.status = 'HELD' AND s.held_until >= now() THEN h.buyer_id END AS holder
       FROM seats s
@@ -84,6 +87,7 @@ fn seat_from_row(row: &Row) -> Seat {
         price_cents: row.get("price_cents"),
         state: SeatState::from_row(row.get("effective_status"), row.get("held_by_viewer")),
         accessibility: row.get("accessibility"),
+        view_note: row.get("view_note"),
         held_until: row.get("held_until"),
         holder: row.get("holder"),
     }
@@ -281,7 +285,7 @@ static CLAIM_INTO_HOLD: LazyLock<String> = LazyLock::new(|| {
              SELECT s.id, sec.name AS section, s.section_id, s.row_label, s.seat_label,
                     s.row_index, s.position, s.x, s.y,
                     t.code AS tier_code, t.name AS tier_name, t.price_cents,
-                    'HELD' AS effective_status, true AS held_by_viewer, s.accessibility,
+                    'HELD' AS effective_status, true AS held_by_viewer, s.accessibility, s.view_note,
                     hs.held_until, h.buyer_id AS holder,
                     hs.claimed_now, hs.reclaimed
                FROM hold_seats hs

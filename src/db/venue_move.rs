@@ -327,17 +327,21 @@ async fn rebuild_seats(
             "UPDATE seats s
                 SET tier_id = t.id, row_index = l.row_index, position = l.position,
                     x = l.x, y = l.y, rank = l.rank,
-                    accessibility = coalesce(string_to_array(nullif(l.flags, ''), ','), '{}')
+                    accessibility = coalesce(string_to_array(nullif(l.flags, ''), ','), '{}'),
+                    view_note = l.view_note
                FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
-                           $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[])
-                    AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags)
+                           $6::int[], $7::int[], $8::real[], $9::real[], $10::int[], $11::text[],
+                           $12::text[])
+                    AS l(section_id, tier, row_label, seat_label, row_index, position, x, y, rank, flags,
+                         view_note)
                JOIN price_tiers t ON t.event_id = $1 AND t.code = l.tier
               WHERE s.section_id = l.section_id AND s.row_label = l.row_label
                 AND s.seat_label = l.seat_label
-                AND (s.tier_id, s.row_index, s.position, s.x, s.y, s.rank, s.accessibility)
+                AND (s.tier_id, s.row_index, s.position, s.x, s.y, s.rank, s.accessibility,
+                     s.view_note)
                     IS DISTINCT FROM
                     (t.id, l.row_index, l.position, l.x, l.y, l.rank,
-                     coalesce(string_to_array(nullif(l.flags, ''), ','), '{}'))",
+                     coalesce(string_to_array(nullif(l.flags, ''), ','), '{}'), l.view_note)",
         )
         .await?;
     let insert = tx.prepare(&insert_seats_sql(true)).await?;

@@ -120,7 +120,12 @@ pub struct SeatSpec {
     pub y: f32,
     pub rank: i32,
     pub flags: Vec<Flag>,
+    /// Why the view is restricted, for a restricted-view seat.
+    pub view_note: Option<String>,
 }
+
+/// The longest reason for a restricted view ("Pillar on the left").
+pub const MAX_VIEW_NOTE_CHARS: usize = 120;
 
 /// Row labels A, B, … Z, AA, AB, …
 pub fn row_label(index: usize) -> String {

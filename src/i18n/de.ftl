@@ -67,6 +67,7 @@ seat-state-blocked = nicht im Verkauf
 flag-wheelchair = Rollstuhlplatz
 flag-companion = Begleitplatz
 flag-restricted-view = eingeschränkte Sicht
+flag-restricted-view-because = eingeschränkte Sicht ({ $why })
 flag-aisle = Platz am Gang
 flag-step-free = stufenloser Zugang
 flag-hearing-loop = Induktionsschleife

@@ -67,6 +67,7 @@ seat-state-blocked = not for sale
 flag-wheelchair = wheelchair space
 flag-companion = companion seat
 flag-restricted-view = restricted view
+flag-restricted-view-because = restricted view ({ $why })
 flag-aisle = aisle seat
 flag-step-free = step-free access
 flag-hearing-loop = hearing loop

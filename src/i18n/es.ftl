@@ -56,6 +56,7 @@ seat-state-blocked = no está a la venta
 flag-wheelchair = espacio para silla de ruedas
 flag-companion = asiento de acompañante
 flag-restricted-view = visibilidad reducida
+flag-restricted-view-because = visibilidad reducida ({ $why })
 flag-aisle = asiento de pasillo
 flag-step-free = acceso sin escalones
 flag-hearing-loop = bucle magnético

@@ -56,6 +56,7 @@ seat-state-blocked = hors vente
 flag-wheelchair = emplacement fauteuil roulant
 flag-companion = place accompagnateur
 flag-restricted-view = visibilité réduite
+flag-restricted-view-because = visibilité réduite ({ $why })
 flag-aisle = place côté allée
 flag-step-free = accès sans marches
 flag-hearing-loop = boucle magnétique

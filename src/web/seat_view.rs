@@ -8,7 +8,7 @@ use crate::domain::ids::SeatId;
 use crate::domain::layout::Flag;
 use crate::domain::money::Currency;
 use crate::domain::seat::SeatState;
-use crate::i18n::t;
+use crate::i18n::{t, t1};
 use crate::words::{rfc3339, seat_name};
 
 /// A seat's drawn size, in map units (seats are placed by their centres).
@@ -57,7 +57,12 @@ impl SeatView {
             .collect();
         let flag_words: String = flags
             .iter()
-            .map(|f| format!(", {}", flag_label(*f)))
+            .map(|f| match (f, &seat.view_note) {
+                (Flag::RestrictedView, Some(note)) => {
+                    format!(", {}", t1("flag-restricted-view-because", "why", note))
+                }
+                _ => format!(", {}", flag_label(*f)),
+            })
             .collect();
         SeatView {
             id: seat.id,
@@ -239,6 +244,7 @@ pub(crate) mod tests {
             price_cents: 4500,
             state,
             accessibility: Vec::new(),
+            view_note: None,
             held_until: None,
             holder: None,
         }

@@ -896,3 +896,36 @@ async fn put_json(client: &Api, path: &str, body: Value) -> (StatusCode, Value) 
     let status = response.status();
     (status, response.json().await.unwrap_or(Value::Null))
 }
+
+#[tokio::test]
+async fn a_restricted_views_reason_travels_from_the_layout_to_the_seat_and_the_map() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let mut layout = small_hall("Pillar Hall");
+    layout["sections"][0]["rows"][0]["seats"][0]["flags"] = json!(["restricted_view"]);
+    layout["sections"][0]["rows"][0]["seats"][0]["view_note"] = json!("Pillar");
+    let venue_id = create_venue(&manager, &layout).await;
+    let (_, _, stored) = get_layout(&manager, venue_id).await;
+    assert!(stored.contains("\"view_note\": \"Pillar\""), "{stored}");
+    let event_id = event_on(&app, venue_id, "Pillar night", ("std", 2_000)).await;
+    let seats = app.buyer().seats(event_id).await;
+    let a1 = seats["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["row"] == "A" && s["number"] == "1")
+        .unwrap_or_else(|| panic!("{seats}"))
+        .clone();
+    assert_eq!(a1["view_note"], "Pillar", "{a1}");
+    let page = app.buyer().get_text(&format!("/events/{event_id}")).await;
+    assert!(
+        page.contains("restricted view (Pillar)"),
+        "the seat's name says why"
+    );
+
+    // A reason on a seat without a restricted view is refused, saying where.
+    layout["sections"][0]["rows"][0]["seats"][1]["view_note"] = json!("Rail");
+    let (status, body) = manager.post("/api/staff/venues", layout).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body.to_string().contains("restricted_view"), "{body}");
+}

@@ -68,6 +68,30 @@ pub(super) fn check_flags(names: &[String], at: &str, errors: &mut Vec<LayoutErr
         .collect()
 }
 
+/// A restricted-view seat's reason: plain text of up to
+/// `MAX_VIEW_NOTE_CHARS`, and only on a seat marked `restricted_view`.
+pub(super) fn check_view_note(
+    note: Option<&str>,
+    flags: &[Flag],
+    at: &str,
+    errors: &mut Vec<LayoutError>,
+) -> Option<String> {
+    use crate::domain::layout::MAX_VIEW_NOTE_CHARS;
+    let note = note.map(str::trim).filter(|note| !note.is_empty())?;
+    if !crate::domain::text::is_plain(note, MAX_VIEW_NOTE_CHARS) {
+        errors.push(err(
+            at,
+            format!("view_note: plain text of 1 to {MAX_VIEW_NOTE_CHARS} characters"),
+        ));
+        return None;
+    }
+    if !flags.contains(&Flag::RestrictedView) {
+        errors.push(err(at, "a view_note is for a seat marked restricted_view"));
+        return None;
+    }
+    Some(note.to_string())
+}
+
 /// A section as read, before it is placed.
 pub(super) struct DraftSection {
     pub(super) name: String,

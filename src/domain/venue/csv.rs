@@ -151,6 +151,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             rank: 0,
             tier: tier.to_string(),
             flags,
+            view_note: None,
         });
         *position += 1;
         seat_count += 1;

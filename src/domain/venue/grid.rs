@@ -44,6 +44,7 @@ pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
                             .filter(|(at, _)| *at as usize == p)
                             .map(|(_, flag)| *flag)
                             .collect(),
+                        view_note: None,
                     });
                 }
             }

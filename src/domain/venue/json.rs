@@ -90,6 +90,8 @@ struct JsonRow {
     tier: Option<String>,
     /// For a `count` row: flags by seat label, e.g. `{"1": ["wheelchair"]}`.
     flags: Option<BTreeMap<String, Vec<String>>>,
+    /// For a `count` row: restricted-view reasons by seat label.
+    view_notes: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +108,8 @@ struct JsonSeat {
     rank: Option<i64>,
     #[serde(default)]
     flags: Vec<String>,
+    /// Why the view is restricted ("Pillar"); only with `restricted_view`.
+    view_note: Option<String>,
 }
 
 /// The largest designer note a section may carry.
@@ -206,7 +210,10 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             let laid_out;
             let row_seats: &[JsonSeat] = match (&row.seats, row.count) {
                 (Some(seats), None)
-                    if row.tier.is_none() && row.first.is_none() && row.flags.is_none() =>
+                    if row.tier.is_none()
+                        && row.first.is_none()
+                        && row.flags.is_none()
+                        && row.view_notes.is_none() =>
                 {
                     seats
                 }
@@ -220,6 +227,11 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                                 .map(|(i, p)| {
                                     let label = (first + i as u64).to_string();
                                     JsonSeat {
+                                        view_note: row
+                                            .view_notes
+                                            .as_ref()
+                                            .and_then(|notes| notes.get(&label))
+                                            .cloned(),
                                         flags: row
                                             .flags
                                             .as_ref()
@@ -234,6 +246,19 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                                     }
                                 })
                                 .collect::<Vec<_>>();
+                            if let Some(stray) =
+                                row.view_notes.iter().flatten().find(|(label, _)| {
+                                    !laid_out.iter().any(|seat| &seat.label == *label)
+                                })
+                            {
+                                errors.push(err(
+                                    &at,
+                                    format!(
+                                        "a view note for seat {:?}, which the row does not have",
+                                        stray.0
+                                    ),
+                                ));
+                            }
                             if let Some(stray) = row.flags.iter().flatten().find(|(label, _)| {
                                 !laid_out.iter().any(|seat| &seat.label == *label)
                             }) {
@@ -322,6 +347,12 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 };
                 ranked.push(seat.rank.is_some());
                 let flags = check_flags(&seat.flags, &at, &mut errors);
+                let view_note = super::checks::check_view_note(
+                    seat.view_note.as_deref(),
+                    &flags,
+                    &at,
+                    &mut errors,
+                );
                 seats.push(SeatLayout {
                     row: row.label.clone(),
                     label: seat.label.clone(),
@@ -332,6 +363,7 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                     rank,
                     tier: seat.tier.clone(),
                     flags,
+                    view_note,
                 });
             }
         }

@@ -85,6 +85,8 @@ pub struct SeatLayout {
     pub rank: i32,
     pub tier: String,
     pub flags: Vec<Flag>,
+    /// Why the view is restricted ("Pillar"), for a restricted-view seat.
+    pub view_note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -127,6 +129,7 @@ impl VenueLayout {
                         y: at.y,
                         rank: seat.rank,
                         flags: seat.flags.clone(),
+                        view_note: seat.view_note.clone(),
                     }
                 })
             })
@@ -156,14 +159,18 @@ impl VenueLayout {
                         let seats: Vec<serde_json::Value> = seats
                             .iter()
                             .map(|seat| {
-                                serde_json::json!({
+                                let mut json = serde_json::json!({
                                     "label": seat.label,
                                     "tier": seat.tier,
                                     "x": seat.x,
                                     "y": seat.y,
                                     "rank": seat.rank,
                                     "flags": seat.flags.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
-                                })
+                                });
+                                if let Some(note) = &seat.view_note {
+                                    json["view_note"] = note.clone().into();
+                                }
+                                json
                             })
                             .collect();
                         serde_json::json!({ "label": label, "seats": seats })

@@ -335,3 +335,62 @@ fn the_published_schema_lists_exactly_the_seat_attributes_there_are() {
         assert_eq!(listed, ours);
     }
 }
+
+#[test]
+fn a_restricted_view_may_say_why_and_only_a_restricted_view_may() {
+    let good = r#"{
+      "name": "Hall",
+      "tiers": [{"code": "std", "name": "Standard"}],
+      "sections": [{"name": "Circle", "rows": [
+        {"label": "A", "seats": [
+          {"label": "1", "tier": "std", "flags": ["restricted_view"], "view_note": " Pillar "},
+          {"label": "2", "tier": "std"}
+        ]},
+        {"label": "B", "count": 3, "tier": "std",
+         "flags": {"3": ["restricted_view"]}, "view_notes": {"3": "Safety rail"}}
+      ]}]
+    }"#;
+    let layout = from_json(good).unwrap();
+    let seats = &layout.sections[0].seats;
+    assert_eq!(seats[0].view_note.as_deref(), Some("Pillar"));
+    assert_eq!(seats[1].view_note, None);
+    assert_eq!(seats[4].view_note.as_deref(), Some("Safety rail"));
+    // The canonical form keeps it, and reads back the same.
+    let again = from_json(&layout.to_json().to_string()).unwrap();
+    assert_eq!(again.sections[0].seats, layout.sections[0].seats);
+
+    let bad = r#"{
+      "name": "Hall",
+      "tiers": [{"code": "std", "name": "Standard"}],
+      "sections": [{"name": "Circle", "rows": [
+        {"label": "A", "seats": [
+          {"label": "1", "tier": "std", "view_note": "Pillar"},
+          {"label": "2", "tier": "std", "flags": ["restricted_view"], "view_note": "a\u0000b"}
+        ]},
+        {"label": "B", "count": 2, "tier": "std", "view_notes": {"9": "Rail"}}
+      ]}]
+    }"#;
+    let problems: Vec<String> = from_json(bad)
+        .unwrap_err()
+        .iter()
+        .map(|e| e.problem.clone())
+        .collect();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("for a seat marked restricted_view")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("plain text of 1 to 120")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("view note for seat \"9\"")),
+        "{problems:?}"
+    );
+}

@@ -72,8 +72,13 @@ pub(crate) struct SeatJson {
     tier: String,
     price_cents: i32,
     status: SeatState,
-    /// Seat flags: "wheelchair", "companion", "restricted_view", "aisle".
+    /// Seat attributes, from a closed set: "wheelchair", "companion",
+    /// "restricted_view", "aisle", "step_free", "hearing_loop",
+    /// "lift_up_armrest", "extra_legroom".
     accessibility: Vec<String>,
+    /// Why the view is restricted ("Pillar"), when the venue says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    view_note: Option<String>,
 }
 
 impl From<Seat> for SeatJson {
@@ -87,6 +92,7 @@ impl From<Seat> for SeatJson {
             price_cents: seat.price_cents,
             status: seat.state,
             accessibility: seat.accessibility,
+            view_note: seat.view_note,
         }
     }
 }

@@ -140,6 +140,7 @@ fn as_event(layout: &VenueLayout) -> (Vec<Seat>, Vec<Tier>, MapShapes) {
             price_cents: 0,
             state: SeatState::Available,
             accessibility: spec.flags.iter().map(|f| f.as_str().to_string()).collect(),
+            view_note: spec.view_note.clone(),
             held_until: None,
             holder: None,
         })
