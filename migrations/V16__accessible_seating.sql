@@ -30,6 +30,10 @@ ALTER TABLE events
     ADD COLUMN accessible_seats text NOT NULL DEFAULT 'auto'
         CHECK (accessible_seats IN ('auto', 'released', 'held'));
 
+-- Events that exist already keep selling as they did (general best
+-- available could give these seats): staff may hold them back from here on.
+UPDATE events SET accessible_seats = 'released';
+
 -- Judged lazily, like expiry: every search asks this of now(), so the
 -- release needs no job and can't be missed.
 CREATE FUNCTION accessible_held_back(mode text, release_secs integer, starts_at timestamptz)

@@ -59,6 +59,15 @@ pub async fn set(
 ) -> AppResult<AccessibleSettings> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
+            // FOR UPDATE waits for every claim in flight (each holds the
+            // event's key-share lock), so none that read the old setting
+            // commits after the staff are told the new one.
+            let lock = tx
+                .prepare_cached("SELECT 1 FROM events WHERE id = $1 FOR UPDATE")
+                .await?;
+            tx.query_opt(&lock, &[&event_id])
+                .await?
+                .ok_or(AppError::NotFound(Missing::Event))?;
             let before = settings(tx, event_id).await?;
             let update = tx
                 .prepare_cached(

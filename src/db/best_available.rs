@@ -103,8 +103,8 @@ enum WalkOf {
     General,
     /// Wheelchair spaces, for a party with wheelchair users.
     WheelchairSpaces,
-    /// Seats for the rest of such a party: any but wheelchair spaces
-    /// (companion seats are theirs).
+    /// Seats for the rest of such a party sitting apart: any but wheelchair
+    /// spaces, and companion seats only once released.
     Companions,
 }
 
@@ -396,8 +396,14 @@ static WALK_GENERAL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 // Spelled as the partial index's predicate, so the planner can use it.
 static WALK_WHEELCHAIR: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| walk_sql("'wheelchair' = ANY (accessibility)"));
-static WALK_COMPANIONS: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| walk_sql("NOT 'wheelchair' = ANY (accessibility)"));
+// Apart, the rest of the party doesn't sit beside its spaces, so it has no
+// claim on held-back companion seats either.
+static WALK_COMPANIONS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    walk_sql(&format!(
+        "NOT 'wheelchair' = ANY (accessibility)
+         AND (NOT 'companion' = ANY (accessibility) OR NOT {HELD_BACK})"
+    ))
+});
 
 /// The next free seats of the kind after `(rank, id)` in rank order.
 /// Takes no locks.
@@ -458,7 +464,8 @@ async fn read_rows(
                     AND NOT ($5::bool AND 'restricted_view' = ANY (s.accessibility))
                     AND ($6::bool OR NOT s.accessibility && ARRAY['wheelchair', 'companion']
                          OR NOT {HELD_BACK}) AS eligible,
-                    'wheelchair' = ANY (s.accessibility) AS wheelchair
+                    'wheelchair' = ANY (s.accessibility) AS wheelchair,
+                    'companion' = ANY (s.accessibility) AS companion
                FROM seats s
               WHERE s.event_id = $1
                 AND (s.section_id, s.row_index) IN (SELECT * FROM unnest($2::bigint[], $3::int[]))
@@ -541,6 +548,7 @@ fn free_seat(row: &Row) -> FreeSeat {
         rank: row.get("rank"),
         eligible: row.get("eligible"),
         wheelchair: row.get("wheelchair"),
+        companion: row.get("companion"),
     }
 }
 

@@ -30,6 +30,8 @@ pub struct FreeSeat {
     pub eligible: bool,
     /// A wheelchair space.
     pub wheelchair: bool,
+    /// A companion seat (beside a wheelchair space).
+    pub companion: bool,
 }
 
 /// How many wheelchair spaces a block must hold.
@@ -47,6 +49,8 @@ pub struct Block {
     pub rank_sum: i64,
     pub leaves_orphan: bool,
     pub start: i32,
+    /// Companion seats in the block.
+    pub companions: usize,
 }
 
 /// Every block of `n` adjacent eligible seats in the row (holding the
@@ -74,6 +78,7 @@ pub fn blocks(row: &[FreeSeat], n: usize, spaces: WheelchairSpaces) -> Vec<Block
                 rank_sum: window.iter().map(|s| i64::from(s.rank)).sum(),
                 leaves_orphan: start - first == 1 || last - end == 1,
                 start,
+                companions: window.iter().filter(|s| s.companion).count(),
             });
         }
     }
@@ -163,11 +168,23 @@ impl BlockSearch {
 
     /// Up to `k` blocks that share no seat, best first: the best row first
     /// (rows by their best block's score), and within a row orphan-free
-    /// blocks first, then by rank. The first is the best block.
+    /// blocks first, then (for a wheelchair party) those using more
+    /// companion seats, then by rank. The first is the best block.
     pub fn ranked(&self, k: usize) -> Vec<Block> {
         let scores = self.row_scores();
+        let prefer_companions = matches!(self.spaces, WheelchairSpaces::Exactly(_));
         let mut order: Vec<&(usize, Block)> = self.blocks.iter().collect();
-        order.sort_by_key(|(row, b)| (scores[row], *row, b.leaves_orphan, b.rank_sum, b.start));
+        order.sort_by_key(|(row, b)| {
+            let companions = if prefer_companions { b.companions } else { 0 };
+            (
+                scores[row],
+                *row,
+                b.leaves_orphan,
+                std::cmp::Reverse(companions),
+                b.rank_sum,
+                b.start,
+            )
+        });
         let mut chosen: Vec<Block> = Vec::new();
         let mut used: std::collections::HashSet<SeatId> = std::collections::HashSet::new();
         for (_, block) in order {
@@ -198,7 +215,8 @@ mod tests {
     use super::*;
 
     /// A row from a picture: '.' free, 'x' taken, 'o' free but ineligible,
-    /// 'w' a free wheelchair space, 'h' one held back (ineligible).
+    /// 'w' a free wheelchair space, 'h' one held back (ineligible), 'c' a
+    /// companion seat.
     /// Seat ids are positions + 100; rank is distance from the row's centre.
     fn row(picture: &str) -> Vec<FreeSeat> {
         let width = picture.len() as i32;
@@ -212,8 +230,9 @@ mod tests {
                     id: SeatId(100 + i64::from(p)),
                     position: p,
                     rank: (2 * p - (width - 1)).abs(),
-                    eligible: c == '.' || c == 'w',
+                    eligible: c == '.' || c == 'w' || c == 'c',
                     wheelchair: c == 'w' || c == 'h',
+                    companion: c == 'c',
                 }
             })
             .collect()
@@ -362,6 +381,21 @@ mod tests {
         // No space, or none with room beside it: nothing.
         assert_eq!(choose_for_wheelchairs(&["........"], 2, 1), None);
         assert_eq!(choose_for_wheelchairs(&["wx......"], 2, 1), None);
+    }
+
+    #[test]
+    fn a_wheelchair_party_sits_its_companion_on_the_companion_seat() {
+        // The companion seat (2, rank 4) is further from the centre than
+        // the space's other neighbour (4, rank 0), but it is for them.
+        assert_eq!(
+            choose_for_wheelchairs(&["..cw....."], 2, 1),
+            Some(vec![2, 3])
+        );
+        // Without one, the better-ranked neighbour.
+        assert_eq!(
+            choose_for_wheelchairs(&["...w....."], 2, 1),
+            Some(vec![3, 4])
+        );
     }
 
     #[test]

@@ -52,7 +52,24 @@ impl Lang {
     /// The best of ours for an Accept-Language header ("de-CH,de;q=0.9,en;q=0.8"),
     /// by Fluent's own negotiation; English if none fits.
     pub fn negotiate(accept_language: &str) -> Lang {
-        let requested = fluent_langneg::accepted_languages::parse(accept_language);
+        // Fluent's parser keeps the list's order and drops the weights: sort
+        // by weight first (stably, so equal weights keep their order), and
+        // leave out what is refused (q=0).
+        let mut weighted: Vec<(&str, f32)> = accept_language
+            .split(',')
+            .filter_map(|part| {
+                let mut pieces = part.split(';');
+                let tag = pieces.next()?.trim();
+                let q = pieces
+                    .filter_map(|p| p.trim().strip_prefix("q="))
+                    .find_map(|q| q.trim().parse::<f32>().ok())
+                    .unwrap_or(1.0);
+                (!tag.is_empty() && q.is_finite() && q > 0.0).then_some((tag, q))
+            })
+            .collect();
+        weighted.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let ordered: Vec<&str> = weighted.iter().map(|(tag, _)| *tag).collect();
+        let requested = fluent_langneg::accepted_languages::parse(&ordered.join(","));
         let available: Vec<LanguageIdentifier> = Lang::ALL.iter().map(|l| l.id()).collect();
         let default = Lang::En.id();
         let chosen = fluent_langneg::negotiate_languages(
@@ -182,6 +199,9 @@ mod tests {
         assert_eq!(Lang::negotiate("ja"), Lang::En);
         assert_eq!(Lang::negotiate(""), Lang::En);
         assert_eq!(Lang::negotiate("\u{0}garbage;;q=x"), Lang::En);
+        // Weights, not order, decide; q=0 refuses.
+        assert_eq!(Lang::negotiate("en;q=0.1,de;q=0.9"), Lang::De);
+        assert_eq!(Lang::negotiate("fr;q=0,es"), Lang::Es);
     }
 
     #[test]

@@ -85,11 +85,11 @@ seats-one = place { $seat }
 seats-run = places { $first }–{ $last }
 seats-place = { $section }, rang { $row }, { $seats }
 seats-together = { $count ->
-    [one] 1 place en { $place }
+    [one] { $count } place en { $place }
    *[other] { $count } places côte à côte en { $place }
 }
 seats-apart = { $count ->
-    [one] 1 place : { $places }
+    [one] { $count } place : { $places }
    *[other] { $count } places : { $places }
 }
 notice-holding = Réservé : { $seat } ({ $price }).
@@ -98,7 +98,7 @@ notice-over-limit = Vous pouvez réserver { $max } places au plus. Libérez-en u
 notice-released-seat = { $seat } libérée ; elle est de nouveau en vente.
 notice-not-in-hold = { $seat } n’est plus dans votre réservation.
 notice-released-seats = { $count ->
-    [one] 1 place libérée ; elle est de nouveau en vente.
+    [one] { $count } place libérée ; elle est de nouveau en vente.
    *[other] { $count } places libérées ; elles sont de nouveau en vente.
 }
 notice-no-hold = Vous n’avez aucune place réservée.
@@ -108,11 +108,11 @@ inspect-held = { $seat } est réservée par quelqu’un d’autre. Sans achat, e
 inspect-sold = { $seat } est vendue.
 inspect-blocked = { $seat } est hors vente.
 notice-holding-ga = { $count ->
-    [one] 1 billet debout réservé.
+    [one] { $count } billet debout réservé.
    *[other] { $count } billets debout réservés.
 }
 notice-released-ga = { $count ->
-    [one] 1 billet debout libéré ; il est de nouveau en vente.
+    [one] { $count } billet debout libéré ; il est de nouveau en vente.
    *[other] { $count } billets debout libérés ; ils sont de nouveau en vente.
 }
 notice-held-until = Vos places sont réservées jusqu’au { $until }.
@@ -132,20 +132,20 @@ hold-release-all-confirm = Libérer toutes vos places ? Elles reviennent aussi
 hold-total = Total
 selection-summary = { $tickets ->
     [0] { $seats ->
-        [one] 1 place
+        [one] { $seats } place
        *[other] { $seats } places
     }
    *[other] { $seats ->
         [0] { $tickets ->
-            [one] 1 billet
+            [one] { $tickets } billet
            *[other] { $tickets } billets
         }
-        [one] 1 place et { $tickets ->
-            [one] 1 billet
+        [one] { $seats } place et { $tickets ->
+            [one] { $tickets } billet
            *[other] { $tickets } billets
         }
        *[other] { $seats } places et { $tickets ->
-            [one] 1 billet
+            [one] { $tickets } billet
            *[other] { $tickets } billets
         }
     }
@@ -175,7 +175,7 @@ order-number = Numéro de commande
 order-heading-order = Votre commande
 order-heading-tickets = Vos billets
 order-valid-tickets = { $count ->
-    [one] 1 billet valable
+    [one] { $count } billet valable
    *[other] { $count } billets valables
 }
 mail-status-sent = Vos billets ont été envoyés à { $email } à { $at }.
@@ -225,29 +225,29 @@ error-email = Saisissez une adresse e-mail valable, comme nom@example.com.
 where-section = en { $section }
 where-tier = au tarif { $tier }
 error-not-enough-seats = { $free ->
-    [one] Seule 1 place est libre
+    [one] Seule { $free } place est libre
    *[other] Seules { $free } places sont libres
 }{ $where } ; { $asked } ont été demandées.
 error-not-enough-together = Il n’y a pas { $asked } places côte à côte{ $where }, mais { $free } places sont libres séparément. Redemandez avec "together": false pour avoir les { $asked } meilleures même séparées.
 error-kept-seats = { $count ->
-    [one] 1 autre emplacement fauteuil ou place accompagnateur est gardé pour les personnes en fauteuil et leurs accompagnateurs.
+    [one] { $count } autre emplacement fauteuil ou place accompagnateur est gardé pour les personnes en fauteuil et leurs accompagnateurs.
    *[other] { $count } autres emplacements fauteuil et places accompagnateur sont gardés pour les personnes en fauteuil et leurs accompagnateurs.
 }
 error-no-wheelchair-space = Aucun emplacement fauteuil n’est libre{ $where }.
 error-spaces-elsewhere = Emplacements fauteuil libres ailleurs : { $sections }.
 error-box-office-helps = Le guichet peut aussi vous aider.
 error-few-wheelchair-spaces = { $free ->
-    [one] Seul 1 emplacement fauteuil est libre
+    [one] Seul { $free } emplacement fauteuil est libre
    *[other] Seuls { $free } emplacements fauteuil sont libres
 }{ $where } ; { $asked } ont été demandés.
 error-wheelchair-not-together = { $free ->
-    [one] 1 emplacement fauteuil est libre
+    [one] { $free } emplacement fauteuil est libre
    *[other] { $free } emplacements fauteuil sont libres
 }{ $where }, mais aucun n’a { $others ->
-    [one] 1 place libre
+    [one] { $others } place libre
    *[other] { $others } places libres
 } à côté. Redemandez avec "together": false (« Places séparées possibles ») pour { $spaces ->
-    [one] 1 emplacement
+    [one] { $spaces } emplacement
    *[other] { $spaces } emplacements
 } et les meilleures autres places à proximité.
 
@@ -295,7 +295,7 @@ error-already-extended = Cette réservation a déjà eu son temps supplémentair
 error-too-early-to-extend = Vous pouvez demander plus de temps dans les { $minutes } dernières minutes de votre réservation.
 error-not-enough-capacity = { $left ->
     [0] { $area } est complet.
-    [one] Il ne reste qu’1 place en { $area } ; vous en avez demandé { $asked }.
+    [one] Il ne reste que { $left } place en { $area } ; vous en avez demandé { $asked }.
    *[other] Il ne reste que { $left } places en { $area } ; vous en avez demandé { $asked }.
 }
 error-hold-being-paid = Ces places sont en cours de paiement : ouvrez votre commande pour les payer.

@@ -30,6 +30,7 @@ pub const SOURCES: [(Lang, &str); 4] = [
 
 tokio::task_local! {
     static LANG: Lang;
+    static BUYER_FACING: bool;
 }
 
 /// The language of the request (or job) being served; English outside one.
@@ -40,6 +41,19 @@ pub fn current() -> Lang {
 /// Runs `work` with `lang` as the current language.
 pub async fn scope<F: Future>(lang: Lang, work: F) -> F::Output {
     LANG.scope(lang, work).await
+}
+
+/// Runs a request's `work` in `lang`; `buyer_facing` says whether its page
+/// offers the language switch (staff pages are English for now).
+pub async fn request_scope<F: Future>(lang: Lang, buyer_facing: bool, work: F) -> F::Output {
+    BUYER_FACING
+        .scope(buyer_facing, LANG.scope(lang, work))
+        .await
+}
+
+/// Whether the page being made offers the language switch.
+pub fn offers_switch() -> bool {
+    BUYER_FACING.try_with(|yes| *yes).unwrap_or(false)
 }
 
 /// Runs `work` now with `lang` as the current language.
@@ -254,7 +268,87 @@ mod tests {
         }
     }
 
-    /// The code that can ask for a message: Rust, templates, scripts.
+    /// Each message's variables (`$count`), by message id, read from the
+    /// source: a message runs from its `id =` line to the next one.
+    fn variables(
+        source: &str,
+    ) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+        let mut found = std::collections::BTreeMap::new();
+        let mut current: Option<String> = None;
+        for line in source.lines() {
+            let starts = line
+                .split_once(" =")
+                .filter(|(id, _)| {
+                    !id.is_empty()
+                        && id
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                })
+                .map(|(id, _)| id.to_string());
+            if let Some(id) = starts {
+                current = Some(id);
+            } else if line.starts_with('#') {
+                current = None;
+            }
+            if let Some(id) = &current {
+                let names: &mut std::collections::BTreeSet<String> =
+                    found.entry(id.clone()).or_default();
+                for (i, _) in line.match_indices('$') {
+                    let name: String = line[i + 1..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                        .collect();
+                    names.insert(name);
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_language_uses_each_messages_variables_as_english_does() {
+        let english = variables(SOURCES[0].1);
+        for (lang, source) in &SOURCES[1..] {
+            for (id, names) in variables(source) {
+                assert_eq!(
+                    Some(&names),
+                    english.get(&id),
+                    "{}.ftl's {id} uses other variables than en.ftl's",
+                    lang.tag()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_message_the_code_asks_for_by_name_exists() {
+        let code = code_text();
+        let known = ids(SOURCES[0].1);
+        let mut missing = Vec::new();
+        for call in ["t(\"", "t1(\"", "t2(\"", "tw(\n", "tw(\""] {
+            for (i, _) in code.match_indices(call) {
+                // `t(` itself, not `get(` or `set(`.
+                let before = code[..i].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let rest = code[i + call.len()..].trim_start().trim_start_matches('"');
+                let key: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+                    .collect();
+                if key.contains('-') && !known.contains(&key) {
+                    missing.push(key);
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "asked for, but in no language: {missing:?}"
+        );
+    }
+
+    /// The code that can ask for a message: Rust and templates.
     fn code_text() -> String {
         fn walk(dir: &std::path::Path, out: &mut String) {
             for entry in std::fs::read_dir(dir).expect("readable").flatten() {

@@ -16,9 +16,22 @@ use crate::i18n::{self, Lang};
 const SESSION_KEY: &str = "lang";
 
 /// Middleware: serves the request (its templates, notices and errors) in
-/// its language. A session is read only if the request brought one.
+/// its language. A session is read only if the request brought one. Staff
+/// pages and the staff API are English (their words are not translated
+/// yet, and their money and dates should read the same as their words).
 pub async fn choose(request: Request, next: Next) -> Response {
-    let chosen = match request.extensions().get::<Session>() {
+    let path = request.uri().path();
+    if path.starts_with("/staff") || path.starts_with("/api/staff") {
+        return i18n::request_scope(Lang::En, false, next.run(request)).await;
+    }
+    // The JSON API follows Accept-Language alone, and static files have no
+    // words: neither reads the session for it.
+    let reads_choice = !path.starts_with("/api/") && !path.starts_with("/static/");
+    let chosen = match request
+        .extensions()
+        .get::<Session>()
+        .filter(|_| reads_choice)
+    {
         Some(session) => session
             .get::<String>(SESSION_KEY)
             .await
@@ -35,7 +48,7 @@ pub async fn choose(request: Request, next: Next) -> Response {
             .map(Lang::negotiate)
             .unwrap_or_default()
     });
-    i18n::scope(lang, next.run(request)).await
+    i18n::request_scope(lang, true, next.run(request)).await
 }
 
 #[derive(Deserialize)]
@@ -78,6 +91,9 @@ fn local_path(path: &str) -> bool {
         && !path.starts_with("//")
         && !path.contains('\\')
         && !path.starts_with("/language/")
+        && path.len() <= 2_000
+        && !path.chars().any(char::is_control)
+        && axum::http::HeaderValue::from_str(path).is_ok()
 }
 
 #[cfg(test)]
@@ -90,6 +106,8 @@ mod tests {
             "https://evil.example/",
             "/\\evil.example",
             "/language/de",
+            "/\n",
+            "/a\u{7f}",
         ] {
             assert!(!super::local_path(other), "{other}");
         }

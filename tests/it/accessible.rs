@@ -164,17 +164,20 @@ async fn a_hundred_general_parties_never_get_one_of_twenty_wheelchair_spaces() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_wheelchair_parties_at_once_each_get_a_space_with_its_companion_beside_it() {
     let app = spawn_app().await;
-    // A wheelchair space at each end of 10 rows, a companion seat inside it.
+    // Two wheelchair spaces in each of 10 rows, each with its companion
+    // seat on the outer side: the ordinary seat on the space's other side
+    // ranks better (nearer the centre), and neither block strands a seat,
+    // so only preferring companion seats puts the party's companion on one.
     let event = app
         .create_event_with(vec![section(
             "Stalls",
             10,
             20,
             &[
-                (0, Flag::Wheelchair),
-                (1, Flag::Companion),
-                (18, Flag::Companion),
-                (19, Flag::Wheelchair),
+                (2, Flag::Companion),
+                (3, Flag::Wheelchair),
+                (16, Flag::Wheelchair),
+                (17, Flag::Companion),
             ],
         )])
         .await;
@@ -258,10 +261,12 @@ async fn kept_seats_join_general_best_available_only_once_the_release_time_has_c
         .await
         .unwrap()
         .get(0);
-    // 50 single-seat parties, one every 120 ms: about half before.
+    // 50 single-seat parties in waves of 5 at once, one wave every 600
+    // ms: about half the waves start before the release, and one straddles
+    // it.
     let buyers: Vec<Api> = (0..50).map(|_| app.buyer()).collect();
     let answers = join_all(buyers.iter().enumerate().map(|(i, buyer)| async move {
-        tokio::time::sleep(Duration::from_millis(120 * i as u64)).await;
+        tokio::time::sleep(Duration::from_millis(600 * (i / 5) as u64)).await;
         best(buyer, event.id, json!({ "count": 1 })).await
     }))
     .await;
@@ -296,7 +301,7 @@ async fn kept_seats_join_general_best_available_only_once_the_release_time_has_c
         );
     }
     eprintln!("{before} parties before the release; {kept_after} kept seats given after it");
-    assert!(before >= 5, "the release came mid-herd: {before} before it");
+    assert!(before >= 3, "the release came mid-herd: {before} before it");
     assert_eq!(kept_after, 4, "once released, the best seats went first");
 }
 
@@ -396,7 +401,8 @@ async fn staff_release_and_re_hold_by_hand_audited_and_see_the_counts() {
         .await;
     assert_eq!(audited, 4, "every change is in the audit log");
 
-    // The console's form does the same.
+    // The console's form does the same; a by-hand choice keeps the time
+    // for when "auto" comes back.
     let response = console_action(
         &clerk,
         event.id,
@@ -416,7 +422,7 @@ async fn staff_release_and_re_hold_by_hand_audited_and_see_the_counts() {
             body["release"].clone(),
             body["release_before_start_secs"].clone()
         ),
-        (json!("released"), Value::Null)
+        (json!("released"), json!(86400))
     );
 
     // Counts: one wheelchair space sold, its companion seat held.
@@ -529,7 +535,8 @@ async fn a_party_can_ask_to_avoid_a_restricted_view() {
     sections[0].rows[0].flags = (0..4).map(|p| (p, Flag::RestrictedView)).collect();
     let event = app.create_event_with(sections).await;
     let facts = seat_facts(&app, event.id).await;
-    let (_, plain) = best(&app.buyer(), event.id, json!({"count": 2})).await;
+    let (status, plain) = best(&app.buyer(), event.id, json!({"count": 2})).await;
+    assert_eq!(status, StatusCode::CREATED, "{plain}");
     assert!(
         ids(&plain["added"]).iter().all(|id| facts[id].0 == 0),
         "front row first: {plain}"

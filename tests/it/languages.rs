@@ -159,3 +159,23 @@ async fn an_api_errors_words_follow_the_request_and_its_code_never_does() {
         "Nur 3 Plätze sind frei; gewünscht waren 4."
     );
 }
+
+#[tokio::test]
+async fn staff_pages_stay_english_whatever_the_browser_asks() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let console = page_in(&clerk, &format!("/staff/events/{}", event.id), "de").await;
+    assert!(console.contains("<html lang=\"en\">"));
+    assert!(
+        !console.contains("class=\"language-switch\""),
+        "no switch where nothing would change"
+    );
+    assert!(
+        console.contains("€45"),
+        "money as the English words around it write it"
+    );
+    // A buyer page offers the switch.
+    let map = page_in(&app.buyer(), &format!("/events/{}", event.id), "de").await;
+    assert!(map.contains("class=\"language-switch\""));
+}

@@ -636,10 +636,18 @@ async fn mail_is_sent_with_no_transaction_open() {
 
 /// An RFC 2047 subject (words of it as "=?utf-8?b?…?=") as text.
 fn decoded_subject(raw: &str) -> String {
-    raw.split(' ')
-        .map(decoded_word)
-        .collect::<Vec<_>>()
-        .join(" ")
+    // Whitespace between two encoded words is not part of the text.
+    let mut out = String::new();
+    let mut last_encoded = false;
+    for word in raw.split_whitespace() {
+        let encoded = word.starts_with("=?");
+        if !out.is_empty() && !(encoded && last_encoded) {
+            out.push(' ');
+        }
+        out.push_str(&decoded_word(word));
+        last_encoded = encoded;
+    }
+    out
 }
 
 fn decoded_word(raw: &str) -> String {

@@ -924,8 +924,19 @@ async fn a_restricted_views_reason_travels_from_the_layout_to_the_seat_and_the_m
     );
 
     // A reason on a seat without a restricted view is refused, saying where.
+    layout["name"] = json!("Rail Hall");
     layout["sections"][0]["rows"][0]["seats"][1]["view_note"] = json!("Rail");
     let (status, body) = manager.post("/api/staff/venues", layout).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    assert!(body.to_string().contains("restricted_view"), "{body}");
+    let problems = body["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{body}");
+    assert_eq!(
+        problems[0]["message"],
+        "a view_note is for a seat marked restricted_view"
+    );
+    assert_eq!(
+        (problems[0]["row"].clone(), problems[0]["seat"].clone()),
+        (json!("A"), json!("2")),
+        "{body}"
+    );
 }

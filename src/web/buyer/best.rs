@@ -51,7 +51,11 @@ pub(crate) async fn best_available(
     // Anything that isn't a number is out of range like 0 is.
     let count = form.count.trim().parse::<i64>().unwrap_or(0);
     let nonempty = |value: String| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-    let wheelchair = form.wheelchair.trim().parse::<i64>().unwrap_or(0);
+    // Empty is none; anything else that isn't a number is out of range.
+    let wheelchair = match form.wheelchair.trim() {
+        "" => 0,
+        text => text.parse::<i64>().unwrap_or(-1),
+    };
     let party = rules::party_size(count, max_seats)
         .and_then(|count| Ok((count, rules::wheelchair_users(wheelchair, count)?)));
     let outcome = match party {

@@ -51,7 +51,8 @@ fn choice(release: &str, secs: Option<i64>) -> AppResult<(AccessibleRelease, Opt
 pub(crate) struct AccessibleSeatingBody {
     /// "auto" (held back until `release_before_start_secs` before the
     /// start; never, without it), "released" or "held" (by hand, whatever
-    /// the time).
+    /// the time; the time is kept unless one is given).
+    #[schema(value_type = AccessibleRelease)]
     release: String,
     /// How long before the start held-back seats join general sale, for
     /// "auto" (0 to 31536000); absent or null: never by time.
@@ -128,13 +129,16 @@ pub(crate) async fn replace(
     ApiJson(body): ApiJson<AccessibleSeatingBody>,
 ) -> AppResult<Json<AccessibleSeatingJson>> {
     let (release, secs) = choice(&body.release, body.release_before_start_secs)?;
+    // Without a time, "auto" means never by time; a by-hand choice keeps
+    // the time for when it is set back to "auto".
+    let clear_time = release == AccessibleRelease::Auto && secs.is_none();
     let settings = db::accessible::set(
         &state.pool,
         staff.actor,
         event_id,
         release,
         secs,
-        secs.is_none(),
+        clear_time,
     )
     .await?;
     answer(&state, event_id, settings).await
@@ -193,12 +197,13 @@ impl AccessibleSection {
 }
 
 fn format_hours(secs: i32) -> String {
-    let hours = f64::from(secs) / 3600.0;
-    if hours.fract() == 0.0 {
-        format!("{hours:.0}")
-    } else {
-        format!("{hours:.2}")
-    }
+    // Four decimals: a time saved again from the form moves by under a
+    // second (100 s shows as 0.0278 h, read back as 100 s).
+    let hours = format!("{:.4}", f64::from(secs) / 3600.0);
+    hours
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
 }
 
 #[derive(Deserialize)]
@@ -230,13 +235,14 @@ async fn set_from_console(
     };
     let outcome = async {
         let (release, secs) = choice(&form.release, secs)?;
+        let clear_time = release == AccessibleRelease::Auto && secs.is_none();
         let settings = db::accessible::set(
             &state.pool,
             staff.actor(),
             event_id,
             release,
             secs,
-            secs.is_none(),
+            clear_time,
         )
         .await?;
         Ok(if settings.held_back_now {

@@ -257,7 +257,10 @@ async fn walk_up_sale(
         if let Step::Suggest = step {
             let count = field("count").trim().parse::<i64>().unwrap_or(0);
             let count = rules::party_size(count, state.config.max_seats_per_hold)?;
-            let wheelchair = field("best_wheelchair").trim().parse::<i64>().unwrap_or(0);
+            let wheelchair = match field("best_wheelchair").trim() {
+                "" => 0,
+                text => text.parse::<i64>().unwrap_or(-1),
+            };
             let nonempty = |v: &str| Some(v.trim().to_string()).filter(|v| !v.is_empty());
             let request = BestAvailableRequest {
                 count,

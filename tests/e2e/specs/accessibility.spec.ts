@@ -143,10 +143,18 @@ test('screenshots of the arena: the overview, a section, and a section on a phon
 test('picking a wheelchair space by hand asks first, in plain words; "no" leaves it free', async ({ page }) => {
   await openDemoEvent(page);
   const space = seat(page, 'Orchestra', 'T', 30);
+  const posted: string[] = [];
+  page.on('request', (request) => { if (request.method() === 'POST') posted.push(request.url()); });
   const asked: string[] = [];
   page.once('dialog', (dialog) => { asked.push(dialog.message()); void dialog.dismiss(); });
   await space.click();
   await expect.poll(() => asked).toEqual(['This is a wheelchair space. Is it for a wheelchair user?']);
+  // "No" sent nothing: a pick of an ordinary seat after it is the first
+  // request the page makes.
+  const ordinary = seat(page, 'Orchestra', 'S', 30);
+  await ordinary.click();
+  await expect(ordinary).toHaveAttribute('aria-pressed', 'true');
+  expect(posted).toHaveLength(1);
   await expect(space).toHaveAttribute('aria-pressed', 'false');
   await expect(space).toHaveAccessibleName(/wheelchair space, available$/);
 
@@ -157,4 +165,6 @@ test('picking a wheelchair space by hand asks first, in plain words; "no" leaves
   // Let it go again for the rest of the suite.
   await page.locator('#hold-panel').getByRole('button', { name: /^Release Orchestra, row T, seat 30$/ }).click();
   await expect(space).toHaveAttribute('aria-pressed', 'false');
+  await page.locator('#hold-panel').getByRole('button', { name: /^Release Orchestra, row S, seat 30$/ }).click();
+  await expect(ordinary).toHaveAttribute('aria-pressed', 'false');
 });

@@ -17,14 +17,11 @@ function readable(raw: string): { subject: string; body: string } {
     'latin1',
   ).toString('utf8');
   const line = raw.split(/\r?\n/).find((l) => /^subject:/i.test(l)) ?? '';
+  // Whitespace between two encoded words is not part of the text.
   const subject = line
     .replace(/^subject:\s*/i, '')
-    .split(' ')
-    .map((word) => {
-      const m = word.match(/^=\?utf-8\?b\?(.*)\?=$/i);
-      return m ? Buffer.from(m[1], 'base64').toString('utf8') : word;
-    })
-    .join(' ');
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?b\?([^?]*)\?=/gi, (_, b64) => Buffer.from(b64, 'base64').toString('utf8'));
   return { subject, body };
 }
 
@@ -97,9 +94,10 @@ test('a buyer who switches to French buys and is mailed in French', async ({ pag
   const seat = page.getByRole('button', { name: /^Orchestra, rang G, place 8, / });
   await seat.click();
   await expect(seat).toHaveAccessibleName(/réservée par vous$/);
-  // The choice holds on the next page too.
+  // The choice holds on the next page too; money is written the French way.
   await page.reload();
   await expect(page.locator('#hold-panel')).toContainText('Vos places');
+  await expect(page.locator('#hold-panel .hold-total')).toHaveText(/^Total \d+(,\d\d)?\u00a0€$/);
   const address = `ada.fr.${Date.now()}@example.com`;
   await page.getByLabel('Nom', { exact: true }).fill('Ada Lovelace');
   await page.getByLabel('E-mail', { exact: true }).fill(address);
