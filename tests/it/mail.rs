@@ -641,7 +641,7 @@ fn decoded_subject(raw: &str) -> String {
     let mut last_encoded = false;
     for word in raw.split_whitespace() {
         let encoded = word.starts_with("=?");
-        if !out.is_empty() && !(encoded && last_encoded) {
+        if !out.is_empty() && (!encoded || !last_encoded) {
             out.push(' ');
         }
         out.push_str(&decoded_word(word));
