@@ -1,0 +1,40 @@
+//! What a best-available request asks for, and its filters once resolved.
+
+use crate::domain::ids::SectionId;
+
+#[derive(Debug, Clone)]
+pub struct BestAvailableRequest {
+    pub count: u32,
+    /// A section name, as the seat listing gives it.
+    pub section: Option<String>,
+    /// A price tier code, as the seat listing gives it.
+    pub tier: Option<String>,
+    pub together: bool,
+    pub mode: BestMode,
+    /// How many of the party use a wheelchair (0 to `count`): each gets a
+    /// wheelchair space, and the rest of the party sits beside them.
+    pub wheelchair: u32,
+    /// Never give a seat with a restricted view.
+    pub avoid_restricted_view: bool,
+}
+
+/// What happens to the seats a buyer already holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BestMode {
+    /// The count is the party size: seats already held are swapped for
+    /// the new ones, in one transaction, so they go back on sale only if
+    /// the new ones are found (and may be found again among them).
+    #[default]
+    Replace,
+    /// The new seats join those already held.
+    Add,
+}
+
+/// A request's filters, resolved to ids.
+pub(super) struct Filters {
+    pub(super) section_id: Option<SectionId>,
+    pub(super) tier_id: Option<i64>,
+    pub(super) avoid_restricted_view: bool,
+    /// The party's wheelchair users.
+    pub(super) wheelchair: u32,
+}
