@@ -13,6 +13,7 @@ pub mod extract;
 pub mod json_int;
 pub mod lang;
 pub mod map;
+pub mod map_filters;
 pub mod notices;
 pub mod openapi;
 pub mod ops;

@@ -12,18 +12,10 @@ use seatmap::domain::layout::{Flag, RowSpec, SectionSpec};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
+use crate::best_available::best;
 use crate::pages::{csrf_from, page};
 use crate::staff::{console_action, staff};
 use crate::support::{Api, TestApp, ids, spawn_app};
-
-async fn best(buyer: &Api, event_id: i64, request: Value) -> (StatusCode, Value) {
-    buyer
-        .post(
-            &format!("/api/events/{event_id}/holds"),
-            json!({ "best_available": request }),
-        )
-        .await
-}
 
 fn section(name: &str, rows: usize, per_row: u32, flags: &[(u32, Flag)]) -> SectionSpec {
     SectionSpec {

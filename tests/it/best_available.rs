@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::{Api, TestApp, ids, spawn_app, spawn_app_with};
 
-async fn best(buyer: &Api, event_id: i64, request: Value) -> (StatusCode, Value) {
+pub async fn best(buyer: &Api, event_id: i64, request: Value) -> (StatusCode, Value) {
     buyer
         .post(
             &format!("/api/events/{event_id}/holds"),
