@@ -15,10 +15,26 @@ pub async fn demo(config: Config) -> anyhow::Result<crate::domain::ids::EventId>
     Ok(seeded?)
 }
 
-/// `seatmap staff add NAME`: creates a staff account. The password comes
-/// from the terminal (asked twice, not echoed) or, when stdin is not a
-/// terminal, from its first line.
-pub async fn staff_add(config: Config, name: &str) -> anyhow::Result<()> {
+/// The role `--role` names, or manager without it.
+pub fn role_option(args: &[String]) -> anyhow::Result<crate::domain::role::Role> {
+    use crate::domain::role::Role;
+    match args {
+        [] => Ok(Role::Manager),
+        [flag, name] if flag == "--role" => Role::parse(name).ok_or_else(|| {
+            anyhow::anyhow!("{name:?} is not a role: door, box_office, manager or admin")
+        }),
+        _ => anyhow::bail!("usage: seatmap staff add NAME [--role door|box_office|manager|admin]"),
+    }
+}
+
+/// `seatmap staff add NAME [--role ROLE]`: creates a staff account. The
+/// password comes from the terminal (asked twice, not echoed) or, when
+/// stdin is not a terminal, from its first line.
+pub async fn staff_add(
+    config: Config,
+    name: &str,
+    role: crate::domain::role::Role,
+) -> anyhow::Result<()> {
     use std::io::IsTerminal;
     anyhow::ensure!(
         crate::domain::password::valid_staff_name(name),
@@ -38,13 +54,24 @@ pub async fn staff_add(config: Config, name: &str) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || crate::domain::password::hash(&password)).await??;
     let database = Database::connect(&config).await?;
     let created = async {
-        let client = database.pool.get().await?;
-        db::staff::create(&client, name, &hash).await
+        let mut client = database.pool.get().await?;
+        let tx = client.transaction().await?;
+        let id = db::staff::create(&tx, name, &hash, role).await?;
+        db::staff::audit(
+            &tx,
+            None,
+            id,
+            "staff_created",
+            &format!("{name} created as {role} (command line)"),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok::<_, crate::error::AppError>(id)
     }
     .await;
     database.shutdown().await;
     created.map_err(|err| anyhow::anyhow!(crate::words::message(&err)))?;
-    println!("staff account {name} created");
+    println!("staff account {name} created ({role})");
     Ok(())
 }
 
@@ -59,11 +86,52 @@ pub async fn staff_list(config: Config) -> anyhow::Result<()> {
     database.shutdown().await;
     for account in listed.map_err(|err| anyhow::anyhow!("{err}"))? {
         println!(
-            "{}\t{}",
+            "{}\t{}\t{}{}",
             account.name,
-            crate::words::display_time(account.created_at)
+            account.role.as_str(),
+            crate::words::display_time(account.created_at),
+            if account.disabled_at.is_some() {
+                "\tdisabled"
+            } else {
+                ""
+            }
         );
     }
+    Ok(())
+}
+
+/// `seatmap staff role NAME ROLE`: changes an account's role from the
+/// command line (how the first admin is made on an upgraded install, where
+/// every account became a manager). Audited, with no staff actor.
+pub async fn staff_role(config: Config, name: &str, role: &str) -> anyhow::Result<()> {
+    let role = crate::domain::role::Role::parse(role).ok_or_else(|| {
+        anyhow::anyhow!("{role:?} is not a role: door, box_office, manager or admin")
+    })?;
+    let database = Database::connect(&config).await?;
+    let changed = async {
+        let mut client = database.pool.get().await?;
+        let tx = client.transaction().await?;
+        let id = db::staff::id_of(&tx, name)
+            .await?
+            .ok_or(crate::error::AppError::NotFound(
+                crate::error::Missing::StaffAccount,
+            ))?;
+        db::staff::set_role_from_command_line(&tx, id, role).await?;
+        db::staff::audit(
+            &tx,
+            None,
+            id,
+            "staff_role",
+            &format!("{name}: → {role} (command line)"),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok::<_, crate::error::AppError>(())
+    }
+    .await;
+    database.shutdown().await;
+    changed.map_err(|err| anyhow::anyhow!(crate::words::message(&err)))?;
+    println!("{name} is now {role}");
     Ok(())
 }
 

@@ -6,8 +6,11 @@ use seatmap::{cli, startup};
 const USAGE: &str = "\
 usage: seatmap [serve]          run the web app (default)
        seatmap demo             seed the demo event into the configured database and print its id
-       seatmap staff add NAME   create a box-office account (password from the terminal or stdin)
-       seatmap staff list       list box-office accounts
+       seatmap staff add NAME [--role door|box_office|manager|admin]
+                                create a staff account, manager by default
+                                (password from the terminal or stdin)
+       seatmap staff list       list staff accounts with their roles
+       seatmap staff role NAME ROLE  change an account's role (the first admin, say)
        seatmap apikey add NAME SCOPE  make an API key (read, sell or box-office); printed once
        seatmap apikey list      list API keys
        seatmap apikey revoke NAME  revoke an API key at once
@@ -92,10 +95,22 @@ async fn run() -> ExitCode {
         None | Some("serve") => startup::serve(config).await,
         Some("demo") => cli::demo(config).await.map(|id| println!("{id}")),
         Some("staff") => match (args.get(1).map(String::as_str), args.get(2)) {
-            (Some("add"), Some(name)) => cli::staff_add(config, name).await,
+            (Some("add"), Some(name)) => match cli::role_option(&args[3..]) {
+                Ok(role) => cli::staff_add(config, name, role).await,
+                Err(err) => {
+                    eprintln!("seatmap: {err}");
+                    return ExitCode::from(2);
+                }
+            },
             (Some("list"), None) => cli::staff_list(config).await,
+            (Some("role"), Some(name)) if args.len() == 4 => {
+                cli::staff_role(config, name, &args[3]).await
+            }
             _ => {
-                eprintln!("seatmap: usage: seatmap staff add NAME | seatmap staff list");
+                eprintln!(
+                    "seatmap: usage: seatmap staff add NAME [--role door|box_office|manager|admin] \
+                     | seatmap staff list | seatmap staff role NAME ROLE"
+                );
                 return ExitCode::from(2);
             }
         },

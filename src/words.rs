@@ -106,6 +106,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::Order => t("error-no-order"),
         Missing::Page => t("error-no-page"),
         Missing::File => "File not found.".into(),
+        Missing::StaffAccount => "No such staff account.".into(),
         Missing::SeatInHold => t("error-no-seat-in-hold"),
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
         Missing::SeatInEvent => t("error-no-seat-in-event"),
@@ -230,6 +231,12 @@ fn invalid_text(invalid: &Invalid) -> String {
             TargetProblem::Unresolved => "That host name can't be found. Check the URL.".into(),
         },
         Invalid::WebhookEvents => "Tick at least one event.".into(),
+        Invalid::StaffName => "A staff name is 1 to 64 letters, digits or . _ @ -".into(),
+        Invalid::PasswordLength => format!(
+            "A password is {} to 1024 characters.",
+            crate::domain::password::MIN_PASSWORD_CHARS
+        ),
+        Invalid::Role => "Choose a role: door, box office, manager or admin.".into(),
         Invalid::BestMode => {
             "Best available's mode is \"replace\" (the default) or \"add\".".into()
         }
@@ -291,6 +298,7 @@ fn conflict_text(conflict: &Conflict) -> String {
         }
         Conflict::StaffExists(name) => format!("A staff account named {name:?} already exists."),
         Conflict::ApiKeyExists(name) => format!("An API key named {name:?} already exists."),
+        Conflict::LastAdmin => "That would leave no admin who can sign in (and nobody may disable or demote themselves): make another admin first.".into(),
         Conflict::NotEnoughTogether {
             count,
             free,
@@ -446,6 +454,9 @@ fn denied_text(denied: &Denied) -> String {
         Denied::KeyScope { has, needs } => {
             format!("This API key's scope is {has}; this needs a {needs} key.")
         }
+        Denied::Role { has, needs } => format!(
+            "Your role is {has}; this needs {needs} or above. An admin can change your role."
+        ),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod money;
 pub mod password;
 pub mod payment;
 pub mod refusal;
+pub mod role;
 pub mod rules;
 pub mod sale;
 pub mod seat;

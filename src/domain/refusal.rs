@@ -84,6 +84,7 @@ error_codes! {
     UnknownSection => "unknown_section",
     UnknownTier => "unknown_tier",
     ApiKeyExists => "api_key_exists",
+    LastAdmin => "last_admin",
     VenueExists => "venue_exists",
     StaleLayout => "stale_layout",
     PreconditionRequired => "precondition_required",
@@ -162,6 +163,11 @@ pub enum Denied {
         has: &'static str,
         needs: &'static str,
     },
+    /// A member of staff whose role doesn't reach this.
+    Role {
+        has: super::role::Role,
+        needs: super::role::Role,
+    },
 }
 
 impl SaleStatus {
@@ -195,6 +201,7 @@ pub enum Missing {
     Order,
     Page,
     File,
+    StaffAccount,
     SeatInHold,
     TicketInHold,
     SeatInEvent,
@@ -299,6 +306,12 @@ pub enum Invalid {
     WebhookUrl(super::webhook::TargetProblem),
     /// A webhook endpoint that asks for no event.
     WebhookEvents,
+    /// A staff name an account can't have.
+    StaffName,
+    /// A password shorter than `password::MIN_PASSWORD_CHARS`, or over 1 KiB.
+    PasswordLength,
+    /// A role that is none of door, box_office, manager, admin.
+    Role,
 }
 
 /// Free wheelchair spaces in a section, offered when the one asked for
@@ -348,6 +361,9 @@ pub enum Conflict {
     },
     StaffExists(String),
     ApiKeyExists(String),
+    /// Disabling or demoting the last admin who can still sign in (or
+    /// oneself): nobody could manage accounts afterwards.
+    LastAdmin,
     /// The hold was checked out: it waits for its order's payment.
     HoldBeingPaid,
     /// Marking paid an order that is not a box-office reservation waiting
@@ -462,6 +478,7 @@ impl Invalid {
             Invalid::SeatName(_) | Invalid::AmbiguousSeatName { .. } => ErrorCode::UnknownSeat,
             Invalid::WebhookUrl(_) => ErrorCode::InvalidWebhookUrl,
             Invalid::WebhookEvents => ErrorCode::InvalidInput,
+            Invalid::StaffName | Invalid::PasswordLength | Invalid::Role => ErrorCode::InvalidInput,
         }
     }
 }
@@ -483,6 +500,7 @@ impl Conflict {
             Conflict::SectionExists(_) => ErrorCode::SectionExists,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
             Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
+            Conflict::LastAdmin => ErrorCode::LastAdmin,
             Conflict::HoldBeingPaid => ErrorCode::AwaitingPayment,
             Conflict::NotAwaitingPayment { .. } => ErrorCode::NotAwaitingPayment,
             Conflict::PaymentDeadlinePassed => ErrorCode::PaymentDeadlinePassed,

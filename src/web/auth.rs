@@ -3,6 +3,7 @@
 
 use crate::domain::api_key::{self, Scope};
 use crate::domain::ids::{Actor, ApiKeyId, BuyerId, StaffId};
+use crate::domain::role::Role;
 use crate::error::AppError;
 use crate::error::Denied;
 use crate::web::security::CsrfToken;
@@ -81,24 +82,29 @@ impl<S: Send + Sync> FromRequestParts<S> for Viewer {
 }
 
 const STAFF_KEY: &str = "staff_id";
+/// The account's credentials version when this session signed in: a
+/// password reset raises it, which ends the session.
+const STAFF_VERSION_KEY: &str = "staff_credentials_version";
 
-/// A signed-in box-office staff member. Only the login handler ever puts a
-/// staff id in a session, so a buyer's session never gains staff rights.
-/// 401 otherwise (which HTML pages turn into a redirect to the login page).
+/// A signed-in member of staff, whatever their role. Only the login
+/// handler ever puts a staff id in a session, so a buyer's session never
+/// gains staff rights. A handler never takes this directly: it takes
+/// [`Staff`] with the least role it needs, so every staff route says its
+/// role (the compiler sees to it) and the role is checked before the
+/// handler runs, so a refusal writes nothing.
 pub struct StaffUser {
     pub id: StaffId,
     pub name: String,
+    pub role: Role,
     pub session: Session,
     pub csrf: CsrfToken,
 }
 
-impl FromRequestParts<AppState> for StaffUser {
-    type Rejection = AppError;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<StaffUser, AppError> {
+impl StaffUser {
+    /// 401 for no staff session, or one whose account was disabled or
+    /// whose password was reset since (HTML pages turn 401 into a
+    /// redirect to the login page).
+    async fn from_session(parts: &mut Parts, state: &AppState) -> Result<StaffUser, AppError> {
         let session = session_from(parts).await?;
         let csrf = CsrfToken::from_request_parts(parts, state).await?;
         let staff_id = session
@@ -106,22 +112,119 @@ impl FromRequestParts<AppState> for StaffUser {
             .await
             .map_err(session_error)?
             .ok_or(AppError::Unauthorized)?;
+        let version = session
+            .get::<i32>(STAFF_VERSION_KEY)
+            .await
+            .map_err(session_error)?
+            .unwrap_or(0);
         let client = state.pool.get().await?;
-        let name = crate::db::staff::name_of(&client, staff_id)
+        let account = crate::db::staff::signed_in(&client, staff_id, version)
             .await?
             .ok_or(AppError::Unauthorized)?;
         Ok(StaffUser {
             id: staff_id,
-            name,
+            name: account.name,
+            role: account.role,
             session,
             csrf,
         })
     }
-}
 
-impl StaffUser {
     pub fn actor(&self) -> Actor {
         Actor::Staff(self.id)
+    }
+
+    /// What the staff pages' bar shows: who, and the links their role
+    /// may follow.
+    pub fn bar(&self) -> StaffBar {
+        StaffBar {
+            name: self.name.clone(),
+            role: self.role.label(),
+            csrf: self.csrf.value(),
+            manager: self.role.covers(Role::Manager),
+            admin: self.role.covers(Role::Admin),
+        }
+    }
+}
+
+/// The staff pages' bar (templates/staff/_header.html).
+pub struct StaffBar {
+    pub name: String,
+    pub role: &'static str,
+    pub csrf: String,
+    /// Venues, webhooks, refunds and the event's settings are shown.
+    pub manager: bool,
+    /// Staff accounts are shown.
+    pub admin: bool,
+}
+
+/// The least role a route needs, as a type: `Staff<BoxOffice>`.
+pub trait RoleFloor: Send + Sync + 'static {
+    const ROLE: Role;
+}
+
+/// The roles as types, for [`Staff`] and [`StaffCaller`].
+pub mod floor {
+    use super::{Role, RoleFloor};
+
+    pub struct Door;
+    pub struct BoxOffice;
+    pub struct Manager;
+    pub struct Admin;
+
+    impl RoleFloor for Door {
+        const ROLE: Role = Role::Door;
+    }
+    impl RoleFloor for BoxOffice {
+        const ROLE: Role = Role::BoxOffice;
+    }
+    impl RoleFloor for Manager {
+        const ROLE: Role = Role::Manager;
+    }
+    impl RoleFloor for Admin {
+        const ROLE: Role = Role::Admin;
+    }
+}
+
+fn needs_role(has: Role, needs: Role) -> Result<(), AppError> {
+    if has.covers(needs) {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(Denied::Role { has, needs }))
+    }
+}
+
+/// A signed-in member of staff whose role reaches `F`: 401 without a
+/// staff session, 403 for a role below it.
+pub struct Staff<F: RoleFloor> {
+    user: StaffUser,
+    floor: std::marker::PhantomData<F>,
+}
+
+impl<F: RoleFloor> std::ops::Deref for Staff<F> {
+    type Target = StaffUser;
+
+    fn deref(&self) -> &StaffUser {
+        &self.user
+    }
+}
+
+impl<F: RoleFloor> Staff<F> {
+    pub fn into_user(self) -> StaffUser {
+        self.user
+    }
+}
+
+impl<F: RoleFloor> FromRequestParts<AppState> for Staff<F> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Staff<F>, AppError> {
+        let user = StaffUser::from_session(parts, state).await?;
+        needs_role(user.role, F::ROLE)?;
+        Ok(Staff {
+            user,
+            floor: std::marker::PhantomData,
+        })
     }
 }
 
@@ -253,36 +356,50 @@ impl FromRequestParts<AppState> for ApiViewer {
     }
 }
 
-/// Who calls the staff JSON API: a signed-in member of staff, or a
-/// box-office key. 401 for neither; 403 for a key of another scope.
-pub struct StaffCaller {
+/// Who calls the staff JSON API: a signed-in member of staff whose role
+/// reaches `F`, or a box-office key. 401 for neither; 403 for a key of
+/// another scope or a role below `F`. A box-office key reaches the whole
+/// staff JSON API, as it did before roles (keys are made by whoever runs
+/// the server, with `seatmap apikey add`).
+pub struct StaffCaller<F: RoleFloor> {
     pub actor: Actor,
+    floor: std::marker::PhantomData<F>,
 }
 
-impl FromRequestParts<AppState> for StaffCaller {
+impl<F: RoleFloor> FromRequestParts<AppState> for StaffCaller<F> {
     type Rejection = AppError;
 
     async fn from_request_parts(
         parts: &mut Parts,
         state: &AppState,
-    ) -> Result<StaffCaller, AppError> {
-        if let Some(key) = bearer_key(parts) {
+    ) -> Result<StaffCaller<F>, AppError> {
+        let actor = if let Some(key) = bearer_key(parts) {
             needs_scope(&key, Scope::BoxOffice)?;
-            return Ok(StaffCaller {
-                actor: Actor::Key(key.id),
-            });
-        }
-        let staff = StaffUser::from_request_parts(parts, state).await?;
+            Actor::Key(key.id)
+        } else {
+            let staff = StaffUser::from_session(parts, state).await?;
+            needs_role(staff.role, F::ROLE)?;
+            staff.actor()
+        };
         Ok(StaffCaller {
-            actor: staff.actor(),
+            actor,
+            floor: std::marker::PhantomData,
         })
     }
 }
 
 /// Marks the session as this staff member's, under a new session id (so a
 /// session id planted before login is worthless after it).
-pub async fn sign_in(session: &Session, staff_id: StaffId) -> Result<(), AppError> {
+pub async fn sign_in(
+    session: &Session,
+    staff_id: StaffId,
+    credentials_version: i32,
+) -> Result<(), AppError> {
     session.cycle_id().await.map_err(session_error)?;
+    session
+        .insert(STAFF_VERSION_KEY, credentials_version)
+        .await
+        .map_err(session_error)?;
     session
         .insert(STAFF_KEY, staff_id)
         .await
@@ -292,6 +409,10 @@ pub async fn sign_in(session: &Session, staff_id: StaffId) -> Result<(), AppErro
 pub async fn sign_out(session: &Session) -> Result<(), AppError> {
     session
         .remove::<i64>(STAFF_KEY)
+        .await
+        .map_err(session_error)?;
+    session
+        .remove::<i32>(STAFF_VERSION_KEY)
         .await
         .map_err(session_error)?;
     session.cycle_id().await.map_err(session_error)

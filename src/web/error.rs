@@ -190,6 +190,11 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             ErrorCode::InvalidApiKey,
             json!({}),
         ),
+        AppError::Forbidden(crate::error::Denied::Role { has, needs }) => (
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            json!({ "role": has.as_str(), "needs": needs.as_str() }),
+        ),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, json!({})),
         AppError::RequestTimeout => (
             StatusCode::REQUEST_TIMEOUT,

@@ -9,7 +9,7 @@ use crate::after_sale::buy;
 use crate::support::{TestApp, id_segment, spawn_app, spawn_app_with};
 
 /// A key made as the command makes one (straight into the database).
-async fn make_key(app: &TestApp, name: &str, scope: &str) -> String {
+pub async fn make_key(app: &TestApp, name: &str, scope: &str) -> String {
     let (key, hash) = seatmap::domain::api_key::generate();
     let scope = seatmap::domain::api_key::Scope::parse(scope).unwrap();
     seatmap::db::api_keys::create(&app.sql().await, name, scope, &hash)

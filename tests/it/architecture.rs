@@ -46,7 +46,7 @@ const HTTP_CRATES: &[&str] = &[
 
 /// The crate's modules, by path (`web::buyer::event`; the root is ""),
 /// each with its file.
-fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
+pub fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
     fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).expect("reading src/") {
             let path = entry.unwrap().path();
@@ -489,7 +489,7 @@ fn layer_breaches(graph: &Graph) -> Vec<String> {
     breaches
 }
 
-fn src() -> PathBuf {
+pub fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 

@@ -206,9 +206,14 @@ async fn when_staff_release_a_hold_the_buyers_page_is_told_live() {
     let mut stream =
         Stream::open(&buyer, &format!("/events/{}/live?since={since}", event.id)).await;
 
-    let staff_id = seatmap::db::staff::create(&app.sql().await, "clerk", "unused-hash")
-        .await
-        .unwrap();
+    let staff_id = seatmap::db::staff::create(
+        &app.sql().await,
+        "clerk",
+        "unused-hash",
+        seatmap::domain::role::Role::BoxOffice,
+    )
+    .await
+    .unwrap();
     let hold_id: seatmap::domain::ids::HoldId = held["hold_id"].as_str().unwrap().parse().unwrap();
     seatmap::db::box_office::release(
         &app.pool,

@@ -23,6 +23,7 @@ mod pages;
 mod payments;
 mod purchase;
 mod races;
+mod roles;
 mod schema;
 mod security;
 mod sessions;

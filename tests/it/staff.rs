@@ -7,17 +7,25 @@ use serde_json::json;
 
 use crate::pages::csrf_from;
 use crate::support::{Api, TestApp, ids, spawn_app, spawn_app_with, statuses};
+use seatmap::domain::ids::StaffId;
+use seatmap::domain::role::Role;
 
 pub const PASSWORD: &str = "a long box-office password";
 
+/// A manager account (every role but admin's rights), as each account was
+/// before roles.
 pub async fn create_staff(app: &TestApp, name: &str) {
-    let hash = seatmap::domain::password::hash(PASSWORD).unwrap();
-    seatmap::db::staff::create(&app.sql().await, name, &hash)
-        .await
-        .unwrap();
+    create_staff_as(app, name, Role::Manager).await;
 }
 
-async fn post_form(client: &Api, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
+pub async fn create_staff_as(app: &TestApp, name: &str, role: Role) -> StaffId {
+    let hash = seatmap::domain::password::hash(PASSWORD).unwrap();
+    seatmap::db::staff::create(&app.sql().await, name, &hash, role)
+        .await
+        .unwrap()
+}
+
+pub async fn post_form(client: &Api, path: &str, fields: &[(&str, &str)]) -> reqwest::Response {
     client
         .http
         .post(format!("{}{path}", client.base))
@@ -42,9 +50,14 @@ pub async fn sign_in_attempt(client: &Api, name: &str, password: &str) -> reqwes
     .await
 }
 
-/// A client signed in as a new staff account `name`.
+/// A client signed in as a new manager account `name`.
 pub async fn staff(app: &TestApp, name: &str) -> Api {
-    create_staff(app, name).await;
+    staff_as(app, name, Role::Manager).await
+}
+
+/// A client signed in as a new account `name` with this role.
+pub async fn staff_as(app: &TestApp, name: &str, role: Role) -> Api {
+    create_staff_as(app, name, role).await;
     let client = app.buyer();
     let response = sign_in_attempt(&client, name, PASSWORD).await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);

@@ -17,7 +17,7 @@ use crate::domain::accessible::{AccessibleRelease, MAX_RELEASE_SECS};
 use crate::domain::ids::EventId;
 use crate::domain::locale::EventLocale;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::auth::{StaffCaller, StaffUser};
+use crate::web::auth::{Staff, StaffCaller, floor::BoxOffice, floor::Manager};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, IdPath};
 use crate::web::security::CsrfForm;
@@ -106,7 +106,7 @@ async fn answer(
 pub(crate) async fn show(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    _staff: StaffCaller,
+    _staff: StaffCaller<BoxOffice>,
 ) -> AppResult<Json<AccessibleSeatingJson>> {
     let settings = db::accessible::settings(&state.pool.get().await?, event_id).await?;
     answer(&state, event_id, settings).await
@@ -125,7 +125,7 @@ pub(crate) async fn show(
 pub(crate) async fn replace(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<AccessibleSeatingBody>,
 ) -> AppResult<Json<AccessibleSeatingJson>> {
     let (release, secs) = choice(&body.release, body.release_before_start_secs)?;
@@ -217,7 +217,7 @@ struct AccessibleForm {
 async fn set_from_console(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(form): CsrfForm<AccessibleForm>,
 ) -> AppResult<Redirect> {
     let hours = form.release_hours.trim();

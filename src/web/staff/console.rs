@@ -23,7 +23,7 @@ use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::BoxOffice, floor::Door, floor::Manager};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{IdPath, QueryInput};
 use crate::web::map::{self, Overview, SeatCanvas};
@@ -67,18 +67,20 @@ pub fn router() -> Router<AppState> {
 #[derive(Template)]
 #[template(path = "staff/index.html")]
 struct IndexPage {
-    staff_name: String,
-    csrf: String,
+    staff_bar: crate::web::auth::StaffBar,
     events: Vec<EventHeader>,
+    /// The role reaches the console (box office and above); the door's
+    /// staff get each event's door page instead.
+    console: bool,
 }
 
-async fn index(State(state): State<AppState>, staff: StaffUser) -> AppResult<Html<String>> {
+async fn index(State(state): State<AppState>, staff: Staff<Door>) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
     let events = db::events::list(&client).await?;
     render(&IndexPage {
-        staff_name: staff.name,
-        csrf: staff.csrf.value(),
+        staff_bar: staff.bar(),
         events: events.iter().map(EventHeader::from).collect(),
+        console: staff.role.covers(crate::domain::role::Role::BoxOffice),
     })
 }
 
@@ -180,7 +182,7 @@ struct SeatPanel {
 #[derive(Template)]
 #[template(path = "staff/event.html")]
 struct ConsolePage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     event: EventHeader,
     notice: Option<Notice>,
@@ -277,7 +279,7 @@ async fn console(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<ConsoleQuery>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
@@ -322,7 +324,7 @@ async fn console(
         seat.for_staff(query.seat);
     }
     render(&ConsolePage {
-        staff_name: staff.name,
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         event: EventHeader::from(&event),
         notice: take_notice(&staff.session).await?,
@@ -394,7 +396,7 @@ async fn hold_of_event(state: &AppState, event_id: EventId, hold_id: HoldId) -> 
 async fn release_hold(
     State(state): State<AppState>,
     IdPath((event_id, hold_id)): IdPath<(EventId, HoldId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
@@ -413,7 +415,7 @@ async fn release_hold(
 async fn release_seat(
     State(state): State<AppState>,
     IdPath((event_id, hold_id, seat_id)): IdPath<(EventId, HoldId, SeatId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
@@ -426,7 +428,7 @@ async fn release_seat(
 async fn revive_hold(
     State(state): State<AppState>,
     IdPath((event_id, hold_id)): IdPath<(EventId, HoldId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     hold_of_event(&state, event_id, hold_id).await?;
@@ -450,7 +452,7 @@ async fn revive_hold(
 async fn set_blocked(
     state: &AppState,
     (event_id, seat_id): (EventId, SeatId),
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     block: bool,
 ) -> AppResult<Redirect> {
     let done = if block {
@@ -473,7 +475,7 @@ async fn set_blocked(
 async fn block(
     State(state): State<AppState>,
     IdPath(seat): IdPath<(EventId, SeatId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     set_blocked(&state, seat, &staff, true).await
@@ -482,7 +484,7 @@ async fn block(
 async fn unblock(
     State(state): State<AppState>,
     IdPath(seat): IdPath<(EventId, SeatId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     set_blocked(&state, seat, &staff, false).await
@@ -503,7 +505,7 @@ struct SellForm {
 async fn sell(
     State(state): State<AppState>,
     IdPath((event_id, seat_id)): IdPath<(EventId, SeatId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(form): CsrfForm<SellForm>,
 ) -> AppResult<Redirect> {
     let sale =
@@ -542,7 +544,7 @@ pub(crate) struct WholeEventChange {
 async fn end_sales(
     state: &AppState,
     event_id: EventId,
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     cancel: bool,
     change: WholeEventChange,
 ) -> AppResult<Redirect> {
@@ -583,7 +585,7 @@ async fn end_sales(
 async fn close_sales(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(change): CsrfForm<WholeEventChange>,
 ) -> AppResult<Redirect> {
     end_sales(&state, event_id, &staff, false, change).await
@@ -592,7 +594,7 @@ async fn close_sales(
 async fn cancel_event(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(change): CsrfForm<WholeEventChange>,
 ) -> AppResult<Redirect> {
     end_sales(&state, event_id, &staff, true, change).await

@@ -16,7 +16,7 @@ use crate::db::tickets::{Admission, DoorCounts};
 use crate::domain::ids::EventId;
 use crate::domain::ticket::{self, TicketCode};
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::auth::{StaffCaller, StaffUser};
+use crate::web::auth::{Staff, StaffCaller, floor::Door};
 use crate::web::error::responses;
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{ApiJson, IdPath, QueryInput, is_htmx};
@@ -91,7 +91,7 @@ fn scan_result(admission: &Admission) -> ScanResult {
 #[template(path = "staff/door.html")]
 struct DoorPage {
     event_id: EventId,
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     event: EventHeader,
     gate: String,
@@ -133,13 +133,13 @@ async fn door_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<GateQuery>,
-    staff: StaffUser,
+    staff: Staff<Door>,
 ) -> AppResult<Html<String>> {
     let event = crate::web::event_header::event_header(&state, event_id).await?;
     let counts = db::tickets::door_counts(&state.pool.get().await?, event_id).await?;
     render(&DoorPage {
         event_id,
-        staff_name: staff.name,
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         event,
         gate: gate_or_default(query.gate.as_deref())?,
@@ -163,7 +163,7 @@ async fn scan(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     headers: HeaderMap,
-    staff: StaffUser,
+    staff: Staff<Door>,
     CsrfForm(form): CsrfForm<ScanForm>,
 ) -> AppResult<Response> {
     let event = crate::web::event_header::event_header(&state, event_id).await?;
@@ -193,7 +193,7 @@ async fn scan(
     }
     Ok(render(&DoorPage {
         event_id,
-        staff_name: staff.name,
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         event,
         gate,
@@ -207,7 +207,7 @@ async fn scan(
 async fn counts(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    _staff: StaffUser,
+    _staff: Staff<Door>,
 ) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
     if !db::events::exists(&client, event_id).await? {
@@ -254,7 +254,7 @@ pub(crate) struct AdmitJson {
 pub(crate) async fn admit_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<Door>,
     ApiJson(body): ApiJson<AdmitBody>,
 ) -> AppResult<Json<AdmitJson>> {
     let code = TicketCode::parse(&body.code)?;

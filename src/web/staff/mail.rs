@@ -11,7 +11,7 @@ use crate::db;
 use crate::domain::ids::EventId;
 use crate::domain::ids::MessageId;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::BoxOffice};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::IdPath;
 use crate::web::notices::{Notice, take_notice};
@@ -44,7 +44,7 @@ struct MessageRow {
 #[derive(Template)]
 #[template(path = "staff/mail.html")]
 struct OutboxPage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     notice: Option<Notice>,
     oob: bool,
@@ -56,14 +56,14 @@ struct OutboxPage {
 async fn outbox_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
     let event = crate::web::event_header::event_header(&state, event_id).await?;
     let client = state.pool.get().await?;
     let messages = db::outbox::for_event(&client, event_id, 200).await?;
     let locale = event.locale.clone();
     render(&OutboxPage {
-        staff_name: staff.name,
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         notice: take_notice(&staff.session).await?,
         oob: false,
@@ -107,7 +107,7 @@ async fn outbox_page(
 async fn retry_message(
     State(state): State<AppState>,
     IdPath((event_id, message_id)): IdPath<(EventId, MessageId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     let client = state.pool.get().await?;

@@ -3,6 +3,7 @@
 //! `orders_api`, the door's admissions), routed with the API document.
 
 pub mod accessible;
+pub mod accounts;
 pub mod console;
 pub mod door;
 pub mod mail;
@@ -29,6 +30,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(sign_in::router())
         .merge(accessible::router())
+        .merge(accounts::router())
         .merge(console::router())
         .merge(venues::router())
         .merge(reports::router())

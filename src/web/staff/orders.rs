@@ -19,7 +19,7 @@ use crate::domain::ids::{EventId, OrderId, TicketId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::BoxOffice, floor::Manager};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::IdPath;
 use crate::web::notices::{Notice, take_notice};
@@ -66,7 +66,7 @@ struct StaffTicket {
 #[derive(Template)]
 #[template(path = "staff/order.html")]
 struct OrderPage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     event: EventHeader,
     notice: Option<Notice>,
@@ -176,7 +176,7 @@ fn mail_line(status: &MailStatus, locale: &EventLocale) -> String {
 async fn order_page(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
     let event = crate::web::event_header::event_header(&state, event_id).await?;
     let client = state.pool.get().await?;
@@ -230,7 +230,7 @@ async fn order_page(
             .iter()
             .map(|refund| provider_refund_row(refund, locale))
             .collect(),
-        staff_name: staff.name,
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         event,
         notice: take_notice(&staff.session).await?,
@@ -279,7 +279,7 @@ pub(super) fn refunded_text(refunded: &Refunded) -> String {
 async fn refund_order(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     let outcome = db::order_changes::refund(&state.pool, staff.actor(), event_id, order_id, None)
@@ -291,7 +291,7 @@ async fn refund_order(
 async fn refund_ticket(
     State(state): State<AppState>,
     IdPath((event_id, order_id, ticket_id)): IdPath<(EventId, OrderId, TicketId)>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     let outcome = db::order_changes::refund(
@@ -315,7 +315,7 @@ struct ReseatForm {
 async fn reseat_ticket(
     State(state): State<AppState>,
     IdPath((event_id, order_id, ticket_id)): IdPath<(EventId, OrderId, TicketId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(form): CsrfForm<ReseatForm>,
 ) -> AppResult<Redirect> {
     let outcome = async {

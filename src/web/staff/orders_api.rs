@@ -18,7 +18,7 @@ use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::auth::StaffCaller;
+use crate::web::auth::{StaffCaller, floor::BoxOffice, floor::Manager};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, IdPath};
 use crate::web::state::AppState;
@@ -85,7 +85,7 @@ pub(crate) struct ProviderRefundJson {
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    _staff: StaffCaller,
+    _staff: StaffCaller<BoxOffice>,
 ) -> AppResult<Json<StaffOrderJson>> {
     let client = state.pool.get().await?;
     let order = db::orders::find(&client, order_id, None)
@@ -165,7 +165,7 @@ pub(crate) struct RefundJson {
 pub(crate) async fn refund_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<RefundBody>,
 ) -> AppResult<Json<RefundJson>> {
     if body.ticket_ids.as_ref().is_some_and(Vec::is_empty) {
@@ -215,7 +215,7 @@ pub(crate) struct ReseatJson {
 pub(crate) async fn reseat_json(
     State(state): State<AppState>,
     IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
-    staff: StaffCaller,
+    staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<ReseatBody>,
 ) -> AppResult<Json<ReseatJson>> {
     let moved =
@@ -277,7 +277,7 @@ pub(crate) struct SaleJson {
 pub(crate) async fn sale_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<SaleBody>,
 ) -> AppResult<impl IntoResponse> {
     let seat_ids = SeatIds::new(body.seat_ids.iter().copied());

@@ -14,7 +14,7 @@ use crate::domain::ids::{EventId, OrderId};
 use crate::domain::locale::EventLocale;
 use crate::domain::payment::PaymentMode;
 use crate::error::AppResult;
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::BoxOffice, floor::Manager};
 use crate::web::extract::IdPath;
 use crate::web::security::CsrfForm;
 use crate::web::staff::payments_api::{counter_tender, payment_choice};
@@ -101,7 +101,7 @@ struct PaymentForm {
 async fn set_payment(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(form): CsrfForm<PaymentForm>,
 ) -> AppResult<Redirect> {
     let hours = form
@@ -132,7 +132,7 @@ struct PaidForm {
 async fn mark_paid(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(form): CsrfForm<PaidForm>,
 ) -> AppResult<Redirect> {
     let outcome = async {

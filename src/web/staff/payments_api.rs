@@ -11,7 +11,7 @@ use crate::domain::ids::{EventId, OrderId};
 use crate::domain::payment::{OrderStatus, PaymentMode};
 use crate::domain::ticket::Tender;
 use crate::error::{AppError, AppResult, Conflict, Invalid};
-use crate::web::auth::StaffCaller;
+use crate::web::auth::{StaffCaller, floor::BoxOffice, floor::Manager};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, IdPath};
 use crate::web::state::AppState;
@@ -76,7 +76,7 @@ pub(crate) fn payment_choice(
 pub(crate) async fn set_payment(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<EventPaymentBody>,
 ) -> AppResult<Json<StaffEventJson>> {
     let (mode, window) = payment_choice(&state, &body.payment, body.box_office_window_secs)?;
@@ -120,7 +120,7 @@ pub(crate) struct CounterPaymentJson {
 pub(crate) async fn mark_paid(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
-    staff: StaffCaller,
+    staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<CounterPaymentBody>,
 ) -> AppResult<Json<CounterPaymentJson>> {
     let tender = counter_tender(&body.tender)?;

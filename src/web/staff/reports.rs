@@ -12,7 +12,7 @@ use crate::db::{self, reports};
 use crate::domain::ids::EventId;
 use crate::domain::text::spreadsheet_safe;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::BoxOffice, floor::Manager};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::IdPath;
 use crate::web::render::render;
@@ -59,8 +59,7 @@ struct AccessibleRow {
 struct ReportPage {
     accessible: Vec<AccessibleRow>,
     accessible_held_back: bool,
-    staff_name: String,
-    csrf: String,
+    staff_bar: crate::web::auth::StaffBar,
     event: EventHeader,
     counts: Vec<CountRow>,
     totals: CountRow,
@@ -74,7 +73,7 @@ struct ReportPage {
 async fn report(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
@@ -140,8 +139,7 @@ async fn report(
     render(&ReportPage {
         accessible,
         accessible_held_back: held_back,
-        staff_name: staff.name,
-        csrf: staff.csrf.value(),
+        staff_bar: staff.bar(),
         event: EventHeader::from(&event),
         counts,
         totals,
@@ -172,7 +170,7 @@ async fn report(
 async fn orders_csv(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    _staff: StaffUser,
+    _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
@@ -247,7 +245,7 @@ fn csv_attachment(out: csv::Writer<Vec<u8>>, filename: &str) -> AppResult<Respon
 async fn door_list_csv(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    _staff: StaffUser,
+    _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)

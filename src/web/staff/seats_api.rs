@@ -10,7 +10,7 @@ use crate::db;
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::auth::StaffCaller;
+use crate::web::auth::{StaffCaller, floor::BoxOffice};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, IdPath};
 use crate::web::state::AppState;
@@ -38,7 +38,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
-    staff: StaffCaller,
+    staff: StaffCaller<BoxOffice>,
 ) -> AppResult<StatusCode> {
     db::box_office::release(&state.pool, staff.actor, hold_id, None).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -58,7 +58,7 @@ pub(crate) struct SeatsChanged {
 
 async fn set_blocked(
     state: &AppState,
-    staff: &StaffCaller,
+    staff: &StaffCaller<BoxOffice>,
     event_id: EventId,
     body: SeatsBody,
     block: bool,
@@ -89,7 +89,7 @@ async fn set_blocked(
 pub(crate) async fn block(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<SeatsBody>,
 ) -> AppResult<Json<SeatsChanged>> {
     set_blocked(&state, &staff, event_id, body, true).await
@@ -109,7 +109,7 @@ pub(crate) async fn block(
 pub(crate) async fn unblock(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<SeatsBody>,
 ) -> AppResult<Json<SeatsChanged>> {
     set_blocked(&state, &staff, event_id, body, false).await

@@ -174,7 +174,7 @@ async fn login(
     let staff_id = if plausible && form.password.len() <= MAX_PASSWORD_BYTES {
         let account = db::staff::credentials(&client, &form.name).await?;
         let (staff_id, stored) = match account {
-            Some((id, hash)) => (Some(id), hash),
+            Some((id, hash, version)) => (Some((id, version)), hash),
             None => (None, password::decoy_hash().to_string()),
         };
         // argon2 is slow on purpose: hash with no pooled connection held,
@@ -187,11 +187,11 @@ async fn login(
         None
     };
     let client = state.pool.get().await?;
-    let Some(staff_id) = staff_id else {
+    let Some((staff_id, credentials_version)) = staff_id else {
         return refuse(StatusCode::UNAUTHORIZED, "Wrong name or password.".into());
     };
     db::rate_limits::give_back(&client, clock, LOGIN_WINDOW_SECS, &limits).await?;
-    sign_in(&session, staff_id).await?;
+    sign_in(&session, staff_id, credentials_version).await?;
     db::audit::record(
         &client,
         db::audit::Entry {

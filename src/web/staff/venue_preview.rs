@@ -16,7 +16,7 @@ use crate::domain::ids::{AreaId, SeatId, SectionId, VenueId};
 use crate::domain::seat::SeatState;
 use crate::domain::venue::VenueLayout;
 use crate::error::{AppError, AppResult, Missing};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::Manager};
 use crate::web::extract::{IdPath, QueryInput};
 use crate::web::map::{self, Overview, PriceFilter, SeatCanvas};
 use crate::web::render::render;
@@ -26,8 +26,7 @@ use crate::web::state::AppState;
 #[derive(Template)]
 #[template(path = "staff/venue_preview.html")]
 struct PreviewPage {
-    staff_name: String,
-    csrf: String,
+    staff_bar: crate::web::auth::StaffBar,
     id: VenueId,
     name: String,
     version: i32,
@@ -50,7 +49,7 @@ pub(crate) async fn preview(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
     QueryInput(query): QueryInput<PreviewQuery>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
 ) -> AppResult<Response> {
     let (layout, version) = db::venues::latest(&state.pool.get().await?, venue_id).await?;
     let (seats, tiers, shapes) = as_event(&layout);
@@ -95,8 +94,7 @@ pub(crate) async fn preview(
         tier.price.clear();
     }
     let page = PreviewPage {
-        staff_name: staff.name.clone(),
-        csrf: staff.csrf.value(),
+        staff_bar: staff.bar(),
         id: venue_id,
         name: layout.name.clone(),
         version,

@@ -20,7 +20,7 @@ use crate::domain::rules;
 use crate::domain::venue::{self, LayoutError};
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::Manager};
 use crate::web::extract::IdPath;
 use crate::web::notices::{Notice, NoticeKind, push_notice, take_notice};
 use crate::web::render::render;
@@ -74,7 +74,7 @@ impl From<VenueSummary> for VenueRow {
 #[derive(Template)]
 #[template(path = "staff/venues.html")]
 struct VenuesPage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     notice: Option<Notice>,
     venues: Vec<VenueRow>,
@@ -85,14 +85,14 @@ struct VenuesPage {
     oob: bool,
 }
 
-async fn venues_page(State(state): State<AppState>, staff: StaffUser) -> AppResult<Response> {
+async fn venues_page(State(state): State<AppState>, staff: Staff<Manager>) -> AppResult<Response> {
     let notice = take_notice(&staff.session).await?;
     venues_response(&state, &staff, notice, String::new(), &[]).await
 }
 
 async fn venues_response(
     state: &AppState,
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     notice: Option<Notice>,
     file_name: String,
     problems: &[LayoutError],
@@ -100,7 +100,7 @@ async fn venues_response(
     let client = state.pool.get().await?;
     let venues = db::venues::list(&client).await?;
     let page = VenuesPage {
-        staff_name: staff.name.clone(),
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         notice,
         venues: venues.into_iter().map(VenueRow::from).collect(),
@@ -125,7 +125,7 @@ async fn venues_response(
 /// whole, then stored in one statement.
 async fn import(
     State(state): State<AppState>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     mut multipart: Multipart,
 ) -> AppResult<Response> {
     let mut sent_csrf = None;
@@ -202,7 +202,7 @@ struct SectionLine {
 #[derive(Template)]
 #[template(path = "staff/venue.html")]
 struct VenuePage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     notice: Option<Notice>,
     id: VenueId,
@@ -217,7 +217,7 @@ struct VenuePage {
 async fn venue_page(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let (layout, version) = db::venues::latest(&client, venue_id).await?;
@@ -234,7 +234,7 @@ async fn venue_page(
         size: format!("general admission, {} places", area.capacity),
     }));
     let page = VenuePage {
-        staff_name: staff.name.clone(),
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         notice: take_notice(&staff.session).await?,
         id: venue_id,
@@ -265,7 +265,7 @@ fn price_field(tier_code: &str) -> String {
 async fn create_event(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(fields): CsrfForm<Vec<(String, String)>>,
 ) -> AppResult<Response> {
     let outcome = plan_from_form(venue_id, &fields);
@@ -348,34 +348,32 @@ fn plan_from_form(venue_id: VenueId, fields: &[(String, String)]) -> AppResult<E
 #[derive(Template)]
 #[template(path = "staff/designer.html")]
 struct DesignerPage {
-    staff_name: String,
-    csrf: String,
+    staff_bar: crate::web::auth::StaffBar,
     /// None: a new venue (saved with POST, then edited by id).
     venue_id: Option<VenueId>,
     title: String,
 }
 
-async fn new_venue_designer(staff: StaffUser) -> AppResult<Response> {
+async fn new_venue_designer(staff: Staff<Manager>) -> AppResult<Response> {
     designer_page(&staff, None, "New venue".into())
 }
 
 async fn venue_designer(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
 ) -> AppResult<Response> {
     let name = db::venues::name(&state.pool.get().await?, venue_id).await?;
     designer_page(&staff, Some(venue_id), name)
 }
 
 fn designer_page(
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     venue_id: Option<VenueId>,
     title: String,
 ) -> AppResult<Response> {
     let page = DesignerPage {
-        staff_name: staff.name.clone(),
-        csrf: staff.csrf.value(),
+        staff_bar: staff.bar(),
         venue_id,
         title,
     };
@@ -386,7 +384,7 @@ fn designer_page(
 async fn export_layout(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
-    _staff: StaffUser,
+    _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     let (text, version) = db::venues::latest_json(&state.pool.get().await?, venue_id).await?;
     let disposition = format!("attachment; filename=\"venue-{venue_id}-v{version}.json\"");

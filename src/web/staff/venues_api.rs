@@ -17,7 +17,7 @@ use crate::db;
 use crate::domain::ids::{EventId, VenueId};
 use crate::domain::venue::{self, VenueLayout};
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::auth::StaffCaller;
+use crate::web::auth::{StaffCaller, floor::Manager};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, IdPath, QueryInput};
 use crate::web::state::AppState;
@@ -100,7 +100,7 @@ pub(crate) struct VenueVersion {
 pub(crate) async fn get_layout(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
-    _staff: StaffCaller,
+    _staff: StaffCaller<Manager>,
 ) -> AppResult<Response> {
     let (text, version) = db::venues::latest_json(&state.pool.get().await?, venue_id).await?;
     let mut response = (
@@ -136,7 +136,7 @@ pub(crate) async fn get_layout(
 pub(crate) async fn put_layout(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     headers: HeaderMap,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> AppResult<Response> {
@@ -166,7 +166,7 @@ pub(crate) async fn put_layout(
         responses::Unavailable,))]
 pub(crate) async fn create_venue(
     State(state): State<AppState>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<serde_json::Value>,
 ) -> AppResult<Response> {
     let layout = validated(body).await?;
@@ -202,7 +202,7 @@ fn default_file_name() -> String {
         responses::Unprocessable,
         responses::Unavailable,))]
 pub(crate) async fn read_layout_file(
-    _staff: StaffCaller,
+    _staff: StaffCaller<Manager>,
     QueryInput(query): QueryInput<FileQuery>,
     body: String,
 ) -> AppResult<Json<serde_json::Value>> {
@@ -277,7 +277,7 @@ pub(crate) struct MovedJson {
 pub(crate) async fn move_event(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> AppResult<Json<MovedJson>> {
     let prices = minor_units(&body.prices)?;
@@ -331,7 +331,7 @@ pub(crate) struct SectionAddedJson {
 pub(crate) async fn add_section(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<AddSectionBody>,
 ) -> AppResult<(StatusCode, Json<SectionAddedJson>)> {
     let prices = minor_units(&body.prices)?;
@@ -384,7 +384,7 @@ pub(crate) struct PriceJson {
 pub(crate) async fn set_tier_price(
     State(state): State<AppState>,
     IdPath((event_id, code)): IdPath<(EventId, String)>,
-    staff: StaffCaller,
+    staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<PriceBody>,
 ) -> AppResult<Json<PriceJson>> {
     if body.price_cents < 0 {

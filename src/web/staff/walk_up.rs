@@ -26,7 +26,7 @@ use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::BoxOffice};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{IdPath, QueryInput};
 use crate::web::map::{Overview, SeatCanvas};
@@ -99,7 +99,7 @@ fn sale_token(seat_ids: &[crate::domain::ids::SeatId], ga: &[GaRequest], tender:
 #[derive(Template)]
 #[template(path = "staff/walk_up.html")]
 struct WalkUpPage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     event: EventHeader,
     notice: Option<Notice>,
@@ -126,7 +126,7 @@ async fn walk_up_page(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<WalkUpQuery>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
 ) -> AppResult<Response> {
     let notice = take_notice(&staff.session).await?;
     let page = page(&state, event_id, &staff, query.section).await?;
@@ -137,7 +137,7 @@ async fn walk_up_page(
 async fn page(
     state: &AppState,
     event_id: EventId,
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     section: Option<SectionId>,
 ) -> AppResult<WalkUpPage> {
     let event = crate::web::event_header::event_header(state, event_id).await?;
@@ -150,7 +150,7 @@ async fn page(
         staff_map(state, &client, event_id, &tiers, section, &page_path).await?;
     let max = state.config.max_seats_per_hold;
     Ok(WalkUpPage {
-        staff_name: staff.name.clone(),
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         event,
         notice: None,
@@ -232,7 +232,7 @@ enum Step {
 async fn walk_up_sale(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    staff: StaffUser,
+    staff: Staff<BoxOffice>,
     CsrfForm(form): CsrfForm<HashMap<String, String>>,
 ) -> AppResult<Response> {
     let field = |name: &str| form.get(name).map(String::as_str).unwrap_or("");

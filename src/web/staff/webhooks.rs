@@ -18,7 +18,7 @@ use crate::db;
 use crate::domain::ids::WebhookId;
 use crate::domain::webhook::{self, EVENT_TYPES, ROTATION_OVERLAP, TargetPolicy};
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::auth::StaffUser;
+use crate::web::auth::{Staff, floor::Manager};
 use crate::web::extract::IdPath;
 use crate::web::notices::{Notice, take_notice};
 use crate::web::render::render;
@@ -63,7 +63,7 @@ struct DeliveryRow {
 #[derive(Template)]
 #[template(path = "staff/webhooks.html")]
 struct WebhooksPage {
-    staff_name: String,
+    staff_bar: crate::web::auth::StaffBar,
     csrf: String,
     notice: Option<Notice>,
     oob: bool,
@@ -77,8 +77,7 @@ struct WebhooksPage {
 #[derive(Template)]
 #[template(path = "staff/webhook_secret.html")]
 struct SecretPage {
-    staff_name: String,
-    csrf: String,
+    staff_bar: crate::web::auth::StaffBar,
     url: String,
     secret: String,
     /// Why it is shown: "added", "rotated" or "asked for".
@@ -86,12 +85,12 @@ struct SecretPage {
     overlap_hours: i64,
 }
 
-async fn page(State(state): State<AppState>, staff: StaffUser) -> AppResult<Response> {
+async fn page(State(state): State<AppState>, staff: Staff<Manager>) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let endpoints = db::webhooks::list(&client).await?;
     let deliveries = db::webhooks::recent_deliveries(&client, 100).await?;
     let page = WebhooksPage {
-        staff_name: staff.name,
+        staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         notice: take_notice(&staff.session).await?,
         oob: false,
@@ -138,14 +137,13 @@ fn private(page: impl IntoResponse) -> Response {
 }
 
 fn secret_page(
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     url: String,
     secret: String,
     why: &'static str,
 ) -> AppResult<Response> {
     Ok(private(render(&SecretPage {
-        staff_name: staff.name.clone(),
-        csrf: staff.csrf.value(),
+        staff_bar: staff.bar(),
         url,
         secret,
         why,
@@ -157,7 +155,7 @@ fn secret_page(
 /// with the new secret's page, the one time it is shown unasked.
 async fn create(
     State(state): State<AppState>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(form): CsrfForm<Vec<(String, String)>>,
 ) -> AppResult<Response> {
     let url = form
@@ -201,7 +199,7 @@ async fn create(
 
 async fn audit(
     client: &impl db::GenericClient,
-    staff: &StaffUser,
+    staff: &crate::web::auth::StaffUser,
     action: &str,
     endpoint_id: WebhookId,
     url: &str,
@@ -226,7 +224,7 @@ async fn audit(
 async fn reveal(
     State(state): State<AppState>,
     IdPath(endpoint_id): IdPath<WebhookId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
     let (url, secret) = db::in_transaction(&state.pool, async |tx| {
@@ -244,7 +242,7 @@ async fn reveal(
 async fn rotate(
     State(state): State<AppState>,
     IdPath(endpoint_id): IdPath<WebhookId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
     let secret = webhook::new_secret();
@@ -263,7 +261,7 @@ async fn rotate(
 async fn disable(
     State(state): State<AppState>,
     IdPath(endpoint_id): IdPath<WebhookId>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     let client = state.pool.get().await?;
@@ -280,7 +278,7 @@ async fn disable(
 async fn retry_delivery(
     State(state): State<AppState>,
     IdPath(delivery_id): IdPath<uuid::Uuid>,
-    staff: StaffUser,
+    staff: Staff<Manager>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     let client = state.pool.get().await?;
