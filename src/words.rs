@@ -237,6 +237,7 @@ fn invalid_text(invalid: &Invalid) -> String {
             crate::domain::password::MIN_PASSWORD_CHARS
         ),
         Invalid::Role => "Choose a role: door, box office, manager or admin.".into(),
+        Invalid::DoorBatch(problem) => format!("This batch of door scans can't be read: {problem}."),
         Invalid::BestMode => {
             "Best available's mode is \"replace\" (the default) or \"add\".".into()
         }

@@ -11,6 +11,7 @@ pub mod best_available;
 pub mod box_office;
 pub mod database;
 pub mod demo;
+pub mod door;
 pub mod events;
 pub mod ga;
 pub mod holds;

@@ -92,6 +92,8 @@ pub struct Ticket {
     pub price_cents: i64,
     pub admitted_at: Option<OffsetDateTime>,
     pub admitted_gate: Option<String>,
+    /// The door device that admitted it, when it said (door.js does).
+    pub admitted_device: Option<String>,
     pub voided_at: Option<OffsetDateTime>,
 }
 
@@ -154,7 +156,7 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             e.starts_at, e.currency, e.time_zone, t.order_id, o.buyer_name, t.seat_id,
             coalesce(sec.name, a.name) AS section, s.row_label, s.seat_label,
             p.name AS tier_name, t.price_cents::bigint AS price_cents,
-            t.admitted_at, t.admitted_gate, t.voided_at
+            t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at
        FROM tickets t
        JOIN events e ON e.id = t.event_id
        JOIN orders o ON o.id = t.order_id
@@ -185,6 +187,7 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
         price_cents: row.get("price_cents"),
         admitted_at: row.get("admitted_at"),
         admitted_gate: row.get("admitted_gate"),
+        admitted_device: row.get("admitted_device"),
         voided_at: row.get("voided_at"),
     }
 }
@@ -237,14 +240,16 @@ pub async fn admit(
     client: &impl GenericClient,
     event_id: EventId,
     code: &TicketCode,
-    gate: &str,
+    scan: &Scan<'_>,
     actor: Actor,
 ) -> AppResult<Admission> {
     // One statement: the admission, and its webhooks with it (or neither).
+    // A scan made offline keeps its own time (never later than now).
     let statement = client
         .prepare_cached(&format!(
             "WITH admitted AS (
-                 UPDATE tickets SET admitted_at = now(), admitted_gate = $3, admitted_by = $4
+                 UPDATE tickets SET admitted_at = least(coalesce($5, now()), now()),
+                                    admitted_gate = $3, admitted_by = $4, admitted_device = $6
                   WHERE code = $1 AND event_id = $2 AND admitted_at IS NULL AND NOT voided
               RETURNING id, order_id, event_id
              ), hooks AS ({})
@@ -255,7 +260,14 @@ pub async fn admit(
     let admitted = client
         .query_one(
             &statement,
-            &[&code.as_str(), &event_id, &gate, &actor.staff_id()],
+            &[
+                &code.as_str(),
+                &event_id,
+                &scan.gate,
+                &actor.staff_id(),
+                &scan.at,
+                &scan.device,
+            ],
         )
         .await?
         .get::<_, i64>(0)
@@ -275,6 +287,14 @@ pub async fn admit(
     } else {
         Admission::AlreadyAdmitted(ticket)
     })
+}
+
+/// Where and when a scan was made, and by which device if it said.
+pub struct Scan<'a> {
+    pub gate: &'a str,
+    /// When an offline device admitted the ticket; None is now.
+    pub at: Option<OffsetDateTime>,
+    pub device: Option<&'a str>,
 }
 
 /// Tickets admitted and valid tickets in all, for the door's counter.

@@ -312,6 +312,9 @@ pub enum Invalid {
     PasswordLength,
     /// A role that is none of door, box_office, manager, admin.
     Role,
+    /// A door device's batch of offline admissions that can't be read:
+    /// what is wrong with it.
+    DoorBatch(&'static str),
 }
 
 /// Free wheelchair spaces in a section, offered when the one asked for
@@ -478,7 +481,10 @@ impl Invalid {
             Invalid::SeatName(_) | Invalid::AmbiguousSeatName { .. } => ErrorCode::UnknownSeat,
             Invalid::WebhookUrl(_) => ErrorCode::InvalidWebhookUrl,
             Invalid::WebhookEvents => ErrorCode::InvalidInput,
-            Invalid::StaffName | Invalid::PasswordLength | Invalid::Role => ErrorCode::InvalidInput,
+            Invalid::StaffName
+            | Invalid::PasswordLength
+            | Invalid::Role
+            | Invalid::DoorBatch(_) => ErrorCode::InvalidInput,
         }
     }
 }

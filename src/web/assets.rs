@@ -26,7 +26,20 @@ use crate::web::state::AppState;
 struct Assets;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/static/{*path}", get(asset))
+    Router::new()
+        .route("/static/{*path}", get(asset))
+        .route("/door-sw.js", get(door_service_worker))
+}
+
+/// The door's service worker, served from the root so that it may control
+/// the door pages under `/staff/events/`. Never cached for long: a browser
+/// checks it for updates on each visit anyway, and a stale one must not
+/// outlive a fix.
+async fn door_service_worker(headers: HeaderMap) -> Result<Response, AppError> {
+    let path = "door-sw.js";
+    let file = Assets::get(path).ok_or(AppError::NotFound(Missing::File))?;
+    let prepared = prepared(path, file).await?;
+    Ok(prepared.respond(&headers, "no-cache"))
 }
 
 /// A file's content hash, shortened: what [`url`] puts in `?v=`.

@@ -165,7 +165,8 @@ pub trait RoleFloor: Send + Sync + 'static {
 
 /// The roles as types, for [`Staff`] and [`StaffCaller`].
 pub mod floor {
-    use super::{Role, RoleFloor};
+    use crate::domain::role::Role;
+    use crate::web::auth::RoleFloor;
 
     pub struct Door;
     pub struct BoxOffice;

@@ -10,6 +10,7 @@ mod bad_input;
 mod best_available;
 mod budgets;
 mod claims;
+mod door_offline;
 mod general_admission;
 mod hostile;
 mod languages;

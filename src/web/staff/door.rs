@@ -12,7 +12,8 @@ use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 
 use crate::db;
-use crate::db::tickets::{Admission, DoorCounts};
+use crate::db::tickets::{Admission, DoorCounts, Scan};
+use crate::domain::door::well_formed_device;
 use crate::domain::ids::EventId;
 use crate::domain::ticket::{self, TicketCode};
 use crate::error::{AppError, AppResult, Missing};
@@ -98,6 +99,9 @@ struct DoorPage {
     counts: DoorCounts,
     result: Option<ScanResult>,
     oob: bool,
+    /// Tickets let in offline that another gate had admitted, or that were
+    /// refunded (`door_offline`).
+    conflicts: Vec<String>,
 }
 
 #[derive(Template)]
@@ -146,7 +150,21 @@ async fn door_page(
         counts,
         result: None,
         oob: false,
+        conflicts: door_conflicts(&state, event_id).await?,
     })
+}
+
+async fn door_conflicts(state: &AppState, event_id: EventId) -> AppResult<Vec<String>> {
+    let client = state.pool.get().await?;
+    let Some(event) = db::events::find(&client, event_id).await? else {
+        return Err(AppError::NotFound(Missing::Event));
+    };
+    let locale = crate::i18n::locale(event.currency, &event.time_zone);
+    Ok(db::door::conflicts(&client, event_id)
+        .await?
+        .iter()
+        .map(|c| super::door_offline::conflict_text(c, &locale))
+        .collect())
 }
 
 #[derive(Deserialize)]
@@ -155,6 +173,10 @@ struct ScanForm {
     code: String,
     #[serde(default)]
     gate: String,
+    /// The device's name (door.js keeps one): an offline admission it
+    /// sends later that the server has as this device's is no conflict.
+    #[serde(default)]
+    device: Option<String>,
 }
 
 /// A scan or a typed code. htmx gets the result and the counts; a plain
@@ -171,8 +193,14 @@ async fn scan(
     let result = match TicketCode::parse(&form.code) {
         Ok(code) => {
             let client = state.pool.get().await?;
+            let device = form.device.as_deref().filter(|d| well_formed_device(d));
+            let scan = Scan {
+                gate: &gate,
+                at: None,
+                device,
+            };
             let admission =
-                db::tickets::admit(&client, event_id, &code, &gate, staff.actor()).await?;
+                db::tickets::admit(&client, event_id, &code, &scan, staff.actor()).await?;
             scan_result(&admission)
         }
         Err(_) => ScanResult {
@@ -200,6 +228,7 @@ async fn scan(
         counts,
         result: Some(result),
         oob: false,
+        conflicts: door_conflicts(&state, event_id).await?,
     })?
     .into_response())
 }
@@ -263,7 +292,12 @@ pub(crate) async fn admit_json(
     if !db::events::exists(&client, event_id).await? {
         return Err(AppError::NotFound(Missing::Event));
     }
-    let admission = db::tickets::admit(&client, event_id, &code, &gate, staff.actor).await?;
+    let scan = Scan {
+        gate: &gate,
+        at: None,
+        device: None,
+    };
+    let admission = db::tickets::admit(&client, event_id, &code, &scan, staff.actor).await?;
     let counts = db::tickets::door_counts(&client, event_id).await?;
     let shown = scan_result(&admission);
     let (result, ticket) = match &admission {

@@ -6,6 +6,7 @@ pub mod accessible;
 pub mod accounts;
 pub mod console;
 pub mod door;
+pub mod door_offline;
 pub mod mail;
 pub mod orders;
 pub mod orders_api;

@@ -68,6 +68,9 @@ struct ReportPage {
     tickets_total: i64,
     tenders: Vec<GrossRow>,
     door: crate::db::tickets::DoorCounts,
+    /// Tickets let in offline that another gate had admitted, or that were
+    /// refunded.
+    door_conflicts: Vec<String>,
 }
 
 async fn report(
@@ -136,7 +139,13 @@ async fn report(
         .collect();
     let gross_cents: i64 = gross.iter().map(|g| g.gross_cents).sum();
     let tickets_total: i64 = gross.iter().map(|g| g.tickets).sum();
+    let door_conflicts = db::door::conflicts(&client, event_id)
+        .await?
+        .iter()
+        .map(|c| super::door_offline::conflict_text(c, &locale))
+        .collect();
     render(&ReportPage {
+        door_conflicts,
         accessible,
         accessible_held_back: held_back,
         staff_bar: staff.bar(),
