@@ -56,7 +56,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'seatmap-screens-'));
 chmodSync(dataDir, 0o755);
 const env = { ...process.env, SEATMAP_DATA_DIR: dataDir, SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'error' };
 delete env.DATABASE_URL;
-execFileSync(binary, ['staff', 'add', STAFF[0]], { env, input: `${STAFF[1]}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
+execFileSync(binary, ['staff', 'add', STAFF[0], '--role', 'admin'], { env, input: `${STAFF[1]}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
 const server = spawn(binary, [], { env, stdio: ['ignore', 'ignore', 'inherit'] });
 try {
   await waitUp();
@@ -143,6 +143,7 @@ try {
       ['staff-venues', '/staff/venues'],
       ['staff-venue', '/staff/venues/1'],
       ['staff-webhooks', '/staff/webhooks'],
+      ['staff-accounts', '/staff/accounts'],
     ];
     for (const [name, path] of pages) {
       if (!want(name)) continue;
@@ -160,6 +161,19 @@ try {
       await desk.goto(path);
       await desk.waitForSelector('[data-designer]:not([hidden]) [data-status]:not(:empty)');
       await shoot(desk, name, width.name);
+    }
+    // The door with the network gone: a scan checked against the list
+    // this device keeps.
+    if (want('staff-door-offline')) {
+      await desk.goto(`/staff/events/${demo}/door?gate=North`);
+      await desk.waitForSelector('[data-door-offline][data-door-cached=yes]');
+      await staff.setOffline(true);
+      await desk.waitForSelector('[data-door-offline][data-door-state=offline]');
+      await desk.getByLabel('Ticket code').fill('A'.repeat(32));
+      await desk.getByRole('button', { name: 'Check ticket' }).click();
+      await desk.waitForSelector('#door-result.door-result--refuse');
+      await shoot(desk, 'staff-door-offline', width.name);
+      await staff.setOffline(false);
     }
     if (want('staff-order')) {
       await desk.goto(`/staff/events/${demo}`);
