@@ -50,6 +50,16 @@ impl Background {
         if let Some(mail) = mail {
             tasks.push(("mail worker", tokio::spawn(mail.run())));
         }
+        if let Some(every) = config.waitlist.every {
+            tasks.push((
+                "waitlist offers",
+                tokio::spawn(offer_to_waitlists(
+                    workers.clone(),
+                    every,
+                    config.waitlist.offer_for,
+                )),
+            ));
+        }
         if let Some(stripe) = &payments.stripe {
             let worker =
                 crate::payments::Worker::new(workers.clone(), stripe.clone(), &config.payments);
@@ -104,6 +114,43 @@ impl Drop for Background {
             task.abort();
         }
         self.live.stop();
+    }
+}
+
+/// The waitlist's offer worker: each tick, one pass over every event
+/// with parties waiting or offers out (`db::waitlist::offer_pass`; an
+/// event another instance is passing over is skipped, not waited for).
+async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let events = match pool.get().await {
+            Ok(client) => db::waitlist::events_due(&client).await,
+            Err(err) => Err(err.into()),
+        };
+        let events = match events {
+            Ok(events) => events,
+            Err(err) => {
+                tracing::warn!(error = %err, "finding waitlists with work");
+                continue;
+            }
+        };
+        for event_id in events {
+            match db::waitlist::offer_pass(&pool, event_id, offer_for).await {
+                Ok(pass) if !pass.offered.is_empty() || pass.lapsed > 0 => {
+                    tracing::info!(
+                        event_id = event_id.0,
+                        offered = pass.offered.len(),
+                        lapsed = pass.lapsed,
+                        accepted = pass.accepted,
+                        "waitlist pass"
+                    );
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(event_id = event_id.0, error = %err, "waitlist pass"),
+            }
+        }
     }
 }
 

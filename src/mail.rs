@@ -167,6 +167,11 @@ impl Worker {
         let recipient = crate::domain::email::Email::parse(&row.recipient)
             .and_then(|address| address.as_str().parse::<Mailbox>().ok())
             .ok_or_else(|| NotSent::Never("not an address mail can be sent to".into()))?;
+        if let Some(entry_id) = row.waitlist_entry_id {
+            let (body, subject) =
+                waitlist_mail(&self.pool, entry_id, &row.kind, &self.links).await?;
+            return self.send(row, recipient, subject, body).await;
+        }
         let Some(order_id) = row.order_id else {
             return Err(NotSent::NothingToSay("the message has no order".into()));
         };
@@ -199,6 +204,16 @@ impl Worker {
                 "every ticket of the order was refunded before it went".into(),
             ));
         };
+        self.send(row, recipient, subject, body).await
+    }
+
+    async fn send(
+        &self,
+        row: &Leased,
+        recipient: Mailbox,
+        subject: String,
+        body: String,
+    ) -> Result<(), NotSent> {
         let message = Message::builder()
             .message_id(Some(row.message_id.clone()))
             .from(self.from.clone())
@@ -213,6 +228,85 @@ impl Worker {
             .map_err(|err| NotSent::Retry(err.into()))?;
         Ok(())
     }
+}
+
+#[derive(Template)]
+#[template(path = "mail/waitlist.txt")]
+struct WaitlistMail {
+    text: String,
+    link: String,
+}
+
+/// A mail about a place on a waitlist, in the language the party joined
+/// in: its place (with a link to leave), an offer (with the link that
+/// opens its hold), or an offer run out (with a link to rejoin).
+async fn waitlist_mail(
+    pool: &Pool,
+    entry_id: uuid::Uuid,
+    kind: &str,
+    links: &OrderLinks,
+) -> Result<(String, String), NotSent> {
+    let client = pool.get().await.map_err(anyhow::Error::from)?;
+    let entry = db::waitlist::find(&client, entry_id)
+        .await
+        .map_err(anyhow::Error::from)?;
+    let event = db::events::find(&client, entry.event_id)
+        .await
+        .map_err(anyhow::Error::from)?
+        .ok_or_else(|| NotSent::NothingToSay("the event is gone".into()))?;
+    let lang =
+        crate::domain::lang::Lang::from_tag(&entry.lang).unwrap_or(crate::domain::lang::Lang::En);
+    let locale = crate::i18n::locale(event.currency, &event.time_zone).in_lang(lang);
+    let starts = locale.time(event.starts_at);
+    let until = OffsetDateTime::now_utc() + time::Duration::days(30);
+    let mail = crate::i18n::scope(lang, async {
+        use crate::i18n::{t1, tw};
+        let event_name = event.name.as_str();
+        match kind {
+            "waitlist_offer" => {
+                if entry.status != "offered" {
+                    return None;
+                }
+                let offer_until = entry.offer_expires_at.map(|at| locale.time(at))?;
+                Some((
+                    tw(
+                        "waitlist-mail-offer",
+                        &[
+                            ("event", event_name.into()),
+                            ("starts", starts.as_str().into()),
+                            ("until", offer_until.as_str().into()),
+                        ],
+                    ),
+                    links.waitlist_url(entry_id, "/offer", until),
+                    t1("waitlist-mail-offer-subject", "event", event_name),
+                ))
+            }
+            "waitlist_lapsed" => Some((
+                t1("waitlist-mail-lapsed", "event", event_name),
+                links.waitlist_url(entry_id, "", until),
+                t1("waitlist-mail-lapsed-subject", "event", event_name),
+            )),
+            _ => Some((
+                tw(
+                    "waitlist-mail-joined",
+                    &[
+                        ("event", event_name.into()),
+                        ("starts", starts.as_str().into()),
+                    ],
+                ),
+                links.waitlist_url(entry_id, "", until),
+                t1("waitlist-mail-subject", "event", event_name),
+            )),
+        }
+    })
+    .await;
+    let Some((text, link, subject)) = mail else {
+        return Err(NotSent::NothingToSay("the offer is no longer out".into()));
+    };
+    let body = WaitlistMail { text, link }
+        .render()
+        .map_err(|err| NotSent::Retry(err.into()))?;
+    Ok((body, subject))
 }
 
 struct TicketLine {

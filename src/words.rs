@@ -107,6 +107,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::Page => t("error-no-page"),
         Missing::File => "File not found.".into(),
         Missing::StaffAccount => "No such staff account.".into(),
+        Missing::WaitlistEntry => t("error-no-waitlist-entry"),
         Missing::SeatInHold => t("error-no-seat-in-hold"),
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
         Missing::SeatInEvent => t("error-no-seat-in-event"),
@@ -237,6 +238,7 @@ fn invalid_text(invalid: &Invalid) -> String {
             crate::domain::password::MIN_PASSWORD_CHARS
         ),
         Invalid::Role => "Choose a role: door, box office, manager or admin.".into(),
+        Invalid::MaxPrice => "max_price_cents is from 0 to 100000000.".into(),
         Invalid::DoorBatch(problem) => format!("This batch of door scans can't be read: {problem}."),
         Invalid::BestMode => {
             "Best available's mode is \"replace\" (the default) or \"add\".".into()
@@ -299,6 +301,10 @@ fn conflict_text(conflict: &Conflict) -> String {
         }
         Conflict::StaffExists(name) => format!("A staff account named {name:?} already exists."),
         Conflict::ApiKeyExists(name) => format!("An API key named {name:?} already exists."),
+        Conflict::WaitlistFirst => t("error-waitlist-first"),
+        Conflict::CannotRejoin => t("error-cannot-rejoin"),
+        Conflict::OfferNotTaken => t("error-offer-not-taken"),
+        Conflict::NotSoldOut { free } => t1("error-not-sold-out", "free", free),
         Conflict::LastAdmin => "That would leave no admin who can sign in (and nobody may disable or demote themselves): make another admin first.".into(),
         Conflict::NotEnoughTogether {
             count,

@@ -38,6 +38,7 @@ pub struct Config {
     /// links in e-mail; None: `http://<the bound address>`.
     pub public_url: Option<String>,
     pub mail: MailSettings,
+    pub waitlist: WaitlistSettings,
     pub webhooks: WebhookSettings,
     /// Stripe, and how long a buyer has to pay.
     pub payments: PaymentSettings,
@@ -95,6 +96,25 @@ impl Default for WebhookSettings {
             first_retry: Duration::from_secs(10),
             max_attempts: 12,
             allowed_networks: Vec::new(),
+        }
+    }
+}
+
+/// The waitlist's offers.
+#[derive(Debug, Clone)]
+pub struct WaitlistSettings {
+    /// How long a waiting party has to buy the seats it is offered.
+    pub offer_for: Duration,
+    /// How often this instance's offer worker looks for work; None: no
+    /// worker (tests that run its passes themselves).
+    pub every: Option<Duration>,
+}
+
+impl Default for WaitlistSettings {
+    fn default() -> WaitlistSettings {
+        WaitlistSettings {
+            offer_for: Duration::from_secs(1800),
+            every: Some(Duration::from_secs(2)),
         }
     }
 }
@@ -578,6 +598,15 @@ impl Config {
                 0..=5_000,
             )?),
             public_url: public_url(get("SEATMAP_PUBLIC_URL").as_deref())?,
+            waitlist: WaitlistSettings {
+                offer_for: Duration::from_secs(parse_in(
+                    &get,
+                    "SEATMAP_WAITLIST_OFFER_SECS",
+                    1800,
+                    10..=86_400,
+                )?),
+                ..WaitlistSettings::default()
+            },
             mail: MailSettings {
                 smtp_url: get("SEATMAP_SMTP_URL").map(Secret::new),
                 from: get("SEATMAP_MAIL_FROM").unwrap_or(mail.from),
@@ -683,6 +712,7 @@ impl Config {
             seat_map_cache: Duration::ZERO,
             public_url: None,
             mail: MailSettings::default(),
+            waitlist: WaitlistSettings::default(),
             webhooks: WebhookSettings::default(),
             payments: PaymentSettings::default(),
             session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,

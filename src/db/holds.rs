@@ -298,7 +298,7 @@ async fn lock_open(
 
 /// Opens a hold for a buyer who has none. It counts against its client
 /// address, or its API key (see [`refuse_if_full`]).
-async fn open_new(
+pub(super) async fn open_new(
     client: &impl GenericClient,
     event_id: EventId,
     holder: Holder,
@@ -540,9 +540,11 @@ async fn claim_in(
     );
     let claimed = claimed?;
     if claimed.claimed.ids.len() != seat_ids.len() {
-        return Err(AppError::SeatsUnavailable {
-            seat_ids: seats::refused(seat_ids, &claimed.claimed.ids),
-        });
+        let refused = seats::refused(seat_ids, &claimed.claimed.ids);
+        if super::waitlist::keeps_any(tx, event_id, &refused).await? {
+            return Err(AppError::Conflict(Conflict::WaitlistFirst));
+        }
+        return Err(AppError::SeatsUnavailable { seat_ids: refused });
     }
     let summary = HoldSummary {
         hold_id: hold.id,

@@ -33,6 +33,7 @@ pub mod staff;
 pub mod tickets;
 pub mod venue_move;
 pub mod venues;
+pub mod waitlist;
 pub mod webhooks;
 
 use std::future::Future;

@@ -95,6 +95,8 @@ pub struct Leased {
     pub lease: Uuid,
     pub message_id: String,
     pub order_id: Option<OrderId>,
+    /// For mail about a place on a waitlist.
+    pub waitlist_entry_id: Option<Uuid>,
     pub recipient: String,
     pub subject: String,
     pub attempts: i32,
@@ -114,14 +116,17 @@ pub async fn lease_due(
                 SET lease = $1, leased_until = now() + make_interval(secs => $2::float8),
                     attempts = o.attempts + 1
               WHERE o.id IN (SELECT id FROM outbox
-                              WHERE kind IN ('order_confirmation', 'payment_refunded')
+                              WHERE kind IN ('order_confirmation', 'payment_refunded',
+                                             'waitlist_joined', 'waitlist_offer',
+                                             'waitlist_lapsed')
                                 AND sent_at IS NULL AND retired_at IS NULL AND failed_at IS NULL
                                 AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
                               ORDER BY next_attempt_at, id
                               LIMIT $3
                                 FOR UPDATE SKIP LOCKED)
-          RETURNING o.id, o.kind, o.lease, o.message_id, o.order_id, o.recipient, o.subject, o.attempts",
+          RETURNING o.id, o.kind, o.lease, o.message_id, o.order_id, o.waitlist_entry_id,
+                    o.recipient, o.subject, o.attempts",
         )
         .await?;
     let lease = Uuid::new_v4();
@@ -136,6 +141,7 @@ pub async fn lease_due(
             lease: row.get("lease"),
             message_id: row.get("message_id"),
             order_id: row.get("order_id"),
+            waitlist_entry_id: row.get("waitlist_entry_id"),
             recipient: row.get("recipient"),
             subject: row.get("subject"),
             attempts: row.get("attempts"),

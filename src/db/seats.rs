@@ -224,15 +224,19 @@ pub struct Claimed {
     pub reclaimed: u64,
 }
 
-/// The claim both [`claim`] and [`claim_into_hold`] make: lock the free
-/// seats among `$2` of event `$1` in id order, then hold them for hold `$3`
-/// until `$4` with the same condition. `claimed` has each seat taken,
-/// whether it was taken back from a lapsed hold, and its new expiry.
-const CLAIM_CTES: &str = "WITH target AS (
+/// The claim [`claim`], [`claim_into_hold`] and [`claim_for_waitlist`]
+/// make: lock the free seats among `$2` of event `$1` in id order (those
+/// `only` allows), then hold them for hold `$3` until `$4` with the same
+/// condition. `claimed` has each seat taken, whether it was taken back from
+/// a lapsed hold, and its new expiry.
+fn claim_ctes(only: &str) -> String {
+    format!(
+        "WITH target AS (
          SELECT id, (status = 'HELD' AND hold_id <> $3) AS reclaimed FROM seats
           WHERE event_id = $1 AND id = ANY($2)
             AND (status = 'AVAILABLE'
                  OR (status = 'HELD' AND (held_until < now() OR hold_id = $3)))
+            {only}
           ORDER BY id
             FOR UPDATE
      ), claimed AS (
@@ -243,10 +247,22 @@ const CLAIM_CTES: &str = "WITH target AS (
             AND (s.status = 'AVAILABLE'
                  OR (s.status = 'HELD' AND (s.held_until < now() OR s.hold_id = $3)))
       RETURNING s.id, target.reclaimed, s.held_until
-     )";
+     )"
+    )
+}
+
+/// A buyer's claim leaves alone the free seats the waitlist keeps (judged
+/// in the claim's own statement); a seat already in the buyer's hold stays
+/// theirs.
+fn buyer_may_claim() -> String {
+    format!(
+        "AND (coalesce(hold_id = $3, false) OR NOT {})",
+        super::waitlist::reserved_sql("$1", "seats.section_id", "seats.tier_id")
+    )
+}
 
 static CLAIM: LazyLock<String> =
-    LazyLock::new(|| format!("{CLAIM_CTES} SELECT id, reclaimed FROM claimed"));
+    LazyLock::new(|| format!("{} SELECT id, reclaimed FROM claimed", claim_ctes("")));
 
 /// Claims the free seats among `seat_ids` for the hold and returns the ids
 /// it claimed. A seat is free if it is available or its hold has lapsed
@@ -269,9 +285,9 @@ pub async fn claim(
     })
 }
 
-static CLAIM_INTO_HOLD: LazyLock<String> = LazyLock::new(|| {
+fn claim_into_hold_sql(only: &str) -> String {
     format!(
-        "{CLAIM_CTES}, hold_seats AS (
+        "{}, hold_seats AS (
                  SELECT id, held_until, true AS claimed_now, reclaimed
                    FROM claimed
                  UNION ALL
@@ -293,9 +309,14 @@ static CLAIM_INTO_HOLD: LazyLock<String> = LazyLock::new(|| {
                JOIN sections sec ON sec.id = s.section_id
                JOIN price_tiers t ON t.id = s.tier_id
                JOIN holds h ON h.id = $3
-              ORDER BY sec.sort_order, s.row_index, s.position"
+              ORDER BY sec.sort_order, s.row_index, s.position",
+        claim_ctes(only)
     )
-});
+}
+
+static CLAIM_INTO_HOLD: LazyLock<String> =
+    LazyLock::new(|| claim_into_hold_sql(&buyer_may_claim()));
+static CLAIM_FOR_WAITLIST: LazyLock<String> = LazyLock::new(|| claim_into_hold_sql(""));
 
 /// What a claim took, and the hold as it now is.
 pub struct ClaimedIntoHold {
@@ -316,7 +337,46 @@ pub async fn claim_into_hold(
     held_until: OffsetDateTime,
     seat_ids: &[SeatId],
 ) -> AppResult<ClaimedIntoHold> {
-    let statement = client.prepare_cached(&CLAIM_INTO_HOLD).await?;
+    claim_into_hold_with(
+        client,
+        &CLAIM_INTO_HOLD,
+        event_id,
+        hold_id,
+        held_until,
+        seat_ids,
+    )
+    .await
+}
+
+/// [`claim_into_hold`] for an offer to a waiting party: the seats the
+/// waitlist keeps are what it claims.
+pub async fn claim_for_waitlist(
+    client: &impl GenericClient,
+    event_id: EventId,
+    hold_id: HoldId,
+    held_until: OffsetDateTime,
+    seat_ids: &[SeatId],
+) -> AppResult<ClaimedIntoHold> {
+    claim_into_hold_with(
+        client,
+        &CLAIM_FOR_WAITLIST,
+        event_id,
+        hold_id,
+        held_until,
+        seat_ids,
+    )
+    .await
+}
+
+async fn claim_into_hold_with(
+    client: &impl GenericClient,
+    sql: &str,
+    event_id: EventId,
+    hold_id: HoldId,
+    held_until: OffsetDateTime,
+    seat_ids: &[SeatId],
+) -> AppResult<ClaimedIntoHold> {
+    let statement = client.prepare_cached(sql).await?;
     let rows = client
         .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
         .await?;

@@ -85,6 +85,10 @@ error_codes! {
     UnknownTier => "unknown_tier",
     ApiKeyExists => "api_key_exists",
     LastAdmin => "last_admin",
+    WaitlistFirst => "waitlist_first",
+    CannotRejoin => "cannot_rejoin",
+    OfferNotTaken => "offer_not_taken",
+    NotSoldOut => "not_sold_out",
     VenueExists => "venue_exists",
     StaleLayout => "stale_layout",
     PreconditionRequired => "precondition_required",
@@ -202,6 +206,7 @@ pub enum Missing {
     Page,
     File,
     StaffAccount,
+    WaitlistEntry,
     SeatInHold,
     TicketInHold,
     SeatInEvent,
@@ -312,6 +317,8 @@ pub enum Invalid {
     PasswordLength,
     /// A role that is none of door, box_office, manager, admin.
     Role,
+    /// A waiting party's highest price out of range.
+    MaxPrice,
     /// A door device's batch of offline admissions that can't be read:
     /// what is wrong with it.
     DoorBatch(&'static str),
@@ -364,6 +371,17 @@ pub enum Conflict {
     },
     StaffExists(String),
     ApiKeyExists(String),
+    /// The seats are free, but parties on the waitlist get them first.
+    WaitlistFirst,
+    /// Rejoining the waitlist other than once, after an offer lapsed.
+    CannotRejoin,
+    /// Opening a waitlist offer in a browser that already holds seats for
+    /// the event.
+    OfferNotTaken,
+    /// Joining the waitlist while seats it would want are on sale.
+    NotSoldOut {
+        free: i64,
+    },
     /// Disabling or demoting the last admin who can still sign in (or
     /// oneself): nobody could manage accounts afterwards.
     LastAdmin,
@@ -484,6 +502,7 @@ impl Invalid {
             Invalid::StaffName
             | Invalid::PasswordLength
             | Invalid::Role
+            | Invalid::MaxPrice
             | Invalid::DoorBatch(_) => ErrorCode::InvalidInput,
         }
     }
@@ -507,6 +526,10 @@ impl Conflict {
             Conflict::StaffExists(_) => ErrorCode::StaffExists,
             Conflict::ApiKeyExists(_) => ErrorCode::ApiKeyExists,
             Conflict::LastAdmin => ErrorCode::LastAdmin,
+            Conflict::WaitlistFirst => ErrorCode::WaitlistFirst,
+            Conflict::CannotRejoin => ErrorCode::CannotRejoin,
+            Conflict::OfferNotTaken => ErrorCode::OfferNotTaken,
+            Conflict::NotSoldOut { .. } => ErrorCode::NotSoldOut,
             Conflict::HoldBeingPaid => ErrorCode::AwaitingPayment,
             Conflict::NotAwaitingPayment { .. } => ErrorCode::NotAwaitingPayment,
             Conflict::PaymentDeadlinePassed => ErrorCode::PaymentDeadlinePassed,

@@ -11,6 +11,11 @@ use super::ids::OrderId;
 
 type HmacSha256 = Hmac<Sha256>;
 
+/// What each kind of link signs first, so a link to one kind of thing
+/// never opens another with the same id.
+const ORDER_TAG: &[u8] = b"seatmap order link v1\0";
+const WAITLIST_TAG: &[u8] = b"seatmap waitlist link v1\0";
+
 /// The key that signs links (from `app_secrets`, 32 random bytes or more).
 #[derive(Clone)]
 pub struct LinkKey(Vec<u8>);
@@ -33,33 +38,64 @@ impl LinkKey {
         LinkKey(bytes)
     }
 
-    fn mac(&self, order_id: OrderId, until: i64) -> HmacSha256 {
+    /// The MAC of what a link opens: what kind of thing (its tag), which
+    /// one, and until when.
+    fn mac(&self, tag: &[u8], id: &uuid::Uuid, until: i64) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes a key of any length");
-        mac.update(b"seatmap order link v1\0");
-        mac.update(order_id.0.as_bytes());
+        mac.update(tag);
+        mac.update(id.as_bytes());
         mac.update(&until.to_be_bytes());
         mac
     }
 
-    /// A link's query for the order, valid until `until`.
-    pub fn sign(&self, order_id: OrderId, until: OffsetDateTime) -> SignedAccess {
+    fn sign_tagged(&self, tag: &[u8], id: &uuid::Uuid, until: OffsetDateTime) -> SignedAccess {
         let until = until.unix_timestamp();
-        let sig = self.mac(order_id, until).finalize().into_bytes();
+        let sig = self.mac(tag, id, until).finalize().into_bytes();
         SignedAccess {
             until,
             sig: data_encoding::HEXLOWER.encode(&sig),
         }
     }
 
-    /// Whether `access` opens `order_id` at `now` (in constant time).
-    pub fn verify(&self, order_id: OrderId, access: &SignedAccess, now: OffsetDateTime) -> bool {
+    fn verify_tagged(
+        &self,
+        tag: &[u8],
+        id: &uuid::Uuid,
+        access: &SignedAccess,
+        now: OffsetDateTime,
+    ) -> bool {
         if access.until < now.unix_timestamp() {
             return false;
         }
         let Ok(sig) = data_encoding::HEXLOWER_PERMISSIVE.decode(access.sig.as_bytes()) else {
             return false;
         };
-        self.mac(order_id, access.until).verify_slice(&sig).is_ok()
+        self.mac(tag, id, access.until).verify_slice(&sig).is_ok()
+    }
+
+    /// A link's query for the order, valid until `until`.
+    pub fn sign(&self, order_id: OrderId, until: OffsetDateTime) -> SignedAccess {
+        self.sign_tagged(ORDER_TAG, &order_id.0, until)
+    }
+
+    /// Whether `access` opens `order_id` at `now` (in constant time).
+    pub fn verify(&self, order_id: OrderId, access: &SignedAccess, now: OffsetDateTime) -> bool {
+        self.verify_tagged(ORDER_TAG, &order_id.0, access, now)
+    }
+
+    /// A link's query for a place on a waitlist (to see it, take its
+    /// offer, leave or rejoin), valid until `until`.
+    pub fn sign_waitlist(&self, entry_id: uuid::Uuid, until: OffsetDateTime) -> SignedAccess {
+        self.sign_tagged(WAITLIST_TAG, &entry_id, until)
+    }
+
+    pub fn verify_waitlist(
+        &self,
+        entry_id: uuid::Uuid,
+        access: &SignedAccess,
+        now: OffsetDateTime,
+    ) -> bool {
+        self.verify_tagged(WAITLIST_TAG, &entry_id, access, now)
     }
 }
 
@@ -83,6 +119,21 @@ impl OrderLinks {
         starts_at.max(now) + time::Duration::days(30)
     }
 
+    /// A place on the waitlist's page (`/waitlist/{id}`), or one of its
+    /// actions (`suffix`: "/offer"), signed until `until`.
+    pub fn waitlist_url(
+        &self,
+        entry_id: uuid::Uuid,
+        suffix: &str,
+        until: OffsetDateTime,
+    ) -> String {
+        let SignedAccess { until, sig } = self.key.sign_waitlist(entry_id, until);
+        format!(
+            "{}/waitlist/{entry_id}{suffix}?until={until}&sig={sig}",
+            self.public_url
+        )
+    }
+
     /// The order's page, with a signed query that opens it until `until`.
     pub fn order_url(&self, order_id: OrderId, until: time::OffsetDateTime) -> String {
         let SignedAccess { until, sig } = self.key.sign(order_id, until);
@@ -100,6 +151,18 @@ mod tests {
 
     fn key(byte: u8) -> LinkKey {
         LinkKey::new(vec![byte; 32])
+    }
+
+    #[test]
+    fn a_waitlist_link_opens_its_entry_and_no_order_with_the_same_id() {
+        let id = uuid::Uuid::new_v4();
+        let now = OffsetDateTime::now_utc();
+        let access = key(1).sign_waitlist(id, now + Duration::days(1));
+        assert!(key(1).verify_waitlist(id, &access, now));
+        assert!(!key(1).verify(OrderId(id), &access, now));
+        assert!(!key(1).verify_waitlist(uuid::Uuid::new_v4(), &access, now));
+        let order_access = key(1).sign(OrderId(id), now + Duration::days(1));
+        assert!(!key(1).verify_waitlist(id, &order_access, now));
     }
 
     #[test]

@@ -331,3 +331,40 @@ error-not-enough-capacity = { $left ->
    *[other] In { $area } sind nur noch { $left } Plätze frei; Sie wollten { $asked }.
 }
 error-hold-being-paid = Diese Plätze sind im Bezahlvorgang und warten auf ihre Zahlung: Öffnen Sie Ihre Bestellung, um sie zu bezahlen.
+
+## The waitlist
+error-waitlist-first = Diese Plätze gehen zuerst an die Warteliste: Wartende bekommen sie angeboten, sobald sie frei werden. Tragen Sie sich ein, um Plätze angeboten zu bekommen.
+error-not-sold-out = { $free ->
+    [one] Ein passender Platz ist noch frei: Wählen Sie ihn, statt zu warten.
+   *[other] { $free } passende Plätze sind noch frei: Wählen Sie sie, statt zu warten.
+}
+error-no-waitlist-entry = Diesen Platz auf der Warteliste gibt es nicht.
+error-cannot-rejoin = Nach einem abgelaufenen Angebot kann man sich einmal neu eintragen.
+error-offer-not-taken = Dieser Browser hält schon Plätze für diese Veranstaltung: Kaufen oder geben Sie sie frei und öffnen Sie den Link des Angebots dann noch einmal.
+waitlist-title = Warteliste: { $event }
+waitlist-party = { $count ->
+    [one] Eine Person
+   *[other] Eine Gruppe von { $count }
+}
+waitlist-waiting = Sie sind Nummer { $position } auf der Warteliste. Wir schreiben Ihnen, sobald Plätze für Sie frei werden.
+waitlist-offered = Gerade werden Plätze für Sie freigehalten.
+waitlist-take-offer = Plätze ansehen und kaufen
+waitlist-offer-until = Sie gehören Ihnen bis { $until }; danach gehen sie an die nächste Gruppe.
+waitlist-accepted = Sie haben die angebotenen Plätze gekauft.
+waitlist-lapsed = Ihr Angebot ist abgelaufen, die Plätze gingen an die nächste Gruppe.
+waitlist-left = Sie stehen nicht mehr auf dieser Warteliste.
+waitlist-leave = Warteliste verlassen
+waitlist-rejoin = Hinten neu eintragen
+waitlist-back = Zurück zur Veranstaltung
+waitlist-join-heading = Ausverkauft: auf die Warteliste
+waitlist-join-text = Frei werdende Plätze gehen zuerst an die Warteliste, in der Reihenfolge der Anmeldung. Wir schicken Ihnen ein Angebot und halten die Plätze eine Weile für Sie frei.
+waitlist-party-size = Plätze
+waitlist-together = Nebeneinander
+waitlist-email = E-Mail
+waitlist-join = Auf die Warteliste
+waitlist-mail-subject = Warteliste: { $event }
+waitlist-mail-joined = Sie stehen auf der Warteliste für { $event } ({ $starts }). Werden Plätze für Sie frei, halten wir sie fest und schreiben Ihnen. Ihr Platz auf der Liste, und wie Sie sie verlassen:
+waitlist-mail-offer-subject = Plätze für Sie: { $event }
+waitlist-mail-offer = Für { $event } ({ $starts }) sind Plätze frei geworden und bis { $until } für Sie reserviert. Öffnen Sie diesen Link, um sie anzusehen und zu kaufen:
+waitlist-mail-lapsed-subject = Ihr Angebot ist abgelaufen: { $event }
+waitlist-mail-lapsed = Ihr Angebot für { $event } ist abgelaufen, die Plätze gingen an die nächste Gruppe. Sie können sich einmal hinten neu eintragen:

@@ -336,3 +336,40 @@ error-not-enough-capacity = { $left ->
    *[other] Only { $left } places are left in { $area }; you asked for { $asked }.
 }
 error-hold-being-paid = These seats are checked out and wait for their payment: open your order to pay for them.
+
+## The waitlist
+error-waitlist-first = These seats go to the waitlist first: parties waiting are offered them as they come free. Join the waitlist to be offered seats.
+error-not-sold-out = { $free ->
+    [one] One seat you would take is still on sale: pick it instead of waiting.
+   *[other] { $free } seats you would take are still on sale: pick them instead of waiting.
+}
+error-no-waitlist-entry = No such place on the waitlist.
+error-cannot-rejoin = A party may join again once, after an offer it was made ran out.
+error-offer-not-taken = This browser already holds seats for this event: buy or release them, then open the offer's link again.
+waitlist-title = Waitlist: { $event }
+waitlist-party = { $count ->
+    [one] A party of one
+   *[other] A party of { $count }
+}
+waitlist-waiting = You are number { $position } on the waitlist. We e-mail you as soon as seats come free for you.
+waitlist-offered = Seats are being held for you now.
+waitlist-take-offer = See and buy your seats
+waitlist-offer-until = They are yours until { $until }; after that they go to the next party.
+waitlist-accepted = You bought the seats you were offered.
+waitlist-lapsed = Your offer ran out, and its seats went to the next party.
+waitlist-left = You are no longer on this waitlist.
+waitlist-leave = Leave the waitlist
+waitlist-rejoin = Join again at the back
+waitlist-back = Back to the event
+waitlist-join-heading = Sold out: join the waitlist
+waitlist-join-text = Seats that come free go to the waitlist first, in the order people joined. We e-mail you an offer and hold the seats for you for a while.
+waitlist-party-size = Seats
+waitlist-together = Side by side
+waitlist-email = E-mail
+waitlist-join = Join the waitlist
+waitlist-mail-subject = Waitlist: { $event }
+waitlist-mail-joined = You are on the waitlist for { $event } ({ $starts }). When seats come free for you, we hold them and e-mail you. Your place, and a way to leave the waitlist:
+waitlist-mail-offer-subject = Seats for you: { $event }
+waitlist-mail-offer = Seats came free for { $event } ({ $starts }) and are held for you until { $until }. Open this link to see and buy them:
+waitlist-mail-lapsed-subject = Your offer ran out: { $event }
+waitlist-mail-lapsed = Your offer for { $event } ran out, and its seats went to the next party. You may join the waitlist again, once, at the back:

@@ -299,3 +299,40 @@ error-not-enough-capacity = { $left ->
    *[other] Solo quedan { $left } plazas en { $area }; pidió { $asked }.
 }
 error-hold-being-paid = Estos asientos están en proceso de pago: abra su pedido para pagarlos.
+
+## The waitlist
+error-waitlist-first = Estas butacas son primero para la lista de espera: se ofrecen a quienes esperan en cuanto quedan libres. Apúntese para que le ofrezcan butacas.
+error-not-sold-out = { $free ->
+    [one] Aún queda a la venta una butaca que le serviría: elíjala en lugar de esperar.
+   *[other] Aún quedan a la venta { $free } butacas que le servirían: elíjalas en lugar de esperar.
+}
+error-no-waitlist-entry = Esa inscripción en la lista de espera no existe.
+error-cannot-rejoin = Se puede volver a apuntarse una sola vez, cuando una oferta ha caducado.
+error-offer-not-taken = Este navegador ya reserva butacas para este evento: cómprelas o libérelas y vuelva a abrir el enlace de la oferta.
+waitlist-title = Lista de espera: { $event }
+waitlist-party = { $count ->
+    [one] Una persona
+   *[other] Un grupo de { $count }
+}
+waitlist-waiting = Es el número { $position } de la lista de espera. Le escribimos en cuanto queden butacas libres para usted.
+waitlist-offered = Ahora mismo le guardamos butacas.
+waitlist-take-offer = Ver y comprar sus butacas
+waitlist-offer-until = Son suyas hasta { $until }; después pasan al siguiente grupo.
+waitlist-accepted = Ha comprado las butacas que se le ofrecieron.
+waitlist-lapsed = Su oferta caducó y sus butacas pasaron al siguiente grupo.
+waitlist-left = Ya no está en esta lista de espera.
+waitlist-leave = Salir de la lista de espera
+waitlist-rejoin = Volver a apuntarse al final
+waitlist-back = Volver al evento
+waitlist-join-heading = Agotado: apúntese a la lista de espera
+waitlist-join-text = Las butacas que quedan libres van primero a la lista de espera, por orden de inscripción. Le escribimos una oferta y le guardamos las butacas un tiempo.
+waitlist-party-size = Butacas
+waitlist-together = Juntas
+waitlist-email = Correo electrónico
+waitlist-join = Apuntarse
+waitlist-mail-subject = Lista de espera: { $event }
+waitlist-mail-joined = Está en la lista de espera de { $event } ({ $starts }). Cuando queden butacas libres para usted, se las guardamos y le escribimos. Su puesto, y cómo salir de la lista:
+waitlist-mail-offer-subject = Butacas para usted: { $event }
+waitlist-mail-offer = Han quedado libres butacas para { $event } ({ $starts }) y se las guardamos hasta { $until }. Abra este enlace para verlas y comprarlas:
+waitlist-mail-lapsed-subject = Su oferta caducó: { $event }
+waitlist-mail-lapsed = Su oferta para { $event } caducó y sus butacas pasaron al siguiente grupo. Puede volver a apuntarse una vez, al final:

@@ -299,3 +299,40 @@ error-not-enough-capacity = { $left ->
    *[other] Il ne reste que { $left } places en { $area } ; vous en avez demandé { $asked }.
 }
 error-hold-being-paid = Ces places sont en cours de paiement : ouvrez votre commande pour les payer.
+
+## The waitlist
+error-waitlist-first = Ces places vont d’abord à la liste d’attente : elles sont proposées aux personnes qui attendent dès qu’elles se libèrent. Inscrivez-vous pour qu’on vous en propose.
+error-not-sold-out = { $free ->
+    [one] Une place qui vous conviendrait est encore en vente : choisissez-la plutôt que d’attendre.
+   *[other] { $free } places qui vous conviendraient sont encore en vente : choisissez-les plutôt que d’attendre.
+}
+error-no-waitlist-entry = Cette inscription à la liste d’attente n’existe pas.
+error-cannot-rejoin = On peut se réinscrire une seule fois, après l’expiration d’une offre.
+error-offer-not-taken = Ce navigateur réserve déjà des places pour cet événement : achetez-les ou libérez-les, puis rouvrez le lien de l’offre.
+waitlist-title = Liste d’attente : { $event }
+waitlist-party = { $count ->
+    [one] Une personne
+   *[other] Un groupe de { $count }
+}
+waitlist-waiting = Vous êtes numéro { $position } sur la liste d’attente. Nous vous écrivons dès que des places se libèrent pour vous.
+waitlist-offered = Des places vous sont réservées en ce moment.
+waitlist-take-offer = Voir et acheter vos places
+waitlist-offer-until = Elles sont à vous jusqu’à { $until } ; ensuite, elles vont au groupe suivant.
+waitlist-accepted = Vous avez acheté les places proposées.
+waitlist-lapsed = Votre offre a expiré et ses places sont allées au groupe suivant.
+waitlist-left = Vous n’êtes plus sur cette liste d’attente.
+waitlist-leave = Quitter la liste d’attente
+waitlist-rejoin = Se réinscrire en fin de liste
+waitlist-back = Retour à l’événement
+waitlist-join-heading = Complet : inscrivez-vous sur la liste d’attente
+waitlist-join-text = Les places qui se libèrent vont d’abord à la liste d’attente, dans l’ordre d’inscription. Nous vous écrivons une offre et vous réservons les places un moment.
+waitlist-party-size = Places
+waitlist-together = Côte à côte
+waitlist-email = E-mail
+waitlist-join = S’inscrire
+waitlist-mail-subject = Liste d’attente : { $event }
+waitlist-mail-joined = Vous êtes sur la liste d’attente de { $event } ({ $starts }). Quand des places se libèrent pour vous, nous vous les réservons et vous écrivons. Votre place, et comment quitter la liste :
+waitlist-mail-offer-subject = Des places pour vous : { $event }
+waitlist-mail-offer = Des places se sont libérées pour { $event } ({ $starts }) et vous sont réservées jusqu’à { $until }. Ouvrez ce lien pour les voir et les acheter :
+waitlist-mail-lapsed-subject = Votre offre a expiré : { $event }
+waitlist-mail-lapsed = Votre offre pour { $event } a expiré et ses places sont allées au groupe suivant. Vous pouvez vous réinscrire une fois, en fin de liste :

@@ -63,6 +63,8 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(staff::accessible::routes())
         .merge(staff::door::routes())
         .merge(staff::door_offline::routes())
+        .merge(buyer::waitlist::routes())
+        .merge(staff::waitlist::routes())
         .merge(crate::web::payments::routes())
 }
 

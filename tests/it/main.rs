@@ -32,5 +32,6 @@ mod staff;
 mod support;
 mod venue_versions;
 mod venues;
+mod waitlist;
 mod webhooks;
 mod wire;

@@ -32,6 +32,7 @@ pub(super) const HELD_BACK: &str =
 /// The walk's SQL for one kind of seat: free seats in rank order from the
 /// two partial indexes (available, and held but lapsed).
 fn walk_sql(kind: &str) -> String {
+    let reserved = crate::db::waitlist::reserved_sql("$1", "section_id", "tier_id");
     let free_of = |status: &str| {
         format!(
             "(SELECT id, section_id, row_index, rank FROM seats
@@ -39,6 +40,10 @@ fn walk_sql(kind: &str) -> String {
                  AND ($4::bigint IS NULL OR section_id = $4)
                  AND ($5::bigint IS NULL OR tier_id = $5)
                  AND NOT ($7::bool AND 'restricted_view' = ANY (accessibility))
+                 AND ($9::int IS NULL
+                      OR tier_id IN (SELECT id FROM price_tiers
+                                      WHERE event_id = $1 AND price_cents <= $9))
+                 AND ($8::bool OR NOT {reserved})
                  AND {kind}
                ORDER BY rank, id LIMIT $6)"
         )

@@ -217,9 +217,84 @@ async fn find(
     if let Some(chosen) = chosen {
         return Ok(chosen);
     }
+    // Seats are free but the waitlist has them: say so, not "sold out".
+    if !filters.for_waitlist && super::waitlist::keeps_free_seats(tx, event_id).await? {
+        return Err(AppError::Conflict(
+            crate::domain::refusal::Conflict::WaitlistFirst,
+        ));
+    }
     Err(AppError::Conflict(
         refusal(tx, event_id, filters, request).await?,
     ))
+}
+
+/// Seats for a waiting party, in its own new hold with the offer's window:
+/// the same ranked, no-orphan search and the same claim as best available,
+/// among the seats the waitlist keeps. None if nothing free fits the party
+/// now (it keeps its place).
+pub(crate) async fn offer_to_party(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    party: &WaitingParty,
+    offer_for: std::time::Duration,
+) -> AppResult<Option<holds::HoldSummary>> {
+    let filters = Filters {
+        section_id: party.section_id,
+        tier_id: party.tier_id,
+        avoid_restricted_view: false,
+        wheelchair: 0,
+        for_waitlist: true,
+        max_price_cents: party.max_price_cents,
+    };
+    let count = party.party_size as usize;
+    let chosen = if party.together {
+        find_block(tx, event_id, &filters, count).await?
+    } else {
+        find_apart(tx, event_id, &filters, count).await?
+    };
+    let Some(chosen) = chosen else {
+        return Ok(None);
+    };
+    let holder = Holder {
+        buyer_id: party.hold_buyer,
+        client_ip: None,
+        api_key: None,
+    };
+    let rules = HoldRules {
+        ttl: offer_for,
+        max_seats: party.party_size as u32,
+        max_holds_per_ip: 0,
+        max_holds_per_key: 0,
+    };
+    let hold = holds::open_new(tx, event_id, holder, rules).await?;
+    let chosen = SeatIds::new(chosen);
+    let claimed =
+        seats::claim_for_waitlist(tx, event_id, hold.id, hold.expires_at, &chosen).await?;
+    if claimed.claimed.ids.len() != chosen.len() {
+        return Err(AppError::Internal(anyhow::anyhow!(
+            "the waitlist locked {chosen:?} but claimed only {:?}",
+            claimed.claimed.ids
+        )));
+    }
+    Ok(Some(holds::HoldSummary {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: claimed.held.iter().map(|seat| seat.id).collect(),
+        hold,
+        seats: claimed.held,
+        ga: Vec::new(),
+    }))
+}
+
+/// A waiting party as an offer needs it.
+pub struct WaitingParty {
+    pub party_size: i32,
+    pub together: bool,
+    pub section_id: Option<SectionId>,
+    pub tier_id: Option<i64>,
+    pub max_price_cents: Option<i32>,
+    /// The offer's hold belongs to this buyer id (the entry's own).
+    pub hold_buyer: crate::domain::ids::BuyerId,
 }
 
 /// The seats best available would give now, without holding them, for
@@ -303,6 +378,8 @@ async fn resolve_filters(
         tier_id,
         avoid_restricted_view: request.avoid_restricted_view,
         wheelchair: request.wheelchair,
+        for_waitlist: false,
+        max_price_cents: None,
     })
 }
 
@@ -338,6 +415,8 @@ async fn walk(
                 &filters.tier_id,
                 &WALK_BATCH,
                 &filters.avoid_restricted_view,
+                &filters.for_waitlist,
+                &filters.max_price_cents,
             ],
         )
         .await?;
@@ -364,12 +443,17 @@ async fn read_rows(
     filters: &Filters,
 ) -> AppResult<Vec<Vec<FreeSeat>>> {
     static READ_ROWS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let reserved = crate::db::waitlist::reserved_sql("$1", "s.section_id", "s.tier_id");
         format!(
             "SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
                     ($4::bigint IS NULL OR s.tier_id = $4)
                     AND NOT ($5::bool AND 'restricted_view' = ANY (s.accessibility))
                     AND ($6::bool OR NOT s.accessibility && ARRAY['wheelchair', 'companion']
-                         OR NOT {HELD_BACK}) AS eligible,
+                         OR NOT {HELD_BACK})
+                    AND ($7::bool OR NOT {reserved})
+                    AND ($8::int IS NULL
+                         OR s.tier_id IN (SELECT id FROM price_tiers
+                                           WHERE event_id = $1 AND price_cents <= $8)) AS eligible,
                     'wheelchair' = ANY (s.accessibility) AS wheelchair,
                     'companion' = ANY (s.accessibility) AS companion
                FROM seats s
@@ -394,6 +478,8 @@ async fn read_rows(
                 &filters.tier_id,
                 &filters.avoid_restricted_view,
                 &(filters.wheelchair > 0),
+                &filters.for_waitlist,
+                &filters.max_price_cents,
             ],
         )
         .await?;

@@ -37,4 +37,9 @@ pub(super) struct Filters {
     pub(super) avoid_restricted_view: bool,
     /// The party's wheelchair users.
     pub(super) wheelchair: u32,
+    /// An offer to a waiting party: the seats the waitlist keeps from
+    /// general buyers are what it looks for.
+    pub(super) for_waitlist: bool,
+    /// The party's highest price (waitlist parties may set one).
+    pub(super) max_price_cents: Option<i32>,
 }

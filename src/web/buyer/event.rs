@@ -90,6 +90,9 @@ pub(crate) struct EventPage {
     server_now: String,
     notice: Option<Notice>,
     oob: bool,
+    /// The waitlist's form, and the most seats a party may ask for: shown
+    /// while the event is on sale and sold out, or parties already wait.
+    waitlist_form: Option<u32>,
 }
 
 pub(crate) async fn event_page(
@@ -173,8 +176,13 @@ pub(crate) async fn event_page_response(
         }
         None => StatusCode::OK,
     };
+    let header = EventHeader::from(&event);
+    let waitlist_form = (header.on_sale
+        && (header.sold_out || db::waitlist::has_waiting(&client, event_id).await?))
+        .then_some(state.config.max_seats_per_hold);
     let page = EventPage {
-        event: EventHeader::from(&event),
+        waitlist_form,
+        event: header,
         canvas,
         overview,
         section_name: chosen.map(|s| s.name.clone()),

@@ -11,6 +11,7 @@ pub mod live;
 pub mod panel;
 pub mod seat_list;
 pub mod tickets;
+pub mod waitlist;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -44,6 +45,11 @@ pub fn pages_router() -> Router<AppState> {
             get(crate::web::payments::payment_fragment),
         )
         .route("/my/orders", get(tickets::my_orders))
+        .route("/events/{event_id}/waitlist", post(waitlist::join_form))
+        .route("/waitlist/{entry_id}", get(waitlist::entry_page))
+        .route("/waitlist/{entry_id}/offer", get(waitlist::take_offer))
+        .route("/waitlist/{entry_id}/leave", post(waitlist::leave_form))
+        .route("/waitlist/{entry_id}/rejoin", post(waitlist::rejoin_form))
         .route("/tickets/{code}", get(tickets::ticket_page))
 }
 

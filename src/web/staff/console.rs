@@ -198,6 +198,7 @@ struct ConsolePage {
     audit: Vec<AuditRow>,
     payment: super::payments::PaymentSection,
     accessible: super::accessible::AccessibleSection,
+    waitlist: super::waitlist::WaitlistSection,
     oob: bool,
 }
 
@@ -311,6 +312,7 @@ async fn console(
     let audit = db::audit::recent(&client, event_id, 50).await?;
     let payment = super::payments::PaymentSection::load(&state, &client, event_id, &locale).await?;
     let accessible = super::accessible::AccessibleSection::load(&client, event_id, &locale).await?;
+    let waitlist = super::waitlist::WaitlistSection::load(&client, event_id, &locale).await?;
     // A big venue's console opens on its overview; a seat asked about
     // opens its section.
     let section = query.section.or(selected_seat.map(|seat| seat.section_id));
@@ -362,6 +364,7 @@ async fn console(
             .collect(),
         payment,
         accessible,
+        waitlist,
         oob: false,
     })
 }

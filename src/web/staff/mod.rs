@@ -18,6 +18,7 @@ pub mod sign_in;
 pub mod venue_preview;
 pub mod venues;
 pub mod venues_api;
+pub mod waitlist;
 pub mod walk_up;
 pub mod webhooks;
 
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(orders::router())
         .merge(payments::router())
         .merge(walk_up::router())
+        .merge(waitlist::router())
         .merge(mail::router())
         .merge(webhooks::router())
 }

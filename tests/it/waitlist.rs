@@ -1,0 +1,613 @@
+//! The waitlist: joining a sold-out event, freed seats kept for waiting
+//! parties (a general claim is told `waitlist_first`), offers made in join
+//! order by a worker that two instances can run at once, and an offer
+//! lapsing while its buyer pays.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::staff::{staff, staff_as};
+use crate::support::{Api, TestApp, id_segment, spawn_app_with};
+use seatmap::db::waitlist::offer_pass;
+use seatmap::domain::ids::EventId;
+use seatmap::domain::role::Role;
+
+const OFFER: Duration = Duration::from_secs(1800);
+
+/// An app whose offer worker doesn't run by itself: the tests run its
+/// passes, as one instance or two.
+async fn app() -> TestApp {
+    spawn_app_with(|c| c.waitlist.every = None).await
+}
+
+/// Every seat of the event held, a row per buyer (a hold has at most 10
+/// seats); the buyers, with their holds' ids.
+async fn sell_out(
+    app: &TestApp,
+    event_id: i64,
+    seats: &[i64],
+    per_row: usize,
+) -> Vec<(Api, String)> {
+    let mut holders = Vec::new();
+    for row in seats.chunks(per_row) {
+        let buyer = app.buyer();
+        let (status, hold) = buyer.hold(event_id, row).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        holders.push((buyer, hold["hold_id"].as_str().unwrap().to_string()));
+    }
+    holders
+}
+
+async fn join(buyer: &Api, event_id: i64, body: Value) -> (StatusCode, Value) {
+    buyer
+        .post(&format!("/api/events/{event_id}/waitlist"), body)
+        .await
+}
+
+/// Each seat's (row, position), for adjacency.
+async fn geometry(app: &TestApp, event_id: i64) -> HashMap<i64, (i32, i32)> {
+    app.sql()
+        .await
+        .query(
+            "SELECT id, row_index, position FROM seats WHERE event_id = $1",
+            &[&event_id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get::<_, i64>(0), (r.get(1), r.get(2))))
+        .collect()
+}
+
+async fn pass(app: &TestApp, event_id: i64) -> seatmap::db::waitlist::Pass {
+    offer_pass(&app.pool, EventId(event_id), OFFER)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_first() {
+    let app = app().await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let fan = app.buyer();
+    // Seats are on sale: joining is refused, saying how many.
+    let (status, body) = join(
+        &fan,
+        event.id,
+        json!({"count": 2, "email": "fan@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "not_sold_out");
+    let holders = sell_out(&app, event.id, s, 4).await;
+    // Bad input is a 422 that says what.
+    for bad in [
+        json!({"count": 0, "email": "fan@example.com"}),
+        json!({"count": 2, "email": "not an address"}),
+        json!({"count": 2, "email": "fan@example.com", "section": "Nowhere"}),
+        json!({"count": 2, "email": "fan@example.com", "max_price_cents": -1}),
+    ] {
+        let (status, body) = join(&fan, event.id, bad.clone()).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+    }
+    let (status, joined) = join(
+        &fan,
+        event.id,
+        json!({"count": 2, "together": true, "email": "fan@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    assert_eq!(joined["position"], 1);
+    let (_, second) = join(
+        &app.buyer(),
+        event.id,
+        json!({"count": 1, "email": "b@example.com"}),
+    )
+    .await;
+    assert_eq!(second["position"], 2);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'waitlist_joined'")
+            .await,
+        2,
+        "each party is mailed its place"
+    );
+
+    // A seat comes free: a general buyer can't have it.
+    let (owner, hold_id) = &holders[0];
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[1]))
+        .await;
+    assert!(status.is_success());
+    let general = app.buyer();
+    let (status, refused) = general.hold(event.id, &[s[1]]).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "waitlist_first");
+    let (status, refused) = general
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({"best_available": {"count": 1}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "waitlist_first");
+
+    // The party of 2 doesn't fit one seat; the party of 1 behind it is
+    // offered it, and the party of 2 keeps its place.
+    let done = pass(&app, event.id).await;
+    assert_eq!(done.offered.len(), 1);
+    let clerk = staff_as(&app, "clerk", Role::BoxOffice).await;
+    let (status, list) = clerk
+        .get(&format!("/api/staff/events/{}/waitlist", event.id))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(list[0]["status"], "waiting");
+    assert_eq!(list[0]["position"], 1);
+    assert_eq!(list[1]["status"], "offered");
+    assert_eq!(list[1]["offer"]["seat_ids"], json!([s[1]]));
+    // A door account can't see it.
+    let door = staff_as(&app, "gate", Role::Door).await;
+    let (status, _) = door
+        .get(&format!("/api/staff/events/{}/waitlist", event.id))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    // Paused, the waitlist keeps nothing: a freed seat is on general sale.
+    let manager = staff(&app, "boss").await;
+    let token = crate::pages::csrf_from(&manager, &format!("/staff/events/{}", event.id)).await;
+    let response = crate::staff::post_form(
+        &manager,
+        &format!("/staff/events/{}/waitlist/pause", event.id),
+        &[("csrf", &token)],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[2]))
+        .await;
+    let (status, held) = general.hold(event.id, &[s[2]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{held}");
+
+    // Leaving: only the party that joined may, through the API.
+    let entry = joined["entry_id"].as_str().unwrap();
+    let (status, _) = general
+        .delete(&format!("/api/events/{}/waitlist/{entry}", event.id))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, left) = fan
+        .delete(&format!("/api/events/{}/waitlist/{entry}", event.id))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{left}");
+    assert_eq!(left["status"], "left");
+}
+
+/// Whether `count` seats fit in `free`: side by side in one row when
+/// `together`, anywhere otherwise.
+fn fits(
+    free: &HashSet<i64>,
+    geometry: &HashMap<i64, (i32, i32)>,
+    count: usize,
+    together: bool,
+) -> bool {
+    if !together {
+        return free.len() >= count;
+    }
+    let spots: HashSet<(i32, i32)> = free.iter().map(|id| geometry[id]).collect();
+    spots
+        .iter()
+        .any(|&(row, pos)| (0..count as i32).all(|k| spots.contains(&(row, pos + k))))
+}
+
+/// 60 parties of 1 to 4 wait for a sold-out event of 100 seats; 20 seats
+/// are freed at once in scattered places while 100 general buyers hammer
+/// exactly those seats. No general buyer gets one; two instances' offer
+/// passes run together; no seat is offered twice; parties that asked to
+/// sit together are side by side; and no party that fitted what was free
+/// at its turn was passed over for one behind it.
+#[tokio::test]
+async fn freed_seats_go_to_waiting_parties_in_order_while_a_herd_hammers_them() {
+    let app = app().await;
+    let event = app.create_event(10, 10).await;
+    let s = event.seat_ids.clone();
+    let holders = sell_out(&app, event.id, &s, 10).await;
+    let geometry = geometry(&app, event.id).await;
+
+    let mut parties = Vec::new();
+    for i in 0..60 {
+        let count = 1 + (i * 7 % 4) as i64;
+        let together = i % 3 != 0;
+        let (status, joined) = join(
+            &app.buyer(),
+            event.id,
+            json!({"count": count, "together": together, "email": format!("p{i}@example.com")}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{joined}");
+        parties.push((
+            joined["entry_id"].as_str().unwrap().to_string(),
+            count as usize,
+            together,
+        ));
+    }
+
+    // 20 seats in scattered places: a few runs of 2 or 3, and singles.
+    let freed: Vec<i64> = [
+        (0, 2),
+        (0, 3),
+        (1, 7),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (3, 5),
+        (4, 9),
+        (5, 4),
+        (5, 5),
+        (6, 1),
+        (6, 8),
+        (7, 3),
+        (7, 4),
+        (7, 5),
+        (8, 0),
+        (8, 9),
+        (9, 2),
+        (9, 6),
+        (9, 7),
+    ]
+    .iter()
+    .map(|&(row, pos)| s[row * 10 + pos])
+    .collect();
+    let releases = freed.iter().map(|seat| {
+        let row = s.iter().position(|x| x == seat).unwrap() / 10;
+        let (owner, hold_id) = holders[row].clone();
+        let seat = *seat;
+        async move {
+            let (status, body) = owner
+                .delete(&format!("/api/holds/{hold_id}/seats/{seat}"))
+                .await;
+            assert!(status.is_success(), "{body}");
+        }
+    });
+    let herd = (0..100).map(|i| {
+        let buyer = app.buyer();
+        let seats = freed.clone();
+        async move {
+            let mut answers = Vec::new();
+            for k in 0..3 {
+                let seat = seats[(i * 3 + k) % seats.len()];
+                let (status, body) = buyer.hold(event.id, &[seat]).await;
+                answers.push((status, body["error"].as_str().unwrap_or("").to_string()));
+            }
+            answers
+        }
+    });
+    let (_, answers) = tokio::join!(join_all(releases), join_all(herd));
+    let mut waitlist_first = 0;
+    for (status, error) in answers.into_iter().flatten() {
+        assert_eq!(
+            status,
+            StatusCode::CONFLICT,
+            "a general buyer got a freed seat"
+        );
+        assert!(
+            error == "waitlist_first" || error == "seats_unavailable",
+            "{error}"
+        );
+        waitlist_first += usize::from(error == "waitlist_first");
+    }
+    assert!(
+        waitlist_first > 0,
+        "some buyers came after the seats were freed"
+    );
+
+    // Two instances pass over the waitlist at once, until nothing changes.
+    let mut ran = 0;
+    loop {
+        let (a, b) = tokio::join!(pass(&app, event.id), pass(&app, event.id));
+        ran += usize::from(a.ran) + usize::from(b.ran);
+        if a.offered.is_empty() && b.offered.is_empty() && a.ran && b.ran {
+            break;
+        }
+        if a.offered.is_empty() && b.offered.is_empty() && (a.ran || b.ran) {
+            // One pass ran and found nothing more: settled.
+            break;
+        }
+    }
+    assert!(ran >= 1);
+
+    // What each party was offered, in join order.
+    let offers: Vec<(String, String, Vec<i64>)> = app
+        .sql()
+        .await
+        .query(
+            "SELECT w.id::text, w.status, coalesce(array_agg(s.id ORDER BY s.id)
+                                                   FILTER (WHERE s.id IS NOT NULL), '{}')
+               FROM waitlist_entries w LEFT JOIN seats s ON s.hold_id = w.hold_id
+              WHERE w.event_id = $1 GROUP BY w.id, w.joined_seq ORDER BY w.joined_seq",
+            &[&event.id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(offers.len(), 60);
+    let mut free: HashSet<i64> = freed.iter().copied().collect();
+    let mut offered_seats = HashSet::new();
+    let mut offered = 0;
+    for ((entry, status, seats), (id, count, together)) in offers.iter().zip(&parties) {
+        assert_eq!(entry, id);
+        if status == "offered" {
+            offered += 1;
+            assert_eq!(seats.len(), *count, "{entry}");
+            for seat in seats {
+                assert!(free.contains(seat), "{seat} was not free for {entry}");
+                assert!(offered_seats.insert(*seat), "{seat} offered twice");
+                free.remove(seat);
+            }
+            if *together {
+                let mut spots: Vec<(i32, i32)> = seats.iter().map(|id| geometry[id]).collect();
+                spots.sort();
+                assert!(
+                    spots
+                        .windows(2)
+                        .all(|w| w[0].0 == w[1].0 && w[1].1 == w[0].1 + 1),
+                    "{entry} asked to sit together: {spots:?}"
+                );
+            }
+        } else {
+            assert_eq!(status, "waiting");
+            assert!(
+                !fits(&free, &geometry, *count, *together),
+                "{entry} ({count}, together {together}) fitted what was free at its turn and was passed over"
+            );
+        }
+    }
+    assert!(offered >= 8, "only {offered} parties were offered seats");
+    // Every hold on a freed seat is an offer's: no general buyer has one.
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats s JOIN holds h ON h.id = s.hold_id
+              WHERE s.id = ANY(ARRAY{freed:?}::bigint[]) AND s.status = 'HELD'
+                AND h.expires_at > now()
+                AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.hold_id = h.id)"
+        ))
+        .await,
+        0
+    );
+    app.no_breaches().await;
+}
+
+/// Two workers pass over one waitlist at the same moment, again and
+/// again: each party gets one offer at most, and never two holds.
+#[tokio::test]
+async fn two_workers_at_once_make_each_party_one_offer() {
+    let app = app().await;
+    let event = app.create_event(2, 10).await;
+    let s = event.seat_ids.clone();
+    let holders = sell_out(&app, event.id, &s, 10).await;
+    for i in 0..8 {
+        join(
+            &app.buyer(),
+            event.id,
+            json!({"count": 1, "email": format!("w{i}@example.com")}),
+        )
+        .await;
+    }
+    for (k, (owner, hold_id)) in holders.iter().enumerate() {
+        for seat in &s[k * 10..k * 10 + 3] {
+            owner
+                .delete(&format!("/api/holds/{hold_id}/seats/{seat}"))
+                .await;
+        }
+    }
+    for _ in 0..5 {
+        let passes = join_all((0..4).map(|_| pass(&app, event.id))).await;
+        assert!(passes.iter().filter(|p| p.ran).count() >= 1);
+    }
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM waitlist_entries WHERE event_id = {} AND status = 'offered'",
+            event.id
+        ))
+        .await,
+        6
+    );
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM (SELECT buyer_id FROM holds GROUP BY event_id, buyer_id
+                                   HAVING count(*) > 1) twice"
+        )
+        .await,
+        0,
+        "no party (or buyer) has two holds"
+    );
+}
+
+/// The offer's signed link gives its hold to the browser that opens it;
+/// the party buys; the next pass marks the offer accepted, and the report
+/// counts the seats the waitlist sold.
+#[tokio::test]
+async fn an_offer_opened_from_its_link_is_bought_and_counted() {
+    let app = app().await;
+    let event = app.create_event(1, 4).await;
+    let s = &event.seat_ids;
+    let holders = sell_out(&app, event.id, s, 4).await;
+    let fan = app.buyer();
+    let (_, joined) = join(
+        &fan,
+        event.id,
+        json!({"count": 2, "email": "fan@example.com"}),
+    )
+    .await;
+    let entry: Uuid = joined["entry_id"].as_str().unwrap().parse().unwrap();
+    let (owner, hold_id) = &holders[0];
+    let (status, _) = owner.delete(&format!("/api/holds/{hold_id}")).await;
+    assert!(status.is_success());
+    assert_eq!(pass(&app, event.id).await.offered.len(), 1);
+
+    // The link in the offer's mail, opened in another browser.
+    let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
+    let access = app.state.links.key.sign_waitlist(entry, until);
+    let phone = app.buyer();
+    let bad = phone
+        .http
+        .get(format!(
+            "{}/waitlist/{entry}/offer?until={}&sig=00",
+            app.base, access.until
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        bad.status(),
+        StatusCode::NOT_FOUND,
+        "a bad signature opens nothing"
+    );
+    let opened = phone
+        .http
+        .get(format!(
+            "{}/waitlist/{entry}/offer?until={}&sig={}",
+            app.base, access.until, access.sig
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        opened.headers()["location"],
+        format!("/events/{}", event.id).as_str()
+    );
+    let seats = phone.seats(event.id).await;
+    let hold = &seats["hold"];
+    assert_eq!(
+        hold["seat_ids"].as_array().unwrap().len(),
+        2,
+        "the party's 2: {seats}"
+    );
+    let (status, order) = phone
+        .purchase(&hold["hold_id"], "Fan", "fan@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let done = pass(&app, event.id).await;
+    assert_eq!(done.accepted, 1);
+    let summary = seatmap::db::waitlist::summary(&app.sql().await, EventId(event.id))
+        .await
+        .unwrap();
+    assert_eq!(summary.seats_sold, 2);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'waitlist_offer'")
+            .await,
+        1
+    );
+    let _ = id_segment;
+}
+
+/// An offer runs out at the moment its buyer pays. Forced both ways: the
+/// payment reaches the seats first (it passed the hold's check before the
+/// deadline) and wins, the next party gets nothing; or the worker passes
+/// first after the deadline, the next party gets the seats, and the
+/// payment is refused as expired. Never both, never neither.
+#[tokio::test]
+async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
+    for pay_first in [true, false] {
+        // The payment waits on a seat the test holds past the deadline:
+        // longer than the usual lock timeout.
+        let app = spawn_app_with(|c| {
+            c.waitlist.every = None;
+            c.db.lock_timeout = Duration::from_secs(30);
+            c.db.statement_timeout = Duration::from_secs(30);
+        })
+        .await;
+        let event = app.create_event(1, 2).await;
+        let s = &event.seat_ids;
+        let holders = sell_out(&app, event.id, s, 2).await;
+        let first = app.buyer();
+        join(
+            &first,
+            event.id,
+            json!({"count": 1, "email": "one@example.com"}),
+        )
+        .await;
+        join(
+            &app.buyer(),
+            event.id,
+            json!({"count": 1, "email": "two@example.com"}),
+        )
+        .await;
+        let (owner, hold_id) = &holders[0];
+        owner
+            .delete(&format!("/api/holds/{hold_id}/seats/{}", s[0]))
+            .await;
+        let short = Duration::from_secs(2);
+        let offered = offer_pass(&app.pool, EventId(event.id), short)
+            .await
+            .unwrap();
+        assert_eq!(offered.offered.len(), 1);
+        let (entry, offer_hold) = offered.offered[0];
+        let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
+        let access = app.state.links.key.sign_waitlist(entry, until);
+        first
+            .http
+            .get(format!(
+                "{}/waitlist/{entry}/offer?until={}&sig={}",
+                app.base, access.until, access.sig
+            ))
+            .send()
+            .await
+            .unwrap();
+
+        let (paid, second_offer) = if pay_first {
+            // The payment passes the hold's check, then waits on the seat
+            // the test holds; the deadline passes; the worker finds the
+            // seat locked and skips it; the payment goes on and wins.
+            let mut locker = app.own_connection().await;
+            let lock = locker.transaction().await.unwrap();
+            lock.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&s[0]])
+                .await
+                .unwrap();
+            let paying = {
+                let first = first.clone();
+                let hold = json!(offer_hold.0.to_string());
+                tokio::spawn(async move { first.purchase(&hold, "One", "one@example.com").await })
+            };
+            app.lock_waiter("UPDATE seats").await;
+            tokio::time::sleep(short + Duration::from_millis(300)).await;
+            let during = pass(&app, event.id).await;
+            lock.rollback().await.unwrap();
+            let (status, _) = paying.await.unwrap();
+            (status, during.offered.len())
+        } else {
+            tokio::time::sleep(short + Duration::from_millis(300)).await;
+            let after = pass(&app, event.id).await;
+            let (status, _) = first
+                .purchase(&json!(offer_hold.0.to_string()), "One", "one@example.com")
+                .await;
+            (status, after.offered.len())
+        };
+        let sold = app
+            .count(&format!(
+                "SELECT count(*) FROM seats WHERE id = {} AND status = 'SOLD'",
+                s[0]
+            ))
+            .await;
+        if pay_first {
+            assert_eq!(
+                paid,
+                StatusCode::CREATED,
+                "the payment that came first wins"
+            );
+            assert_eq!(second_offer, 0, "the next party is offered nothing");
+            assert_eq!(sold, 1);
+        } else {
+            assert_ne!(paid, StatusCode::CREATED, "the late payment is refused");
+            assert_eq!(second_offer, 1, "the next party is offered the seat");
+            assert_eq!(sold, 0);
+        }
+        app.no_breaches().await;
+    }
+}
