@@ -148,10 +148,22 @@ pub(super) async fn lock_on_sale(
     client: &impl GenericClient,
     event_id: EventId,
 ) -> AppResult<EventPayment> {
-    let (status, on_sale_at, time_zone, payment) =
+    let (status, on_sale_at, time_zone, payment, _) =
         lock_sale_status(client, event_id, LockUnless::Closed).await?;
     status.refuse(on_sale_at, &time_zone)?;
     Ok(payment)
+}
+
+/// [`lock_on_sale`] for a buyer's claim: whether parties wait on the
+/// event's waitlist (read by the same statement, so no round trip more).
+pub(super) async fn lock_on_sale_for_claim(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<bool> {
+    let (status, on_sale_at, time_zone, _, waitlist_waiting) =
+        lock_sale_status(client, event_id, LockUnless::Closed).await?;
+    status.refuse(on_sale_at, &time_zone)?;
+    Ok(waitlist_waiting)
 }
 
 /// The box office keeps selling at the door after online sales close or
@@ -161,7 +173,7 @@ pub(super) async fn lock_not_cancelled(
     event_id: EventId,
 ) -> AppResult<()> {
     match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
-        (SaleStatus::Cancelled, on_sale_at, time_zone, _) => {
+        (SaleStatus::Cancelled, on_sale_at, time_zone, _, _) => {
             Ok(SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)?)
         }
         _ => Ok(()),
@@ -177,11 +189,17 @@ static LOCK_NOT_CANCELLED: LazyLock<String> =
 fn lock_sale_status_sql(still_open: &str) -> String {
     format!(
         "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone, e.payment,
-                e.box_office_window_secs
+                e.box_office_window_secs, {WAITLIST_WAITING} AS waitlist_waiting
            FROM events e
           WHERE e.id = $1 AND {still_open} FOR KEY SHARE"
     )
 }
+
+/// Whether parties wait on the event's waitlist (not paused): a claim then
+/// asks, when refused, whether the waitlist kept the seats.
+const WAITLIST_WAITING: &str = "(NOT e.waitlist_paused
+     AND EXISTS (SELECT 1 FROM waitlist_entries w
+                  WHERE w.event_id = e.id AND w.status = 'waiting'))";
 
 /// Which ended events a key-share lock is not taken on.
 enum LockUnless {
@@ -198,7 +216,13 @@ async fn lock_sale_status(
     client: &impl GenericClient,
     event_id: EventId,
     unless: LockUnless,
-) -> AppResult<(SaleStatus, Option<OffsetDateTime>, String, EventPayment)> {
+) -> AppResult<(
+    SaleStatus,
+    Option<OffsetDateTime>,
+    String,
+    EventPayment,
+    bool,
+)> {
     let locked = client
         .prepare_cached(match unless {
             LockUnless::Closed => &LOCK_ON_SALE,
@@ -212,7 +236,7 @@ async fn lock_sale_status(
                 &client
                     .prepare_cached(&format!(
                         "SELECT {SALE_STATUS} AS sale, e.on_sale_at, e.time_zone, e.payment,
-                                e.box_office_window_secs
+                                e.box_office_window_secs, {WAITLIST_WAITING} AS waitlist_waiting
                            FROM events e WHERE e.id = $1"
                     ))
                     .await?,
@@ -232,6 +256,7 @@ async fn lock_sale_status(
                 row.get::<_, i32>("box_office_window_secs").max(0) as u64,
             ),
         },
+        row.get("waitlist_waiting"),
     ))
 }
 

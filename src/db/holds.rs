@@ -499,7 +499,7 @@ async fn claim_in(
     };
     super::prepare_together(tx, flight).await?;
     let (on_sale, areas_known, known, hold) = tokio::join!(
-        events::lock_on_sale(tx, event_id),
+        events::lock_on_sale_for_claim(tx, event_id),
         async {
             match cart.ga.is_empty() {
                 true => Ok(()),
@@ -515,7 +515,7 @@ async fn claim_in(
             closed.and(open)
         },
     );
-    on_sale?;
+    let waitlist_waiting = on_sale?;
     areas_known?;
     let known = known?;
     if known.len() != seat_ids.len() {
@@ -541,7 +541,7 @@ async fn claim_in(
     let claimed = claimed?;
     if claimed.claimed.ids.len() != seat_ids.len() {
         let refused = seats::refused(seat_ids, &claimed.claimed.ids);
-        if super::waitlist::keeps_any(tx, event_id, &refused).await? {
+        if waitlist_waiting && super::waitlist_first::keeps_any(tx, event_id, &refused).await? {
             return Err(AppError::Conflict(Conflict::WaitlistFirst));
         }
         return Err(AppError::SeatsUnavailable { seat_ids: refused });

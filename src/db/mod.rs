@@ -34,6 +34,7 @@ pub mod tickets;
 pub mod venue_move;
 pub mod venues;
 pub mod waitlist;
+pub mod waitlist_first;
 pub mod webhooks;
 
 use std::future::Future;

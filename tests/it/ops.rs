@@ -244,7 +244,7 @@ async fn every_documented_operation_is_routed() {
         let concrete = path
             .split('/')
             .map(|part| match part {
-                "{hold_id}" | "{order_id}" => "7b0f4c1e-4a8e-4f5e-9f0e-2d6f1c0a9b3d",
+                "{hold_id}" | "{order_id}" | "{entry_id}" => "7b0f4c1e-4a8e-4f5e-9f0e-2d6f1c0a9b3d",
                 part if part.starts_with('{') => "1",
                 part => part,
             })

@@ -129,12 +129,15 @@ async fn best_in(
     )
     .await?;
     let (on_sale, filters, hold) = tokio::join!(
-        events::lock_on_sale(tx, event_id),
+        events::lock_on_sale_for_claim(tx, event_id),
         resolve_filters(tx, event_id, request),
         holds::lock_or_open(tx, event_id, holder, rules)
     );
-    on_sale?;
-    let filters = filters?;
+    let waitlist_waiting = on_sale?;
+    let filters = Filters {
+        waitlist_waiting,
+        ..filters?
+    };
     let hold = hold?;
     let mut given_back = SeatIds::default();
     let already = match request.mode {
@@ -218,7 +221,10 @@ async fn find(
         return Ok(chosen);
     }
     // Seats are free but the waitlist has them: say so, not "sold out".
-    if !filters.for_waitlist && super::waitlist::keeps_free_seats(tx, event_id).await? {
+    if filters.waitlist_waiting
+        && !filters.for_waitlist
+        && super::waitlist_first::keeps_free_seats(tx, event_id).await?
+    {
         return Err(AppError::Conflict(
             crate::domain::refusal::Conflict::WaitlistFirst,
         ));
@@ -245,6 +251,7 @@ pub(crate) async fn offer_to_party(
         wheelchair: 0,
         for_waitlist: true,
         max_price_cents: party.max_price_cents,
+        waitlist_waiting: false,
     };
     let count = party.party_size as usize;
     let chosen = if party.together {
@@ -380,6 +387,7 @@ async fn resolve_filters(
         wheelchair: request.wheelchair,
         for_waitlist: false,
         max_price_cents: None,
+        waitlist_waiting: false,
     })
 }
 
@@ -443,7 +451,7 @@ async fn read_rows(
     filters: &Filters,
 ) -> AppResult<Vec<Vec<FreeSeat>>> {
     static READ_ROWS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-        let reserved = crate::db::waitlist::reserved_sql("$1", "s.section_id", "s.tier_id");
+        let reserved = crate::db::waitlist_first::reserved_sql("$1", "s.section_id", "s.tier_id");
         format!(
             "SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
                     ($4::bigint IS NULL OR s.tier_id = $4)

@@ -42,4 +42,8 @@ pub(super) struct Filters {
     pub(super) for_waitlist: bool,
     /// The party's highest price (waitlist parties may set one).
     pub(super) max_price_cents: Option<i32>,
+    /// Parties wait on the event's waitlist (as the event's lock read
+    /// it): a search that finds nothing asks whether the waitlist kept
+    /// free seats, to say `waitlist_first` rather than sold out.
+    pub(super) waitlist_waiting: bool,
 }
