@@ -44,6 +44,12 @@ CREATE INDEX waitlist_entries_waiting ON waitlist_entries (event_id, joined_seq)
     WHERE status = 'waiting';
 CREATE INDEX waitlist_entries_offered ON waitlist_entries (offer_expires_at)
     WHERE status = 'offered';
+-- One place in line per buyer, and per e-mail address, per event: a
+-- flood of entries from one client can't crowd out the rest.
+CREATE UNIQUE INDEX waitlist_entries_one_per_buyer ON waitlist_entries (event_id, buyer_id)
+    WHERE status IN ('waiting', 'offered');
+CREATE UNIQUE INDEX waitlist_entries_one_per_email ON waitlist_entries (event_id, lower(email))
+    WHERE status IN ('waiting', 'offered');
 
 -- One row per event with a waitlist: the offer worker locks it
 -- (FOR UPDATE SKIP LOCKED), so one instance at a time walks an event's

@@ -277,7 +277,9 @@ async fn waitlist_mail(
                             ("until", offer_until.as_str().into()),
                         ],
                     ),
-                    links.waitlist_url(entry_id, "/offer", until),
+                    // The party's page, whose button takes the offer: a
+                    // link alone (a mail scanner follows them) takes nothing.
+                    links.waitlist_url(entry_id, "", until),
                     t1("waitlist-mail-offer-subject", "event", event_name),
                 ))
             }

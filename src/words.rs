@@ -303,6 +303,7 @@ fn conflict_text(conflict: &Conflict) -> String {
         Conflict::ApiKeyExists(name) => format!("An API key named {name:?} already exists."),
         Conflict::WaitlistFirst => t("error-waitlist-first"),
         Conflict::CannotRejoin => t("error-cannot-rejoin"),
+        Conflict::AlreadyWaiting => t("error-already-waiting"),
         Conflict::OfferNotTaken => t("error-offer-not-taken"),
         Conflict::NotSoldOut { free } => t1("error-not-sold-out", "free", free),
         Conflict::LastAdmin => "That would leave no admin who can sign in (and nobody may disable or demote themselves): make another admin first.".into(),

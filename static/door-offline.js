@@ -64,9 +64,20 @@
   let hmacKey = null;
   let queue = [];           // this event's scans not yet sent
   let reachable = navigator.onLine;
+  // The server said this device is no longer signed in (or its account
+  // can't use the door): it admits nobody, online or off, until someone
+  // signs in again. A disabled account's phone doesn't go on admitting.
+  let signedOut = false;
   let lastCode = "";
 
   function offline() { return !navigator.onLine || !reachable; }
+
+  function refused(response) {
+    if (response.status === 401 || response.status === 403) {
+      signedOut = true;
+      throw new Error("signed out");
+    }
+  }
 
   function hhmm(iso) {
     return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
@@ -74,6 +85,13 @@
 
   function render() {
     line.hidden = false;
+    if (signedOut) {
+      line.textContent = "Signed out: sign in again to check tickets." + (queue.length ? " " + queue.length + " offline admissions wait to be sent." : "");
+      line.className = "door-network door-network--offline";
+      root.dataset.doorState = "signed-out";
+      root.dataset.doorQueue = String(queue.length);
+      return;
+    }
     const waiting = queue.length === 1 ? "1 scan waiting to be sent" : queue.length + " scans waiting to be sent";
     let text;
     if (!offline()) {
@@ -145,7 +163,9 @@
   function refreshList() {
     return fetch(root.dataset.doorList, { credentials: "same-origin", headers: { accept: "application/json" } })
       .then(function (response) {
+        refused(response);
         if (!response.ok) { throw new Error("door list: " + response.status); }
+        signedOut = false;
         return response.json();
       })
       .then(function (fresh) {
@@ -160,7 +180,7 @@
         showConflicts(fresh.conflicts);
         return store("lists", "readwrite", function (s) { return s.put(list); });
       })
-      .catch(function () { reachable = false; })
+      .catch(function () { if (!signedOut) { reachable = false; } })
       .then(render);
   }
 
@@ -175,6 +195,10 @@
 
   // ---- Offline scans ---------------------------------------------------
   function checkLocally(text) {
+    if (signedOut) {
+      showResult("refuse", "Signed out", "Sign in again to check tickets.");
+      return Promise.resolve();
+    }
     const code = normalCode(text || "");
     if (!code) {
       showResult("refuse", "Not a ticket code", "A code is 32 letters and digits, as printed under the QR code.");
@@ -226,6 +250,7 @@
         scans: batch.map(function (s) { return { hash: s.hash, gate: s.gate, scanned_at: s.scannedAt }; }),
       }),
     }).then(function (response) {
+      refused(response);
       if (!response.ok) { throw new Error("sync: " + response.status); }
       return response.json();
     }).then(function (answer) {
@@ -234,7 +259,7 @@
       showConflicts(answer.conflicts);
       reachable = true;
       return store("queue", "readwrite", function (s) { sent.forEach(function (id) { s.delete(id); }); });
-    }).catch(function () { reachable = false; })
+    }).catch(function () { if (!signedOut) { reachable = false; } })
       .then(function () { sending = false; render(); });
   }
 
@@ -243,7 +268,7 @@
   document.addEventListener("submit", function (event) {
     if (event.target !== form) { return; }
     lastCode = form.querySelector("[name=code]").value;
-    if (!offline()) { return; }
+    if (!offline() && !signedOut) { return; }
     event.preventDefault();
     event.stopImmediatePropagation();
     const input = form.querySelector("[name=code]");

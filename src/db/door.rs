@@ -65,7 +65,8 @@ pub enum Synced {
 
 /// Applies a scan a device made offline: the same conditional statement
 /// as an online scan (`tickets::admit`), then, if it admitted nothing, a
-/// conflict row for what the device did (once per device and scan time).
+/// conflict row for what the device did (once per device and scan time:
+/// the device's own time, as sent, so a batch sent again matches it).
 pub async fn apply_offline_scan(
     client: &impl GenericClient,
     event_id: EventId,
@@ -89,7 +90,7 @@ pub async fn apply_offline_scan(
     let statement = client
         .prepare_cached(
             "INSERT INTO door_conflicts (event_id, ticket_id, kind, gate, device, scanned_at)
-             VALUES ($1, $2, $3, $4, $5, least($6, now()))
+             VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (ticket_id, device, scanned_at) DO NOTHING",
         )
         .await?;

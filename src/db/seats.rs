@@ -257,7 +257,12 @@ fn claim_ctes(only: &str) -> String {
 fn buyer_may_claim() -> String {
     format!(
         "AND (coalesce(hold_id = $3, false) OR NOT {})",
-        super::waitlist_first::reserved_sql("$1", "seats.section_id", "seats.tier_id")
+        super::waitlist_first::reserved_sql(
+            "$1",
+            "seats.section_id",
+            "seats.tier_id",
+            "seats.accessibility"
+        )
     )
 }
 

@@ -128,6 +128,18 @@ pub async fn change(
 ) -> AppResult<()> {
     tx.execute("SELECT id FROM staff ORDER BY id FOR UPDATE", &[])
         .await?;
+    // The actor is judged again under the lock: an admin demoted or
+    // disabled by another admin a moment ago changes nothing now.
+    let still_admin = tx
+        .query_opt(
+            "SELECT 1 FROM staff WHERE id = $1 AND role = 'admin' AND disabled_at IS NULL",
+            &[&admin],
+        )
+        .await?
+        .is_some();
+    if !still_admin {
+        return Err(AppError::Unauthorized);
+    }
     let row = tx
         .query_opt(
             "SELECT name, role, disabled_at IS NOT NULL AS disabled FROM staff WHERE id = $1",
@@ -166,7 +178,11 @@ pub async fn change(
         }
         Change::Disable => {
             tx.execute(
-                "UPDATE staff SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1",
+                // Its sessions end for good: enabling it again later
+                // doesn't bring them back.
+                "UPDATE staff SET disabled_at = coalesce(disabled_at, now()),
+                                  credentials_version = credentials_version + 1
+                  WHERE id = $1",
                 &[&subject],
             )
             .await?;
@@ -226,6 +242,17 @@ pub async fn audit(
         )
         .await?;
     Ok(())
+}
+
+/// The account's credentials version (what a session signed in under).
+pub async fn credentials_version(client: &impl GenericClient, staff_id: StaffId) -> AppResult<i32> {
+    Ok(client
+        .query_one(
+            "SELECT credentials_version FROM staff WHERE id = $1",
+            &[&staff_id],
+        )
+        .await?
+        .get(0))
 }
 
 /// An account's id by name.

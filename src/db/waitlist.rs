@@ -69,7 +69,7 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
                      OR NOT (SELECT accessible_held_back(e.accessible_seats,
                                     e.accessible_release_secs, e.starts_at)
                                FROM events e WHERE e.id = $1))",
-            reserved_sql("$1", "s.section_id", "s.tier_id")
+            reserved_sql("$1", "s.section_id", "s.tier_id", "s.accessibility")
         );
         let free: i64 = tx
             .query_one(
@@ -87,24 +87,29 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
             return Err(AppError::Conflict(Conflict::NotSoldOut { free }));
         }
         let entry_id = Uuid::new_v4();
-        tx.execute(
-            "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
-                                           section_id, tier_id, max_price_cents, email, lang)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            &[
-                &entry_id,
-                &event_id,
-                &request.buyer_id,
-                &request.party_size,
-                &request.together,
-                &request.section_id,
-                &request.tier_id,
-                &request.max_price_cents,
-                &request.email,
-                &request.lang.tag(),
-            ],
-        )
-        .await?;
+        let inserted = tx
+            .execute(
+                "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
+                                               section_id, tier_id, max_price_cents, email, lang)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT DO NOTHING",
+                &[
+                    &entry_id,
+                    &event_id,
+                    &request.buyer_id,
+                    &request.party_size,
+                    &request.together,
+                    &request.section_id,
+                    &request.tier_id,
+                    &request.max_price_cents,
+                    &request.email,
+                    &request.lang.tag(),
+                ],
+            )
+            .await?;
+        if inserted == 0 {
+            return Err(AppError::Conflict(Conflict::AlreadyWaiting));
+        }
         tx.execute(
             "INSERT INTO waitlist_queues (event_id) VALUES ($1) ON CONFLICT DO NOTHING",
             &[&event_id],
@@ -237,8 +242,10 @@ pub async fn leave(pool: &Pool, entry_id: Uuid) -> AppResult<Entry> {
         let hold_id: Option<HoldId> = row.get("hold_id");
         if status == "offered"
             && let Some(hold_id) = hold_id
+            && !release_offer(tx, hold_id).await?
         {
-            release_offer(tx, hold_id).await?;
+            // Checked out and being paid for: the payment decides.
+            return Err(AppError::Conflict(Conflict::HoldBeingPaid));
         }
         tx.execute(
             "UPDATE waitlist_entries SET status = 'left', closed_at = now()
@@ -251,21 +258,41 @@ pub async fn leave(pool: &Pool, entry_id: Uuid) -> AppResult<Entry> {
     .await
 }
 
-/// An offer's seats back on sale (or to the next party), its hold closed.
-async fn release_offer(tx: &impl GenericClient, hold_id: HoldId) -> AppResult<()> {
-    tx.execute(
-        "UPDATE holds SET state = 'RELEASED', closed_at = now()
-          WHERE id = $1 AND state = 'OPEN'",
-        &[&hold_id],
-    )
-    .await?;
-    super::seats::release_all(tx, hold_id).await?;
-    Ok(())
+/// An offer's seats back on sale (or to the next party), its hold closed;
+/// false (and nothing changed) when the hold is being paid for. A hold
+/// already closed, or run out, leaves nothing of the party's to release.
+async fn release_offer(tx: &impl GenericClient, hold_id: HoldId) -> AppResult<bool> {
+    let state: String = tx
+        .query_one(
+            "SELECT state FROM holds WHERE id = $1 FOR UPDATE",
+            &[&hold_id],
+        )
+        .await?
+        .get(0);
+    match state.as_str() {
+        "PAYING" => Ok(false),
+        "OPEN" => {
+            tx.execute(
+                "UPDATE holds SET state = 'RELEASED', closed_at = now() WHERE id = $1",
+                &[&hold_id],
+            )
+            .await?;
+            super::seats::release_all(tx, hold_id).await?;
+            Ok(true)
+        }
+        _ => Ok(true),
+    }
 }
 
 /// Joins again at the back, once, after an offer lapsed.
 pub async fn rejoin(pool: &Pool, entry_id: Uuid) -> AppResult<Joined> {
     super::in_transaction(pool, async |tx| {
+        // Locked, so a rejoin sent twice at once is one rejoin and a 409.
+        tx.execute(
+            "SELECT 1 FROM waitlist_entries WHERE id = $1 FOR UPDATE",
+            &[&entry_id],
+        )
+        .await?;
         let old = find(tx, entry_id).await?;
         if old.status != "lapsed" || old.is_rejoin || old.rejoined {
             return Err(AppError::Conflict(Conflict::CannotRejoin));
@@ -277,10 +304,16 @@ pub async fn rejoin(pool: &Pool, entry_id: Uuid) -> AppResult<Joined> {
                                            rejoined_from)
              SELECT $1, event_id, buyer_id, party_size, together, section_id, tier_id,
                     max_price_cents, email, lang, id
-               FROM waitlist_entries WHERE id = $2",
+               FROM waitlist_entries WHERE id = $2
+             ON CONFLICT DO NOTHING",
             &[&new_id, &entry_id],
         )
-        .await?;
+        .await
+        .map_err(AppError::from)
+        .and_then(|inserted| match inserted {
+            0 => Err(AppError::Conflict(Conflict::AlreadyWaiting)),
+            _ => Ok(inserted),
+        })?;
         queue_mail(tx, new_id, "waitlist_joined").await?;
         Ok(Joined {
             entry_id: new_id,
@@ -395,8 +428,13 @@ pub async fn summary(client: &impl GenericClient, event_id: EventId) -> AppResul
 pub async fn events_due(client: &impl GenericClient) -> AppResult<Vec<EventId>> {
     let rows = client
         .query(
-            "SELECT DISTINCT event_id FROM waitlist_entries
-              WHERE status IN ('waiting', 'offered') ORDER BY event_id LIMIT 100",
+            // Offers out are settled whatever the event's state; parties
+            // wait only on events still selling (a closed or cancelled
+            // event's are settled, never offered to).
+            "SELECT DISTINCT w.event_id FROM waitlist_entries w JOIN events e ON e.id = w.event_id
+              WHERE w.status = 'offered'
+                 OR (w.status = 'waiting' AND e.sales_closed_at IS NULL AND e.starts_at > now())
+              ORDER BY w.event_id",
             &[],
         )
         .await?;
@@ -423,7 +461,10 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
         super::in_transaction(pool, async |tx| {
             let mine = tx
                 .query_opt(
-                    "SELECT q.event_id, e.waitlist_paused FROM waitlist_queues q
+                    "SELECT q.event_id,
+                            e.waitlist_paused OR e.sales_closed_at IS NOT NULL
+                                OR e.starts_at <= now() AS no_offers
+                       FROM waitlist_queues q
                        JOIN events e ON e.id = q.event_id
                       WHERE q.event_id = $1 FOR UPDATE OF q SKIP LOCKED",
                     &[&event_id],
@@ -432,7 +473,9 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
             let Some(queue) = mine else {
                 return Ok(Pass::default());
             };
-            let paused: bool = queue.get("waitlist_paused");
+            // Paused, or no longer selling: offers out are settled, no
+            // new ones go out.
+            let paused: bool = queue.get("no_offers");
             let mut pass = Pass {
                 ran: true,
                 ..Pass::default()
@@ -478,6 +521,7 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
                        FROM waitlist_entries
                       WHERE event_id = $1 AND status = 'waiting'
                       ORDER BY joined_seq
+                      LIMIT 1000
                         FOR UPDATE SKIP LOCKED",
                     &[&event_id],
                 )
@@ -505,6 +549,10 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
                 .await?;
                 queue_mail(tx, entry_id, "waitlist_offer").await?;
                 pass.offered.push((entry_id, hold.hold_id));
+                // Nothing kept left: the parties behind can't fit anything.
+                if !keeps_free_seats(tx, event_id).await? {
+                    break;
+                }
             }
             Ok(pass)
         })
@@ -513,9 +561,10 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
     .await
 }
 
-/// Gives an offer's hold to the buyer who opened the offer's link (the
-/// hold was made under the party's entry id). Refused when that buyer
-/// already holds seats for the event: they must finish or release those.
+/// Gives an offer's hold to the buyer who takes the offer (the hold was
+/// made under the party's entry id). Only once: a hold another browser
+/// took stays there. Refused when that buyer already holds seats for the
+/// event: they must finish or release those.
 pub async fn take_offer(pool: &Pool, entry_id: Uuid, buyer_id: BuyerId) -> AppResult<Entry> {
     super::in_transaction(pool, async |tx| {
         let entry = find(tx, entry_id).await?;
@@ -534,11 +583,11 @@ pub async fn take_offer(pool: &Pool, entry_id: Uuid, buyer_id: BuyerId) -> AppRe
             .execute(
                 "UPDATE holds h SET buyer_id = $2
                   WHERE h.id = $1 AND h.state = 'OPEN' AND h.expires_at > now()
-                    AND h.buyer_id <> $2
+                    AND h.buyer_id = $3
                     AND NOT EXISTS (SELECT 1 FROM holds o
                                      WHERE o.event_id = h.event_id AND o.buyer_id = $2
                                        AND o.state = 'OPEN' AND o.expires_at > now())",
-                &[&hold_id, &buyer_id],
+                &[&hold_id, &buyer_id, &BuyerId(entry_id)],
             )
             .await?;
         let theirs: bool = tx

@@ -12,15 +12,18 @@ use crate::error::AppResult;
 /// take it, and staff haven't paused the list. Correlated per seat; the
 /// partial index of waiting parties makes it one empty probe for an event
 /// with none.
-pub(crate) fn reserved_sql(event: &str, section: &str, tier: &str) -> String {
+pub(crate) fn reserved_sql(event: &str, section: &str, tier: &str, accessibility: &str) -> String {
+    // Wheelchair spaces and companion seats are never kept: offers don't
+    // give them (best available holds them back from general parties), so
+    // kept they would be stranded.
     format!(
-        "EXISTS (SELECT 1 FROM waitlist_entries w JOIN events we ON we.id = w.event_id
+        "(NOT {accessibility} && ARRAY['wheelchair', 'companion'] AND EXISTS (SELECT 1 FROM waitlist_entries w JOIN events we ON we.id = w.event_id
                   WHERE w.event_id = {event} AND w.status = 'waiting' AND NOT we.waitlist_paused
                     AND (w.section_id IS NULL OR w.section_id = {section})
                     AND (w.tier_id IS NULL OR w.tier_id = {tier})
                     AND (w.max_price_cents IS NULL
                          OR w.max_price_cents >= (SELECT wt.price_cents FROM price_tiers wt
-                                                   WHERE wt.id = {tier})))"
+                                                   WHERE wt.id = {tier}))))"
     )
 }
 
@@ -37,7 +40,7 @@ pub(super) async fn keeps_any(
     let sql = format!(
         "SELECT EXISTS (SELECT 1 FROM seats s WHERE s.event_id = $1 AND s.id = ANY($2)
                           AND {FREE} AND {})",
-        reserved_sql("$1", "s.section_id", "s.tier_id")
+        reserved_sql("$1", "s.section_id", "s.tier_id", "s.accessibility")
     );
     let statement = client.prepare_cached(&sql).await?;
     Ok(client
@@ -53,7 +56,7 @@ pub(super) async fn keeps_free_seats(
 ) -> AppResult<bool> {
     let sql = format!(
         "SELECT EXISTS (SELECT 1 FROM seats s WHERE s.event_id = $1 AND {FREE} AND {})",
-        reserved_sql("$1", "s.section_id", "s.tier_id")
+        reserved_sql("$1", "s.section_id", "s.tier_id", "s.accessibility")
     );
     let statement = client.prepare_cached(&sql).await?;
     Ok(client.query_one(&statement, &[&event_id]).await?.get(0))

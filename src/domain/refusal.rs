@@ -87,6 +87,7 @@ error_codes! {
     LastAdmin => "last_admin",
     WaitlistFirst => "waitlist_first",
     CannotRejoin => "cannot_rejoin",
+    AlreadyWaiting => "already_waiting",
     OfferNotTaken => "offer_not_taken",
     NotSoldOut => "not_sold_out",
     VenueExists => "venue_exists",
@@ -375,6 +376,8 @@ pub enum Conflict {
     WaitlistFirst,
     /// Rejoining the waitlist other than once, after an offer lapsed.
     CannotRejoin,
+    /// Joining a waitlist this buyer (or e-mail address) is already on.
+    AlreadyWaiting,
     /// Opening a waitlist offer in a browser that already holds seats for
     /// the event.
     OfferNotTaken,
@@ -528,6 +531,7 @@ impl Conflict {
             Conflict::LastAdmin => ErrorCode::LastAdmin,
             Conflict::WaitlistFirst => ErrorCode::WaitlistFirst,
             Conflict::CannotRejoin => ErrorCode::CannotRejoin,
+            Conflict::AlreadyWaiting => ErrorCode::AlreadyWaiting,
             Conflict::OfferNotTaken => ErrorCode::OfferNotTaken,
             Conflict::NotSoldOut { .. } => ErrorCode::NotSoldOut,
             Conflict::HoldBeingPaid => ErrorCode::AwaitingPayment,

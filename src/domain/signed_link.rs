@@ -16,6 +16,10 @@ type HmacSha256 = Hmac<Sha256>;
 const ORDER_TAG: &[u8] = b"seatmap order link v1\0";
 const WAITLIST_TAG: &[u8] = b"seatmap waitlist link v1\0";
 
+fn waitlist_tag(action: &str) -> Vec<u8> {
+    [WAITLIST_TAG, action.as_bytes()].concat()
+}
+
 /// The key that signs links (from `app_secrets`, 32 random bytes or more).
 #[derive(Clone)]
 pub struct LinkKey(Vec<u8>);
@@ -83,19 +87,26 @@ impl LinkKey {
         self.verify_tagged(ORDER_TAG, &order_id.0, access, now)
     }
 
-    /// A link's query for a place on a waitlist (to see it, take its
-    /// offer, leave or rejoin), valid until `until`.
-    pub fn sign_waitlist(&self, entry_id: uuid::Uuid, until: OffsetDateTime) -> SignedAccess {
-        self.sign_tagged(WAITLIST_TAG, &entry_id, until)
+    /// A link's query for one action on a place on a waitlist (`""`: see
+    /// it; `"/offer"`, `"/leave"`, `"/rejoin"`), valid until `until`: a
+    /// link to the page doesn't take the offer, nor the reverse.
+    pub fn sign_waitlist(
+        &self,
+        entry_id: uuid::Uuid,
+        action: &str,
+        until: OffsetDateTime,
+    ) -> SignedAccess {
+        self.sign_tagged(&waitlist_tag(action), &entry_id, until)
     }
 
     pub fn verify_waitlist(
         &self,
         entry_id: uuid::Uuid,
+        action: &str,
         access: &SignedAccess,
         now: OffsetDateTime,
     ) -> bool {
-        self.verify_tagged(WAITLIST_TAG, &entry_id, access, now)
+        self.verify_tagged(&waitlist_tag(action), &entry_id, access, now)
     }
 }
 
@@ -127,7 +138,7 @@ impl OrderLinks {
         suffix: &str,
         until: OffsetDateTime,
     ) -> String {
-        let SignedAccess { until, sig } = self.key.sign_waitlist(entry_id, until);
+        let SignedAccess { until, sig } = self.key.sign_waitlist(entry_id, suffix, until);
         format!(
             "{}/waitlist/{entry_id}{suffix}?until={until}&sig={sig}",
             self.public_url
@@ -157,12 +168,16 @@ mod tests {
     fn a_waitlist_link_opens_its_entry_and_no_order_with_the_same_id() {
         let id = uuid::Uuid::new_v4();
         let now = OffsetDateTime::now_utc();
-        let access = key(1).sign_waitlist(id, now + Duration::days(1));
-        assert!(key(1).verify_waitlist(id, &access, now));
+        let access = key(1).sign_waitlist(id, "", now + Duration::days(1));
+        assert!(key(1).verify_waitlist(id, "", &access, now));
+        assert!(
+            !key(1).verify_waitlist(id, "/offer", &access, now),
+            "the page's link takes nothing"
+        );
         assert!(!key(1).verify(OrderId(id), &access, now));
-        assert!(!key(1).verify_waitlist(uuid::Uuid::new_v4(), &access, now));
+        assert!(!key(1).verify_waitlist(uuid::Uuid::new_v4(), "", &access, now));
         let order_access = key(1).sign(OrderId(id), now + Duration::days(1));
-        assert!(!key(1).verify_waitlist(id, &order_access, now));
+        assert!(!key(1).verify_waitlist(id, "", &order_access, now));
     }
 
     #[test]

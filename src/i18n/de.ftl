@@ -368,3 +368,4 @@ waitlist-mail-offer-subject = Plätze für Sie: { $event }
 waitlist-mail-offer = Für { $event } ({ $starts }) sind Plätze frei geworden und bis { $until } für Sie reserviert. Öffnen Sie diesen Link, um sie anzusehen und zu kaufen:
 waitlist-mail-lapsed-subject = Ihr Angebot ist abgelaufen: { $event }
 waitlist-mail-lapsed = Ihr Angebot für { $event } ist abgelaufen, die Plätze gingen an die nächste Gruppe. Sie können sich einmal hinten neu eintragen:
+error-already-waiting = Sie stehen schon auf dieser Warteliste (dieser Browser oder diese E-Mail-Adresse).

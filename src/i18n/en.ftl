@@ -373,3 +373,4 @@ waitlist-mail-offer-subject = Seats for you: { $event }
 waitlist-mail-offer = Seats came free for { $event } ({ $starts }) and are held for you until { $until }. Open this link to see and buy them:
 waitlist-mail-lapsed-subject = Your offer ran out: { $event }
 waitlist-mail-lapsed = Your offer for { $event } ran out, and its seats went to the next party. You may join the waitlist again, once, at the back:
+error-already-waiting = You are already on this waitlist (this browser, or this e-mail address).

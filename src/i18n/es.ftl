@@ -336,3 +336,4 @@ waitlist-mail-offer-subject = Butacas para usted: { $event }
 waitlist-mail-offer = Han quedado libres butacas para { $event } ({ $starts }) y se las guardamos hasta { $until }. Abra este enlace para verlas y comprarlas:
 waitlist-mail-lapsed-subject = Su oferta caducó: { $event }
 waitlist-mail-lapsed = Su oferta para { $event } caducó y sus butacas pasaron al siguiente grupo. Puede volver a apuntarse una vez, al final:
+error-already-waiting = Ya está en esta lista de espera (este navegador o esta dirección de correo).

@@ -336,3 +336,4 @@ waitlist-mail-offer-subject = Des places pour vous : { $event }
 waitlist-mail-offer = Des places se sont libérées pour { $event } ({ $starts }) et vous sont réservées jusqu’à { $until }. Ouvrez ce lien pour les voir et les acheter :
 waitlist-mail-lapsed-subject = Votre offre a expiré : { $event }
 waitlist-mail-lapsed = Votre offre pour { $event } a expiré et ses places sont allées au groupe suivant. Vous pouvez vous réinscrire une fois, en fin de liste :
+error-already-waiting = Vous êtes déjà sur cette liste d’attente (ce navigateur ou cette adresse e-mail).

@@ -17,7 +17,7 @@ use crate::pages::{csrf_from, page};
 use crate::staff::{console_action, staff};
 use crate::support::{Api, TestApp, ids, spawn_app};
 
-fn section(name: &str, rows: usize, per_row: u32, flags: &[(u32, Flag)]) -> SectionSpec {
+pub fn section(name: &str, rows: usize, per_row: u32, flags: &[(u32, Flag)]) -> SectionSpec {
     SectionSpec {
         name: name.into(),
         rows: (0..rows)

@@ -288,6 +288,17 @@ async fn a_ticket_refunded_while_a_device_was_offline_is_reported() {
             .await,
         0
     );
+    assert_eq!(
+        d.app
+            .count("SELECT count(*) FROM tickets WHERE voided_at IS NOT NULL")
+            .await,
+        3,
+        "still refunded"
+    );
+    for gate in [&d.gate_a, &d.gate_b] {
+        let list = door_list(gate, d.event_id).await;
+        assert_eq!(list["conflicts"][0]["kind"], "refunded", "{list}");
+    }
 }
 
 /// An online scan from a device, then the same device's offline admission
@@ -314,6 +325,18 @@ async fn a_devices_own_online_admission_is_no_conflict_when_its_offline_copy_arr
     )
     .await;
     assert_eq!(response.status(), StatusCode::OK);
+    let device: String = d
+        .app
+        .sql()
+        .await
+        .query_one(
+            "SELECT admitted_device FROM tickets WHERE code = $1",
+            &[&d.codes[0]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(device, "device-a", "the online scan names its device");
     let hash = device_hash(&d.key, &d.codes[0]);
     let (_, answer) = send_batch(
         &d.gate_a,
@@ -358,4 +381,45 @@ async fn bad_batches_are_refused_and_unknown_hashes_are_unknown() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = send_batch(&d.gate_a, 987654, "dev", &[(&good, "A", at)]).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// The later scan's batch may arrive first: then the server's admission
+/// is that gate's, and the message still names both gates in time order.
+#[tokio::test]
+async fn batches_arriving_out_of_time_order_keep_the_first_arrival_and_tell_it_in_time_order() {
+    let d = door().await;
+    let hash = device_hash(&d.key, &d.codes[0]);
+    let (_, b) = send_batch(
+        &d.gate_b,
+        d.event_id,
+        "device-b",
+        &[(&hash, "Gate B", "2026-01-01T19:05:00Z")],
+    )
+    .await;
+    assert_eq!(b["results"][0]["result"], "admitted", "{b}");
+    let (_, a) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        "device-a",
+        &[(&hash, "Gate A", "2026-01-01T19:02:00Z")],
+    )
+    .await;
+    assert_eq!(a["results"][0]["result"], "admitted_twice", "{a}");
+    let message = a["results"][0]["message"].as_str().unwrap();
+    assert!(
+        message.find("Gate A").unwrap() < message.find("Gate B").unwrap(),
+        "{message}"
+    );
+    let gate: String = d
+        .app
+        .sql()
+        .await
+        .query_one(
+            "SELECT admitted_gate FROM tickets WHERE code = $1",
+            &[&d.codes[0]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(gate, "Gate B", "the first to arrive holds the admission");
 }

@@ -471,7 +471,19 @@ async fn an_admin_manages_accounts_and_each_change_is_audited_and_takes_effect_a
         sign_in_attempt(&gate, "gate1", new_password).await.status(),
         StatusCode::UNAUTHORIZED
     );
+    let before_disable = app.buyer();
+    assert_eq!(
+        sign_in_attempt(&before_disable, "gate1", new_password)
+            .await
+            .status(),
+        StatusCode::UNAUTHORIZED,
+        "disabled: no sign-in"
+    );
     account_action(&admin, &format!("/staff/accounts/{gate_id}/enable"), &[]).await;
+    assert!(
+        !is_signed_in(&gate).await,
+        "enabling again doesn't bring back a session from before the disable"
+    );
     assert_eq!(
         sign_in_attempt(&gate, "gate1", new_password).await.status(),
         StatusCode::SEE_OTHER

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::staff::{staff, staff_as};
-use crate::support::{Api, TestApp, id_segment, spawn_app_with};
+use crate::support::{Api, TestApp, spawn_app_with};
 use seatmap::db::waitlist::offer_pass;
 use seatmap::domain::ids::EventId;
 use seatmap::domain::role::Role;
@@ -104,12 +104,31 @@ async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_fi
     .await;
     assert_eq!(status, StatusCode::CREATED, "{joined}");
     assert_eq!(joined["position"], 1);
-    let (_, second) = join(
+    let (status, again) = join(
+        &fan,
+        event.id,
+        json!({"count": 3, "email": "other@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "one place per buyer: {again}");
+    assert_eq!(again["error"], "already_waiting");
+    let (status, again) = join(
+        &app.buyer(),
+        event.id,
+        json!({"count": 1, "email": "FAN@example.com"}),
+    )
+    .await;
+    assert_eq!(
+        again["error"], "already_waiting",
+        "one place per address: {status}"
+    );
+    let (status, second) = join(
         &app.buyer(),
         event.id,
         json!({"count": 1, "email": "b@example.com"}),
     )
     .await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
     assert_eq!(second["position"], 2);
     assert_eq!(
         app.count("SELECT count(*) FROM outbox WHERE kind = 'waitlist_joined'")
@@ -304,20 +323,15 @@ async fn freed_seats_go_to_waiting_parties_in_order_while_a_herd_hammers_them() 
         "some buyers came after the seats were freed"
     );
 
-    // Two instances pass over the waitlist at once, until nothing changes.
-    let mut ran = 0;
-    loop {
+    // Two instances pass over the waitlist at once, until a pass that ran
+    // offers nothing more (the queue's lock lets one of them run).
+    for round in 0.. {
+        assert!(round < 20, "the passes never settled");
         let (a, b) = tokio::join!(pass(&app, event.id), pass(&app, event.id));
-        ran += usize::from(a.ran) + usize::from(b.ran);
-        if a.offered.is_empty() && b.offered.is_empty() && a.ran && b.ran {
-            break;
-        }
-        if a.offered.is_empty() && b.offered.is_empty() && (a.ran || b.ran) {
-            // One pass ran and found nothing more: settled.
+        if (a.ran || b.ran) && a.offered.is_empty() && b.offered.is_empty() {
             break;
         }
     }
-    assert!(ran >= 1);
 
     // What each party was offered, in join order.
     let offers: Vec<(String, String, Vec<i64>)> = app
@@ -391,18 +405,20 @@ async fn two_workers_at_once_make_each_party_one_offer() {
     let s = event.seat_ids.clone();
     let holders = sell_out(&app, event.id, &s, 10).await;
     for i in 0..8 {
-        join(
+        let (status, joined) = join(
             &app.buyer(),
             event.id,
             json!({"count": 1, "email": format!("w{i}@example.com")}),
         )
         .await;
+        assert_eq!(status, StatusCode::CREATED, "{joined}");
     }
     for (k, (owner, hold_id)) in holders.iter().enumerate() {
         for seat in &s[k * 10..k * 10 + 3] {
-            owner
+            let (status, _) = owner
                 .delete(&format!("/api/holds/{hold_id}/seats/{seat}"))
                 .await;
+            assert!(status.is_success());
         }
     }
     for _ in 0..5 {
@@ -450,38 +466,71 @@ async fn an_offer_opened_from_its_link_is_bought_and_counted() {
     assert!(status.is_success());
     assert_eq!(pass(&app, event.id).await.offered.len(), 1);
 
-    // The link in the offer's mail, opened in another browser.
+    // The link in the offer's mail opens the party's page, in another
+    // browser; its button takes the offer. A link alone takes nothing.
     let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
-    let access = app.state.links.key.sign_waitlist(entry, until);
+    let page = app.state.links.key.sign_waitlist(entry, "", until);
     let phone = app.buyer();
-    let bad = phone
+    let page_path = format!("/waitlist/{entry}?until={}&sig={}", page.until, page.sig);
+    let html = phone.get_text(&page_path).await;
+    assert!(html.contains("See and buy your seats"), "{html}");
+    let forged = phone
         .http
         .get(format!(
-            "{}/waitlist/{entry}/offer?until={}&sig=00",
-            app.base, access.until
+            "{}/waitlist/{entry}?until={}&sig=00",
+            app.base, page.until
         ))
         .send()
         .await
         .unwrap();
     assert_eq!(
-        bad.status(),
+        forged.status(),
         StatusCode::NOT_FOUND,
         "a bad signature opens nothing"
     );
-    let opened = phone
-        .http
-        .get(format!(
-            "{}/waitlist/{entry}/offer?until={}&sig={}",
-            app.base, access.until, access.sig
-        ))
-        .send()
-        .await
-        .unwrap();
+    let take = app.state.links.key.sign_waitlist(entry, "/offer", until);
+    let token = crate::pages::csrf_from(&phone, &page_path).await;
+    let with_page_sig = crate::staff::post_form(
+        &phone,
+        &format!(
+            "/waitlist/{entry}/offer?until={}&sig={}",
+            page.until, page.sig
+        ),
+        &[("csrf", &token)],
+    )
+    .await;
+    assert_eq!(
+        with_page_sig.status(),
+        StatusCode::NOT_FOUND,
+        "the page's signature takes nothing"
+    );
+    let opened = crate::staff::post_form(
+        &phone,
+        &format!(
+            "/waitlist/{entry}/offer?until={}&sig={}",
+            take.until, take.sig
+        ),
+        &[("csrf", &token)],
+    )
+    .await;
     assert_eq!(opened.status(), StatusCode::SEE_OTHER);
     assert_eq!(
         opened.headers()["location"],
         format!("/events/{}", event.id).as_str()
     );
+    // Taken once: another browser can't take it away.
+    let thief = app.buyer();
+    let thief_token = crate::pages::csrf_from(&thief, &page_path).await;
+    let stolen = crate::staff::post_form(
+        &thief,
+        &format!(
+            "/waitlist/{entry}/offer?until={}&sig={}",
+            take.until, take.sig
+        ),
+        &[("csrf", &thief_token)],
+    )
+    .await;
+    assert_eq!(stolen.status(), StatusCode::CONFLICT);
     let seats = phone.seats(event.id).await;
     let hold = &seats["hold"];
     assert_eq!(
@@ -504,7 +553,6 @@ async fn an_offer_opened_from_its_link_is_bought_and_counted() {
             .await,
         1
     );
-    let _ = id_segment;
 }
 
 /// An offer runs out at the moment its buyer pays. Forced both ways: the
@@ -527,39 +575,49 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
         let s = &event.seat_ids;
         let holders = sell_out(&app, event.id, s, 2).await;
         let first = app.buyer();
-        join(
+        let (one, _) = join(
             &first,
             event.id,
             json!({"count": 1, "email": "one@example.com"}),
         )
         .await;
-        join(
+        let (two, _) = join(
             &app.buyer(),
             event.id,
             json!({"count": 1, "email": "two@example.com"}),
         )
         .await;
+        assert_eq!((one, two), (StatusCode::CREATED, StatusCode::CREATED));
         let (owner, hold_id) = &holders[0];
-        owner
+        let (status, _) = owner
             .delete(&format!("/api/holds/{hold_id}/seats/{}", s[0]))
             .await;
-        let short = Duration::from_secs(2);
+        assert!(status.is_success());
+        // Long enough to take the offer and start paying on a busy machine.
+        let short = Duration::from_secs(4);
         let offered = offer_pass(&app.pool, EventId(event.id), short)
             .await
             .unwrap();
         assert_eq!(offered.offered.len(), 1);
         let (entry, offer_hold) = offered.offered[0];
         let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
-        let access = app.state.links.key.sign_waitlist(entry, until);
-        first
-            .http
-            .get(format!(
-                "{}/waitlist/{entry}/offer?until={}&sig={}",
-                app.base, access.until, access.sig
-            ))
-            .send()
-            .await
-            .unwrap();
+        let page = app.state.links.key.sign_waitlist(entry, "", until);
+        let take = app.state.links.key.sign_waitlist(entry, "/offer", until);
+        let token = crate::pages::csrf_from(
+            &first,
+            &format!("/waitlist/{entry}?until={}&sig={}", page.until, page.sig),
+        )
+        .await;
+        let taken = crate::staff::post_form(
+            &first,
+            &format!(
+                "/waitlist/{entry}/offer?until={}&sig={}",
+                take.until, take.sig
+            ),
+            &[("csrf", &token)],
+        )
+        .await;
+        assert_eq!(taken.status(), StatusCode::SEE_OTHER, "the offer is taken");
 
         let (paid, second_offer) = if pay_first {
             // The payment passes the hold's check, then waits on the seat
@@ -584,9 +642,10 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
         } else {
             tokio::time::sleep(short + Duration::from_millis(300)).await;
             let after = pass(&app, event.id).await;
-            let (status, _) = first
+            let (status, answer) = first
                 .purchase(&json!(offer_hold.0.to_string()), "One", "one@example.com")
                 .await;
+            assert_eq!(answer["error"], "hold_expired", "{answer}");
             (status, after.offered.len())
         };
         let sold = app
@@ -594,6 +653,24 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
                 "SELECT count(*) FROM seats WHERE id = {} AND status = 'SOLD'",
                 s[0]
             ))
+            .await;
+        // The pass that ran while the payment waited must not have called
+        // the offer lapsed (its purchase held the hold's lock).
+        let settle = pass(&app, event.id).await;
+        let statuses: Vec<String> = app
+            .sql()
+            .await
+            .query(
+                "SELECT status FROM waitlist_entries WHERE event_id = $1 ORDER BY joined_seq",
+                &[&event.id],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let lapsed_mail = app
+            .count("SELECT count(*) FROM outbox WHERE kind = 'waitlist_lapsed'")
             .await;
         if pay_first {
             assert_eq!(
@@ -603,11 +680,64 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
             );
             assert_eq!(second_offer, 0, "the next party is offered nothing");
             assert_eq!(sold, 1);
+            assert_eq!(settle.accepted, 1);
+            assert_eq!(statuses, ["accepted", "waiting"]);
+            assert_eq!(lapsed_mail, 0, "a paid offer is never called lapsed");
         } else {
-            assert_ne!(paid, StatusCode::CREATED, "the late payment is refused");
+            assert_eq!(paid, StatusCode::GONE, "the late payment is refused");
             assert_eq!(second_offer, 1, "the next party is offered the seat");
             assert_eq!(sold, 0);
+            assert_eq!(statuses, ["lapsed", "offered"]);
+            assert_eq!(lapsed_mail, 1);
         }
         app.no_breaches().await;
     }
+}
+
+/// A party waiting for one section keeps nothing in another: best
+/// available and picks there work as if nobody waited. Nor does the
+/// waitlist keep a wheelchair space (offers never give one).
+#[tokio::test]
+async fn a_party_waiting_for_one_section_keeps_nothing_elsewhere_nor_wheelchair_spaces() {
+    use seatmap::domain::layout::Flag;
+    let app = app().await;
+    let event = app
+        .create_event_with(vec![
+            crate::accessible::section("Stalls", 1, 4, &[(1, Flag::Wheelchair)]),
+            crate::accessible::section("Balcony", 1, 4, &[]),
+        ])
+        .await;
+    let s = event.seat_ids.clone();
+    let holders = sell_out(&app, event.id, &s, 4).await;
+    let (status, joined) = join(
+        &app.buyer(),
+        event.id,
+        json!({"count": 1, "section": "Balcony", "email": "b@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    for (owner, hold_id) in &holders {
+        let (status, _) = owner.delete(&format!("/api/holds/{hold_id}")).await;
+        assert!(status.is_success());
+    }
+    let (status, found) = app
+        .buyer()
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({"best_available": {"count": 2, "section": "Stalls"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "Stalls is nobody's: {found}");
+    let (status, refused) = app
+        .buyer()
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({"best_available": {"count": 1, "section": "Balcony"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "waitlist_first");
+    // The wheelchair space (Stalls, seat 1) is never the waitlist's.
+    let (status, held) = app.buyer().hold(event.id, &[s[0]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{held}");
 }

@@ -731,7 +731,13 @@ async fn main() -> anyhow::Result<()> {
                 let (name, password) = ("bench-door", "a long bench door password");
                 let hash = seatmap::domain::password::hash(password)?;
                 let client = harness.pool.get().await?;
-                let _ = seatmap::db::staff::create(&client, name, &hash).await;
+                let _ = seatmap::db::staff::create(
+                    &client,
+                    name,
+                    &hash,
+                    seatmap::domain::role::Role::Door,
+                )
+                .await;
                 drop(client);
                 let report =
                     loadgen::door(&target, (name, password), TICKETS, options.concurrency).await;

@@ -32,7 +32,12 @@ pub(super) const HELD_BACK: &str =
 /// The walk's SQL for one kind of seat: free seats in rank order from the
 /// two partial indexes (available, and held but lapsed).
 fn walk_sql(kind: &str) -> String {
-    let reserved = crate::db::waitlist_first::reserved_sql("$1", "section_id", "tier_id");
+    let reserved = crate::db::waitlist_first::reserved_sql(
+        "$1",
+        "seats.section_id",
+        "seats.tier_id",
+        "seats.accessibility",
+    );
     let free_of = |status: &str| {
         format!(
             "(SELECT id, section_id, row_index, rank FROM seats

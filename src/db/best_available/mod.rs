@@ -451,7 +451,12 @@ async fn read_rows(
     filters: &Filters,
 ) -> AppResult<Vec<Vec<FreeSeat>>> {
     static READ_ROWS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-        let reserved = crate::db::waitlist_first::reserved_sql("$1", "s.section_id", "s.tier_id");
+        let reserved = crate::db::waitlist_first::reserved_sql(
+            "$1",
+            "s.section_id",
+            "s.tier_id",
+            "s.accessibility",
+        );
         format!(
             "SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
                     ($4::bigint IS NULL OR s.tier_id = $4)

@@ -22,8 +22,10 @@ use crate::domain::rules as input_rules;
 use crate::domain::signed_link::SignedAccess;
 use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::i18n::{t, t1};
+use crate::web::admission::admit_hold_request;
 use crate::web::auth::{ApiBuyer, Buyer};
 use crate::web::error::responses;
+use crate::web::extract::ClientIp;
 use crate::web::extract::{ApiJson, IdPath, QueryInput};
 use crate::web::render::render;
 use crate::web::security::{CsrfForm, NoFields};
@@ -41,7 +43,10 @@ const MAX_PRICE_CENTS: i64 = 100_000_000;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct JoinBody {
-    /// How many seats the party needs (1 to the per-hold limit).
+    /// How many seats the party needs (1 to the per-hold limit). Signed
+    /// and wide, so that 0, -3 or 10^12 get a 422 rather than a 400.
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(minimum = 1, maximum = 100)]
     count: i64,
     /// Whether the seats must be side by side in one row (default true).
     #[serde(default = "yes")]
@@ -53,9 +58,10 @@ pub(crate) struct JoinBody {
     #[serde(default)]
     tier: Option<String>,
     /// Only seats at or under this price.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::web::json_int::optional")]
     #[schema(minimum = 0, maximum = 100000000)]
     max_price_cents: Option<i64>,
+    #[schema(format = Email, max_length = 254)]
     email: String,
 }
 
@@ -137,9 +143,13 @@ async fn join(
 pub(crate) async fn join_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
+    ip: ClientIp,
     buyer: ApiBuyer,
     ApiJson(body): ApiJson<JoinBody>,
 ) -> AppResult<Response> {
+    // Joining counts as a hold request: the same limits per buyer, address
+    // and key (a flood of entries would be a flood of offers).
+    admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
     let joined = join(
         &state,
         event_id,
@@ -215,9 +225,11 @@ pub(crate) struct JoinForm {
 pub(crate) async fn join_form(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
+    ip: ClientIp,
     buyer: Buyer,
     CsrfForm(form): CsrfForm<JoinForm>,
 ) -> AppResult<Response> {
+    admit_hold_request(&state, buyer.id, None, ip).await?;
     let count = form.count.trim().parse::<i64>().map_err(|_| {
         AppError::Invalid(Invalid::CountOutOfRange {
             max: state.config.max_seats_per_hold,
@@ -245,7 +257,7 @@ pub(crate) async fn join_form(
 /// matter (a month).
 fn entry_path(state: &AppState, entry_id: Uuid, suffix: &str) -> String {
     let until = OffsetDateTime::now_utc() + time::Duration::days(30);
-    let SignedAccess { until, sig } = state.links.key.sign_waitlist(entry_id, until);
+    let SignedAccess { until, sig } = state.links.key.sign_waitlist(entry_id, suffix, until);
     format!("/waitlist/{entry_id}{suffix}?until={until}&sig={sig}")
 }
 
@@ -257,10 +269,16 @@ pub(crate) struct Signed {
 
 /// The entry the signed query opens; 404 for a bad or old signature (as
 /// for an entry that doesn't exist: a link says nothing it doesn't open).
-async fn signed_entry(state: &AppState, entry_id: Uuid, signed: &Signed) -> AppResult<Entry> {
+async fn signed_entry(
+    state: &AppState,
+    entry_id: Uuid,
+    action: &str,
+    signed: &Signed,
+) -> AppResult<Entry> {
     let opens = match (signed.until, signed.sig.as_ref()) {
         (Some(until), Some(sig)) => state.links.key.verify_waitlist(
             entry_id,
+            action,
             &SignedAccess {
                 until,
                 sig: sig.clone(),
@@ -297,7 +315,7 @@ pub(crate) async fn entry_page(
     QueryInput(signed): QueryInput<Signed>,
     viewer: crate::web::auth::Viewer,
 ) -> AppResult<Html<String>> {
-    let entry = signed_entry(&state, entry_id, &signed).await?;
+    let entry = signed_entry(&state, entry_id, "", &signed).await?;
     let client = state.pool.get().await?;
     let event = db::events::find(&client, entry.event_id)
         .await?
@@ -332,15 +350,17 @@ pub(crate) async fn entry_page(
     })
 }
 
-/// The offer's link: the party's hold becomes this browser's, and the
-/// event page shows it, ready to buy.
+/// The party page's button (a POST, so a mail scanner following links
+/// takes nothing): the offer's hold becomes this browser's, and the event
+/// page shows it, ready to buy.
 pub(crate) async fn take_offer(
     State(state): State<AppState>,
     IdPath(entry_id): IdPath<Uuid>,
     QueryInput(signed): QueryInput<Signed>,
     buyer: Buyer,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
-    let entry = signed_entry(&state, entry_id, &signed).await?;
+    let entry = signed_entry(&state, entry_id, "/offer", &signed).await?;
     let entry = db::waitlist::take_offer(&state.pool, entry.id, buyer.id).await?;
     if entry.status != "offered" {
         return Ok(Redirect::to(&entry_path(&state, entry_id, "")).into_response());
@@ -354,7 +374,7 @@ pub(crate) async fn leave_form(
     QueryInput(signed): QueryInput<Signed>,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
-    let entry = signed_entry(&state, entry_id, &signed).await?;
+    let entry = signed_entry(&state, entry_id, "/leave", &signed).await?;
     db::waitlist::leave(&state.pool, entry.id).await?;
     Ok(Redirect::to(&entry_path(&state, entry_id, "")).into_response())
 }
@@ -365,7 +385,7 @@ pub(crate) async fn rejoin_form(
     QueryInput(signed): QueryInput<Signed>,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
-    let entry = signed_entry(&state, entry_id, &signed).await?;
+    let entry = signed_entry(&state, entry_id, "/rejoin", &signed).await?;
     let joined = db::waitlist::rejoin(&state.pool, entry.id).await?;
     Ok(Redirect::to(&entry_path(&state, joined.entry_id, "")).into_response())
 }

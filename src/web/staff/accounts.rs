@@ -252,12 +252,18 @@ async fn reset_password(
         Ok(hash) => hash,
         Err(err) => return back_with_notice(&staff.session, PAGE, Err(err)).await,
     };
-    apply(
+    let back = apply(
         &state,
         &staff,
         subject,
         Change::Password(&hash),
         "Password reset: the account's other sessions have ended.",
     )
-    .await
+    .await?;
+    // One's own reset ends one's other sessions, not this one.
+    if subject == staff.id {
+        let version = db::staff::credentials_version(&state.pool.get().await?, staff.id).await?;
+        crate::web::auth::sign_in(&staff.session, staff.id, version).await?;
+    }
+    Ok(back)
 }

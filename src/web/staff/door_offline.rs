@@ -163,15 +163,19 @@ pub(crate) async fn door_list(
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct OfflineScanBody {
     /// The keyed hash of the scanned code, as in the door list.
+    #[schema(pattern = "^[0-9a-f]{32}$")]
     hash: String,
+    #[schema(min_length = 1, max_length = 40)]
     gate: String,
     /// When the device admitted it (RFC 3339).
+    #[schema(format = DateTime)]
     scanned_at: String,
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct BatchBody {
     /// The device's own name (1 to 64 letters, digits, `-`, `_`).
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
     device: String,
     #[schema(max_items = 500)]
     scans: Vec<OfflineScanBody>,

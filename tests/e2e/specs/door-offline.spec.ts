@@ -41,6 +41,7 @@ async function scan(page: Page, code: string) {
 }
 
 test('two gates offline admit one code; after syncing the server holds one admission and both show the conflict', async ({ browser, request }) => {
+  test.setTimeout(120_000);
   const [code, other] = await buyCodes(request, ['1', '2']);
   const a = await gate(browser, 'Gate A');
   const b = await gate(browser, 'Gate B');
@@ -66,13 +67,17 @@ test('two gates offline admit one code; after syncing the server holds one admis
   await expect(b.page.locator('#door-result')).toContainText('Unknown ticket');
   await expect(a.page.locator('[data-door-network]')).toContainText('1 scan waiting to be sent');
 
-  // Nothing reached the server yet.
-  const staffApi = a.context.request;
-  const before = await (await request.get('/api/events/1/seats')).json();
-  expect(before.seats.length).toBeGreaterThan(0);
+  await expect(b.page.locator('[data-door-network]')).toContainText('1 scan waiting to be sent');
 
   await a.context.setOffline(false);
   await expect(a.page.locator('[data-door-offline]')).toHaveAttribute('data-door-queue', '0', { timeout: 20_000 });
+  // Gate A's admission reached the server; Gate B's hasn't yet.
+  const staffApi = a.context.request;
+  const between = await (await staffApi.get('/api/staff/events/1/door-list')).json();
+  const seatOne = (between.tickets as any[]).find((t) => t.place === 'Balcony, row D, seat 1');
+  expect(seatOne.state).toBe('admitted');
+  expect(seatOne.gate).toBe('Gate A');
+  expect(between.conflicts.map((c: any) => c.place)).not.toContain('Balcony, row D, seat 1');
   await b.context.setOffline(false);
   await expect(b.page.locator('[data-door-offline]')).toHaveAttribute('data-door-queue', '0', { timeout: 20_000 });
 
@@ -80,7 +85,8 @@ test('two gates offline admit one code; after syncing the server holds one admis
   // next door list.
   const conflict = /Admitted twice: Balcony, row D, seat 1 — Gate A \d\d:\d\d, Gate B \d\d:\d\d/;
   await expect(b.page.locator('[data-door-conflicts]')).toContainText(conflict);
-  await expect(a.page.locator('[data-door-conflicts]')).toContainText(conflict, { timeout: 20_000 });
+  // A hears of it with its next list (every 15 s).
+  await expect(a.page.locator('[data-door-conflicts]')).toContainText(conflict, { timeout: 40_000 });
 
   // The server holds one admission of the ticket, Gate A's.
   const list = await (await staffApi.get('/api/staff/events/1/door-list')).json();
