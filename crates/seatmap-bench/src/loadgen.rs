@@ -445,6 +445,31 @@ async fn staff_client(base: &str, name: &str, password: &str) -> (reqwest::Clien
 /// order, as a queue with people showing a ticket again would. Each scan
 /// is timed; exactly `tickets` must be admitted and as many refused as
 /// already admitted.
+/// How long the offline door's list takes to fetch, `times` times in a
+/// row by one signed-in gate (the server hashes every ticket's code for
+/// each): the times in milliseconds, and the last list's size in bytes.
+pub async fn door_list_times(
+    target: &Target,
+    staff: (&str, &str),
+    times: usize,
+) -> (Vec<f64>, usize) {
+    let base = target.base(0).to_string();
+    let (http, _) = staff_client(&base, staff.0, staff.1).await;
+    let url = format!("{base}/api/staff/events/{}/door-list", target.event_id);
+    let mut took = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..times {
+        let started = Instant::now();
+        if let Ok(response) = http.get(&url).send().await
+            && response.status().is_success()
+        {
+            bytes = response.bytes().await.map(|b| b.len()).unwrap_or(0);
+            took.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    (took, bytes)
+}
+
 pub async fn door(target: &Target, staff: (&str, &str), tickets: usize, workers: usize) -> Report {
     let seats: Vec<i64> = target.seat_ids.iter().take(tickets).copied().collect();
     let codes = Arc::new(Mutex::new(Vec::new()));

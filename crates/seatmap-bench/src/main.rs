@@ -765,6 +765,19 @@ async fn main() -> anyhow::Result<()> {
                     (scans / report.wall_secs.max(1e-9)).into(),
                 );
                 extra.insert("door_scan_p95_ms".into(), report.p95_ms.into());
+                // The offline door's list: every ticket's code hashed by
+                // the server on each fetch (devices fetch every 15 s).
+                let (mut took, bytes) =
+                    loadgen::door_list_times(&target, (name, password), 11).await;
+                took.sort_by(f64::total_cmp);
+                if let Some(median) = took.get(took.len() / 2) {
+                    println!(
+                        "door list: {TICKETS} tickets, {bytes} bytes, median {median:.1} ms \
+                         over {} fetches",
+                        took.len()
+                    );
+                    extra.insert("door_list_median_ms".into(), (*median).into());
+                }
                 report
             }
             "ga" => {
