@@ -51,6 +51,26 @@ CREATE UNIQUE INDEX waitlist_entries_one_per_buyer ON waitlist_entries (event_id
 CREATE UNIQUE INDEX waitlist_entries_one_per_email ON waitlist_entries (event_id, lower(email))
     WHERE status IN ('waiting', 'offered');
 
+-- Whether a free seat (its event, section, tier and attributes) is kept
+-- for the waitlist: some party waits that would take it, and staff
+-- haven't paused the list. Wheelchair spaces and companion seats are never
+-- kept: offers don't give them (best available holds them back from
+-- general parties), so kept they would be stranded. A buyer's claim and
+-- best available judge each seat by it in their own statements.
+CREATE FUNCTION waitlist_keeps(event_id bigint, section_id bigint, tier_id bigint,
+                               accessibility text[])
+    RETURNS boolean LANGUAGE sql STABLE AS $$
+    SELECT NOT accessibility && ARRAY['wheelchair', 'companion']
+       AND EXISTS (SELECT 1 FROM waitlist_entries w JOIN events e ON e.id = w.event_id
+                    WHERE w.event_id = waitlist_keeps.event_id AND w.status = 'waiting'
+                      AND NOT e.waitlist_paused
+                      AND (w.section_id IS NULL OR w.section_id = waitlist_keeps.section_id)
+                      AND (w.tier_id IS NULL OR w.tier_id = waitlist_keeps.tier_id)
+                      AND (w.max_price_cents IS NULL
+                           OR w.max_price_cents >= (SELECT t.price_cents FROM price_tiers t
+                                                     WHERE t.id = waitlist_keeps.tier_id)))
+$$;
+
 -- One row per event with a waitlist: the offer worker locks it
 -- (FOR UPDATE SKIP LOCKED), so one instance at a time walks an event's
 -- queue in join order, and two instances never offer to one party or let

@@ -13,18 +13,9 @@ use crate::error::AppResult;
 /// partial index of waiting parties makes it one empty probe for an event
 /// with none.
 pub(crate) fn reserved_sql(event: &str, section: &str, tier: &str, accessibility: &str) -> String {
-    // Wheelchair spaces and companion seats are never kept: offers don't
-    // give them (best available holds them back from general parties), so
-    // kept they would be stranded.
-    format!(
-        "(NOT {accessibility} && ARRAY['wheelchair', 'companion'] AND EXISTS (SELECT 1 FROM waitlist_entries w JOIN events we ON we.id = w.event_id
-                  WHERE w.event_id = {event} AND w.status = 'waiting' AND NOT we.waitlist_paused
-                    AND (w.section_id IS NULL OR w.section_id = {section})
-                    AND (w.tier_id IS NULL OR w.tier_id = {tier})
-                    AND (w.max_price_cents IS NULL
-                         OR w.max_price_cents >= (SELECT wt.price_cents FROM price_tiers wt
-                                                   WHERE wt.id = {tier}))))"
-    )
+    // The rule itself is the SQL function waitlist_keeps (migration V20),
+    // so statements stay short enough for pg_stat_activity to show whole.
+    format!("waitlist_keeps({event}, {section}, {tier}, {accessibility})")
 }
 
 pub(super) const FREE: &str =
