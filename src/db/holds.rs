@@ -535,7 +535,14 @@ async fn claim_in(
     }
     // One round trip; the two don't depend on each other.
     let (claimed, ga) = tokio::join!(
-        seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, seat_ids),
+        seats::claim_into_hold(
+            tx,
+            event_id,
+            hold.id,
+            hold.expires_at,
+            seat_ids,
+            waitlist_waiting
+        ),
         ga::held_by(tx, hold.id)
     );
     let claimed = claimed?;

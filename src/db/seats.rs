@@ -255,8 +255,10 @@ fn claim_ctes(only: &str) -> String {
 /// in the claim's own statement); a seat already in the buyer's hold stays
 /// theirs.
 fn buyer_may_claim() -> String {
+    // $5: whether to ask at all: only when parties wait (the event's lock
+    // read it), and never for an offer to one of them.
     format!(
-        "AND (coalesce(hold_id = $3, false) OR NOT {})",
+        "AND (NOT $5::bool OR coalesce(hold_id = $3, false) OR NOT {})",
         super::waitlist_first::reserved_sql(
             "$1",
             "seats.section_id",
@@ -321,7 +323,6 @@ fn claim_into_hold_sql(only: &str) -> String {
 
 static CLAIM_INTO_HOLD: LazyLock<String> =
     LazyLock::new(|| claim_into_hold_sql(&buyer_may_claim()));
-static CLAIM_FOR_WAITLIST: LazyLock<String> = LazyLock::new(|| claim_into_hold_sql(""));
 
 /// What a claim took, and the hold as it now is.
 pub struct ClaimedIntoHold {
@@ -341,20 +342,21 @@ pub async fn claim_into_hold(
     hold_id: HoldId,
     held_until: OffsetDateTime,
     seat_ids: &[SeatId],
+    waitlist_waiting: bool,
 ) -> AppResult<ClaimedIntoHold> {
     claim_into_hold_with(
         client,
-        &CLAIM_INTO_HOLD,
         event_id,
         hold_id,
         held_until,
         seat_ids,
+        waitlist_waiting,
     )
     .await
 }
 
 /// [`claim_into_hold`] for an offer to a waiting party: the seats the
-/// waitlist keeps are what it claims.
+/// waitlist keeps are what it claims, so it doesn't ask.
 pub async fn claim_for_waitlist(
     client: &impl GenericClient,
     event_id: EventId,
@@ -362,28 +364,23 @@ pub async fn claim_for_waitlist(
     held_until: OffsetDateTime,
     seat_ids: &[SeatId],
 ) -> AppResult<ClaimedIntoHold> {
-    claim_into_hold_with(
-        client,
-        &CLAIM_FOR_WAITLIST,
-        event_id,
-        hold_id,
-        held_until,
-        seat_ids,
-    )
-    .await
+    claim_into_hold_with(client, event_id, hold_id, held_until, seat_ids, false).await
 }
 
 async fn claim_into_hold_with(
     client: &impl GenericClient,
-    sql: &str,
     event_id: EventId,
     hold_id: HoldId,
     held_until: OffsetDateTime,
     seat_ids: &[SeatId],
+    judge_waitlist: bool,
 ) -> AppResult<ClaimedIntoHold> {
-    let statement = client.prepare_cached(sql).await?;
+    let statement = client.prepare_cached(&CLAIM_INTO_HOLD).await?;
     let rows = client
-        .query(&statement, &[&event_id, &seat_ids, &hold_id, &held_until])
+        .query(
+            &statement,
+            &[&event_id, &seat_ids, &hold_id, &held_until, &judge_waitlist],
+        )
         .await?;
     let mut ids: Vec<SeatId> = rows
         .iter()

@@ -162,7 +162,15 @@ async fn best_in(
     holds::refuse_if_over(&already, request.count as usize, rules.max_seats)?;
 
     let chosen = SeatIds::new(find(tx, event_id, &filters, request).await?);
-    let claimed = seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, &chosen).await?;
+    let claimed = seats::claim_into_hold(
+        tx,
+        event_id,
+        hold.id,
+        hold.expires_at,
+        &chosen,
+        filters.waitlist_waiting,
+    )
+    .await?;
     if claimed.claimed.ids.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
         // predicate, so this would be a bug; refuse rather than half-claim.
@@ -423,7 +431,7 @@ async fn walk(
                 &filters.tier_id,
                 &WALK_BATCH,
                 &filters.avoid_restricted_view,
-                &filters.for_waitlist,
+                &filters.asks_nothing_of_the_waitlist(),
                 &filters.max_price_cents,
             ],
         )
@@ -491,7 +499,7 @@ async fn read_rows(
                 &filters.tier_id,
                 &filters.avoid_restricted_view,
                 &(filters.wheelchair > 0),
-                &filters.for_waitlist,
+                &filters.asks_nothing_of_the_waitlist(),
                 &filters.max_price_cents,
             ],
         )
@@ -754,7 +762,7 @@ pub async fn swap_back(
     retrying(|| {
         super::in_transaction(pool, async |tx| {
             // The event's lock before the hold's, as every claim takes them.
-            events::lock_on_sale(tx, event_id).await?;
+            let waitlist_waiting = events::lock_on_sale_for_claim(tx, event_id).await?;
             let hold = holds::lock_for_buyer_or_404(tx, hold_id, holder.buyer_id).await?;
             if hold.event_id != event_id {
                 return Err(AppError::NotFound(Missing::Hold));
@@ -766,8 +774,15 @@ pub async fn swap_back(
                 return Err(AppError::NotFound(Missing::Seats(unknown.collect())));
             }
             seats::release_some(tx, hold.id, drop).await?;
-            let claimed =
-                seats::claim_into_hold(tx, event_id, hold.id, hold.expires_at, restore).await?;
+            let claimed = seats::claim_into_hold(
+                tx,
+                event_id,
+                hold.id,
+                hold.expires_at,
+                restore,
+                waitlist_waiting,
+            )
+            .await?;
             if claimed.claimed.ids.len() != restore.len() {
                 return Err(AppError::SeatsUnavailable {
                     seat_ids: seats::refused(restore, &claimed.claimed.ids),

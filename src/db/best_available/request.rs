@@ -47,3 +47,12 @@ pub(super) struct Filters {
     /// free seats, to say `waitlist_first` rather than sold out.
     pub(super) waitlist_waiting: bool,
 }
+
+impl Filters {
+    /// Whether the search may skip asking, seat by seat, whether the
+    /// waitlist keeps it: for an offer to a waiting party, and whenever
+    /// nobody waits (the event's lock read it).
+    pub(super) fn asks_nothing_of_the_waitlist(&self) -> bool {
+        self.for_waitlist || !self.waitlist_waiting
+    }
+}

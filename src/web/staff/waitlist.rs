@@ -134,9 +134,8 @@ pub(crate) struct EntryRow {
 /// The console's waitlist section.
 pub(crate) struct WaitlistSection {
     pub(crate) paused: bool,
-    pub(crate) waiting: i64,
-    pub(crate) offered: i64,
-    pub(crate) seats_sold: i64,
+    /// "3 waiting · 1 offer out · 4 seats sold through the waitlist".
+    pub(crate) counts: String,
     pub(crate) rows: Vec<EntryRow>,
 }
 
@@ -151,9 +150,12 @@ impl WaitlistSection {
         let positions = positions(&entries);
         Ok(WaitlistSection {
             paused: summary.paused,
-            waiting: summary.waiting,
-            offered: summary.offered,
-            seats_sold: summary.seats_sold,
+            counts: format!(
+                "{} waiting · {} · {} sold through the waitlist",
+                summary.waiting,
+                crate::words::count(summary.offered, "offer out", "offers out"),
+                crate::words::count(summary.seats_sold, "seat", "seats"),
+            ),
             rows: entries
                 .iter()
                 .zip(positions)
@@ -168,16 +170,17 @@ impl WaitlistSection {
                             ""
                         }
                     ),
-                    wants: [
-                        e.section.clone(),
-                        e.tier.clone(),
-                        e.max_price_cents
-                            .map(|c| format!("≤ {}", locale.price(i64::from(c)))),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                    wants: wants_or_any(
+                        [
+                            e.section.clone(),
+                            e.tier.clone(),
+                            e.max_price_cents
+                                .map(|c| format!("≤ {}", locale.price(i64::from(c)))),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>(),
+                    ),
                     email: e.email.clone(),
                     status: match (e.status.as_str(), e.offer_expires_at) {
                         ("offered", Some(at)) => format!(
@@ -191,6 +194,14 @@ impl WaitlistSection {
                 })
                 .collect(),
         })
+    }
+}
+
+/// What a party asked for, said plainly: "Balcony, ≤ €50", or "any seat".
+fn wants_or_any(wants: Vec<String>) -> String {
+    match wants.is_empty() {
+        true => "any seat".into(),
+        false => wants.join(", "),
     }
 }
 
