@@ -555,25 +555,8 @@ async fn an_admin_manages_accounts_and_each_change_is_audited_and_takes_effect_a
 #[tokio::test]
 async fn the_staff_command_takes_a_role() {
     let app = spawn_app().await;
-    let run = |args: &[&str]| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
-            .args(args)
-            .env("DATABASE_URL", app.db.conninfo())
-            .env("RUST_LOG", "error")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(format!("{PASSWORD}\n").as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let typed = format!("{PASSWORD}\n");
+    let run = |args: &[&str]| crate::staff::seatmap_command(&app, args, &typed);
     assert!(run(&["staff", "add", "mo"]).status.success());
     assert!(
         run(&["staff", "add", "dee", "--role", "door"])

@@ -64,6 +64,27 @@ pub async fn staff_as(app: &TestApp, name: &str, role: Role) -> Api {
     client
 }
 
+/// Runs `seatmap ARGS` against the app's database, with `stdin` typed in.
+pub fn seatmap_command(app: &TestApp, args: &[&str], stdin: &str) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
+        .args(args)
+        .env("DATABASE_URL", app.db.conninfo())
+        .env("RUST_LOG", "error")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Posts a console form, with the token from the console page.
 pub async fn console_action(
     client: &Api,
@@ -622,25 +643,7 @@ async fn the_box_office_sells_a_blocked_seat_to_a_walk_up_buyer_and_finds_orders
 #[tokio::test]
 async fn the_staff_command_creates_an_account_that_can_sign_in() {
     let app = spawn_app().await;
-    let run = |args: &[&str], stdin: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
-            .args(args)
-            .env("DATABASE_URL", app.db.conninfo())
-            .env("RUST_LOG", "error")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let run = |args: &[&str], stdin: &str| seatmap_command(&app, args, stdin);
     let added = run(&["staff", "add", "ada"], &format!("{PASSWORD}\n"));
     assert!(
         added.status.success(),
