@@ -741,3 +741,120 @@ async fn a_party_waiting_for_one_section_keeps_nothing_elsewhere_nor_wheelchair_
     let (status, held) = app.buyer().hold(event.id, &[s[0]]).await;
     assert_eq!(status, StatusCode::CREATED, "{held}");
 }
+
+/// An offer that runs out: its party may join again at the back, once,
+/// from its page; a manager's clear takes every waiting party off, and a
+/// pause then resume brings the waitlist's hold on freed seats back.
+#[tokio::test]
+async fn a_lapsed_party_rejoins_once_and_staff_clear_pause_and_resume() {
+    let app = app().await;
+    let event = app.create_event(1, 4).await;
+    let s = event.seat_ids.clone();
+    let holders = sell_out(&app, event.id, &s, 4).await;
+    let fan = app.buyer();
+    let (_, joined) = join(
+        &fan,
+        event.id,
+        json!({"count": 1, "email": "fan@example.com"}),
+    )
+    .await;
+    let entry: Uuid = joined["entry_id"].as_str().unwrap().parse().unwrap();
+    let (owner, hold_id) = &holders[0];
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[0]))
+        .await;
+    assert!(status.is_success());
+    let offered = offer_pass(&app.pool, EventId(event.id), Duration::from_secs(1))
+        .await
+        .unwrap();
+    assert_eq!(offered.offered.len(), 1);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(pass(&app, event.id).await.lapsed, 1);
+
+    // The party's page offers a rejoin; it puts the party at the back.
+    let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
+    let page = app.state.links.key.sign_waitlist(entry, "", until);
+    let page_path = format!("/waitlist/{entry}?until={}&sig={}", page.until, page.sig);
+    let html = fan.get_text(&page_path).await;
+    assert!(html.contains("Join again at the back"), "{html}");
+    let rejoin = app.state.links.key.sign_waitlist(entry, "/rejoin", until);
+    let rejoin_path = format!(
+        "/waitlist/{entry}/rejoin?until={}&sig={}",
+        rejoin.until, rejoin.sig
+    );
+    let token = crate::pages::csrf_from(&fan, &page_path).await;
+    let first = crate::staff::post_form(&fan, &rejoin_path, &[("csrf", &token)]).await;
+    assert_eq!(first.status(), StatusCode::SEE_OTHER);
+    let again = crate::staff::post_form(&fan, &rejoin_path, &[("csrf", &token)]).await;
+    assert_eq!(again.status(), StatusCode::CONFLICT, "once only");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM waitlist_entries WHERE event_id = {} AND status = 'waiting'",
+            event.id
+        ))
+        .await,
+        1
+    );
+
+    // Cleared by a manager: nobody waits, and a freed seat is on sale.
+    let manager = staff(&app, "boss").await;
+    let console = format!("/staff/events/{}", event.id);
+    let token = crate::pages::csrf_from(&manager, &console).await;
+    let form = |action: &str| format!("/staff/events/{}/waitlist/{action}", event.id);
+    let cleared = crate::staff::post_form(&manager, &form("clear"), &[("csrf", &token)]).await;
+    assert_eq!(cleared.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM waitlist_entries WHERE event_id = {} AND status = 'waiting'",
+            event.id
+        ))
+        .await,
+        0
+    );
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[1]))
+        .await;
+    assert!(status.is_success());
+    let (status, held) = app.buyer().hold(event.id, &[s[1]]).await;
+    assert_eq!(status, StatusCode::CREATED, "nobody waits: {held}");
+
+    // Paused and resumed: while someone waits again, freed seats are kept.
+    // (The lapsed offer's seat is free too: a buyer takes it, so the event
+    // is sold out again and the next party may join.)
+    let (status, held) = app.buyer().hold(event.id, &[s[0]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{held}");
+    let (status, _) = join(
+        &app.buyer(),
+        event.id,
+        json!({"count": 1, "email": "x@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    for action in ["pause", "resume"] {
+        let response = crate::staff::post_form(&manager, &form(action), &[("csrf", &token)]).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{action}");
+    }
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", s[2]))
+        .await;
+    assert!(status.is_success());
+    let (status, refused) = app.buyer().hold(event.id, &[s[2]]).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "waitlist_first");
+    let audited: Vec<String> = app
+        .sql()
+        .await
+        .query(
+            "SELECT action FROM audit_log WHERE action LIKE 'waitlist_%' ORDER BY id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        audited,
+        ["waitlist_cleared", "waitlist_paused", "waitlist_resumed"]
+    );
+}
