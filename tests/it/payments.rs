@@ -584,8 +584,12 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
         let (body, signature) = standin.complete(&session_of(&order)).unwrap();
         // Three seconds, not one: on a loaded machine the first request
         // may take a second to reach its transaction (seen failing once).
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
         deadline_in(&app, &order, 3.0).await;
+        // Taken after the database set its deadline, so sleeping past this
+        // is past that one however long the call took on a loaded machine
+        // (taken before it, a slow call left the rival's claim before the
+        // database's deadline: seen failing once).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
 
         let mut gate = app.own_connection().await;
@@ -674,8 +678,12 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         // after it.
         // Three seconds, not one: on a loaded machine the first request
         // may take a second to reach its transaction (seen failing once).
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
         deadline_in(&app, &order, 3.0).await;
+        // Taken after the database set its deadline, so sleeping past this
+        // is past that one however long the call took on a loaded machine
+        // (taken before it, a slow call left the rival's claim before the
+        // database's deadline: seen failing once).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
         let mut gate = app.own_connection().await;
         let tx = gate.transaction().await.unwrap();
