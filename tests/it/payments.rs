@@ -597,14 +597,21 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
         tx.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat])
             .await
             .unwrap();
+        // The order row in a transaction of its own: the payment waits
+        // there, before it asks for the seat, and is let go only once the
+        // rival has had the seat. (Both let go by one commit, the payment
+        // could reach the seat between the commit and the rival's waking,
+        // on a loaded machine, and take it first: seen twice.)
+        let mut order_gate = app.own_connection().await;
+        let order_tx = order_gate.transaction().await.unwrap();
         if !payment_first {
-            // The order row too: the payment waits before it asks for the seat.
-            tx.execute(
-                "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE",
-                &[&order_id],
-            )
-            .await
-            .unwrap();
+            order_tx
+                .execute(
+                    "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE",
+                    &[&order_id],
+                )
+                .await
+                .unwrap();
         }
         let payment = {
             let standin = standin.clone();
@@ -626,6 +633,7 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
         app.lock_waiter("SET status = 'HELD'").await;
         tx.commit().await.unwrap();
         let (claim_status, claim_body) = claim.await.unwrap();
+        order_tx.commit().await.unwrap();
         assert_eq!(payment.await.unwrap(), 200);
         let status = order_status(&buyer, &order).await;
         if payment_first {
@@ -690,13 +698,18 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         tx.execute("SELECT 1 FROM seats WHERE id = $1 FOR UPDATE", &[&seat])
             .await
             .unwrap();
+        // The order row in a transaction of its own, let go only after the
+        // rival has had the seat (see the payment's race above).
+        let mut order_gate = app.own_connection().await;
+        let order_tx = order_gate.transaction().await.unwrap();
         if !staff_first {
-            tx.execute(
-                "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE",
-                &[&order_id],
-            )
-            .await
-            .unwrap();
+            order_tx
+                .execute(
+                    "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE",
+                    &[&order_id],
+                )
+                .await
+                .unwrap();
         }
         let paying = {
             let clerk = clerk.clone();
@@ -717,6 +730,7 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         app.lock_waiter("SET status = 'HELD'").await;
         tx.commit().await.unwrap();
         let (claim_status, claim_body) = claim.await.unwrap();
+        order_tx.commit().await.unwrap();
         let (paid_status, paid_body) = paying.await.unwrap();
         if staff_first {
             assert_eq!(paid_status, StatusCode::OK, "{paid_body}");
