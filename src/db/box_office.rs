@@ -338,6 +338,7 @@ pub async fn revive(
             buyer_id: old.buyer_id,
             client_ip: None,
             api_key: None,
+            request: None,
         };
         // Staff may revive past the buyer-facing limits.
         let rules = HoldRules {

@@ -9,6 +9,7 @@ use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::ga::{self, GaHeld, GaRequest};
+use super::rate_limits::{self, Counter, RequestLimits};
 use super::{GenericClient, Pool, events, retrying, seats};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{Actor, ApiKeyId, BuyerId, EventId, HoldId, SeatId};
@@ -69,6 +70,83 @@ pub struct Holder {
     pub buyer_id: BuyerId,
     pub client_ip: Option<IpAddr>,
     pub api_key: Option<ApiKeyId>,
+    /// The request's per-minute limits, when it is still to be counted:
+    /// the claim counts it as its transaction's last statement (one commit,
+    /// not two), or alone if the claim fails, since a refused request
+    /// counts too ([`counting_request`]). None: counted already, or staff.
+    pub request: Option<RequestLimits>,
+}
+
+/// The per-minute counters a hold request bumps.
+fn request_counters(holder: &Holder, limits: RequestLimits) -> [Counter; 2] {
+    let buyer = Counter {
+        key: format!("hold:buyer:{}", holder.buyer_id),
+        max: limits.per_buyer,
+    };
+    // A key's calls all come from its integrator's servers: its limits are
+    // the key's and each customer's, not the address's.
+    let peer = match (holder.api_key, holder.client_ip) {
+        (Some(key), _) => Counter {
+            key: format!("hold:key:{key}"),
+            max: limits.per_peer,
+        },
+        (None, Some(ip)) => Counter {
+            key: format!("hold:ip:{ip}"),
+            max: limits.per_peer,
+        },
+        (None, None) => Counter {
+            key: String::new(),
+            max: 0,
+        },
+    };
+    [buyer, peer]
+}
+
+/// Counts the holder's request, if it is still to be counted (429 when
+/// that would take a counter over its limit). In a claim's transaction,
+/// the counters' row locks are held to its commit: send it last.
+pub async fn count_request(client: &impl GenericClient, holder: &Holder) -> AppResult<()> {
+    let Some(limits) = holder.request else {
+        return Ok(());
+    };
+    rate_limits::hit(
+        client,
+        limits.clock,
+        60,
+        &request_counters(holder, limits),
+        Limit::HoldRequests,
+    )
+    .await
+}
+
+/// Runs a claim whose transaction counts the holder's request (with
+/// [`count_request`]), with retries. A claim that fails rolls its count
+/// back, so the request is then counted alone: refused requests count
+/// too. Over the limit, the answer is 429 whatever the claim's was.
+pub(super) async fn counting_request<T, F, Fut>(pool: &Pool, holder: Holder, attempt: F) -> AppResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = AppResult<T>>,
+{
+    let outcome = retrying(attempt).await;
+    if holder.request.is_none() || outcome.is_ok() {
+        return outcome;
+    }
+    if let Err(AppError::TooManyRequests { .. }) = outcome {
+        return outcome;
+    }
+    let counted = match pool.get().await {
+        Ok(client) => count_request(&client, &holder).await,
+        Err(err) => Err(err.into()),
+    };
+    match counted {
+        Err(over @ AppError::TooManyRequests { .. }) => Err(over),
+        Err(err) => {
+            tracing::warn!(error = %crate::error::for_log(&err), "could not count a failed hold request");
+            outcome
+        }
+        Ok(()) => outcome,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -441,7 +519,8 @@ pub async fn claim(
         seat_ids: cart.seat_ids.clone(),
         ga,
     };
-    let outcome = retrying(|| claim_once(pool, event_id, holder, cart, rules)).await;
+    let outcome =
+        counting_request(pool, holder, || claim_once(pool, event_id, holder, cart, rules)).await;
     match &outcome {
         Ok((_, reclaimed)) => {
             metrics::counter!(obs::SEATS_CLAIMED).increment(cart.seat_ids.len() as u64);
@@ -533,8 +612,9 @@ async fn claim_in(
     if !cart.ga.is_empty() {
         ga::claim(tx, event_id, hold.id, hold.expires_at, &cart.ga).await?;
     }
-    // One round trip; the two don't depend on each other.
-    let (claimed, ga) = tokio::join!(
+    // One round trip; none depends on another's answer. The request's
+    // count goes last: its counters' locks are then held only to the commit.
+    let (claimed, ga, counted) = tokio::join!(
         seats::claim_into_hold(
             tx,
             event_id,
@@ -543,9 +623,13 @@ async fn claim_in(
             seat_ids,
             waitlist_waiting
         ),
-        ga::held_by(tx, hold.id)
+        ga::held_by(tx, hold.id),
+        count_request(tx, &holder)
     );
+    // In the order sent: a failed statement fails those after it.
     let claimed = claimed?;
+    let ga = ga?;
+    counted?;
     if claimed.claimed.ids.len() != seat_ids.len() {
         let refused = seats::refused(seat_ids, &claimed.claimed.ids);
         if waitlist_waiting && super::waitlist_first::keeps_any(tx, event_id, &refused).await? {
@@ -559,7 +643,7 @@ async fn claim_in(
         seat_ids: claimed.held.iter().map(|seat| seat.id).collect(),
         hold,
         seats: claimed.held,
-        ga: ga?,
+        ga,
     };
     refuse_if_over(&summary, 0, rules.max_seats)?;
     Ok((summary, claimed.claimed.reclaimed))
@@ -647,11 +731,10 @@ pub async fn release_seat(
         let tx = client.transaction().await?;
         let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
         refuse_if_purchased(&hold)?;
-        if !seats::release_one(&tx, hold.id, seat_id).await? {
+        // One statement, not three (release, count what is left, close):
+        // the hold's lock, taken above, keeps the count true.
+        if !seats::release_one_closing_empty(&tx, hold.id, seat_id).await? {
             return Err(AppError::NotFound(Missing::SeatInHold));
-        }
-        if is_empty(&tx, hold.id).await? {
-            close(&tx, hold.id, "RELEASED").await?;
         }
         tx.commit().await?;
         Ok(())

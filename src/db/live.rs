@@ -87,17 +87,20 @@ pub async fn committed_since(
 ) -> AppResult<Committed> {
     let statement = client
         .prepare_cached(
-            "WITH since AS (SELECT $1::text::pg_snapshot AS snap),
-                  changed AS (
-                      SELECT id, event_id FROM seats, since
-                       WHERE changed_xid >= pg_snapshot_xmin(snap)
-                         AND NOT pg_visible_in_snapshot(changed_xid, snap))
+            // The snapshot is the parameter itself, not a CTE's column:
+            // joined to a CTE, the planner walked the whole changed_xid
+            // index (every seat ever changed: 7,224 entries, 9.5 ms a poll
+            // under a pick load) instead of the range since `xmin`.
+            "WITH changed AS (
+                      SELECT id, event_id FROM seats
+                       WHERE changed_xid >= pg_snapshot_xmin($1::text::pg_snapshot)
+                         AND NOT pg_visible_in_snapshot(changed_xid, $1::text::pg_snapshot))
              SELECT pg_current_snapshot()::text,
                     (SELECT array_agg(id ORDER BY id) FROM changed),
                     (SELECT array_agg(event_id ORDER BY id) FROM changed),
-                    (SELECT array_agg(DISTINCT event_id) FROM ga_areas, since
-                      WHERE changed_xid >= pg_snapshot_xmin(snap)
-                        AND NOT pg_visible_in_snapshot(changed_xid, snap))",
+                    (SELECT array_agg(DISTINCT event_id) FROM ga_areas
+                      WHERE changed_xid >= pg_snapshot_xmin($1::text::pg_snapshot)
+                        AND NOT pg_visible_in_snapshot(changed_xid, $1::text::pg_snapshot))",
         )
         .await?;
     let row = client.query_one(&statement, &[&since.as_str()]).await?;

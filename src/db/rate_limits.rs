@@ -7,6 +7,16 @@ use crate::error::{AppError, AppResult};
 
 use crate::error::Limit;
 
+/// The per-minute limits a hold request counts against: its buyer's, and
+/// its peer's (the client address's or, for an integrator's customer, the
+/// API key's). 0 turns one off.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestLimits {
+    pub per_buyer: u32,
+    pub per_peer: u32,
+    pub clock: LimitClock,
+}
+
 /// One counter to bump: `key` may be hit `max` times per window (0 = no limit).
 pub struct Counter {
     pub key: String,

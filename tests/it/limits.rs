@@ -258,3 +258,95 @@ async fn a_first_request_refused_on_the_page_leaves_no_session() {
         );
     }
 }
+
+/// A hold request is counted in its claim's own transaction; a claim that
+/// fails rolls that back, so the request is then counted alone. Refused
+/// claims spend the allowance as successful ones do, and a request over
+/// the limit is a 429 whatever its claim would have answered.
+#[tokio::test]
+async fn failed_claims_count_against_the_limit_as_successful_ones_do() {
+    let app = spawn_app_with(|config| {
+        config.limits.clock = crate::support::frozen_limits_clock();
+        config.limits.hold_requests_per_session = 3;
+    })
+    .await;
+    let event = app.create_event(1, 6).await;
+    let s = &event.seat_ids;
+    let first = app.buyer();
+    assert_eq!(first.hold(event.id, &[s[0]]).await.0, StatusCode::CREATED);
+    let late = app.buyer();
+    // Its first request opens its session (a refused one would write none,
+    // and the next would come from a new buyer); then two are refused.
+    assert_eq!(late.hold(event.id, &[s[2]]).await.0, StatusCode::CREATED);
+    for _ in 0..2 {
+        let (status, body) = late.hold(event.id, &[s[0]]).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    }
+    // A free seat now: over the limit, refused unclaimed.
+    let (status, body) = late.hold(event.id, &[s[1]]).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(body["error"], "rate_limited");
+    // And a request that would be refused anyway says 429 too.
+    let (status, _) = late.hold(event.id, &[s[0]]).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status <> 'AVAILABLE'")
+            .await,
+        2,
+        "only the first seat of each buyer is held"
+    );
+    // Each counter stopped at its limit: the first buyer's 1, the late
+    // buyer's 3 (the requests over it bumped nothing).
+    assert_eq!(
+        app.count("SELECT coalesce(max(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:buyer:%'")
+            .await,
+        3
+    );
+    assert_eq!(
+        app.count("SELECT coalesce(sum(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:buyer:%'")
+            .await,
+        4
+    );
+}
+
+/// 40 new buyers from one address at once, half asking for a seat that
+/// is taken: exactly the address's 10 are served (held or told taken),
+/// the other 30 get 429, and the counter is 10, however the claims' and
+/// the counts' transactions interleave.
+#[tokio::test]
+async fn an_addresses_limit_holds_when_claims_and_failures_race() {
+    const LIMIT: u32 = 10;
+    let app = spawn_app_with(|config| {
+        config.limits.clock = crate::support::frozen_limits_clock();
+        config.limits.hold_requests_per_ip = LIMIT;
+        config.db.pool_wait = Duration::from_secs(20);
+    })
+    .await;
+    let event = app.create_event(4, 12).await;
+    let taken = event.seat_ids[0];
+    let holder = Api::new(&app.base);
+    // The address's first request.
+    assert_eq!(holder.hold(event.id, &[taken]).await.0, StatusCode::CREATED);
+    let answers = futures::future::join_all((0..40).map(|i| {
+        let buyer = Api::new(&app.base);
+        let seat = if i % 2 == 0 { taken } else { event.seat_ids[1 + i] };
+        async move { buyer.hold(event.id, &[seat]).await.0 }
+    }))
+    .await;
+    let count = |status: StatusCode| answers.iter().filter(|s| **s == status).count();
+    assert_eq!(
+        count(StatusCode::CREATED) + count(StatusCode::CONFLICT),
+        LIMIT as usize - 1,
+        "{answers:?}"
+    );
+    assert_eq!(count(StatusCode::TOO_MANY_REQUESTS), 40 - (LIMIT as usize - 1));
+    assert_eq!(
+        app.count("SELECT coalesce(max(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:ip:%'")
+            .await,
+        i64::from(LIMIT)
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM holds WHERE state = 'OPEN'").await,
+        1 + count(StatusCode::CREATED) as i64
+    );
+}

@@ -59,6 +59,17 @@ impl PgCluster {
     /// server and waits until it accepts connections. Blocking: call it from
     /// `spawn_blocking` in async code.
     pub fn start(data_dir: &Path, durability: Durability) -> anyhow::Result<PgCluster> {
+        PgCluster::start_with(data_dir, durability, &[])
+    }
+
+    /// [`start`](Self::start) with server settings of the caller's
+    /// (`name=value`, as `postgres -c` takes them), such as
+    /// `shared_preload_libraries=pg_stat_statements` for a benchmark.
+    pub fn start_with(
+        data_dir: &Path,
+        durability: Durability,
+        extra_settings: &[&str],
+    ) -> anyhow::Result<PgCluster> {
         let bin_dir = find_bin_dir()?;
         let run_as = RunAs::detect()?;
         let data_dir = absolute(data_dir)?;
@@ -101,6 +112,7 @@ impl PgCluster {
             format!("unix_socket_directories={}", data_dir.display()),
             "max_connections=200".to_string(),
         ];
+        settings.extend(extra_settings.iter().map(|s| s.to_string()));
         if durability == Durability::Throwaway {
             settings.extend(
                 [
@@ -194,6 +206,41 @@ impl PgCluster {
         };
         let exited = server.exited.lock().unwrap_or_else(|e| e.into_inner());
         !matches!(exited.try_recv(), Err(mpsc::TryRecvError::Empty))
+    }
+
+    /// Makes `replica_dir` a streaming replica of this server: a base backup
+    /// (`pg_basebackup -R`, which writes `standby.signal` and the
+    /// `primary_conninfo` pointing at this server's socket). Start it with
+    /// [`start_with`](Self::start_with). Blocking.
+    pub fn base_backup(&self, replica_dir: &Path) -> anyhow::Result<()> {
+        let bin_dir = find_bin_dir()?;
+        let run_as = RunAs::detect()?;
+        let replica_dir = absolute(replica_dir)?;
+        run_as.prepare(&replica_dir)?;
+        let mut command = Command::new(bin_dir.join("pg_basebackup"));
+        command
+            .arg("-D")
+            .arg(&replica_dir)
+            .arg("-h")
+            .arg(&self.data_dir)
+            .arg("-p")
+            .arg(SOCKET_PORT.to_string())
+            .args(["-U", SUPERUSER, "-R", "-X", "stream", "--checkpoint=fast"])
+            .current_dir(&replica_dir)
+            .stdin(Stdio::null());
+        run_as.apply(&mut command);
+        let output = command
+            .output()
+            .with_context(|| format!("running {}", bin_dir.join("pg_basebackup").display()))?;
+        if !output.status.success() {
+            bail!(
+                "pg_basebackup failed for {}:\n{}{}",
+                replica_dir.display(),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(())
     }
 
     /// Connection settings for `dbname` as the superuser, over the socket.

@@ -128,6 +128,7 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                         buyer_id: buyer,
                         client_ip: None,
                         api_key: None,
+                        request: None,
                     },
                     &request,
                     HoldRules {

@@ -24,7 +24,9 @@
 //! read-flood-holders each reader holds a seat, so its map is its own),
 //! stalled-bodies (17 addresses x 256 hold requests whose bodies stall,
 //! on an instance with the default connection caps, while a clean
-//! address asks /healthz). --seatmap-binary PATH runs another build.
+//! address asks /healthz). --seatmap-binary PATH runs another build;
+//! --statements loads pg_stat_statements and prints where the database's
+//! time went in ratio, sales and best.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -54,6 +56,8 @@ struct Options {
     picks_per_sec: u32,
     /// The `seatmap` to run; default: the one beside this binary.
     seatmap: Option<PathBuf>,
+    /// Load pg_stat_statements and print where the database's time went.
+    statements: bool,
 }
 
 fn options() -> anyhow::Result<Options> {
@@ -68,6 +72,7 @@ fn options() -> anyhow::Result<Options> {
         pages: 1000,
         picks_per_sec: 10,
         seatmap: None,
+        statements: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -83,6 +88,7 @@ fn options() -> anyhow::Result<Options> {
             "--json" => options.json = Some(PathBuf::from(value("--json")?)),
             "--pages" => options.pages = value("--pages")?.parse()?,
             "--picks-per-sec" => options.picks_per_sec = value("--picks-per-sec")?.parse()?,
+            "--statements" => options.statements = true,
             "--seatmap-binary" => options.seatmap = Some(PathBuf::from(value("--seatmap-binary")?)),
             "--fsync" => {
                 options.durability = match value("--fsync")?.as_str() {
@@ -96,7 +102,7 @@ fn options() -> anyhow::Result<Options> {
                     include_str!("main.rs")
                         .lines()
                         .skip(11)
-                        .take(15)
+                        .take(18)
                         .map(|l| l.trim_start_matches("//! "))
                         .collect::<Vec<_>>()
                         .join("\n")
@@ -156,6 +162,8 @@ struct Harness {
     data_dir: tempfile::TempDir,
     cluster: Option<PgCluster>,
     durability: Durability,
+    /// Server settings beyond pg-embedded's own (pg_stat_statements).
+    settings: Vec<&'static str>,
     pool: Pool,
     conninfo: String,
     apps: Vec<App>,
@@ -216,7 +224,11 @@ async fn migrate_with_chosen_build(config: &tokio_postgres::Config) -> anyhow::R
 }
 
 impl Harness {
-    async fn start(instances: usize, durability: Durability) -> anyhow::Result<Harness> {
+    async fn start(
+        instances: usize,
+        durability: Durability,
+        statements: bool,
+    ) -> anyhow::Result<Harness> {
         let data_dir = tempfile::Builder::new()
             .prefix("seatmap-bench-")
             .tempdir()?;
@@ -225,11 +237,31 @@ impl Harness {
             std::os::unix::fs::PermissionsExt::from_mode(0o755),
         )?;
         let pg_data = data_dir.path().join("pgdata");
-        let cluster =
-            tokio::task::spawn_blocking(move || PgCluster::start(&pg_data, durability)).await??;
+        let settings = if statements {
+            vec![
+                "shared_preload_libraries=pg_stat_statements",
+                "pg_stat_statements.track=all",
+            ]
+        } else {
+            Vec::new()
+        };
+        let cluster = {
+            let settings = settings.clone();
+            tokio::task::spawn_blocking(move || {
+                PgCluster::start_with(&pg_data, durability, &settings)
+            })
+            .await??
+        };
         let (admin, connection) = cluster.connect_config("postgres").connect(NoTls).await?;
         tokio::spawn(connection);
         db::ensure_database(&admin, "bench").await?;
+        if statements {
+            let (bench, connection) = cluster.connect_config("bench").connect(NoTls).await?;
+            tokio::spawn(connection);
+            bench
+                .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                .await?;
+        }
         let pg_config = cluster.connect_config("bench");
         let pool = db::build_pool(
             pg_config,
@@ -270,6 +302,7 @@ impl Harness {
             data_dir,
             cluster: Some(cluster),
             durability,
+            settings,
             pool,
             conninfo,
             apps: Vec::new(),
@@ -296,7 +329,10 @@ impl Harness {
             .env("DATABASE_URL", &self.conninfo)
             .env("SEATMAP_ADDR", format!("127.0.0.1:{port}"))
             .env("SEATMAP_MAX_HOLDS_PER_IP", "0")
-            .env("SEATMAP_HOLD_REQUESTS_PER_MINUTE", "0")
+            // Each bench buyer is one session: its per-minute counter is
+            // written on every hold request, as in production, but never
+            // refuses (the per-address one would: every buyer is 127.0.0.1).
+            .env("SEATMAP_HOLD_REQUESTS_PER_MINUTE", "1000000")
             .env("SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_IP", "0")
             .env("SEATMAP_MAX_SEATS_PER_HOLD", MAX_SEATS_PER_HOLD.to_string())
             // Every page and buyer of the bench comes from 127.0.0.1.
@@ -338,8 +374,12 @@ impl Harness {
         tokio::time::sleep(Duration::from_secs(1)).await;
         let pg_data = self.data_dir.path().join("pgdata");
         let durability = self.durability;
+        let settings = self.settings.clone();
         self.cluster = Some(
-            tokio::task::spawn_blocking(move || PgCluster::start(&pg_data, durability)).await??,
+            tokio::task::spawn_blocking(move || {
+                PgCluster::start_with(&pg_data, durability, &settings)
+            })
+            .await??,
         );
         Ok(down.elapsed())
     }
@@ -512,9 +552,17 @@ async fn ratio(
     }
     let (ceiling, ceiling_cpu) = medians(&ceilings);
     let (tps, sql_cpu) = medians(&apps);
+    statements_reset(harness, options).await?;
     let cpu = postgres_cpu(harness)?;
     let report = loadgen::picks(&harness.target(1), options.duration, options.concurrency).await;
     let http_cpu = postgres_cpu(harness)? - cpu;
+    statements_print(
+        harness,
+        options,
+        "HTTP picks (a unit: a pick and its release)",
+        report.count(201) as f64,
+    )
+    .await?;
     harness.reset().await?;
     let gentle = loadgen::picks(&harness.target(1), options.duration, 16).await;
     let http_cpu = per_claim(http_cpu, report.count(201) as f64);
@@ -556,6 +604,67 @@ async fn ratio(
     extra.insert("http_c16_p95_ms".into(), gentle.p95_ms.into());
     extra.insert("postgres_cpu_ms_per_http_pick".into(), http_cpu.into());
     Ok(report)
+}
+
+/// Forgets what pg_stat_statements has counted so far (with --statements).
+async fn statements_reset(harness: &Harness, options: &Options) -> anyhow::Result<()> {
+    if options.statements {
+        let client = harness.pool.get().await?;
+        client
+            .batch_execute("SELECT pg_stat_statements_reset()")
+            .await?;
+    }
+    Ok(())
+}
+
+/// With --statements: the statements the database spent its time on since
+/// the last reset, each as calls and time per `unit` (a pick, a sale).
+async fn statements_print(
+    harness: &Harness,
+    options: &Options,
+    label: &str,
+    units: f64,
+) -> anyhow::Result<()> {
+    if !options.statements {
+        return Ok(());
+    }
+    let client = harness.pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT calls, total_exec_time, query FROM pg_stat_statements
+              WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+              ORDER BY total_exec_time DESC LIMIT 14",
+            &[],
+        )
+        .await?;
+    let total: f64 = client
+        .query_one(
+            "SELECT coalesce(sum(total_exec_time), 0)::float8 FROM pg_stat_statements
+              WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            &[],
+        )
+        .await?
+        .get(0);
+    let units = units.max(1.0);
+    println!(
+        "\nstatements during {label} ({units:.0} units; executor time {:.3} ms per unit):",
+        total / units
+    );
+    println!("  calls/unit  ms/unit  share  statement");
+    for row in rows {
+        let calls: i64 = row.get(0);
+        let time: f64 = row.get(1);
+        let query: String = row.get(2);
+        let query: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
+        println!(
+            "  {:>10.2} {:>8.3} {:>5.1}%  {}",
+            calls as f64 / units,
+            time / units,
+            100.0 * time / total.max(1e-9),
+            query.chars().take(110).collect::<String>()
+        );
+    }
+    Ok(())
 }
 
 fn per_claim(cpu: Duration, claims: f64) -> f64 {
@@ -680,7 +789,7 @@ async fn main() -> anyhow::Result<()> {
     } else {
         options.instances
     };
-    let mut harness = Harness::start(needs, options.durability).await?;
+    let mut harness = Harness::start(needs, options.durability, options.statements).await?;
     println!(
         "{} instance(s), concurrency {}, {} s runs, fsync {}",
         harness.apps.len(),
@@ -698,6 +807,9 @@ async fn main() -> anyhow::Result<()> {
     let all = harness.apps.len();
     for scenario in options.scenarios.clone() {
         harness.reset().await?;
+        if scenario != "ratio" {
+            statements_reset(&harness, &options).await?;
+        }
         let target = harness.target(all);
         let mut report = match scenario.as_str() {
             "hot-seat" => loadgen::hot_seat(&target, options.buyers, options.concurrency).await,
@@ -956,6 +1068,15 @@ async fn main() -> anyhow::Result<()> {
             other => bail!("unknown scenario {other}"),
         };
         report.scenario = scenario.clone();
+        if scenario != "ratio" {
+            statements_print(
+                &harness,
+                &options,
+                &format!("{scenario} (a unit: a 201)"),
+                report.count(201) as f64,
+            )
+            .await?;
+        }
         loadgen::verify(&harness.pool, &mut report, MAX_SEATS_PER_HOLD).await?;
         if scenario == "hot-seat" && report.count(201) != 1 {
             report.breaches.push(format!(

@@ -25,7 +25,7 @@ use std::collections::HashSet;
 use tokio_postgres::Row;
 
 use super::holds::{HoldRules, Holder};
-use super::{GenericClient, Pool, events, holds, retrying, seats};
+use super::{GenericClient, Pool, events, holds, seats};
 use crate::domain::best_available::{BlockSearch, FreeSeat, WheelchairSpaces};
 use crate::domain::ids::SectionId;
 use crate::domain::ids::{EventId, HoldId, SeatId};
@@ -80,8 +80,10 @@ pub async fn hold_best_available(
     request: &BestAvailableRequest,
     rules: HoldRules,
 ) -> AppResult<BestAvailableOutcome> {
-    let outcome =
-        retrying(|| hold_best_available_once(pool, event_id, holder, request, rules)).await;
+    let outcome = holds::counting_request(pool, holder, || {
+        hold_best_available_once(pool, event_id, holder, request, rules)
+    })
+    .await;
     let label = match &outcome {
         Ok(found) => {
             metrics::counter!(obs::SEATS_CLAIMED).increment(found.added.len() as u64);
@@ -162,15 +164,20 @@ async fn best_in(
     holds::refuse_if_over(&already, request.count as usize, rules.max_seats)?;
 
     let chosen = SeatIds::new(find(tx, event_id, &filters, request).await?);
-    let claimed = seats::claim_into_hold(
-        tx,
-        event_id,
-        hold.id,
-        hold.expires_at,
-        &chosen,
-        filters.waitlist_waiting,
-    )
-    .await?;
+    // The request's count last, in the claim's round trip (see holds::claim).
+    let (claimed, counted) = tokio::join!(
+        seats::claim_into_hold(
+            tx,
+            event_id,
+            hold.id,
+            hold.expires_at,
+            &chosen,
+            filters.waitlist_waiting,
+        ),
+        holds::count_request(tx, &holder)
+    );
+    let claimed = claimed?;
+    counted?;
     if claimed.claimed.ids.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
         // predicate, so this would be a bug; refuse rather than half-claim.
@@ -274,6 +281,7 @@ pub(crate) async fn offer_to_party(
         buyer_id: party.hold_buyer,
         client_ip: None,
         api_key: None,
+        request: None,
     };
     let rules = HoldRules {
         ttl: offer_for,
@@ -759,7 +767,7 @@ pub async fn swap_back(
     drop: &SeatIds,
     rules: HoldRules,
 ) -> AppResult<holds::HoldSummary> {
-    retrying(|| {
+    holds::counting_request(pool, holder, || {
         super::in_transaction(pool, async |tx| {
             // The event's lock before the hold's, as every claim takes them.
             let waitlist_waiting = events::lock_on_sale_for_claim(tx, event_id).await?;
@@ -797,6 +805,7 @@ pub async fn swap_back(
                 hold,
             };
             holds::refuse_if_over(&summary, 0, rules.max_seats)?;
+            holds::count_request(tx, &holder).await?;
             Ok(summary)
         })
     })

@@ -20,7 +20,7 @@ use crate::domain::rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::admission::admit_hold_request;
+use crate::web::admission::hold_request;
 use crate::web::auth::Buyer;
 use crate::web::buyer::panel::HoldPanel;
 use crate::web::extract::{ClientIp, IdPath, is_htmx};
@@ -238,13 +238,10 @@ pub(crate) async fn seat_action(
             hold: Some(seat_id),
             ..
         } => {
-            let claim = match admit_hold_request(&state, buyer.id, None, ip).await {
-                Ok(holder) => {
-                    let rules = HoldRules::from_config(&state.config);
-                    db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await
-                }
-                Err(refused) => Err(refused),
-            };
+            let holder = hold_request(&state, buyer.id, None, ip);
+            let rules = HoldRules::from_config(&state.config);
+            let claim =
+                db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await;
             let outcome = match claim {
                 Ok(summary) => {
                     claimed = Some(summary);
@@ -463,7 +460,7 @@ pub(crate) async fn hold_ga(
             quantity: rules::ticket_count(count, hold_rules.max_seats)?,
         }],
     };
-    let holder = admit_hold_request(state, buyer.id, None, ip).await?;
+    let holder = hold_request(state, buyer.id, None, ip);
     db::holds::claim(&state.pool, event_id, holder, &cart, hold_rules).await?;
     Ok(crate::i18n::t1("notice-holding-ga", "count", count))
 }

@@ -19,7 +19,7 @@ use crate::domain::rules as input_rules;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::admission::admit_hold_request;
+use crate::web::admission::hold_request;
 use crate::web::auth::{ApiBuyer, ApiViewer};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, BuyerFields, ClientIp, IdPath};
@@ -366,7 +366,7 @@ pub(crate) async fn create_hold(
                     None => Vec::new(),
                 },
             };
-            let holder = admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+            let holder = hold_request(&state, buyer.id, buyer.key, ip);
             let hold = db::holds::claim(&state.pool, event_id, holder, &cart, rules).await?;
             Ok((StatusCode::CREATED, Json(HoldJson::from(hold))).into_response())
         }
@@ -389,7 +389,7 @@ pub(crate) async fn create_hold(
                     Some(_) => return Err(AppError::Invalid(Invalid::BestMode)),
                 },
             };
-            let holder = admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+            let holder = hold_request(&state, buyer.id, buyer.key, ip);
             let outcome = db::best_available::hold_best_available(
                 &state.pool,
                 event_id,

@@ -15,7 +15,7 @@ use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::rules;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Malformed};
-use crate::web::admission::admit_hold_request;
+use crate::web::admission::hold_request;
 use crate::web::auth::Buyer;
 use crate::web::extract::{ClientIp, IdPath};
 use crate::web::notices::{Notice, NoticeKind, UndoSwap};
@@ -71,19 +71,15 @@ pub(crate) async fn best_available(
                 wheelchair,
                 avoid_restricted_view: form.clear_view.is_some(),
             };
-            match admit_hold_request(&state, buyer.id, None, ip).await {
-                Ok(holder) => {
-                    db::best_available::hold_best_available(
-                        &state.pool,
-                        event_id,
-                        holder,
-                        &request,
-                        rules,
-                    )
-                    .await
-                }
-                Err(refused) => Err(refused),
-            }
+            let holder = hold_request(&state, buyer.id, None, ip);
+            db::best_available::hold_best_available(
+                &state.pool,
+                event_id,
+                holder,
+                &request,
+                rules,
+            )
+            .await
         }
     };
     let (notice, added) = match outcome {
@@ -198,22 +194,17 @@ pub(crate) async fn undo_best_available(
     if restore.is_empty() {
         return Err(AppError::BadRequest(Malformed::NoSeatInForm));
     }
-    let holder = admit_hold_request(&state, buyer.id, None, ip).await;
-    let outcome = match holder {
-        Ok(holder) => {
-            db::best_available::swap_back(
-                &state.pool,
-                event_id,
-                form.hold,
-                holder,
-                &restore,
-                &found,
-                rules,
-            )
-            .await
-        }
-        Err(refused) => Err(refused),
-    };
+    let holder = hold_request(&state, buyer.id, None, ip);
+    let outcome = db::best_available::swap_back(
+        &state.pool,
+        event_id,
+        form.hold,
+        holder,
+        &restore,
+        &found,
+        rules,
+    )
+    .await;
     let back = Back::Map(None);
     match outcome {
         Ok(summary) => {
