@@ -577,7 +577,8 @@ async fn claim_in(
         ],
     };
     super::prepare_together(tx, flight).await?;
-    let (on_sale, areas_known, known, hold) = tokio::join!(
+    let (generic, on_sale, areas_known, known, hold) = tokio::join!(
+        super::generic_plans(tx),
         events::lock_on_sale_for_claim(tx, event_id),
         async {
             match cart.ga.is_empty() {
@@ -594,6 +595,7 @@ async fn claim_in(
             closed.and(open)
         },
     );
+    generic?;
     let waitlist_waiting = on_sale?;
     areas_known?;
     let known = known?;

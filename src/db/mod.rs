@@ -159,6 +159,20 @@ where
     }
 }
 
+/// Makes the rest of the transaction run prepared statements on their
+/// generic plans. PostgreSQL otherwise plans a statement afresh on every
+/// call whenever its generic plan's estimate looks worse than a custom
+/// one, as for a claim's `id = ANY($n)`: measured under a pick load, the
+/// claim spent 0.61 ms planning for 0.25 ms running, every time. The
+/// claim's statements name their states as literals (so partial indexes
+/// still match) and look seats up by key: their generic plans are the
+/// custom ones. Send it first in the transaction's first flight.
+pub async fn generic_plans(tx: &impl GenericClient) -> AppResult<()> {
+    tx.batch_execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        .await?;
+    Ok(())
+}
+
 /// Runs `work` in a transaction on a pooled connection and ends it as the
 /// work went (see [`finish`]).
 pub async fn in_transaction<T>(

@@ -241,6 +241,7 @@ impl Harness {
             vec![
                 "shared_preload_libraries=pg_stat_statements",
                 "pg_stat_statements.track=all",
+                "pg_stat_statements.track_planning=on",
             ]
         } else {
             Vec::new()
@@ -631,15 +632,15 @@ async fn statements_print(
     let client = harness.pool.get().await?;
     let rows = client
         .query(
-            "SELECT calls, total_exec_time, query FROM pg_stat_statements
+            "SELECT calls, total_exec_time, total_plan_time, plans, query FROM pg_stat_statements
               WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-              ORDER BY total_exec_time DESC LIMIT 14",
+              ORDER BY total_exec_time + total_plan_time DESC LIMIT 14",
             &[],
         )
         .await?;
     let total: f64 = client
         .query_one(
-            "SELECT coalesce(sum(total_exec_time), 0)::float8 FROM pg_stat_statements
+            "SELECT coalesce(sum(total_exec_time + total_plan_time), 0)::float8 FROM pg_stat_statements
               WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )
@@ -647,21 +648,25 @@ async fn statements_print(
         .get(0);
     let units = units.max(1.0);
     println!(
-        "\nstatements during {label} ({units:.0} units; executor time {:.3} ms per unit):",
+        "\nstatements during {label} ({units:.0} units; planning and executor time {:.3} ms per unit):",
         total / units
     );
-    println!("  calls/unit  ms/unit  share  statement");
+    println!("  calls/unit  plans/call  exec ms/unit  plan ms/unit  share  statement");
     for row in rows {
         let calls: i64 = row.get(0);
         let time: f64 = row.get(1);
-        let query: String = row.get(2);
+        let planning: f64 = row.get(2);
+        let plans: i64 = row.get(3);
+        let query: String = row.get(4);
         let query: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
         println!(
-            "  {:>10.2} {:>8.3} {:>5.1}%  {}",
+            "  {:>10.2} {:>11.2} {:>13.3} {:>13.3} {:>5.1}%  {}",
             calls as f64 / units,
+            plans as f64 / (calls as f64).max(1.0),
             time / units,
-            100.0 * time / total.max(1e-9),
-            query.chars().take(110).collect::<String>()
+            planning / units,
+            100.0 * (time + planning) / total.max(1e-9),
+            query.chars().take(90).collect::<String>()
         );
     }
     Ok(())
