@@ -1,12 +1,12 @@
 //! Public reads that can't crowd out buyers' writes: a budget of pooled
 //! connections for reads, of which one client network gets a few at a
-//! time ([`ReadPermit`]), and hot seat maps served from a short-lived,
-//! per-instance copy ([`SeatMapCache`]).
+//! time ([`ReadPermit`]), and hot seat maps served from a per-instance
+//! copy kept until the live feed says the event changed ([`SeatMapCache`]).
 //!
 //! The copy is display data only. Whether a seat can be held is always
 //! decided by the claim's own statement in PostgreSQL; a map read from the
-//! copy is at most its age old, and a page's live stream carries changes
-//! from its own cursor.
+//! copy is at most the cache's age (plus the feed's delay) behind, and a
+//! page's live stream carries changes from its own cursor.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
+
+use crate::db::live::SeatChanges;
 
 use crate::domain::ids::EventId;
 use crate::error::{AppError, AppResult};
@@ -94,39 +96,103 @@ impl ReadGate {
     }
 }
 
-/// One event's map as made at `made`, or the transient failure making it
-/// met (shared with the requests that waited for it, for the same age, so
-/// a database hiccup is one failed read, not one after another).
+/// One event's map as made at `made`, when the event's changes stood at
+/// `generation`; or the transient failure making it met (shared with the
+/// requests that waited for it, for the same age, so a database hiccup is
+/// one failed read, not one after another).
 struct Kept {
     made: Instant,
+    generation: u64,
     map: Option<Arc<Prepared>>,
 }
 
 type Slot = Arc<tokio::sync::RwLock<Option<Kept>>>;
 
-/// Each event's seat map as anonymous viewers see it, made at most once
-/// per `ttl` on this instance, with its compressed forms. Concurrent
-/// requests for a stale map wait for the one that makes it anew, rather
-/// than each reading the database.
+/// What the live feed has said changed, drained when a map is asked for.
+struct Changes {
+    feed: Option<broadcast::Receiver<Arc<SeatChanges>>>,
+    resyncs: Option<watch::Receiver<u64>>,
+    /// Bumped for an event when the feed names it.
+    per_event: HashMap<EventId, u64>,
+    /// Bumped when the feed may have missed something (this instance fell
+    /// behind it, or it started over): every map is then stale.
+    everything: u64,
+}
+
+/// Each event's seat map as viewers with nothing of their own on it see
+/// it, per instance, with its compressed forms. A map is kept while the
+/// live feed (which this instance polls anyway) names no change to the
+/// event's seats or GA areas, up to `max_age` (an event's own details,
+/// its sales closing say, don't come through the feed); once changed, it
+/// is made anew at most once per `ttl`. Concurrent requests for a stale
+/// map wait for the one that makes it, rather than each reading the
+/// database. So an unchanged map costs the database nothing, and a map
+/// is at most `ttl` plus the feed's delay behind the seats.
 pub struct SeatMapCache {
     ttl: Duration,
+    max_age: Duration,
     slots: Mutex<HashMap<EventId, Slot>>,
+    changes: Mutex<Changes>,
 }
 
 /// Events kept before stale ones are dropped.
 const KEPT_EVENTS: usize = 256;
 
+/// How long a map no change was heard of is kept, as a multiple of `ttl`.
+const UNCHANGED_TTLS: u32 = 20;
+
 impl SeatMapCache {
-    /// `ttl` zero: nothing is kept; every read is made fresh.
-    pub fn new(ttl: Duration) -> SeatMapCache {
+    /// `ttl` zero: nothing is kept; every read is made fresh. Without a
+    /// feed, a map is kept for `ttl` whatever changes.
+    pub fn new(ttl: Duration, feed: Option<&crate::db::live::LiveFeed>) -> SeatMapCache {
         SeatMapCache {
             ttl,
+            max_age: ttl * UNCHANGED_TTLS,
             slots: Mutex::default(),
+            changes: Mutex::new(Changes {
+                feed: feed.map(|feed| feed.subscribe()),
+                resyncs: feed.map(|feed| feed.resyncs()),
+                per_event: HashMap::new(),
+                everything: 0,
+            }),
         }
     }
 
-    /// The event's map, made by `make` (its JSON) when there is none
-    /// younger than the cache's age.
+    /// Where the event's changes stand: a number that grows whenever the
+    /// feed names the event (or may have missed it). None: no feed to ask.
+    fn generation(&self, event_id: EventId) -> Option<u64> {
+        let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = &mut *changes;
+        if let Some(resyncs) = &mut changes.resyncs
+            && resyncs.has_changed().unwrap_or(true)
+        {
+            resyncs.mark_unchanged();
+            changes.everything += 1;
+        }
+        let feed = changes.feed.as_mut()?;
+        loop {
+            match feed.try_recv() {
+                Ok(change) => *changes.per_event.entry(change.event_id).or_default() += 1,
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                    changes.everything += 1;
+                    changes.per_event.clear();
+                }
+                Err(broadcast::error::TryRecvError::Empty) => break,
+                Err(broadcast::error::TryRecvError::Closed) => {
+                    changes.feed = None;
+                    return None;
+                }
+            }
+        }
+        if changes.per_event.len() > 4 * KEPT_EVENTS {
+            changes.everything += 1;
+            changes.per_event.clear();
+        }
+        Some(changes.everything + changes.per_event.get(&event_id).copied().unwrap_or(0))
+    }
+
+    /// The event's map, made by `make` (its JSON) when the one kept is
+    /// stale (see [`SeatMapCache`]).
     pub async fn get_or_make<F, Fut>(&self, event_id: EventId, make: F) -> AppResult<Arc<Prepared>>
     where
         F: FnOnce() -> Fut,
@@ -138,30 +204,34 @@ impl SeatMapCache {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if slots.len() > KEPT_EVENTS {
-                // Keep what is in use or fresh; a slot for an event that
+                // Keep what is in use or young; a slot for an event that
                 // doesn't exist never holds a map, and goes.
                 slots.retain(|_, slot| {
                     Arc::strong_count(slot) > 1
                         || slot
                             .try_read()
-                            .is_ok_and(|kept| self.fresh(&kept).is_some())
+                            .is_ok_and(|kept| kept.as_ref().is_some_and(|k| k.made.elapsed() < self.ttl))
                 });
             }
             slots.entry(event_id).or_default().clone()
         };
-        if let Some(kept) = self.fresh(&*slot.read().await) {
+        if let Some(kept) = self.fresh(event_id, &*slot.read().await) {
             return kept;
         }
         let mut kept = slot.write().await;
         // Made by the request this one waited for.
-        if let Some(kept) = self.fresh(&kept) {
+        if let Some(kept) = self.fresh(event_id, &kept) {
             return kept;
         }
+        // Before the read: a change the feed names while it runs makes
+        // this map stale at once (it may or may not show the change).
+        let generation = self.generation(event_id).unwrap_or(0);
         match make().await {
             Ok(json) => {
                 let prepared = prepare(json).await?;
                 *kept = Some(Kept {
                     made: Instant::now(),
+                    generation,
                     map: Some(prepared.clone()),
                 });
                 Ok(prepared)
@@ -169,6 +239,7 @@ impl SeatMapCache {
             Err(err) if err.is_transient() => {
                 *kept = Some(Kept {
                     made: Instant::now(),
+                    generation,
                     map: None,
                 });
                 Err(err)
@@ -177,12 +248,20 @@ impl SeatMapCache {
         }
     }
 
-    /// What is kept, if it is younger than the cache's age: the map, or
-    /// the failure that making it met.
-    fn fresh(&self, kept: &Option<Kept>) -> Option<AppResult<Arc<Prepared>>> {
-        let kept = kept
-            .as_ref()
-            .filter(|kept| kept.made.elapsed() < self.ttl)?;
+    /// What is kept, if it may still be served: the map, or the failure
+    /// that making it met (a failure only for `ttl`).
+    fn fresh(&self, event_id: EventId, kept: &Option<Kept>) -> Option<AppResult<Arc<Prepared>>> {
+        let kept = kept.as_ref()?;
+        let age = kept.made.elapsed();
+        let young = age < self.ttl;
+        let unchanged = || {
+            kept.map.is_some()
+                && age < self.max_age
+                && self.generation(event_id) == Some(kept.generation)
+        };
+        if !young && !unchanged() {
+            return None;
+        }
         Some(kept.map.clone().ok_or_else(|| {
             AppError::Unavailable(anyhow::anyhow!("making this seat map failed a moment ago"))
         }))
@@ -233,7 +312,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_fresh_map_is_made_once_and_a_stale_one_again() {
-        let cache = SeatMapCache::new(Duration::from_secs(2));
+        let cache = SeatMapCache::new(Duration::from_secs(2), None);
         let made = std::sync::atomic::AtomicUsize::new(0);
         let make = || async {
             made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

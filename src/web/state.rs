@@ -40,7 +40,10 @@ impl AppState {
             config.db.pool_size,
             config.limits.reads_per_ip,
         ));
-        let seat_maps = Arc::new(crate::web::reads::SeatMapCache::new(config.seat_map_cache));
+        let seat_maps = Arc::new(crate::web::reads::SeatMapCache::new(
+            config.seat_map_cache,
+            Some(&live),
+        ));
         AppState {
             pool,
             config: Arc::new(config),

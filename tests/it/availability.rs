@@ -412,6 +412,91 @@ async fn an_anonymous_seat_map_is_made_once_per_cache_age() {
     assert_eq!(state_of(&later, event.seat_ids[0]), "held");
 }
 
+/// A map nothing has changed is kept past the cache's age: the live feed
+/// (which the instance polls anyway) names no change, so it costs the
+/// database nothing. An event's own details don't come through the feed:
+/// a rename made straight in the database shows only once a seat change
+/// makes the map anew. A buyer whose session holds nothing gets the same
+/// shared map; one holding seats gets theirs, fresh.
+#[tokio::test]
+async fn an_unchanged_seat_map_is_kept_until_the_feed_names_a_change() {
+    let app = spawn_app_with(|config| {
+        config.seat_map_cache = Duration::from_millis(400);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/api/events/{}/seats", app.base, event.id);
+    let read = || async {
+        let response = http.get(&url).send().await.unwrap();
+        let etag = response.headers()["etag"].to_str().unwrap().to_string();
+        (etag, response.json::<serde_json::Value>().await.unwrap())
+    };
+    let (etag, first) = read().await;
+    let name = first["event"]["name"].as_str().unwrap().to_string();
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET name = 'Renamed Behind The Cache' WHERE id = $1",
+            &[&event.id],
+        )
+        .await
+        .unwrap();
+    // Well past the age (400 ms), nothing changed: the same map.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let (kept_etag, kept) = read().await;
+    assert_eq!(kept["event"]["name"], name.as_str(), "kept, not made anew");
+    assert_eq!(kept_etag, etag);
+    // A buyer with a session but no hold shares it.
+    let idle = app.buyer();
+    let (status, _) = idle.hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED);
+    let hold_id = idle.seats(event.id).await["hold"]["hold_id"].clone();
+    let (status, _) = idle
+        .delete(&format!("/api/holds/{}", hold_id.as_str().unwrap()))
+        .await;
+    assert_eq!(status, reqwest::StatusCode::NO_CONTENT);
+    // The hold and its release are changes the feed names: the map is
+    // made anew, with the rename, within the age and the feed's delay.
+    // Sooner than an unchanged map's longest keep (20 ages, 8 s).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, body) = read().await;
+        if body["event"]["name"] == "Renamed Behind The Cache" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the map was never made anew after a seat changed"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (shared_etag, _) = read().await;
+    let idle_map = idle
+        .http
+        .get(&url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        idle_map.headers()["etag"].to_str().unwrap(),
+        shared_etag,
+        "a session holding nothing reads the shared map"
+    );
+    let holder = app.buyer();
+    let (status, _) = holder.hold(event.id, &event.seat_ids[1..2]).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED);
+    let own = holder.seats(event.id).await;
+    let mine = own["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == event.seat_ids[1])
+        .unwrap()["status"]
+        .clone();
+    assert_eq!(mine, "mine", "a holder's map is theirs, at once");
+}
+
 /// A request that had all arrived but was not answered in time is the
 /// server's fault: 503 (try again), not a 408 blaming the client.
 #[tokio::test]

@@ -138,37 +138,43 @@ pub(crate) async fn event_seats(
     viewer: ApiViewer,
     headers: axum::http::HeaderMap,
 ) -> AppResult<Response> {
-    // Nobody's own seats to show: the same map for every such viewer, kept
-    // briefly and compressed once (a hot event's map is read by thousands).
-    if viewer.buyer_id.is_none() {
-        let map = state
-            .seat_maps
-            .get_or_make(event_id, || async {
-                let map = seat_map(&state, event_id, None).await?;
-                serde_json::to_vec(&map)
-                    .map(Bytes::from)
-                    .map_err(|err| AppError::Internal(err.into()))
-            })
-            .await?;
-        return Ok(map.respond(&headers, "no-cache"));
+    // A buyer's own hold is never shown stale: their map is made fresh.
+    let hold = match viewer.buyer_id {
+        Some(buyer_id) => {
+            let client = state.pool.get().await?;
+            db::holds::live_for_buyer(&client, event_id, buyer_id).await?
+        }
+        None => None,
+    };
+    if hold.is_some() {
+        return Ok(Json(seat_map(&state, event_id, hold).await?).into_response());
     }
-    Ok(Json(seat_map(&state, event_id, viewer.buyer_id).await?).into_response())
+    // Nobody's own seats to show: the same map for every such viewer, kept
+    // while unchanged and compressed once (a hot event's map is read by
+    // thousands).
+    let map = state
+        .seat_maps
+        .get_or_make(event_id, || async {
+            let map = seat_map(&state, event_id, None).await?;
+            serde_json::to_vec(&map)
+                .map(Bytes::from)
+                .map_err(|err| AppError::Internal(err.into()))
+        })
+        .await?;
+    Ok(map.respond(&headers, "no-cache"))
 }
 
-/// The event's map as `viewer` sees it (their own hold's seats as theirs).
+/// The event's map as the holder of `hold` (or nobody's) sees it: the
+/// hold's seats as theirs.
 async fn seat_map(
     state: &AppState,
     event_id: EventId,
-    viewer: Option<crate::domain::ids::BuyerId>,
+    hold: Option<db::holds::Hold>,
 ) -> AppResult<EventSeatsJson> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or_else(|| AppError::NotFound(Missing::Event))?;
-    let hold = match viewer {
-        Some(buyer_id) => db::holds::live_for_buyer(&client, event_id, buyer_id).await?,
-        None => None,
-    };
     let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let ga_areas = db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let hold = hold.map(|hold| HoldJson {
