@@ -130,11 +130,13 @@ async fn best_in(
         ],
     )
     .await?;
-    let (on_sale, filters, hold) = tokio::join!(
+    let (generic, on_sale, filters, hold) = tokio::join!(
+        super::generic_plans(tx),
         events::lock_on_sale_for_claim(tx, event_id),
         resolve_filters(tx, event_id, request),
         holds::lock_or_open(tx, event_id, holder, rules)
     );
+    generic?;
     let waitlist_waiting = on_sale?;
     let filters = Filters {
         waitlist_waiting,
