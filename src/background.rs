@@ -60,6 +60,12 @@ impl Background {
                 )),
             ));
         }
+        if let Some(replica) = &database.replica {
+            tasks.push((
+                "replica lag",
+                tokio::spawn(replica.clone().measure_lag(database.pool.clone())),
+            ));
+        }
         if let Some(stripe) = &payments.stripe {
             let worker =
                 crate::payments::Worker::new(workers.clone(), stripe.clone(), &config.payments);

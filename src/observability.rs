@@ -21,6 +21,12 @@ pub const TRANSACTION_RETRIES: &str = "seatmap_db_transaction_retries_total";
 /// on the database; its tail is part of the latency to open pages.
 pub const LIVE_POLL_DURATION: &str = "seatmap_live_poll_duration_seconds";
 pub const LIVE_POLL_FAILURES: &str = "seatmap_live_poll_failures_total";
+/// How far the read replica is behind the primary, in seconds (see
+/// `db::replica`), and whether it answered the last measurement.
+pub const REPLICA_LAG: &str = "seatmap_replica_lag_seconds";
+pub const REPLICA_REACHABLE: &str = "seatmap_replica_reachable";
+/// Reads that could go to the replica, by where they went (`to`).
+pub const READS_ROUTED: &str = "seatmap_reads_routed_total";
 
 /// The process's metrics recorder, installed on first use. Metrics are
 /// per process: every app instance in a test process shares one registry.

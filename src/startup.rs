@@ -53,7 +53,8 @@ impl Application {
             background.live().clone(),
             links,
         )
-        .with_payments(payments);
+        .with_payments(payments)
+        .with_replica(database.replica.clone());
         Ok(Application {
             addr,
             state,

@@ -15,6 +15,9 @@ use values::{flag, parse, parse_in};
 #[derive(Debug, Clone)]
 pub struct Config {
     pub database: DatabaseSource,
+    /// A streaming replica for reads that may be a moment behind
+    /// (`SEATMAP_READ_DATABASE_URL`), and how far behind it may be.
+    pub read_replica: Option<ReadReplica>,
     pub addr: SocketAddr,
     pub hold_ttl: Duration,
     /// What "Need more time?" adds, once per hold, in its last 2 minutes.
@@ -246,6 +249,16 @@ impl AbuseLimits {
     }
 }
 
+/// Where anonymous reads go when a replica is set up (see `db::replica`).
+#[derive(Debug, Clone)]
+pub struct ReadReplica {
+    pub url: Secret,
+    /// Past this lag behind the primary, reads go to the primary.
+    pub max_lag: Duration,
+    /// How often the lag is measured.
+    pub measure_every: Duration,
+}
+
 #[derive(Debug, Clone)]
 pub enum DatabaseSource {
     /// `DATABASE_URL` was set.
@@ -463,6 +476,26 @@ impl Config {
                 data_dir: get("SEATMAP_DATA_DIR").map(PathBuf::from),
             },
         };
+        let read_replica = match get("SEATMAP_READ_DATABASE_URL") {
+            Some(url) => {
+                url.parse::<tokio_postgres::Config>().map_err(|_| {
+                    anyhow::anyhow!(
+                        "SEATMAP_READ_DATABASE_URL is not a valid PostgreSQL connection string"
+                    )
+                })?;
+                Some(ReadReplica {
+                    url: Secret::new(url),
+                    max_lag: Duration::from_millis(parse_in(
+                        &get,
+                        "SEATMAP_READ_MAX_LAG_MS",
+                        1_000,
+                        0..=600_000,
+                    )?),
+                    measure_every: Duration::from_millis(250),
+                })
+            }
+            None => None,
+        };
         let defaults = DbSettings::default();
         let server = ServerLimits::default();
         let live = LiveLimits::default();
@@ -470,6 +503,7 @@ impl Config {
         let webhooks = WebhookSettings::default();
         let config = Config {
             database,
+            read_replica,
             addr: parse(&get, "SEATMAP_ADDR", "127.0.0.1:3000".parse()?)?,
             hold_ttl: Duration::from_secs(parse_in(
                 &get,
@@ -688,6 +722,7 @@ impl Config {
     pub fn for_tests(database: DatabaseSource) -> Config {
         Config {
             database,
+            read_replica: None,
             addr: "127.0.0.1:0".parse().expect("literal address"),
             hold_ttl: Duration::from_secs(DEFAULT_HOLD_TTL_SECS),
             hold_extension: Duration::from_secs(DEFAULT_HOLD_EXTEND_SECS),

@@ -23,6 +23,8 @@ pub struct Database {
     pub workers: Pool,
     /// How to open connections of our own (the live feed's).
     pub pg_config: tokio_postgres::Config,
+    /// The streaming replica for reads that may be a moment behind.
+    pub replica: Option<db::replica::Replica>,
     cluster: Option<PgCluster>,
 }
 
@@ -73,10 +75,17 @@ impl Database {
             "seatmap-worker",
         )?;
         db::migrate(&pool).await?;
+        let replica = config
+            .read_replica
+            .as_ref()
+            .map(|replica| db::replica::Replica::new(replica, &config.db))
+            .transpose()
+            .context("SEATMAP_READ_DATABASE_URL")?;
         Ok(Database {
             pool,
             workers,
             pg_config,
+            replica,
             cluster,
         })
     }
@@ -89,6 +98,9 @@ impl Database {
     pub async fn shutdown(self) {
         self.pool.close();
         self.workers.close();
+        if let Some(replica) = &self.replica {
+            replica.close();
+        }
         if let Some(cluster) = self.cluster.filter(|cluster| !cluster.attached()) {
             match tokio::task::spawn_blocking(move || cluster.stop()).await {
                 Ok(Ok(())) => tracing::info!("embedded PostgreSQL stopped"),

@@ -123,7 +123,11 @@ pub async fn count_request(client: &impl GenericClient, holder: &Holder) -> AppR
 /// [`count_request`]), with retries. A claim that fails rolls its count
 /// back, so the request is then counted alone: refused requests count
 /// too. Over the limit, the answer is 429 whatever the claim's was.
-pub(super) async fn counting_request<T, F, Fut>(pool: &Pool, holder: Holder, attempt: F) -> AppResult<T>
+pub(super) async fn counting_request<T, F, Fut>(
+    pool: &Pool,
+    holder: Holder,
+    attempt: F,
+) -> AppResult<T>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = AppResult<T>>,
@@ -519,8 +523,10 @@ pub async fn claim(
         seat_ids: cart.seat_ids.clone(),
         ga,
     };
-    let outcome =
-        counting_request(pool, holder, || claim_once(pool, event_id, holder, cart, rules)).await;
+    let outcome = counting_request(pool, holder, || {
+        claim_once(pool, event_id, holder, cart, rules)
+    })
+    .await;
     match &outcome {
         Ok((_, reclaimed)) => {
             metrics::counter!(obs::SEATS_CLAIMED).increment(cart.seat_ids.len() as u64);

@@ -24,6 +24,7 @@ pub mod orders;
 pub mod outbox;
 pub mod payments;
 pub mod rate_limits;
+pub mod replica;
 pub mod reports;
 pub mod seats;
 pub mod secrets;

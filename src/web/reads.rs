@@ -18,6 +18,7 @@ use axum::body::Bytes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use crate::db::live::SeatChanges;
+use crate::db::replica::ReadFrom;
 
 use crate::domain::ids::EventId;
 use crate::error::{AppError, AppResult};
@@ -103,6 +104,10 @@ impl ReadGate {
 struct Kept {
     made: Instant,
     generation: u64,
+    /// Read from the primary, so current as of `generation`; a map read
+    /// from a replica may miss a change the feed already named, and is
+    /// kept for `ttl` only.
+    from_primary: bool,
     map: Option<Arc<Prepared>>,
 }
 
@@ -191,15 +196,15 @@ impl SeatMapCache {
         Some(changes.everything + changes.per_event.get(&event_id).copied().unwrap_or(0))
     }
 
-    /// The event's map, made by `make` (its JSON) when the one kept is
-    /// stale (see [`SeatMapCache`]).
+    /// The event's map, made by `make` (its JSON, and where it was read)
+    /// when the one kept is stale (see [`SeatMapCache`]).
     pub async fn get_or_make<F, Fut>(&self, event_id: EventId, make: F) -> AppResult<Arc<Prepared>>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = AppResult<Bytes>>,
+        Fut: Future<Output = AppResult<(Bytes, ReadFrom)>>,
     {
         if self.ttl.is_zero() {
-            return prepare(make().await?).await;
+            return prepare(make().await?.0).await;
         }
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
@@ -208,9 +213,9 @@ impl SeatMapCache {
                 // doesn't exist never holds a map, and goes.
                 slots.retain(|_, slot| {
                     Arc::strong_count(slot) > 1
-                        || slot
-                            .try_read()
-                            .is_ok_and(|kept| kept.as_ref().is_some_and(|k| k.made.elapsed() < self.ttl))
+                        || slot.try_read().is_ok_and(|kept| {
+                            kept.as_ref().is_some_and(|k| k.made.elapsed() < self.ttl)
+                        })
                 });
             }
             slots.entry(event_id).or_default().clone()
@@ -227,11 +232,12 @@ impl SeatMapCache {
         // this map stale at once (it may or may not show the change).
         let generation = self.generation(event_id).unwrap_or(0);
         match make().await {
-            Ok(json) => {
+            Ok((json, from)) => {
                 let prepared = prepare(json).await?;
                 *kept = Some(Kept {
                     made: Instant::now(),
                     generation,
+                    from_primary: from == ReadFrom::Primary,
                     map: Some(prepared.clone()),
                 });
                 Ok(prepared)
@@ -240,6 +246,7 @@ impl SeatMapCache {
                 *kept = Some(Kept {
                     made: Instant::now(),
                     generation,
+                    from_primary: false,
                     map: None,
                 });
                 Err(err)
@@ -256,6 +263,7 @@ impl SeatMapCache {
         let young = age < self.ttl;
         let unchanged = || {
             kept.map.is_some()
+                && kept.from_primary
                 && age < self.max_age
                 && self.generation(event_id) == Some(kept.generation)
         };
@@ -316,7 +324,7 @@ mod tests {
         let made = std::sync::atomic::AtomicUsize::new(0);
         let make = || async {
             made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Ok(Bytes::from_static(b"{\"seats\":[]}"))
+            Ok((Bytes::from_static(b"{\"seats\":[]}"), ReadFrom::Primary))
         };
         let together =
             futures_util::future::join_all((0..20).map(|_| cache.get_or_make(EventId(1), make)))

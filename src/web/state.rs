@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::db::Pool;
 use crate::db::live::LiveFeed;
 use crate::domain::signed_link::OrderLinks;
+use crate::error::{AppError, AppResult};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -25,6 +26,8 @@ pub struct AppState {
     pub seat_maps: Arc<crate::web::reads::SeatMapCache>,
     /// The payment provider's client, when one is configured.
     pub payments: crate::payments::Payments,
+    /// The streaming replica reads may go to, when one is configured.
+    pub replica: Option<crate::db::replica::Replica>,
     /// Set when the app starts shutting down: long-lived streams end, so
     /// a graceful shutdown doesn't wait on them forever.
     shutdown: Arc<watch::Sender<bool>>,
@@ -53,7 +56,72 @@ impl AppState {
             reads,
             seat_maps,
             payments: crate::payments::Payments::default(),
+            replica: None,
             shutdown: Arc::new(watch::channel(false).0),
+        }
+    }
+
+    /// With reads that may be a moment behind going to a replica.
+    pub fn with_replica(mut self, replica: Option<crate::db::replica::Replica>) -> AppState {
+        self.replica = replica;
+        self
+    }
+
+    /// A connection for a read that may be a moment behind (no viewer's
+    /// own hold or order in it): the replica's when one is set up and
+    /// caught up, else the primary's.
+    pub async fn read_client(
+        &self,
+    ) -> AppResult<(deadpool_postgres::Object, crate::db::replica::ReadFrom)> {
+        match &self.replica {
+            Some(replica) => replica.client_for_read(&self.pool).await,
+            None => Ok((
+                self.pool.get().await?,
+                crate::db::replica::ReadFrom::Primary,
+            )),
+        }
+    }
+
+    /// A connection for the pages of an event as `buyer` sees them, and
+    /// the event: the primary's when they hold seats in it (their own hold
+    /// is never shown missing), else [`read_client`](Self::read_client)'s.
+    /// An event the replica doesn't have yet (made a moment ago) is looked
+    /// for on the primary before it is called missing.
+    pub async fn viewer_client(
+        &self,
+        event_id: crate::domain::ids::EventId,
+        buyer: Option<crate::domain::ids::BuyerId>,
+    ) -> AppResult<(
+        deadpool_postgres::Object,
+        crate::db::events::EventSummary,
+        crate::db::replica::ReadFrom,
+    )> {
+        use crate::db::replica::ReadFrom;
+        let missing = || AppError::NotFound(crate::error::Missing::Event);
+        let (client, from) = match (&self.replica, buyer) {
+            (None, _) => (self.pool.get().await?, ReadFrom::Primary),
+            (Some(_), Some(buyer_id)) => {
+                let primary = self.pool.get().await?;
+                match crate::db::holds::live_for_buyer(&primary, event_id, buyer_id).await? {
+                    Some(_) => (primary, ReadFrom::Primary),
+                    None => {
+                        drop(primary);
+                        self.read_client().await?
+                    }
+                }
+            }
+            (Some(_), None) => self.read_client().await?,
+        };
+        match crate::db::events::find(&client, event_id).await? {
+            Some(event) => Ok((client, event, from)),
+            None if from == ReadFrom::Replica => {
+                let primary = self.pool.get().await?;
+                let event = crate::db::events::find(&primary, event_id)
+                    .await?
+                    .ok_or_else(missing)?;
+                Ok((primary, event, ReadFrom::Primary))
+            }
+            None => Err(missing()),
         }
     }
 

@@ -472,12 +472,7 @@ async fn an_unchanged_seat_map_is_kept_until_the_feed_names_a_change() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let (shared_etag, _) = read().await;
-    let idle_map = idle
-        .http
-        .get(&url)
-        .send()
-        .await
-        .unwrap();
+    let idle_map = idle.http.get(&url).send().await.unwrap();
     assert_eq!(
         idle_map.headers()["etag"].to_str().unwrap(),
         shared_etag,

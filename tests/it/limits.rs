@@ -298,13 +298,17 @@ async fn failed_claims_count_against_the_limit_as_successful_ones_do() {
     // Each counter stopped at its limit: the first buyer's 1, the late
     // buyer's 3 (the requests over it bumped nothing).
     assert_eq!(
-        app.count("SELECT coalesce(max(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:buyer:%'")
-            .await,
+        app.count(
+            "SELECT coalesce(max(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:buyer:%'"
+        )
+        .await,
         3
     );
     assert_eq!(
-        app.count("SELECT coalesce(sum(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:buyer:%'")
-            .await,
+        app.count(
+            "SELECT coalesce(sum(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:buyer:%'"
+        )
+        .await,
         4
     );
 }
@@ -329,7 +333,11 @@ async fn an_addresses_limit_holds_when_claims_and_failures_race() {
     assert_eq!(holder.hold(event.id, &[taken]).await.0, StatusCode::CREATED);
     let answers = futures::future::join_all((0..40).map(|i| {
         let buyer = Api::new(&app.base);
-        let seat = if i % 2 == 0 { taken } else { event.seat_ids[1 + i] };
+        let seat = if i % 2 == 0 {
+            taken
+        } else {
+            event.seat_ids[1 + i]
+        };
         async move { buyer.hold(event.id, &[seat]).await.0 }
     }))
     .await;
@@ -339,14 +347,20 @@ async fn an_addresses_limit_holds_when_claims_and_failures_race() {
         LIMIT as usize - 1,
         "{answers:?}"
     );
-    assert_eq!(count(StatusCode::TOO_MANY_REQUESTS), 40 - (LIMIT as usize - 1));
     assert_eq!(
-        app.count("SELECT coalesce(max(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:ip:%'")
-            .await,
+        count(StatusCode::TOO_MANY_REQUESTS),
+        40 - (LIMIT as usize - 1)
+    );
+    assert_eq!(
+        app.count(
+            "SELECT coalesce(max(hits), 0)::bigint FROM rate_limits WHERE key LIKE 'hold:ip:%'"
+        )
+        .await,
         i64::from(LIMIT)
     );
     assert_eq!(
-        app.count("SELECT count(*) FROM holds WHERE state = 'OPEN'").await,
+        app.count("SELECT count(*) FROM holds WHERE state = 'OPEN'")
+            .await,
         1 + count(StatusCode::CREATED) as i64
     );
 }

@@ -24,6 +24,7 @@ mod pages;
 mod payments;
 mod purchase;
 mod races;
+mod replica;
 mod roles;
 mod schema;
 mod security;

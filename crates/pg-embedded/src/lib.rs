@@ -240,6 +240,16 @@ impl PgCluster {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
+        // The primary's socket lives in its data folder, so the backup
+        // copied its lock (the replica would refuse to start, naming the
+        // primary's pid) and its log (which would pass for the replica's).
+        for copied in [format!(".s.PGSQL.{SOCKET_PORT}.lock"), "server.log".into()] {
+            let path = replica_dir.join(copied);
+            if path.exists() {
+                fs::remove_file(&path)
+                    .with_context(|| format!("removing the copied {}", path.display()))?;
+            }
+        }
         Ok(())
     }
 

@@ -118,7 +118,7 @@ pub(crate) async fn list_events(
     // First: whatever the other extractors read (the session) is a read too.
     _read: ReadPermit,
 ) -> AppResult<Json<Vec<EventSummary>>> {
-    let client = state.pool.get().await?;
+    let (client, _) = state.read_client().await?;
     Ok(Json(db::events::list(&client).await?))
 }
 
@@ -147,7 +147,11 @@ pub(crate) async fn event_seats(
         None => None,
     };
     if hold.is_some() {
-        return Ok(Json(seat_map(&state, event_id, hold).await?).into_response());
+        let client = state.pool.get().await?;
+        let event = db::events::find(&client, event_id)
+            .await?
+            .ok_or_else(|| AppError::NotFound(Missing::Event))?;
+        return Ok(Json(seat_map(&client, event, hold).await?).into_response());
     }
     // Nobody's own seats to show: the same map for every such viewer, kept
     // while unchanged and compressed once (a hot event's map is read by
@@ -155,10 +159,10 @@ pub(crate) async fn event_seats(
     let map = state
         .seat_maps
         .get_or_make(event_id, || async {
-            let map = seat_map(&state, event_id, None).await?;
-            serde_json::to_vec(&map)
-                .map(Bytes::from)
-                .map_err(|err| AppError::Internal(err.into()))
+            let (client, event, from) = state.viewer_client(event_id, None).await?;
+            let map = seat_map(&client, event, None).await?;
+            let json = serde_json::to_vec(&map).map_err(|err| AppError::Internal(err.into()))?;
+            Ok((Bytes::from(json), from))
         })
         .await?;
     Ok(map.respond(&headers, "no-cache"))
@@ -167,16 +171,13 @@ pub(crate) async fn event_seats(
 /// The event's map as the holder of `hold` (or nobody's) sees it: the
 /// hold's seats as theirs.
 async fn seat_map(
-    state: &AppState,
-    event_id: EventId,
+    client: &impl db::GenericClient,
+    event: EventSummary,
     hold: Option<db::holds::Hold>,
 ) -> AppResult<EventSeatsJson> {
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
-    let seats = db::seats::for_event(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
-    let ga_areas = db::ga::areas(&client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let event_id = event.id;
+    let seats = db::seats::for_event(client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    let ga_areas = db::ga::areas(client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let hold = hold.map(|hold| HoldJson {
         hold_id: hold.id,
         expires_at: hold.expires_at,

@@ -72,14 +72,8 @@ pub(crate) async fn best_available(
                 avoid_restricted_view: form.clear_view.is_some(),
             };
             let holder = hold_request(&state, buyer.id, None, ip);
-            db::best_available::hold_best_available(
-                &state.pool,
-                event_id,
-                holder,
-                &request,
-                rules,
-            )
-            .await
+            db::best_available::hold_best_available(&state.pool, event_id, holder, &request, rules)
+                .await
         }
     };
     let (notice, added) = match outcome {

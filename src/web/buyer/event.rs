@@ -39,7 +39,7 @@ pub(crate) async fn index(
     // First: whatever the other extractors read (the session) is a read too.
     _read: crate::web::reads::ReadPermit,
 ) -> AppResult<Html<String>> {
-    let client = state.pool.get().await?;
+    let (client, _) = state.read_client().await?;
     let events = db::events::list(&client).await?;
     render(&IndexPage {
         events: events.iter().map(EventHeader::from).collect(),
@@ -128,10 +128,7 @@ pub(crate) async fn event_page_response(
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
+    let (client, event, _) = state.viewer_client(event_id, buyer_id).await?;
     // The cursor first: a change landing while the seats are read is then
     // resent by the live feed rather than missed.
     let since = db::snapshot::snapshot_now(&client).await?;
@@ -386,10 +383,7 @@ pub(crate) async fn list_page(
     // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;
     let csrf = viewer.csrf.value();
-    let client = state.pool.get().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(Missing::Event))?;
+    let (client, event, _) = state.viewer_client(event_id, viewer.buyer_id).await?;
     let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;

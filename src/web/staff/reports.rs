@@ -78,7 +78,8 @@ async fn report(
     IdPath(event_id): IdPath<EventId>,
     staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
-    let client = state.pool.get().await?;
+    // A report may be a moment behind: the replica's, when caught up.
+    let (client, _) = state.read_client().await?;
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
@@ -181,7 +182,8 @@ async fn orders_csv(
     IdPath(event_id): IdPath<EventId>,
     _staff: Staff<Manager>,
 ) -> AppResult<Response> {
-    let client = state.pool.get().await?;
+    // A report may be a moment behind: the replica's, when caught up.
+    let (client, _) = state.read_client().await?;
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
@@ -256,7 +258,8 @@ async fn door_list_csv(
     IdPath(event_id): IdPath<EventId>,
     _staff: Staff<Manager>,
 ) -> AppResult<Response> {
-    let client = state.pool.get().await?;
+    // A report may be a moment behind: the replica's, when caught up.
+    let (client, _) = state.read_client().await?;
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;

@@ -1,0 +1,301 @@
+//! Reads on a streaming replica (issue 33): a primary and a replica made
+//! from it with pg_basebackup, from the system's PostgreSQL binaries.
+//! Anonymous reads go to the replica while it is caught up; a buyer's own
+//! hold, and every claim, go to the primary; past the stated lag (or with
+//! the replica gone) reads fall back to the primary.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use pg_embedded::{Durability, PgCluster, SUPERUSER};
+use reqwest::StatusCode;
+use seatmap::config::{Config, DatabaseSource, ReadReplica, Secret};
+
+use crate::support::{Api, create_event_on, scratch_dir, serve_instance};
+
+struct Pair {
+    primary: PgCluster,
+    replica: Option<PgCluster>,
+    replica_dir: PathBuf,
+    config: Config,
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        if let Some(replica) = self.replica.take() {
+            let _ = replica.stop();
+        }
+        let _ = self.primary.stop();
+    }
+}
+
+fn conninfo(dir: &Path) -> String {
+    format!(
+        "host={} port=5432 user={SUPERUSER} dbname=seatmap",
+        dir.display()
+    )
+}
+
+async fn superuser(dir: &Path, dbname: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(
+        &format!(
+            "host={} port=5432 user={SUPERUSER} dbname={dbname}",
+            dir.display()
+        ),
+        tokio_postgres::NoTls,
+    )
+    .await
+    .expect("connecting to the test's own cluster");
+    tokio::spawn(connection);
+    client
+}
+
+/// A primary with the app's database, and a streaming replica of it.
+async fn primary_and_replica(max_lag: Duration) -> Pair {
+    let dir = scratch_dir(&format!(
+        "replica-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    ));
+    let primary_dir = dir.join("primary");
+    let replica_dir = dir.join("replica");
+    let primary = {
+        let dir = primary_dir.clone();
+        tokio::task::spawn_blocking(move || PgCluster::start(&dir, Durability::Throwaway))
+            .await
+            .unwrap()
+            .expect("starting the primary")
+    };
+    superuser(&primary_dir, "postgres")
+        .await
+        .batch_execute("CREATE DATABASE seatmap")
+        .await
+        .unwrap();
+    let replica = {
+        let replica_dir = replica_dir.clone();
+        let primary_dir = primary_dir.clone();
+        tokio::task::spawn_blocking(move || {
+            // The handle only makes the backup; the server it started is
+            // stopped by the primary's own handle.
+            let attached = PgCluster::start(&primary_dir, Durability::Throwaway)?;
+            attached.base_backup(&replica_dir)?;
+            PgCluster::start(&replica_dir, Durability::Throwaway)
+        })
+        .await
+        .unwrap()
+        .expect("making and starting the replica")
+    };
+    let mut config = Config::for_tests(DatabaseSource::Url(Secret::new(conninfo(&primary_dir))));
+    config.read_replica = Some(ReadReplica {
+        url: Secret::new(conninfo(&replica_dir)),
+        max_lag,
+        measure_every: Duration::from_millis(100),
+    });
+    Pair {
+        primary,
+        replica: Some(replica),
+        replica_dir,
+        config,
+    }
+}
+
+fn status_of(map: &serde_json::Value, seat: i64) -> String {
+    map["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == seat)
+        .map(|s| s["status"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+/// Waits until the replica has replayed the event's seats.
+async fn has_seats(on_replica: &tokio_postgres::Client, seats: &[i64]) {
+    eventually("the event's seats on the replica", async || {
+        on_replica
+            .query_one("SELECT count(*) FROM seats WHERE id = ANY($1)", &[&seats])
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+            == seats.len() as i64
+    })
+    .await;
+}
+
+/// Polls `check` every 100 ms for up to 20 s.
+async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check().await {
+        assert!(Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_primary() {
+    let pair = primary_and_replica(Duration::from_secs(60)).await;
+    let (base, state) = serve_instance(&pair.config).await;
+    let pool = seatmap::db::database::Database::connect(&pair.config)
+        .await
+        .expect("the test's pool")
+        .pool;
+    let event = create_event_on(&pool, 2, 10).await;
+    let s = event.seat_ids.clone();
+    let anonymous = Api::new(&base);
+    // The event reaches the replica, and its lag is measured.
+    eventually("the event on the replica's list", async || {
+        let (status, list) = anonymous.get("/api/events").await;
+        status == StatusCode::OK
+            && list
+                .as_array()
+                .is_some_and(|l| l.iter().any(|e| e["id"] == event.id))
+    })
+    .await;
+    let replica = state.replica.clone().expect("a replica is configured");
+    eventually("a measured lag", async || replica.lag().is_some()).await;
+    let on_replica = superuser(&pair.replica_dir, "seatmap").await;
+    has_seats(&on_replica, &s).await;
+
+    // Replay stops: the replica no longer sees the primary's changes.
+    on_replica
+        .batch_execute("SELECT pg_wal_replay_pause()")
+        .await
+        .unwrap();
+    let holder = Api::new(&base);
+    let (status, body) = holder.hold(event.id, &s[..1]).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // The holder's own map is the primary's: their seat is theirs.
+    assert_eq!(status_of(&holder.seats(event.id).await, s[0]), "mine");
+    // Anyone else's comes from the (paused) replica.
+    assert_eq!(
+        status_of(&anonymous.seats(event.id).await, s[0]),
+        "available"
+    );
+    // The event page too (its map drawn from the replica's rows).
+    let page = anonymous.get_text(&format!("/events/{}", event.id)).await;
+    assert!(
+        page.contains(&format!("seat-{}", s[0])),
+        "the page draws the seat"
+    );
+
+    // Claims are the primary's whatever the replica says: 30 buyers race
+    // for one seat the replica shows free, beside readers; one wins.
+    let racers = join_all((0..30).map(|_| {
+        let buyer = Api::new(&base);
+        let seat = s[1];
+        async move { buyer.hold(event.id, &[seat]).await.0 }
+    }));
+    let readers = join_all((0..10).map(|_| {
+        let reader = Api::new(&base);
+        let path = format!("/api/events/{}/seats", event.id);
+        async move { reader.get(&path).await.0 }
+    }));
+    let (racers, readers) = tokio::join!(racers, readers);
+    assert_eq!(
+        racers.iter().filter(|s| **s == StatusCode::CREATED).count(),
+        1,
+        "{racers:?}"
+    );
+    assert!(
+        racers
+            .iter()
+            .all(|s| *s == StatusCode::CREATED || *s == StatusCode::CONFLICT),
+        "{racers:?}"
+    );
+    assert!(readers.iter().all(|s| *s == StatusCode::OK), "{readers:?}");
+    // The replica, still paused, shows both seats free to everyone else.
+    assert_eq!(
+        status_of(&anonymous.seats(event.id).await, s[1]),
+        "available"
+    );
+
+    // Replay resumes: the changes arrive, and show.
+    on_replica
+        .batch_execute("SELECT pg_wal_replay_resume()")
+        .await
+        .unwrap();
+    eventually("both holds on the replica's map", async || {
+        let map = anonymous.seats(event.id).await;
+        status_of(&map, s[0]) == "held" && status_of(&map, s[1]) == "held"
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn past_the_stated_lag_or_with_the_replica_gone_reads_go_to_the_primary() {
+    let mut pair = primary_and_replica(Duration::from_millis(500)).await;
+    let (base, state) = serve_instance(&pair.config).await;
+    let pool = seatmap::db::database::Database::connect(&pair.config)
+        .await
+        .expect("the test's pool")
+        .pool;
+    let event = create_event_on(&pool, 1, 4).await;
+    let s = event.seat_ids.clone();
+    let anonymous = Api::new(&base);
+    let replica = state.replica.clone().expect("a replica is configured");
+    eventually("the replica caught up", async || replica.caught_up()).await;
+    let on_replica = superuser(&pair.replica_dir, "seatmap").await;
+    has_seats(&on_replica, &s).await;
+    on_replica
+        .batch_execute("SELECT pg_wal_replay_pause()")
+        .await
+        .unwrap();
+    let holder = Api::new(&base);
+    assert_eq!(holder.hold(event.id, &s[..1]).await.0, StatusCode::CREATED);
+    // Past 500 ms behind, anonymous reads go to the primary and see it,
+    // though the replica still doesn't.
+    eventually("the hold shown, from the primary", async || {
+        status_of(&anonymous.seats(event.id).await, s[0]) == "held"
+    })
+    .await;
+    assert!(
+        replica
+            .lag()
+            .is_some_and(|lag| lag > Duration::from_millis(500)),
+        "{:?}",
+        replica.lag()
+    );
+    assert!(!replica.caught_up());
+    let replica_says: String = on_replica
+        .query_one("SELECT status FROM seats WHERE id = $1", &[&s[0]])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(replica_says, "AVAILABLE", "the replica is still behind");
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("seatmap_replica_lag_seconds"),
+        "the lag is in /metrics"
+    );
+
+    // Caught up again: reads go back to the replica.
+    on_replica
+        .batch_execute("SELECT pg_wal_replay_resume()")
+        .await
+        .unwrap();
+    eventually("caught up again", async || replica.caught_up()).await;
+
+    // The replica goes away: reads still answer, from the primary.
+    drop(on_replica);
+    let stopped = pair.replica.take().expect("the replica");
+    tokio::task::spawn_blocking(move || stopped.stop())
+        .await
+        .unwrap()
+        .expect("stopping the replica");
+    eventually("the replica known to be gone", async || {
+        replica.lag().is_none()
+    })
+    .await;
+    for _ in 0..5 {
+        let map = anonymous.seats(event.id).await;
+        assert_eq!(status_of(&map, s[0]), "held");
+        let (status, _) = anonymous.get("/api/events").await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    assert_eq!(holder.hold(event.id, &s[1..2]).await.0, StatusCode::CREATED);
+}
