@@ -14,7 +14,9 @@
 //! (pgbench on the claim SQL without and with the app's trigger, HTTP picks
 //! at --concurrency and at 16, PostgreSQL CPU per pick), faults (kill the
 //! app, restart PostgreSQL, hold a stray lock, all under load), scale (picks
-//! on one instance, then on all), live (--pages open pages across the
+//! on one instance, then on all; then a streaming replica from
+//! pg_basebackup: map reads/s on --instances instances without and with it,
+//! and the hot seat with reads on it), live (--pages open pages across the
 //! instances, picks at --picks-per-sec, 201-to-page latency), sales (new
 //! buyers hold one seat and buy it: purchases/s and purchase latency with
 //! the ticket and outbox writes), door (2,000 tickets sold, then every code
@@ -102,7 +104,7 @@ fn options() -> anyhow::Result<Options> {
                     include_str!("main.rs")
                         .lines()
                         .skip(11)
-                        .take(18)
+                        .take(20)
                         .map(|l| l.trim_start_matches("//! "))
                         .collect::<Vec<_>>()
                         .join("\n")
@@ -164,6 +166,8 @@ struct Harness {
     durability: Durability,
     /// Server settings beyond pg-embedded's own (pg_stat_statements).
     settings: Vec<&'static str>,
+    /// A streaming replica of the cluster, once `scale` has made one.
+    replica: Option<PgCluster>,
     pool: Pool,
     conninfo: String,
     apps: Vec<App>,
@@ -304,6 +308,7 @@ impl Harness {
             cluster: Some(cluster),
             durability,
             settings,
+            replica: None,
             pool,
             conninfo,
             apps: Vec::new(),
@@ -385,6 +390,65 @@ impl Harness {
         Ok(down.elapsed())
     }
 
+    /// Makes a streaming replica of the cluster (pg_basebackup -R, which
+    /// writes its primary_conninfo), starts it, waits until it has replayed
+    /// everything written so far, and returns its connection string.
+    async fn start_replica(&mut self) -> anyhow::Result<String> {
+        let replica_dir = self.data_dir.path().join("replica/pgdata");
+        let primary_dir = self.data_dir.path().join("pgdata");
+        let (durability, settings) = (self.durability, self.settings.clone());
+        let started = Instant::now();
+        let replica = tokio::task::spawn_blocking(move || {
+            let primary = PgCluster::start(&primary_dir, durability)?;
+            primary.base_backup(&replica_dir)?;
+            PgCluster::start_with(&replica_dir, durability, &settings)
+        })
+        .await??;
+        let conninfo = format!(
+            "host={} port=5432 user={} dbname=bench",
+            self.data_dir.path().join("replica/pgdata").display(),
+            pg_embedded::SUPERUSER
+        );
+        let (replica_client, connection) =
+            tokio_postgres::connect(&conninfo, NoTls).await?;
+        tokio::spawn(connection);
+        let target: String = self
+            .pool
+            .get()
+            .await?
+            .query_one("SELECT pg_current_wal_lsn()::text", &[])
+            .await?
+            .get(0);
+        loop {
+            let caught_up: bool = replica_client
+                .query_one(
+                    "SELECT pg_last_wal_replay_lsn() >= $1::text::pg_lsn",
+                    &[&target],
+                )
+                .await?
+                .get(0);
+            if caught_up {
+                break;
+            }
+            anyhow::ensure!(
+                started.elapsed() < Duration::from_secs(120),
+                "the replica did not catch up within 120 s"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        println!(
+            "replica: base backup, started and caught up in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        self.replica = Some(replica);
+        Ok(conninfo)
+    }
+
+    /// CPU time the replica has used so far.
+    fn replica_cpu(&self) -> anyhow::Result<Duration> {
+        seatmap_bench::postgres_cpu(&self.data_dir.path().join("replica"))
+    }
+
     async fn stop(mut self) -> anyhow::Result<()> {
         for app in &mut self.apps {
             let _ = nix::sys::signal::kill(
@@ -394,6 +458,9 @@ impl Harness {
             let _ = app.child.wait();
         }
         self.pool.close();
+        if let Some(replica) = self.replica.take() {
+            tokio::task::spawn_blocking(move || replica.stop()).await??;
+        }
         if let Some(cluster) = self.cluster.take() {
             tokio::task::spawn_blocking(move || cluster.stop()).await??;
         }
@@ -686,6 +753,92 @@ fn medians(runs: &[(f64, f64)]) -> (f64, f64) {
         median(runs.iter().map(|r| r.0).collect()),
         median(runs.iter().map(|r| r.1).collect()),
     )
+}
+
+/// The scale scenario's second half: a streaming replica of the cluster,
+/// and `instances` app instances without it and as many with it
+/// (`SEATMAP_READ_DATABASE_URL`), the map cache off in both so every read
+/// reaches a database. Map reads per second, another buyer's holds beside
+/// them and each server's CPU, without and with the replica; then the hot
+/// seat on the instances with the replica, beside readers: exactly one
+/// winner. Returns the hot seat's report.
+async fn replica_reads(
+    harness: &mut Harness,
+    options: &Options,
+    instances: usize,
+    extra: &mut serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<Report> {
+    let replica = harness.start_replica().await?;
+    let mut plain = Vec::new();
+    let mut replicated = Vec::new();
+    for _ in 0..instances {
+        plain.push(
+            harness
+                .spawn_app_with(free_port()?, &[("SEATMAP_SEAT_MAP_CACHE_MS", "0")])
+                .await?,
+        );
+        replicated.push(
+            harness
+                .spawn_app_with(
+                    free_port()?,
+                    &[
+                        ("SEATMAP_SEAT_MAP_CACHE_MS", "0"),
+                        ("SEATMAP_READ_DATABASE_URL", replica.as_str()),
+                    ],
+                )
+                .await?,
+        );
+    }
+    let target_of = |apps: &[App]| Target {
+        bases: apps.iter().map(App::base).collect(),
+        ..harness.target(1)
+    };
+    // The instances measure the replica's lag before sending it reads.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let mut rows = Vec::new();
+    for (label, apps) in [("primary only", &plain), ("with the replica", &replicated)] {
+        let (primary_before, replica_before) = (postgres_cpu(harness)?, harness.replica_cpu()?);
+        let flood =
+            loadgen::read_flood(&target_of(apps), options.duration, options.concurrency, false)
+                .await;
+        let primary = (postgres_cpu(harness)? - primary_before).as_secs_f64();
+        let replica = (harness.replica_cpu()? - replica_before).as_secs_f64();
+        // The flood's half (the buyer alone ran first for as long).
+        let reads = flood.reads.max(1) as f64;
+        println!(
+            "  {label:<17} {:>6.0} map reads/s   primary CPU {:.2} ms/read, replica {:.2} ms/read   \
+             a buyer's holds beside them: p50 {:.1} ms, p95 {:.1} ms   not 200: {:?}",
+            flood.reads_per_sec,
+            primary * 1000.0 / reads,
+            replica * 1000.0 / reads,
+            flood.flooded.p50_ms,
+            flood.flooded.p95_ms,
+            flood.reads_refused
+        );
+        extra.insert(
+            format!("scale_reads_{}", label.replace(' ', "_")),
+            serde_json::to_value(&flood)?,
+        );
+        rows.push(flood);
+        harness.reset().await?;
+    }
+    if rows.iter().any(|flood| !flood.reads_refused.is_empty()) {
+        bail!("map reads were refused: see above");
+    }
+    // The hot seat with reads on the replica.
+    let target = target_of(&replicated);
+    let (hot, _) = tokio::join!(
+        loadgen::hot_seat(&target, options.buyers, options.concurrency),
+        loadgen::read_flood(&target, Duration::from_secs(5), 16, false)
+    );
+    println!(
+        "  hot seat with reads on the replica: {} buyers, {} winner(s)",
+        hot.requests,
+        hot.count(201)
+    );
+    drop(plain);
+    drop(replicated);
+    Ok(hot)
 }
 
 /// Picks under load while the app is killed three times, PostgreSQL is
@@ -1068,7 +1221,8 @@ async fn main() -> anyhow::Result<()> {
                     "scale_all_instances_holds_per_sec".into(),
                     many.holds_per_sec.into(),
                 );
-                many
+                harness.reset().await?;
+                replica_reads(&mut harness, &options, all, &mut extra).await?
             }
             other => bail!("unknown scenario {other}"),
         };
@@ -1083,13 +1237,15 @@ async fn main() -> anyhow::Result<()> {
             .await?;
         }
         loadgen::verify(&harness.pool, &mut report, MAX_SEATS_PER_HOLD).await?;
-        if scenario == "hot-seat" && report.count(201) != 1 {
+        if (scenario == "hot-seat" || scenario == "scale") && report.count(201) != 1 {
             report.breaches.push(format!(
                 "hot-seat: {} winners, not exactly one",
                 report.count(201)
             ));
         }
-        if scenario == "hot-seat" && report.count(201) + report.count(409) != report.requests {
+        if (scenario == "hot-seat" || scenario == "scale")
+            && report.count(201) + report.count(409) != report.requests
+        {
             report
                 .breaches
                 .push("hot-seat: some requests were not answered 201 or 409".into());
