@@ -63,7 +63,7 @@ impl Background {
         if let Some(replica) = &database.replica {
             tasks.push((
                 "replica lag",
-                tokio::spawn(replica.clone().measure_lag(database.pool.clone())),
+                tokio::spawn(replica.clone().measure_lag(database.pg_config.clone())),
             ));
         }
         if let Some(stripe) = &payments.stripe {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{GenericClient, Pool};
+use super::Pool;
 use crate::config::{DbSettings, ReadReplica};
 use crate::error::AppResult;
 use crate::observability as obs;
@@ -27,6 +27,10 @@ const UNKNOWN: u64 = u64::MAX;
 #[derive(Clone)]
 pub struct Replica {
     pool: Pool,
+    /// For the lag's own connection: a flood of reads holding every pooled
+    /// connection must not make the lag unknown (and send them all to the
+    /// primary).
+    pg_config: tokio_postgres::Config,
     max_lag: Duration,
     measure_every: Duration,
     /// The last measured lag in microseconds, or [`UNKNOWN`].
@@ -45,7 +49,8 @@ impl Replica {
     pub fn new(settings: &ReadReplica, db: &DbSettings) -> anyhow::Result<Replica> {
         let pg_config: tokio_postgres::Config = settings.url.expose().parse()?;
         Ok(Replica {
-            pool: super::build_named_pool(pg_config, db, "seatmap-reads")?,
+            pool: super::build_named_pool(pg_config.clone(), db, "seatmap-reads")?,
+            pg_config,
             max_lag: settings.max_lag,
             measure_every: settings.measure_every,
             lag_micros: Arc::new(AtomicU64::new(UNKNOWN)),
@@ -90,20 +95,33 @@ impl Replica {
         self.pool.close();
     }
 
-    /// Measures the lag until the app stops (a background task).
-    pub async fn measure_lag(self, primary: Pool) {
+    /// Measures the lag until the app stops (a background task), on a
+    /// connection of its own to each server (`primary` says how to open
+    /// the primary's), opened again after a failure.
+    pub async fn measure_lag(self, primary: tokio_postgres::Config) {
         let mut ticks = tokio::time::interval(self.measure_every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut unreplayed: VecDeque<(Instant, i64)> = VecDeque::new();
         let mut failing = false;
+        let mut connections: Option<(tokio_postgres::Client, tokio_postgres::Client)> = None;
         loop {
             ticks.tick().await;
             let measured = async {
-                let position = wal_position(&primary.get().await?).await?;
+                if connections.is_none() {
+                    connections = Some((
+                        own_connection(&primary).await?,
+                        own_connection(&self.pg_config).await?,
+                    ));
+                }
+                let (on_primary, on_replica) = connections.as_ref().expect("connected above");
+                let position = wal_position(on_primary).await?;
                 unreplayed.push_back((Instant::now(), position));
-                replayed(&self.pool.get().await?).await
+                replayed(on_replica).await
             }
             .await;
+            if measured.is_err() {
+                connections = None;
+            }
             let lag = match measured {
                 Ok(replayed) => {
                     if failing {
@@ -141,22 +159,36 @@ impl Replica {
     }
 }
 
+/// A connection of the lag measurement's own, with a short statement
+/// timeout: a measurement that can't answer quickly is a failed one.
+async fn own_connection(config: &tokio_postgres::Config) -> AppResult<tokio_postgres::Client> {
+    let mut config = config.clone();
+    config
+        .options("-c statement_timeout=2000")
+        .application_name("seatmap-replica-lag")
+        .connect_timeout(Duration::from_secs(2));
+    let (client, connection) = config.connect(tokio_postgres::NoTls).await?;
+    tokio::spawn(connection);
+    Ok(client)
+}
+
 /// The primary's WAL position now, in bytes.
-async fn wal_position(client: &impl GenericClient) -> AppResult<i64> {
-    let statement = client
-        .prepare_cached("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")
-        .await?;
-    Ok(client.query_one(&statement, &[]).await?.get(0))
+async fn wal_position(client: &tokio_postgres::Client) -> AppResult<i64> {
+    Ok(client
+        .query_one("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint", &[])
+        .await?
+        .get(0))
 }
 
 /// How far the replica has replayed the primary's WAL, in bytes; None if
 /// it is not a standby.
-async fn replayed(client: &impl GenericClient) -> AppResult<Option<i64>> {
-    let statement = client
-        .prepare_cached(
+async fn replayed(client: &tokio_postgres::Client) -> AppResult<Option<i64>> {
+    Ok(client
+        .query_one(
             "SELECT CASE WHEN pg_is_in_recovery()
                          THEN (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint END",
+            &[],
         )
-        .await?;
-    Ok(client.query_one(&statement, &[]).await?.get(0))
+        .await?
+        .get(0))
 }

@@ -396,7 +396,11 @@ impl Harness {
     async fn start_replica(&mut self) -> anyhow::Result<String> {
         let replica_dir = self.data_dir.path().join("replica/pgdata");
         let primary_dir = self.data_dir.path().join("pgdata");
-        let (durability, settings) = (self.durability, self.settings.clone());
+        let (durability, mut settings) = (self.durability, self.settings.clone());
+        // Long map reads on the replica would otherwise hold up its replay
+        // (a query conflicting with a cleanup waits out
+        // max_standby_streaming_delay): the primary keeps what they read.
+        settings.push("hot_standby_feedback=on");
         let started = Instant::now();
         let replica = tokio::task::spawn_blocking(move || {
             let primary = PgCluster::start(&primary_dir, durability)?;
@@ -815,6 +819,24 @@ async fn replica_reads(
             flood.flooded.p95_ms,
             flood.reads_refused
         );
+        if label == "with the replica" {
+            // Where the instances sent the reads (the rest went to the
+            // primary: the replica was behind past the allowed lag).
+            for app in apps.iter() {
+                let metrics = reqwest::get(format!("{}/metrics", app.base()))
+                    .await?
+                    .text()
+                    .await?;
+                let routed: Vec<&str> = metrics
+                    .lines()
+                    .filter(|l| {
+                        l.starts_with("seatmap_reads_routed_total")
+                            || l.starts_with("seatmap_replica_lag_seconds")
+                    })
+                    .collect();
+                println!("    {}: {}", app.base(), routed.join("; "));
+            }
+        }
         extra.insert(
             format!("scale_reads_{}", label.replace(' ', "_")),
             serde_json::to_value(&flood)?,
