@@ -168,9 +168,7 @@ pub async fn for_event(
     viewer_hold: Option<HoldId>,
 ) -> AppResult<Vec<Seat>> {
     let statement = client
-        .prepare_cached(&format!(
-            "{SEAT_SELECT} WHERE s.event_id = $1"
-        ))
+        .prepare_cached(&format!("{SEAT_SELECT} WHERE s.event_id = $1"))
         .await?;
     let rows = client.query(&statement, &[&event_id, &viewer_hold]).await?;
     Ok(in_layout_order(&rows))

@@ -413,8 +413,7 @@ impl Harness {
             self.data_dir.path().join("replica/pgdata").display(),
             pg_embedded::SUPERUSER
         );
-        let (replica_client, connection) =
-            tokio_postgres::connect(&conninfo, NoTls).await?;
+        let (replica_client, connection) = tokio_postgres::connect(&conninfo, NoTls).await?;
         tokio::spawn(connection);
         let target: String = self
             .pool
@@ -802,9 +801,13 @@ async fn replica_reads(
     let mut rows = Vec::new();
     for (label, apps) in [("primary only", &plain), ("with the replica", &replicated)] {
         let (primary_before, replica_before) = (postgres_cpu(harness)?, harness.replica_cpu()?);
-        let flood =
-            loadgen::read_flood(&target_of(apps), options.duration, options.concurrency, false)
-                .await;
+        let flood = loadgen::read_flood(
+            &target_of(apps),
+            options.duration,
+            options.concurrency,
+            false,
+        )
+        .await;
         let primary = (postgres_cpu(harness)? - primary_before).as_secs_f64();
         let replica = (harness.replica_cpu()? - replica_before).as_secs_f64();
         // The flood's half (the buyer alone ran first for as long).
@@ -1097,13 +1100,21 @@ async fn main() -> anyhow::Result<()> {
                 // outbox writes, in turn, for medians on a noisy machine.
                 let mut before = Vec::new();
                 let mut after = Vec::new();
-                for _ in 0..3 {
+                for round in 0..3 {
                     for (with_tickets, runs) in [(false, &mut before), (true, &mut after)] {
+                        statements_reset(&harness, &options).await?;
                         let cpu = postgres_cpu(&harness)?;
                         let (tps, sales) =
                             pgbench_claims(&harness, &options, &reset::sale_script(with_tickets))
                                 .await?;
                         runs.push((tps, per_claim(postgres_cpu(&harness)? - cpu, sales)));
+                        if round == 2 {
+                            let label = match with_tickets {
+                                true => "sales with tickets and outbox (a unit: a sale)",
+                                false => "sales without (a unit: a sale)",
+                            };
+                            statements_print(&harness, &options, label, sales).await?;
+                        }
                         harness.reset().await?;
                     }
                 }
