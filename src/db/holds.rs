@@ -119,6 +119,23 @@ pub async fn count_request(client: &impl GenericClient, holder: &Holder) -> AppR
     .await
 }
 
+/// Refuses, writing nothing, a request whose limits are already spent:
+/// sent in a claim's first round trip, so a client over its limit is
+/// turned away before the claim takes any lock.
+pub async fn refuse_if_spent(client: &impl GenericClient, holder: &Holder) -> AppResult<()> {
+    let Some(limits) = holder.request else {
+        return Ok(());
+    };
+    rate_limits::refuse_if_spent(
+        client,
+        limits.clock,
+        60,
+        &request_counters(holder, limits),
+        Limit::HoldRequests,
+    )
+    .await
+}
+
 /// Runs a claim whose transaction counts the holder's request (with
 /// [`count_request`]), with retries. A claim that fails rolls its count
 /// back, so the request is then counted alone: refused requests count
@@ -136,7 +153,13 @@ where
     if holder.request.is_none() || outcome.is_ok() {
         return outcome;
     }
-    if let Err(AppError::TooManyRequests { .. }) = outcome {
+    // Refused by the request limits themselves: nothing to count. (A cap
+    // on live holds is another refusal, and the request counts.)
+    if let Err(AppError::TooManyRequests {
+        limit: Limit::HoldRequests,
+        ..
+    }) = outcome
+    {
         return outcome;
     }
     let counted = match pool.get().await {
@@ -583,8 +606,9 @@ async fn claim_in(
         ],
     };
     super::prepare_together(tx, flight).await?;
-    let (generic, on_sale, areas_known, known, hold) = tokio::join!(
+    let (generic, spent, on_sale, areas_known, known, hold) = tokio::join!(
         super::generic_plans(tx),
+        refuse_if_spent(tx, &holder),
         events::lock_on_sale_for_claim(tx, event_id),
         async {
             match cart.ga.is_empty() {
@@ -602,6 +626,7 @@ async fn claim_in(
         },
     );
     generic?;
+    spent?;
     let waitlist_waiting = on_sale?;
     areas_known?;
     let known = known?;

@@ -86,6 +86,47 @@ pub async fn hit(
     Ok(())
 }
 
+/// Refuses, without writing, when any of the counters is already at its
+/// maximum in the current window: a request over its limit is turned away
+/// before it takes any lock (its count, by [`hit`], comes later).
+pub async fn refuse_if_spent(
+    client: &impl GenericClient,
+    clock: LimitClock,
+    window_secs: i32,
+    limits: &[Counter],
+    refused_as: Limit,
+) -> AppResult<()> {
+    let Some((active, keys)) = active(limits) else {
+        return Ok(());
+    };
+    let maxes: Vec<i32> = active
+        .iter()
+        .map(|l| i32::try_from(l.max).unwrap_or(i32::MAX))
+        .collect();
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT EXISTS (SELECT 1 FROM rate_limits r
+                              JOIN unnest($1::text[], $3::int[]) AS w(key, max) ON r.key = w.key
+                             WHERE r.window_start = {WINDOW_START} AND r.hits >= w.max) AS spent,
+                    ceil(extract(epoch FROM {WINDOW_START} + make_interval(secs => $2::float8) - {NOW}))::bigint AS retry"
+        ))
+        .await?;
+    let row = client
+        .query_one(
+            &statement,
+            &[&keys, &f64::from(window_secs), &maxes, &clock.frozen()],
+        )
+        .await?;
+    if row.get::<_, bool>("spent") {
+        let retry: i64 = row.get("retry");
+        return Err(AppError::TooManyRequests {
+            limit: refused_as,
+            retry_after_secs: retry.max(1) as u64,
+        });
+    }
+    Ok(())
+}
+
 /// Takes back one hit counted by [`hit`] in the current window (a sign-in
 /// that turned out right counts as no failure).
 pub async fn give_back(

@@ -24,6 +24,9 @@ use crate::observability as obs;
 /// No measurement yet, or the replica (or the primary) can't be reached.
 const UNKNOWN: u64 = u64::MAX;
 
+/// A measurement (both servers) must answer within this.
+const MEASURE_WITHIN: Duration = Duration::from_secs(2);
+
 #[derive(Clone)]
 pub struct Replica {
     pool: Pool,
@@ -106,7 +109,9 @@ impl Replica {
         let mut connections: Option<(tokio_postgres::Client, tokio_postgres::Client)> = None;
         loop {
             ticks.tick().await;
-            let measured = async {
+            // A server that doesn't answer in time (a partition, a frozen
+            // host: its statement_timeout can't fire) is one that failed.
+            let measured = tokio::time::timeout(MEASURE_WITHIN, async {
                 if connections.is_none() {
                     connections = Some((
                         own_connection(&primary).await?,
@@ -117,20 +122,22 @@ impl Replica {
                 let position = wal_position(on_primary).await?;
                 unreplayed.push_back((Instant::now(), position));
                 replayed(on_replica).await
-            }
-            .await;
+            })
+            .await
+            .unwrap_or_else(|_| {
+                Err(crate::error::AppError::Unavailable(anyhow::anyhow!(
+                    "no answer within {MEASURE_WITHIN:?}"
+                )))
+            });
             if measured.is_err() {
                 connections = None;
             }
             let lag = match measured {
-                Ok(replayed) => {
+                Ok(Some(replayed)) => {
                     if failing {
                         tracing::info!("replica reachable again");
                         failing = false;
                     }
-                    // A server that isn't replaying (not a standby) is as
-                    // current as it can be.
-                    let replayed = replayed.unwrap_or(i64::MAX);
                     while unreplayed.front().is_some_and(|(_, at)| *at <= replayed) {
                         unreplayed.pop_front();
                     }
@@ -141,6 +148,18 @@ impl Replica {
                     metrics::gauge!(obs::REPLICA_REACHABLE).set(1.0);
                     u64::try_from(lag.as_micros()).unwrap_or(UNKNOWN - 1)
                 }
+                // Not a standby (promoted, or not a replica at all): it no
+                // longer follows the primary, so it gets no reads.
+                Ok(None) => {
+                    if !failing {
+                        tracing::warn!(
+                            "the read replica is not replaying the primary; reads go to the primary"
+                        );
+                        failing = true;
+                    }
+                    metrics::gauge!(obs::REPLICA_REACHABLE).set(0.0);
+                    UNKNOWN
+                }
                 Err(err) => {
                     if !failing {
                         tracing::warn!(error = %err.for_log(), "replica lag unknown; reads go to the primary");
@@ -150,12 +169,41 @@ impl Replica {
                     UNKNOWN
                 }
             };
-            // Positions noted long ago tell nothing more than the oldest.
+            // Far past any allowed lag: the oldest positions go (the lag
+            // stays as old as the oldest kept, still far too old).
             while unreplayed.len() > 10_000 {
-                unreplayed.pop_back();
+                unreplayed.pop_front();
             }
             self.lag_micros.store(lag, Ordering::Relaxed);
         }
+    }
+}
+
+/// Whether the replica behind `client` has replayed the primary's WAL up
+/// to `position` (bytes), asking a few times over `within`.
+pub async fn has_replayed(
+    client: &impl super::GenericClient,
+    position: i64,
+    within: Duration,
+) -> AppResult<bool> {
+    let statement = client
+        .prepare_cached(
+            "SELECT coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint >= $1, false)",
+        )
+        .await?;
+    let deadline = Instant::now() + within;
+    loop {
+        if client
+            .query_one(&statement, &[&position])
+            .await?
+            .get::<_, bool>(0)
+        {
+            return Ok(true);
+        }
+        if Instant::now() >= deadline {
+            return Ok(false);
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 

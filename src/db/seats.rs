@@ -71,7 +71,7 @@ const SEAT_SELECT: &str = "
       JOIN sections sec ON sec.id = s.section_id
       JOIN price_tiers t ON t.id = s.tier_id";
 
-const LAYOUT_ORDER: &str = "ORDER BY sec.sort_order, s.row_index, s.position";
+const LAYOUT_ORDER: &str = "ORDER BY sec.sort_order, sec.id, s.row_index, s.position";
 
 /// Rows of [`SEAT_SELECT`] read without [`LAYOUT_ORDER`], put in that order
 /// here: for a whole event's map the database's sort was most of the

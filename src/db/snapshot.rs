@@ -56,6 +56,20 @@ pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<Snapshot> {
     Ok(Snapshot(client.query_one(&statement, &[]).await?.get(0)))
 }
 
+/// [`snapshot_now`], and the primary's WAL position then (in bytes): a
+/// replica that has replayed that far sees everything the snapshot does.
+pub async fn snapshot_now_with_wal_position(
+    client: &impl GenericClient,
+) -> AppResult<(Snapshot, i64)> {
+    let statement = client
+        .prepare_cached(
+            "SELECT pg_current_snapshot()::text, (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint",
+        )
+        .await?;
+    let row = client.query_one(&statement, &[]).await?;
+    Ok((Snapshot(row.get(0)), row.get(1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::Snapshot;

@@ -108,20 +108,45 @@ struct Kept {
     /// from a replica may miss a change the feed already named, and is
     /// kept for `ttl` only.
     from_primary: bool,
+    /// Past this, the map is stale whatever the feed says (see [`MadeMap`]).
+    unchanged_until: Option<Instant>,
     map: Option<Arc<Prepared>>,
+}
+
+/// A map as made for the cache: its JSON, where it was read, and until
+/// when it may be kept while the feed names no change. A hold lapses
+/// without a write (expiry is lazy), so the feed never names it: a map
+/// with held seats may be kept only until the first of them lapses.
+pub struct MadeMap {
+    pub json: Bytes,
+    pub from: ReadFrom,
+    /// None: no lapse ahead (only the cache's longest keep applies).
+    pub unchanged_until: Option<Instant>,
 }
 
 type Slot = Arc<tokio::sync::RwLock<Option<Kept>>>;
 
 /// What the live feed has said changed, drained when a map is asked for.
+/// One sequence numbers every change heard, so an event's generation only
+/// ever grows.
 struct Changes {
     feed: Option<broadcast::Receiver<Arc<SeatChanges>>>,
     resyncs: Option<watch::Receiver<u64>>,
-    /// Bumped for an event when the feed names it.
+    sequence: u64,
+    /// The sequence when the feed last named the event.
     per_event: HashMap<EventId, u64>,
-    /// Bumped when the feed may have missed something (this instance fell
-    /// behind it, or it started over): every map is then stale.
+    /// The sequence when the feed may last have missed something (this
+    /// instance fell behind it, or it started over): every map older is
+    /// stale.
     everything: u64,
+}
+
+impl Changes {
+    fn everything_changed(&mut self) {
+        self.sequence += 1;
+        self.everything = self.sequence;
+        self.per_event.clear();
+    }
 }
 
 /// Each event's seat map as viewers with nothing of their own on it see
@@ -150,13 +175,26 @@ impl SeatMapCache {
     /// `ttl` zero: nothing is kept; every read is made fresh. Without a
     /// feed, a map is kept for `ttl` whatever changes.
     pub fn new(ttl: Duration, feed: Option<&crate::db::live::LiveFeed>) -> SeatMapCache {
+        SeatMapCache::following(
+            ttl,
+            feed.map(|feed| feed.subscribe()),
+            feed.map(|feed| feed.resyncs()),
+        )
+    }
+
+    fn following(
+        ttl: Duration,
+        feed: Option<broadcast::Receiver<Arc<SeatChanges>>>,
+        resyncs: Option<watch::Receiver<u64>>,
+    ) -> SeatMapCache {
         SeatMapCache {
             ttl,
             max_age: ttl * UNCHANGED_TTLS,
             slots: Mutex::default(),
             changes: Mutex::new(Changes {
-                feed: feed.map(|feed| feed.subscribe()),
-                resyncs: feed.map(|feed| feed.resyncs()),
+                feed,
+                resyncs,
+                sequence: 0,
                 per_event: HashMap::new(),
                 everything: 0,
             }),
@@ -172,28 +210,30 @@ impl SeatMapCache {
             && resyncs.has_changed().unwrap_or(true)
         {
             resyncs.mark_unchanged();
-            changes.everything += 1;
+            changes.everything_changed();
         }
-        let feed = changes.feed.as_mut()?;
         loop {
-            match feed.try_recv() {
-                Ok(change) => *changes.per_event.entry(change.event_id).or_default() += 1,
+            let heard = match changes.feed.as_mut()?.try_recv() {
+                Ok(change) => change,
                 Err(broadcast::error::TryRecvError::Lagged(_)) => {
-                    changes.everything += 1;
-                    changes.per_event.clear();
+                    changes.everything_changed();
+                    continue;
                 }
                 Err(broadcast::error::TryRecvError::Empty) => break,
                 Err(broadcast::error::TryRecvError::Closed) => {
                     changes.feed = None;
                     return None;
                 }
-            }
+            };
+            changes.sequence += 1;
+            let sequence = changes.sequence;
+            changes.per_event.insert(heard.event_id, sequence);
         }
         if changes.per_event.len() > 4 * KEPT_EVENTS {
-            changes.everything += 1;
-            changes.per_event.clear();
+            changes.everything_changed();
         }
-        Some(changes.everything + changes.per_event.get(&event_id).copied().unwrap_or(0))
+        let named = changes.per_event.get(&event_id).copied().unwrap_or(0);
+        Some(changes.everything.max(named))
     }
 
     /// The event's map, made by `make` (its JSON, and where it was read)
@@ -201,10 +241,10 @@ impl SeatMapCache {
     pub async fn get_or_make<F, Fut>(&self, event_id: EventId, make: F) -> AppResult<Arc<Prepared>>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = AppResult<(Bytes, ReadFrom)>>,
+        Fut: Future<Output = AppResult<MadeMap>>,
     {
         if self.ttl.is_zero() {
-            return prepare(make().await?.0).await;
+            return prepare(make().await?.json).await;
         }
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
@@ -232,12 +272,13 @@ impl SeatMapCache {
         // this map stale at once (it may or may not show the change).
         let generation = self.generation(event_id).unwrap_or(0);
         match make().await {
-            Ok((json, from)) => {
-                let prepared = prepare(json).await?;
+            Ok(made) => {
+                let prepared = prepare(made.json).await?;
                 *kept = Some(Kept {
                     made: Instant::now(),
                     generation,
-                    from_primary: from == ReadFrom::Primary,
+                    from_primary: made.from == ReadFrom::Primary,
+                    unchanged_until: made.unchanged_until,
                     map: Some(prepared.clone()),
                 });
                 Ok(prepared)
@@ -247,6 +288,7 @@ impl SeatMapCache {
                     made: Instant::now(),
                     generation,
                     from_primary: false,
+                    unchanged_until: None,
                     map: None,
                 });
                 Err(err)
@@ -265,6 +307,9 @@ impl SeatMapCache {
             kept.map.is_some()
                 && kept.from_primary
                 && age < self.max_age
+                && kept
+                    .unchanged_until
+                    .is_none_or(|until| Instant::now() < until)
                 && self.generation(event_id) == Some(kept.generation)
         };
         if !young && !unchanged() {
@@ -324,7 +369,11 @@ mod tests {
         let made = std::sync::atomic::AtomicUsize::new(0);
         let make = || async {
             made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Ok((Bytes::from_static(b"{\"seats\":[]}"), ReadFrom::Primary))
+            Ok(MadeMap {
+                json: Bytes::from_static(b"{\"seats\":[]}"),
+                from: ReadFrom::Primary,
+                unchanged_until: None,
+            })
         };
         let together =
             futures_util::future::join_all((0..20).map(|_| cache.get_or_make(EventId(1), make)))
@@ -348,5 +397,146 @@ mod tests {
             3,
             "each event its own"
         );
+    }
+
+    /// A cache following a feed the test sends changes into.
+    fn following_a_feed(
+        ttl: Duration,
+        capacity: usize,
+    ) -> (SeatMapCache, broadcast::Sender<Arc<SeatChanges>>) {
+        let (sender, receiver) = broadcast::channel(capacity);
+        (SeatMapCache::following(ttl, Some(receiver), None), sender)
+    }
+
+    fn change(sender: &broadcast::Sender<Arc<SeatChanges>>, event: i64) {
+        sender
+            .send(Arc::new(SeatChanges {
+                event_id: EventId(event),
+                through: crate::db::snapshot::Snapshot::parse("10:10:").expect("a snapshot"),
+                seats: Vec::new(),
+                ga_areas: None,
+            }))
+            .expect("the cache is listening");
+    }
+
+    /// Counts the maps it makes, read from `from`.
+    struct Maker {
+        made: std::sync::atomic::AtomicUsize,
+        from: ReadFrom,
+        unchanged_until: Option<Instant>,
+    }
+
+    impl Maker {
+        fn new(from: ReadFrom) -> Maker {
+            Maker {
+                made: std::sync::atomic::AtomicUsize::new(0),
+                from,
+                unchanged_until: None,
+            }
+        }
+
+        async fn get(&self, cache: &SeatMapCache, event: i64) -> usize {
+            cache
+                .get_or_make(EventId(event), || async {
+                    self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    Ok(MadeMap {
+                        json: Bytes::from_static(b"{}"),
+                        from: self.from,
+                        unchanged_until: self.unchanged_until,
+                    })
+                })
+                .await
+                .expect("a map");
+            self.made.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_map_outlives_its_age_and_a_change_named_for_it_ends_it() {
+        let (cache, feed) = following_a_feed(Duration::from_millis(50), 16);
+        let maker = Maker::new(ReadFrom::Primary);
+        assert_eq!(maker.get(&cache, 1).await, 1);
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        assert_eq!(
+            maker.get(&cache, 1).await,
+            1,
+            "unchanged: kept past its age"
+        );
+        change(&feed, 2);
+        assert_eq!(maker.get(&cache, 1).await, 1, "another event's change");
+        change(&feed, 1);
+        assert_eq!(
+            maker.get(&cache, 1).await,
+            2,
+            "its own change, past its age"
+        );
+        change(&feed, 1);
+        assert_eq!(
+            maker.get(&cache, 1).await,
+            2,
+            "changed again, but younger than its age"
+        );
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(maker.get(&cache, 1).await, 3);
+    }
+
+    #[tokio::test]
+    async fn a_cache_fallen_behind_the_feed_makes_every_map_anew() {
+        let (cache, feed) = following_a_feed(Duration::from_millis(30), 2);
+        let maker = Maker::new(ReadFrom::Primary);
+        assert_eq!(maker.get(&cache, 1).await, 1);
+        assert_eq!(maker.get(&cache, 7).await, 2);
+        // More than the channel holds: the cache can't know what it missed.
+        for event in [2, 3, 4, 5] {
+            change(&feed, event);
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(maker.get(&cache, 1).await, 3);
+        // Once caught up, an event the feed names no more is kept again,
+        // and the counting never comes back to an old value.
+        change(&feed, 7);
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(maker.get(&cache, 1).await, 3, "kept: unchanged since made");
+        assert_eq!(maker.get(&cache, 7).await, 4, "named since it was made");
+    }
+
+    #[tokio::test]
+    async fn a_map_read_from_a_replica_is_kept_only_its_age() {
+        let (cache, _feed) = following_a_feed(Duration::from_millis(30), 16);
+        let maker = Maker::new(ReadFrom::Replica);
+        assert_eq!(maker.get(&cache, 1).await, 1);
+        assert_eq!(maker.get(&cache, 1).await, 1, "within its age");
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(
+            maker.get(&cache, 1).await,
+            2,
+            "the replica may have missed a change the feed named"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_map_with_held_seats_is_kept_unchanged_only_until_the_first_lapses() {
+        let (cache, _feed) = following_a_feed(Duration::from_millis(20), 16);
+        let maker = Maker {
+            unchanged_until: Some(Instant::now() + Duration::from_millis(100)),
+            ..Maker::new(ReadFrom::Primary)
+        };
+        assert_eq!(maker.get(&cache, 1).await, 1);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(maker.get(&cache, 1).await, 1, "past its age, no lapse yet");
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert_eq!(maker.get(&cache, 1).await, 2, "a hold on it has lapsed");
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_map_is_made_anew_past_its_longest_keep() {
+        // Kept at most 20 ages: 200 ms.
+        let (cache, _feed) = following_a_feed(Duration::from_millis(10), 16);
+        let maker = Maker::new(ReadFrom::Primary);
+        assert_eq!(maker.get(&cache, 1).await, 1);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(maker.get(&cache, 1).await, 1);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert_eq!(maker.get(&cache, 1).await, 2);
     }
 }

@@ -33,6 +33,18 @@ pub struct AppState {
     shutdown: Arc<watch::Sender<bool>>,
 }
 
+/// See [`AppState::live_page_read`].
+pub struct LivePageRead {
+    pub client: deadpool_postgres::Object,
+    pub event: crate::db::events::EventSummary,
+    pub since: crate::db::snapshot::Snapshot,
+    pub hold: Option<crate::db::holds::Hold>,
+}
+
+/// How long a live page waits for the replica to replay past its cursor
+/// before it is read from the primary instead.
+const REPLAY_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
 impl AppState {
     pub fn new(pool: Pool, config: Config, live: LiveFeed, links: OrderLinks) -> AppState {
         let live_streams = crate::server::AddressGate::new(
@@ -123,6 +135,68 @@ impl AppState {
             }
             None => Err(missing()),
         }
+    }
+
+    /// What a live page of an event (its map, its list) is read from, for
+    /// `buyer`: the buyer's live hold, looked up on the primary; the
+    /// page's live-feed cursor, taken on the primary; and a connection to
+    /// read the rest on. That is the replica's when the buyer holds
+    /// nothing there and the replica has replayed past the cursor (so the
+    /// feed sends the page every change its rows miss; a replica's own
+    /// snapshot can't serve as the cursor, since it doesn't list the
+    /// primary's transactions in progress); else the primary's.
+    pub async fn live_page_read(
+        &self,
+        event_id: crate::domain::ids::EventId,
+        buyer: Option<crate::domain::ids::BuyerId>,
+    ) -> AppResult<LivePageRead> {
+        use crate::db::{events, holds, replica::ReadFrom, snapshot};
+        let missing = || AppError::NotFound(crate::error::Missing::Event);
+        let primary = self.pool.get().await?;
+        let hold = match buyer {
+            Some(buyer_id) => holds::live_for_buyer(&primary, event_id, buyer_id).await?,
+            None => None,
+        };
+        if let Some(replica) = self.replica.as_ref().filter(|r| r.caught_up())
+            && hold.is_none()
+        {
+            let (since, position) = snapshot::snapshot_now_with_wal_position(&primary).await?;
+            let (client, from) = replica.client_for_read(&self.pool).await?;
+            if from == ReadFrom::Replica
+                && crate::db::replica::has_replayed(&client, position, REPLAY_WAIT).await?
+                && let Some(event) = events::find(&client, event_id).await?
+            {
+                return Ok(LivePageRead {
+                    client,
+                    event,
+                    since,
+                    hold,
+                });
+            }
+            // Behind, or without the event yet: the primary, with the same
+            // cursor (taken before any of the page's reads).
+            let event = events::find(&primary, event_id)
+                .await?
+                .ok_or_else(missing)?;
+            return Ok(LivePageRead {
+                client: primary,
+                event,
+                since,
+                hold,
+            });
+        }
+        let event = events::find(&primary, event_id)
+            .await?
+            .ok_or_else(missing)?;
+        // The cursor first: a change landing while the seats are read is
+        // then resent by the live feed rather than missed.
+        let since = snapshot::snapshot_now(&primary).await?;
+        Ok(LivePageRead {
+            client: primary,
+            event,
+            since,
+            hold,
+        })
     }
 
     /// With the payment provider's client (built once, at start-up).

@@ -130,13 +130,15 @@ async fn best_in(
         ],
     )
     .await?;
-    let (generic, on_sale, filters, hold) = tokio::join!(
+    let (generic, spent, on_sale, filters, hold) = tokio::join!(
         super::generic_plans(tx),
+        holds::refuse_if_spent(tx, &holder),
         events::lock_on_sale_for_claim(tx, event_id),
         resolve_filters(tx, event_id, request),
         holds::lock_or_open(tx, event_id, holder, rules)
     );
     generic?;
+    spent?;
     let waitlist_waiting = on_sale?;
     let filters = Filters {
         waitlist_waiting,
@@ -771,6 +773,7 @@ pub async fn swap_back(
 ) -> AppResult<holds::HoldSummary> {
     holds::counting_request(pool, holder, || {
         super::in_transaction(pool, async |tx| {
+            holds::refuse_if_spent(tx, &holder).await?;
             // The event's lock before the hold's, as every claim takes them.
             let waitlist_waiting = events::lock_on_sale_for_claim(tx, event_id).await?;
             let hold = holds::lock_for_buyer_or_404(tx, hold_id, holder.buyer_id).await?;

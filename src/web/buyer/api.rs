@@ -23,6 +23,7 @@ use crate::web::admission::hold_request;
 use crate::web::auth::{ApiBuyer, ApiViewer};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, BuyerFields, ClientIp, IdPath};
+use crate::web::reads::MadeMap;
 use crate::web::reads::ReadPermit;
 use crate::web::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
@@ -160,12 +161,42 @@ pub(crate) async fn event_seats(
         .seat_maps
         .get_or_make(event_id, || async {
             let (client, event, from) = state.viewer_client(event_id, None).await?;
-            let map = seat_map(&client, event, None).await?;
+            let (map, unchanged_until) = seat_map_lapsing(&client, event).await?;
             let json = serde_json::to_vec(&map).map_err(|err| AppError::Internal(err.into()))?;
-            Ok((Bytes::from(json), from))
+            Ok(MadeMap {
+                json: Bytes::from(json),
+                from,
+                unchanged_until,
+            })
         })
         .await?;
     Ok(map.respond(&headers, "no-cache"))
+}
+
+/// The event's map as nobody's, and until when it stays true while no
+/// seat is written (see [`MadeMap`]): until the first held seat lapses; at
+/// once when GA places are taken (their holds lapse unseen too).
+async fn seat_map_lapsing(
+    client: &impl db::GenericClient,
+    event: EventSummary,
+) -> AppResult<(EventSeatsJson, Option<std::time::Instant>)> {
+    let event_id = event.id;
+    let seats = db::seats::for_event(client, event_id, None).await?;
+    let ga_areas = db::ga::areas(client, event_id, None).await?;
+    let now = OffsetDateTime::now_utc();
+    let first_lapse = seats
+        .iter()
+        .filter_map(|seat| seat.held_until)
+        .min()
+        .map(|at| {
+            let ahead: std::time::Duration = (at - now).try_into().unwrap_or_default();
+            std::time::Instant::now() + ahead
+        });
+    let unchanged_until = match ga_areas.iter().any(|a| a.available < i64::from(a.capacity)) {
+        true => Some(std::time::Instant::now()),
+        false => first_lapse,
+    };
+    Ok((assemble_map(event, None, seats, ga_areas), unchanged_until))
 }
 
 /// The event's map as the holder of `hold` (or nobody's) sees it: the
@@ -178,6 +209,15 @@ async fn seat_map(
     let event_id = event.id;
     let seats = db::seats::for_event(client, event_id, hold.as_ref().map(|h| h.id)).await?;
     let ga_areas = db::ga::areas(client, event_id, hold.as_ref().map(|h| h.id)).await?;
+    Ok(assemble_map(event, hold, seats, ga_areas))
+}
+
+fn assemble_map(
+    event: EventSummary,
+    hold: Option<db::holds::Hold>,
+    seats: Vec<Seat>,
+    ga_areas: Vec<GaAreaView>,
+) -> EventSeatsJson {
     let hold = hold.map(|hold| HoldJson {
         hold_id: hold.id,
         expires_at: hold.expires_at,
@@ -195,12 +235,12 @@ async fn seat_map(
             })
             .collect(),
     });
-    Ok(EventSeatsJson {
+    EventSeatsJson {
         event,
         hold,
         seats: seats.into_iter().map(SeatJson::from).collect(),
         ga_areas,
-    })
+    }
 }
 
 /// The request's schema, by hand: one of two shapes (seats and/or GA

@@ -128,11 +128,12 @@ pub(crate) async fn event_page_response(
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
-    let (client, event, _) = state.viewer_client(event_id, buyer_id).await?;
-    // The cursor first: a change landing while the seats are read is then
-    // resent by the live feed rather than missed.
-    let since = db::snapshot::snapshot_now(&client).await?;
-    let hold = live_hold(&client, event_id, buyer_id).await?;
+    let crate::web::state::LivePageRead {
+        client,
+        event,
+        since,
+        hold,
+    } = state.live_page_read(event_id, buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;
@@ -164,7 +165,15 @@ pub(crate) async fn event_page_response(
     });
     let canvas_scope = chosen.map(|s| s.id);
     let overview_only = canvas.is_none();
-    let mut panel = panel_for(state, &client, event_id, buyer_id, csrf.clone()).await?;
+    let mut panel = page_panel(
+        state,
+        &client,
+        event_id,
+        buyer_id,
+        hold.as_ref(),
+        csrf.clone(),
+    )
+    .await?;
     let status = match buy_form {
         Some(form) => {
             panel.buyer_name = form.name;
@@ -235,6 +244,29 @@ pub(crate) async fn panel_for(
             OffsetDateTime::now_utc(),
             csrf,
         )),
+    }
+}
+
+/// A live page's hold panel, from the hold the page was read for (see
+/// `AppState::live_page_read`, which looks for it on the primary): read
+/// again on a replica, a hold just released could show up again.
+async fn page_panel(
+    state: &AppState,
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: Option<BuyerId>,
+    hold: Option<&Hold>,
+    csrf: String,
+) -> AppResult<HoldPanel> {
+    match (buyer_id, hold) {
+        (Some(buyer_id), Some(hold)) => {
+            let held = db::seats::held_by_hold(client, event_id, hold.id).await?;
+            panel_of(state, client, event_id, buyer_id, Some(hold), &held, csrf).await
+        }
+        (Some(buyer_id), None) => {
+            panel_of(state, client, event_id, buyer_id, None, &[], csrf).await
+        }
+        (None, _) => panel_for(state, client, event_id, None, csrf).await,
     }
 }
 
@@ -383,8 +415,12 @@ pub(crate) async fn list_page(
     // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;
     let csrf = viewer.csrf.value();
-    let (client, event, _) = state.viewer_client(event_id, viewer.buyer_id).await?;
-    let hold = live_hold(&client, event_id, viewer.buyer_id).await?;
+    let crate::web::state::LivePageRead {
+        client,
+        event,
+        hold,
+        ..
+    } = state.live_page_read(event_id, viewer.buyer_id).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;
@@ -411,7 +447,15 @@ pub(crate) async fn list_page(
             None,
         ),
     };
-    let panel = panel_for(&state, &client, event_id, viewer.buyer_id, csrf.clone()).await?;
+    let panel = page_panel(
+        &state,
+        &client,
+        event_id,
+        viewer.buyer_id,
+        hold.as_ref(),
+        csrf.clone(),
+    )
+    .await?;
     render(&ListPage {
         event: EventHeader::from(&event),
         sections: crate::web::buyer::seat_list::list_sections(&seats, &tiers),

@@ -11,7 +11,7 @@ use axum::routing::get;
 use crate::db::{self, reports};
 use crate::domain::ids::EventId;
 use crate::domain::text::spreadsheet_safe;
-use crate::error::{AppError, AppResult, Missing};
+use crate::error::{AppError, AppResult};
 use crate::web::auth::{Staff, floor::BoxOffice, floor::Manager};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::IdPath;
@@ -79,10 +79,7 @@ async fn report(
     staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
     // A report may be a moment behind: the replica's, when caught up.
-    let (client, _) = state.read_client().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Event))?;
+    let (client, event, _) = state.viewer_client(event_id, None).await?;
     let (counts, gross, tenders, door, accessible, settings) = tokio::join!(
         reports::seat_counts(&client, event_id),
         reports::gross_by_tier(&client, event_id),
@@ -183,10 +180,7 @@ async fn orders_csv(
     _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     // A report may be a moment behind: the replica's, when caught up.
-    let (client, _) = state.read_client().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Event))?;
+    let (client, event, _) = state.viewer_client(event_id, None).await?;
     let orders = reports::orders_for_export(&client, event_id).await?;
     let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -259,10 +253,7 @@ async fn door_list_csv(
     _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     // A report may be a moment behind: the replica's, when caught up.
-    let (client, _) = state.read_client().await?;
-    let event = db::events::find(&client, event_id)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Event))?;
+    let (client, event, _) = state.viewer_client(event_id, None).await?;
     let lines = db::tickets::door_list(&client, event_id).await?;
     let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
