@@ -476,6 +476,13 @@ impl Config {
                 data_dir: get("SEATMAP_DATA_DIR").map(PathBuf::from),
             },
         };
+        // Read (and checked) whether or not a replica is set.
+        let read_max_lag = Duration::from_millis(parse_in(
+            &get,
+            "SEATMAP_READ_MAX_LAG_MS",
+            1_000,
+            0..=600_000,
+        )?);
         let read_replica = match get("SEATMAP_READ_DATABASE_URL") {
             Some(url) => {
                 url.parse::<tokio_postgres::Config>().map_err(|_| {
@@ -485,12 +492,7 @@ impl Config {
                 })?;
                 Some(ReadReplica {
                     url: Secret::new(url),
-                    max_lag: Duration::from_millis(parse_in(
-                        &get,
-                        "SEATMAP_READ_MAX_LAG_MS",
-                        1_000,
-                        0..=600_000,
-                    )?),
+                    max_lag: read_max_lag,
                     measure_every: Duration::from_millis(250),
                 })
             }
