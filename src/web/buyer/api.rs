@@ -139,20 +139,16 @@ pub(crate) async fn event_seats(
     viewer: ApiViewer,
     headers: axum::http::HeaderMap,
 ) -> AppResult<Response> {
-    // A buyer's own hold is never shown stale: their map is made fresh.
-    let hold = match viewer.buyer_id {
-        Some(buyer_id) => {
-            let client = state.pool.get().await?;
-            db::holds::live_for_buyer(&client, event_id, buyer_id).await?
-        }
-        None => None,
-    };
-    if hold.is_some() {
+    // A buyer's own hold is never shown stale: their map is made fresh,
+    // on the connection that found the hold.
+    if let Some(buyer_id) = viewer.buyer_id {
         let client = state.pool.get().await?;
-        let event = db::events::find(&client, event_id)
-            .await?
-            .ok_or_else(|| AppError::NotFound(Missing::Event))?;
-        return Ok(Json(seat_map(&client, event, hold).await?).into_response());
+        if let Some(hold) = db::holds::live_for_buyer(&client, event_id, buyer_id).await? {
+            let event = db::events::find(&client, event_id)
+                .await?
+                .ok_or_else(|| AppError::NotFound(Missing::Event))?;
+            return Ok(Json(seat_map(&client, event, Some(hold)).await?).into_response());
+        }
     }
     // Nobody's own seats to show: the same map for every such viewer, kept
     // while unchanged and compressed once (a hot event's map is read by
