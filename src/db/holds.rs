@@ -106,34 +106,27 @@ fn request_counters(holder: &Holder, limits: RequestLimits) -> [Counter; 2] {
 /// that would take a counter over its limit). In a claim's transaction,
 /// the counters' row locks are held to its commit: send it last.
 pub async fn count_request(client: &impl GenericClient, holder: &Holder) -> AppResult<()> {
-    let Some(limits) = holder.request else {
-        return Ok(());
-    };
-    rate_limits::hit(
-        client,
-        limits.clock,
-        60,
-        &request_counters(holder, limits),
-        Limit::HoldRequests,
-    )
-    .await
+    match holder.request {
+        Some(limits) => {
+            let counters = request_counters(holder, limits);
+            rate_limits::hit(client, limits.clock, 60, &counters, Limit::HoldRequests).await
+        }
+        None => Ok(()),
+    }
 }
 
 /// Refuses, writing nothing, a request whose limits are already spent:
 /// sent in a claim's first round trip, so a client over its limit is
 /// turned away before the claim takes any lock.
 pub async fn refuse_if_spent(client: &impl GenericClient, holder: &Holder) -> AppResult<()> {
-    let Some(limits) = holder.request else {
-        return Ok(());
-    };
-    rate_limits::refuse_if_spent(
-        client,
-        limits.clock,
-        60,
-        &request_counters(holder, limits),
-        Limit::HoldRequests,
-    )
-    .await
+    match holder.request {
+        Some(limits) => {
+            let counters = request_counters(holder, limits);
+            rate_limits::refuse_if_spent(client, limits.clock, 60, &counters, Limit::HoldRequests)
+                .await
+        }
+        None => Ok(()),
+    }
 }
 
 /// Runs a claim whose transaction counts the holder's request (with

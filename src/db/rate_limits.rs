@@ -35,6 +35,13 @@ fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {
     (!active.is_empty()).then_some((active, keys))
 }
 
+fn maxes(active: &[&Counter]) -> Vec<i32> {
+    active
+        .iter()
+        .map(|l| i32::try_from(l.max).unwrap_or(i32::MAX))
+        .collect()
+}
+
 /// Counts one hit on each limit in the current window of `window_secs`,
 /// unless that would take any of them over its maximum: then it refuses
 /// and, in the usual case (a counter already full), writes nothing. One
@@ -50,10 +57,7 @@ pub async fn hit(
     let Some((active, keys)) = active(limits) else {
         return Ok(());
     };
-    let maxes: Vec<i32> = active
-        .iter()
-        .map(|l| i32::try_from(l.max).unwrap_or(i32::MAX))
-        .collect();
+    let maxes = maxes(&active);
     let statement = client
         .prepare_cached(&format!(
             "WITH want AS (SELECT key, max FROM unnest($1::text[], $3::int[]) AS w(key, max)),
@@ -99,10 +103,7 @@ pub async fn refuse_if_spent(
     let Some((active, keys)) = active(limits) else {
         return Ok(());
     };
-    let maxes: Vec<i32> = active
-        .iter()
-        .map(|l| i32::try_from(l.max).unwrap_or(i32::MAX))
-        .collect();
+    let maxes = maxes(&active);
     let statement = client
         .prepare_cached(&format!(
             "SELECT EXISTS (SELECT 1 FROM rate_limits r
