@@ -46,6 +46,8 @@ pub async fn staff_add(
         anyhow::ensure!(first == again, "the passwords differ");
         first
     } else {
+        // Piped: no prompt to show, so say what is being read.
+        eprintln!("Reading the password for {name} from standard input (its first line).");
         let mut line = String::new();
         std::io::stdin().read_line(&mut line)?;
         line.trim_end_matches(['\r', '\n']).to_string()

@@ -72,6 +72,8 @@ run --include-tag staff -H "Authorization: Bearer $office"
 # fuzzer makes up is unsigned by its secret.
 echo "== schemathesis: the payment provider's webhook"
 run --include-tag payments --phases examples,coverage,fuzzing
+echo "== (Schemathesis' \"N warnings\" above are advice about test data, such as operations that"
+echo "   mostly answered 404 to made-up ids; a failure is listed as one, and makes this phase fail.)"
 if grep -q 'panicked' "$log"; then
   echo "the app panicked during the run:" >&2
   grep -A5 'panicked' "$log" >&2

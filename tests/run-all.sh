@@ -175,6 +175,16 @@ else
   failed_total=$((failed_total + 2))
 fi
 
+# The integration tests' cluster folder (seatmap-it-<pid>, 60-odd MB,
+# stopped when its test process ended) goes once everything passed; a
+# failed run keeps it, with the cluster's log, to look at.
+if [ ${#failed[@]} -eq 0 ]; then
+  for dir in "${TMPDIR:-/tmp}"/seatmap-it-*; do
+    pid=${dir##*-}
+    if [ -d "$dir" ] && [ ! -d "/proc/$pid" ]; then rm -rf "$dir"; fi
+  done
+fi
+
 say "summary"
 printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then

@@ -48,10 +48,17 @@ impl Database {
                     PgCluster::start(&pg_data, Durability::Durable)
                 })
                 .await??;
+                let log = format!("{shown}/server.log");
                 if cluster.attached() {
-                    tracing::info!(data_dir = %shown, "using the embedded PostgreSQL already running");
+                    tracing::info!(data_dir = %shown, %log, "using the embedded PostgreSQL already running");
+                } else if let Some(user) = pg_embedded::server_user()? {
+                    tracing::info!(
+                        data_dir = %shown,
+                        %log,
+                        "embedded PostgreSQL started, running as the '{user}' user (initdb and postgres refuse to run as root)"
+                    );
                 } else {
-                    tracing::info!(data_dir = %shown, "embedded PostgreSQL started");
+                    tracing::info!(data_dir = %shown, %log, "embedded PostgreSQL started");
                 }
                 let (admin, connection) = cluster
                     .connect_config("postgres")

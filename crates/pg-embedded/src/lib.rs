@@ -290,6 +290,12 @@ impl PgCluster {
     }
 }
 
+/// The user the server runs as when it isn't this process's: `postgres`
+/// when running as root (initdb refuses root), else None.
+pub fn server_user() -> anyhow::Result<Option<String>> {
+    Ok(RunAs::detect()?.user.map(|user| user.name))
+}
+
 /// Whether a server is answering on the data folder's socket.
 fn accepts_connections(bin_dir: &Path, data_dir: &Path) -> bool {
     // As the cluster's own superuser: pg_isready logs in to ask, and with
