@@ -35,6 +35,15 @@ fn active(limits: &[Counter]) -> Option<(Vec<&Counter>, Vec<&str>)> {
     (!active.is_empty()).then_some((active, keys))
 }
 
+/// The refusal, with the seconds until the window ends (the row's `retry`).
+fn refused(row: &tokio_postgres::Row, limit: Limit) -> AppError {
+    let retry: i64 = row.get("retry");
+    AppError::TooManyRequests {
+        limit,
+        retry_after_secs: retry.max(1) as u64,
+    }
+}
+
 fn maxes(active: &[&Counter]) -> Vec<i32> {
     active
         .iter()
@@ -81,11 +90,7 @@ pub async fn hit(
         .await?;
     let bumped: i64 = row.get("bumped");
     if bumped < active.len() as i64 {
-        let retry: i64 = row.get("retry");
-        return Err(AppError::TooManyRequests {
-            limit: refused_as,
-            retry_after_secs: retry.max(1) as u64,
-        });
+        return Err(refused(&row, refused_as));
     }
     Ok(())
 }
@@ -119,11 +124,7 @@ pub async fn refuse_if_spent(
         )
         .await?;
     if row.get::<_, bool>("spent") {
-        let retry: i64 = row.get("retry");
-        return Err(AppError::TooManyRequests {
-            limit: refused_as,
-            retry_after_secs: retry.max(1) as u64,
-        });
+        return Err(refused(&row, refused_as));
     }
     Ok(())
 }

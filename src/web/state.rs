@@ -94,46 +94,31 @@ impl AppState {
         }
     }
 
-    /// A connection for the pages of an event as `buyer` sees them, and
-    /// the event: the primary's when they hold seats in it (their own hold
-    /// is never shown missing), else [`read_client`](Self::read_client)'s.
-    /// An event the replica doesn't have yet (made a moment ago) is looked
-    /// for on the primary before it is called missing.
-    pub async fn viewer_client(
+    /// A connection for a read of an event that may be a moment behind
+    /// (no viewer's own hold in it), and the event: see
+    /// [`read_client`](Self::read_client). An event the replica doesn't
+    /// have yet (made a moment ago) is looked for on the primary before it
+    /// is called missing.
+    pub async fn event_read_client(
         &self,
         event_id: crate::domain::ids::EventId,
-        buyer: Option<crate::domain::ids::BuyerId>,
     ) -> AppResult<(
         deadpool_postgres::Object,
         crate::db::events::EventSummary,
         crate::db::replica::ReadFrom,
     )> {
         use crate::db::replica::ReadFrom;
-        let missing = || AppError::NotFound(crate::error::Missing::Event);
-        let (client, from) = match (&self.replica, buyer) {
-            (None, _) => (self.pool.get().await?, ReadFrom::Primary),
-            (Some(_), Some(buyer_id)) => {
-                let primary = self.pool.get().await?;
-                match crate::db::holds::live_for_buyer(&primary, event_id, buyer_id).await? {
-                    Some(_) => (primary, ReadFrom::Primary),
-                    None => {
-                        drop(primary);
-                        self.read_client().await?
-                    }
-                }
-            }
-            (Some(_), None) => self.read_client().await?,
-        };
+        let (client, from) = self.read_client().await?;
         match crate::db::events::find(&client, event_id).await? {
             Some(event) => Ok((client, event, from)),
             None if from == ReadFrom::Replica => {
                 let primary = self.pool.get().await?;
                 let event = crate::db::events::find(&primary, event_id)
                     .await?
-                    .ok_or_else(missing)?;
+                    .ok_or(AppError::NotFound(crate::error::Missing::Event))?;
                 Ok((primary, event, ReadFrom::Primary))
             }
-            None => Err(missing()),
+            None => Err(AppError::NotFound(crate::error::Missing::Event)),
         }
     }
 
@@ -157,10 +142,11 @@ impl AppState {
             Some(buyer_id) => holds::live_for_buyer(&primary, event_id, buyer_id).await?,
             None => None,
         };
+        let mut since = None;
         if let Some(replica) = self.replica.as_ref().filter(|r| r.caught_up())
             && hold.is_none()
         {
-            let (since, position) = snapshot::snapshot_now_with_wal_position(&primary).await?;
+            let (cursor, position) = snapshot::snapshot_now_with_wal_position(&primary).await?;
             let (client, from) = replica.client_for_read(&self.pool).await?;
             if from == ReadFrom::Replica
                 && crate::db::replica::has_replayed(&client, position, REPLAY_WAIT).await?
@@ -169,28 +155,23 @@ impl AppState {
                 return Ok(LivePageRead {
                     client,
                     event,
-                    since,
+                    since: cursor,
                     hold,
                 });
             }
             // Behind, or without the event yet: the primary, with the same
             // cursor (taken before any of the page's reads).
-            let event = events::find(&primary, event_id)
-                .await?
-                .ok_or_else(missing)?;
-            return Ok(LivePageRead {
-                client: primary,
-                event,
-                since,
-                hold,
-            });
+            since = Some(cursor);
         }
         let event = events::find(&primary, event_id)
             .await?
             .ok_or_else(missing)?;
         // The cursor first: a change landing while the seats are read is
         // then resent by the live feed rather than missed.
-        let since = snapshot::snapshot_now(&primary).await?;
+        let since = match since {
+            Some(cursor) => cursor,
+            None => snapshot::snapshot_now(&primary).await?,
+        };
         Ok(LivePageRead {
             client: primary,
             event,

@@ -156,7 +156,7 @@ pub(crate) async fn event_seats(
     let map = state
         .seat_maps
         .get_or_make(event_id, || async {
-            let (client, event, from) = state.viewer_client(event_id, None).await?;
+            let (client, event, from) = state.event_read_client(event_id).await?;
             let (map, unchanged_until) = seat_map_lapsing(&client, event).await?;
             let json = serde_json::to_vec(&map).map_err(|err| AppError::Internal(err.into()))?;
             Ok(MadeMap {

@@ -79,7 +79,7 @@ async fn report(
     staff: Staff<BoxOffice>,
 ) -> AppResult<Html<String>> {
     // A report may be a moment behind: the replica's, when caught up.
-    let (client, event, _) = state.viewer_client(event_id, None).await?;
+    let (client, event, _) = state.event_read_client(event_id).await?;
     let (counts, gross, tenders, door, accessible, settings) = tokio::join!(
         reports::seat_counts(&client, event_id),
         reports::gross_by_tier(&client, event_id),
@@ -180,7 +180,7 @@ async fn orders_csv(
     _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     // A report may be a moment behind: the replica's, when caught up.
-    let (client, event, _) = state.viewer_client(event_id, None).await?;
+    let (client, event, _) = state.event_read_client(event_id).await?;
     let orders = reports::orders_for_export(&client, event_id).await?;
     let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -253,7 +253,7 @@ async fn door_list_csv(
     _staff: Staff<Manager>,
 ) -> AppResult<Response> {
     // A report may be a moment behind: the replica's, when caught up.
-    let (client, event, _) = state.viewer_client(event_id, None).await?;
+    let (client, event, _) = state.event_read_client(event_id).await?;
     let lines = db::tickets::door_list(&client, event_id).await?;
     let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let mut out = csv::Writer::from_writer(Vec::new());
