@@ -95,6 +95,20 @@ pub fn quoted(value: &str) -> String {
     }
 }
 
+/// `value` cut to at most `max_chars` characters, marked with "…" where
+/// it was cut (for words that quote what a caller sent).
+pub fn cut(value: String, max_chars: usize) -> String {
+    match value.char_indices().nth(max_chars) {
+        None => value,
+        Some((end, _)) => {
+            let mut cut = value;
+            cut.truncate(end);
+            cut.push('…');
+            cut
+        }
+    }
+}
+
 /// A field quoted in a message without its escapes: cut short.
 pub fn shortened(value: &str) -> String {
     const SHOWN: usize = 40;

@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 use crate::error::{AppError, ErrorCode};
 use crate::words::{GENERIC_500, GENERIC_503, REFUSED_VALUE, message};
 
+/// The longest an error's words may be.
+const MAX_MESSAGE_CHARS: usize = 1_000;
+
 /// Left in the response's extensions so the HTML layer can render an error
 /// page with the same status and (safe) message.
 #[derive(Debug, Clone)]
@@ -259,7 +262,9 @@ impl IntoResponse for AppError {
                 tracing::warn!(error = %self.for_log(), "request failed (transient)");
                 GENERIC_503.to_string()
             }
-            _ => message(&self),
+            // Words may quote what was sent (a parser's message does):
+            // however long that was, the answer stays small.
+            _ => crate::domain::text::cut(message(&self), MAX_MESSAGE_CHARS),
         };
         body["error"] = Value::from(code.as_str());
         body["message"] = Value::from(message.clone());

@@ -23,6 +23,42 @@ impl From<JsonRejection> for AppError {
     }
 }
 
+/// A JSON body as its text, for a parser of its own (a layout is read
+/// straight into its types; a `serde_json::Value` of a big layout would
+/// cost many times its size). Refused as `ApiJson` refuses: a 400 for
+/// another content type or text that is not JSON.
+pub struct JsonText(pub String);
+
+impl<S: Send + Sync> FromRequest<S> for JsonText {
+    type Rejection = AppError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<JsonText, AppError> {
+        let is_json = request
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(';').next())
+            .map(|mime| mime.trim().to_ascii_lowercase())
+            .is_some_and(|mime| mime == "application/json" || mime.ends_with("+json"));
+        if !is_json {
+            return Err(AppError::BadRequest(Malformed::Json(
+                "Expected request with `Content-Type: application/json`".into(),
+            )));
+        }
+        let text = String::from_request(request, state)
+            .await
+            .map_err(|rejection| AppError::BadRequest(Malformed::Json(rejection.body_text())))?;
+        // Syntax alone, allocating nothing: what it says is refused as
+        // axum's `Json` would refuse it.
+        if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+            return Err(AppError::BadRequest(Malformed::Json(format!(
+                "Failed to parse the request body as JSON: {err}"
+            ))));
+        }
+        Ok(JsonText(text))
+    }
+}
+
 /// Path ids. One that doesn't even parse names nothing that exists: 404.
 #[derive(FromRequestParts)]
 #[from_request(via(axum::extract::Path), rejection(AppError))]

@@ -423,3 +423,135 @@ async fn batches_arriving_out_of_time_order_keep_the_first_arrival_and_tell_it_i
         .get(0);
     assert_eq!(gate, "Gate B", "the first to arrive holds the admission");
 }
+
+/// A device id the server issues to this caller (the door page asks for
+/// one when it first loads).
+pub async fn issued_device(door: &Api) -> String {
+    let (status, body) = door.post("/api/staff/door-devices", json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["device"].as_str().unwrap().to_string()
+}
+
+fn minutes_ago(minutes: i64) -> String {
+    crate::support::rfc3339(time::OffsetDateTime::now_utc() - time::Duration::minutes(minutes))
+}
+
+/// Hostile traffic, round three: the server names devices, a device name
+/// made up or borrowed from another account is refused, and every repeat
+/// admission of an admitted ticket is a conflict unless it is the same
+/// device's same admission sent again; a scan time far from the event is
+/// refused and recorded; each fetch of the door list is audited.
+#[tokio::test]
+async fn repeat_admissions_are_conflicts_whatever_device_they_name_and_times_are_bounded() {
+    let d = door().await;
+    let hash = device_hash(&d.key, &d.codes[0]);
+    let first_at = minutes_ago(10);
+    // A name the server never issued is refused.
+    let (status, body) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        "gate-A",
+        &[(&hash, "Gate A", &first_at)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let device_a = issued_device(&d.gate_a).await;
+    let device_b = issued_device(&d.gate_b).await;
+    assert_ne!(device_a, device_b);
+    let (status, body) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        &device_a,
+        &[(&hash, "Gate A", &first_at)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["results"][0]["result"], "admitted");
+    // Another account can't speak as gate A's device.
+    let (status, body) = send_batch(
+        &d.gate_b,
+        d.event_id,
+        &device_a,
+        &[(&hash, "Gate B", &minutes_ago(5))],
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    // The same batch again is no conflict.
+    let (_, again) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        &device_a,
+        &[(&hash, "Gate A", &first_at)],
+    )
+    .await;
+    assert_eq!(again["results"][0]["result"], "admitted", "{again}");
+    assert_eq!(d.app.count("SELECT count(*) FROM door_conflicts").await, 0);
+    // Gate A's own device name from another gate and time, six times:
+    // six conflicts.
+    for minutes in 1..=6 {
+        let (_, replay) = send_batch(
+            &d.gate_a,
+            d.event_id,
+            &device_a,
+            &[(&hash, "Gate C", &minutes_ago(minutes))],
+        )
+        .await;
+        assert_eq!(replay["results"][0]["result"], "admitted_twice", "{replay}");
+    }
+    assert_eq!(d.app.count("SELECT count(*) FROM door_conflicts").await, 6);
+    // A scan at the dawn of time admits nothing, and is recorded.
+    let other = device_hash(&d.key, &d.codes[1]);
+    let (status, body) = send_batch(
+        &d.gate_b,
+        d.event_id,
+        &device_b,
+        &[(&other, "Gate B", "0001-01-01T00:00:00Z")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["results"][0]["result"], "out_of_window", "{body}");
+    assert_eq!(
+        d.app
+            .count("SELECT count(*) FROM tickets WHERE admitted_at IS NOT NULL")
+            .await,
+        1
+    );
+    assert_eq!(
+        d.app
+            .count("SELECT count(*) FROM door_conflicts WHERE kind = 'out_of_window'")
+            .await,
+        1
+    );
+    // Each fetch of the list is in the audit log, with who fetched it.
+    let before = d
+        .app
+        .count("SELECT count(*) FROM audit_log WHERE action = 'door_list_fetched'")
+        .await;
+    door_list(&d.gate_b, d.event_id).await;
+    assert_eq!(
+        d.app
+            .count("SELECT count(*) FROM audit_log WHERE action = 'door_list_fetched' AND staff_id IS NOT NULL")
+            .await,
+        before + 1
+    );
+    // No one without the door's rights gets it: a buyer, a read key, a sell key.
+    let (status, _) = d
+        .app
+        .buyer()
+        .get(&format!("/api/staff/events/{}/door-list", d.event_id))
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    for scope in ["read", "sell"] {
+        let key = crate::api_keys::make_key(&d.app, &format!("k-{scope}"), scope).await;
+        let response = reqwest::Client::new()
+            .get(format!(
+                "{}/api/staff/events/{}/door-list",
+                d.app.base, d.event_id
+            ))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{scope} key");
+    }
+}

@@ -17,7 +17,7 @@ use crate::support::{TestApp, id_segment, scratch_dir, spawn_app};
 const PYTHON: &str = "/usr/bin/python3";
 
 /// aiosmtpd writing every message it accepts into a Maildir.
-struct SmtpSink {
+pub struct SmtpSink {
     port: u16,
     maildir: PathBuf,
     child: tokio::process::Child,
@@ -31,7 +31,7 @@ fn free_port() -> u16 {
 }
 
 impl SmtpSink {
-    async fn start(name: &str) -> SmtpSink {
+    pub async fn start(name: &str) -> SmtpSink {
         let ready = std::process::Command::new(PYTHON)
             .args(["-c", "import aiosmtpd"])
             .status()
@@ -72,7 +72,7 @@ impl SmtpSink {
         }
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.port)
     }
 
@@ -109,6 +109,23 @@ impl SmtpSink {
 impl Drop for SmtpSink {
     fn drop(&mut self) {
         let _ = self.child.start_kill();
+    }
+}
+
+/// The first message to `recipient`, its body decoded, waiting for it.
+pub async fn wait_for_mail_to(sink: &SmtpSink, recipient: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(message) = sink
+            .messages()
+            .iter()
+            .map(|m| unwrapped(m))
+            .find(|m| header(m, "To") == Some(recipient))
+        {
+            return message;
+        }
+        assert!(Instant::now() < deadline, "no mail to {recipient} arrived");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

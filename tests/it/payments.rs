@@ -1431,3 +1431,85 @@ async fn odd_requests_about_payment_get_a_clear_answer_never_a_500() {
         );
     }
 }
+
+/// Hostile traffic, round three: a signed `checkout.session.completed`
+/// naming our order but another session (another app on the account, or a
+/// forgery with our secret) in another currency settles nothing: it is
+/// recorded and its money goes back, and the order's own session still
+/// pays. The order's own session paid in another currency is refunded.
+#[tokio::test]
+async fn a_payment_through_another_session_or_currency_is_recorded_and_refunded_never_settled() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let order_id = id_segment(&order["order_id"]);
+    let asked = order["amount_cents"].as_i64().unwrap();
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": "cs_other_app", "client_reference_id": order_id,
+               "payment_status": "paid", "amount_total": asked, "currency": "jpy",
+               "payment_intent": "pi_other_app"}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(
+        order_status(&buyer, &order).await["status"],
+        "pending_payment",
+        "another session's payment settles nothing"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 0);
+    let refunded: Vec<(i64, String)> = app
+        .sql()
+        .await
+        .query(
+            "SELECT amount_cents, payment_intent FROM payment_jobs WHERE kind = 'refund'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(refunded, [(asked, "pi_other_app".to_string())]);
+    assert_eq!(
+        app.count("SELECT count(*) FROM stripe_events WHERE outcome = 'refunded_foreign_session'")
+            .await,
+        1,
+        "the event is recorded for what it was"
+    );
+    // The order's own session, paid in yen: refunded, not settled.
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": session_of(&order), "client_reference_id": order_id,
+               "payment_status": "paid", "amount_total": asked, "currency": "jpy",
+               "payment_intent": "pi_test_yen"}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(
+        order_status(&buyer, &order).await["status"],
+        "refunded_unfulfilled"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 0);
+    app.no_breaches().await;
+}
+
+/// The order's own session, in its currency and amount, still settles
+/// after another session's payment was turned away.
+#[tokio::test]
+async fn the_orders_own_session_pays_after_a_foreign_one_was_turned_away() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": "cs_other_app", "client_reference_id": id_segment(&order["order_id"]),
+               "payment_status": "paid", "amount_total": order["amount_cents"], "currency": "eur",
+               "payment_intent": "pi_other_app"}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    let (body, signature) = standin.complete(&session_of(&order)).unwrap();
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(order_status(&buyer, &order).await["status"], "paid");
+    assert_eq!(app.count("SELECT count(*) FROM tickets").await, 1);
+}

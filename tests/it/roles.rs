@@ -586,3 +586,95 @@ async fn the_staff_command_takes_a_role() {
     let listed = run(&["staff", "list"]);
     assert!(String::from_utf8_lossy(&listed.stdout).contains("dee\tadmin\t"));
 }
+
+/// A staff key made on the command line with a role, as its maker would.
+async fn key_with_role(app: &TestApp, role: Role) -> String {
+    let name = format!("key-{}", role.as_str());
+    let made = crate::staff::seatmap_command(
+        app,
+        &["apikey", "add", &name, "box-office", "--role", role.as_str()],
+        "",
+    );
+    assert!(
+        made.status.success(),
+        "seatmap apikey add --role {}: {}",
+        role.as_str(),
+        String::from_utf8_lossy(&made.stderr)
+    );
+    String::from_utf8(made.stdout).unwrap().trim().to_string()
+}
+
+/// Hostile traffic, round three: a key is judged by its role on every
+/// staff API route, as a login is: below the route's role, `403` naming
+/// the key's role, with nothing written; at or above it, let in.
+#[tokio::test]
+async fn every_staff_api_route_answers_a_key_of_every_role_as_the_matrix_says() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 4).await;
+    let target_id = create_staff_as(&app, "target", Role::Door).await.0;
+    let walk = Walk {
+        event_id: event.id,
+        target_id,
+    };
+    let mut keys = Vec::new();
+    for role in Role::ALL {
+        keys.push((role, key_with_role(&app, role).await));
+    }
+    let matrix: Vec<Row> = readme_matrix()
+        .into_iter()
+        .filter(|row| row.path.starts_with("/api/staff"))
+        .collect();
+    assert!(matrix.len() > 20, "{} API routes", matrix.len());
+    let send = |key: &str, row: &Row| {
+        let request = reqwest::Client::new()
+            .request(
+                row.method.parse().unwrap(),
+                format!("{}{}", app.base, walk.path(&row.path)),
+            )
+            .bearer_auth(key)
+            .header("content-type", "application/json")
+            .body("{}");
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            (status, response.text().await.unwrap())
+        }
+    };
+    let before = fingerprint(&app).await;
+    let mut refused = 0;
+    for row in &matrix {
+        for (i, (role, key)) in keys.iter().enumerate() {
+            if row.allowed[i] {
+                continue;
+            }
+            let (status, body) = send(key, row).await;
+            let route = format!("{} {} with a {} key", row.method, row.path, role.as_str());
+            assert_eq!(status, StatusCode::FORBIDDEN, "{route}: {body}");
+            let body: Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(body["role"], role.as_str(), "{route}: {body}");
+            refused += 1;
+        }
+    }
+    assert!(refused > 20, "{refused} refusals walked");
+    assert_eq!(
+        fingerprint(&app).await,
+        before,
+        "a refused request wrote something"
+    );
+    for row in &matrix {
+        for (i, (role, key)) in keys.iter().enumerate() {
+            if !row.allowed[i] {
+                continue;
+            }
+            let (status, body) = send(key, row).await;
+            let route = format!("{} {} with a {} key", row.method, row.path, role.as_str());
+            assert!(
+                status != StatusCode::FORBIDDEN
+                    && status != StatusCode::UNAUTHORIZED
+                    && !status.is_server_error(),
+                "{route}: {status} {}",
+                crate::support::short(&body)
+            );
+        }
+    }
+}

@@ -789,6 +789,23 @@ impl Api {
         }
     }
 
+    /// A client whose connections come from another loopback address
+    /// (127.0.0.2, …), so per-address limits count it apart.
+    pub fn from_address(base: &str, local: &str) -> Api {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
+        Api {
+            http: reqwest::Client::builder()
+                .cookie_provider(jar.clone())
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(Duration::from_secs(30))
+                .local_address(local.parse::<std::net::IpAddr>().expect("an address"))
+                .build()
+                .expect("http client"),
+            base: base.to_string(),
+            jar,
+        }
+    }
+
     pub fn on(&self, base: &str) -> Api {
         Api {
             http: self.http.clone(),
@@ -952,4 +969,64 @@ pub fn short(value: &str) -> String {
             ""
         }
     )
+}
+
+/// The production binary serving the test's database on its own port: a
+/// process of its own, so what it costs (its memory's high-water mark)
+/// can be read from outside.
+pub struct RunningBinary {
+    pub child: tokio::process::Child,
+    pub base: String,
+}
+
+impl RunningBinary {
+    pub async fn start(app: &TestApp, env: &[(&str, &str)]) -> RunningBinary {
+        use tokio::io::AsyncBufReadExt;
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"));
+        command
+            .env("DATABASE_URL", app.db.conninfo())
+            .env("SEATMAP_ADDR", "127.0.0.1:0")
+            .env("RUST_LOG", "warn");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("starting the seatmap binary");
+        let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let banner = tokio::time::timeout(Duration::from_secs(60), stdout.next_line())
+            .await
+            .expect("the app never said where it runs")
+            .unwrap()
+            .expect("the app exited before serving");
+        let base = banner
+            .strip_prefix("seatmap is running at ")
+            .unwrap_or_else(|| panic!("unexpected banner {banner:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        // The rest of its output is drained, so a full pipe never blocks it.
+        tokio::spawn(async move { while let Ok(Some(_)) = stdout.next_line().await {} });
+        RunningBinary { child, base }
+    }
+
+    /// The process's peak resident memory so far (`VmHWM`), in kB.
+    pub fn peak_memory_kb(&self) -> u64 {
+        let pid = self.child.id().expect("the binary is running");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/<pid>/status")
+    }
+}
+
+/// A time as the API writes one.
+pub fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .expect("an RFC 3339 time")
 }

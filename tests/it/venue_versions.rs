@@ -940,3 +940,126 @@ async fn a_restricted_views_reason_travels_from_the_layout_to_the_seat_and_the_m
         "{body}"
     );
 }
+
+/// Hostile traffic, round three: two sections added at once that both
+/// bring the same new tier. Forced: the first holds its new tier row
+/// uncommitted (held up writing its audit line) while the second inserts
+/// the same tier. Both are added, the tier once; never a 500.
+#[tokio::test]
+async fn two_sections_added_at_once_with_the_same_new_tier_both_land() {
+    let app = crate::support::spawn_app_with(|c| {
+        c.db.lock_timeout = std::time::Duration::from_secs(30);
+        c.db.statement_timeout = std::time::Duration::from_secs(60);
+    })
+    .await;
+    let manager = staff(&app, "manager").await;
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Box Hall").await;
+    let mut boxes = small_hall("Box Hall");
+    boxes["tiers"] = json!([{"code": "std", "name": "Standard"}, {"code": "box", "name": "Box"}]);
+    for (name, x) in [("Box L", 0), ("Box R", 400)] {
+        boxes["sections"].as_array_mut().unwrap().push(json!({
+            "name": name, "position": {"x": x, "y": 0},
+            "rows": [{"label": "A", "count": 2, "tier": "box"}]}));
+    }
+    let (status, _, body) = put_layout(&manager, venue_id, Some("\"v1\""), &boxes).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.batch_execute("LOCK TABLE audit_log IN EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    let add = |section: &'static str| {
+        let manager = manager.clone();
+        tokio::spawn(async move {
+            manager
+                .post(
+                    &format!("/api/staff/events/{event_id}/sections"),
+                    json!({"version": 2, "section": section, "prices": {"box": 5000}}),
+                )
+                .await
+        })
+    };
+    let first = add("Box L");
+    app.lock_waiter("INSERT INTO audit_log").await;
+    let second = add("Box R");
+    // The second waits on the first's uncommitted tier row.
+    app.lock_waiter("INSERT INTO price_tiers").await;
+    lock.commit().await.unwrap();
+    for (section, answer) in [("Box L", first), ("Box R", second)] {
+        let (status, body) = answer.await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "{section}: {body}");
+    }
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM price_tiers WHERE event_id = {event_id} AND code = 'box'"
+        ))
+        .await,
+        1
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats s JOIN sections sec ON sec.id = s.section_id
+              WHERE s.event_id = {event_id} AND sec.name IN ('Box L', 'Box R')"
+        ))
+        .await,
+        4
+    );
+}
+
+/// Hostile traffic, round three: a section's `design` is the designer's
+/// typed note (rows or a table), checked as such: markup in a field, a
+/// field it doesn't have, or a number out of range is refused, naming the
+/// design; the designer's own notes are kept.
+#[tokio::test]
+async fn a_sections_design_is_checked_as_the_typed_note_it_is() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let with_design = |name: &str, design: Value| {
+        let mut layout = small_hall(name);
+        layout["sections"][0]["design"] = design;
+        layout
+    };
+    for (i, bad) in [
+        json!({"kind": "rows", "rows": "1\"><img src=x onerror=alert(1)>"}),
+        json!({"kind": "rows", "numbering": "<script>alert(1)</script>"}),
+        json!({"kind": "rows", "rows": 3, "onclick": "x"}),
+        json!({"kind": "rows", "rows": 100000}),
+        json!({"kind": "table", "shape": "round\"><b>", "chairs": 6}),
+        json!({"kind": "<svg onload=alert(1)>"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (status, body) = manager
+            .post(
+                "/api/staff/venues",
+                with_design(&format!("Design Hall {i}"), bad.clone()),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
+        assert!(
+            body["problems"].to_string().contains("design"),
+            "{bad}: {body}"
+        );
+    }
+    let rows = json!({"kind": "rows", "rows": 2, "seats": 4, "counts": [4, 4], "curve": 0,
+                      "seat_spacing": 30, "row_spacing": 30, "stagger": 0.5, "skew": 0,
+                      "numbering": "odd_even", "start": 1, "row_labels": "letters_no_io",
+                      "first_row": 1, "aisles": [2]});
+    for (name, design) in [
+        ("Rows Hall", rows),
+        (
+            "Table Hall",
+            json!({"kind": "table", "shape": "round", "chairs": 6}),
+        ),
+    ] {
+        let (status, body) = manager
+            .post("/api/staff/venues", with_design(name, design.clone()))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{design}: {body}");
+        let (_, _, stored) = get_layout(&manager, body["id"].as_i64().unwrap()).await;
+        let stored: Value = serde_json::from_str(&stored).unwrap();
+        assert_eq!(stored["sections"][0]["design"], design);
+    }
+}

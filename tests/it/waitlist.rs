@@ -858,3 +858,119 @@ async fn a_lapsed_party_rejoins_once_and_staff_clear_pause_and_resume() {
         ["waitlist_cleared", "waitlist_paused", "waitlist_resumed"]
     );
 }
+
+/// Hostile traffic, round three: one address (an IPv6 /64 alike) or one
+/// sell key waits at most a few times per event, however many sessions,
+/// made-up addresses or customer references it brings; and a party gets
+/// no offer, nor keeps a seat from the general sale, until the address it
+/// gave is confirmed from the link in its mail.
+#[tokio::test]
+async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_offers() {
+    let sink = crate::mail::SmtpSink::start("waitlist-confirm").await;
+    let url = sink.url();
+    let app = spawn_app_with(|c| {
+        c.waitlist.every = None;
+        c.mail.smtp_url = Some(seatmap::config::Secret::new(url));
+        c.mail.poll_every = Duration::from_millis(50);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let holders = sell_out(&app, event.id, &event.seat_ids, 2).await;
+    let mut entries = Vec::new();
+    for i in 0..6 {
+        let (status, body) = join(
+            &app.buyer(),
+            event.id,
+            json!({"count": 1, "email": format!("flood+{i}@example.com")}),
+        )
+        .await;
+        if i < 4 {
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+            assert_eq!(body["status"], "unconfirmed", "{body}");
+            entries.push(body["entry_id"].as_str().unwrap().to_string());
+        } else {
+            assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "entry {i}: {body}");
+            assert_eq!(body["error"], "too_many_entries", "{body}");
+        }
+    }
+    // Another address is still served.
+    let neighbour = Api::from_address(&app.base, "127.0.0.2");
+    let (status, body) = join(
+        &neighbour,
+        event.id,
+        json!({"count": 1, "email": "neighbour@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // A sell key's customers count against the key.
+    let key = crate::api_keys::make_key(&app, "reseller", "sell").await;
+    let mut created = 0;
+    for i in 0..6 {
+        let response = reqwest::Client::builder()
+            .local_address("127.0.0.3".parse::<std::net::IpAddr>().unwrap())
+            .build()
+            .unwrap()
+            .post(format!("{}/api/events/{}/waitlist", app.base, event.id))
+            .bearer_auth(&key)
+            .header("x-customer-ref", format!("customer-{i}"))
+            .json(&json!({"count": 1, "email": format!("c{i}@example.net")}))
+            .send()
+            .await
+            .unwrap();
+        match response.status() {
+            StatusCode::CREATED => created += 1,
+            StatusCode::TOO_MANY_REQUESTS => {}
+            other => panic!("a key's join answered {other}"),
+        }
+    }
+    assert_eq!(created, 4, "a key's entries per event are capped");
+
+    // A seat comes free: nobody has confirmed, so nobody is offered it,
+    // and the general sale may have it.
+    let (owner, hold_id) = &holders[0];
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", event.seat_ids[0]))
+        .await;
+    assert!(status.is_success());
+    assert!(pass(&app, event.id).await.offered.is_empty());
+    let (status, body) = app.buyer().hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CREATED, "unconfirmed parties keep nothing: {body}");
+
+    // The first party's mail carries its confirmation link; the link
+    // opens a page whose button confirms, and then it is offered a seat.
+    let first = &entries[0];
+    let mail = crate::mail::wait_for_mail_to(&sink, "flood+0@example.com").await;
+    let link = mail
+        .split_whitespace()
+        .find(|word| word.contains(&format!("/waitlist/{first}/confirm?")))
+        .unwrap_or_else(|| panic!("no confirmation link in {mail}"))
+        .to_string();
+    let path = &link[link.find("/waitlist/").unwrap()..];
+    let party = app.buyer();
+    let page = party.get_text(path).await;
+    assert!(page.contains("Confirm"), "{page}");
+    let token = crate::pages::csrf_from(&party, path).await;
+    let confirmed = crate::staff::post_form(&party, path, &[("csrf", &token)]).await;
+    assert_eq!(confirmed.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM waitlist_entries WHERE id = '{first}' AND confirmed_at IS NOT NULL"
+        ))
+        .await,
+        1
+    );
+    // A wrong signature confirms nothing.
+    let forged = path.replace("sig=", "sig=0");
+    let token = crate::pages::csrf_from(&party, path).await;
+    let refused = crate::staff::post_form(&party, &forged, &[("csrf", &token)]).await;
+    assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", event.seat_ids[1]))
+        .await;
+    assert!(status.is_success());
+    let offered = pass(&app, event.id).await.offered;
+    assert_eq!(offered.len(), 1, "{offered:?}");
+    assert_eq!(offered[0].0.to_string(), *first);
+    app.no_breaches().await;
+}

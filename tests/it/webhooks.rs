@@ -417,6 +417,9 @@ async fn webhooks_aimed_inward_or_malformed_are_refused_when_added() {
             "private or local network",
         ),
         ("http://[::ffff:127.0.0.1]/", "private or local network"),
+        // IPv4-translated (::ffff:0:0/96) and local-use NAT64 (64:ff9b:1::/48).
+        ("http://[::ffff:0:7f00:1]/", "private or local network"),
+        ("http://[64:ff9b:1::7f00:1]/", "private or local network"),
         ("http://2130706433/", "private or local network"),
         (
             "https://user:pass@hooks.example.org/",

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use super::model::{
-    GaArea, LayoutError, MAX_GA_PLACES, MAX_REPORTED_PROBLEMS, MAX_SEATS, MapLabel, Place,
-    ProblemKind, SeatLayout, SectionLayout, TierDef, VenueLayout,
+    GaArea, LayoutError, MAX_GA_PLACES, MAX_SEATS, MapLabel, Place, ProblemKind, Problems,
+    SeatLayout, SectionLayout, TierDef, VenueLayout,
 };
 use crate::domain::geometry::{self, Bounds, Placement, Point};
 use crate::domain::layout::{Flag, SEAT_PITCH};
@@ -25,7 +25,7 @@ pub(super) fn default_rank(section: usize, row: usize, position: usize, row_len:
 
 pub(super) fn check_tiers<'a>(
     tiers: &'a [TierDef],
-    errors: &mut Vec<LayoutError>,
+    errors: &mut Problems,
     at: impl Fn(usize) -> String,
 ) -> HashSet<&'a str> {
     let mut codes = HashSet::new();
@@ -49,23 +49,25 @@ pub(super) fn check_tiers<'a>(
     codes
 }
 
-pub(super) fn check_flags(names: &[String], at: &str, errors: &mut Vec<LayoutError>) -> Vec<Flag> {
-    names
-        .iter()
-        .filter_map(|name| {
-            let flag = Flag::from_db(name);
-            if flag.is_none() {
-                errors.push(err(
-                    at,
-                    format!(
-                        "unknown flag {name:?}: use {}",
-                        Flag::ALL.map(Flag::as_str).join(", ")
-                    ),
-                ));
-            }
-            flag
-        })
-        .collect()
+/// A seat's flags, each once whatever the file repeats, in the order
+/// first given.
+pub(super) fn check_flags(names: &[String], at: &str, errors: &mut Problems) -> Vec<Flag> {
+    let mut flags = Vec::new();
+    for name in names {
+        match Flag::from_db(name) {
+            Some(flag) if !flags.contains(&flag) => flags.push(flag),
+            Some(_) => {}
+            None => errors.push(err(
+                at,
+                format!(
+                    "unknown flag {}: use {}",
+                    text::quoted(name),
+                    Flag::ALL.map(Flag::as_str).join(", ")
+                ),
+            )),
+        }
+    }
+    flags
 }
 
 /// A restricted-view seat's reason: plain text of up to
@@ -74,7 +76,7 @@ pub(super) fn check_view_note(
     note: Option<&str>,
     flags: &[Flag],
     at: &str,
-    errors: &mut Vec<LayoutError>,
+    errors: &mut Problems,
 ) -> Option<String> {
     use crate::domain::layout::MAX_VIEW_NOTE_CHARS;
     let note = note.map(str::trim).filter(|note| !note.is_empty())?;
@@ -129,7 +131,7 @@ pub(super) fn check_outline(
     pairs: &[[f64; 2]],
     at: &str,
     lowest: f64,
-    errors: &mut Vec<LayoutError>,
+    errors: &mut Problems,
 ) -> Vec<Point> {
     if pairs.len() < 3 || pairs.len() > 1_000 {
         errors.push(err(at, "an outline needs 3 to 1000 points"));
@@ -163,7 +165,7 @@ pub(super) fn check_outline(
 pub(super) fn finish(
     venue: Venue,
     drafts: Vec<DraftSection>,
-    mut errors: Vec<LayoutError>,
+    mut errors: Problems,
 ) -> Result<VenueLayout, Vec<LayoutError>> {
     let Venue {
         name,
@@ -174,9 +176,9 @@ pub(super) fn finish(
         mut labels,
     } = venue;
     if name.trim().is_empty() {
-        errors.insert(0, err("name", "the venue needs a name"));
+        errors.push_first(err("name", "the venue needs a name"));
     } else if let Some(problem) = text::problem("the venue name", &name, MAX_NAME_CHARS) {
-        errors.insert(0, err("name", problem));
+        errors.push_first(err("name", problem));
     }
     let placed_venue = drafts.iter().any(|d| d.position.is_some());
     let mut sections: Vec<SectionLayout> = Vec::with_capacity(drafts.len());
@@ -339,19 +341,32 @@ pub(super) fn finish(
     if errors.is_empty() {
         Ok(layout)
     } else {
-        Err(errors)
+        Err(errors.into_vec())
     }
 }
 
 /// The checks a layout about to be stored passes besides its format's:
-/// no two seats in one spot, no companion seat alone. Stored layouts are
+/// no two seats in one spot, no companion seat alone, designer's notes of
+/// their own shape. Stored layouts are
 /// read without them, so a venue stored before they existed still opens
 /// (in the designer, to be fixed).
 pub(super) fn placement_problems(layout: &VenueLayout) -> Vec<LayoutError> {
-    let mut errors = Vec::new();
+    let mut errors = Problems::default();
     check_seats_apart(layout, &mut errors);
     check_companions(layout, &mut errors);
-    errors
+    for (s, section) in layout.sections.iter().enumerate() {
+        if let Some(problem) = section
+            .design
+            .as_ref()
+            .and_then(|design| super::design::problem(design, &format!("sections[{s}].design")))
+        {
+            errors.push(problem.at_place(Place {
+                section: Some(section.name.clone()),
+                ..Place::default()
+            }));
+        }
+    }
+    errors.into_vec()
 }
 
 /// Seat centres closer than this overlap (seats are drawn a little under a
@@ -369,12 +384,11 @@ fn seat_place(section: &SectionLayout, seat: &SeatLayout) -> Place {
 /// Two seats in one spot: in venue coordinates, through a grid of cells a
 /// minimum distance wide, so each seat is compared with its neighbours
 /// only (the arena's 20,000 seats in a few milliseconds).
-fn check_seats_apart(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
+fn check_seats_apart(layout: &VenueLayout, errors: &mut Problems) {
     // Each cell's seats: (section index, seat index, where it stands).
     type Cell = Vec<(usize, usize, Point)>;
     let mut cells: std::collections::HashMap<(i64, i64), Cell> = std::collections::HashMap::new();
     let cell = |v: f32| (v / MIN_SEAT_DISTANCE).floor() as i64;
-    let mut reported = 0;
     for (s, section) in layout.sections.iter().enumerate() {
         for (i, seat) in section.seats.iter().enumerate() {
             let at = section.placement.apply(Point::new(seat.x, seat.y));
@@ -389,27 +403,24 @@ fn check_seats_apart(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
                 })
                 .copied();
             if let Some((os, oi, _)) = clash {
-                if reported < MAX_REPORTED_PROBLEMS {
-                    let other_section = &layout.sections[os];
-                    let other = &other_section.seats[oi];
-                    errors.push(
-                        err(
-                            &format!("sections[{s}]"),
-                            format!(
-                                "seat {} {} {} overlaps {} {} {}",
-                                section.name,
-                                seat.row,
-                                seat.label,
-                                other_section.name,
-                                other.row,
-                                other.label
-                            ),
-                        )
-                        .of_kind(ProblemKind::Overlap)
-                        .at_place(seat_place(section, seat)),
-                    );
-                }
-                reported += 1;
+                let other_section = &layout.sections[os];
+                let other = &other_section.seats[oi];
+                errors.push(
+                    err(
+                        &format!("sections[{s}]"),
+                        format!(
+                            "seat {} {} {} overlaps {} {} {}",
+                            section.name,
+                            seat.row,
+                            seat.label,
+                            other_section.name,
+                            other.row,
+                            other.label
+                        ),
+                    )
+                    .of_kind(ProblemKind::Overlap)
+                    .at_place(seat_place(section, seat)),
+                );
             }
             cells.entry((cx, cy)).or_default().push((s, i, at));
         }
@@ -418,7 +429,7 @@ fn check_seats_apart(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
 
 /// A companion seat is for the person beside a wheelchair user: a
 /// wheelchair space must be next to it in its row (or be the seat itself).
-fn check_companions(layout: &VenueLayout, errors: &mut Vec<LayoutError>) {
+fn check_companions(layout: &VenueLayout, errors: &mut Problems) {
     for (s, section) in layout.sections.iter().enumerate() {
         let wheelchair: HashSet<(i32, i32)> = section
             .seats

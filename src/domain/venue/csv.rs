@@ -6,26 +6,39 @@ use super::checks::{
     DEFAULT_TIME_ZONE, DraftSection, Venue, check_flags, default_rank, err, finish,
     local_coordinate_ok,
 };
-use super::model::{
-    LayoutError, MAX_REPORTED_PROBLEMS, MAX_SEATS, SeatLayout, TierDef, VenueLayout,
-};
+use super::model::{LayoutError, MAX_SEATS, Problems, SeatLayout, TierDef, VenueLayout};
 use crate::domain::text::{self, MAX_CODE_CHARS, MAX_LABEL_CHARS, MAX_NAME_CHARS};
 
 /// Parses and validates a CSV grid: a header `section,row,seat,x,y,tier,flags`
 /// then one seat a line; flags are `|`-separated; tiers are named by the
 /// codes used. Rows and seats keep the order they first appear in.
 pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
-    let mut errors = Vec::new();
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    match lines.next() {
-        Some((_, header)) if normalise_header(header) == "section,row,seat,x,y,tier,flags" => {}
-        Some((n, header)) => errors.push(err(
-            &format!("line {}", n + 1),
-            format!("expected the header section,row,seat,x,y,tier,flags, found {header:?}"),
+    let mut errors = Problems::default();
+    // Spreadsheets save CSV with a byte-order mark; fields may be quoted
+    // (a section named "Stalls, left"): the csv crate reads them as they
+    // were written, as the exports are written by it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(::csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records().filter(|record| {
+        record
+            .as_ref()
+            .map_or(true, |r| r.iter().any(|field| !field.is_empty()))
+    });
+    let line_of = |record: &::csv::StringRecord| record.position().map_or(0, |p| p.line());
+    match records.next() {
+        Some(Ok(header)) if normalise_header(&header) == "section,row,seat,x,y,tier,flags" => {}
+        Some(Ok(header)) => errors.push(err(
+            &format!("line {}", line_of(&header)),
+            format!(
+                "expected the header section,row,seat,x,y,tier,flags, found {}",
+                text::quoted(&header.iter().collect::<Vec<_>>().join(","))
+            ),
         )),
+        Some(Err(problem)) => errors.push(err("line 1", unreadable(&problem))),
         None => errors.push(err("line 1", "the file is empty")),
     }
     let mut sections: Vec<DraftSection> = Vec::new();
@@ -35,11 +48,20 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
     let mut row_index_of: HashMap<(usize, String), usize> = HashMap::new();
     let mut rows_in_section: Vec<usize> = Vec::new();
     let mut seats_in_row: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut seen: HashMap<(String, String, String), u64> = HashMap::new();
     let mut tier_codes: Vec<String> = Vec::new();
     let mut seat_count = 0usize;
-    for (n, line) in lines {
-        let at = format!("line {}", n + 1);
+    for record in records {
+        let record = match record {
+            Ok(record) => record,
+            Err(problem) => {
+                let line = problem.position().map_or(0, |p| p.line());
+                errors.push(err(&format!("line {line}"), unreadable(&problem)));
+                continue;
+            }
+        };
+        let line = line_of(&record);
+        let at = format!("line {line}");
         if seat_count == MAX_SEATS {
             // Stop reading at once: the rest can only make it bigger.
             errors.push(err(
@@ -48,24 +70,23 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             ));
             break;
         }
-        if errors.len() >= MAX_REPORTED_PROBLEMS {
+        if errors.is_full() {
             errors.push(err(
                 &at,
                 "too many problems; the rest of the file was not read",
             ));
             break;
         }
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        if fields.len() != 7 {
+        if record.len() != 7 {
             errors.push(err(
                 &at,
-                format!("expected 7 fields, found {}", fields.len()),
+                format!("expected 7 fields, found {}", record.len()),
             ));
             continue;
         }
-        let [section, row, seat, x, y, tier, flags] = [
-            fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[6],
-        ];
+        let field = |i: usize| record.get(i).unwrap_or("");
+        let [section, row, seat, x, y, tier, flags] =
+            [field(0), field(1), field(2), field(3), field(4), field(5), field(6)];
         let mut line_ok = true;
         for (what, value, max) in [
             ("section", section, MAX_NAME_CHARS),
@@ -92,7 +113,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             );
             continue;
         }
-        seen.insert(key, n + 1);
+        seen.insert(key, line);
         let coordinate = |v: &str| v.parse::<f64>().ok().filter(|c| local_coordinate_ok(*c));
         let (x, y) = match (coordinate(x), coordinate(y)) {
             (Some(x), Some(y)) => (x as f32, y as f32),
@@ -196,10 +217,18 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
     )
 }
 
-pub(super) fn normalise_header(header: &str) -> String {
+fn normalise_header(header: &::csv::StringRecord) -> String {
     header
-        .split(',')
+        .iter()
         .map(|f| f.trim().to_lowercase())
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// A line the CSV reader could not read (not UTF-8, say), in words.
+fn unreadable(problem: &::csv::Error) -> String {
+    match problem.kind() {
+        ::csv::ErrorKind::Utf8 { .. } => "the line is not UTF-8 text".into(),
+        _ => "the line is not CSV".into(),
+    }
 }

@@ -76,7 +76,7 @@ pub fn from_grid(spec: &EventSpec) -> Result<VenueLayout, Vec<LayoutError>> {
             ga_areas: Vec::new(),
         },
         drafts,
-        Vec::new(),
+        Default::default(),
     )
 }
 

@@ -10,7 +10,8 @@ use super::checks::{
     err, finish, local_coordinate_ok,
 };
 use super::model::{
-    GaArea, LayoutError, MapLabel, Place, ProblemKind, SeatLayout, TierDef, VenueLayout,
+    GaArea, LayoutError, MAX_SEATS, MapLabel, Place, ProblemKind, Problems, SeatLayout, TierDef,
+    VenueLayout,
 };
 use crate::domain::geometry::{self, Point};
 use crate::domain::layout::SEAT_PITCH;
@@ -129,11 +130,14 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
             .of_kind(ProblemKind::Syntax),
         ]
     })?;
-    let mut errors = Vec::new();
+    let mut errors = Problems::default();
+    // Seats laid out so far: a `count` row makes many from a few bytes,
+    // so the limit is kept while reading, not only checked at the end.
+    let mut seat_total = 0usize;
     let tiers = check_tiers(&raw.tiers, &mut errors, |i| format!("tiers[{i}]"));
     let mut sections = Vec::new();
     let mut section_names = HashSet::new();
-    for (s, section) in raw.sections.iter().enumerate() {
+    'sections: for (s, section) in raw.sections.iter().enumerate() {
         let at = format!("sections[{s}]");
         if section.name.trim().is_empty() {
             errors.push(err(&at, "a section needs a name"));
@@ -202,7 +206,11 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 errors.push(
                     err(
                         &at,
-                        format!("duplicate row {:?} in {:?}", row.label, section.name),
+                        format!(
+                            "duplicate row {} in {}",
+                            text::quoted(&row.label),
+                            text::quoted(&section.name)
+                        ),
                     )
                     .of_kind(ProblemKind::DuplicateLabel),
                 );
@@ -218,7 +226,23 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                     seats
                 }
                 (None, Some(count)) if (1..=MAX_ROW_COUNT).contains(&count) => {
+                    if seat_total + count as usize > MAX_SEATS {
+                        errors.push(err(
+                            &at,
+                            format!("more than {MAX_SEATS} seats; the rest was not read"),
+                        ));
+                        break 'sections;
+                    }
                     match &row.tier {
+                        // An unknown tier is one problem for the row, not
+                        // one for each seat it would lay out.
+                        Some(tier) if !tiers.contains(tier.as_str()) => {
+                            errors.push(
+                                err(&at, format!("unknown tier {}", text::quoted(tier)))
+                                    .of_kind(ProblemKind::Unpainted),
+                            );
+                            &[]
+                        }
                         Some(tier) => {
                             let first = u64::from(row.first.unwrap_or(1));
                             laid_out = geometry::row_positions(count, r as u32, SEAT_PITCH, curve)
@@ -254,8 +278,8 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                                 errors.push(err(
                                     &at,
                                     format!(
-                                        "a view note for seat {:?}, which the row does not have",
-                                        stray.0
+                                        "a view note for seat {}, which the row does not have",
+                                        text::quoted(stray.0)
                                     ),
                                 ));
                             }
@@ -265,8 +289,8 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                                 errors.push(err(
                                     &at,
                                     format!(
-                                        "flags for seat {:?}, which the row does not have",
-                                        stray.0
+                                        "flags for seat {}, which the row does not have",
+                                        text::quoted(stray.0)
                                     ),
                                 ));
                             }
@@ -293,6 +317,14 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                     &[]
                 }
             };
+            seat_total += row_seats.len();
+            if seat_total > MAX_SEATS {
+                errors.push(err(
+                    &at,
+                    format!("more than {MAX_SEATS} seats; the rest was not read"),
+                ));
+                break 'sections;
+            }
             let mut seat_labels = HashSet::new();
             for (p, seat) in row_seats.iter().enumerate() {
                 let at = format!("{at}.seats[{p}]");
@@ -308,7 +340,9 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                             &at,
                             format!(
                                 "duplicate seat {} {} {}",
-                                section.name, row.label, seat.label
+                                text::shortened(&section.name),
+                                row.label,
+                                seat.label
                             ),
                         )
                         .of_kind(ProblemKind::DuplicateLabel),
@@ -316,7 +350,7 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
                 }
                 if !tiers.contains(seat.tier.as_str()) {
                     errors.push(
-                        err(&at, format!("unknown tier {:?}", seat.tier))
+                        err(&at, format!("unknown tier {}", text::quoted(&seat.tier)))
                             .of_kind(ProblemKind::Unpainted),
                     );
                 }
@@ -401,7 +435,8 @@ pub fn from_json(text: &str) -> Result<VenueLayout, Vec<LayoutError>> {
         }
         if !tiers.contains(area.tier.as_str()) {
             errors.push(
-                err(&at, format!("unknown tier {:?}", area.tier)).of_kind(ProblemKind::Unpainted),
+                err(&at, format!("unknown tier {}", text::quoted(&area.tier)))
+                    .of_kind(ProblemKind::Unpainted),
             );
         }
         if area.capacity == 0 || area.capacity > 1_000_000 {

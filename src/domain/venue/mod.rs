@@ -6,6 +6,7 @@
 
 mod checks;
 pub mod csv;
+mod design;
 pub mod grid;
 pub mod json;
 pub mod model;
@@ -43,11 +44,30 @@ pub fn for_saving(
 ) -> Result<VenueLayout, Vec<LayoutError>> {
     let layout = parsed?;
     let problems = checks::placement_problems(&layout);
-    if problems.is_empty() {
-        Ok(layout)
-    } else {
-        Err(problems)
+    if !problems.is_empty() {
+        return Err(problems);
     }
+    // What is stored is the canonical form, everything placed (and moved
+    // right or down off the negative side): it must read back, or the
+    // venue could be saved and never opened again.
+    if let Err(problems) = from_json(&layout.to_json().to_string()) {
+        return Err(problems
+            .into_iter()
+            .map(|problem| {
+                LayoutError::new(
+                    problem.at,
+                    format!(
+                        "once placed (everything moved right or down so nothing is left of \
+                         or above 0), {}",
+                        problem.problem
+                    ),
+                )
+                .of_kind(problem.kind)
+                .at_place(problem.place)
+            })
+            .collect());
+    }
+    Ok(layout)
 }
 
 /// "arena-20000" → "Arena 20000".

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::domain::geometry::{self, Placement, Point};
 use crate::domain::layout::{Flag, SeatSpec};
+use crate::domain::text;
 
 /// A layout that passed validation, every place in it resolved: sections
 /// have a placement and an outline, and the venue has a stage.
@@ -238,10 +239,12 @@ pub struct LayoutError {
 }
 
 impl LayoutError {
+    /// A problem, its words and where cut to a bounded length: whatever a
+    /// file holds, a problem quoting it stays small.
     pub fn new(at: impl Into<String>, problem: impl Into<String>) -> LayoutError {
         LayoutError {
-            at: at.into(),
-            problem: problem.into(),
+            at: text::cut(at.into(), MAX_AT_CHARS),
+            problem: text::cut(problem.into(), MAX_PROBLEM_CHARS),
             kind: ProblemKind::Invalid,
             place: Place::default(),
         }
@@ -252,8 +255,14 @@ impl LayoutError {
         self
     }
 
+    /// Where the problem is, by name; each name quoted cut short.
     pub fn at_place(mut self, place: Place) -> LayoutError {
-        self.place = place;
+        let short = |name: Option<String>| name.map(|name| text::shortened(&name));
+        self.place = Place {
+            section: short(place.section),
+            row: short(place.row),
+            seat: short(place.seat),
+        };
         self
     }
 }
@@ -296,7 +305,64 @@ impl std::fmt::Display for LayoutError {
 }
 
 pub(super) const MAX_SEATS: usize = 100_000;
-/// A file this broken is reported in part: the list is for a person.
+/// A file this broken is reported in part: the list is for a person, and
+/// an answer listing it stays small whatever the file holds.
 pub(super) const MAX_REPORTED_PROBLEMS: usize = 200;
+/// The longest a problem's words may be (a name it quotes is cut short
+/// first; this bounds what a parser's own message may quote).
+const MAX_PROBLEM_CHARS: usize = 300;
+/// The longest a problem's place in the file may be (a JSON path).
+const MAX_AT_CHARS: usize = 120;
+
+/// The problems found so far: the first [`MAX_REPORTED_PROBLEMS`] kept,
+/// the rest only counted, so a file of a million mistakes costs no more
+/// to report than one of two hundred.
+#[derive(Debug, Default)]
+pub(super) struct Problems {
+    listed: Vec<LayoutError>,
+    unlisted: usize,
+}
+
+impl Problems {
+    pub(super) fn push(&mut self, problem: LayoutError) {
+        if self.listed.len() < MAX_REPORTED_PROBLEMS {
+            self.listed.push(problem);
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    /// Puts a problem first (the venue's own name, say).
+    pub(super) fn push_first(&mut self, problem: LayoutError) {
+        self.listed.insert(0, problem);
+        if self.listed.len() > MAX_REPORTED_PROBLEMS {
+            self.listed.pop();
+            self.unlisted += 1;
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.listed.is_empty()
+    }
+
+    /// Whether more problems would only be counted.
+    pub(super) fn is_full(&self) -> bool {
+        self.listed.len() >= MAX_REPORTED_PROBLEMS
+    }
+
+    /// The problems listed, and a last one saying how many more there were.
+    pub(super) fn into_vec(mut self) -> Vec<LayoutError> {
+        if self.unlisted > 0 {
+            self.listed.push(LayoutError::new(
+                "",
+                format!(
+                    "and {} more problems, not listed (the first {MAX_REPORTED_PROBLEMS} are)",
+                    self.unlisted
+                ),
+            ));
+        }
+        self.listed
+    }
+}
 /// All areas together: the venue stores the sum as an integer.
 pub(super) const MAX_GA_PLACES: u64 = 1_000_000;

@@ -130,8 +130,11 @@ pub(crate) async fn back_with(
     back: Back,
 ) -> AppResult<Response> {
     let back = match back {
-        Back::Map(None) => format!("/events/{event_id}"),
-        Back::Map(Some(section)) => format!("/events/{event_id}?section={section}#map-area"),
+        Back::Map(None, _) => format!("/events/{event_id}"),
+        Back::Map(Some(section), None) => format!("/events/{event_id}?section={section}#map-area"),
+        Back::Map(Some(section), Some(part)) => {
+            format!("/events/{event_id}?section={section}&part={part}#map-area")
+        }
         Back::List(None) => format!("/events/{event_id}/list"),
         Back::List(Some(section)) => format!("/events/{event_id}/list?section={section}"),
     };
@@ -198,13 +201,15 @@ pub(crate) struct SeatActionForm {
     back: Option<String>,
     /// The section shown when a big venue's seats are shown by section.
     section: Option<SectionId>,
+    /// The part of that section shown, when it is too big for one page.
+    part: Option<u32>,
 }
 
 /// Where a form post without JavaScript returns to: the map or the list,
-/// and the section it showed, if it showed one.
+/// and the section (and part of it) it showed, if it showed one.
 #[derive(Clone, Copy)]
 pub(crate) enum Back {
-    Map(Option<SectionId>),
+    Map(Option<SectionId>, Option<u32>),
     List(Option<SectionId>),
 }
 
@@ -229,7 +234,7 @@ pub(crate) async fn seat_action(
 ) -> AppResult<Response> {
     let back = match form.back.as_deref() {
         Some("list") => Back::List(form.section),
-        _ => Back::Map(form.section),
+        _ => Back::Map(form.section, form.part),
     };
     // A successful pick's own transaction returns the hold and its seats.
     let mut claimed = None;
@@ -395,7 +400,7 @@ pub(crate) async fn release_all(
         Some(notice),
         &released,
         &[],
-        Back::Map(None),
+        Back::Map(None, None),
     )
     .await
 }
@@ -509,7 +514,7 @@ pub(crate) async fn extend_hold(
         Some(notice),
         &[],
         &[],
-        Back::Map(None),
+        Back::Map(None, None),
     )
     .await
 }

@@ -111,7 +111,7 @@ pub(crate) async fn best_available(
             };
             let notice = Some(notice);
             // Without JavaScript, show the section the seats were found in.
-            let back = Back::Map(shown.changed.first().map(|seat| seat.section_id));
+            let back = Back::Map(shown.changed.first().map(|seat| seat.section_id), None);
             return respond_with(&state, event_id, &buyer, &headers, notice, shown, back).await;
         }
         Err(AppError::Conflict(Conflict::NotEnoughTogether { .. })) => (
@@ -131,7 +131,7 @@ pub(crate) async fn best_available(
         Some(notice),
         &added,
         &added,
-        Back::Map(None),
+        Back::Map(None, None),
     )
     .await
 }
@@ -199,7 +199,7 @@ pub(crate) async fn undo_best_available(
         rules,
     )
     .await;
-    let back = Back::Map(None);
+    let back = Back::Map(None, None);
     match outcome {
         Ok(summary) => {
             let restored: Vec<Seat> = summary

@@ -59,6 +59,8 @@ pub(crate) struct MapQuery {
     pub price_max: Option<i32>,
     /// Seats with this attribute shown in full ("step_free", "clear_view").
     pub feature: Option<String>,
+    /// Which part of a section too big for one page (0 is its front).
+    pub part: Option<u32>,
 }
 
 #[derive(Template)]
@@ -73,6 +75,9 @@ pub(crate) struct EventPage {
     /// The chosen section's name, when one is.
     section_name: Option<String>,
     section_id: Option<SectionId>,
+    /// A section too big for one page: its parts, and the one shown.
+    parts: Vec<map::SectionPart>,
+    part: Option<usize>,
     filter: PriceFilter,
     features: map::FeatureFilter,
     tiers: Vec<TierLegend>,
@@ -156,6 +161,16 @@ pub(crate) async fn event_page_response(
         }
         (true, None) => None,
     };
+    let (seats, parts, part) = match (seats, chosen) {
+        (Some(seats), Some(section)) => {
+            let section_id = section.id;
+            let shown = section_part(state, seats, query.part, |i| {
+                format!("/events/{event_id}?section={section_id}&part={i}#map-area")
+            })?;
+            (Some(shown.seats), shown.links, shown.index)
+        }
+        (seats, _) => (seats, Vec::new(), None),
+    };
     let features =
         map::FeatureFilter::new(seats.as_deref().unwrap_or(&[]), query.feature.as_deref());
     let canvas = seats.map(|seats| map::seat_canvas(&seats, &tiers, &shapes, !big));
@@ -193,6 +208,8 @@ pub(crate) async fn event_page_response(
         overview,
         section_name: chosen.map(|s| s.name.clone()),
         section_id: chosen.map(|s| s.id),
+        parts,
+        part,
         filter,
         features,
         tiers: crate::web::seat_view::tier_legend(&tiers),
@@ -220,6 +237,50 @@ pub(crate) async fn event_page_response(
         oob: false,
     };
     Ok((status, render(&page)?).into_response())
+}
+
+/// The part of a section shown on one page.
+struct ShownPart {
+    seats: Vec<db::seats::Seat>,
+    links: Vec<map::SectionPart>,
+    /// Which part, when the section has more than one.
+    index: Option<usize>,
+}
+
+/// A section's seats as one page shows them: all of them, or, for one
+/// bigger than a page of a big venue (`overview_above_seats`), the part
+/// asked for and links to the others. A part that isn't there is a 404.
+fn section_part(
+    state: &AppState,
+    mut seats: Vec<db::seats::Seat>,
+    asked: Option<u32>,
+    href: impl Fn(usize) -> String,
+) -> AppResult<ShownPart> {
+    let rows: Vec<i32> = seats.iter().map(|s| s.row_index).collect();
+    let parts = map::section_parts(&rows, state.config.overview_above_seats as usize);
+    if parts.len() <= 1 {
+        return match asked {
+            None | Some(0) => Ok(ShownPart {
+                seats,
+                links: Vec::new(),
+                index: None,
+            }),
+            Some(_) => Err(AppError::NotFound(Missing::Page)),
+        };
+    }
+    let index = asked.unwrap_or(0) as usize;
+    let range = parts
+        .get(index)
+        .cloned()
+        .ok_or(AppError::NotFound(Missing::Page))?;
+    let links = map::part_links(&seats, &parts, index, href);
+    seats.truncate(range.end);
+    seats.drain(..range.start);
+    Ok(ShownPart {
+        seats,
+        links,
+        index: Some(index),
+    })
 }
 
 pub(crate) fn panel_timing(state: &AppState) -> (std::time::Duration, std::time::Duration) {
@@ -396,6 +457,8 @@ pub(crate) struct ListPage {
     /// Big venues list one section at a time: links to each, until one is chosen.
     choose: Vec<SectionLink>,
     section_id: Option<SectionId>,
+    /// A section too big for one page: its parts.
+    parts: Vec<map::SectionPart>,
     panel: HoldPanel,
     csrf: String,
     notice: Option<Notice>,
@@ -425,6 +488,7 @@ pub(crate) async fn list_page(
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;
     let big = shows_by_section(&state, &shapes);
+    let mut list_parts = Vec::new();
     let (seats, choose, section_id) = match (big, query.section) {
         (false, _) => (
             db::seats::for_event(&client, event_id, hold_id).await?,
@@ -435,11 +499,12 @@ pub(crate) async fn list_page(
             if !shapes.sections.iter().any(|s| s.id == id) {
                 return Err(AppError::NotFound(Missing::Section));
             }
-            (
-                db::seats::for_section(&client, event_id, hold_id, id).await?,
-                Vec::new(),
-                Some(id),
-            )
+            let seats = db::seats::for_section(&client, event_id, hold_id, id).await?;
+            let shown = section_part(&state, seats, query.part, |i| {
+                format!("/events/{event_id}/list?section={id}&part={i}")
+            })?;
+            list_parts = shown.links;
+            (shown.seats, Vec::new(), Some(id))
         }
         (true, None) => (
             Vec::new(),
@@ -461,6 +526,7 @@ pub(crate) async fn list_page(
         sections: crate::web::buyer::seat_list::list_sections(&seats, &tiers),
         choose,
         section_id,
+        parts: list_parts,
         panel,
         csrf,
         notice,

@@ -19,7 +19,7 @@ use crate::domain::venue::{self, VenueLayout};
 use crate::error::{AppError, AppResult, Invalid};
 use crate::web::auth::{StaffCaller, floor::Manager};
 use crate::web::error::responses;
-use crate::web::extract::{ApiJson, IdPath, QueryInput};
+use crate::web::extract::{ApiJson, IdPath, JsonText, QueryInput};
 use crate::web::state::AppState;
 
 /// The largest layout accepted (the 20,000-seat arena's JSON is ~2 MB).
@@ -42,8 +42,10 @@ pub fn etag(version: i32) -> String {
 }
 
 /// The version an `If-Match` names: None for `*` (whatever is there, as
-/// RFC 9110 says); a tag of no version of ours (a weak one, a list, noise)
-/// matches nothing, so it reads as version 0 and the save is a 412.
+/// RFC 9110 says). A tag is compared as the exact string this server
+/// issued (`"v7"`, never `"v07"` or `"v+7"`); anything else (a weak tag,
+/// a list, noise) matches nothing, so it reads as version 0 and the save
+/// is a 412.
 fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
     let value = headers
         .get(header::IF_MATCH)
@@ -52,23 +54,18 @@ fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
     if text == "*" {
         return Ok(None);
     }
-    // If-Match compares strongly (RFC 9110 13.1.1): a weak tag matches nothing.
-    if text.starts_with("W/") {
-        return Ok(Some(0));
-    }
     let version = text
-        .strip_prefix('"')
+        .strip_prefix("\"v")
         .and_then(|t| t.strip_suffix('"'))
-        .and_then(|t| t.strip_prefix('v'))
         .and_then(|n| n.parse::<i32>().ok())
-        .filter(|n| *n >= 1)
+        .filter(|n| *n >= 1 && etag(*n) == text)
         .unwrap_or(0);
     Ok(Some(version))
 }
 
 /// Validates a layout off the async runtime (the arena is 20,000 seats).
-async fn validated(body: serde_json::Value) -> AppResult<VenueLayout> {
-    tokio::task::spawn_blocking(move || venue::for_saving(venue::from_json(&body.to_string())))
+async fn validated(JsonText(body): JsonText) -> AppResult<VenueLayout> {
+    tokio::task::spawn_blocking(move || venue::for_saving(venue::from_json(&body)))
         .await
         .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("validating a layout")))?
         .map_err(AppError::InvalidLayout)
@@ -138,7 +135,7 @@ pub(crate) async fn put_layout(
     IdPath(venue_id): IdPath<VenueId>,
     staff: StaffCaller<Manager>,
     headers: HeaderMap,
-    ApiJson(body): ApiJson<serde_json::Value>,
+    body: JsonText,
 ) -> AppResult<Response> {
     let seen = if_match(&headers)?;
     let layout = validated(body).await?;
@@ -167,7 +164,7 @@ pub(crate) async fn put_layout(
 pub(crate) async fn create_venue(
     State(state): State<AppState>,
     staff: StaffCaller<Manager>,
-    ApiJson(body): ApiJson<serde_json::Value>,
+    body: JsonText,
 ) -> AppResult<Response> {
     let layout = validated(body).await?;
     let id = db::venues::import(&state.pool.get().await?, &layout, staff.actor.staff_id()).await?;
