@@ -379,20 +379,25 @@ function toVenue(clientX, clientY) {
 
 /** The fields a section of rows is drawn from, filled from `design`. */
 function designFields(d) {
-  const sel = (name, options, value) => `<select name="${name}">${options.map(([v, label]) => `<option value="${v}"${v === value ? " selected" : ""}>${label}</option>`).join("")}</select>`;
-  return `<label>Rows <input name="rows" type="number" min="1" max="200" value="${d.rows}"></label>
-    <label>Seats per row <input name="seats" type="number" min="1" max="500" value="${d.seats}"></label>
-    <label>Or seats in each row, front first <input name="counts" value="${(d.counts || []).join(", ")}"></label>
-    <label>Curve radius (0: straight) <input name="curve" type="number" min="0" max="100000" value="${d.curve || 0}"></label>
-    <label>Seat spacing <input name="seat_spacing" type="number" min="16" max="200" value="${d.seat_spacing}"></label>
-    <label>Row spacing <input name="row_spacing" type="number" min="16" max="200" value="${d.row_spacing}"></label>
-    <label>Stagger alternate rows (seats) <input name="stagger" type="number" min="0" max="1" step="0.5" value="${d.stagger || 0}"></label>
-    <label>Skew per row <input name="skew" type="number" min="-60" max="60" value="${d.skew || 0}"></label>
+  // Every value is escaped: a design comes from a stored layout, which may
+  // have been written by hand (the server checks its shape before saving,
+  // but one stored before that check would otherwise be markup here).
+  const v = (value) => esc(value ?? "");
+  const sel = (name, options, value) => `<select name="${name}">${options.map(([o, label]) => `<option value="${o}"${o === value ? " selected" : ""}>${label}</option>`).join("")}</select>`;
+  const list = (values) => esc(Array.isArray(values) ? values.join(", ") : "");
+  return `<label>Rows <input name="rows" type="number" min="1" max="200" value="${v(d.rows)}"></label>
+    <label>Seats per row <input name="seats" type="number" min="1" max="500" value="${v(d.seats)}"></label>
+    <label>Or seats in each row, front first <input name="counts" value="${list(d.counts)}"></label>
+    <label>Curve radius (0: straight) <input name="curve" type="number" min="0" max="100000" value="${v(d.curve || 0)}"></label>
+    <label>Seat spacing <input name="seat_spacing" type="number" min="16" max="200" value="${v(d.seat_spacing)}"></label>
+    <label>Row spacing <input name="row_spacing" type="number" min="16" max="200" value="${v(d.row_spacing)}"></label>
+    <label>Stagger alternate rows (seats) <input name="stagger" type="number" min="0" max="1" step="0.5" value="${v(d.stagger || 0)}"></label>
+    <label>Skew per row <input name="skew" type="number" min="-60" max="60" value="${v(d.skew || 0)}"></label>
     <label>Numbering ${sel("numbering", [["ltr", "Left to right"], ["rtl", "Right to left"], ["odd_even", "Odd right, even left, from the centre"]], d.numbering)}</label>
-    <label>First seat number <input name="start" type="number" min="0" max="9999" value="${d.start ?? 1}"></label>
+    <label>First seat number <input name="start" type="number" min="0" max="9999" value="${v(d.start ?? 1)}"></label>
     <label>Row labels ${sel("row_labels", [["letters", "A, B, … AA"], ["letters_no_io", "A, B, … skipping I and O"], ["numbers", "1, 2, 3"]], d.row_labels)}</label>
-    <label>First row label number (1 = A or 1) <input name="first_row" type="number" min="1" max="500" value="${d.first_row || 1}"></label>
-    <label>Aisles after seats (counted from the left) <input name="aisles" value="${(d.aisles || []).join(", ")}"></label>`;
+    <label>First row label number (1 = A or 1) <input name="first_row" type="number" min="1" max="500" value="${v(d.first_row || 1)}"></label>
+    <label>Aisles after seats (counted from the left) <input name="aisles" value="${list(d.aisles)}"></label>`;
 }
 
 /** A design from a form's values (the add form, or the inspector's). */
@@ -498,7 +503,7 @@ function renderPanel() {
     const a = model.ga_areas[selected.index];
     panel.innerHTML = `<form data-form="inspect-area" class="designer__form">
       <label>Name <input name="name" value="${esc(a.name)}" maxlength="200"></label>
-      <label>Capacity <input name="capacity" type="number" min="1" value="${a.capacity}"></label>
+      <label>Capacity <input name="capacity" type="number" min="1" value="${esc(a.capacity)}"></label>
       <label>Tier <select name="tier">${tierOptions}</select></label>
       <button type="submit">Apply</button></form>
       <p><button type="button" data-action="delete-selected">Delete the area</button></p>`;

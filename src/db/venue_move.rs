@@ -553,9 +553,13 @@ pub async fn add_section(
                 tier: tier.name.clone(),
             })
         })?;
+        // Another section added at the same moment may bring the same
+        // tier: the first to commit sets its price, and this one waits on
+        // that row, then uses it.
         tx.execute(
             "INSERT INTO price_tiers (event_id, code, name, price_cents, sort_order)
-             SELECT $1, $2, $3, $4, coalesce(max(sort_order) + 1, 0) FROM price_tiers WHERE event_id = $1",
+             SELECT $1, $2, $3, $4, coalesce(max(sort_order) + 1, 0) FROM price_tiers WHERE event_id = $1
+             ON CONFLICT (event_id, code) DO NOTHING",
             &[&event_id, &tier.code, &tier.name, &price],
         )
         .await?;

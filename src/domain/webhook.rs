@@ -156,7 +156,8 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
 }
 
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
+    let s = ip.segments();
+    let first = s[0];
     !(ip.is_unspecified()
         || ip.is_loopback()
         || ip.is_multicast()
@@ -165,7 +166,15 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         // Site-local (deprecated, still routed inside some networks).
         || (first & 0xffc0) == 0xfec0
         // Documentation.
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8))
+        || (first == 0x2001 && s[1] == 0x0db8)
+        // Local-use NAT64 (64:ff9b:1::/48, RFC 8215): translated to IPv4
+        // by a gateway of the operator's own, to any address it chooses.
+        || (first == 0x64 && s[1] == 0xff9b && s[2] == 0x0001)
+        // Discard-only (100::/64).
+        || (first == 0x0100 && s[1..4] == [0, 0, 0])
+        // IETF protocol assignments (2001::/23), Teredo among them, which
+        // carries an IPv4 address of its own.
+        || (first == 0x2001 && s[1] < 0x0200))
 }
 
 /// The IPv4 address an IPv6 address carries, where it carries one.
@@ -179,6 +188,8 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     match s {
         // NAT64 (64:ff9b::/96).
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some(from(hi, lo)),
+        // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765).
+        [0, 0, 0, 0, 0xffff, 0, hi, lo] => Some(from(hi, lo)),
         // 6to4 (2002::/16).
         [0x2002, hi, lo, ..] => Some(from(hi, lo)),
         _ => None,

@@ -32,7 +32,10 @@ pub struct JsonText(pub String);
 impl<S: Send + Sync> FromRequest<S> for JsonText {
     type Rejection = AppError;
 
-    async fn from_request(request: axum::extract::Request, state: &S) -> Result<JsonText, AppError> {
+    async fn from_request(
+        request: axum::extract::Request,
+        state: &S,
+    ) -> Result<JsonText, AppError> {
         let is_json = request
             .headers()
             .get(axum::http::header::CONTENT_TYPE)

@@ -788,7 +788,10 @@ pub fn part_links(
                 } else {
                     crate::i18n::tw(
                         "map-section-part",
-                        &[("first", first.as_str().into()), ("last", last.as_str().into())],
+                        &[
+                            ("first", first.as_str().into()),
+                            ("last", last.as_str().into()),
+                        ],
                     )
                 },
                 current: i == current,
@@ -814,9 +817,10 @@ mod part_tests {
         let seats = rows(&[3, 3, 3, 5, 1]);
         let parts = section_parts(&seats, 6);
         assert_eq!(parts, vec![0..6, 6..9, 9..15]);
-        // A row longer than the budget is cut into pieces.
+        // A row longer than the budget is cut into pieces; its last piece
+        // is a part's start like any other.
         let seats = rows(&[2, 7, 2]);
-        assert_eq!(section_parts(&seats, 3), vec![0..2, 2..5, 5..8, 8..9, 9..11]);
+        assert_eq!(section_parts(&seats, 3), vec![0..2, 2..5, 5..8, 8..11]);
         assert_eq!(section_parts(&rows(&[4]), 10), vec![0..4]);
         assert!(section_parts(&[], 10).is_empty());
     }

@@ -42,8 +42,10 @@ fn worst_inputs() -> Vec<(&'static str, &'static str, String)> {
     let long_tier = layout_with(vec![json!({"name": "Stalls", "rows": [
         {"label": "A", "count": 1000, "tier": long}]})]);
     // A million seats from 40 kB: a thousand rows of a thousand.
-    let million = layout_with(vec![json!({"name": "Floor", "rows": (0..1000).map(|r| json!({
-        "label": format!("R{r}"), "count": 1000, "tier": "nope"})).collect::<Vec<_>>()})]);
+    let million = layout_with(vec![
+        json!({"name": "Floor", "rows": (0..1000).map(|r| json!({
+        "label": format!("R{r}"), "count": 1000, "tier": "nope"})).collect::<Vec<_>>()}),
+    ]);
     // A field the format doesn't know, named by 200 kB.
     let mut unknown_field = layout_with(vec![]);
     unknown_field[long.as_str()] = json!(1);
@@ -75,7 +77,9 @@ async fn a_layout_refusal_stays_small_whatever_is_sent_and_so_does_the_server() 
     let server = RunningBinary::start(&app, &[]).await;
     let manager = Api::new(&server.base);
     assert_eq!(
-        sign_in_attempt(&manager, "manager", PASSWORD).await.status(),
+        sign_in_attempt(&manager, "manager", PASSWORD)
+            .await
+            .status(),
         StatusCode::SEE_OTHER
     );
     let venue_id = {
@@ -93,7 +97,11 @@ async fn a_layout_refusal_stays_small_whatever_is_sent_and_so_does_the_server() 
     let mut report = vec![format!("start: VmHWM {started_at} kB")];
     let mut wrong = Vec::new();
     for (case, kind, body) in worst_inputs() {
-        let file_name = if kind == "csv" { "hall.csv" } else { "hall.json" };
+        let file_name = if kind == "csv" {
+            "hall.csv"
+        } else {
+            "hall.json"
+        };
         let mut answers = Vec::new();
         let requests = [
             (reqwest::Method::POST, "/api/staff/venues".to_string()),
@@ -154,7 +162,11 @@ async fn a_layout_refusal_stays_small_whatever_is_sent_and_so_does_the_server() 
     // layout's types hold more than its text, and each thread that parses
     // one keeps its own heap): before this bound, a 230 kB request cost
     // 1.2 GB and a 1 MB one would have cost tens.
-    let largest = worst_inputs().iter().map(|(_, _, body)| body.len()).max().unwrap();
+    let largest = worst_inputs()
+        .iter()
+        .map(|(_, _, body)| body.len())
+        .max()
+        .unwrap();
     let grown = ((peak - started_at) * 1024) as usize;
     assert!(
         grown <= 32 * largest,
@@ -301,10 +313,7 @@ async fn a_section_too_big_for_a_page_is_shown_a_part_at_a_time() {
     let section: i64 = app
         .sql()
         .await
-        .query_one(
-            "SELECT id FROM sections WHERE event_id = $1",
-            &[&event.id],
-        )
+        .query_one("SELECT id FROM sections WHERE event_id = $1", &[&event.id])
         .await
         .unwrap()
         .get(0);
@@ -322,7 +331,10 @@ async fn a_section_too_big_for_a_page_is_shown_a_part_at_a_time() {
         "{seats_shown} seats on one page"
     );
     assert!(first.len() <= 2_000_000, "{} bytes", first.len());
-    assert!(first.contains("R0"), "the first part starts at the front row");
+    assert!(
+        first.contains("R0"),
+        "the first part starts at the front row"
+    );
     // The last part is linked, and shows the last row.
     let last_part = first
         .match_indices("part=")

@@ -592,7 +592,14 @@ async fn key_with_role(app: &TestApp, role: Role) -> String {
     let name = format!("key-{}", role.as_str());
     let made = crate::staff::seatmap_command(
         app,
-        &["apikey", "add", &name, "box-office", "--role", role.as_str()],
+        &[
+            "apikey",
+            "add",
+            &name,
+            "box-office",
+            "--role",
+            role.as_str(),
+        ],
         "",
     );
     assert!(

@@ -934,7 +934,11 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
     assert!(status.is_success());
     assert!(pass(&app, event.id).await.offered.is_empty());
     let (status, body) = app.buyer().hold(event.id, &[event.seat_ids[0]]).await;
-    assert_eq!(status, StatusCode::CREATED, "unconfirmed parties keep nothing: {body}");
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "unconfirmed parties keep nothing: {body}"
+    );
 
     // The first party's mail carries its confirmation link; the link
     // opens a page whose button confirms, and then it is offered a seat.

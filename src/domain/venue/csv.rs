@@ -85,8 +85,15 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
             continue;
         }
         let field = |i: usize| record.get(i).unwrap_or("");
-        let [section, row, seat, x, y, tier, flags] =
-            [field(0), field(1), field(2), field(3), field(4), field(5), field(6)];
+        let [section, row, seat, x, y, tier, flags] = [
+            field(0),
+            field(1),
+            field(2),
+            field(3),
+            field(4),
+            field(5),
+            field(6),
+        ];
         let mut line_ok = true;
         for (what, value, max) in [
             ("section", section, MAX_NAME_CHARS),

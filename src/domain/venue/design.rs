@@ -79,7 +79,8 @@ pub(super) fn problem(design: &serde_json::Value, at: &str) -> Option<LayoutErro
     let within = |value: Option<f64>, low: f64, high: f64| {
         value.is_none_or(|v| v.is_finite() && (low..=high).contains(&v))
     };
-    let whole = |value: Option<u32>, low: u32, high: u32| value.is_none_or(|v| (low..=high).contains(&v));
+    let whole =
+        |value: Option<u32>, low: u32, high: u32| value.is_none_or(|v| (low..=high).contains(&v));
     match design {
         SectionDesign::Rows(rows) => {
             let _ = (rows.numbering, rows.row_labels);
