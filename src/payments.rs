@@ -54,7 +54,7 @@ pub async fn checkout_url(
         .clone()
         .ok_or_else(|| anyhow::anyhow!("Stripe made session {} without a url", session.id))?;
     let client = pool.get().await?;
-    store::store_session(&client, order_id, &session.id, &url).await?;
+    store::store_session(&client, order_id, &session.id, &url, &request.currency).await?;
     Ok(Some(PayAt::Stripe(url)))
 }
 

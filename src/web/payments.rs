@@ -347,6 +347,12 @@ pub(crate) async fn stripe_webhook(
                     .and_then(|v| v.as_i64())
                     .unwrap_or(0),
                 payment_intent: session.get("payment_intent").and_then(|v| v.as_str()),
+                // Matched against the session the order made: another
+                // session's money, or another currency, is never settled.
+                session: Some(db::payments::PaidSession {
+                    id: session.get("id").and_then(|v| v.as_str()),
+                    currency: session.get("currency").and_then(|v| v.as_str()),
+                }),
                 tender: "online",
             };
             match db::payments::settle_from_stripe(

@@ -24,6 +24,6 @@ pub use reads::{
 };
 pub(in crate::db) use settle::queue_provider_refund;
 pub use settle::{
-    Payment, Settled, lapse_from_stripe, mark_paid_at_counter, note_stripe_event,
+    PaidSession, Payment, Settled, lapse_from_stripe, mark_paid_at_counter, note_stripe_event,
     record_stripe_event, settle_from_stripe,
 };

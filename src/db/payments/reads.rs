@@ -92,20 +92,27 @@ pub async fn session_request(
 
 /// Keeps the session made for the order (the first one, should two
 /// requests race to make it: the idempotency key makes them the same).
+/// Every session made is remembered with its amount and currency, so a
+/// payment is settled only through one of the order's own sessions.
 pub async fn store_session(
     client: &impl GenericClient,
     order_id: OrderId,
     session_id: &str,
     url: &str,
+    currency: &str,
 ) -> AppResult<()> {
     let statement = client
         .prepare_cached(
-            "UPDATE orders SET stripe_session_id = $2, stripe_session_url = $3
+            "WITH made AS (
+                 INSERT INTO stripe_checkout_sessions (id, order_id, currency)
+                 VALUES ($2, $1, lower($4)) ON CONFLICT (id) DO NOTHING
+             )
+             UPDATE orders SET stripe_session_id = $2, stripe_session_url = $3
               WHERE id = $1 AND stripe_session_id IS NULL",
         )
         .await?;
     client
-        .execute(&statement, &[&order_id, &session_id, &url])
+        .execute(&statement, &[&order_id, &session_id, &url, &currency])
         .await?;
     Ok(())
 }

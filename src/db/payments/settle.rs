@@ -26,13 +26,24 @@ struct Locked {
     reserved_ga: Vec<GaHeld>,
     /// What the buyer was asked to pay at checkout.
     amount_cents: Option<i64>,
+    /// The currency of the Checkout Session a payment came through, if
+    /// that session is one this order made (None: another's, or none).
+    session_currency: Option<String>,
 }
 
-async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Option<Locked>> {
+/// Locks the order, reading with it the Checkout Session `session_id`
+/// names if the order made that session.
+async fn lock_order(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    session_id: Option<&str>,
+) -> AppResult<Option<Locked>> {
     let statement = tx
         .prepare_cached(
             "SELECT o.event_id, o.hold_id, o.status, o.payment, o.pay_by > now() AS in_time,
                     coalesce(o.buyer_email, '') AS buyer_email, o.stripe_payment_intent, o.amount_cents,
+                    (SELECT c.currency FROM stripe_checkout_sessions c
+                      WHERE c.id = $2 AND c.order_id = o.id) AS session_currency,
                     (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled,
                     (SELECT array_agg(area_id ORDER BY area_id) FROM order_reserved_ga
                       WHERE order_id = o.id) AS ga_areas,
@@ -41,7 +52,7 @@ async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Opt
                FROM orders o WHERE o.id = $1 FOR UPDATE",
         )
         .await?;
-    let Some(row) = tx.query_opt(&statement, &[&order_id]).await? else {
+    let Some(row) = tx.query_opt(&statement, &[&order_id, &session_id]).await? else {
         return Ok(None);
     };
     let areas: Option<Vec<AreaId>> = row.get("ga_areas");
@@ -56,6 +67,7 @@ async fn lock_order(tx: &impl GenericClient, order_id: OrderId) -> AppResult<Opt
         event_cancelled: row.get("cancelled"),
         payment_intent: row.get("stripe_payment_intent"),
         amount_cents: row.get("amount_cents"),
+        session_currency: row.get("session_currency"),
         reserved_ga: areas
             .unwrap_or_default()
             .into_iter()
@@ -86,6 +98,10 @@ pub enum Settled {
     /// is not the one it was settled with is refunded: money is never
     /// kept for seats not given.
     Unchanged { status: String, refunded: bool },
+    /// Paid through a Checkout Session the order never made (another app
+    /// on the account, or a forgery): refunded, and the order left as it
+    /// was, its own session still able to pay.
+    ForeignSession,
 }
 
 /// Where the money came from, to keep on the order.
@@ -93,7 +109,17 @@ pub enum Settled {
 pub struct Payment<'a> {
     pub amount_cents: i64,
     pub payment_intent: Option<&'a str>,
+    /// The provider's session and currency, for a payment through one
+    /// (None at the counter).
+    pub session: Option<PaidSession<'a>>,
     pub tender: &'a str,
+}
+
+/// The Checkout Session a provider says was paid, and in what currency.
+#[derive(Debug, Clone)]
+pub struct PaidSession<'a> {
+    pub id: Option<&'a str>,
+    pub currency: Option<&'a str>,
 }
 
 /// Records a Stripe event once; false if its id was seen before (a
@@ -136,7 +162,16 @@ pub async fn settle_from_stripe(
             {
                 return Ok(None);
             }
-            Ok(Some(settle_in(tx, order_id, payment, None).await?))
+            let settled = settle_in(tx, order_id, payment, None).await?;
+            if settled == Settled::ForeignSession {
+                let statement = tx
+                    .prepare_cached(
+                        "UPDATE stripe_events SET outcome = 'refunded_foreign_session' WHERE id = $1",
+                    )
+                    .await?;
+                tx.execute(&statement, &[&stripe_event_id]).await?;
+            }
+            Ok(Some(settled))
         })
     })
     .await
@@ -161,7 +196,7 @@ pub async fn lapse_from_stripe(
             {
                 return Ok(false);
             }
-            let Some(order) = lock_order(tx, order_id).await? else {
+            let Some(order) = lock_order(tx, order_id, None).await? else {
                 return Ok(false);
             };
             let Some(hold_id) = order
@@ -212,7 +247,7 @@ pub async fn mark_paid_at_counter(
 ) -> AppResult<Settled> {
     retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
-            let order = lock_order(tx, order_id)
+            let order = lock_order(tx, order_id, None)
                 .await?
                 .filter(|order| order.event_id == event_id)
                 .ok_or(AppError::NotFound(Missing::Order))?;
@@ -235,6 +270,7 @@ pub async fn mark_paid_at_counter(
                 &Payment {
                     amount_cents: amount,
                     payment_intent: None,
+                    session: None,
                     tender,
                 },
                 Some(actor),
@@ -298,7 +334,8 @@ async fn settle_in(
     payment: &Payment<'_>,
     at_counter: Option<Actor>,
 ) -> AppResult<Settled> {
-    let order = lock_order(tx, order_id)
+    let session_id = payment.session.as_ref().and_then(|s| s.id);
+    let order = lock_order(tx, order_id, session_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
     settle_locked(tx, order_id, order, payment, at_counter).await
@@ -315,6 +352,27 @@ async fn settle_locked(
     payment: &Payment<'_>,
     at_counter: Option<Actor>,
 ) -> AppResult<Settled> {
+    // Money through a session this order never made is never the order's:
+    // whatever its amount, it goes back, and the order waits on as it was.
+    if let Some(paid) = &payment.session
+        && order.session_currency.is_none()
+    {
+        if payment.amount_cents > 0 {
+            queue_refund(
+                tx,
+                order_id,
+                payment.amount_cents,
+                None,
+                &format!(
+                    "a payment through a Checkout Session this order never made ({})",
+                    crate::domain::text::shortened(paid.id.unwrap_or("no id"))
+                ),
+            )
+            .await?;
+            queue_extra_refund_intent(tx, order_id, payment.payment_intent).await?;
+        }
+        return Ok(Settled::ForeignSession);
+    }
     let Some(hold_id) = order.waiting_hold() else {
         // Settled before. A payment other than the one it was settled
         // with (a second session paid, say) goes back.
@@ -346,7 +404,13 @@ async fn settle_locked(
     // Money for a cancelled event's seats is never kept; nor is a provider's
     // payment of another amount than the order asked for (seats are never
     // given for less, and more is never kept): both are refunded in full.
-    let amount_as_asked = at_counter.is_some() || order.amount_cents == Some(payment.amount_cents);
+    // Nor one in another currency than the session was made in.
+    let currency_as_asked = payment.session.as_ref().is_none_or(|paid| {
+        paid.currency
+            .is_some_and(|c| Some(c.to_ascii_lowercase()) == order.session_currency)
+    });
+    let amount_as_asked = at_counter.is_some()
+        || (order.amount_cents == Some(payment.amount_cents) && currency_as_asked);
     let mut whole = !order.event_cancelled && amount_as_asked;
     if whole && with_ga {
         tx.batch_execute("SAVEPOINT settle_ga").await?;
