@@ -14,3 +14,12 @@ INSERT INTO stripe_checkout_sessions (id, order_id, currency)
 SELECT o.stripe_session_id, o.id, lower(e.currency)
   FROM orders o JOIN events e ON e.id = o.event_id
  WHERE o.stripe_session_id IS NOT NULL;
+
+-- A staff key has a role from the same ladder as staff accounts, and is
+-- judged by it on every route as a login is. Keys made before roles were
+-- box-office keys, and stay so.
+ALTER TABLE api_keys ADD COLUMN role text
+    CHECK (role IN ('door', 'box_office', 'manager', 'admin'));
+UPDATE api_keys SET role = 'box_office' WHERE scope = 'box-office';
+ALTER TABLE api_keys ADD CONSTRAINT api_keys_staff_keys_have_a_role
+    CHECK ((scope = 'box-office') = (role IS NOT NULL));

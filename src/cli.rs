@@ -203,9 +203,15 @@ pub async fn venue_import(config: Config, path: &std::path::Path) -> anyhow::Res
     Ok(true)
 }
 
-/// `seatmap apikey add NAME SCOPE`: makes a key and prints it, once; only
-/// its hash is kept.
-pub async fn apikey_add(config: Config, name: &str, scope: &str) -> anyhow::Result<()> {
+/// `seatmap apikey add NAME SCOPE [--role ROLE]`: makes a key and prints
+/// it, once; only its hash is kept. A staff (box-office) key has a role
+/// from the staff ladder, box_office unless `--role` says otherwise.
+pub async fn apikey_add(
+    config: Config,
+    name: &str,
+    scope: &str,
+    options: &[String],
+) -> anyhow::Result<()> {
     use crate::domain::api_key::{self, Scope};
     anyhow::ensure!(
         crate::domain::password::valid_staff_name(name),
@@ -213,6 +219,17 @@ pub async fn apikey_add(config: Config, name: &str, scope: &str) -> anyhow::Resu
     );
     let scope = Scope::parse(scope)
         .with_context(|| format!("scope {scope:?}: choose read, sell or box-office"))?;
+    let scope = match (scope, options) {
+        (scope, []) => scope,
+        (Scope::Staff(_), [flag, _]) if flag == "--role" => Scope::Staff(role_option(options)?),
+        (Scope::Staff(_), _) => anyhow::bail!(
+            "usage: seatmap apikey add NAME box-office [--role door|box_office|manager|admin]"
+        ),
+        (other, _) => anyhow::bail!(
+            "a {} key has no role: only a box-office (staff) key takes --role",
+            other.as_str()
+        ),
+    };
     let (key, hash) = api_key::generate();
     let database = Database::connect(&config).await?;
     let created = async {
@@ -224,7 +241,7 @@ pub async fn apikey_add(config: Config, name: &str, scope: &str) -> anyhow::Resu
     created.map_err(|err| anyhow::anyhow!(crate::words::message(&err)))?;
     eprintln!(
         "API key {name} ({}) created. It is shown this once; send it as \"Authorization: Bearer <key>\":",
-        scope.as_str()
+        scope.label()
     );
     println!("{key}");
     Ok(())

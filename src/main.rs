@@ -11,7 +11,9 @@ usage: seatmap [serve]          run the web app (default)
                                 (password from the terminal or stdin)
        seatmap staff list       list staff accounts with their roles
        seatmap staff role NAME ROLE  change an account's role (the first admin, say)
-       seatmap apikey add NAME SCOPE  make an API key (read, sell or box-office); printed once
+       seatmap apikey add NAME SCOPE [--role ROLE]
+                                make an API key (read, sell or box-office, a staff key
+                                with a role: box_office unless --role says); printed once
        seatmap apikey list      list API keys
        seatmap apikey revoke NAME  revoke an API key at once
        seatmap venue check FILE validate a venue layout (.json or .csv) and say what is wrong, where
@@ -115,12 +117,15 @@ async fn run() -> ExitCode {
             }
         },
         Some("apikey") => match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
-            (Some("add"), Some(name), Some(scope)) => cli::apikey_add(config, name, scope).await,
+            (Some("add"), Some(name), Some(scope)) => {
+                cli::apikey_add(config, name, scope, &args[4..]).await
+            }
             (Some("list"), None, None) => cli::apikey_list(config).await,
             (Some("revoke"), Some(name), None) => cli::apikey_revoke(config, name).await,
             _ => {
                 eprintln!(
-                    "seatmap: usage: seatmap apikey add NAME read|sell|box-office | \
+                    "seatmap: usage: seatmap apikey add NAME read|sell|box-office \
+                     [--role door|box_office|manager|admin] | \
                      seatmap apikey list | seatmap apikey revoke NAME"
                 );
                 return ExitCode::from(2);

@@ -24,9 +24,14 @@ pub async fn create(
 ) -> AppResult<ApiKeyId> {
     let inserted = client
         .query_opt(
-            "INSERT INTO api_keys (name, scope, key_hash) VALUES ($1, $2, $3)
+            "INSERT INTO api_keys (name, scope, role, key_hash) VALUES ($1, $2, $3, $4)
              ON CONFLICT (name) DO NOTHING RETURNING id",
-            &[&name, &scope.as_str(), &key_hash.as_slice()],
+            &[
+                &name,
+                &scope.as_str(),
+                &scope.role().map(|role| role.as_str()),
+                &key_hash.as_slice(),
+            ],
         )
         .await?;
     inserted
@@ -41,7 +46,7 @@ pub async fn authenticate(
 ) -> AppResult<Option<ApiKey>> {
     let statement = client
         .prepare_cached(
-            "SELECT id, name, scope FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+            "SELECT id, name, scope, role FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
         )
         .await?;
     Ok(client
@@ -51,7 +56,7 @@ pub async fn authenticate(
             Some(ApiKey {
                 id: row.get("id"),
                 name: row.get("name"),
-                scope: Scope::parse(row.get("scope"))?,
+                scope: Scope::from_db(row.get("scope"), row.get("role"))?,
             })
         }))
 }
@@ -77,14 +82,15 @@ pub struct Listed {
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<Listed>> {
     Ok(client
         .query(
-            "SELECT name, scope, created_at, revoked_at FROM api_keys ORDER BY name",
+            "SELECT name, scope, role, created_at, revoked_at FROM api_keys ORDER BY name",
             &[],
         )
         .await?
         .iter()
         .map(|row| Listed {
             name: row.get("name"),
-            scope: row.get("scope"),
+            scope: Scope::from_db(row.get("scope"), row.get("role"))
+                .map_or_else(|| row.get("scope"), Scope::label),
             created_at: row.get("created_at"),
             revoked_at: row.get("revoked_at"),
         })

@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::ids::{ApiKeyId, BuyerId};
 use super::refusal::Malformed;
+use super::role::Role;
 
 /// What a key may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,25 +16,55 @@ pub enum Scope {
     Read,
     /// Holds and purchases for the integrator's own customers.
     Sell,
-    /// The staff API.
-    BoxOffice,
+    /// The staff API, as far as the key's role reaches: judged on every
+    /// route as a signed-in member of staff of that role is.
+    Staff(Role),
 }
 
 impl Scope {
+    /// A scope as the command line names it; a staff key without a role
+    /// is a box-office one.
     pub fn parse(text: &str) -> Option<Scope> {
         match text {
             "read" => Some(Scope::Read),
             "sell" => Some(Scope::Sell),
-            "box-office" => Some(Scope::BoxOffice),
+            "box-office" | "staff" => Some(Scope::Staff(Role::BoxOffice)),
             _ => None,
         }
     }
 
+    /// As `api_keys.scope` stores it (the role is a column of its own).
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Read => "read",
             Scope::Sell => "sell",
-            Scope::BoxOffice => "box-office",
+            Scope::Staff(_) => "box-office",
+        }
+    }
+
+    /// The staff role a key acts with, if it is a staff key.
+    pub fn role(self) -> Option<Role> {
+        match self {
+            Scope::Staff(role) => Some(role),
+            Scope::Read | Scope::Sell => None,
+        }
+    }
+
+    /// The scope stored as `scope` and `role`.
+    pub fn from_db(scope: &str, role: Option<&str>) -> Option<Scope> {
+        match (Scope::parse(scope)?, role) {
+            (Scope::Staff(_), Some(role)) => Some(Scope::Staff(Role::parse(role)?)),
+            (Scope::Staff(_), None) => None,
+            (other, None) => Some(other),
+            (_, Some(_)) => None,
+        }
+    }
+
+    /// As people read it: "read", "sell", "staff (manager)".
+    pub fn label(self) -> String {
+        match self {
+            Scope::Staff(role) => format!("staff ({})", role.as_str()),
+            other => other.as_str().to_string(),
         }
     }
 }
@@ -122,9 +153,18 @@ mod tests {
 
     #[test]
     fn scopes_read_back() {
-        for scope in [Scope::Read, Scope::Sell, Scope::BoxOffice] {
+        for scope in [Scope::Read, Scope::Sell, Scope::Staff(Role::BoxOffice)] {
             assert_eq!(Scope::parse(scope.as_str()), Some(scope));
         }
         assert_eq!(Scope::parse("admin"), None);
+        for role in Role::ALL {
+            let scope = Scope::Staff(role);
+            assert_eq!(
+                Scope::from_db(scope.as_str(), scope.role().map(Role::as_str)),
+                Some(scope)
+            );
+        }
+        assert_eq!(Scope::from_db("read", Some("admin")), None);
+        assert_eq!(Scope::from_db("box-office", None), None);
     }
 }

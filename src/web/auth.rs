@@ -289,6 +289,18 @@ fn needs_scope(key: &crate::db::api_keys::ApiKey, scope: Scope) -> Result<(), Ap
     }
 }
 
+/// A staff key whose role reaches `needs`: judged as a login of that role
+/// is (a key of another scope is refused for its scope).
+fn needs_staff_key(key: &crate::db::api_keys::ApiKey, needs: Role) -> Result<(), AppError> {
+    match key.scope {
+        Scope::Staff(role) => needs_role(role, needs),
+        _ => Err(AppError::Forbidden(Denied::KeyScope {
+            has: key.scope.as_str(),
+            needs: Scope::Staff(needs).as_str(),
+        })),
+    }
+}
+
 /// The customer a sell key acts for (`X-Customer-Ref`), as a buyer.
 fn key_customer(parts: &Parts, key: &crate::db::api_keys::ApiKey) -> Result<BuyerId, AppError> {
     needs_scope(key, Scope::Sell)?;
@@ -346,7 +358,7 @@ impl FromRequestParts<AppState> for ApiViewer {
         if let Some(key) = bearer_key(parts) {
             let buyer_id = match key.scope {
                 Scope::Sell => Some(key_customer(parts, &key)?),
-                Scope::Read | Scope::BoxOffice => None,
+                Scope::Read | Scope::Staff(_) => None,
             };
             return Ok(ApiViewer { buyer_id });
         }
@@ -357,11 +369,11 @@ impl FromRequestParts<AppState> for ApiViewer {
     }
 }
 
-/// Who calls the staff JSON API: a signed-in member of staff whose role
-/// reaches `F`, or a box-office key. 401 for neither; 403 for a key of
-/// another scope or a role below `F`. A box-office key reaches the whole
-/// staff JSON API, as it did before roles (keys are made by whoever runs
-/// the server, with `seatmap apikey add`).
+/// Who calls the staff JSON API: a signed-in member of staff, or a staff
+/// key, whose role reaches `F`. 401 for neither; 403 for a key of another
+/// scope or a role below `F`. A key's role is chosen when it is made
+/// (`seatmap apikey add NAME box-office --role …`); keys made before
+/// roles are box-office keys.
 pub struct StaffCaller<F: RoleFloor> {
     pub actor: Actor,
     floor: std::marker::PhantomData<F>,
@@ -375,7 +387,7 @@ impl<F: RoleFloor> FromRequestParts<AppState> for StaffCaller<F> {
         state: &AppState,
     ) -> Result<StaffCaller<F>, AppError> {
         let actor = if let Some(key) = bearer_key(parts) {
-            needs_scope(&key, Scope::BoxOffice)?;
+            needs_staff_key(&key, F::ROLE)?;
             Actor::Key(key.id)
         } else {
             let staff = StaffUser::from_session(parts, state).await?;
