@@ -23,3 +23,20 @@ ALTER TABLE api_keys ADD COLUMN role text
 UPDATE api_keys SET role = 'box_office' WHERE scope = 'box-office';
 ALTER TABLE api_keys ADD CONSTRAINT api_keys_staff_keys_have_a_role
     CHECK ((scope = 'box-office') = (role IS NOT NULL));
+
+-- Door devices are named by the server: the door page asks for an id
+-- once and keeps it; a batch names an id issued to its own caller, so no
+-- account can speak as another's device.
+CREATE TABLE door_devices (
+    id         text PRIMARY KEY CHECK (id ~ '^dv_[a-z2-7]{26}$'),
+    staff_id   bigint REFERENCES staff,
+    api_key_id bigint REFERENCES api_keys,
+    issued_at  timestamptz NOT NULL DEFAULT now(),
+    CHECK ((staff_id IS NULL) <> (api_key_id IS NULL))
+);
+
+-- An offline scan timed far from its ticket's life (before it could have
+-- been sold, or in the future) admits nothing and is recorded.
+ALTER TABLE door_conflicts DROP CONSTRAINT door_conflicts_kind_check;
+ALTER TABLE door_conflicts ADD CONSTRAINT door_conflicts_kind_check
+    CHECK (kind IN ('admitted_twice', 'refunded', 'out_of_window'));

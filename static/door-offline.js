@@ -25,12 +25,27 @@
   const gate = form.querySelector("[name=gate]").value;
   const REFRESH_MS = 15000;
 
-  let device = localStorage.getItem("seatmap-door-device");
-  if (!device) {
-    device = "d-" + crypto.randomUUID().replace(/-/g, "").slice(0, 20);
-    localStorage.setItem("seatmap-door-device", device);
+  // The server names devices: an id issued to this account, asked for
+  // once and kept (one per account, should staff share a device).
+  const deviceKey = "seatmap-door-device:" + root.dataset.doorAccount;
+  let device = localStorage.getItem(deviceKey);
+  function useDevice(id) {
+    device = id;
+    localStorage.setItem(deviceKey, id);
+    form.querySelector("[data-door-device]").value = id;
   }
-  form.querySelector("[data-door-device]").value = device;
+  function issueDevice() {
+    return fetch(root.dataset.doorDevices, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: "{}",
+    }).then(function (response) {
+      if (!response.ok) { throw new Error("device: " + response.status); }
+      return response.json();
+    }).then(function (answer) { useDevice(answer.device); });
+  }
+  if (device) { useDevice(device); } else if (navigator.onLine) { issueDevice().catch(function () {}); }
 
   // ---- Storage --------------------------------------------------------
   function openDb() {
@@ -239,6 +254,7 @@
   let sending = false;
   function sync() {
     if (sending || !queue.length || !navigator.onLine) { return Promise.resolve(); }
+    if (!device) { return issueDevice().then(sync, function () {}); }
     sending = true;
     const batch = queue.slice(0, 500);
     return fetch(root.dataset.doorBatch, {
@@ -251,6 +267,9 @@
       }),
     }).then(function (response) {
       refused(response);
+      // A device id the server no longer knows as this account's: the
+      // next sync asks for a new one.
+      if (response.status === 422) { localStorage.removeItem(deviceKey); device = null; }
       if (!response.ok) { throw new Error("sync: " + response.status); }
       return response.json();
     }).then(function (answer) {

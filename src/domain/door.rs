@@ -52,6 +52,15 @@ pub fn well_formed_hash(text: &str) -> bool {
 
 /// A device's name as it sends it: 1 to 64 letters, digits, `-` or `_`
 /// (door.js makes a random one and keeps it).
+/// A door device's id, issued by the server: `dv_` and 130 random bits.
+pub fn new_device_id() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    let encoded = data_encoding::BASE32_NOPAD.encode(&bytes).to_lowercase();
+    format!("dv_{}", &encoded[..26])
+}
+
 pub fn well_formed_device(text: &str) -> bool {
     (1..=64).contains(&text.len())
         && text

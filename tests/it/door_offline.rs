@@ -70,6 +70,9 @@ struct Door {
     order: Value,
     gate_a: Api,
     gate_b: Api,
+    /// The devices the server issued to each gate's account.
+    device_a: String,
+    device_b: String,
     key: String,
 }
 
@@ -80,7 +83,11 @@ async fn door() -> Door {
     let gate_a = staff_as(&app, "gate-a", Role::Door).await;
     let gate_b = staff_as(&app, "gate-b", Role::Door).await;
     let list = door_list(&gate_a, event.id).await;
+    let device_a = issued_device(&gate_a).await;
+    let device_b = issued_device(&gate_b).await;
     Door {
+        device_a,
+        device_b,
         event_id: event.id,
         codes: codes(&order),
         order,
@@ -134,11 +141,14 @@ async fn the_door_list_holds_hashes_a_device_can_match_and_no_code() {
 async fn two_gates_admitting_one_ticket_offline_leave_one_admission_and_a_conflict_both_see() {
     let d = door().await;
     let hash = device_hash(&d.key, &d.codes[0]);
+    // Each device's scan time, as it keeps it (a batch sent again
+    // carries the same).
+    let (a_at, b_at) = (at_minute(2), at_minute(5));
     let (status, a) = send_batch(
         &d.gate_a,
         d.event_id,
-        "device-a",
-        &[(&hash, "Gate A", "2026-01-01T19:02:00Z")],
+        &d.device_a,
+        &[(&hash, "Gate A", &a_at)],
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{a}");
@@ -146,8 +156,8 @@ async fn two_gates_admitting_one_ticket_offline_leave_one_admission_and_a_confli
     let (_, b) = send_batch(
         &d.gate_b,
         d.event_id,
-        "device-b",
-        &[(&hash, "Gate B", "2026-01-01T19:05:00Z")],
+        &d.device_b,
+        &[(&hash, "Gate B", &b_at)],
     )
     .await;
     assert_eq!(b["results"][0]["result"], "admitted_twice", "{b}");
@@ -172,7 +182,7 @@ async fn two_gates_admitting_one_ticket_offline_leave_one_admission_and_a_confli
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
-    assert_eq!(admissions, [("Gate A".to_string(), "device-a".to_string())]);
+    assert_eq!(admissions, [("Gate A".to_string(), d.device_a.clone())]);
     // Both gates are told, in their lists.
     for gate in [&d.gate_a, &d.gate_b] {
         let list = door_list(gate, d.event_id).await;
@@ -183,16 +193,16 @@ async fn two_gates_admitting_one_ticket_offline_leave_one_admission_and_a_confli
     let (_, again_b) = send_batch(
         &d.gate_b,
         d.event_id,
-        "device-b",
-        &[(&hash, "Gate B", "2026-01-01T19:05:00Z")],
+        &d.device_b,
+        &[(&hash, "Gate B", &b_at)],
     )
     .await;
     assert_eq!(again_b["results"][0]["result"], "admitted_twice");
     let (_, again_a) = send_batch(
         &d.gate_a,
         d.event_id,
-        "device-a",
-        &[(&hash, "Gate A", "2026-01-01T19:02:00Z")],
+        &d.device_a,
+        &[(&hash, "Gate A", &a_at)],
     )
     .await;
     assert_eq!(
@@ -224,9 +234,9 @@ async fn twelve_devices_syncing_one_ticket_at_once_admit_it_exactly_once() {
         let hash = hash.clone();
         let event_id = d.event_id;
         async move {
-            let device = format!("device-{i}");
+            let device = issued_device(&gate).await;
             let gate_name = format!("Gate {i}");
-            let at = format!("2026-01-01T19:{:02}:00Z", 10 + i);
+            let at = at_minute(10 + i);
             send_batch(&gate, event_id, &device, &[(&hash, &gate_name, &at)]).await
         }
     }))
@@ -271,8 +281,8 @@ async fn a_ticket_refunded_while_a_device_was_offline_is_reported() {
     let (_, answer) = send_batch(
         &d.gate_b,
         d.event_id,
-        "device-b",
-        &[(&hash, "Gate B", "2026-01-01T19:05:00Z")],
+        &d.device_b,
+        &[(&hash, "Gate B", &at_minute(5))],
     )
     .await;
     assert_eq!(answer["results"][0]["result"], "refunded", "{answer}");
@@ -320,7 +330,7 @@ async fn a_devices_own_online_admission_is_no_conflict_when_its_offline_copy_arr
             ("csrf", &token),
             ("code", &d.codes[0]),
             ("gate", "Gate A"),
-            ("device", "device-a"),
+            ("device", &d.device_a),
         ],
     )
     .await;
@@ -336,13 +346,13 @@ async fn a_devices_own_online_admission_is_no_conflict_when_its_offline_copy_arr
         .await
         .unwrap()
         .get(0);
-    assert_eq!(device, "device-a", "the online scan names its device");
+    assert_eq!(device, d.device_a, "the online scan names its device");
     let hash = device_hash(&d.key, &d.codes[0]);
     let (_, answer) = send_batch(
         &d.gate_a,
         d.event_id,
-        "device-a",
-        &[(&hash, "Gate A", "2026-01-01T19:02:00Z")],
+        &d.device_a,
+        &[(&hash, "Gate A", &minutes_ago(0))],
     )
     .await;
     assert_eq!(answer["results"][0]["result"], "admitted", "{answer}");
@@ -355,15 +365,17 @@ async fn a_devices_own_online_admission_is_no_conflict_when_its_offline_copy_arr
 async fn bad_batches_are_refused_and_unknown_hashes_are_unknown() {
     let d = door().await;
     let good = device_hash(&d.key, &d.codes[0]);
-    let at = "2026-01-01T19:02:00Z";
+    let at_text = at_minute(2);
+    let at = at_text.as_str();
     let too_many: Vec<(&str, &str, &str)> = (0..501).map(|_| (good.as_str(), "A", at)).collect();
     for (device, scans) in [
         ("", vec![(good.as_str(), "A", at)]),
         ("bad device!", vec![(good.as_str(), "A", at)]),
-        ("dev", vec![("XYZ", "A", at)]),
-        ("dev", vec![(good.as_str(), "A", "yesterday")]),
-        ("dev", vec![(good.as_str(), "", at)]),
-        ("dev", too_many),
+        ("dv_notissued", vec![(good.as_str(), "A", at)]),
+        (d.device_a.as_str(), vec![("XYZ", "A", at)]),
+        (d.device_a.as_str(), vec![(good.as_str(), "A", "yesterday")]),
+        (d.device_a.as_str(), vec![(good.as_str(), "", at)]),
+        (d.device_a.as_str(), too_many),
     ] {
         let (status, body) = send_batch(&d.gate_a, d.event_id, device, &scans).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{device}: {body}");
@@ -374,12 +386,18 @@ async fn bad_batches_are_refused_and_unknown_hashes_are_unknown() {
             .await,
         0
     );
-    let (_, unknown) =
-        send_batch(&d.gate_a, d.event_id, "dev", &[(&"0".repeat(32), "A", at)]).await;
+    let (_, unknown) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        &d.device_a,
+        &[(&"0".repeat(32), "A", at)],
+    )
+    .await;
     assert_eq!(unknown["results"][0]["result"], "unknown");
-    let (status, _) = send_batch(&d.app.buyer(), d.event_id, "dev", &[(&good, "A", at)]).await;
+    let (status, _) =
+        send_batch(&d.app.buyer(), d.event_id, &d.device_a, &[(&good, "A", at)]).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = send_batch(&d.gate_a, 987654, "dev", &[(&good, "A", at)]).await;
+    let (status, _) = send_batch(&d.gate_a, 987654, &d.device_a, &[(&good, "A", at)]).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
@@ -392,16 +410,16 @@ async fn batches_arriving_out_of_time_order_keep_the_first_arrival_and_tell_it_i
     let (_, b) = send_batch(
         &d.gate_b,
         d.event_id,
-        "device-b",
-        &[(&hash, "Gate B", "2026-01-01T19:05:00Z")],
+        &d.device_b,
+        &[(&hash, "Gate B", &at_minute(5))],
     )
     .await;
     assert_eq!(b["results"][0]["result"], "admitted", "{b}");
     let (_, a) = send_batch(
         &d.gate_a,
         d.event_id,
-        "device-a",
-        &[(&hash, "Gate A", "2026-01-01T19:02:00Z")],
+        &d.device_a,
+        &[(&hash, "Gate A", &at_minute(2))],
     )
     .await;
     assert_eq!(a["results"][0]["result"], "admitted_twice", "{a}");
@@ -430,6 +448,12 @@ pub async fn issued_device(door: &Api) -> String {
     let (status, body) = door.post("/api/staff/door-devices", json!({})).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     body["device"].as_str().unwrap().to_string()
+}
+
+/// A scan time half an hour ago plus `minute` minutes: the times a test's
+/// gates scan at, in the order their minutes give.
+fn at_minute(minute: i64) -> String {
+    minutes_ago(30 - minute)
 }
 
 fn minutes_ago(minutes: i64) -> String {

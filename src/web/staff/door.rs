@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::db;
 use crate::db::tickets::{Admission, DoorCounts, Scan};
 use crate::domain::door::well_formed_device;
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, StaffId};
 use crate::domain::ticket::{self, TicketCode};
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::{Staff, StaffCaller, floor::Door};
@@ -102,6 +102,8 @@ struct DoorPage {
     /// Tickets let in offline that another gate had admitted, or that were
     /// refunded (`door_offline`).
     conflicts: Vec<String>,
+    /// Whose device ids this page keeps (one per account on a device).
+    account: StaffId,
 }
 
 #[derive(Template)]
@@ -151,6 +153,7 @@ async fn door_page(
         result: None,
         oob: false,
         conflicts: door_conflicts(&state, event_id).await?,
+        account: staff.id,
     })
 }
 
@@ -173,8 +176,9 @@ struct ScanForm {
     code: String,
     #[serde(default)]
     gate: String,
-    /// The device's name (door.js keeps one): an offline admission it
-    /// sends later that the server has as this device's is no conflict.
+    /// The device's id, as the server issued it to this account (door.js
+    /// keeps one): an offline admission it sends later that the server
+    /// has as this device's is no conflict.
     #[serde(default)]
     device: Option<String>,
 }
@@ -193,7 +197,15 @@ async fn scan(
     let result = match TicketCode::parse(&form.code) {
         Ok(code) => {
             let client = state.pool.get().await?;
-            let device = form.device.as_deref().filter(|d| well_formed_device(d));
+            // Only a device id issued to this account names the device.
+            let device = match form.device.as_deref().filter(|d| well_formed_device(d)) {
+                Some(device)
+                    if db::door::is_callers_device(&client, device, staff.actor()).await? =>
+                {
+                    Some(device)
+                }
+                _ => None,
+            };
             let scan = Scan {
                 gate: &gate,
                 at: None,
@@ -229,6 +241,7 @@ async fn scan(
         result: Some(result),
         oob: false,
         conflicts: door_conflicts(&state, event_id).await?,
+        account: staff.id,
     })?
     .into_response())
 }

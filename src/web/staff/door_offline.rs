@@ -12,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db;
-use crate::db::door::{DoorConflict, Synced};
+use crate::db::door::{ConflictKind, DoorConflict, Synced};
 use crate::db::tickets::Scan;
 use crate::domain::door::{well_formed_device, well_formed_hash};
 use crate::domain::ids::EventId;
@@ -28,6 +28,30 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(door_list))
         .routes(routes!(admit_batch))
+        .routes(routes!(issue_device))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct DeviceJson {
+    /// The device's id: send it as `device` in its batches.
+    device: String,
+}
+
+/// A new door device id, issued to the caller. The door page asks for one
+/// when it first loads on a device and keeps it; a batch must name an id
+/// issued to its own caller, so no account speaks as another's device.
+#[utoipa::path(post, path = "/api/staff/door-devices", tag = "staff",
+    responses(
+        (status = 201, description = "Issued", body = DeviceJson),
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::Unavailable,))]
+pub(crate) async fn issue_device(
+    State(state): State<AppState>,
+    staff: StaffCaller<Door>,
+) -> AppResult<(axum::http::StatusCode, Json<DeviceJson>)> {
+    let device = db::door::issue_device(&state.pool.get().await?, staff.actor).await?;
+    Ok((axum::http::StatusCode::CREATED, Json(DeviceJson { device })))
 }
 
 /// The most scans one batch may carry; a device with more sends several.
@@ -46,7 +70,7 @@ pub(crate) struct ListedJson {
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct ConflictJson {
-    /// "admitted_twice" or "refunded".
+    /// "admitted_twice", "refunded" or "out_of_window".
     kind: &'static str,
     place: String,
     /// "Admitted twice: Stalls, row A, seat 3 — Gate A 19:02, Gate B 19:05".
@@ -68,13 +92,24 @@ pub(crate) struct DoorListJson {
 /// admitted already, or that was refunded; the two admissions in time order.
 pub(crate) fn conflict_text(conflict: &DoorConflict, locale: &EventLocale) -> String {
     let device = (conflict.gate.as_str(), conflict.scanned_at);
-    if conflict.refunded {
-        return format!(
-            "Refunded ticket let in: {} — {} {}",
-            conflict.place,
-            device.0,
-            locale.hour_minute(device.1)
-        );
+    match conflict.kind {
+        ConflictKind::Refunded => {
+            return format!(
+                "Refunded ticket let in: {} — {} {}",
+                conflict.place,
+                device.0,
+                locale.hour_minute(device.1)
+            );
+        }
+        ConflictKind::OutOfWindow => {
+            return format!(
+                "Scan with an impossible time, not admitted: {} — {} {}",
+                conflict.place,
+                device.0,
+                crate::words::rfc3339(device.1)
+            );
+        }
+        ConflictKind::AdmittedTwice => {}
     }
     let mut both = vec![device];
     if let (Some(gate), Some(at)) = (conflict.first_gate.as_deref(), conflict.first_at) {
@@ -90,11 +125,7 @@ pub(crate) fn conflict_text(conflict: &DoorConflict, locale: &EventLocale) -> St
 
 fn conflict_json(conflict: &DoorConflict, locale: &EventLocale) -> ConflictJson {
     ConflictJson {
-        kind: if conflict.refunded {
-            "refunded"
-        } else {
-            "admitted_twice"
-        },
+        kind: conflict.kind.as_str(),
         place: conflict.place.clone(),
         message: conflict_text(conflict, locale),
     }
@@ -113,12 +144,27 @@ fn conflict_json(conflict: &DoorConflict, locale: &EventLocale) -> ConflictJson 
 pub(crate) async fn door_list(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-    _staff: StaffCaller<Door>,
+    staff: StaffCaller<Door>,
 ) -> AppResult<Json<DoorListJson>> {
     let client = state.pool.get().await?;
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
+    // The list admits anyone its holder lets in: a secret of the door's,
+    // each fetch of it on the record with who fetched it.
+    db::audit::record(
+        &client,
+        db::audit::Entry {
+            actor: Some(staff.actor),
+            action: "door_list_fetched",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: String::new(),
+        },
+    )
+    .await?;
     let locale = crate::i18n::locale(event.currency, &event.time_zone);
     let key = db::secrets::door_key(&client, event_id).await?;
     let key_hex = key.hex();
@@ -174,7 +220,8 @@ pub(crate) struct OfflineScanBody {
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct BatchBody {
-    /// The device's own name (1 to 64 letters, digits, `-`, `_`).
+    /// The device's id, as `POST /api/staff/door-devices` issued it to
+    /// this caller.
     #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
     device: String,
     #[schema(max_items = 500)]
@@ -186,7 +233,9 @@ pub(crate) struct SyncedJson {
     hash: String,
     scanned_at: String,
     /// "admitted" (the server's one admission is this scan's),
-    /// "admitted_twice", "refunded" or "unknown".
+    /// "admitted_twice", "refunded", "out_of_window" (timed before the
+    /// ticket could have been sold, or in the future: nothing admitted,
+    /// recorded) or "unknown".
     result: &'static str,
     place: Option<String>,
     /// For admitted_twice and refunded: what both gates are shown.
@@ -246,6 +295,11 @@ pub(crate) async fn admit_batch(
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
+    if !db::door::is_callers_device(&client, &body.device, staff.actor).await? {
+        return Err(bad(
+            "device is not one issued to you: open the door page online once on this device",
+        ));
+    }
     let locale = crate::i18n::locale(event.currency, &event.time_zone);
     // The device sends hashes, never codes: the server finds each code by
     // hashing the event's own.
@@ -277,6 +331,7 @@ pub(crate) async fn admit_batch(
                     Synced::Admitted => "admitted",
                     Synced::AdmittedTwice => "admitted_twice",
                     Synced::Refunded => "refunded",
+                    Synced::OutOfWindow => "out_of_window",
                     Synced::Unknown => "unknown",
                 };
                 (result, Some(place.clone()))
@@ -293,7 +348,7 @@ pub(crate) async fn admit_batch(
     let conflicts = db::door::conflicts(&client, event_id).await?;
     for result in results
         .iter_mut()
-        .filter(|r| matches!(r.result, "admitted_twice" | "refunded"))
+        .filter(|r| matches!(r.result, "admitted_twice" | "refunded" | "out_of_window"))
     {
         result.message = conflicts
             .iter()
