@@ -40,3 +40,38 @@ CREATE TABLE door_devices (
 ALTER TABLE door_conflicts DROP CONSTRAINT door_conflicts_kind_check;
 ALTER TABLE door_conflicts ADD CONSTRAINT door_conflicts_kind_check
     CHECK (kind IN ('admitted_twice', 'refunded', 'out_of_window'));
+
+-- The waitlist: each place says who asked for it (the client's address,
+-- an IPv6 /64 as one, or the API key), so one client waits at most a few
+-- times per event; and a place gets offers only once the address it gave
+-- is confirmed from the link in its mail. Places taken before this waited
+-- confirmed.
+ALTER TABLE waitlist_entries ADD COLUMN client_network inet;
+ALTER TABLE waitlist_entries ADD COLUMN api_key_id bigint REFERENCES api_keys;
+ALTER TABLE waitlist_entries ADD COLUMN confirmed_at timestamptz;
+UPDATE waitlist_entries SET confirmed_at = joined_at;
+CREATE INDEX waitlist_entries_live_by_network ON waitlist_entries (event_id, client_network)
+    WHERE status IN ('waiting', 'offered');
+CREATE INDEX waitlist_entries_live_by_key ON waitlist_entries (event_id, api_key_id)
+    WHERE status IN ('waiting', 'offered') AND api_key_id IS NOT NULL;
+-- What every buyer claim probes is now the confirmed parties waiting.
+DROP INDEX waitlist_entries_waiting;
+CREATE INDEX waitlist_entries_waiting ON waitlist_entries (event_id, joined_seq)
+    WHERE status = 'waiting' AND confirmed_at IS NOT NULL;
+
+-- Only a confirmed party keeps free seats from the general sale: a flood
+-- of made-up addresses keeps nothing.
+CREATE OR REPLACE FUNCTION waitlist_keeps(event_id bigint, section_id bigint, tier_id bigint,
+                                          accessibility text[])
+    RETURNS boolean LANGUAGE sql STABLE AS $$
+    SELECT NOT accessibility && ARRAY['wheelchair', 'companion']
+       AND EXISTS (SELECT 1 FROM waitlist_entries w JOIN events e ON e.id = w.event_id
+                    WHERE w.event_id = waitlist_keeps.event_id AND w.status = 'waiting'
+                      AND w.confirmed_at IS NOT NULL
+                      AND NOT e.waitlist_paused
+                      AND (w.section_id IS NULL OR w.section_id = waitlist_keeps.section_id)
+                      AND (w.tier_id IS NULL OR w.tier_id = waitlist_keeps.tier_id)
+                      AND (w.max_price_cents IS NULL
+                           OR w.max_price_cents >= (SELECT t.price_cents FROM price_tiers t
+                                                     WHERE t.id = waitlist_keeps.tier_id)))
+$$;

@@ -288,6 +288,20 @@ async fn waitlist_mail(
                 links.waitlist_url(entry_id, "", until),
                 t1("waitlist-mail-lapsed-subject", "event", event_name),
             )),
+            // Joined: the link confirms the address given (only a
+            // confirmed place gets offers); once confirmed, it shows the
+            // place and a way to leave.
+            _ if entry.confirmed_at.is_none() => Some((
+                tw(
+                    "waitlist-mail-confirm",
+                    &[
+                        ("event", event_name.into()),
+                        ("starts", starts.as_str().into()),
+                    ],
+                ),
+                links.waitlist_url(entry_id, "/confirm", until),
+                t1("waitlist-mail-subject", "event", event_name),
+            )),
             _ => Some((
                 tw(
                     "waitlist-mail-joined",

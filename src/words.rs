@@ -429,6 +429,7 @@ fn limit_text(limit: Limit) -> String {
         ),
         Limit::SignIns => "Too many failed sign-ins. Please wait before trying again.".into(),
         Limit::LiveStreams => t("error-live-streams"),
+        Limit::WaitlistEntries { max } => t1("error-waitlist-entries", "max", max),
     }
 }
 

@@ -111,6 +111,9 @@ pub struct WaitlistSettings {
     /// How often this instance's offer worker looks for work; None: no
     /// worker (tests that run its passes themselves).
     pub every: Option<Duration>,
+    /// The most live places one client (an address, an IPv6 /64, or an
+    /// API key) may have on one event's waitlist.
+    pub entries_per_client: u32,
 }
 
 impl Default for WaitlistSettings {
@@ -118,6 +121,7 @@ impl Default for WaitlistSettings {
         WaitlistSettings {
             offer_for: Duration::from_secs(1800),
             every: Some(Duration::from_secs(2)),
+            entries_per_client: 4,
         }
     }
 }
@@ -641,6 +645,12 @@ impl Config {
                     1800,
                     10..=86_400,
                 )?),
+                entries_per_client: parse_in(
+                    &get,
+                    "SEATMAP_WAITLIST_ENTRIES_PER_ADDRESS",
+                    4,
+                    1..=1_000,
+                )?,
                 ..WaitlistSettings::default()
             },
             mail: MailSettings {

@@ -199,7 +199,8 @@ fn lock_sale_status_sql(still_open: &str) -> String {
 /// asks, when refused, whether the waitlist kept the seats.
 const WAITLIST_WAITING: &str = "(NOT e.waitlist_paused
      AND EXISTS (SELECT 1 FROM waitlist_entries w
-                  WHERE w.event_id = e.id AND w.status = 'waiting'))";
+                  WHERE w.event_id = e.id AND w.status = 'waiting'
+                    AND w.confirmed_at IS NOT NULL))";
 
 /// Which ended events a key-share lock is not taken on.
 enum LockUnless {

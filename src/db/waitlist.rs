@@ -35,6 +35,14 @@ pub async fn has_waiting(client: &impl GenericClient, event_id: EventId) -> AppR
     Ok(client.query_one(&statement, &[&event_id]).await?.get(0))
 }
 
+/// Who asks for a place, as the per-client cap counts them: a browser's
+/// address (an IPv6 /64 as one), or an API key (all its customers).
+#[derive(Debug, Clone, Copy)]
+pub enum WaitlistClient {
+    Network(std::net::IpAddr),
+    Key(crate::domain::ids::ApiKeyId),
+}
+
 /// What a party asks for when it joins.
 pub struct JoinRequest {
     pub party_size: i32,
@@ -45,11 +53,53 @@ pub struct JoinRequest {
     pub email: String,
     pub lang: Lang,
     pub buyer_id: BuyerId,
+    pub client: WaitlistClient,
+    /// The most live places one client may have on one event's list.
+    pub max_per_client: u32,
 }
 
 pub struct Joined {
     pub entry_id: Uuid,
     pub position: i64,
+}
+
+/// Refuses a client past its places on the event's waitlist, counted
+/// under a lock of the client's own (taken in its own statement, so the
+/// count's snapshot sees every place a concurrent join made first).
+async fn refuse_past_client_cap(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    client: WaitlistClient,
+    max: u32,
+) -> AppResult<()> {
+    let (network, key) = match client {
+        WaitlistClient::Network(ip) => (Some(ip), None),
+        WaitlistClient::Key(key) => (None, Some(key)),
+    };
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(
+                    'waitlist ' || $1::bigint || ' ' || coalesce(host($2::inet), 'key ' || $3::bigint), 11))",
+        &[&event_id, &network, &key],
+    )
+    .await?;
+    let live: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM waitlist_entries
+              WHERE event_id = $1 AND status IN ('waiting', 'offered')
+                AND (client_network = $2 OR api_key_id = $3)",
+            &[&event_id, &network, &key],
+        )
+        .await?
+        .get(0);
+    if live >= i64::from(max) {
+        return Err(AppError::TooManyRequests {
+            limit: crate::domain::refusal::Limit::WaitlistEntries { max },
+            // A place comes free when a party leaves, buys or lapses:
+            // nothing a client can wait out in seconds.
+            retry_after_secs: 3600,
+        });
+    }
+    Ok(())
 }
 
 /// Joins the event's waitlist, if it is sold out for what the party would
@@ -86,12 +136,18 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
         if free > 0 {
             return Err(AppError::Conflict(Conflict::NotSoldOut { free }));
         }
+        refuse_past_client_cap(tx, event_id, request.client, request.max_per_client).await?;
+        let (network, key) = match request.client {
+            WaitlistClient::Network(ip) => (Some(ip), None),
+            WaitlistClient::Key(key) => (None, Some(key)),
+        };
         let entry_id = Uuid::new_v4();
         let inserted = tx
             .execute(
                 "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
-                                               section_id, tier_id, max_price_cents, email, lang)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                               section_id, tier_id, max_price_cents, email, lang,
+                                               client_network, api_key_id)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
                  ON CONFLICT DO NOTHING",
                 &[
                     &entry_id,
@@ -104,6 +160,8 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
                     &request.max_price_cents,
                     &request.email,
                     &request.lang.tag(),
+                    &network,
+                    &key,
                 ],
             )
             .await?;
@@ -124,14 +182,17 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
     .await
 }
 
-/// The party's place: 1 for the first still waiting (or holding an offer).
+/// The party's place: 1 for the first still waiting (or holding an
+/// offer). Parties that haven't confirmed their address are not in line
+/// ahead of anyone (only the party asking counts itself).
 pub async fn position(client: &impl GenericClient, entry_id: Uuid) -> AppResult<i64> {
     let row = client
         .query_one(
             "SELECT count(*) FROM waitlist_entries w
                JOIN waitlist_entries me ON me.id = $1
               WHERE w.event_id = me.event_id AND w.joined_seq <= me.joined_seq
-                AND w.status IN ('waiting', 'offered')",
+                AND w.status IN ('waiting', 'offered')
+                AND (w.confirmed_at IS NOT NULL OR w.id = me.id)",
             &[&entry_id],
         )
         .await?;
@@ -173,6 +234,9 @@ pub struct Entry {
     pub is_rejoin: bool,
     /// Whether a later entry rejoined from this one.
     pub rejoined: bool,
+    /// When the party confirmed the address it gave (from its mail's
+    /// link); until then it gets no offer.
+    pub confirmed_at: Option<OffsetDateTime>,
 }
 
 const ENTRY_SELECT: &str = "SELECT w.id, w.event_id, w.buyer_id, w.party_size, w.together,
@@ -180,7 +244,7 @@ const ENTRY_SELECT: &str = "SELECT w.id, w.event_id, w.buyer_id, w.party_size, w
             w.joined_at, w.hold_id, w.offer_expires_at,
             coalesce((SELECT array_agg(s.id ORDER BY s.id) FROM seats s
                        WHERE w.status = 'offered' AND s.hold_id = w.hold_id), '{}') AS seat_ids,
-            w.rejoined_from IS NOT NULL AS is_rejoin,
+            w.rejoined_from IS NOT NULL AS is_rejoin, w.confirmed_at,
             EXISTS (SELECT 1 FROM waitlist_entries r WHERE r.rejoined_from = w.id) AS rejoined
        FROM waitlist_entries w
        LEFT JOIN sections sec ON sec.id = w.section_id
@@ -205,6 +269,7 @@ fn entry(row: &tokio_postgres::Row) -> Entry {
         offer_seat_ids: row.get("seat_ids"),
         is_rejoin: row.get("is_rejoin"),
         rejoined: row.get("rejoined"),
+        confirmed_at: row.get("confirmed_at"),
     }
 }
 
@@ -301,9 +366,10 @@ pub async fn rejoin(pool: &Pool, entry_id: Uuid) -> AppResult<Joined> {
         tx.execute(
             "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
                                            section_id, tier_id, max_price_cents, email, lang,
-                                           rejoined_from)
+                                           rejoined_from, client_network, api_key_id,
+                                           confirmed_at)
              SELECT $1, event_id, buyer_id, party_size, together, section_id, tier_id,
-                    max_price_cents, email, lang, id
+                    max_price_cents, email, lang, id, client_network, api_key_id, confirmed_at
                FROM waitlist_entries WHERE id = $2
              ON CONFLICT DO NOTHING",
             &[&new_id, &entry_id],
@@ -519,7 +585,7 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
                 .query(
                     "SELECT id, party_size, together, section_id, tier_id, max_price_cents
                        FROM waitlist_entries
-                      WHERE event_id = $1 AND status = 'waiting'
+                      WHERE event_id = $1 AND status = 'waiting' AND confirmed_at IS NOT NULL
                       ORDER BY joined_seq
                       LIMIT 1000
                         FOR UPDATE SKIP LOCKED",
@@ -559,6 +625,20 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
         .await
     })
     .await
+}
+
+/// Confirms the address a party gave (it opened the link in its mail):
+/// from now on it is in line for offers. Confirming twice is once.
+pub async fn confirm(pool: &Pool, entry_id: Uuid) -> AppResult<Entry> {
+    let client = pool.get().await?;
+    client
+        .execute(
+            "UPDATE waitlist_entries SET confirmed_at = now()
+              WHERE id = $1 AND confirmed_at IS NULL",
+            &[&entry_id],
+        )
+        .await?;
+    find(&client, entry_id).await
 }
 
 /// Gives an offer's hold to the buyer who takes the offer (the hold was

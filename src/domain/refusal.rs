@@ -78,6 +78,7 @@ error_codes! {
     TooManyHolds => "too_many_holds",
     TooManyLogins => "too_many_logins",
     TooManyStreams => "too_many_streams",
+    TooManyEntries => "too_many_entries",
     Unauthorized => "unauthorized",
     Unavailable => "unavailable",
     UnknownSeat => "unknown_seat",
@@ -465,6 +466,10 @@ pub enum Limit {
     },
     SignIns,
     LiveStreams,
+    /// Places on one event's waitlist from one address (or API key).
+    WaitlistEntries {
+        max: u32,
+    },
 }
 
 impl Invalid {
@@ -565,6 +570,7 @@ impl Limit {
             Limit::HoldsFromNetwork { .. } | Limit::HoldsForKey { .. } => ErrorCode::TooManyHolds,
             Limit::SignIns => ErrorCode::TooManyLogins,
             Limit::LiveStreams => ErrorCode::TooManyStreams,
+            Limit::WaitlistEntries { .. } => ErrorCode::TooManyEntries,
         }
     }
 }

@@ -320,6 +320,7 @@ error-hold-released = Diese Reservierung wurde aufgehoben; ihre Plätze sind wie
 error-too-many-requests = Zu viele Reservierungsanfragen. Bitte warten Sie einen Moment und versuchen Sie es erneut.
 error-holds-from-network = Aus Ihrem Netz sind zu viele Plätze reserviert ({ $live } Reservierungen). Kaufen oder geben Sie welche frei, oder warten Sie, bis eine abläuft.
 error-live-streams = Aus Ihrem Netz sind zu viele Live-Saalpläne offen. Schließen Sie einige und laden Sie neu.
+error-waitlist-entries = Von dieser Adresse gibt es schon { $max } Plätze auf dieser Warteliste, mehr sind nicht möglich.
 error-no-section = Diese Veranstaltung hat keinen solchen Bereich.
 error-no-seat-in-hold = Dieser Platz ist nicht in der Reservierung.
 error-no-seat-in-event = Diesen Platz gibt es in dieser Veranstaltung nicht.
@@ -349,6 +350,10 @@ waitlist-party = { $count ->
     [one] Eine Person
    *[other] Eine Gruppe von { $count }
 }
+waitlist-unconfirmed = Ihr Platz ist noch nicht bestätigt: Öffnen Sie den Link in der E-Mail, die wir Ihnen geschickt haben, und drücken Sie „Platz bestätigen“. Bis dahin erhalten Sie kein Angebot.
+waitlist-confirm = Platz bestätigen
+waitlist-confirm-text = Bestätigen Sie, dass diese E-Mail-Adresse Ihnen gehört, um Ihren Platz auf der Warteliste einzunehmen. Nur bestätigte Plätze erhalten Angebote.
+waitlist-confirmed = Ihr Platz ist bestätigt.
 waitlist-waiting = Sie sind Nummer { $position } auf der Warteliste. Wir schreiben Ihnen, sobald Plätze für Sie frei werden.
 waitlist-offered = Gerade werden Plätze für Sie freigehalten.
 waitlist-take-offer = Plätze ansehen und kaufen
@@ -366,6 +371,7 @@ waitlist-together = Nebeneinander
 waitlist-email = E-Mail
 waitlist-join = Auf die Warteliste
 waitlist-mail-subject = Warteliste: { $event }
+waitlist-mail-confirm = Sie haben einen Platz auf der Warteliste für { $event } ({ $starts }) angefragt. Bestätigen Sie Ihre E-Mail-Adresse, um ihn einzunehmen: Nur bestätigte Plätze erhalten Angebote. Wenn Sie nichts angefragt haben, ignorieren Sie diese E-Mail.
 waitlist-mail-joined = Sie stehen auf der Warteliste für { $event } ({ $starts }). Werden Plätze für Sie frei, halten wir sie fest und schreiben Ihnen. Ihr Platz auf der Liste, und wie Sie sie verlassen:
 waitlist-mail-offer-subject = Plätze für Sie: { $event }
 waitlist-mail-offer = Für { $event } ({ $starts }) sind Plätze frei geworden und bis { $until } für Sie reserviert. Öffnen Sie diesen Link, um sie anzusehen und zu kaufen:

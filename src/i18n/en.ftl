@@ -325,6 +325,7 @@ error-hold-released = This hold was released; its seats are back on sale.
 error-too-many-requests = Too many hold requests. Please wait a moment and try again.
 error-holds-from-network = Too many seats are on hold from your network ({ $live } holds). Buy or release some, or wait for a hold to expire.
 error-live-streams = Too many live maps are open from your network. Close some and reload.
+error-waitlist-entries = This address already has { $max } places on this waitlist, the most one may have.
 error-no-section = There is no such section in this event.
 error-no-seat-in-hold = Seat in this hold not found.
 error-no-seat-in-event = Seat in this event not found.
@@ -354,6 +355,10 @@ waitlist-party = { $count ->
     [one] A party of one
    *[other] A party of { $count }
 }
+waitlist-unconfirmed = Your place is not confirmed yet: open the link in the e-mail we sent you and press "Confirm my place". Until then you get no offer.
+waitlist-confirm = Confirm my place
+waitlist-confirm-text = Confirm that this e-mail address is yours to take your place on the waitlist. Only confirmed places get offers.
+waitlist-confirmed = Your place is confirmed.
 waitlist-waiting = You are number { $position } on the waitlist. We e-mail you as soon as seats come free for you.
 waitlist-offered = Seats are being held for you now.
 waitlist-take-offer = See and buy your seats
@@ -371,6 +376,7 @@ waitlist-together = Side by side
 waitlist-email = E-mail
 waitlist-join = Join the waitlist
 waitlist-mail-subject = Waitlist: { $event }
+waitlist-mail-confirm = You asked for a place on the waitlist for { $event } ({ $starts }). Confirm your e-mail address to take it: only confirmed places get offers. If you did not ask, ignore this mail.
 waitlist-mail-joined = You are on the waitlist for { $event } ({ $starts }). When seats come free for you, we hold them and e-mail you. Your place, and a way to leave the waitlist:
 waitlist-mail-offer-subject = Seats for you: { $event }
 waitlist-mail-offer = Seats came free for { $event } ({ $starts }) and are held for you until { $until }. Open this link to see and buy them:

@@ -288,6 +288,7 @@ error-hold-released = Esta reserva se anuló; sus asientos vuelven a estar a la 
 error-too-many-requests = Demasiadas peticiones de reserva. Espere un momento y vuelva a intentarlo.
 error-holds-from-network = Hay demasiados asientos reservados desde su red ({ $live } reservas). Compre o libere algunos, o espere a que caduque una reserva.
 error-live-streams = Hay demasiados planos en directo abiertos desde su red. Cierre algunos y recargue.
+error-waitlist-entries = Esta dirección ya tiene { $max } plazas en esta lista de espera, el máximo permitido.
 error-no-section = Este espectáculo no tiene esa zona.
 error-no-seat-in-hold = Ese asiento no está en la reserva.
 error-no-seat-in-event = Ese asiento no existe en este espectáculo.
@@ -317,6 +318,10 @@ waitlist-party = { $count ->
     [one] Una persona
    *[other] Un grupo de { $count }
 }
+waitlist-unconfirmed = Tu plaza aún no está confirmada: abre el enlace del correo que te enviamos y pulsa «Confirmar mi plaza». Hasta entonces no recibes ninguna oferta.
+waitlist-confirm = Confirmar mi plaza
+waitlist-confirm-text = Confirma que esta dirección de correo es tuya para ocupar tu plaza en la lista de espera. Solo las plazas confirmadas reciben ofertas.
+waitlist-confirmed = Tu plaza está confirmada.
 waitlist-waiting = Es el número { $position } de la lista de espera. Le escribimos en cuanto queden butacas libres para usted.
 waitlist-offered = Ahora mismo le guardamos butacas.
 waitlist-take-offer = Ver y comprar sus butacas
@@ -334,6 +339,7 @@ waitlist-together = Juntas
 waitlist-email = Correo electrónico
 waitlist-join = Apuntarse
 waitlist-mail-subject = Lista de espera: { $event }
+waitlist-mail-confirm = Pediste una plaza en la lista de espera de { $event } ({ $starts }). Confirma tu dirección de correo para ocuparla: solo las plazas confirmadas reciben ofertas. Si no la pediste, ignora este correo.
 waitlist-mail-joined = Está en la lista de espera de { $event } ({ $starts }). Cuando queden butacas libres para usted, se las guardamos y le escribimos. Su puesto, y cómo salir de la lista:
 waitlist-mail-offer-subject = Butacas para usted: { $event }
 waitlist-mail-offer = Han quedado libres butacas para { $event } ({ $starts }) y se las guardamos hasta { $until }. Abra este enlace para verlas y comprarlas:

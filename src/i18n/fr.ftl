@@ -288,6 +288,7 @@ error-hold-released = Cette réservation a été levée ; ses places sont de n
 error-too-many-requests = Trop de demandes de réservation. Patientez un instant et réessayez.
 error-holds-from-network = Trop de places sont réservées depuis votre réseau ({ $live } réservations). Achetez-en ou libérez-en, ou attendez qu’une réservation expire.
 error-live-streams = Trop de plans en direct sont ouverts depuis votre réseau. Fermez-en et rechargez.
+error-waitlist-entries = Cette adresse a déjà { $max } places sur cette liste d'attente, le maximum.
 error-no-section = Ce spectacle n’a pas cette zone.
 error-no-seat-in-hold = Cette place n’est pas dans la réservation.
 error-no-seat-in-event = Cette place n’existe pas pour ce spectacle.
@@ -317,6 +318,10 @@ waitlist-party = { $count ->
     [one] Une personne
    *[other] Un groupe de { $count }
 }
+waitlist-unconfirmed = Votre place n'est pas encore confirmée : ouvrez le lien de l'e-mail que nous vous avons envoyé et appuyez sur « Confirmer ma place ». D'ici là, vous ne recevez aucune offre.
+waitlist-confirm = Confirmer ma place
+waitlist-confirm-text = Confirmez que cette adresse e-mail est la vôtre pour prendre votre place sur la liste d'attente. Seules les places confirmées reçoivent des offres.
+waitlist-confirmed = Votre place est confirmée.
 waitlist-waiting = Vous êtes numéro { $position } sur la liste d’attente. Nous vous écrivons dès que des places se libèrent pour vous.
 waitlist-offered = Des places vous sont réservées en ce moment.
 waitlist-take-offer = Voir et acheter vos places
@@ -334,6 +339,7 @@ waitlist-together = Côte à côte
 waitlist-email = E-mail
 waitlist-join = S’inscrire
 waitlist-mail-subject = Liste d’attente : { $event }
+waitlist-mail-confirm = Vous avez demandé une place sur la liste d'attente de { $event } ({ $starts }). Confirmez votre adresse e-mail pour la prendre : seules les places confirmées reçoivent des offres. Si vous n'avez rien demandé, ignorez cet e-mail.
 waitlist-mail-joined = Vous êtes sur la liste d’attente de { $event } ({ $starts }). Quand des places se libèrent pour vous, nous vous les réservons et vous écrivons. Votre place, et comment quitter la liste :
 waitlist-mail-offer-subject = Des places pour vous : { $event }
 waitlist-mail-offer = Des places se sont libérées pour { $event } ({ $starts }) et vous sont réservées jusqu’à { $until }. Ouvrez ce lien pour les voir et les acheter :

@@ -26,6 +26,10 @@ fn codes(order: &Value) -> Vec<String> {
 /// The hash a device computes (door-offline.js), written here again from
 /// the documented rule, not taken from the app's code: HMAC-SHA256 of the
 /// code under the list's key, first 16 bytes, lowercase hex.
+pub fn hash_for(key_hex: &str, code: &str) -> String {
+    device_hash(key_hex, code)
+}
+
 fn device_hash(key_hex: &str, code: &str) -> String {
     let key: Vec<u8> = (0..key_hex.len())
         .step_by(2)

@@ -1105,6 +1105,233 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
     eprintln!("{requests} hostile requests, no 5xx");
 }
 
+/// Hostile traffic, round three: the surfaces added since round two,
+/// each field hostile in turn: venues and layouts (create, save, read a
+/// file, each name, tier, design and number), sections added to an event
+/// on sale, the waitlist's join, the door's batch and device, and the
+/// staff API with a key of each role. Never a 5xx; a refusal writes nothing.
+#[tokio::test]
+async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_never_a_5xx() {
+    use seatmap::domain::role::Role;
+    let app = spawn_app_with(|config| config.limits = seatmap::config::AbuseLimits::off()).await;
+    let manager = crate::staff::staff(&app, "manager").await;
+    let door = crate::staff::staff_as(&app, "gate", Role::Door).await;
+    let layout = |name: &str| {
+        serde_json::json!({"name": name, "tiers": [{"code": "std", "name": "Standard"}],
+            "sections": [{"name": "Stalls", "position": {"x": 100, "y": 100},
+                          "rows": [{"label": "A", "count": 4, "tier": "std"}]}]})
+    };
+    let (status, venue) = manager
+        .post("/api/staff/venues", layout("Round Three Hall"))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{venue}");
+    let venue_id = venue["id"].as_i64().unwrap();
+    let event = app.create_event(1, 4).await;
+    let (_, order) = crate::after_sale::buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let code = order["tickets"][0]["code"].as_str().unwrap().to_string();
+    let (_, list) = door
+        .get(&format!("/api/staff/events/{}/door-list", event.id))
+        .await;
+    let key_hex = list["key"].as_str().unwrap().to_string();
+    let hash = crate::door_offline::hash_for(&key_hex, &code);
+    let device = crate::door_offline::issued_device(&door).await;
+    let now = crate::support::rfc3339(time::OffsetDateTime::now_utc());
+    let mut keys = Vec::new();
+    for role in Role::ALL {
+        keys.push(
+            crate::api_keys::make_staff_key(&app, &format!("hostile-{}", role.as_str()), role)
+                .await,
+        );
+    }
+    let written = || async {
+        let mut counts = written(&app).await;
+        for table in [
+            "waitlist_entries",
+            "door_conflicts",
+            "venue_versions",
+            "sections",
+            "price_tiers",
+        ] {
+            counts.push(app.count(&format!("SELECT count(*) FROM {table}")).await);
+        }
+        counts
+    };
+    let mut requests = 0;
+    for value in hostile_values() {
+        let json = serde_json::json!(value);
+        let raw = &value;
+        let mut named = layout("Hostile Hall");
+        let bodies: Vec<(&Api, reqwest::Method, String, String)> = {
+            let mut with = |pointer: &str, v: serde_json::Value| {
+                let mut body = named.clone();
+                *body.pointer_mut(pointer).unwrap() = v;
+                body.to_string()
+            };
+            let venues = "/api/staff/venues".to_string();
+            let put = format!("/api/staff/venues/{venue_id}/layout");
+            let read = "/api/staff/layouts/read?file_name=x.json".to_string();
+            let mut list = Vec::new();
+            for (pointer, v) in [
+                ("/name", json.clone()),
+                ("/tiers/0/code", json.clone()),
+                ("/sections/0/name", json.clone()),
+                ("/sections/0/rows/0/label", json.clone()),
+                ("/sections/0/rows/0/count", json.clone()),
+                ("/sections/0/rows/0/tier", json.clone()),
+                ("/sections/0/position/x", json.clone()),
+                (
+                    "/sections/0/position",
+                    serde_json::json!({"x": -100000, "y": value}),
+                ),
+            ] {
+                let body = with(pointer, v);
+                list.push((
+                    &manager,
+                    reqwest::Method::POST,
+                    venues.clone(),
+                    body.clone(),
+                ));
+                list.push((&manager, reqwest::Method::PUT, put.clone(), body.clone()));
+                list.push((&manager, reqwest::Method::POST, read.clone(), body));
+            }
+            named["sections"][0]["design"] =
+                serde_json::json!({"kind": "rows", "numbering": value});
+            list.push((
+                &manager,
+                reqwest::Method::POST,
+                venues.clone(),
+                named.to_string(),
+            ));
+            named["sections"][0]["design"] = serde_json::json!({"kind": value});
+            list.push((
+                &manager,
+                reqwest::Method::POST,
+                venues.clone(),
+                named.to_string(),
+            ));
+            named["sections"][0]["rows"][0]["flags"] = serde_json::json!({"1": [value]});
+            list.push((&manager, reqwest::Method::POST, venues, named.to_string()));
+            let sections = format!("/api/staff/events/{}/sections", event.id);
+            for body in [
+                format!(r#"{{"version": 1, "section": {json}}}"#),
+                format!(r#"{{"version": {raw}, "section": "Stalls"}}"#),
+                format!(r#"{{"version": 1, "section": "Stalls", "prices": {{"std": {raw}}}}}"#),
+            ] {
+                list.push((&manager, reqwest::Method::POST, sections.clone(), body));
+            }
+            let waitlist = format!("/api/events/{}/waitlist", event.id);
+            let buyer_slot = &manager;
+            for body in [
+                format!(r#"{{"count": {raw}, "email": "a@b.example"}}"#),
+                format!(r#"{{"count": 1, "email": {json}}}"#),
+                format!(r#"{{"count": 1, "email": "a@b.example", "section": {json}}}"#),
+                format!(r#"{{"count": 1, "email": "a@b.example", "tier": {json}}}"#),
+                format!(r#"{{"count": 1, "email": "a@b.example", "max_price_cents": {raw}}}"#),
+            ] {
+                list.push((buyer_slot, reqwest::Method::POST, waitlist.clone(), body));
+            }
+            let batch = format!("/api/staff/events/{}/admissions/batch", event.id);
+            for body in [
+                format!(
+                    r#"{{"device": {json}, "scans": [{{"hash": "{hash}", "gate": "A", "scanned_at": "{now}"}}]}}"#
+                ),
+                format!(
+                    r#"{{"device": "{device}", "scans": [{{"hash": {json}, "gate": "A", "scanned_at": "{now}"}}]}}"#
+                ),
+                format!(
+                    r#"{{"device": "{device}", "scans": [{{"hash": "{hash}", "gate": {json}, "scanned_at": "{now}"}}]}}"#
+                ),
+                format!(
+                    r#"{{"device": "{device}", "scans": [{{"hash": "{hash}", "gate": "A", "scanned_at": {json}}}]}}"#
+                ),
+            ] {
+                list.push((&door, reqwest::Method::POST, batch.clone(), body));
+            }
+            list
+        };
+        for (client, method, path, body) in bodies {
+            let before = written().await;
+            let response = client
+                .http
+                .request(method.clone(), format!("{}{path}", app.base))
+                .header("content-type", "application/json")
+                .header("if-match", "*")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            requests += 1;
+            let status = response.status();
+            let answer = response.text().await.unwrap();
+            assert!(
+                !status.is_server_error(),
+                "{status} for {method} {path} {}: {}",
+                crate::support::short(&body),
+                crate::support::short(&answer)
+            );
+            if status.is_client_error() {
+                assert_eq!(
+                    written().await,
+                    before,
+                    "a refused {method} {path} wrote something"
+                );
+            }
+        }
+        // Keys of each role, on a staff route of each role's, the value
+        // in a field: a refusal by role or by value writes nothing.
+        for key in &keys {
+            for (path, body) in [
+                (
+                    format!("/api/staff/events/{}/admissions", event.id),
+                    format!(r#"{{"code": {json}}}"#),
+                ),
+                (
+                    format!("/api/staff/events/{}/seats/block", event.id),
+                    format!(r#"{{"seat_ids": [{raw}]}}"#),
+                ),
+                (
+                    format!("/api/staff/events/{}/tiers/std/price", event.id),
+                    format!(r#"{{"price_cents": {raw}}}"#),
+                ),
+                (
+                    format!(
+                        "/api/staff/events/{}/orders/{}/refund",
+                        event.id,
+                        crate::support::id_segment(&order["order_id"])
+                    ),
+                    format!(r#"{{"ticket_ids": [{raw}]}}"#),
+                ),
+            ] {
+                let before = written().await;
+                let method = if path.ends_with("/price") {
+                    reqwest::Method::PUT
+                } else {
+                    reqwest::Method::POST
+                };
+                let response = reqwest::Client::new()
+                    .request(method, format!("{}{path}", app.base))
+                    .bearer_auth(key)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+                    .send()
+                    .await
+                    .unwrap();
+                requests += 1;
+                let status = response.status();
+                assert!(
+                    !status.is_server_error(),
+                    "{status} for {path} {}",
+                    crate::support::short(&body)
+                );
+                if status.is_client_error() {
+                    assert_eq!(written().await, before, "a refused {path} wrote something");
+                }
+            }
+        }
+    }
+    eprintln!("{requests} hostile requests on round three's surfaces, no 5xx");
+}
+
 fn url_escape(value: &str) -> String {
     value
         .bytes()

@@ -22,7 +22,13 @@ const OFFER: Duration = Duration::from_secs(1800);
 /// An app whose offer worker doesn't run by itself: the tests run its
 /// passes, as one instance or two.
 async fn app() -> TestApp {
-    spawn_app_with(|c| c.waitlist.every = None).await
+    spawn_app_with(|c| {
+        c.waitlist.every = None;
+        // These tests join many parties from one loopback address; the
+        // per-address cap has a test of its own.
+        c.waitlist.entries_per_client = 1_000;
+    })
+    .await
 }
 
 /// Every seat of the event held, a row per buyer (a hold has at most 10
@@ -43,7 +49,25 @@ async fn sell_out(
     holders
 }
 
-async fn join(buyer: &Api, event_id: i64, body: Value) -> (StatusCode, Value) {
+/// Joins, and confirms the address as the link in the party's mail would
+/// (tested on its own in the last test): a party these tests make waits
+/// for offers.
+async fn join(app: &TestApp, buyer: &Api, event_id: i64, body: Value) -> (StatusCode, Value) {
+    let (status, joined) = join_unconfirmed(buyer, event_id, body).await;
+    if status == StatusCode::CREATED {
+        app.sql()
+            .await
+            .execute(
+                "UPDATE waitlist_entries SET confirmed_at = now() WHERE id = $1::text::uuid",
+                &[&joined["entry_id"].as_str().unwrap()],
+            )
+            .await
+            .unwrap();
+    }
+    (status, joined)
+}
+
+async fn join_unconfirmed(buyer: &Api, event_id: i64, body: Value) -> (StatusCode, Value) {
     buyer
         .post(&format!("/api/events/{event_id}/waitlist"), body)
         .await
@@ -78,6 +102,7 @@ async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_fi
     let fan = app.buyer();
     // Seats are on sale: joining is refused, saying how many.
     let (status, body) = join(
+        &app,
         &fan,
         event.id,
         json!({"count": 2, "email": "fan@example.com"}),
@@ -93,10 +118,11 @@ async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_fi
         json!({"count": 2, "email": "fan@example.com", "section": "Nowhere"}),
         json!({"count": 2, "email": "fan@example.com", "max_price_cents": -1}),
     ] {
-        let (status, body) = join(&fan, event.id, bad.clone()).await;
+        let (status, body) = join(&app, &fan, event.id, bad.clone()).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
     }
     let (status, joined) = join(
+        &app,
         &fan,
         event.id,
         json!({"count": 2, "together": true, "email": "fan@example.com"}),
@@ -105,6 +131,7 @@ async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_fi
     assert_eq!(status, StatusCode::CREATED, "{joined}");
     assert_eq!(joined["position"], 1);
     let (status, again) = join(
+        &app,
         &fan,
         event.id,
         json!({"count": 3, "email": "other@example.com"}),
@@ -113,6 +140,7 @@ async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_fi
     assert_eq!(status, StatusCode::CONFLICT, "one place per buyer: {again}");
     assert_eq!(again["error"], "already_waiting");
     let (status, again) = join(
+        &app,
         &app.buyer(),
         event.id,
         json!({"count": 1, "email": "FAN@example.com"}),
@@ -123,6 +151,7 @@ async fn joining_needs_a_sold_out_event_and_a_freed_seat_goes_to_the_waitlist_fi
         "one place per address: {status}"
     );
     let (status, second) = join(
+        &app,
         &app.buyer(),
         event.id,
         json!({"count": 1, "email": "b@example.com"}),
@@ -241,6 +270,7 @@ async fn freed_seats_go_to_waiting_parties_in_order_while_a_herd_hammers_them() 
         let count = 1 + (i * 7 % 4) as i64;
         let together = i % 3 != 0;
         let (status, joined) = join(
+            &app,
             &app.buyer(),
             event.id,
             json!({"count": count, "together": together, "email": format!("p{i}@example.com")}),
@@ -406,6 +436,7 @@ async fn two_workers_at_once_make_each_party_one_offer() {
     let holders = sell_out(&app, event.id, &s, 10).await;
     for i in 0..8 {
         let (status, joined) = join(
+            &app,
             &app.buyer(),
             event.id,
             json!({"count": 1, "email": format!("w{i}@example.com")}),
@@ -455,6 +486,7 @@ async fn an_offer_opened_from_its_link_is_bought_and_counted() {
     let holders = sell_out(&app, event.id, s, 4).await;
     let fan = app.buyer();
     let (_, joined) = join(
+        &app,
         &fan,
         event.id,
         json!({"count": 2, "email": "fan@example.com"}),
@@ -576,12 +608,14 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
         let holders = sell_out(&app, event.id, s, 2).await;
         let first = app.buyer();
         let (one, _) = join(
+            &app,
             &first,
             event.id,
             json!({"count": 1, "email": "one@example.com"}),
         )
         .await;
         let (two, _) = join(
+            &app,
             &app.buyer(),
             event.id,
             json!({"count": 1, "email": "two@example.com"}),
@@ -710,6 +744,7 @@ async fn a_party_waiting_for_one_section_keeps_nothing_elsewhere_nor_wheelchair_
     let s = event.seat_ids.clone();
     let holders = sell_out(&app, event.id, &s, 4).await;
     let (status, joined) = join(
+        &app,
         &app.buyer(),
         event.id,
         json!({"count": 1, "section": "Balcony", "email": "b@example.com"}),
@@ -753,6 +788,7 @@ async fn a_lapsed_party_rejoins_once_and_staff_clear_pause_and_resume() {
     let holders = sell_out(&app, event.id, &s, 4).await;
     let fan = app.buyer();
     let (_, joined) = join(
+        &app,
         &fan,
         event.id,
         json!({"count": 1, "email": "fan@example.com"}),
@@ -824,6 +860,7 @@ async fn a_lapsed_party_rejoins_once_and_staff_clear_pause_and_resume() {
     let (status, held) = app.buyer().hold(event.id, &[s[0]]).await;
     assert_eq!(status, StatusCode::CREATED, "{held}");
     let (status, _) = join(
+        &app,
         &app.buyer(),
         event.id,
         json!({"count": 1, "email": "x@example.com"}),
@@ -878,7 +915,7 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
     let holders = sell_out(&app, event.id, &event.seat_ids, 2).await;
     let mut entries = Vec::new();
     for i in 0..6 {
-        let (status, body) = join(
+        let (status, body) = join_unconfirmed(
             &app.buyer(),
             event.id,
             json!({"count": 1, "email": format!("flood+{i}@example.com")}),
@@ -895,7 +932,7 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
     }
     // Another address is still served.
     let neighbour = Api::from_address(&app.base, "127.0.0.2");
-    let (status, body) = join(
+    let (status, body) = join_unconfirmed(
         &neighbour,
         event.id,
         json!({"count": 1, "email": "neighbour@example.com"}),

@@ -48,6 +48,10 @@ pub fn pages_router() -> Router<AppState> {
         .route("/events/{event_id}/waitlist", post(waitlist::join_form))
         .route("/waitlist/{entry_id}", get(waitlist::entry_page))
         .route("/waitlist/{entry_id}/offer", post(waitlist::take_offer))
+        .route(
+            "/waitlist/{entry_id}/confirm",
+            get(waitlist::confirm_page).post(waitlist::confirm_form),
+        )
         .route("/waitlist/{entry_id}/leave", post(waitlist::leave_form))
         .route("/waitlist/{entry_id}/rejoin", post(waitlist::rejoin_form))
         .route("/tickets/{code}", get(tickets::ticket_page))

@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::db;
-use crate::db::waitlist::{Entry, JoinRequest};
+use crate::db::waitlist::{Entry, JoinRequest, WaitlistClient};
 use crate::domain::email::Email;
 use crate::domain::ids::EventId;
 use crate::domain::rules as input_rules;
@@ -74,6 +74,8 @@ pub(crate) struct JoinedJson {
     entry_id: Uuid,
     /// The party's place: 1 is next.
     position: i64,
+    /// "unconfirmed": the place gets offers once the address given is
+    /// confirmed from the link in the mail just sent.
     status: &'static str,
 }
 
@@ -90,6 +92,7 @@ async fn join(
     state: &AppState,
     event_id: EventId,
     buyer: crate::domain::ids::BuyerId,
+    client: WaitlistClient,
     joining: Joining,
 ) -> AppResult<db::waitlist::Joined> {
     let party_size = input_rules::party_size(joining.count, state.config.max_seats_per_hold)?;
@@ -121,6 +124,8 @@ async fn join(
             email: email.as_str().to_string(),
             lang: crate::i18n::current(),
             buyer_id: buyer,
+            client,
+            max_per_client: state.config.waitlist.entries_per_client,
         },
     )
     .await
@@ -128,7 +133,10 @@ async fn join(
 
 /// Joins the event's waitlist. Only when it is sold out for what the
 /// party would take (`409 not_sold_out` otherwise, with how many seats
-/// are free). The party is e-mailed its place and a link to leave.
+/// are free). The party is e-mailed its place and a link that confirms the
+/// address; only a confirmed place gets offers. One address (an IPv6 /64
+/// as one), or one API key, has at most `SEATMAP_WAITLIST_ENTRIES_PER_ADDRESS`
+/// places on an event's list (`429 too_many_entries`).
 #[utoipa::path(post, path = "/api/events/{event_id}/waitlist", tag = "buyers",
     params(("event_id" = i64, Path)), request_body = JoinBody,
     responses(
@@ -150,10 +158,17 @@ pub(crate) async fn join_json(
     // Joining counts as a hold request: the same limits per buyer, address
     // and key (a flood of entries would be a flood of offers).
     admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+    // A key's customers count against the key; a browser's joins against
+    // its address.
+    let client = match buyer.key {
+        Some(key) => WaitlistClient::Key(key),
+        None => WaitlistClient::Network(ip.network()),
+    };
     let joined = join(
         &state,
         event_id,
         buyer.id,
+        client,
         Joining {
             count: body.count,
             together: body.together,
@@ -169,7 +184,7 @@ pub(crate) async fn join_json(
         Json(JoinedJson {
             entry_id: joined.entry_id,
             position: joined.position,
-            status: "waiting",
+            status: "unconfirmed",
         }),
     )
         .into_response())
@@ -240,6 +255,7 @@ pub(crate) async fn join_form(
         &state,
         event_id,
         buyer.id,
+        WaitlistClient::Network(ip.network()),
         Joining {
             count,
             together: form.together.is_some(),
@@ -327,6 +343,7 @@ pub(crate) async fn entry_page(
         _ => None,
     };
     let status_text = match entry.status.as_str() {
+        "waiting" if entry.confirmed_at.is_none() => t("waitlist-unconfirmed"),
         "waiting" => t1("waitlist-waiting", "position", position.unwrap_or(0)),
         "offered" => t("waitlist-offered"),
         "accepted" => t("waitlist-accepted"),
@@ -366,6 +383,46 @@ pub(crate) async fn take_offer(
         return Ok(Redirect::to(&entry_path(&state, entry_id, "")).into_response());
     }
     Ok(Redirect::to(&format!("/events/{}", entry.event_id)).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "events/waitlist_confirm.html")]
+struct ConfirmPage {
+    title: String,
+    csrf: String,
+    confirm_url: String,
+    confirmed: bool,
+}
+
+/// The page the joining mail's link opens: a button that confirms the
+/// address (a POST, so a mail scanner following links confirms nothing).
+pub(crate) async fn confirm_page(
+    State(state): State<AppState>,
+    IdPath(entry_id): IdPath<Uuid>,
+    QueryInput(signed): QueryInput<Signed>,
+    viewer: crate::web::auth::Viewer,
+) -> AppResult<Html<String>> {
+    let entry = signed_entry(&state, entry_id, "/confirm", &signed).await?;
+    let event = db::events::find(&state.pool.get().await?, entry.event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    render(&ConfirmPage {
+        title: t1("waitlist-title", "event", &event.name),
+        csrf: viewer.csrf.value(),
+        confirm_url: entry_path(&state, entry_id, "/confirm"),
+        confirmed: entry.confirmed_at.is_some(),
+    })
+}
+
+pub(crate) async fn confirm_form(
+    State(state): State<AppState>,
+    IdPath(entry_id): IdPath<Uuid>,
+    QueryInput(signed): QueryInput<Signed>,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
+) -> AppResult<Response> {
+    let entry = signed_entry(&state, entry_id, "/confirm", &signed).await?;
+    db::waitlist::confirm(&state.pool, entry.id).await?;
+    Ok(Redirect::to(&entry_path(&state, entry_id, "")).into_response())
 }
 
 pub(crate) async fn leave_form(

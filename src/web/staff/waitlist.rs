@@ -67,6 +67,7 @@ pub(crate) struct EntryJson {
     section: Option<String>,
     tier: Option<String>,
     max_price_cents: Option<i32>,
+    /// "unconfirmed" (waiting, its address not yet confirmed: no offers),
     /// "waiting", "offered", "accepted", "lapsed" or "left".
     status: String,
     joined_at: String,
@@ -114,7 +115,10 @@ pub(crate) async fn list_json(
                 section: e.section,
                 tier: e.tier,
                 max_price_cents: e.max_price_cents,
-                status: e.status,
+                status: match (e.status.as_str(), e.confirmed_at) {
+                    ("waiting", None) => "unconfirmed".to_string(),
+                    _ => e.status,
+                },
                 joined_at: crate::words::rfc3339(e.joined_at),
             })
             .collect(),
@@ -188,6 +192,9 @@ impl WaitlistSection {
                             e.offer_seat_ids.len(),
                             locale.time(at)
                         ),
+                        ("waiting", _) if e.confirmed_at.is_none() => {
+                            "waiting, address not confirmed (no offers)".to_string()
+                        }
                         (status, _) => status.to_string(),
                     },
                     joined: locale.time(e.joined_at),
