@@ -38,6 +38,9 @@ pub struct Replica {
     measure_every: Duration,
     /// The last measured lag in microseconds, or [`UNKNOWN`].
     lag_micros: Arc<AtomicU64>,
+    /// Reads this instance served from the replica and from the primary
+    /// (the metric's counts are the process's; these are this instance's).
+    served: Arc<[AtomicU64; 2]>,
 }
 
 /// Where a read was sent.
@@ -56,6 +59,7 @@ impl Replica {
             pg_config,
             max_lag: settings.max_lag,
             measure_every: settings.measure_every,
+            served: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
             lag_micros: Arc::new(AtomicU64::new(UNKNOWN)),
         })
     }
@@ -79,19 +83,45 @@ impl Replica {
         &self,
         primary: &Pool,
     ) -> AppResult<(deadpool_postgres::Object, ReadFrom)> {
+        let (client, from) = self.client_unrecorded(primary).await?;
+        self.record(from);
+        Ok((client, from))
+    }
+
+    /// [`Replica::client_for_read`] for a caller that may still fall back
+    /// to the primary: it says where the read went with [`Replica::record`].
+    pub async fn client_unrecorded(
+        &self,
+        primary: &Pool,
+    ) -> AppResult<(deadpool_postgres::Object, ReadFrom)> {
         if self.caught_up() {
             match self.pool.get().await {
-                Ok(client) => {
-                    metrics::counter!(obs::READS_ROUTED, "to" => "replica").increment(1);
-                    return Ok((client, ReadFrom::Replica));
-                }
+                Ok(client) => return Ok((client, ReadFrom::Replica)),
                 Err(err) => {
                     tracing::debug!(error = %err, "replica unavailable; reading from the primary");
                 }
             }
         }
-        metrics::counter!(obs::READS_ROUTED, "to" => "primary").increment(1);
         Ok((primary.get().await?, ReadFrom::Primary))
+    }
+
+    /// Counts a read where it was served.
+    pub fn record(&self, from: ReadFrom) {
+        let (label, index) = match from {
+            ReadFrom::Replica => ("replica", 0),
+            ReadFrom::Primary => ("primary", 1),
+        };
+        metrics::counter!(obs::READS_ROUTED, "to" => label).increment(1);
+        self.served[index].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many reads this instance has served from `from`.
+    pub fn served(&self, from: ReadFrom) -> u64 {
+        self.served[match from {
+            ReadFrom::Replica => 0,
+            ReadFrom::Primary => 1,
+        }]
+        .load(Ordering::Relaxed)
     }
 
     pub fn close(&self) {
@@ -220,10 +250,15 @@ async fn own_connection(config: &tokio_postgres::Config) -> AppResult<tokio_post
     Ok(client)
 }
 
-/// The primary's WAL position now, in bytes.
+/// The primary's WAL position now, in bytes: where the last record was
+/// inserted, commits not yet written out included (with asynchronous
+/// commit, the written position lags commits that already returned).
 async fn wal_position(client: &tokio_postgres::Client) -> AppResult<i64> {
     Ok(client
-        .query_one("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint", &[])
+        .query_one(
+            "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint",
+            &[],
+        )
         .await?
         .get(0))
 }

@@ -58,12 +58,16 @@ pub async fn snapshot_now(client: &impl GenericClient) -> AppResult<Snapshot> {
 
 /// [`snapshot_now`], and the primary's WAL position then (in bytes): a
 /// replica that has replayed that far sees everything the snapshot does.
+/// The position is where the last record was inserted, not how far WAL is
+/// written: with asynchronous commit a transaction is committed (and in
+/// the snapshot) before its record is written, let alone sent.
 pub async fn snapshot_now_with_wal_position(
     client: &impl GenericClient,
 ) -> AppResult<(Snapshot, i64)> {
     let statement = client
         .prepare_cached(
-            "SELECT pg_current_snapshot()::text, (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint",
+            "SELECT pg_current_snapshot()::text,
+                    (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint",
         )
         .await?;
     let row = client.query_one(&statement, &[]).await?;

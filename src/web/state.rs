@@ -147,11 +147,12 @@ impl AppState {
             && hold.is_none()
         {
             let (cursor, position) = snapshot::snapshot_now_with_wal_position(&primary).await?;
-            let (client, from) = replica.client_for_read(&self.pool).await?;
+            let (client, from) = replica.client_unrecorded(&self.pool).await?;
             if from == ReadFrom::Replica
                 && crate::db::replica::has_replayed(&client, position, REPLAY_WAIT).await?
                 && let Some(event) = events::find(&client, event_id).await?
             {
+                replica.record(ReadFrom::Replica);
                 return Ok(LivePageRead {
                     client,
                     event,
@@ -161,6 +162,7 @@ impl AppState {
             }
             // Behind, or without the event yet: the primary, with the same
             // cursor (taken before any of the page's reads).
+            replica.record(ReadFrom::Primary);
             since = Some(cursor);
         }
         let event = events::find(&primary, event_id)

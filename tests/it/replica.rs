@@ -11,10 +11,12 @@ use futures_util::future::join_all;
 use pg_embedded::{Durability, PgCluster, SUPERUSER};
 use reqwest::StatusCode;
 use seatmap::config::{Config, DatabaseSource, ReadReplica, Secret};
+use seatmap::db::replica::ReadFrom;
 
 use crate::support::{Api, create_event_on, scratch_dir, serve_instance};
 
 struct Pair {
+    primary_dir: PathBuf,
     primary: PgCluster,
     replica: Option<PgCluster>,
     replica_dir: PathBuf,
@@ -97,6 +99,7 @@ async fn primary_and_replica(max_lag: Duration) -> Pair {
         measure_every: Duration::from_millis(100),
     });
     Pair {
+        primary_dir,
         primary,
         replica: Some(replica),
         replica_dir,
@@ -175,7 +178,34 @@ async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_
     let on_replica = superuser(&pair.replica_dir, "seatmap").await;
     has_seats(&on_replica, &s).await;
 
-    // Replay stops: the replica no longer sees the primary's changes.
+    // Commits here return before their WAL is written out (the test
+    // clusters run with synchronous_commit off, as an operator may), and
+    // the WAL writer now waits 10 s between rounds: a commit's record
+    // stays unwritten, so unsent to the replica, for that long. Once the
+    // replica has replayed all that is written, replay stops too.
+    let on_primary = superuser(&pair.primary_dir, "seatmap").await;
+    for statement in [
+        "ALTER SYSTEM SET wal_writer_delay = '10s'",
+        "SELECT pg_reload_conf()",
+    ] {
+        on_primary.batch_execute(statement).await.unwrap();
+    }
+    let written: String = on_primary
+        .query_one("SELECT pg_current_wal_lsn()::text", &[])
+        .await
+        .unwrap()
+        .get(0);
+    eventually("the replica has replayed all that is written", async || {
+        on_replica
+            .query_one(
+                "SELECT pg_last_wal_replay_lsn() >= $1::text::pg_lsn",
+                &[&written],
+            )
+            .await
+            .unwrap()
+            .get::<_, bool>(0)
+    })
+    .await;
     on_replica
         .batch_execute("SELECT pg_wal_replay_pause()")
         .await
@@ -187,18 +217,29 @@ async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_
     assert_eq!(status_of(&holder.seats(event.id).await, s[0]), "mine");
     let holders_page = holder.get_text(&format!("/events/{}", event.id)).await;
     assert_eq!(drawn_state(&holders_page, s[0]), "mine");
-    // Anyone else's seat JSON comes from the (paused) replica. (Polled: on
-    // a loaded machine a lag measurement may time out, and reads then go
-    // to the primary until the next one.)
+    // Anyone else's seat JSON comes from the (paused) replica, and says so
+    // in the instance's routing count. (Polled: on a loaded machine a lag
+    // measurement may time out, and reads then go to the primary until
+    // the next one.)
     eventually("the replica's map, the hold not on it", async || {
-        status_of(&anonymous.seats(event.id).await, s[0]) == "available"
+        let before = replica.served(ReadFrom::Replica);
+        let map = anonymous.seats(event.id).await;
+        replica.served(ReadFrom::Replica) == before + 1 && status_of(&map, s[0]) == "available"
     })
     .await;
     // A live page is read from the replica only once it has replayed past
-    // the page's cursor (taken on the primary): paused, it never does, so
-    // the page comes from the primary and the live feed misses nothing.
+    // the page's cursor (taken on the primary, with the WAL position of
+    // every commit the cursor sees, written out or not): it never has
+    // here, so the page comes from the primary and shows the hold, which
+    // the cursor counts as seen. Read from the replica, it would show the
+    // seat free, and the live feed would never send the hold.
+    let to_primary = replica.served(ReadFrom::Primary);
     let page = anonymous.get_text(&format!("/events/{}", event.id)).await;
     assert_eq!(drawn_state(&page, s[0]), "held");
+    assert!(
+        replica.served(ReadFrom::Primary) > to_primary,
+        "the page was read from the primary"
+    );
     // An event made after the replica stopped replaying is found on the
     // primary, not called missing.
     let newer = create_event_on(&pool, 1, 2).await;
@@ -246,6 +287,73 @@ async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_
         status_of(&map, s[0]) == "held" && status_of(&map, s[1]) == "held"
     })
     .await;
+}
+
+/// The product bug of a page drawn from a replica behind its own cursor,
+/// forced: with asynchronous commit (these clusters run with
+/// synchronous_commit off) and the WAL writer held back, a transaction is
+/// committed, and in every new snapshot, while its record is not yet
+/// written, so not on any replica. The position a page's cursor is taken
+/// with must cover it, or a replica that replayed all that was written
+/// would serve the page without the commit, and the live feed, starting
+/// from the cursor, would never send it.
+#[tokio::test]
+async fn a_pages_wal_position_covers_every_commit_its_cursor_sees() {
+    let dir = scratch_dir(&format!(
+        "walpos-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    ));
+    let cluster = {
+        let dir = dir.clone();
+        tokio::task::spawn_blocking(move || PgCluster::start(&dir, Durability::Throwaway))
+            .await
+            .unwrap()
+            .expect("starting a cluster")
+    };
+    let admin = superuser(&dir, "postgres").await;
+    for statement in [
+        "ALTER SYSTEM SET wal_writer_delay = '10s'",
+        "SELECT pg_reload_conf()",
+        "CREATE DATABASE seatmap",
+    ] {
+        admin.batch_execute(statement).await.unwrap();
+    }
+    // The app's own pool on it, as pages take their cursor with.
+    let config = Config::for_tests(DatabaseSource::Url(Secret::new(conninfo(&dir))));
+    let pool = seatmap::db::database::Database::connect(&config)
+        .await
+        .expect("the app's pool")
+        .pool;
+    let reader = pool.get().await.unwrap();
+    let writer = superuser(&dir, "seatmap").await;
+    writer
+        .batch_execute("CREATE TABLE t (n int)")
+        .await
+        .unwrap();
+    for round in 0..20 {
+        writer
+            .batch_execute(&format!("INSERT INTO t VALUES ({round})"))
+            .await
+            .unwrap();
+        // Taken after the commit returned: the commit's record ends before.
+        let committed: i64 = writer
+            .query_one(
+                "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        let (_, position) = seatmap::db::snapshot::snapshot_now_with_wal_position(&reader)
+            .await
+            .unwrap();
+        assert!(
+            position >= committed,
+            "round {round}: the cursor's WAL position {position} is before a commit it sees ({committed})"
+        );
+    }
+    drop(cluster);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
