@@ -230,16 +230,42 @@ async fn an_online_checkout_holds_the_seats_until_stripe_confirms_the_payment() 
     app.no_breaches().await;
 }
 
+/// Five deliveries of one event, forced to overlap: the test holds the
+/// order's row (FOR NO KEY UPDATE, which the event record's foreign key
+/// doesn't wait on but the settlement's lock does), so the first delivery
+/// waits inside its transaction with its event id recorded (uncommitted)
+/// and the other four wait on that record; then the order is let go. One
+/// sale, one set of tickets.
 #[tokio::test]
 async fn the_same_webhook_delivered_five_times_at_once_sells_once() {
-    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(60)).await;
+    let (app, standin) = paying_app_with(Duration::from_secs(900), Duration::from_secs(60), |c| {
+        c.db.lock_timeout = Duration::from_secs(60);
+        c.db.statement_timeout = Duration::from_secs(90);
+    })
+    .await;
     let event = app.create_event(1, 4).await;
     set_payment(&app, event.id, "online").await;
     let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..3]).await;
     let (body, signature) = standin.complete(&session_of(&order)).unwrap();
-    let deliveries =
-        futures::future::join_all((0..5).map(|_| standin.deliver(&body, &signature))).await;
-    for status in deliveries {
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute(
+        "SELECT 1 FROM orders WHERE id = $1::text::uuid FOR NO KEY UPDATE",
+        &[&id_segment(&order["order_id"])],
+    )
+    .await
+    .unwrap();
+    let deliveries = tokio::spawn({
+        let standin = standin.clone();
+        async move {
+            futures::future::join_all((0..5).map(|_| standin.deliver(&body, &signature))).await
+        }
+    });
+    // One delivery inside, on the order's lock; four on its event's record.
+    app.lock_waiters("FROM orders", 1).await;
+    app.lock_waiters("INSERT INTO stripe_events", 4).await;
+    lock.commit().await.unwrap();
+    for status in deliveries.await.unwrap() {
         assert_eq!(status.unwrap(), 200);
     }
     let read = order_status(&buyer, &order).await;
