@@ -247,6 +247,27 @@ pub async fn apikey_add(
     Ok(())
 }
 
+/// `seatmap apikey role NAME ROLE`: a staff key's new role, at once (a
+/// key made before key roles is box office; a manager's integration gets
+/// its rights back so, without a new key).
+pub async fn apikey_role(config: Config, name: &str, role: &str) -> anyhow::Result<()> {
+    let role = crate::domain::role::Role::parse(role).ok_or_else(|| {
+        anyhow::anyhow!("{role:?} is not a role: door, box_office, manager or admin")
+    })?;
+    let database = Database::connect(&config).await?;
+    let changed = async {
+        let client = database.pool.get().await?;
+        db::api_keys::set_role(&client, name, role).await
+    }
+    .await;
+    database.shutdown().await;
+    if !changed.map_err(|err| anyhow::anyhow!("{err}"))? {
+        anyhow::bail!("no live staff (box-office) key is named {name:?}");
+    }
+    eprintln!("API key {name} now acts as {}.", role.as_str());
+    Ok(())
+}
+
 /// `seatmap apikey list`: name, scope, made, and whether revoked.
 pub async fn apikey_list(config: Config) -> anyhow::Result<()> {
     let database = Database::connect(&config).await?;

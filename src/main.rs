@@ -15,6 +15,7 @@ usage: seatmap [serve]          run the web app (default)
                                 make an API key (read, sell or box-office, a staff key
                                 with a role: box_office unless --role says); printed once
        seatmap apikey list      list API keys
+       seatmap apikey role NAME ROLE  give a staff key another role
        seatmap apikey revoke NAME  revoke an API key at once
        seatmap venue check FILE validate a venue layout (.json or .csv) and say what is wrong, where
        seatmap venue import FILE validate a layout whole, then store it as a venue (nothing on failure)
@@ -121,12 +122,16 @@ async fn run() -> ExitCode {
                 cli::apikey_add(config, name, scope, &args[4..]).await
             }
             (Some("list"), None, None) => cli::apikey_list(config).await,
+            (Some("role"), Some(name), Some(role)) if args.len() == 4 => {
+                cli::apikey_role(config, name, role).await
+            }
             (Some("revoke"), Some(name), None) => cli::apikey_revoke(config, name).await,
             _ => {
                 eprintln!(
                     "seatmap: usage: seatmap apikey add NAME read|sell|box-office \
                      [--role door|box_office|manager|admin] | \
-                     seatmap apikey list | seatmap apikey revoke NAME"
+                     seatmap apikey list | seatmap apikey role NAME ROLE | \
+                     seatmap apikey revoke NAME"
                 );
                 return ExitCode::from(2);
             }

@@ -286,7 +286,7 @@ function sectionMarkup(section, s) {
   section.rows.forEach((row, r) => {
     row.seats.forEach((seat, p) => {
       const flags = seat.flags || [];
-      const cls = ["d-seat", ...flags.map((f) => `d-seat--${f}`), tierIndex(seat.tier) < 0 ? "d-seat--unpainted" : ""].join(" ");
+      const cls = esc(["d-seat", ...flags.map((f) => `d-seat--${f}`), tierIndex(seat.tier) < 0 ? "d-seat--unpainted" : ""].join(" "));
       seats.push(`<circle class="${cls}" cx="${seat.x}" cy="${seat.y}" r="11" fill="${colourOf(seat.tier)}" data-s="${s}" data-r="${r}" data-p="${p}"><title>${esc(section.name)} ${esc(row.label)} ${esc(seat.label)}</title></circle>`);
     });
     const first = row.seats[0];
@@ -315,7 +315,7 @@ function redraw() {
     if (!area.outline) return;
     const b = boundsOf(area.outline);
     const sel = selected && selected.kind === "area" && selected.index === a;
-    parts.push(`<g class="d-area${sel ? " d-area--selected" : ""}" data-area="${a}"><polygon points="${pointsAttr(area.outline)}" fill="${colourOf(area.tier)}"></polygon><text x="${(b.minX + b.maxX) / 2}" y="${(b.minY + b.maxY) / 2 + 5}">${esc(area.name)} (${area.capacity})</text></g>`);
+    parts.push(`<g class="d-area${sel ? " d-area--selected" : ""}" data-area="${a}"><polygon points="${pointsAttr(area.outline)}" fill="${colourOf(area.tier)}"></polygon><text x="${(b.minX + b.maxX) / 2}" y="${(b.minY + b.maxY) / 2 + 5}">${esc(area.name)} (${esc(area.capacity)})</text></g>`);
   });
   model.labels.forEach((label, l) => {
     const sel = selected && selected.kind === "label" && selected.index === l;
@@ -468,7 +468,7 @@ function renderPanel() {
   const items = [];
   if (model.stage && model.stage.outline) items.push(`<li><button type="button" data-pick="stage" aria-pressed="${selected?.kind === "stage"}">Stage</button></li>`);
   model.sections.forEach((s, i) => items.push(`<li><button type="button" data-pick="section:${i}" aria-pressed="${selected?.kind === "section" && selected.index === i}">${esc(s.name)} <span class="hint">${seatsOf(s).length} seats</span></button></li>`));
-  model.ga_areas.forEach((a, i) => items.push(`<li><button type="button" data-pick="area:${i}" aria-pressed="${selected?.kind === "area" && selected.index === i}">${esc(a.name)} <span class="hint">standing, ${a.capacity}</span></button></li>`));
+  model.ga_areas.forEach((a, i) => items.push(`<li><button type="button" data-pick="area:${i}" aria-pressed="${selected?.kind === "area" && selected.index === i}">${esc(a.name)} <span class="hint">standing, ${esc(a.capacity)}</span></button></li>`));
   model.labels.forEach((l, i) => items.push(`<li><button type="button" data-pick="label:${i}" aria-pressed="${selected?.kind === "label" && selected.index === i}">${esc(l.text)} <span class="hint">label</span></button></li>`));
   outline.innerHTML = items.join("");
 

@@ -267,10 +267,18 @@
       }),
     }).then(function (response) {
       refused(response);
-      // A device id the server no longer knows as this account's: the
-      // next sync asks for a new one.
-      if (response.status === 422) { localStorage.removeItem(deviceKey); device = null; }
-      if (!response.ok) { throw new Error("sync: " + response.status); }
+      if (!response.ok) {
+        // A device id the server doesn't know as this account's (a reset
+        // database, say): the next sync asks for a new one. Any other
+        // refusal keeps the device.
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          if (response.status === 422 && /issued to you/.test(body.message || "")) {
+            localStorage.removeItem(deviceKey);
+            device = null;
+          }
+          throw new Error("sync: " + response.status);
+        });
+      }
       return response.json();
     }).then(function (answer) {
       const sent = batch.map(function (s) { return s.id; });

@@ -61,6 +61,23 @@ pub async fn authenticate(
         }))
 }
 
+/// Gives a live staff key another role; false if there is no live staff
+/// key of that name.
+pub async fn set_role(
+    client: &impl GenericClient,
+    name: &str,
+    role: crate::domain::role::Role,
+) -> AppResult<bool> {
+    Ok(client
+        .execute(
+            "UPDATE api_keys SET role = $2
+              WHERE name = $1 AND scope = 'box-office' AND revoked_at IS NULL",
+            &[&name, &role.as_str()],
+        )
+        .await?
+        == 1)
+}
+
 /// Revokes the key; false if there is no live key of that name.
 pub async fn revoke(client: &impl GenericClient, name: &str) -> AppResult<bool> {
     Ok(client

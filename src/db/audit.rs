@@ -52,7 +52,9 @@ pub struct LoggedAction {
     pub detail: String,
 }
 
-/// The event's most recent entries, newest first, with seats named.
+/// The event's most recent entries, newest first, with seats named: the
+/// changes (each fetch of the door list is in the log too, but a device
+/// fetches it every 15 s; the console's list leaves those reads out).
 pub async fn recent(
     client: &impl GenericClient,
     event_id: EventId,
@@ -68,7 +70,7 @@ pub async fn recent(
                FROM audit_log a
                LEFT JOIN staff st ON st.id = a.staff_id
                LEFT JOIN api_keys k ON k.id = a.api_key_id
-              WHERE a.event_id = $1
+              WHERE a.event_id = $1 AND a.action <> 'door_list_fetched'
               ORDER BY a.at DESC, a.id DESC
               LIMIT $2",
         )

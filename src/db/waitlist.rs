@@ -56,11 +56,16 @@ pub struct JoinRequest {
     pub client: WaitlistClient,
     /// The most live places one client may have on one event's list.
     pub max_per_client: u32,
+    /// Whether the place waits for its address to be confirmed from a
+    /// mailed link (false where no mail can be sent: confirmed at once).
+    pub needs_confirming: bool,
 }
 
 pub struct Joined {
     pub entry_id: Uuid,
     pub position: i64,
+    /// Whether it waits for its address to be confirmed.
+    pub unconfirmed: bool,
 }
 
 /// Refuses a client past its places on the event's waitlist, counted
@@ -82,11 +87,15 @@ async fn refuse_past_client_cap(
         &[&event_id, &network, &key],
     )
     .await?;
+    // A place never confirmed stops counting after a day, so a flood of
+    // made-up addresses from one network (behind a carrier's NAT, say)
+    // shuts its neighbours out for a day at most.
     let live: i64 = tx
         .query_one(
             "SELECT count(*) FROM waitlist_entries
               WHERE event_id = $1 AND status IN ('waiting', 'offered')
-                AND (client_network = $2 OR api_key_id = $3)",
+                AND (client_network = $2 OR api_key_id = $3)
+                AND (confirmed_at IS NOT NULL OR joined_at > now() - interval '1 day')",
             &[&event_id, &network, &key],
         )
         .await?
@@ -146,8 +155,9 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
             .execute(
                 "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
                                                section_id, tier_id, max_price_cents, email, lang,
-                                               client_network, api_key_id)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                                               client_network, api_key_id, confirmed_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                         CASE WHEN $13 THEN NULL ELSE now() END)
                  ON CONFLICT DO NOTHING",
                 &[
                     &entry_id,
@@ -162,6 +172,7 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
                     &request.lang.tag(),
                     &network,
                     &key,
+                    &request.needs_confirming,
                 ],
             )
             .await?;
@@ -177,6 +188,7 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
         Ok(Joined {
             entry_id,
             position: position(tx, entry_id).await?,
+            unconfirmed: request.needs_confirming,
         })
     })
     .await
@@ -384,6 +396,7 @@ pub async fn rejoin(pool: &Pool, entry_id: Uuid) -> AppResult<Joined> {
         Ok(Joined {
             entry_id: new_id,
             position: position(tx, new_id).await?,
+            unconfirmed: old.confirmed_at.is_none(),
         })
     })
     .await

@@ -165,8 +165,9 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || ip.is_unicast_link_local()
         // Site-local (deprecated, still routed inside some networks).
         || (first & 0xffc0) == 0xfec0
-        // Documentation.
+        // Documentation (2001:db8::/32, and 3fff::/20, RFC 9637).
         || (first == 0x2001 && s[1] == 0x0db8)
+        || (first & 0xfff0) == 0x3ff0
         // Local-use NAT64 (64:ff9b:1::/48, RFC 8215): translated to IPv4
         // by a gateway of the operator's own, to any address it chooses.
         || (first == 0x64 && s[1] == 0xff9b && s[2] == 0x0001)
@@ -283,6 +284,8 @@ mod tests {
             "64:ff9b:1::7f00:1",
             "64:ff9b:1:ffff::808:808",
             "100::1",
+            "3fff::1",
+            "3fff:fff::1",
             "2001::1",
             "2002:7f00:1::",
             "2001:db8::1",

@@ -727,6 +727,11 @@ mod tests {
     }
 }
 
+/// The most seats one page of a section draws: a page of the arena's
+/// biggest section (625) with room to spare, and what a whole venue of
+/// `SEATMAP_OVERVIEW_ABOVE_SEATS` (2,000 by default) draws on one page.
+pub const SECTION_PAGE_SEATS: usize = 2_000;
+
 /// A part of a section too big to draw on one page: a run of whole rows
 /// (a row longer than a page is cut into pieces), and the page's link.
 pub struct SectionPart {

@@ -527,6 +527,17 @@ async fn repeat_admissions_are_conflicts_whatever_device_they_name_and_times_are
         assert_eq!(replay["results"][0]["result"], "admitted_twice", "{replay}");
     }
     assert_eq!(d.app.count("SELECT count(*) FROM door_conflicts").await, 6);
+    // The same device at the same gate, but well past its admission's
+    // time (not the same scan sent again): a conflict too.
+    let (_, later) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        &device_a,
+        &[(&hash, "Gate A", &minutes_ago(0))],
+    )
+    .await;
+    assert_eq!(later["results"][0]["result"], "admitted_twice", "{later}");
+    assert_eq!(d.app.count("SELECT count(*) FROM door_conflicts").await, 7);
     // A scan at the dawn of time admits nothing, and is recorded.
     let other = device_hash(&d.key, &d.codes[1]);
     let (status, body) = send_batch(

@@ -1113,7 +1113,11 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
 #[tokio::test]
 async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_never_a_5xx() {
     use seatmap::domain::role::Role;
-    let app = spawn_app_with(|config| config.limits = seatmap::config::AbuseLimits::off()).await;
+    let app = spawn_app_with(|config| {
+        config.limits = seatmap::config::AbuseLimits::off();
+        config.waitlist.entries_per_client = 100_000;
+    })
+    .await;
     let manager = crate::staff::staff(&app, "manager").await;
     let door = crate::staff::staff_as(&app, "gate", Role::Door).await;
     let layout = |name: &str| {
@@ -1128,6 +1132,9 @@ async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_neve
     let venue_id = venue["id"].as_i64().unwrap();
     let event = app.create_event(1, 4).await;
     let (_, order) = crate::after_sale::buy(&app, event.id, &event.seat_ids[..1], None).await;
+    // The rest held: sold out, so joins reach the waitlist's own rules.
+    let (status, _) = app.buyer().hold(event.id, &event.seat_ids[1..]).await;
+    assert_eq!(status, StatusCode::CREATED);
     let code = order["tickets"][0]["code"].as_str().unwrap().to_string();
     let (_, list) = door
         .get(&format!("/api/staff/events/{}/door-list", event.id))
@@ -1161,6 +1168,7 @@ async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_neve
         let json = serde_json::json!(value);
         let raw = &value;
         let mut named = layout("Hostile Hall");
+        let joiners: Vec<Api> = (0..5).map(|_| app.buyer()).collect();
         let bodies: Vec<(&Api, reqwest::Method, String, String)> = {
             let mut with = |pointer: &str, v: serde_json::Value| {
                 let mut body = named.clone();
@@ -1220,15 +1228,14 @@ async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_neve
                 list.push((&manager, reqwest::Method::POST, sections.clone(), body));
             }
             let waitlist = format!("/api/events/{}/waitlist", event.id);
-            let buyer_slot = &manager;
-            for body in [
+            for (joiner, body) in joiners.iter().zip([
                 format!(r#"{{"count": {raw}, "email": "a@b.example"}}"#),
                 format!(r#"{{"count": 1, "email": {json}}}"#),
                 format!(r#"{{"count": 1, "email": "a@b.example", "section": {json}}}"#),
                 format!(r#"{{"count": 1, "email": "a@b.example", "tier": {json}}}"#),
                 format!(r#"{{"count": 1, "email": "a@b.example", "max_price_cents": {raw}}}"#),
-            ] {
-                list.push((buyer_slot, reqwest::Method::POST, waitlist.clone(), body));
+            ]) {
+                list.push((joiner, reqwest::Method::POST, waitlist.clone(), body));
             }
             let batch = format!("/api/staff/events/{}/admissions/batch", event.id);
             for body in [

@@ -1519,6 +1519,38 @@ async fn a_payment_through_another_session_or_currency_is_recorded_and_refunded_
     app.no_breaches().await;
 }
 
+/// A foreign session's payment that names no payment intent is recorded,
+/// and refunds nothing: a refund without one would fall back to the
+/// order's own payment and pay back money that bought its seats.
+#[tokio::test]
+async fn a_foreign_payment_without_its_own_intent_refunds_nothing_of_the_orders() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let (body, signature) = standin.complete(&session_of(&order)).unwrap();
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(order_status(&buyer, &order).await["status"], "paid");
+    let (body, signature) = signed_event(
+        "checkout.session.completed",
+        json!({"id": "cs_other_app", "client_reference_id": id_segment(&order["order_id"]),
+               "payment_status": "paid", "amount_total": order["amount_cents"],
+               "currency": "eur", "payment_intent": null}),
+    );
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(
+        app.count("SELECT count(*) FROM payment_jobs WHERE kind = 'refund'")
+            .await,
+        0
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM stripe_events WHERE outcome = 'refunded_foreign_session'")
+            .await,
+        1
+    );
+    assert_eq!(order_status(&buyer, &order).await["status"], "paid");
+}
+
 /// The order's own session, in its currency and amount, still settles
 /// after another session's payment was turned away.
 #[tokio::test]

@@ -1023,6 +1023,15 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
     let page = party.get_text(path).await;
     assert!(page.contains("Confirm"), "{page}");
     let token = crate::pages::csrf_from(&party, path).await;
+    // A wrong signature confirms nothing.
+    let forged = path.replace("sig=", "sig=0");
+    let refused = crate::staff::post_form(&party, &forged, &[("csrf", &token)]).await;
+    assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.count("SELECT count(*) FROM waitlist_entries WHERE confirmed_at IS NOT NULL")
+            .await,
+        0
+    );
     let confirmed = crate::staff::post_form(&party, path, &[("csrf", &token)]).await;
     assert_eq!(confirmed.status(), StatusCode::SEE_OTHER);
     assert_eq!(
@@ -1032,11 +1041,6 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
         .await,
         1
     );
-    // A wrong signature confirms nothing.
-    let forged = path.replace("sig=", "sig=0");
-    let token = crate::pages::csrf_from(&party, path).await;
-    let refused = crate::staff::post_form(&party, &forged, &[("csrf", &token)]).await;
-    assert_eq!(refused.status(), StatusCode::NOT_FOUND);
 
     let (status, _) = owner
         .delete(&format!("/api/holds/{hold_id}/seats/{}", event.seat_ids[1]))

@@ -164,7 +164,7 @@ pub(crate) async fn event_page_response(
     let (seats, parts, part) = match (seats, chosen) {
         (Some(seats), Some(section)) => {
             let section_id = section.id;
-            let shown = section_part(state, seats, query.part, |i| {
+            let shown = section_part(seats, query.part, |i| {
                 format!("/events/{event_id}?section={section_id}&part={i}#map-area")
             })?;
             (Some(shown.seats), shown.links, shown.index)
@@ -248,16 +248,15 @@ struct ShownPart {
 }
 
 /// A section's seats as one page shows them: all of them, or, for one
-/// bigger than a page of a big venue (`overview_above_seats`), the part
-/// asked for and links to the others. A part that isn't there is a 404.
+/// bigger than a page ([`map::SECTION_PAGE_SEATS`]), the part asked for
+/// and links to the others. A part that isn't there is a 404.
 fn section_part(
-    state: &AppState,
     mut seats: Vec<db::seats::Seat>,
     asked: Option<u32>,
     href: impl Fn(usize) -> String,
 ) -> AppResult<ShownPart> {
     let rows: Vec<i32> = seats.iter().map(|s| s.row_index).collect();
-    let parts = map::section_parts(&rows, state.config.overview_above_seats as usize);
+    let parts = map::section_parts(&rows, map::SECTION_PAGE_SEATS);
     if parts.len() <= 1 {
         return match asked {
             None | Some(0) => Ok(ShownPart {
@@ -500,7 +499,7 @@ pub(crate) async fn list_page(
                 return Err(AppError::NotFound(Missing::Section));
             }
             let seats = db::seats::for_section(&client, event_id, hold_id, id).await?;
-            let shown = section_part(&state, seats, query.part, |i| {
+            let shown = section_part(seats, query.part, |i| {
                 format!("/events/{event_id}/list?section={id}&part={i}")
             })?;
             list_parts = shown.links;

@@ -75,7 +75,8 @@ pub(crate) struct JoinedJson {
     /// The party's place: 1 is next.
     position: i64,
     /// "unconfirmed": the place gets offers once the address given is
-    /// confirmed from the link in the mail just sent.
+    /// confirmed from the link in the mail just sent; "waiting" where no
+    /// mail is configured (nothing to confirm with).
     status: &'static str,
 }
 
@@ -126,6 +127,9 @@ async fn join(
             buyer_id: buyer,
             client,
             max_per_client: state.config.waitlist.entries_per_client,
+            // Without mail there is no link to confirm with: a place
+            // waits confirmed (the per-client cap still holds).
+            needs_confirming: state.config.mail.smtp_url.is_some(),
         },
     )
     .await
@@ -184,7 +188,11 @@ pub(crate) async fn join_json(
         Json(JoinedJson {
             entry_id: joined.entry_id,
             position: joined.position,
-            status: "unconfirmed",
+            status: if joined.unconfirmed {
+                "unconfirmed"
+            } else {
+                "waiting"
+            },
         }),
     )
         .into_response())

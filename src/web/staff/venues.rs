@@ -148,15 +148,16 @@ async fn import(
     // Parsing is CPU work that grows with the file: it runs off the async
     // runtime, so an upload never stalls other requests.
     let name = file_name.clone();
-    let parsed = tokio::task::spawn_blocking(move || match std::str::from_utf8(&bytes) {
-        Ok(text) => venue::for_saving(venue::from_file(&name, text)),
-        Err(_) => Err(vec![
-            LayoutError::new(name.clone(), "the file is not UTF-8 text")
-                .of_kind(venue::ProblemKind::Syntax),
-        ]),
+    let parsed = super::venues_api::layout_work("parsing a layout", move || {
+        match std::str::from_utf8(&bytes) {
+            Ok(text) => venue::for_saving(venue::from_file(&name, text)),
+            Err(_) => Err(vec![
+                LayoutError::new(name.clone(), "the file is not UTF-8 text")
+                    .of_kind(venue::ProblemKind::Syntax),
+            ]),
+        }
     })
-    .await
-    .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("parsing a layout")))?;
+    .await?;
     let layout = match parsed {
         Ok(layout) => layout,
         Err(problems) => {

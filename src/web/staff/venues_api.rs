@@ -63,12 +63,33 @@ fn if_match(headers: &HeaderMap) -> AppResult<Option<i32>> {
     Ok(Some(version))
 }
 
-/// Validates a layout off the async runtime (the arena is 20,000 seats).
-async fn validated(JsonText(body): JsonText) -> AppResult<VenueLayout> {
-    tokio::task::spawn_blocking(move || venue::for_saving(venue::from_json(&body)))
+/// Reading and checking layouts at once, at most: each may hold up to
+/// 100,000 seats' worth of memory, so many at once would add up (this
+/// caps what managers' requests cost together, not who may make them).
+static LAYOUT_WORK: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// Runs layout work off the async runtime (the arena is 20,000 seats),
+/// two at a time.
+pub(crate) async fn layout_work<T: Send + 'static>(
+    what: &'static str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> AppResult<T> {
+    let _turn = LAYOUT_WORK
+        .acquire()
         .await
-        .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("validating a layout")))?
-        .map_err(AppError::InvalidLayout)
+        .map_err(|err| AppError::Internal(anyhow::Error::new(err).context(what)))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| AppError::Internal(anyhow::Error::new(err).context(what)))
+}
+
+/// Validates a layout for saving.
+async fn validated(JsonText(body): JsonText) -> AppResult<VenueLayout> {
+    layout_work("validating a layout", move || {
+        venue::for_saving(venue::from_json(&body))
+    })
+    .await?
+    .map_err(AppError::InvalidLayout)
 }
 
 fn with_etag(status: StatusCode, version: i32, body: impl Serialize) -> Response {
@@ -203,11 +224,10 @@ pub(crate) async fn read_layout_file(
     QueryInput(query): QueryInput<FileQuery>,
     body: String,
 ) -> AppResult<Json<serde_json::Value>> {
-    let parsed = tokio::task::spawn_blocking(move || {
+    let parsed = layout_work("reading a layout", move || {
         venue::from_file(&query.file_name, &body).map(|layout| layout.to_json())
     })
-    .await
-    .map_err(|err| AppError::Internal(anyhow::Error::new(err).context("reading a layout")))?;
+    .await?;
     parsed.map(Json).map_err(AppError::InvalidLayout)
 }
 
