@@ -1571,3 +1571,111 @@ async fn the_orders_own_session_pays_after_a_foreign_one_was_turned_away() {
     assert_eq!(order_status(&buyer, &order).await["status"], "paid");
     assert_eq!(app.count("SELECT count(*) FROM tickets").await, 1);
 }
+
+/// The Checkout Session create whose answer is lost (the session made at
+/// Stripe, the connection dropped), then "Pay" retried, and five more
+/// "Pay"s at once: every one lands on the one session, made once, each
+/// call under the same `Idempotency-Key`.
+#[tokio::test]
+async fn a_session_create_retried_after_a_lost_answer_or_at_once_is_one_session_at_stripe() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    standin.lose_next_answers(1, 500);
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let order_id = id_segment(&order["order_id"]);
+    assert!(
+        order["payment_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/orders/{order_id}")),
+        "the answer was lost, so the order's own page: {order}"
+    );
+    assert_eq!(
+        standin.session_ids().len(),
+        1,
+        "the work was done at Stripe"
+    );
+    let csrf = crate::pages::csrf_from(&buyer, &format!("/orders/{order_id}")).await;
+    let pay = || {
+        let buyer = buyer.clone();
+        let csrf = csrf.clone();
+        let order_id = order_id.clone();
+        async move {
+            let response = buyer
+                .http
+                .post(format!("{}/orders/{order_id}/pay", buyer.base))
+                .form(&[("csrf", csrf.as_str())])
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::SEE_OTHER);
+            response.headers()["location"].to_str().unwrap().to_string()
+        }
+    };
+    let first = pay().await;
+    let again = futures::future::join_all((0..5).map(|_| pay())).await;
+    let session = standin.session_ids().pop().unwrap();
+    assert!(first.ends_with(&format!("/c/pay/{session}")), "{first}");
+    assert!(again.iter().all(|to| *to == first), "{again:?}");
+    assert_eq!(standin.session_ids().len(), 1, "one session at Stripe");
+    let creates: Vec<Option<String>> = standin
+        .calls_with_keys()
+        .into_iter()
+        .filter(|(path, _)| path == "/v1/checkout/sessions")
+        .map(|(_, key)| key)
+        .collect();
+    assert!(creates.len() >= 2, "{creates:?}");
+    assert!(creates[0].is_some(), "an Idempotency-Key is sent");
+    assert!(
+        creates.iter().all(|key| *key == creates[0]),
+        "every create of the order's session under one key: {creates:?}"
+    );
+}
+
+/// A refund whose answer is lost is retried under its key and pays back
+/// once, and the job ends sent.
+#[tokio::test]
+async fn a_refund_retried_after_a_lost_answer_pays_back_once() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (_, order) = checkout(&app, event.id, &event.seat_ids[0..2]).await;
+    let (body, signature) = standin.complete(&session_of(&order)).unwrap();
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    let clerk = staff(&app, "clerk").await;
+    let order_path = format!(
+        "/api/staff/events/{}/orders/{}",
+        event.id,
+        id_segment(&order["order_id"])
+    );
+    let (status, _) = clerk.post(&format!("{order_path}/refund"), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    standin.lose_next_answers(1, 500);
+    assert!(one_provider_call(&app).await, "the refund was due");
+    assert_eq!(
+        standin.refunds().len(),
+        1,
+        "paid back at Stripe, answer lost"
+    );
+    app.sql()
+        .await
+        .execute("UPDATE payment_jobs SET next_attempt_at = now()", &[])
+        .await
+        .unwrap();
+    drain_provider_calls(&app).await;
+    let (_, staff_view) = clerk.get(&order_path).await;
+    assert_eq!(
+        staff_view["provider_refunds"][0]["state"], "sent",
+        "{staff_view}"
+    );
+    assert_eq!(standin.refunds().len(), 1, "paid back once");
+    let keys: Vec<Option<String>> = standin
+        .calls_with_keys()
+        .into_iter()
+        .filter(|(path, _)| path == "/v1/refunds")
+        .map(|(_, key)| key)
+        .collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(keys[0].is_some() && keys[0] == keys[1], "{keys:?}");
+}

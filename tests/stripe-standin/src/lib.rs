@@ -22,7 +22,10 @@
 //!
 //! For tests it also has `/_standin/…`: complete a session without a
 //! browser (and get the signed event back instead of sending it), fail
-//! the next API calls, and read the ledger of money taken and refunded.
+//! the next API calls (before any work, or after it: the work done, the
+//! answer lost, as when a connection drops), hold back the webhook a
+//! hosted page's payment sends, and read the ledger of money taken and
+//! refunded and every call with its `Idempotency-Key`.
 
 // The parsing helpers fail with the answer the handler then returns.
 #![allow(clippy::result_large_err)]
@@ -90,10 +93,15 @@ struct Shared {
     webhook_secret: String,
     /// Statuses the next API calls fail with, first first.
     failures: Vec<u16>,
+    /// Statuses the next creates answer with after doing their work (the
+    /// answer lost on the way back), first first.
+    lost_answers: Vec<u16>,
+    /// The hosted page's payment sends its webhook this much later.
+    webhook_delay: std::time::Duration,
     /// Every event made, signed, whether sent or not.
     events: Vec<Value>,
-    /// API requests seen, by path.
-    calls: Vec<String>,
+    /// API requests seen: the path, and the `Idempotency-Key` sent.
+    calls: Vec<(String, Option<String>)>,
 }
 
 /// A running stand-in.
@@ -220,7 +228,31 @@ impl StandIn {
 
     /// Paths of the API calls received, in order.
     pub fn calls(&self) -> Vec<String> {
+        self.lock()
+            .calls
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// The API calls received, in order, each with its `Idempotency-Key`.
+    pub fn calls_with_keys(&self) -> Vec<(String, Option<String>)> {
         self.lock().calls.clone()
+    }
+
+    /// The next `count` creates (sessions, refunds) do their work, then
+    /// answer `status` instead of their result: the caller can't know the
+    /// work was done, as when a connection drops before the answer.
+    pub fn lose_next_answers(&self, count: usize, status: u16) {
+        self.lock()
+            .lost_answers
+            .extend(std::iter::repeat_n(status, count));
+    }
+
+    /// The webhook of a payment made on the hosted page is sent this long
+    /// after the buyer is sent back (Stripe's are not instant either).
+    pub fn delay_webhooks(&self, by: std::time::Duration) {
+        self.lock().webhook_delay = by;
     }
 
     /// A session's status and payment status.
@@ -328,13 +360,18 @@ fn router(standin: StandIn) -> Router {
         .route("/v1/refunds", post(create_refund))
         .route("/c/pay/{id}", get(pay_page).post(pay))
         .route("/_standin/ledger", get(ledger))
+        .route("/_standin/webhook-delay", post(set_webhook_delay))
         .with_state(standin)
 }
 
 /// Checks the secret key, and takes the next queued failure.
 fn gate(standin: &StandIn, headers: &HeaderMap, path: &str) -> Option<Response> {
     let mut shared = standin.lock();
-    shared.calls.push(path.to_string());
+    let idempotency_key = headers
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    shared.calls.push((path.to_string(), idempotency_key));
     let key = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -368,10 +405,6 @@ enum Idempotent {
     Replay(Response),
 }
 
-fn idempotent(standin: &StandIn, headers: &HeaderMap, what: &str) -> Idempotent {
-    idempotent_in(&standin.lock(), headers, what)
-}
-
 fn idempotent_in(shared: &Shared, headers: &HeaderMap, what: &str) -> Idempotent {
     let Some(key) = headers.get("idempotency-key").and_then(|v| v.to_str().ok()) else {
         return Idempotent::Fresh(None);
@@ -398,15 +431,6 @@ fn idempotent_in(shared: &Shared, headers: &HeaderMap, what: &str) -> Idempotent
             None,
         )),
         None => Idempotent::Fresh(Some(key.to_string())),
-    }
-}
-
-fn remember(standin: &StandIn, key: Option<String>, what: String, status: u16, body: &Value) {
-    if let Some(key) = key {
-        standin
-            .lock()
-            .idempotency
-            .insert(key, (what, status, body.clone()));
     }
 }
 
@@ -461,7 +485,26 @@ async fn create_session(
     if let Some(key) = key {
         shared.idempotency.insert(key, (what, 200, body.clone()));
     }
+    if let Some(lost) = take_lost_answer(&mut shared) {
+        return lost;
+    }
     Json(body).into_response()
+}
+
+/// A queued "answer lost": the work is done and kept under its key; the
+/// caller gets an error instead.
+fn take_lost_answer(shared: &mut Shared) -> Option<Response> {
+    if shared.lost_answers.is_empty() {
+        return None;
+    }
+    let status = shared.lost_answers.remove(0);
+    Some(error(
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        "api_error",
+        "The stand-in did the work and was told to lose the answer.",
+        None,
+        None,
+    ))
 }
 
 fn new_session(pairs: &[(String, String)]) -> Result<Session, Response> {
@@ -651,14 +694,15 @@ async fn create_refund(
         Err(refused) => return refused,
     };
     let what = format!("POST /v1/refunds {}", String::from_utf8_lossy(&body));
-    let key = match idempotent(&standin, &headers, &what) {
+    // One lock from the key's check to its answer kept, as for sessions.
+    let mut shared = standin.lock();
+    let key = match idempotent_in(&shared, &headers, &what) {
         Idempotent::Replay(response) => return response,
         Idempotent::Fresh(key) => key,
     };
     let Some(intent) = field(&pairs, "payment_intent") else {
         return invalid("Missing required param: payment_intent.", "payment_intent");
     };
-    let mut shared = standin.lock();
     let Some(captured) = shared
         .captures
         .iter()
@@ -719,7 +763,6 @@ async fn create_refund(
         amount,
     };
     shared.refunds.push(refund.clone());
-    drop(shared);
     let body = json!({
         "id": refund.id,
         "object": "refund",
@@ -728,7 +771,12 @@ async fn create_refund(
         "payment_intent": intent,
         "status": "succeeded",
     });
-    remember(&standin, key, what, 200, &body);
+    if let Some(key) = key {
+        shared.idempotency.insert(key, (what, 200, body.clone()));
+    }
+    if let Some(lost) = take_lost_answer(&mut shared) {
+        return lost;
+    }
     Json(body).into_response()
 }
 
@@ -804,8 +852,21 @@ async fn pay(State(standin): State<StandIn>, Path(id): Path<String>) -> Response
                 .into_response();
         }
     };
-    if let Err(err) = standin.deliver(&body, &header).await {
-        eprintln!("stripe-standin: delivering the webhook failed: {err}");
+    let delay = standin.lock().webhook_delay;
+    let sending = {
+        let standin = standin.clone();
+        async move {
+            tokio::time::sleep(delay).await;
+            if let Err(err) = standin.deliver(&body, &header).await {
+                eprintln!("stripe-standin: delivering the webhook failed: {err}");
+            }
+        }
+    };
+    if delay.is_zero() {
+        sending.await;
+    } else {
+        // The buyer is back before Stripe's event arrives.
+        tokio::spawn(sending);
     }
     let success = standin
         .lock()
@@ -814,6 +875,17 @@ async fn pay(State(standin): State<StandIn>, Path(id): Path<String>) -> Response
         .map(|s| s.success_url.replace("{CHECKOUT_SESSION_ID}", &id))
         .unwrap_or_default();
     Redirect::to(&success).into_response()
+}
+
+/// `POST /_standin/webhook-delay?ms=…`: how long a hosted payment's
+/// webhook waits after the buyer is sent back (0: sent before).
+async fn set_webhook_delay(
+    State(standin): State<StandIn>,
+    axum::extract::Query(query): axum::extract::Query<HashMap<String, u64>>,
+) -> StatusCode {
+    let ms = query.get("ms").copied().unwrap_or(0).min(60_000);
+    standin.delay_webhooks(std::time::Duration::from_millis(ms));
+    StatusCode::NO_CONTENT
 }
 
 async fn ledger(State(standin): State<StandIn>) -> Json<Value> {
