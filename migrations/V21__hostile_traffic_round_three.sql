@@ -75,3 +75,19 @@ CREATE OR REPLACE FUNCTION waitlist_keeps(event_id bigint, section_id bigint, ti
                            OR w.max_price_cents >= (SELECT t.price_cents FROM price_tiers t
                                                      WHERE t.id = waitlist_keeps.tier_id)))
 $$;
+
+-- The currency of the Checkout Session `session` if the order made it:
+-- one it remembers, or, made before sessions were remembered, the one on
+-- the order itself. A function, so the order's lock statement stays short
+-- enough for pg_stat_activity to show whole.
+CREATE FUNCTION order_session_currency(order_id uuid, event_id bigint, order_session text,
+                                       session text)
+    RETURNS text LANGUAGE sql STABLE AS $$
+    SELECT coalesce(
+        (SELECT c.currency FROM stripe_checkout_sessions c
+          WHERE c.id = order_session_currency.session
+            AND c.order_id = order_session_currency.order_id),
+        (SELECT lower(e.currency) FROM events e
+          WHERE e.id = order_session_currency.event_id
+            AND order_session_currency.order_session = order_session_currency.session))
+$$;

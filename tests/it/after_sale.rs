@@ -918,7 +918,7 @@ async fn every_after_sale_staff_route_refuses_buyers_and_bad_input() {
 /// UPDATE; first come, first served). Both outcomes, forced: the one that
 /// comes first wins, and the other is told why it lost.
 async fn refund_and_admit(refund_first: bool) {
-    let app = spawn_app().await;
+    let app = crate::support::spawn_app_for_forced_races().await;
     let event = app.create_event(1, 2).await;
     let clerk = staff(&app, "clerk").await;
     let door = staff(&app, "door").await;

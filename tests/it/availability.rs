@@ -357,12 +357,8 @@ async fn static_files_are_served_precompressed_and_cacheable_for_good() {
 /// always sees their own map fresh.
 #[tokio::test]
 async fn an_anonymous_seat_map_is_made_once_per_cache_age() {
-    let app = spawn_app_with(|config| {
-        // Long enough that the reads below come well within it, on any
-        // machine the suite runs on.
-        config.seat_map_cache = Duration::from_secs(5);
-    })
-    .await;
+    const AGE: Duration = Duration::from_secs(2);
+    let app = spawn_app_with(|config| config.seat_map_cache = AGE).await;
     let event = app.create_event(1, 4).await;
     let http = reqwest::Client::new();
     let url = format!("{}/api/events/{}/seats", app.base, event.id);
@@ -376,38 +372,41 @@ async fn an_anonymous_seat_map_is_made_once_per_cache_age() {
             .unwrap()
     };
     let first: serde_json::Value = http.get(&url).send().await.unwrap().json().await.unwrap();
-    assert_eq!(state_of(&first, event.seat_ids[0]), "available");
+    // Taken once the first map is made: every read that ends before the
+    // age has passed since is within it, however slow the machine.
     let made = std::time::Instant::now();
+    assert_eq!(state_of(&first, event.seat_ids[0]), "available");
     let holder = app.buyer();
     let (status, _) = holder.hold(event.id, &event.seat_ids[..1]).await;
     assert_eq!(status, reqwest::StatusCode::CREATED);
     // The holder's own map is fresh.
     let own = holder.seats(event.id).await;
     assert_eq!(state_of(&own, event.seat_ids[0]), "mine");
-    // Anonymous viewers within the age get the map as it was made.
+    // Anonymous viewers within the age get the map as it was made. (A
+    // read that ended past the age, on a loaded machine, may have a new
+    // map: only those within it are judged.)
     let readers = (0..20).map(|_| {
         let request = http.get(&url);
         async move {
             let response = request.send().await.unwrap();
             let etag = response.headers()["etag"].to_str().unwrap().to_string();
-            (etag, response.json::<serde_json::Value>().await.unwrap())
+            let body = response.json::<serde_json::Value>().await.unwrap();
+            (etag, body, made.elapsed())
         }
     });
     let answers = futures::future::join_all(readers).await;
-    let read_after = made.elapsed();
-    for (etag, body) in &answers {
-        assert_eq!(etag, &answers[0].0, "one map for all");
+    let within: Vec<_> = answers.iter().filter(|(_, _, at)| *at < AGE).collect();
+    for (etag, body, at) in &within {
+        assert_eq!(etag, &within[0].0, "one map for all");
         assert_eq!(
             state_of(body, event.seat_ids[0]),
             "available",
-            "the kept map (read {read_after:?} after it was made)"
+            "the kept map (read {at:?} after it was made)"
         );
     }
+    eprintln!("{} of 20 reads within the map's age", within.len());
     // Past the age, the change shows.
-    tokio::time::sleep(
-        Duration::from_secs(5).saturating_sub(made.elapsed()) + Duration::from_millis(100),
-    )
-    .await;
+    tokio::time::sleep(AGE.saturating_sub(made.elapsed()) + Duration::from_millis(100)).await;
     let later: serde_json::Value = http.get(&url).send().await.unwrap().json().await.unwrap();
     assert_eq!(state_of(&later, event.seat_ids[0]), "held");
 }

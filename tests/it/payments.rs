@@ -611,12 +611,14 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
         // Three seconds, not one: on a loaded machine the first request
         // may take a second to reach its transaction (seen failing once).
         deadline_in(&app, &order, 3.0).await;
-        // Taken after the database set its deadline, so sleeping past this
-        // is past that one however long the call took on a loaded machine
-        // (taken before it, a slow call left the rival's claim before the
-        // database's deadline: seen failing once).
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
+        let pay_by: time::OffsetDateTime = app
+            .sql()
+            .await
+            .query_one("SELECT pay_by FROM orders WHERE id = $1", &[&order_id])
+            .await
+            .unwrap()
+            .get(0);
 
         let mut gate = app.own_connection().await;
         let tx = gate.transaction().await.unwrap();
@@ -650,7 +652,9 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
             // lock on the order row, which waits for the test's.
             app.lock_waiter("INSERT INTO stripe_events").await;
         }
-        tokio::time::sleep_until(deadline + Duration::from_millis(200)).await; // past the deadline
+        // Past the deadline by the database's clock, which judges it.
+        app.wait_for_database_time(pay_by + time::Duration::milliseconds(200))
+            .await;
         let rival = app.buyer();
         let claim = {
             let rival = rival.clone();
@@ -708,10 +712,8 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         let seat = event.seat_ids[0];
         let (event_id, order) = box_office_reservation(&app, seat).await;
         let clerk = staff(&app, "clerk").await;
-        // Staff's transaction starts within the second left; the rival's
-        // after it.
-        // Three seconds, not one: on a loaded machine the first request
-        // may take a second to reach its transaction (seen failing once).
+        // Staff's transaction starts before the deadline (checked below, by
+        // the database's clock); the rival's after it.
         deadline_in(&app, &order, 3.0).await;
         // Taken after the database set its deadline, so sleeping past this
         // is past that one however long the call took on a loaded machine
@@ -742,12 +744,27 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
             let path = format!("/api/staff/events/{event_id}/orders/{order_id}/payment");
             tokio::spawn(async move { clerk.post(&path, json!({"tender": "cash"})).await })
         };
-        if staff_first {
-            app.lock_waiter("FOR UPDATE OF s").await;
+        let waiter = if staff_first {
+            app.lock_waiter("FOR UPDATE OF s").await
         } else {
-            app.lock_waiter("FROM orders o WHERE o.id").await;
-        }
-        tokio::time::sleep_until(deadline + Duration::from_millis(200)).await;
+            app.lock_waiter("FROM orders o WHERE o.id").await
+        };
+        // The staff's transaction began before the order's deadline, by
+        // the database's own clock: the race is the one named.
+        let pay_by: time::OffsetDateTime = app
+            .sql()
+            .await
+            .query_one("SELECT pay_by FROM orders WHERE id = $1", &[&order_id])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(
+            waiter.xact_start < pay_by,
+            "the staff's transaction began after the deadline: the machine was too slow for the race"
+        );
+        // Past the deadline by the database's clock, which judges it.
+        app.wait_for_database_time(pay_by + time::Duration::milliseconds(200))
+            .await;
         let rival = app.buyer();
         let claim = {
             let rival = rival.clone();

@@ -685,6 +685,30 @@ impl TestApp {
         self.expire_hold_at(hold_id, a_minute_ago).await;
     }
 
+    /// Waits until the database's clock has passed `at`. Deadlines are the
+    /// database's (`now()`), and its wall clock need not keep pace with
+    /// the test's monotonic one (seen here: 5.2 s of tokio's sleep were
+    /// 3.2 s of PostgreSQL's): a test waits on the clock that judges.
+    pub async fn wait_for_database_time(&self, at: OffsetDateTime) {
+        let client = self.own_connection().await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            let past: bool = client
+                .query_one("SELECT clock_timestamp() > $1", &[&at])
+                .await
+                .expect("reading the database clock")
+                .get(0);
+            if past {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the database's clock never passed {at}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Lapses every open hold of the event now (see [`TestApp::lapse_hold`]).
     pub async fn lapse_every_hold(&self, event_id: i64) {
         let open: Vec<String> = self
@@ -1029,4 +1053,15 @@ impl RunningBinary {
 pub fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
         .expect("an RFC 3339 time")
+}
+
+/// An app whose statements wait on locks as long as a forced race needs:
+/// the test holds a lock until every party waits on it, however loaded
+/// the machine, so the app's own 2 s lock timeout must not end the wait.
+pub async fn spawn_app_for_forced_races() -> TestApp {
+    spawn_app_with(|config| {
+        config.db.lock_timeout = Duration::from_secs(60);
+        config.db.statement_timeout = Duration::from_secs(90);
+    })
+    .await
 }

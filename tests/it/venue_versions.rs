@@ -254,12 +254,21 @@ async fn the_preview_draws_the_latest_version_with_the_buyers_renderer() {
         .send()
         .await
         .unwrap();
-    assert_ne!(anonymous.status(), StatusCode::OK);
+    // Signed out: sent to sign in, the preview not shown.
+    assert_eq!(anonymous.status(), StatusCode::SEE_OTHER);
+    assert!(
+        anonymous.headers()["location"]
+            .to_str()
+            .unwrap()
+            .starts_with("/staff/login"),
+        "{:?}",
+        anonymous.headers()
+    );
 }
 
 #[tokio::test]
 async fn two_managers_saving_the_same_version_one_wins_the_other_is_told() {
-    let app = spawn_app().await;
+    let app = crate::support::spawn_app_for_forced_races().await;
     let first = staff(&app, "first").await;
     let second = staff(&app, "second").await;
     let venue_id = create_venue(&first, &small_hall("Busy Hall")).await;
@@ -481,7 +490,7 @@ async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
 /// no longer exists.
 #[tokio::test]
 async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seats() {
-    let app = spawn_app().await;
+    let app = crate::support::spawn_app_for_forced_races().await;
     let manager = staff(&app, "manager").await;
 
     // Claim first: a claim's transaction in flight (the event's key-share
@@ -947,11 +956,7 @@ async fn a_restricted_views_reason_travels_from_the_layout_to_the_seat_and_the_m
 /// the same tier. Both are added, the tier once; never a 500.
 #[tokio::test]
 async fn two_sections_added_at_once_with_the_same_new_tier_both_land() {
-    let app = crate::support::spawn_app_with(|c| {
-        c.db.lock_timeout = std::time::Duration::from_secs(30);
-        c.db.statement_timeout = std::time::Duration::from_secs(60);
-    })
-    .await;
+    let app = crate::support::spawn_app_for_forced_races().await;
     let manager = staff(&app, "manager").await;
     let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Box Hall").await;
     let mut boxes = small_hall("Box Hall");

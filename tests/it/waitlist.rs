@@ -659,8 +659,16 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
             .delete(&format!("/api/holds/{hold_id}/seats/{}", s[0]))
             .await;
         assert!(status.is_success());
-        // Long enough to take the offer and start paying on a busy machine.
-        let short = Duration::from_secs(4);
+        // Paying first, the payment must pass the hold's check before the
+        // offer runs out by the clock (its purchase then holds the hold's
+        // lock, so the test can't move the expiry): long enough to take
+        // the offer and start paying on a loaded machine. The other way
+        // round, the offer is lapsed in the database, no clock waited on.
+        let short = if pay_first {
+            Duration::from_secs(15)
+        } else {
+            OFFER
+        };
         let offered = offer_pass(&app.pool, EventId(event.id), short)
             .await
             .unwrap();
@@ -700,13 +708,26 @@ async fn an_offer_lapsing_while_its_buyer_pays_has_one_winner_either_way() {
                 tokio::spawn(async move { first.purchase(&hold, "One", "one@example.com").await })
             };
             app.lock_waiter("UPDATE seats").await;
-            tokio::time::sleep(short + Duration::from_millis(300)).await;
+            // Past the offer's own expiry, by the database's clock.
+            let expires: time::OffsetDateTime = app
+                .sql()
+                .await
+                .query_one(
+                    "SELECT expires_at FROM holds WHERE id = $1",
+                    &[&offer_hold.0],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            let left = (expires - time::OffsetDateTime::now_utc()).max(time::Duration::ZERO);
+            tokio::time::sleep(Duration::try_from(left).unwrap() + Duration::from_millis(300))
+                .await;
             let during = pass(&app, event.id).await;
             lock.rollback().await.unwrap();
             let (status, _) = paying.await.unwrap();
             (status, during.offered.len())
         } else {
-            tokio::time::sleep(short + Duration::from_millis(300)).await;
+            app.lapse_hold(&json!(offer_hold.0.to_string())).await;
             let after = pass(&app, event.id).await;
             let (status, answer) = first
                 .purchase(&json!(offer_hold.0.to_string()), "One", "one@example.com")

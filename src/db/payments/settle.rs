@@ -42,18 +42,13 @@ async fn lock_order(
         .prepare_cached(
             "SELECT o.event_id, o.hold_id, o.status, o.payment, o.pay_by > now() AS in_time,
                     coalesce(o.buyer_email, '') AS buyer_email, o.stripe_payment_intent, o.amount_cents,
-                    coalesce((SELECT c.currency FROM stripe_checkout_sessions c
-                               WHERE c.id = $2 AND c.order_id = o.id),
-                             -- A session an instance made before sessions
-                             -- were remembered (a rolling upgrade).
-                             (SELECT lower(e.currency) FROM events e
-                               WHERE e.id = o.event_id AND o.stripe_session_id = $2))
-                        AS session_currency,
                     (SELECT e.cancelled_at IS NOT NULL FROM events e WHERE e.id = o.event_id) AS cancelled,
                     (SELECT array_agg(area_id ORDER BY area_id) FROM order_reserved_ga
                       WHERE order_id = o.id) AS ga_areas,
                     (SELECT array_agg(quantity ORDER BY area_id) FROM order_reserved_ga
-                      WHERE order_id = o.id) AS ga_quantities
+                      WHERE order_id = o.id) AS ga_quantities,
+                    order_session_currency(o.id, o.event_id, o.stripe_session_id, $2)
+                        AS session_currency
                FROM orders o WHERE o.id = $1 FOR UPDATE",
         )
         .await?;
