@@ -80,8 +80,20 @@ tally() { # name exit passed failed
   fi
 }
 
+# Each phase has a time limit, so a hung test ends the run with its
+# phase named instead of stalling CI until its own limit.
+CARGO_TEST_LIMIT=${CARGO_TEST_LIMIT:-40m}
+BROWSER_LIMIT=${BROWSER_LIMIT:-30m}
+FUZZ_LIMIT=${FUZZ_LIMIT:-15m}
+timed_out() { # phase limit
+  summary+=("$1: timed out after $2")
+  failed+=("$1 (timed out after $2)")
+  failed_total=$((failed_total + 1))
+}
+
 say "unit and integration tests (cargo test --workspace --no-fail-fast)"
-cargo test --locked --workspace --no-fail-fast 2>&1 | tee "$logs/cargo.out"
+timeout --kill-after=30s "$CARGO_TEST_LIMIT" \
+  cargo test --locked --workspace --no-fail-fast 2>&1 | tee "$logs/cargo.out"
 cargo_code=${PIPESTATUS[0]}
 # Counts per test binary: "Running unittests src/…" are unit tests,
 # "Running tests/…" the integration binary, "Doc-tests" the doc tests.
@@ -98,13 +110,50 @@ count_cargo() { # kind: unit|integration|doc -> "passed failed"
     }
     END { print p + 0, f + 0 }' "$logs/cargo.out"
 }
+# A test binary that died (a signal, a panic outside a test, a killed
+# process) prints no failures of its own, and the others' counts would
+# hide it: cargo names it in "process didn't exit successfully: `…`". Each
+# such binary with no failed test of its own is a failure by its name.
+crashed_binaries() {
+  grep -oE "process didn't exit successfully: \`[^\`]+\`[^)]*\)?" "$logs/cargo.out" |
+    while read -r line; do
+      bin=$(printf '%s' "$line" | sed -E 's/.*`([^` ]+)[^`]*`.*/\1/')
+      name=$(basename "$bin" | sed -E 's/-[0-9a-f]{16}$//')
+      # Its own "test result" line, if it got that far.
+      own=$(awk -v bin="$(basename "$bin")" '
+        index($0, "Running") && index($0, bin) { mine = 1; next }
+        /^ *(Running|Doc-tests) / { mine = 0 }
+        mine && /^test result:/ { print; exit }' "$logs/cargo.out")
+      if [ -z "$own" ] || printf '%s' "$own" | grep -qE ' 0 failed'; then
+        why=$(printf '%s' "$line" | grep -oE '\((exit status|signal)[^)]*\)' | head -n 1)
+        printf '%s %s\n' "$name" "${why:-(did not finish)}"
+      fi
+    done
+}
 read -r unit_passed unit_failed <<<"$(count_cargo unit)"
 read -r it_passed it_failed <<<"$(count_cargo integration)"
 read -r doc_passed doc_failed <<<"$(count_cargo doc)"
 # One exit code covers all three. A phase with failures of its own is
 # named by them; an exit with none counted anywhere (a build error, a test
 # binary killed by a signal) is cargo test failing to finish.
-if [ "$cargo_code" != 0 ] && [ $((unit_failed + it_failed + doc_failed)) = 0 ]; then
+crashed=$(crashed_binaries)
+if [ "$cargo_code" = 124 ] || [ "$cargo_code" = 137 ]; then
+  tally unit 0 "$unit_passed" "$unit_failed"
+  tally integration 0 "$it_passed" "$it_failed"
+  timed_out "cargo test" "$CARGO_TEST_LIMIT"
+elif [ -n "$crashed" ]; then
+  tally unit 0 "$unit_passed" "$unit_failed"
+  tally integration 0 "$it_passed" "$it_failed"
+  tally doc 0 "$doc_passed" "$doc_failed"
+  while read -r name why; do
+    summary+=("test binary $name: did not finish $why")
+    failed+=("$name (did not finish)")
+    failed_total=$((failed_total + 1))
+  done <<<"$crashed"
+  if [ $((unit_failed + it_failed + doc_failed)) != 0 ]; then
+    failed+=("tests that failed (above)")
+  fi
+elif [ "$cargo_code" != 0 ] && [ $((unit_failed + it_failed + doc_failed)) = 0 ]; then
   tally "cargo test" "$cargo_code" $((unit_passed + it_passed + doc_passed)) 0
 else
   phase_code() { if [ "$cargo_code" != 0 ] && [ "$1" != 0 ]; then echo "$cargo_code"; else echo 0; fi; }
@@ -148,19 +197,26 @@ if cargo build --locked --bin seatmap && cargo build --locked -p stripe-standin;
   (
     cd tests/e2e &&
       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error &&
-      SEATMAP_E2E_DATA_DIR="$e2e_data" npx playwright test
+      SEATMAP_E2E_DATA_DIR="$e2e_data" timeout --kill-after=30s "$BROWSER_LIMIT" npx playwright test
   ) 2>&1 | tee "$logs/playwright.out"
   browser_code=${PIPESTATUS[0]}
   # Playwright's closing lines: "  27 passed (2.8m)", "  1 failed", "  1 flaky".
   browser_passed=$(grep -oE '^ +[0-9]+ passed' "$logs/playwright.out" | awk '{ n += $1 } END { print n + 0 }')
   browser_failed=$(grep -oE '^ +[0-9]+ (failed|flaky|interrupted|did not run)' "$logs/playwright.out" | awk '{ n += $1 } END { print n + 0 }')
-  tally browser "$browser_code" "$browser_passed" "$browser_failed"
+  if [ "$browser_code" = 124 ] || [ "$browser_code" = 137 ]; then
+    tally browser 0 "$browser_passed" "$browser_failed"
+    timed_out browser "$BROWSER_LIMIT"
+  else
+    tally browser "$browser_code" "$browser_passed" "$browser_failed"
+  fi
 
   # Counted as one phase: its "N passed" lines count generated cases.
   say "API fuzzing (Schemathesis against the OpenAPI document)"
-  bash tests/api-fuzz.sh 2>&1 | tee "$logs/api-fuzz.out"
+  timeout --kill-after=30s "$FUZZ_LIMIT" bash tests/api-fuzz.sh 2>&1 | tee "$logs/api-fuzz.out"
   fuzz_code=${PIPESTATUS[0]}
-  if [ "$fuzz_code" = 0 ]; then
+  if [ "$fuzz_code" = 124 ] || [ "$fuzz_code" = 137 ]; then
+    timed_out fuzzing "$FUZZ_LIMIT"
+  elif [ "$fuzz_code" = 0 ]; then
     summary+=("fuzzing: passed")
   else
     summary+=("fuzzing: failed (exit $fuzz_code)")

@@ -2,6 +2,12 @@
 //! sets up the interleaving it names (holding a lock the app must wait on,
 //! or moving the database's idea of an expiry) instead of hoping the
 //! scheduler finds it, and fails if the guarantee breaks.
+//!
+//! Two herds from before the forced versions stay as load tests, named
+//! `load_…`: many at once, whatever order the scheduler finds. They check
+//! the same outcome under load; the forced tests beside them
+//! (`staff_release_and_purchase_each_win_…`, `a_revive_and_a_buyer_each_win_…`)
+//! are what decide each interleaving.
 
 use std::time::Duration;
 
@@ -205,8 +211,9 @@ async fn tickets_taken_between_the_purchases_count_and_their_sale_roll_the_purch
     claim_between_count_and_sale(false, true).await;
 }
 
+/// A load test (the forced versions: `staff_release_and_purchase_each_win_…`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn staff_releasing_holds_as_their_buyers_pay_never_both_succeed() {
+async fn load_staff_releasing_holds_as_their_buyers_pay_never_both_succeed() {
     let app = spawn_app_with(patient).await;
     let event = app.create_event(3, 20).await;
     let clerk = staff(&app, "clerk").await;
@@ -433,8 +440,9 @@ async fn cancelling_amid_claims_and_purchases_lets_no_hold_slip_in_and_flags_eve
     end_sales_amid_traffic(true).await;
 }
 
+/// A load test (the forced versions: `a_revive_and_a_buyer_each_win_…`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn reviving_a_lapsed_hold_as_another_buyer_takes_its_seats_gives_them_to_exactly_one() {
+async fn load_reviving_a_lapsed_hold_as_another_buyer_takes_its_seats_gives_them_to_exactly_one() {
     let app = spawn_app_with(patient).await;
     let event = app.create_event(2, 20).await;
     let clerk = staff(&app, "clerk").await;
