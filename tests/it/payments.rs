@@ -1696,3 +1696,63 @@ async fn a_refund_retried_after_a_lost_answer_pays_back_once() {
     assert_eq!(keys.len(), 2, "{keys:?}");
     assert!(keys[0].is_some() && keys[0] == keys[1], "{keys:?}");
 }
+
+/// A payment that arrives after staff cancelled the event is refunded in
+/// full and sells nothing (docs/payments.md); Stripe's delayed-method
+/// success, `checkout.session.async_payment_succeeded`, settles an order
+/// as a completed session does.
+#[tokio::test]
+async fn a_payment_after_cancellation_is_refunded_and_an_async_success_settles() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(600)).await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, cancelled) = checkout(&app, event.id, &event.seat_ids[0..1]).await;
+    let (late_buyer, delayed) = checkout(&app, event.id, &event.seat_ids[1..2]).await;
+    // The delayed method first: completed unpaid, then its success.
+    let session = session_of(&delayed);
+    let (body, signature) = standin.complete(&session).unwrap();
+    let mut event_json: Value = serde_json::from_str(&body).unwrap();
+    event_json["type"] = json!("checkout.session.async_payment_succeeded");
+    event_json["id"] = json!(format!("evt_async_{}", uuid::Uuid::new_v4().simple()));
+    let body = event_json.to_string();
+    let signature_async = stripe_standin::signature_header(SECRET, body.as_bytes());
+    let _ = signature;
+    assert_eq!(standin.deliver(&body, &signature_async).await.unwrap(), 200);
+    assert_eq!(order_status(&late_buyer, &delayed).await["status"], "paid");
+    // Staff cancel the event; the other order's payment arrives after.
+    let clerk = staff(&app, "clerk").await;
+    let response = crate::staff::console_action(
+        &clerk,
+        event.id,
+        &format!("/staff/events/{}/cancel", event.id),
+        &[("confirm", "yes")],
+    )
+    .await;
+    assert!(response.status().is_redirection(), "{}", response.status());
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM events WHERE id = {} AND cancelled_at IS NOT NULL",
+            event.id
+        ))
+        .await,
+        1,
+        "the event is cancelled"
+    );
+    let (body, signature) = standin.complete(&session_of(&cancelled)).unwrap();
+    assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
+    assert_eq!(
+        order_status(&buyer, &cancelled).await["status"],
+        "refunded_unfulfilled"
+    );
+    drain_provider_calls(&app).await;
+    let intent = standin
+        .captures()
+        .into_iter()
+        .find(|c| c.session == session_of(&cancelled))
+        .unwrap()
+        .payment_intent;
+    assert!(
+        standin.refunds().iter().any(|r| r.payment_intent == intent),
+        "the late payment went back"
+    );
+}

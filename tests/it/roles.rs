@@ -811,3 +811,62 @@ async fn every_staff_api_route_answers_a_key_of_every_role_as_the_matrix_says() 
         }
     }
 }
+
+/// Two admins demote each other at the same moment, forced: both wait on
+/// the accounts' lock the test holds, then go. One demotion lands; the
+/// other admin, no longer one under the lock, changes nothing. An admin
+/// is always left.
+#[tokio::test]
+async fn two_admins_demoting_each_other_at_once_leave_one_admin() {
+    let app = crate::support::spawn_app_for_forced_races().await;
+    let ada = staff_as(&app, "ada", Role::Admin).await;
+    let bob = staff_as(&app, "bob", Role::Admin).await;
+    let id_of = |name: &'static str| {
+        let app = &app;
+        async move {
+            app.sql()
+                .await
+                .query_one("SELECT id FROM staff WHERE name = $1", &[&name])
+                .await
+                .unwrap()
+                .get::<_, i64>(0)
+        }
+    };
+    let (ada_id, bob_id) = (id_of("ada").await, id_of("bob").await);
+    let ada_token = csrf_from(&ada, "/staff/accounts").await;
+    let bob_token = csrf_from(&bob, "/staff/accounts").await;
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.batch_execute("SELECT id FROM staff ORDER BY id FOR UPDATE")
+        .await
+        .unwrap();
+    let demote = |client: Api, token: String, subject: i64| {
+        tokio::spawn(async move {
+            post_form(
+                &client,
+                &format!("/staff/accounts/{subject}/role"),
+                &[("csrf", token.as_str()), ("role", "manager")],
+            )
+            .await
+            .status()
+        })
+    };
+    let a = demote(ada.clone(), ada_token, bob_id);
+    let b = demote(bob.clone(), bob_token, ada_id);
+    app.lock_waiters("FROM staff ORDER BY id FOR UPDATE", 2).await;
+    lock.commit().await.unwrap();
+    let (a, b) = (a.await.unwrap(), b.await.unwrap());
+    assert!(!a.is_server_error() && !b.is_server_error(), "{a} {b}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM staff WHERE role = 'admin' AND disabled_at IS NULL")
+            .await,
+        1,
+        "exactly one admin is left"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE action = 'staff_role'")
+            .await,
+        1,
+        "one demotion happened"
+    );
+}

@@ -110,7 +110,11 @@ test('an offline queue survives a reload with no network, and is sent once the n
   await expect(g.page.locator('[data-door-network]')).toContainText('1 scan waiting to be sent');
 
   // Still offline: the service worker gives the page back, and the queue
-  // and the list are still on the device.
+  // and the list are still on the device. setOffline may not reach the
+  // worker's own fetches (it tries the network first), so the server is
+  // made unreachable for them too: every request of the context, the
+  // worker's included, is refused; only the worker's cache can answer.
+  await g.context.route('**/*', (route) => route.abort('internetdisconnected'));
   const reloaded = await g.page.reload();
   expect(reloaded?.fromServiceWorker(), 'the service worker gave the page back').toBe(true);
   await expect(g.page.getByRole('heading', { name: /^Door: .*Demo Night$/ })).toBeVisible();
@@ -118,8 +122,13 @@ test('an offline queue survives a reload with no network, and is sent once the n
   await scan(g.page, code);
   await expect(g.page.locator('#door-result')).toContainText(/Already admitted at \d\d:\d\d at Gate C/);
 
+  await g.context.unrouteAll();
+  // The list fetched after the queue is sent is the one that would carry
+  // a conflict: waited for, then the conflicts box is read.
+  const refreshed = g.page.waitForResponse((r) => r.url().includes('/door-list') && r.ok(), { timeout: 30_000 });
   await g.context.setOffline(false);
   await expect(g.page.locator('[data-door-offline]')).toHaveAttribute('data-door-queue', '0', { timeout: 20_000 });
+  await refreshed;
   const list = await (await g.context.request.get('/api/staff/events/1/door-list')).json();
   const ticket = (list.tickets as any[]).find((t) => t.place === 'Balcony, row D, seat 3');
   expect(ticket.state).toBe('admitted');

@@ -12,9 +12,9 @@ test('the countdown reaches zero, the panel says expired, and another browser ta
   await expect(seat(page, 'Orchestra', 'B', 3)).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator('#hold-panel .countdown__time')).toHaveText(/^00:0\d$/);
 
-  // A hold this short is in its last two minutes from the start.
-  await expect(page.getByRole('button', { name: /^Need more time\?/ })).toBeVisible();
-  await expect(page.locator('#notice .notice--success')).toContainText('Holding');
+  // (That a hold in its last two minutes offers "Need more time?" is the
+  // next test's, on a 100-second hold: seen here, inside an 8-second one,
+  // it raced a loaded machine.)
 
   const countdown = page.locator('#hold-panel .countdown');
   await expect(countdown).toHaveText('Your hold expired \u2014 pick seats again.', {

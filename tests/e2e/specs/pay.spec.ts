@@ -49,10 +49,32 @@ test('cancel on the provider page, come back with the seat still held, and pay a
   await other.getByRole('link', { name: /Demo Night/ }).click();
   await expect(seat(other, 'Orchestra', 'K', 5)).toHaveAccessibleName(/held by another buyer$/);
   await other.close();
+  // "Pay" again is the same session at the provider, not a second one.
+  const firstSession = new URL(page.url()).pathname;
   await page.goto(order);
   await page.getByRole('button', { name: /^Pay €/ }).click();
   await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${STANDIN_PORT}/c/pay/cs_test_`));
+  expect(new URL(page.url()).pathname).toBe(firstSession);
   await page.getByRole('button', { name: /^Pay / }).click();
   await expect(page.getByRole('heading', { name: 'Payment received' })).toBeVisible();
   await expect(page.locator('.ticket__place', { hasText: 'Orchestra, row K, seat 5' })).toBeVisible();
+});
+
+test('back from paying before the provider says so, the order page waits, then shows the tickets', async ({ page, request }) => {
+  // Stripe's webhook is not instant: the stand-in holds it back 4 s.
+  const delayed = await request.post(`http://127.0.0.1:${STANDIN_PORT}/_standin/webhook-delay?ms=4000`);
+  expect(delayed.status()).toBe(204);
+  try {
+    await checkout(page, 'K', 7);
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${PAY_PORT}/orders/[0-9a-f-]{36}\\?`));
+    // The payment isn't known yet: the page says it waits, and polls.
+    await expect(page.locator('#payment-panel')).toContainText(/Waiting/);
+    await expect(page.locator('.ticket__place')).toHaveCount(0);
+    // The webhook arrives; the page reloads itself with the tickets.
+    await expect(page.getByRole('heading', { name: 'Payment received' })).toBeVisible({ timeout: 30_000 });
+    await expect(page.locator('.ticket__place', { hasText: 'Orchestra, row K, seat 7' })).toBeVisible();
+  } finally {
+    await request.post(`http://127.0.0.1:${STANDIN_PORT}/_standin/webhook-delay?ms=0`);
+  }
 });
