@@ -594,3 +594,56 @@ async fn repeat_admissions_are_conflicts_whatever_device_they_name_and_times_are
         assert_eq!(response.status(), StatusCode::FORBIDDEN, "{scope} key");
     }
 }
+
+/// A door device whose account was signed out, or disabled (a phone lost
+/// with its list), admits nobody: its batch is refused before anything is
+/// looked up, and the tickets stay unadmitted (docs/box-office.md).
+#[tokio::test]
+async fn a_signed_out_or_disabled_door_device_admits_nobody() {
+    let d = door().await;
+    let hash = device_hash(&d.key, &d.codes[0]);
+    // Signed out on the device: its batch is a 401.
+    let token = crate::pages::csrf_from(&d.gate_b, "/staff").await;
+    crate::staff::post_form(&d.gate_b, "/staff/logout", &[("csrf", &token)]).await;
+    let (status, _) = send_batch(
+        &d.gate_b,
+        d.event_id,
+        &d.device_b,
+        &[(&hash, "Gate B", &minutes_ago(1))],
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // Its account disabled by an admin: the device's session ends at once.
+    let admin = staff_as(&d.app, "root", Role::Admin).await;
+    let gate_a_id: i64 = d
+        .app
+        .sql()
+        .await
+        .query_one("SELECT id FROM staff WHERE name = 'gate-a'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let token = crate::pages::csrf_from(&admin, "/staff/accounts").await;
+    let disabled = crate::staff::post_form(
+        &admin,
+        &format!("/staff/accounts/{gate_a_id}/disable"),
+        &[("csrf", &token)],
+    )
+    .await;
+    assert_eq!(disabled.status(), StatusCode::SEE_OTHER);
+    let (status, _) = send_batch(
+        &d.gate_a,
+        d.event_id,
+        &d.device_a,
+        &[(&hash, "Gate A", &minutes_ago(1))],
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        d.app
+            .count("SELECT count(*) FROM tickets WHERE admitted_at IS NOT NULL")
+            .await,
+        0,
+        "nobody was admitted"
+    );
+}

@@ -77,7 +77,7 @@ impl SmtpSink {
     }
 
     /// Every message delivered so far, as raw text.
-    fn messages(&self) -> Vec<String> {
+    pub fn messages(&self) -> Vec<String> {
         ["new", "cur"]
             .iter()
             .flat_map(|sub| {
@@ -138,7 +138,7 @@ fn header<'a>(message: &'a str, name: &str) -> Option<&'a str> {
 
 /// The message with its quoted-printable body decoded (lettre encodes a
 /// body with long lines so: "=\r\n" soft breaks, "=3D" for "=").
-fn unwrapped(message: &str) -> String {
+pub fn unwrapped(message: &str) -> String {
     let joined = message.replace("=\r\n", "").replace("=\n", "");
     let bytes = joined.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

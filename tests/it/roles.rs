@@ -853,7 +853,8 @@ async fn two_admins_demoting_each_other_at_once_leave_one_admin() {
     };
     let a = demote(ada.clone(), ada_token, bob_id);
     let b = demote(bob.clone(), bob_token, ada_id);
-    app.lock_waiters("FROM staff ORDER BY id FOR UPDATE", 2).await;
+    app.lock_waiters("FROM staff ORDER BY id FOR UPDATE", 2)
+        .await;
     lock.commit().await.unwrap();
     let (a, b) = (a.await.unwrap(), b.await.unwrap());
     assert!(!a.is_server_error() && !b.is_server_error(), "{a} {b}");

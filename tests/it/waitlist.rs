@@ -1072,3 +1072,132 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
     assert_eq!(offered[0].0.to_string(), *first);
     app.no_breaches().await;
 }
+
+/// The offer worker's own loop (every instance runs it; here every
+/// 100 ms): a seat freed is offered by the worker itself, with no pass
+/// called by the test, and the offer's mail arrives with a link that opens
+/// the party's page, whose button takes the offer.
+#[tokio::test]
+async fn the_workers_own_loop_offers_a_freed_seat_and_mails_a_link_that_works() {
+    let sink = crate::mail::SmtpSink::start("waitlist-loop").await;
+    let url = sink.url();
+    let app = spawn_app_with(|c| {
+        c.waitlist.every = Some(Duration::from_millis(100));
+        c.mail.smtp_url = Some(seatmap::config::Secret::new(url));
+        c.mail.poll_every = Duration::from_millis(50);
+    })
+    .await;
+    let event = app.create_event(1, 2).await;
+    let holders = sell_out(&app, event.id, &event.seat_ids, 2).await;
+    let party = app.buyer();
+    let (status, joined) = join(
+        &app,
+        &party,
+        event.id,
+        json!({"count": 1, "email": "loop@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    let (owner, hold_id) = &holders[0];
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", event.seat_ids[0]))
+        .await;
+    assert!(status.is_success());
+    // The worker finds it by itself.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while app
+        .count("SELECT count(*) FROM waitlist_entries WHERE status = 'offered'")
+        .await
+        == 0
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker made no offer"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The offer's mail: its link opens the party's page, which offers the seats.
+    let offer = loop {
+        let mails: Vec<String> = sink
+            .messages()
+            .into_iter()
+            .map(|m| crate::mail::unwrapped(&m))
+            .filter(|m| m.contains("held for you"))
+            .collect();
+        if let Some(mail) = mails.into_iter().next() {
+            break mail;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no offer mail arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let entry = joined["entry_id"].as_str().unwrap();
+    let link = offer
+        .split_whitespace()
+        .find(|word| word.contains(&format!("/waitlist/{entry}?")))
+        .unwrap_or_else(|| panic!("no link to the party's page in {offer}"));
+    let path = &link[link.find("/waitlist/").unwrap()..];
+    let stranger = app.buyer();
+    let page = stranger.get_text(path).await;
+    assert!(page.contains("See and buy your seats"), "{page}");
+    let token = crate::pages::csrf_from(&stranger, path).await;
+    // The page's button is signed for its own action: found in the page.
+    let take = page
+        .split('"')
+        .find(|part| part.starts_with(&format!("/waitlist/{entry}/offer?")))
+        .map(|part| part.replace("&amp;", "&").replace("&#38;", "&"))
+        .expect("the page's button to take the offer");
+    let taken = crate::staff::post_form(&stranger, &take, &[("csrf", &token)]).await;
+    assert_eq!(taken.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        status_of_seat(&stranger.seats(event.id).await, event.seat_ids[0]),
+        "mine",
+        "the offer's hold is the browser's that took it"
+    );
+}
+
+fn status_of_seat(seats: &Value, seat: i64) -> String {
+    seats["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == seat)
+        .map(|s| s["status"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+/// The box office is not bound by the waitlist (docs/box-office.md): a
+/// seat the waitlist keeps from buyers is sold at the counter.
+#[tokio::test]
+async fn the_box_office_sells_a_seat_the_waitlist_keeps_from_buyers() {
+    let app = app().await;
+    let event = app.create_event(1, 2).await;
+    let holders = sell_out(&app, event.id, &event.seat_ids, 2).await;
+    let (status, _) = join(
+        &app,
+        &app.buyer(),
+        event.id,
+        json!({"count": 1, "email": "first@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (owner, hold_id) = &holders[0];
+    let (status, _) = owner
+        .delete(&format!("/api/holds/{hold_id}/seats/{}", event.seat_ids[0]))
+        .await;
+    assert!(status.is_success());
+    let (status, body) = app.buyer().hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"], "waitlist_first", "kept from buyers: {body}");
+    let clerk = staff(&app, "clerk").await;
+    let (status, sold) = clerk
+        .post(
+            &format!("/api/staff/events/{}/sales", event.id),
+            json!({"seat_ids": [event.seat_ids[0]], "name": "At the counter", "tender": "cash"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "the counter sells it: {sold}");
+    app.no_breaches().await;
+}
