@@ -358,3 +358,68 @@ async fn building_the_app_starts_its_background_work_and_shutdown_stops_it() {
         .unwrap();
     until_count(&app, live_connections, 1).await;
 }
+
+/// The embedded cluster never outlives its app (docs/design.md): the app,
+/// run as a process with no DATABASE_URL, is killed with SIGKILL (no
+/// chance to stop anything), and its PostgreSQL goes too, by the
+/// parent-death signal it was started with.
+#[tokio::test]
+async fn the_embedded_cluster_goes_when_its_app_is_killed() {
+    use tokio::io::AsyncBufReadExt;
+    let dir = crate::support::scratch_dir(&format!(
+        "embedded-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The cluster runs as the postgres user when we are root: it must
+    // reach the folder.
+    std::process::Command::new("chmod")
+        .args(["-R", "755"])
+        .arg(dir.parent().unwrap())
+        .status()
+        .unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
+        .env_remove("DATABASE_URL")
+        .env("SEATMAP_DATA_DIR", &dir)
+        .env("SEATMAP_ADDR", "127.0.0.1:0")
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starting the seatmap binary");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(Duration::from_secs(120), stdout.next_line())
+        .await
+        .expect("the app never said where it runs")
+        .unwrap()
+        .expect("the app exited before serving");
+    assert!(banner.starts_with("seatmap is running at "), "{banner}");
+    let pid_file = dir.join("pgdata").join("postmaster.pid");
+    let postmaster: i32 = std::fs::read_to_string(&pid_file)
+        .expect("the cluster's postmaster.pid")
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(std::path::Path::new(&format!("/proc/{postmaster}")).exists());
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::path::Path::new(&format!("/proc/{postmaster}")).exists() {
+        // A zombie the init process has not reaped yet is gone too.
+        let state = std::fs::read_to_string(format!("/proc/{postmaster}/stat")).unwrap_or_default();
+        if state.split_whitespace().nth(2) == Some("Z") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "PostgreSQL ({postmaster}) outlived its killed app"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

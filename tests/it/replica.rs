@@ -444,3 +444,71 @@ async fn past_the_stated_lag_or_with_the_replica_gone_reads_go_to_the_primary() 
     }
     assert_eq!(holder.hold(event.id, &s[1..2]).await.0, StatusCode::CREATED);
 }
+
+/// Staff reports are read from a caught-up replica (docs/scaling.md); a
+/// replica that is promoted (it no longer replays: it is a primary of its
+/// own now) gets no more reads, which go to the primary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reports_are_read_from_the_replica_and_a_promoted_replica_gets_no_reads() {
+    let pair = primary_and_replica(Duration::from_secs(60)).await;
+    let (base, state) = serve_instance(&pair.config).await;
+    let pool = seatmap::db::database::Database::connect(&pair.config)
+        .await
+        .expect("the test's pool")
+        .pool;
+    let event = create_event_on(&pool, 1, 4).await;
+    let hash = seatmap::domain::password::hash(crate::staff::PASSWORD).unwrap();
+    seatmap::db::staff::create(
+        &pool.get().await.unwrap(),
+        "reporter",
+        &hash,
+        seatmap::domain::role::Role::Manager,
+    )
+    .await
+    .unwrap();
+    let manager = Api::new(&base);
+    assert_eq!(
+        crate::staff::sign_in_attempt(&manager, "reporter", crate::staff::PASSWORD)
+            .await
+            .status(),
+        StatusCode::SEE_OTHER
+    );
+    let replica = state.replica.clone().expect("a replica is configured");
+    let on_replica = superuser(&pair.replica_dir, "seatmap").await;
+    has_seats(&on_replica, &event.seat_ids).await;
+    eventually("the replica caught up", async || replica.caught_up()).await;
+    let report = format!("/staff/events/{}/report", event.id);
+    eventually("a report read from the replica", async || {
+        let before = replica.served(ReadFrom::Replica);
+        let page = manager.get_text(&report).await;
+        page.contains("Test Night") && replica.served(ReadFrom::Replica) > before
+    })
+    .await;
+
+    // Promoted: it stops replaying, and reads go to the primary.
+    on_replica
+        .batch_execute("SELECT pg_promote(true, 30)")
+        .await
+        .unwrap();
+    eventually("the promoted replica counted out", async || {
+        !replica.caught_up()
+    })
+    .await;
+    let anonymous = Api::new(&base);
+    let before = replica.served(ReadFrom::Replica);
+    for _ in 0..5 {
+        assert_eq!(
+            anonymous.seats(event.id).await["seats"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
+        assert!(manager.get_text(&report).await.contains("Test Night"));
+    }
+    assert_eq!(
+        replica.served(ReadFrom::Replica),
+        before,
+        "a read went to the promoted replica"
+    );
+}

@@ -264,14 +264,15 @@ impl PgCluster {
         config
     }
 
-    /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
-    /// waiting up to 30 s. Blocking.
     /// Whether this process attached to a server already running on the
     /// data folder (the app's, under `seatmap staff`) rather than starting it.
     pub fn attached(&self) -> bool {
         self.server.is_none()
     }
 
+    /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
+    /// waiting up to 30 s. Blocking. A cluster this process only attached
+    /// to is left running.
     pub fn stop(&self) -> anyhow::Result<()> {
         let Some(server) = &self.server else {
             return Ok(());
