@@ -4,7 +4,6 @@
 //! sale when the event says (by time, judged in the claim, or by hand).
 
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 use futures::future::join_all;
 use reqwest::StatusCode;

@@ -1170,7 +1170,7 @@ async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_neve
         let mut named = layout("Hostile Hall");
         let joiners: Vec<Api> = (0..5).map(|_| app.buyer()).collect();
         let bodies: Vec<(&Api, reqwest::Method, String, String)> = {
-            let mut with = |pointer: &str, v: serde_json::Value| {
+            let with = |pointer: &str, v: serde_json::Value| {
                 let mut body = named.clone();
                 *body.pointer_mut(pointer).unwrap() = v;
                 body.to_string()

@@ -715,11 +715,6 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
         // Staff's transaction starts before the deadline (checked below, by
         // the database's clock); the rival's after it.
         deadline_in(&app, &order, 3.0).await;
-        // Taken after the database set its deadline, so sleeping past this
-        // is past that one however long the call took on a loaded machine
-        // (taken before it, a slow call left the rival's claim before the
-        // database's deadline: seen failing once).
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
         let order_id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
         let mut gate = app.own_connection().await;
         let tx = gate.transaction().await.unwrap();
@@ -1755,4 +1750,77 @@ async fn a_payment_after_cancellation_is_refunded_and_an_async_success_settles()
         standin.refunds().iter().any(|r| r.payment_intent == intent),
         "the late payment went back"
     );
+}
+
+/// A payment settling while staff cancel the event take their locks in
+/// opposite orders (the payment: its order, then its seats; the
+/// cancellation: the seats, then the orders) and can deadlock
+/// (docs/payments.md). Forced: the test holds the order, so the payment
+/// waits for it (its statement's snapshot taken before the cancellation)
+/// and the cancellation, its seats taken, waits behind; let go, the
+/// payment takes the order and may ask for the seats. Whichever way it
+/// goes (a deadlock PostgreSQL breaks, the loser retried; or the payment
+/// seeing the cancellation and refunding), both are answered, never a
+/// 5xx, and the money and the seats agree: paid and flagged for refund
+/// with the cancellation, or refunded.
+#[tokio::test]
+async fn a_payment_settling_while_the_event_is_cancelled_and_the_cancellation_are_both_answered() {
+    let (app, standin) = paying_app_with(Duration::from_secs(900), Duration::from_secs(600), |c| {
+        c.db.lock_timeout = Duration::from_secs(60);
+        c.db.statement_timeout = Duration::from_secs(90);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    set_payment(&app, event.id, "online").await;
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[0..2]).await;
+    let (body, signature) = standin.complete(&session_of(&order)).unwrap();
+    let clerk = staff(&app, "clerk").await;
+    let token = crate::pages::csrf_from(&clerk, &format!("/staff/events/{}", event.id)).await;
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute(
+        "SELECT 1 FROM orders WHERE id = $1::text::uuid FOR NO KEY UPDATE",
+        &[&id_segment(&order["order_id"])],
+    )
+    .await
+    .unwrap();
+    let payment = {
+        let standin = standin.clone();
+        tokio::spawn(async move { standin.deliver(&body, &signature).await.unwrap() })
+    };
+    app.lock_waiter("FROM orders o WHERE o.id").await;
+    let cancelling = {
+        let clerk = clerk.clone();
+        let path = format!("/staff/events/{}/cancel", event.id);
+        tokio::spawn(async move {
+            crate::staff::post_form(&clerk, &path, &[("csrf", &token), ("confirm", "yes")])
+                .await
+                .status()
+        })
+    };
+    app.lock_waiter("UPDATE orders SET event_cancelled").await;
+    lock.commit().await.unwrap();
+    assert_eq!(payment.await.unwrap(), 200);
+    assert_eq!(cancelling.await.unwrap(), StatusCode::SEE_OTHER);
+    let status = order_status(&buyer, &order).await["status"].clone();
+    let flagged = app
+        .count("SELECT count(*) FROM orders WHERE event_cancelled")
+        .await;
+    assert!(
+        status == "refunded_unfulfilled" || (status == "paid" && flagged == 1),
+        "{status}, flagged {flagged}"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM events WHERE id = {} AND cancelled_at IS NOT NULL",
+            event.id
+        ))
+        .await,
+        1
+    );
+    eprintln!(
+        "payment {status}; deadlocks broken and retried: {}",
+        app.settled_deadlocks().await
+    );
+    app.no_breaches().await;
 }
