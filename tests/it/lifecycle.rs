@@ -370,14 +370,12 @@ async fn the_embedded_cluster_goes_when_its_app_is_killed() {
         "embedded-{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
     ));
+    // Made 0755 (the process's umask), so the cluster's user, postgres
+    // when we are root, can reach it; the cluster's own folder inside is
+    // made by the app. (Nothing here may change the modes of the other
+    // tests' clusters beside it: PostgreSQL refuses a data folder others
+    // can read.)
     std::fs::create_dir_all(&dir).unwrap();
-    // The cluster runs as the postgres user when we are root: it must
-    // reach the folder.
-    std::process::Command::new("chmod")
-        .args(["-R", "755"])
-        .arg(dir.parent().unwrap())
-        .status()
-        .unwrap();
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
         .env_remove("DATABASE_URL")
         .env("SEATMAP_DATA_DIR", &dir)

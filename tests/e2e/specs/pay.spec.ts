@@ -39,6 +39,7 @@ test('pick a seat, pay on the provider page, come back to the tickets', async ({
 
 test('cancel on the provider page, come back with the seat still held, and pay again', async ({ page, browser }) => {
   await checkout(page, 'K', 5);
+  const firstSession = new URL(page.url()).pathname;
   await page.getByRole('link', { name: 'Cancel and go back' }).click();
   await expect(page.getByRole('heading', { name: 'Payment not made' })).toBeVisible();
   await expect(page.locator('#payment-panel')).toContainText(/Pay €\d+ by /);
@@ -50,7 +51,6 @@ test('cancel on the provider page, come back with the seat still held, and pay a
   await expect(seat(other, 'Orchestra', 'K', 5)).toHaveAccessibleName(/held by another buyer$/);
   await other.close();
   // "Pay" again is the same session at the provider, not a second one.
-  const firstSession = new URL(page.url()).pathname;
   await page.goto(order);
   await page.getByRole('button', { name: /^Pay €/ }).click();
   await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${STANDIN_PORT}/c/pay/cs_test_`));
