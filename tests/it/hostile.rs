@@ -382,6 +382,19 @@ async fn closing_sales_on_an_arena_releases_hundreds_of_seats_to_every_open_page
         assert!(tokio::time::Instant::now() < deadline, "pages never opened");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // A marker after the holds: once a page has it, the feed has read
+    // every change before it (it sends in commit order), so none of the
+    // holds' reads is still to come and counted below as the close's.
+    let marker = event.seat_ids[450];
+    let (status, _) = app.buyer().hold(event.id, &[marker]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let mut seen = String::new();
+    crate::support::read_stream_until(
+        &mut pages[0],
+        &mut seen,
+        &format!("id=\"seat-{marker}\" class=\"seat seat--held"),
+    )
+    .await;
     let (feed_before, pages_before) = app.state.live.catch_up_reads();
 
     let clerk = crate::staff::staff(&app, "clerk").await;
