@@ -35,6 +35,7 @@ pub mod tickets;
 pub mod venue_move;
 pub mod venues;
 pub mod waitlist;
+pub mod waitlist_cap;
 pub mod waitlist_first;
 pub mod webhooks;
 

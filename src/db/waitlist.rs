@@ -21,6 +21,8 @@ use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId, SectionId};
 use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
+pub use super::waitlist_cap::WaitlistClient;
+use super::waitlist_cap::refuse_past_client_cap;
 use super::waitlist_first::{FREE, keeps_free_seats, reserved_sql};
 
 /// Whether anyone waits for the event (what the event page asks, to
@@ -33,14 +35,6 @@ pub async fn has_waiting(client: &impl GenericClient, event_id: EventId) -> AppR
         )
         .await?;
     Ok(client.query_one(&statement, &[&event_id]).await?.get(0))
-}
-
-/// Who asks for a place, as the per-client cap counts them: a browser's
-/// address (an IPv6 /64 as one), or an API key (all its customers).
-#[derive(Debug, Clone, Copy)]
-pub enum WaitlistClient {
-    Network(std::net::IpAddr),
-    Key(crate::domain::ids::ApiKeyId),
 }
 
 /// What a party asks for when it joins.
@@ -66,49 +60,6 @@ pub struct Joined {
     pub position: i64,
     /// Whether it waits for its address to be confirmed.
     pub unconfirmed: bool,
-}
-
-/// Refuses a client past its places on the event's waitlist, counted
-/// under a lock of the client's own (taken in its own statement, so the
-/// count's snapshot sees every place a concurrent join made first).
-async fn refuse_past_client_cap(
-    tx: &impl GenericClient,
-    event_id: EventId,
-    client: WaitlistClient,
-    max: u32,
-) -> AppResult<()> {
-    let (network, key) = match client {
-        WaitlistClient::Network(ip) => (Some(ip), None),
-        WaitlistClient::Key(key) => (None, Some(key)),
-    };
-    tx.execute(
-        "SELECT pg_advisory_xact_lock(hashtextextended(
-                    'waitlist ' || $1::bigint || ' ' || coalesce(host($2::inet), 'key ' || $3::bigint), 11))",
-        &[&event_id, &network, &key],
-    )
-    .await?;
-    // A place never confirmed stops counting after a day, so a flood of
-    // made-up addresses from one network (behind a carrier's NAT, say)
-    // shuts its neighbours out for a day at most.
-    let live: i64 = tx
-        .query_one(
-            "SELECT count(*) FROM waitlist_entries
-              WHERE event_id = $1 AND status IN ('waiting', 'offered')
-                AND (client_network = $2 OR api_key_id = $3)
-                AND (confirmed_at IS NOT NULL OR joined_at > now() - interval '1 day')",
-            &[&event_id, &network, &key],
-        )
-        .await?
-        .get(0);
-    if live >= i64::from(max) {
-        return Err(AppError::TooManyRequests {
-            limit: crate::domain::refusal::Limit::WaitlistEntries { max },
-            // A place comes free when a party leaves, buys or lapses:
-            // nothing a client can wait out in seconds.
-            retry_after_secs: 3600,
-        });
-    }
-    Ok(())
 }
 
 /// Joins the event's waitlist, if it is sold out for what the party would

@@ -365,7 +365,6 @@ async fn building_the_app_starts_its_background_work_and_shutdown_stops_it() {
 /// parent-death signal it was started with.
 #[tokio::test]
 async fn the_embedded_cluster_goes_when_its_app_is_killed() {
-    use tokio::io::AsyncBufReadExt;
     let dir = crate::support::scratch_dir(&format!(
         "embedded-{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
@@ -376,24 +375,13 @@ async fn the_embedded_cluster_goes_when_its_app_is_killed() {
     // tests' clusters beside it: PostgreSQL refuses a data folder others
     // can read.)
     std::fs::create_dir_all(&dir).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"));
+    command
         .env_remove("DATABASE_URL")
         .env("SEATMAP_DATA_DIR", &dir)
         .env("SEATMAP_ADDR", "127.0.0.1:0")
-        .env("RUST_LOG", "warn")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("starting the seatmap binary");
-    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner = tokio::time::timeout(Duration::from_secs(120), stdout.next_line())
-        .await
-        .expect("the app never said where it runs")
-        .unwrap()
-        .expect("the app exited before serving");
-    assert!(banner.starts_with("seatmap is running at "), "{banner}");
+        .env("RUST_LOG", "warn");
+    let mut app = crate::support::RunningBinary::from_command(command).await;
     let pid_file = dir.join("pgdata").join("postmaster.pid");
     let postmaster: i32 = std::fs::read_to_string(&pid_file)
         .expect("the cluster's postmaster.pid")
@@ -404,8 +392,8 @@ async fn the_embedded_cluster_goes_when_its_app_is_killed() {
         .parse()
         .unwrap();
     assert!(std::path::Path::new(&format!("/proc/{postmaster}")).exists());
-    child.start_kill().unwrap();
-    child.wait().await.unwrap();
+    app.child.start_kill().unwrap();
+    app.child.wait().await.unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::path::Path::new(&format!("/proc/{postmaster}")).exists() {
         // A zombie the init process has not reaped yet is gone too.

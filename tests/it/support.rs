@@ -1005,7 +1005,6 @@ pub struct RunningBinary {
 
 impl RunningBinary {
     pub async fn start(app: &TestApp, env: &[(&str, &str)]) -> RunningBinary {
-        use tokio::io::AsyncBufReadExt;
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_seatmap"));
         command
             .env("DATABASE_URL", app.db.conninfo())
@@ -1014,6 +1013,13 @@ impl RunningBinary {
         for (name, value) in env {
             command.env(name, value);
         }
+        RunningBinary::from_command(command).await
+    }
+
+    /// Runs `command` (the binary, its environment set) and waits for the
+    /// line that says where it serves.
+    pub async fn from_command(mut command: tokio::process::Command) -> RunningBinary {
+        use tokio::io::AsyncBufReadExt;
         let mut child = command
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
@@ -1022,7 +1028,7 @@ impl RunningBinary {
             .spawn()
             .expect("starting the seatmap binary");
         let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let banner = tokio::time::timeout(Duration::from_secs(60), stdout.next_line())
+        let banner = tokio::time::timeout(Duration::from_secs(120), stdout.next_line())
             .await
             .expect("the app never said where it runs")
             .unwrap()

@@ -22,6 +22,7 @@ use crate::web::buyer::seat_list::SectionLink;
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{BuyerFields, IdPath, QueryInput};
 use crate::web::map::{self, Overview, PriceFilter, SeatCanvas};
+use crate::web::map_parts;
 use crate::web::notices::{Notice, take_notice};
 use crate::web::render::*;
 use crate::web::seat_view::StatusLegend;
@@ -76,7 +77,7 @@ pub(crate) struct EventPage {
     section_name: Option<String>,
     section_id: Option<SectionId>,
     /// A section too big for one page: its parts, and the one shown.
-    parts: Vec<map::SectionPart>,
+    parts: Vec<map_parts::SectionPart>,
     part: Option<usize>,
     filter: PriceFilter,
     features: map::FeatureFilter,
@@ -242,13 +243,13 @@ pub(crate) async fn event_page_response(
 /// The part of a section shown on one page.
 struct ShownPart {
     seats: Vec<db::seats::Seat>,
-    links: Vec<map::SectionPart>,
+    links: Vec<map_parts::SectionPart>,
     /// Which part, when the section has more than one.
     index: Option<usize>,
 }
 
 /// A section's seats as one page shows them: all of them, or, for one
-/// bigger than a page ([`map::SECTION_PAGE_SEATS`]), the part asked for
+/// bigger than a page ([`map_parts::SECTION_PAGE_SEATS`]), the part asked for
 /// and links to the others. A part that isn't there is a 404.
 fn section_part(
     mut seats: Vec<db::seats::Seat>,
@@ -256,7 +257,7 @@ fn section_part(
     href: impl Fn(usize) -> String,
 ) -> AppResult<ShownPart> {
     let rows: Vec<i32> = seats.iter().map(|s| s.row_index).collect();
-    let parts = map::section_parts(&rows, map::SECTION_PAGE_SEATS);
+    let parts = map_parts::section_parts(&rows, map_parts::SECTION_PAGE_SEATS);
     if parts.len() <= 1 {
         return match asked {
             None | Some(0) => Ok(ShownPart {
@@ -272,7 +273,7 @@ fn section_part(
         .get(index)
         .cloned()
         .ok_or(AppError::NotFound(Missing::Page))?;
-    let links = map::part_links(&seats, &parts, index, href);
+    let links = map_parts::part_links(&seats, &parts, index, href);
     seats.truncate(range.end);
     seats.drain(..range.start);
     Ok(ShownPart {
@@ -457,7 +458,7 @@ pub(crate) struct ListPage {
     choose: Vec<SectionLink>,
     section_id: Option<SectionId>,
     /// A section too big for one page: its parts.
-    parts: Vec<map::SectionPart>,
+    parts: Vec<map_parts::SectionPart>,
     panel: HoldPanel,
     csrf: String,
     notice: Option<Notice>,
