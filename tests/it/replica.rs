@@ -23,6 +23,16 @@ struct Pair {
     config: Config,
 }
 
+impl Pair {
+    /// A pool of the test's own on the primary (the app's configuration).
+    async fn pool(&self) -> seatmap::db::Pool {
+        seatmap::db::database::Database::connect(&self.config)
+            .await
+            .expect("the test's pool")
+            .pool
+    }
+}
+
 impl Drop for Pair {
     fn drop(&mut self) {
         if let Some(replica) = self.replica.take() {
@@ -157,10 +167,7 @@ async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
 async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_primary() {
     let pair = primary_and_replica(Duration::from_secs(60)).await;
     let (base, state) = serve_instance(&pair.config).await;
-    let pool = seatmap::db::database::Database::connect(&pair.config)
-        .await
-        .expect("the test's pool")
-        .pool;
+    let pool = pair.pool().await;
     let event = create_event_on(&pool, 2, 10).await;
     let s = event.seat_ids.clone();
     let anonymous = Api::new(&base);
@@ -360,10 +367,7 @@ async fn a_pages_wal_position_covers_every_commit_its_cursor_sees() {
 async fn past_the_stated_lag_or_with_the_replica_gone_reads_go_to_the_primary() {
     let mut pair = primary_and_replica(Duration::from_millis(500)).await;
     let (base, state) = serve_instance(&pair.config).await;
-    let pool = seatmap::db::database::Database::connect(&pair.config)
-        .await
-        .expect("the test's pool")
-        .pool;
+    let pool = pair.pool().await;
     let event = create_event_on(&pool, 1, 4).await;
     let s = event.seat_ids.clone();
     let anonymous = Api::new(&base);
@@ -452,10 +456,7 @@ async fn past_the_stated_lag_or_with_the_replica_gone_reads_go_to_the_primary() 
 async fn reports_are_read_from_the_replica_and_a_promoted_replica_gets_no_reads() {
     let pair = primary_and_replica(Duration::from_secs(60)).await;
     let (base, state) = serve_instance(&pair.config).await;
-    let pool = seatmap::db::database::Database::connect(&pair.config)
-        .await
-        .expect("the test's pool")
-        .pool;
+    let pool = pair.pool().await;
     let event = create_event_on(&pool, 1, 4).await;
     let hash = seatmap::domain::password::hash(crate::staff::PASSWORD).unwrap();
     seatmap::db::staff::create(
