@@ -1,4 +1,4 @@
-//! Staff roles. The README's "Staff roles" matrix is the one place that
+//! Staff roles. The role matrix in docs/box-office.md is the one place that
 //! says which role each staff route needs: these tests read it, check it
 //! names every staff route the sources make, and walk every route with
 //! every role against it. Also: accounts an admin changes, and what a
@@ -25,13 +25,13 @@ struct Row {
     allowed: [bool; 4],
 }
 
-fn readme_matrix() -> Vec<Row> {
+fn role_matrix() -> Vec<Row> {
     let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/box-office.md"))
             .unwrap();
     let start = readme
         .find("<!-- role-matrix -->")
-        .expect("README.md has the role matrix, after <!-- role-matrix -->");
+        .expect("docs/box-office.md has the role matrix, after <!-- role-matrix -->");
     let end = start
         + readme[start..]
             .find("<!-- /role-matrix -->")
@@ -136,8 +136,8 @@ fn every_staff_route() -> BTreeSet<(String, String)> {
 }
 
 #[test]
-fn the_readme_matrix_names_every_staff_route_once_and_each_row_is_a_ladder() {
-    let matrix = readme_matrix();
+fn the_role_matrix_names_every_staff_route_once_and_each_row_is_a_ladder() {
+    let matrix = role_matrix();
     let listed: Vec<(String, String)> = matrix
         .iter()
         .map(|row| (row.method.clone(), row.path.clone()))
@@ -149,7 +149,7 @@ fn the_readme_matrix_names_every_staff_route_once_and_each_row_is_a_ladder() {
     let extra: Vec<_> = listed_set.difference(&routes).collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
-        "README's role matrix and the routes differ.\nNot in the matrix: {missing:?}\nNot a route: {extra:?}"
+        "The role matrix (docs/box-office.md) and the routes differ.\nNot in the matrix: {missing:?}\nNot a route: {extra:?}"
     );
     assert!(
         routes.len() > 60,
@@ -322,13 +322,13 @@ impl Walk {
     }
 }
 
-/// Each route answers each role as the README says: below the route's
+/// Each route answers each role as the role matrix says: below the route's
 /// role, `403` (JSON naming the role for the API, the error page
 /// otherwise) with nothing written anywhere; at or above it, anything but
 /// 401 and 403 (a 404 for an id that names nothing is fine) and never a
 /// 5xx.
 #[tokio::test]
-async fn every_staff_route_answers_every_role_as_the_readme_matrix_says() {
+async fn every_staff_route_answers_every_role_as_the_role_matrix_says() {
     let app = spawn_app().await;
     let event = app.create_event(2, 4).await;
     let mut clients = Vec::new();
@@ -343,7 +343,7 @@ async fn every_staff_route_answers_every_role_as_the_readme_matrix_says() {
         target_id,
         real: None,
     };
-    let matrix = readme_matrix();
+    let matrix = role_matrix();
 
     let before = fingerprint(&app).await;
     // Signed out: every staff route refuses, before anything is looked
@@ -736,7 +736,7 @@ async fn every_staff_api_route_answers_a_key_of_every_role_as_the_matrix_says() 
     for role in Role::ALL {
         keys.push((role, key_with_role(&app, role).await));
     }
-    let matrix: Vec<Row> = readme_matrix()
+    let matrix: Vec<Row> = role_matrix()
         .into_iter()
         .filter(|row| row.path.starts_with("/api/staff"))
         .collect();
