@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use super::values::{Secret, parse_in};
+use super::settings;
+use super::values::Secret;
 
 /// Stripe, when the operator configured it.
 #[derive(Debug, Clone)]
@@ -52,10 +53,10 @@ impl Default for PaymentSettings {
     fn default() -> Self {
         PaymentSettings {
             stripe: None,
-            window: Duration::from_secs(900),
-            poll_every: Duration::from_millis(500),
+            window: settings::PAYMENT_WINDOW_SECS.default(),
+            poll_every: settings::PAYMENT_POLL_MS.default(),
             lease: Duration::from_secs(60),
-            first_retry: Duration::from_secs(10),
+            first_retry: settings::PAYMENT_FIRST_RETRY_MS.default(),
         }
     }
 }
@@ -64,66 +65,49 @@ impl PaymentSettings {
     pub(super) fn from_lookup(
         get: &impl Fn(&str) -> Option<String>,
     ) -> anyhow::Result<PaymentSettings> {
-        let defaults = PaymentSettings::default();
-        let key = get("SEATMAP_STRIPE_SECRET_KEY");
-        let webhook = get("SEATMAP_STRIPE_WEBHOOK_SECRET");
+        let key = settings::STRIPE_SECRET_KEY.read(get)?;
+        let webhook = settings::STRIPE_WEBHOOK_SECRET.read(get)?;
         // Checked even without keys, so a mistyped URL is caught before the keys are set.
-        let api_url = api_url(get("SEATMAP_STRIPE_API_URL").as_deref())?;
+        let api_url = settings::STRIPE_API_URL.read(get)?;
         let stripe = match (key, webhook) {
-            (Some(key), Some(webhook)) => Some(StripeSettings {
-                secret_key: Secret::new(key.trim()),
-                webhook_secret: Secret::new(webhook.trim()),
+            (Some(secret_key), Some(webhook_secret)) => Some(StripeSettings {
+                secret_key,
+                webhook_secret,
                 api_url,
             }),
             (None, None) => None,
             (Some(_), None) => anyhow::bail!(
-                "SEATMAP_STRIPE_SECRET_KEY is set but SEATMAP_STRIPE_WEBHOOK_SECRET is not: \
-                 without it no payment can be confirmed"
+                "{} is set but {} is not: without it no payment can be confirmed",
+                settings::STRIPE_SECRET_KEY.name,
+                settings::STRIPE_WEBHOOK_SECRET.name,
             ),
             (None, Some(_)) => anyhow::bail!(
-                "SEATMAP_STRIPE_WEBHOOK_SECRET is set but SEATMAP_STRIPE_SECRET_KEY is not"
+                "{} is set but {} is not",
+                settings::STRIPE_WEBHOOK_SECRET.name,
+                settings::STRIPE_SECRET_KEY.name,
             ),
         };
         Ok(PaymentSettings {
             stripe,
-            window: Duration::from_secs(parse_in(
-                get,
-                "SEATMAP_PAYMENT_WINDOW_SECS",
-                defaults.window.as_secs(),
-                // A Checkout Session lives at most 24 hours.
-                1..=82_800,
-            )?),
-            poll_every: Duration::from_millis(parse_in(
-                get,
-                "SEATMAP_PAYMENT_POLL_MS",
-                defaults.poll_every.as_millis() as u64,
-                10..=60_000,
-            )?),
-            lease: defaults.lease,
-            first_retry: Duration::from_millis(parse_in(
-                get,
-                "SEATMAP_PAYMENT_FIRST_RETRY_MS",
-                defaults.first_retry.as_millis() as u64,
-                10..=3_600_000,
-            )?),
+            window: settings::PAYMENT_WINDOW_SECS.read(get)?,
+            poll_every: settings::PAYMENT_POLL_MS.read(get)?,
+            first_retry: settings::PAYMENT_FIRST_RETRY_MS.read(get)?,
+            ..PaymentSettings::default()
         })
     }
 }
 
 /// An http(s) base with no path after it but perhaps a port; no trailing slash.
-fn api_url(value: Option<&str>) -> anyhow::Result<String> {
-    let Some(value) = value else {
-        return Ok(STRIPE_API_URL.to_string());
-    };
-    let value = value.trim().trim_end_matches('/');
+pub(super) fn api_url(name: &str, raw: &str) -> anyhow::Result<String> {
+    let value = raw.trim().trim_end_matches('/');
     let parsed = url::Url::parse(value)
-        .map_err(|err| anyhow::anyhow!("SEATMAP_STRIPE_API_URL={value:?} is not a URL: {err}"))?;
+        .map_err(|err| anyhow::anyhow!("{name}={value:?} is not a URL: {err}"))?;
     anyhow::ensure!(
         matches!(parsed.scheme(), "http" | "https")
             && parsed.host().is_some()
             && parsed.query().is_none()
             && parsed.username().is_empty(),
-        "SEATMAP_STRIPE_API_URL={value:?} is not an http(s) base URL"
+        "{name}={value:?} is not an http(s) base URL"
     );
     Ok(value.to_string())
 }

@@ -1,4 +1,5 @@
-//! Parsing the environment, and the README's table held to what is read.
+//! Parsing the environment; the table (`settings`) held to what is read,
+//! and `docs/operations.md`'s table held to it.
 
 use super::*;
 use std::collections::HashMap;
@@ -140,36 +141,32 @@ fn variables_read() -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-/// The backticked names in the first column of the README's
-/// configuration table.
-fn variables_in_readme() -> std::collections::BTreeSet<String> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme
-        .split("\n## ")
-        .find(|section| section.starts_with("Configuration"))
-        .expect("the README has a ## Configuration section");
-    section
-        .lines()
-        .filter_map(|line| line.strip_prefix("| `"))
-        .filter_map(|rest| rest.split_once('`'))
-        .map(|(name, _)| name.to_string())
-        .collect()
+/// The names in the table, each once.
+fn variables_in_table() -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for setting in settings::ALL {
+        assert!(
+            names.insert(setting.name().to_string()),
+            "{} is in the table twice",
+            setting.name()
+        );
+    }
+    names
 }
 
 #[test]
-fn the_readme_table_lists_exactly_the_variables_read() {
+fn the_table_is_exactly_what_is_read() {
     let read = variables_read();
-    let listed = variables_in_readme();
-    let unlisted: Vec<_> = read.difference(&listed).collect();
-    let unread: Vec<_> = listed.difference(&read).collect();
+    let table = variables_in_table();
+    let untabled: Vec<_> = read.difference(&table).collect();
+    let unread: Vec<_> = table.difference(&read).collect();
     assert!(
-        unlisted.is_empty(),
-        "read but not in the README's table: {unlisted:?}"
+        untabled.is_empty(),
+        "read but not in settings::ALL: {untabled:?}"
     );
     assert!(
         unread.is_empty(),
-        "in the README's table but never read: {unread:?}"
+        "in settings::ALL but never read: {unread:?}"
     );
     // Every old name points at a name that is read.
     for (old, new) in RENAMED {
@@ -185,4 +182,89 @@ fn the_readme_table_lists_exactly_the_variables_read() {
     // DATABASE_URL is the convention every PostgreSQL tool knows, and
     // RUST_LOG tracing's own: the two names kept on purpose.
     assert_eq!(unprefixed, ["DATABASE_URL", "RUST_LOG"]);
+}
+
+/// One row of the docs' settings table: variable, default and accepts,
+/// as written.
+struct DocRow {
+    name: String,
+    default: String,
+    accepts: String,
+}
+
+const DOCS_HEADER: &str = "| variable | default | accepts | meaning |";
+
+/// The rows of the one table in `docs/operations.md` headed
+/// [`DOCS_HEADER`].
+fn docs_table() -> Vec<DocRow> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md");
+    let docs = std::fs::read_to_string(path).unwrap();
+    let mut tables = docs.split(DOCS_HEADER).skip(1);
+    let table = tables
+        .next()
+        .unwrap_or_else(|| panic!("{path} has no table headed {DOCS_HEADER}"));
+    assert!(
+        tables.next().is_none(),
+        "{path} has more than one table headed {DOCS_HEADER}: make it one"
+    );
+    table
+        .lines()
+        .skip(2) // the rest of the header line, and the | --- | line
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| {
+            let cells: Vec<&str> = line
+                .trim_start_matches('|')
+                .trim_end_matches('|')
+                .splitn(4, " | ")
+                .map(str::trim)
+                .collect();
+            assert_eq!(cells.len(), 4, "not a row of four cells: {line}");
+            let name = cells[0].trim_matches('`');
+            assert_eq!(cells[0], format!("`{name}`"), "not a `name`: {line}");
+            DocRow {
+                name: name.to_string(),
+                default: cells[1].to_string(),
+                accepts: cells[2].to_string(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_operations_table_documents_every_setting_as_the_table_has_it() {
+    let rows = docs_table();
+    let mut wrong = Vec::new();
+    for setting in settings::ALL {
+        let name = setting.name();
+        let Some(row) = rows.iter().find(|row| row.name == name) else {
+            wrong.push(format!("{name} is not in docs/operations.md's table"));
+            continue;
+        };
+        // The default, perhaps followed by what it means ("unset: nobody").
+        let default = setting.default_text();
+        if row.default != default && !row.default.starts_with(&format!("{default}: ")) {
+            wrong.push(format!(
+                "{name}: the docs give the default as {:?}, the table as {default:?}",
+                row.default
+            ));
+        }
+        if row.accepts != setting.accepts() {
+            wrong.push(format!(
+                "{name}: the docs say it accepts {:?}, the table {:?}",
+                row.accepts,
+                setting.accepts()
+            ));
+        }
+    }
+    let table = variables_in_table();
+    let mut documented = std::collections::BTreeSet::new();
+    for row in &rows {
+        if !table.contains(&row.name) {
+            wrong.push(format!("{} is documented but is no setting", row.name));
+        }
+        if !documented.insert(&row.name) {
+            wrong.push(format!("{} is documented twice", row.name));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
