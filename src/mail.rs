@@ -242,7 +242,7 @@ struct WaitlistMail {
 /// opens its hold), or an offer run out (with a link to rejoin).
 async fn waitlist_mail(
     pool: &Pool,
-    entry_id: uuid::Uuid,
+    entry_id: crate::domain::ids::WaitlistEntryId,
     kind: &str,
     links: &OrderLinks,
 ) -> Result<(String, String), NotSent> {

@@ -9,12 +9,12 @@ use crate::i18n::{Arg, t, t1, t2, tw};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use crate::db::seats::Seat;
 use crate::domain::api_key::CUSTOMER_HEADER;
 use crate::domain::locale::EventLocale;
 use crate::domain::money::Currency;
 use crate::domain::refusal::{Counted, Filters, TimeField};
 use crate::domain::sale::SaleStatus;
+use crate::domain::seat::Seat;
 use crate::domain::text::{quoted, shortened};
 use crate::domain::venue::VenueLayout;
 use crate::domain::webhook::TargetProblem;

@@ -5,8 +5,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::audit::{self, Entry};
-use super::holds::{self, HoldRules, Holder};
+use super::holds::{self, Holder};
 use super::{GenericClient, Pool, events, retrying, seats, webhooks};
+use crate::domain::hold::{HoldRules, HoldSummary};
 use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::sale::SaleStatus;
 use crate::domain::seat::SeatIds;
@@ -318,7 +319,7 @@ pub async fn revive(
     actor: Actor,
     hold_id: HoldId,
     ttl: std::time::Duration,
-) -> AppResult<holds::HoldSummary> {
+) -> AppResult<HoldSummary> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;

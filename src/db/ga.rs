@@ -12,26 +12,10 @@
 use serde::Serialize;
 
 use super::GenericClient;
+use crate::domain::hold::{GaHeld, GaRequest};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, HoldId, OrderId};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
-
-/// Tickets wanted from one area.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GaRequest {
-    pub area_id: AreaId,
-    pub quantity: u32,
-}
-
-/// Tickets a hold has in one area.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-pub struct GaHeld {
-    #[serde(rename = "area")]
-    #[schema(value_type = i64)]
-    pub area_id: AreaId,
-    #[serde(rename = "count")]
-    pub quantity: i32,
-}
 
 /// An area as the map and the API show it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -260,10 +244,6 @@ pub async fn held_by(client: &impl GenericClient, hold_id: HoldId) -> AppResult<
             quantity: row.get(1),
         })
         .collect())
-}
-
-pub(super) fn ticket_count(held: &[GaHeld]) -> usize {
-    held.iter().map(|h| h.quantity as usize).sum()
 }
 
 /// Returns all the hold's tickets to their areas (release, staff release,

@@ -9,7 +9,7 @@ use postgres_types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 use crate::domain::ids::{
     ApiKeyId, AreaId, BuyerId, EventId, HoldId, MessageId, OrderId, SeatId, SectionId, StaffId,
-    TicketId, VenueId, WebhookId,
+    TicketId, VenueId, WaitlistEntryId, WebhookId,
 };
 
 macro_rules! sql_as_inner {
@@ -46,6 +46,7 @@ sql_as_inner!(
     EventId(i64),
     StaffId(i64),
     HoldId(uuid::Uuid),
+    WaitlistEntryId(uuid::Uuid),
     OrderId(uuid::Uuid),
     BuyerId(uuid::Uuid),
     SeatId(i64),

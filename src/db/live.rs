@@ -23,6 +23,7 @@ use super::snapshot::{Snapshot, snapshot_now};
 use super::{GenericClient, Pool, ga, seats};
 use crate::config::DbSettings;
 use crate::domain::ids::{EventId, SeatId};
+use crate::domain::seat::Seat;
 use crate::error::AppResult;
 use crate::observability as obs;
 
@@ -34,7 +35,7 @@ pub struct SeatChanges {
     /// that has applied this message can resume from here).
     pub through: Snapshot,
     /// The changed seats, viewer-neutral ("held", never "mine").
-    pub seats: Vec<seats::Seat>,
+    pub seats: Vec<Seat>,
     /// The event's GA areas as they are now (viewer-neutral), when any of
     /// their counters changed; None otherwise.
     pub ga_areas: Option<Vec<ga::GaAreaView>>,

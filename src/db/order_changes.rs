@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 
 use super::audit::{self, Entry};
-use super::ga::{self, GaRequest};
+use super::ga;
 use super::tickets::{self, Issued};
 use super::{GenericClient, Pool, events, outbox, retrying, seats, webhooks};
 use crate::domain::email::Email;
+use crate::domain::hold::GaRequest;
 use crate::domain::ids::{Actor, BuyerId, EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules::WalkUpBuyer;
 use crate::domain::seat::SeatIds;

@@ -5,10 +5,12 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::ga::{self, GaHeld};
+use super::ga;
 use super::payments::{self, PendingOrder};
 use super::tickets::{self, Issued};
 use super::{GenericClient, Pool, events, holds, outbox, retrying, webhooks};
+use crate::domain::hold::GaHeld;
+use crate::domain::hold::HoldState;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::locale::EventLocale;
@@ -156,13 +158,13 @@ async fn purchase_in(
     let payment = on_sale?;
     let hold = hold?;
     match hold.state {
-        holds::HoldState::Purchased => {
+        HoldState::Purchased => {
             return Err(AppError::Conflict(Conflict::AlreadyPurchased));
         }
-        holds::HoldState::Paying => {
+        HoldState::Paying => {
             return Err(AppError::Conflict(Conflict::HoldBeingPaid));
         }
-        holds::HoldState::Released => {
+        HoldState::Released => {
             return Err(AppError::Conflict(Conflict::HoldReleased));
         }
         _ if !hold.live => return Err(AppError::HoldExpired),
@@ -192,7 +194,7 @@ async fn purchase_in(
         .map(Purchased::Pending);
     }
     let order_id = OrderId(Uuid::new_v4());
-    let places = tally.seats as usize + ga::ticket_count(&tally.ga);
+    let places = tally.seats as usize + crate::domain::hold::ga_ticket_count(&tally.ga);
     let insert_order = async {
         let insert = tx.prepare_cached(INSERT_ORDER).await?;
         tx.execute(

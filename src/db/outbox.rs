@@ -96,7 +96,7 @@ pub struct Leased {
     pub message_id: String,
     pub order_id: Option<OrderId>,
     /// For mail about a place on a waitlist.
-    pub waitlist_entry_id: Option<Uuid>,
+    pub waitlist_entry_id: Option<crate::domain::ids::WaitlistEntryId>,
     pub recipient: String,
     pub subject: String,
     pub attempts: i32,

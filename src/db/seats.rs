@@ -22,36 +22,9 @@ use uuid::Uuid;
 use super::GenericClient;
 use super::snapshot::Snapshot;
 use crate::domain::ids::SectionId;
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
-use crate::domain::seat::{SeatIds, SeatState};
+use crate::domain::ids::{EventId, HoldId, OrderId, SeatId};
+use crate::domain::seat::{Seat, SeatIds, SeatState};
 use crate::error::AppResult;
-
-#[derive(Debug, Clone)]
-pub struct Seat {
-    pub id: SeatId,
-    pub section: String,
-    pub section_id: SectionId,
-    pub row_label: String,
-    pub seat_label: String,
-    pub row_index: i32,
-    pub position: i32,
-    pub x: f32,
-    pub y: f32,
-    pub tier_code: String,
-    pub tier_name: String,
-    pub price_cents: i32,
-    pub state: SeatState,
-    /// Seat attributes (`domain::layout::Flag`): wheelchair, companion,
-    /// restricted_view, …
-    pub accessibility: Vec<String>,
-    /// Why the view is restricted, when the layout says.
-    pub view_note: Option<String>,
-    /// When the hold on this seat lapses (held seats only).
-    pub held_until: Option<OffsetDateTime>,
-    /// The buyer holding it (held seats only): the live feed uses this to
-    /// tell each viewer "held by you" from "held".
-    pub holder: Option<BuyerId>,
-}
 
 /// `$2` is the viewer's hold (or NULL), to tell "mine" from "held".
 const SEAT_SELECT: &str = "

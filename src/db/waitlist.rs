@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::best_available::{WaitingParty, offer_to_party};
 use super::{GenericClient, Pool};
-use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId, SectionId};
+use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId, SectionId, WaitlistEntryId};
 use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
@@ -56,7 +56,7 @@ pub struct JoinRequest {
 }
 
 pub struct Joined {
-    pub entry_id: Uuid,
+    pub entry_id: WaitlistEntryId,
     pub position: i64,
     /// Whether it waits for its address to be confirmed.
     pub unconfirmed: bool,
@@ -101,7 +101,7 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
             WaitlistClient::Network(ip) => (Some(ip), None),
             WaitlistClient::Key(key) => (None, Some(key)),
         };
-        let entry_id = Uuid::new_v4();
+        let entry_id = WaitlistEntryId(Uuid::new_v4());
         let inserted = tx
             .execute(
                 "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
@@ -148,7 +148,7 @@ pub async fn join(pool: &Pool, event_id: EventId, request: &JoinRequest) -> AppR
 /// The party's place: 1 for the first still waiting (or holding an
 /// offer). Parties that haven't confirmed their address are not in line
 /// ahead of anyone (only the party asking counts itself).
-pub async fn position(client: &impl GenericClient, entry_id: Uuid) -> AppResult<i64> {
+pub async fn position(client: &impl GenericClient, entry_id: WaitlistEntryId) -> AppResult<i64> {
     let row = client
         .query_one(
             "SELECT count(*) FROM waitlist_entries w
@@ -163,7 +163,11 @@ pub async fn position(client: &impl GenericClient, entry_id: Uuid) -> AppResult<
 }
 
 /// Queues a mail about the entry, in the same transaction as its change.
-async fn queue_mail(client: &impl GenericClient, entry_id: Uuid, kind: &str) -> AppResult<()> {
+async fn queue_mail(
+    client: &impl GenericClient,
+    entry_id: WaitlistEntryId,
+    kind: &str,
+) -> AppResult<()> {
     client
         .execute(
             "INSERT INTO outbox (message_id, kind, waitlist_entry_id, recipient, subject)
@@ -178,7 +182,7 @@ async fn queue_mail(client: &impl GenericClient, entry_id: Uuid, kind: &str) -> 
 /// A place on the waitlist, as the party and staff see it.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub id: Uuid,
+    pub id: WaitlistEntryId,
     pub event_id: EventId,
     pub buyer_id: BuyerId,
     pub party_size: i32,
@@ -236,7 +240,7 @@ fn entry(row: &tokio_postgres::Row) -> Entry {
     }
 }
 
-pub async fn find(client: &impl GenericClient, entry_id: Uuid) -> AppResult<Entry> {
+pub async fn find(client: &impl GenericClient, entry_id: WaitlistEntryId) -> AppResult<Entry> {
     let row = client
         .query_opt(&format!("{ENTRY_SELECT} WHERE w.id = $1"), &[&entry_id])
         .await?
@@ -257,7 +261,7 @@ pub async fn for_event(client: &impl GenericClient, event_id: EventId) -> AppRes
 
 /// Leaves the waitlist. A party holding an offer gives its seats back.
 /// Leaving twice is leaving once; an accepted offer stays accepted.
-pub async fn leave(pool: &Pool, entry_id: Uuid) -> AppResult<Entry> {
+pub async fn leave(pool: &Pool, entry_id: WaitlistEntryId) -> AppResult<Entry> {
     super::in_transaction(pool, async |tx| {
         let row = tx
             .query_opt(
@@ -313,7 +317,7 @@ async fn release_offer(tx: &impl GenericClient, hold_id: HoldId) -> AppResult<bo
 }
 
 /// Joins again at the back, once, after an offer lapsed.
-pub async fn rejoin(pool: &Pool, entry_id: Uuid) -> AppResult<Joined> {
+pub async fn rejoin(pool: &Pool, entry_id: WaitlistEntryId) -> AppResult<Joined> {
     super::in_transaction(pool, async |tx| {
         // Locked, so a rejoin sent twice at once is one rejoin and a 409.
         tx.execute(
@@ -325,7 +329,7 @@ pub async fn rejoin(pool: &Pool, entry_id: Uuid) -> AppResult<Joined> {
         if old.status != "lapsed" || old.is_rejoin || old.rejoined {
             return Err(AppError::Conflict(Conflict::CannotRejoin));
         }
-        let new_id = Uuid::new_v4();
+        let new_id = WaitlistEntryId(Uuid::new_v4());
         tx.execute(
             "INSERT INTO waitlist_entries (id, event_id, buyer_id, party_size, together,
                                            section_id, tier_id, max_price_cents, email, lang,
@@ -476,7 +480,7 @@ pub async fn events_due(client: &impl GenericClient) -> AppResult<Vec<EventId>> 
 pub struct Pass {
     /// Whether this instance had the event's queue (another may have).
     pub ran: bool,
-    pub offered: Vec<(Uuid, HoldId)>,
+    pub offered: Vec<(WaitlistEntryId, HoldId)>,
     pub accepted: u64,
     pub lapsed: u64,
 }
@@ -557,14 +561,14 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
                 )
                 .await?;
             for row in &waiting {
-                let entry_id: Uuid = row.get("id");
+                let entry_id: WaitlistEntryId = row.get("id");
                 let party = WaitingParty {
                     party_size: row.get("party_size"),
                     together: row.get("together"),
                     section_id: row.get("section_id"),
                     tier_id: row.get("tier_id"),
                     max_price_cents: row.get("max_price_cents"),
-                    hold_buyer: BuyerId(entry_id),
+                    hold_buyer: BuyerId(entry_id.0),
                 };
                 let Some(hold) = offer_to_party(tx, event_id, &party, offer_for).await? else {
                     continue;
@@ -593,7 +597,7 @@ pub async fn offer_pass(pool: &Pool, event_id: EventId, offer_for: Duration) -> 
 
 /// Confirms the address a party gave (it opened the link in its mail):
 /// from now on it is in line for offers. Confirming twice is once.
-pub async fn confirm(pool: &Pool, entry_id: Uuid) -> AppResult<Entry> {
+pub async fn confirm(pool: &Pool, entry_id: WaitlistEntryId) -> AppResult<Entry> {
     let client = pool.get().await?;
     client
         .execute(
@@ -609,7 +613,11 @@ pub async fn confirm(pool: &Pool, entry_id: Uuid) -> AppResult<Entry> {
 /// made under the party's entry id). Only once: a hold another browser
 /// took stays there. Refused when that buyer already holds seats for the
 /// event: they must finish or release those.
-pub async fn take_offer(pool: &Pool, entry_id: Uuid, buyer_id: BuyerId) -> AppResult<Entry> {
+pub async fn take_offer(
+    pool: &Pool,
+    entry_id: WaitlistEntryId,
+    buyer_id: BuyerId,
+) -> AppResult<Entry> {
     super::in_transaction(pool, async |tx| {
         let entry = find(tx, entry_id).await?;
         let Some(hold_id) = entry.hold_id.filter(|_| entry.status == "offered") else {
@@ -631,7 +639,7 @@ pub async fn take_offer(pool: &Pool, entry_id: Uuid, buyer_id: BuyerId) -> AppRe
                     AND NOT EXISTS (SELECT 1 FROM holds o
                                      WHERE o.event_id = h.event_id AND o.buyer_id = $2
                                        AND o.state = 'OPEN' AND o.expires_at > now())",
-                &[&hold_id, &buyer_id, &BuyerId(entry_id)],
+                &[&hold_id, &buyer_id, &BuyerId(entry_id.0)],
             )
             .await?;
         let theirs: bool = tx

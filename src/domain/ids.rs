@@ -57,6 +57,10 @@ id_type!(
     HoldId(uuid::Uuid)
 );
 id_type!(
+    /// A party's place on an event's waitlist.
+    WaitlistEntryId(uuid::Uuid)
+);
+id_type!(
     /// An order (a bought hold, or a box-office sale).
     OrderId(uuid::Uuid)
 );

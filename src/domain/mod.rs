@@ -6,6 +6,7 @@ pub mod best_available;
 pub mod door;
 pub mod email;
 pub mod geometry;
+pub mod hold;
 pub mod ids;
 pub mod lang;
 pub mod layout;

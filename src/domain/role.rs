@@ -1,6 +1,6 @@
 //! Staff roles: what each member of staff may do. They form a ladder:
 //! each role may do everything the ones below it may, and more.
-//! The README's "Staff roles" matrix says which role each route needs;
+//! The role matrix in docs/box-office.md says which role each route needs;
 //! a test walks every route with every role against it.
 
 use std::fmt;

@@ -1,6 +1,8 @@
 use serde::Serialize;
 
-use crate::domain::ids::SeatId;
+use time::OffsetDateTime;
+
+use crate::domain::ids::{BuyerId, SeatId, SectionId};
 
 /// Seat ids in id order, each once: the order every claim locks seats in.
 /// Built where ids arrive (a request, a query's result), so nothing after
@@ -83,6 +85,35 @@ impl SeatState {
         SeatState::Sold,
         SeatState::Blocked,
     ];
+}
+
+/// A seat of an event, as one viewer sees it: where it is, what it costs,
+/// and its state.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    pub id: SeatId,
+    pub section: String,
+    pub section_id: SectionId,
+    pub row_label: String,
+    pub seat_label: String,
+    pub row_index: i32,
+    pub position: i32,
+    pub x: f32,
+    pub y: f32,
+    pub tier_code: String,
+    pub tier_name: String,
+    pub price_cents: i32,
+    pub state: SeatState,
+    /// Seat attributes (`domain::layout::Flag`): wheelchair, companion,
+    /// restricted_view, …
+    pub accessibility: Vec<String>,
+    /// Why the view is restricted, when the layout says.
+    pub view_note: Option<String>,
+    /// When the hold on this seat lapses (held seats only).
+    pub held_until: Option<OffsetDateTime>,
+    /// The buyer holding it (held seats only): the live feed uses this to
+    /// tell each viewer "held by you" from "held".
+    pub holder: Option<BuyerId>,
 }
 
 #[cfg(test)]

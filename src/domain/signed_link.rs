@@ -7,7 +7,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use time::OffsetDateTime;
 
-use super::ids::OrderId;
+use super::ids::{OrderId, WaitlistEntryId};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -92,21 +92,21 @@ impl LinkKey {
     /// link to the page doesn't take the offer, nor the reverse.
     pub fn sign_waitlist(
         &self,
-        entry_id: uuid::Uuid,
+        entry_id: WaitlistEntryId,
         action: &str,
         until: OffsetDateTime,
     ) -> SignedAccess {
-        self.sign_tagged(&waitlist_tag(action), &entry_id, until)
+        self.sign_tagged(&waitlist_tag(action), &entry_id.0, until)
     }
 
     pub fn verify_waitlist(
         &self,
-        entry_id: uuid::Uuid,
+        entry_id: WaitlistEntryId,
         action: &str,
         access: &SignedAccess,
         now: OffsetDateTime,
     ) -> bool {
-        self.verify_tagged(&waitlist_tag(action), &entry_id, access, now)
+        self.verify_tagged(&waitlist_tag(action), &entry_id.0, access, now)
     }
 }
 
@@ -134,7 +134,7 @@ impl OrderLinks {
     /// actions (`suffix`: "/offer"), signed until `until`.
     pub fn waitlist_url(
         &self,
-        entry_id: uuid::Uuid,
+        entry_id: WaitlistEntryId,
         suffix: &str,
         until: OffsetDateTime,
     ) -> String {
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn a_waitlist_link_opens_its_entry_and_no_order_with_the_same_id() {
-        let id = uuid::Uuid::new_v4();
+        let id = WaitlistEntryId(uuid::Uuid::new_v4());
         let now = OffsetDateTime::now_utc();
         let access = key(1).sign_waitlist(id, "", now + Duration::days(1));
         assert!(key(1).verify_waitlist(id, "", &access, now));
@@ -174,9 +174,9 @@ mod tests {
             !key(1).verify_waitlist(id, "/offer", &access, now),
             "the page's link takes nothing"
         );
-        assert!(!key(1).verify(OrderId(id), &access, now));
-        assert!(!key(1).verify_waitlist(uuid::Uuid::new_v4(), "", &access, now));
-        let order_access = key(1).sign(OrderId(id), now + Duration::days(1));
+        assert!(!key(1).verify(OrderId(id.0), &access, now));
+        assert!(!key(1).verify_waitlist(WaitlistEntryId(uuid::Uuid::new_v4()), "", &access, now));
+        let order_access = key(1).sign(OrderId(id.0), now + Duration::days(1));
         assert!(!key(1).verify_waitlist(id, "", &order_access, now));
     }
 

@@ -85,7 +85,7 @@ pub struct FeatureChoice {
 const CLEAR_VIEW: &str = "clear_view";
 
 impl FeatureFilter {
-    pub fn new(seats: &[crate::db::seats::Seat], asked: Option<&str>) -> FeatureFilter {
+    pub fn new(seats: &[crate::domain::seat::Seat], asked: Option<&str>) -> FeatureFilter {
         use crate::domain::layout::Flag;
         let present: std::collections::HashSet<Flag> = seats
             .iter()

@@ -2,7 +2,7 @@
 //! say) is shown a part at a time: runs of whole rows within the budget of
 //! one page, with links between the parts.
 
-use crate::db::seats::Seat;
+use crate::domain::seat::Seat;
 
 /// The most seats one page of a section draws: a page of the arena's
 /// biggest section (625) with room to spare, and what a whole venue of

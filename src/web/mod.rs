@@ -14,6 +14,7 @@ pub mod json_int;
 pub mod lang;
 pub mod map;
 pub mod map_filters;
+pub mod map_overview;
 pub mod map_parts;
 pub mod notices;
 pub mod openapi;

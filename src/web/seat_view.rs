@@ -3,10 +3,10 @@
 //! the buyer's map and the box-office console.
 
 use crate::db::events::Tier;
-use crate::db::seats::Seat;
 use crate::domain::ids::SeatId;
 use crate::domain::layout::Flag;
 use crate::domain::money::Currency;
+use crate::domain::seat::Seat;
 use crate::domain::seat::SeatState;
 use crate::i18n::{t, t1};
 use crate::words::{rfc3339, seat_name};

@@ -8,6 +8,7 @@ use tokio::sync::watch;
 use crate::config::Config;
 use crate::db::Pool;
 use crate::db::live::LiveFeed;
+use crate::domain::hold::HoldRules;
 use crate::domain::signed_link::OrderLinks;
 use crate::error::{AppError, AppResult};
 
@@ -38,7 +39,7 @@ pub struct LivePageRead {
     pub client: deadpool_postgres::Object,
     pub event: crate::db::events::EventSummary,
     pub since: crate::db::snapshot::Snapshot,
-    pub hold: Option<crate::db::holds::Hold>,
+    pub hold: Option<crate::domain::hold::Hold>,
 }
 
 /// How long a live page waits for the replica to replay past its cursor
@@ -46,6 +47,16 @@ pub struct LivePageRead {
 const REPLAY_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl AppState {
+    /// The rules a new or growing hold keeps, from the configuration.
+    pub fn hold_rules(&self) -> HoldRules {
+        HoldRules {
+            ttl: self.config.hold_ttl,
+            max_seats: self.config.max_seats_per_hold,
+            max_holds_per_ip: self.config.limits.max_holds_per_ip,
+            max_holds_per_key: self.config.limits.max_holds_per_key,
+        }
+    }
+
     pub fn new(pool: Pool, config: Config, live: LiveFeed, links: OrderLinks) -> AppState {
         let live_streams = crate::server::AddressGate::new(
             config.live.max_streams,

@@ -29,6 +29,7 @@ mod replica;
 mod roles;
 mod schema;
 mod security;
+mod shape;
 mod sessions;
 mod staff;
 mod support;

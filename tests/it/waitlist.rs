@@ -533,7 +533,11 @@ async fn an_offer_opened_from_its_link_is_bought_and_counted() {
     // The link in the offer's mail opens the party's page, in another
     // browser; its button takes the offer. A link alone takes nothing.
     let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
-    let page = app.state.links.key.sign_waitlist(entry, "", until);
+    let page =
+        app.state
+            .links
+            .key
+            .sign_waitlist(seatmap::domain::ids::WaitlistEntryId(entry), "", until);
     let phone = app.buyer();
     let page_path = format!("/waitlist/{entry}?until={}&sig={}", page.until, page.sig);
     let html = phone.get_text(&page_path).await;
@@ -552,7 +556,11 @@ async fn an_offer_opened_from_its_link_is_bought_and_counted() {
         StatusCode::NOT_FOUND,
         "a bad signature opens nothing"
     );
-    let take = app.state.links.key.sign_waitlist(entry, "/offer", until);
+    let take = app.state.links.key.sign_waitlist(
+        seatmap::domain::ids::WaitlistEntryId(entry),
+        "/offer",
+        until,
+    );
     let token = crate::pages::csrf_from(&phone, &page_path).await;
     let with_page_sig = crate::staff::post_form(
         &phone,
@@ -862,11 +870,19 @@ async fn a_lapsed_party_rejoins_once_and_staff_clear_pause_and_resume() {
 
     // The party's page offers a rejoin; it puts the party at the back.
     let until = time::OffsetDateTime::now_utc() + time::Duration::days(1);
-    let page = app.state.links.key.sign_waitlist(entry, "", until);
+    let page =
+        app.state
+            .links
+            .key
+            .sign_waitlist(seatmap::domain::ids::WaitlistEntryId(entry), "", until);
     let page_path = format!("/waitlist/{entry}?until={}&sig={}", page.until, page.sig);
     let html = fan.get_text(&page_path).await;
     assert!(html.contains("Join again at the back"), "{html}");
-    let rejoin = app.state.links.key.sign_waitlist(entry, "/rejoin", until);
+    let rejoin = app.state.links.key.sign_waitlist(
+        seatmap::domain::ids::WaitlistEntryId(entry),
+        "/rejoin",
+        until,
+    );
     let rejoin_path = format!(
         "/waitlist/{entry}/rejoin?until={}&sig={}",
         rejoin.until, rejoin.sig

@@ -18,8 +18,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pg_embedded::{Durability, PgCluster};
-use seatmap::db::holds::{HoldRules, Holder};
+use seatmap::db::holds::Holder;
 use seatmap::db::{self, Pool, best_available::BestAvailableRequest};
+use seatmap::domain::hold::HoldRules;
 use seatmap::error::AppError;
 use tokio_postgres::NoTls;
 

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::db::GenericClient;
 use crate::db::events::EventPayment;
-use crate::db::ga::{self, GaHeld};
+use crate::domain::hold::GaHeld;
 use crate::domain::ids::{EventId, HoldId, OrderId};
 use crate::domain::payment::PaymentMode;
 use crate::error::{AppError, AppResult};
@@ -159,7 +159,7 @@ pub(in crate::db) async fn checkout_in(
     expire?;
     // Fewer kept than counted: one lapsed as we checked out and another
     // buyer took it. All or nothing, as in a purchase.
-    if seats? != counted_seats || ga_places? != ga::ticket_count(counted_ga) {
+    if seats? != counted_seats || ga_places? != crate::domain::hold::ga_ticket_count(counted_ga) {
         return Err(AppError::HoldExpired);
     }
     let priced = priced?;

@@ -2,9 +2,10 @@
 //! payment, and the paid-late path (re-claim the seats if free, else
 //! refund). Each Stripe event acts once.
 
-use crate::db::ga::{self, GaHeld};
+use crate::db::ga;
 use crate::db::tickets;
 use crate::db::{GenericClient, Pool, audit, outbox, retrying, webhooks};
+use crate::domain::hold::GaHeld;
 use crate::domain::ids::{Actor, AreaId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::payment::{OrderStatus, PaymentMode};
 use crate::error::{AppError, AppResult, Conflict, Missing};
@@ -453,7 +454,7 @@ async fn settle_locked(
             sold.len()
         )));
     }
-    let places = sold.len() + ga::ticket_count(&order.reserved_ga);
+    let places = sold.len() + crate::domain::hold::ga_ticket_count(&order.reserved_ga);
     let paid = tx
         .prepare_cached(
             "UPDATE orders SET status = 'paid', paid_at = now(), amount_paid_cents = $2,

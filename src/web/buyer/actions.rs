@@ -9,14 +9,14 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::event::{PanelReads, buyers_live_hold, live_hold};
-use crate::db::ga::GaRequest;
-use crate::db::holds::{Cart, HoldRules};
-use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::db::{self, GenericClient};
+use crate::domain::hold::{Cart, GaRequest, Hold};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::SectionId;
 use crate::domain::ids::{BuyerId, EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::rules;
+use crate::domain::seat::Seat;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid, Missing};
@@ -244,7 +244,7 @@ pub(crate) async fn seat_action(
             ..
         } => {
             let holder = hold_request(&state, buyer.id, None, ip);
-            let rules = HoldRules::from_config(&state.config);
+            let rules = state.hold_rules();
             let claim =
                 db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await;
             let outcome = match claim {
@@ -457,7 +457,7 @@ pub(crate) async fn hold_ga(
     area_id: AreaId,
     count: i64,
 ) -> AppResult<String> {
-    let hold_rules = HoldRules::from_config(&state.config);
+    let hold_rules = state.hold_rules();
     let cart = Cart {
         seat_ids: SeatIds::default(),
         ga: vec![GaRequest {

@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::db::best_available::{BestAvailableRequest, BestMode};
-use crate::db::ga::{GaAreaView, GaHeld, GaRequest};
-use crate::db::holds::{Cart, HoldRules};
-use crate::db::{self, events::EventSummary, holds::HoldSummary, seats::Seat};
+use crate::db::ga::GaAreaView;
+use crate::db::{self, events::EventSummary};
+use crate::domain::hold::{Cart, GaHeld, GaRequest, HoldSummary};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::rules as input_rules;
+use crate::domain::seat::Seat;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid, Missing};
@@ -200,7 +201,7 @@ async fn seat_map_lapsing(
 async fn seat_map(
     client: &impl db::GenericClient,
     event: EventSummary,
-    hold: Option<db::holds::Hold>,
+    hold: Option<crate::domain::hold::Hold>,
 ) -> AppResult<EventSeatsJson> {
     let event_id = event.id;
     let seats = db::seats::for_event(client, event_id, hold.as_ref().map(|h| h.id)).await?;
@@ -210,7 +211,7 @@ async fn seat_map(
 
 fn assemble_map(
     event: EventSummary,
-    hold: Option<db::holds::Hold>,
+    hold: Option<crate::domain::hold::Hold>,
     seats: Vec<Seat>,
     ga_areas: Vec<GaAreaView>,
 ) -> EventSeatsJson {
@@ -388,7 +389,7 @@ pub(crate) async fn create_hold(
     buyer: ApiBuyer,
     ApiJson(body): ApiJson<CreateHoldBody>,
 ) -> AppResult<Response> {
-    let rules = HoldRules::from_config(&state.config);
+    let rules = state.hold_rules();
     let max_seats = rules.max_seats;
     match body {
         CreateHoldBody {

@@ -9,10 +9,9 @@ use serde::Deserialize;
 use super::actions::{Back, Shown, respond, respond_with};
 use crate::db;
 use crate::db::best_available::{BestAvailableRequest, BestMode};
-use crate::db::holds::HoldRules;
-use crate::db::seats::Seat;
 use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::rules;
+use crate::domain::seat::Seat;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Malformed};
 use crate::web::admission::hold_request;
@@ -46,7 +45,7 @@ pub(crate) async fn best_available(
     buyer: Buyer,
     CsrfForm(form): CsrfForm<BestAvailableForm>,
 ) -> AppResult<Response> {
-    let rules = HoldRules::from_config(&state.config);
+    let rules = state.hold_rules();
     let max_seats = rules.max_seats;
     // Anything that isn't a number is out of range like 0 is.
     let count = form.count.trim().parse::<i64>().unwrap_or(0);
@@ -182,7 +181,7 @@ pub(crate) async fn undo_best_available(
     buyer: Buyer,
     CsrfForm(form): CsrfForm<UndoSwapForm>,
 ) -> AppResult<Response> {
-    let rules = HoldRules::from_config(&state.config);
+    let rules = state.hold_rules();
     let restore = parse_id_list("restore", &form.restore, rules.max_seats)?;
     let found = parse_id_list("drop", &form.drop, rules.max_seats)?;
     if restore.is_empty() {

@@ -9,9 +9,11 @@ use time::OffsetDateTime;
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
-use crate::db::{self, GenericClient, holds::Hold, seats::Seat};
+use crate::db::{self, GenericClient};
+use crate::domain::hold::Hold;
 use crate::domain::ids::SectionId;
 use crate::domain::ids::{BuyerId, EventId};
+use crate::domain::seat::Seat;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::Viewer;
 use crate::web::buyer::panel::BestForm;
@@ -242,7 +244,7 @@ pub(crate) async fn event_page_response(
 
 /// The part of a section shown on one page.
 struct ShownPart {
-    seats: Vec<db::seats::Seat>,
+    seats: Vec<crate::domain::seat::Seat>,
     links: Vec<map_parts::SectionPart>,
     /// Which part, when the section has more than one.
     index: Option<usize>,
@@ -252,7 +254,7 @@ struct ShownPart {
 /// bigger than a page ([`map_parts::SECTION_PAGE_SEATS`]), the part asked for
 /// and links to the others. A part that isn't there is a 404.
 fn section_part(
-    mut seats: Vec<db::seats::Seat>,
+    mut seats: Vec<crate::domain::seat::Seat>,
     asked: Option<u32>,
     href: impl Fn(usize) -> String,
 ) -> AppResult<ShownPart> {

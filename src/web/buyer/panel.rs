@@ -3,12 +3,12 @@
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
-use crate::db::holds::Hold;
-use crate::db::seats::Seat;
+use crate::domain::hold::Hold;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::payment::PaymentMode;
+use crate::domain::seat::Seat;
 use crate::web::seat_view::{TierLegend, tier_legend};
 use crate::words::{rfc3339, seat_name};
 use time::OffsetDateTime;
@@ -241,7 +241,7 @@ pub(crate) mod tests {
             id: crate::domain::ids::HoldId(uuid::Uuid::nil()),
             event_id: crate::domain::ids::EventId(1),
             buyer_id: crate::domain::ids::BuyerId(uuid::Uuid::nil()),
-            state: crate::db::holds::HoldState::Open,
+            state: crate::domain::hold::HoldState::Open,
             expires_at: now + time::Duration::seconds(7 * 60 + 5),
             live: true,
             released_by_staff: false,

@@ -2,10 +2,10 @@
 //! screen readers), and the links to an arena's sections.
 
 use crate::db::events::Tier;
-use crate::db::seats::Seat;
 use crate::domain::ids::EventId;
 use crate::domain::ids::SectionId;
 use crate::domain::money::{Currency, group_thousands};
+use crate::domain::seat::Seat;
 use crate::domain::seat::SeatState;
 use crate::web::seat_view::SeatView;
 

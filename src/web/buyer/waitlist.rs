@@ -12,12 +12,11 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::db;
 use crate::db::waitlist::{Entry, JoinRequest, WaitlistClient};
 use crate::domain::email::Email;
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, WaitlistEntryId};
 use crate::domain::rules as input_rules;
 use crate::domain::signed_link::SignedAccess;
 use crate::error::{AppError, AppResult, Invalid, Missing};
@@ -71,7 +70,8 @@ fn yes() -> bool {
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct JoinedJson {
-    entry_id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    entry_id: WaitlistEntryId,
     /// The party's place: 1 is next.
     position: i64,
     /// "unconfirmed": the place gets offers once the address given is
@@ -200,7 +200,8 @@ pub(crate) async fn join_json(
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct LeftJson {
-    entry_id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    entry_id: WaitlistEntryId,
     /// "left", or what the place had come to ("accepted", "lapsed").
     status: String,
 }
@@ -218,7 +219,7 @@ pub(crate) struct LeftJson {
         responses::Unavailable,))]
 pub(crate) async fn leave_json(
     State(state): State<AppState>,
-    IdPath((event_id, entry_id)): IdPath<(EventId, Uuid)>,
+    IdPath((event_id, entry_id)): IdPath<(EventId, WaitlistEntryId)>,
     buyer: ApiBuyer,
 ) -> AppResult<Json<LeftJson>> {
     let entry = db::waitlist::find(&state.pool.get().await?, entry_id).await?;
@@ -279,7 +280,7 @@ pub(crate) async fn join_form(
 
 /// A party's page or action path, signed for as long as the event can
 /// matter (a month).
-fn entry_path(state: &AppState, entry_id: Uuid, suffix: &str) -> String {
+fn entry_path(state: &AppState, entry_id: WaitlistEntryId, suffix: &str) -> String {
     let until = OffsetDateTime::now_utc() + time::Duration::days(30);
     let SignedAccess { until, sig } = state.links.key.sign_waitlist(entry_id, suffix, until);
     format!("/waitlist/{entry_id}{suffix}?until={until}&sig={sig}")
@@ -295,7 +296,7 @@ pub(crate) struct Signed {
 /// for an entry that doesn't exist: a link says nothing it doesn't open).
 async fn signed_entry(
     state: &AppState,
-    entry_id: Uuid,
+    entry_id: WaitlistEntryId,
     action: &str,
     signed: &Signed,
 ) -> AppResult<Entry> {
@@ -335,7 +336,7 @@ struct EntryPage {
 /// leaving or rejoining.
 pub(crate) async fn entry_page(
     State(state): State<AppState>,
-    IdPath(entry_id): IdPath<Uuid>,
+    IdPath(entry_id): IdPath<WaitlistEntryId>,
     QueryInput(signed): QueryInput<Signed>,
     viewer: crate::web::auth::Viewer,
 ) -> AppResult<Html<String>> {
@@ -380,7 +381,7 @@ pub(crate) async fn entry_page(
 /// page shows it, ready to buy.
 pub(crate) async fn take_offer(
     State(state): State<AppState>,
-    IdPath(entry_id): IdPath<Uuid>,
+    IdPath(entry_id): IdPath<WaitlistEntryId>,
     QueryInput(signed): QueryInput<Signed>,
     buyer: Buyer,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
@@ -406,7 +407,7 @@ struct ConfirmPage {
 /// address (a POST, so a mail scanner following links confirms nothing).
 pub(crate) async fn confirm_page(
     State(state): State<AppState>,
-    IdPath(entry_id): IdPath<Uuid>,
+    IdPath(entry_id): IdPath<WaitlistEntryId>,
     QueryInput(signed): QueryInput<Signed>,
     viewer: crate::web::auth::Viewer,
 ) -> AppResult<Html<String>> {
@@ -424,7 +425,7 @@ pub(crate) async fn confirm_page(
 
 pub(crate) async fn confirm_form(
     State(state): State<AppState>,
-    IdPath(entry_id): IdPath<Uuid>,
+    IdPath(entry_id): IdPath<WaitlistEntryId>,
     QueryInput(signed): QueryInput<Signed>,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
@@ -435,7 +436,7 @@ pub(crate) async fn confirm_form(
 
 pub(crate) async fn leave_form(
     State(state): State<AppState>,
-    IdPath(entry_id): IdPath<Uuid>,
+    IdPath(entry_id): IdPath<WaitlistEntryId>,
     QueryInput(signed): QueryInput<Signed>,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> AppResult<Response> {
@@ -446,7 +447,7 @@ pub(crate) async fn leave_form(
 
 pub(crate) async fn rejoin_form(
     State(state): State<AppState>,
-    IdPath(entry_id): IdPath<Uuid>,
+    IdPath(entry_id): IdPath<WaitlistEntryId>,
     QueryInput(signed): QueryInput<Signed>,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> AppResult<Response> {

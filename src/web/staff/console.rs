@@ -254,7 +254,7 @@ pub(crate) async fn staff_map(
 async fn seat_panel(
     client: &impl GenericClient,
     event_id: EventId,
-    seat: &db::seats::Seat,
+    seat: &crate::domain::seat::Seat,
     now: OffsetDateTime,
     locale: &EventLocale,
 ) -> AppResult<SeatPanel> {

@@ -9,8 +9,8 @@ use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
 
 use crate::db;
-use crate::db::ga::GaRequest;
 use crate::db::order_changes::WalkUp;
+use crate::domain::hold::GaRequest;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, OrderId, SeatId, TicketId};
 use crate::domain::rules;

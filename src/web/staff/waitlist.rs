@@ -9,11 +9,10 @@ use axum::{Json, Router};
 use serde::Serialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::db;
 use crate::db::waitlist::Entry;
-use crate::domain::ids::{EventId, HoldId, SeatId};
+use crate::domain::ids::{EventId, HoldId, SeatId, WaitlistEntryId};
 use crate::domain::locale::EventLocale;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::{Staff, StaffCaller, floor::BoxOffice, floor::Manager};
@@ -59,7 +58,8 @@ pub(crate) struct OfferJson {
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct EntryJson {
-    entry_id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    entry_id: WaitlistEntryId,
     /// The place in line (1 is next), while waiting or holding an offer.
     position: Option<i64>,
     count: i32,

@@ -16,12 +16,13 @@ use axum::routing::get;
 
 use crate::db;
 use crate::db::best_available::{BestAvailableRequest, BestMode};
-use crate::db::ga::{GaAreaView, GaRequest};
+use crate::db::ga::GaAreaView;
 use crate::db::order_changes::WalkUp;
-use crate::db::seats::Seat;
+use crate::domain::hold::GaRequest;
 use crate::domain::ids::{AreaId, EventId, SectionId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules;
+use crate::domain::seat::Seat;
 use crate::domain::seat::SeatIds;
 use crate::domain::ticket::Tender;
 use crate::error::Malformed;

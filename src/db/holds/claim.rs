@@ -1,0 +1,281 @@
+//! Claiming into a hold: opening one under the live-hold caps, and the
+//! all-or-nothing claim of a cart, in the fixed order every claim keeps.
+
+use std::net::IpAddr;
+
+use uuid::Uuid;
+
+use super::super::{GenericClient, Pool, events, ga, seats};
+use super::requests::{count_request, counting_request, refuse_if_spent};
+use super::{
+    CLOSE_LAPSED, HOLD_COLUMNS, Holder, LOCK_OPEN, close_lapsed, hold_from_row, lock_open,
+};
+use crate::domain::hold::{Cart, Hold, HoldRules, HoldSummary};
+use crate::domain::ids::{ApiKeyId, EventId, HoldId, SeatId};
+use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
+use crate::observability as obs;
+
+/// Opens a hold for a buyer who has none. It counts against its client
+/// address, or its API key (see [`refuse_if_full`]).
+pub(in crate::db) async fn open_new(
+    client: &impl GenericClient,
+    event_id: EventId,
+    holder: Holder,
+    rules: HoldRules,
+) -> AppResult<Hold> {
+    if let (Some(ip), max @ 1..) = (holder.client_ip, rules.max_holds_per_ip) {
+        refuse_if_full(client, CappedBy::Address(ip), max).await?;
+    }
+    if let (Some(key), max @ 1..) = (holder.api_key, rules.max_holds_per_key) {
+        refuse_if_full(client, CappedBy::Key(key), max).await?;
+    }
+    let open = client
+        .prepare_cached(&format!(
+            "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip, api_key_id)
+             SELECT $3, $1, $2, now() + make_interval(secs => $4), $5, $6
+              WHERE EXISTS (SELECT 1 FROM events WHERE id = $1)
+             ON CONFLICT (event_id, buyer_id) WHERE state = 'OPEN' DO NOTHING
+             RETURNING {HOLD_COLUMNS}"
+        ))
+        .await?;
+    let opened = client
+        .query_opt(
+            &open,
+            &[
+                &event_id,
+                &holder.buyer_id,
+                &HoldId(Uuid::new_v4()),
+                &rules.ttl.as_secs_f64(),
+                &holder.client_ip,
+                &holder.api_key,
+            ],
+        )
+        .await?;
+    match opened {
+        Some(row) => Ok(hold_from_row(&row)),
+        // The buyer's other request opened one first; it has committed
+        // (the insert waited for it), so it can be locked now. Or there is
+        // no such event: the insert is guarded rather than left to fail on
+        // the foreign key, because a failed statement aborts the
+        // transaction and the statements sent with this one (the event's
+        // lock, say, asking why it found nothing) would fail with it.
+        None => lock_open(client, event_id, holder.buyer_id)
+            .await?
+            .ok_or(AppError::NotFound(Missing::Event)),
+    }
+}
+
+/// What a cap on live holds counts: one client address's, or one API
+/// key's (all its customers').
+#[derive(Clone, Copy)]
+enum CappedBy {
+    Address(IpAddr),
+    Key(ApiKeyId),
+}
+
+/// Refuses when `by` already has `max` live holds. A hold checked out and
+/// waiting for its payment counts until its deadline: its seats are still
+/// held, and checking out must not be a way round the cap. Opening a hold takes an
+/// advisory lock on the address (or key), so concurrent requests can't all
+/// slip under the cap together. Two statements, not one: under READ
+/// COMMITTED a statement's snapshot is taken when it starts, so a count in
+/// the statement that waited for the lock would miss the holds committed
+/// while it waited.
+async fn refuse_if_full(client: &impl GenericClient, by: CappedBy, max: u32) -> AppResult<()> {
+    let (lock, count) = match by {
+        CappedBy::Address(_) => (
+            "SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7))",
+            "client_ip = $1",
+        ),
+        CappedBy::Key(_) => (
+            "SELECT pg_advisory_xact_lock(hashtextextended('api_key:' || $1::bigint, 7))",
+            "api_key_id = $1",
+        ),
+    };
+    let param: &(dyn tokio_postgres::types::ToSql + Sync) = match &by {
+        CappedBy::Address(ip) => ip,
+        CappedBy::Key(key) => key,
+    };
+    let lock = client.prepare_cached(lock).await?;
+    client.execute(&lock, &[param]).await?;
+    let count = client
+        .prepare_cached(&format!(
+            "SELECT count(*) AS live,
+                    ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
+               FROM holds
+              WHERE {count} AND state IN ('OPEN', 'PAYING') AND expires_at > now()"
+        ))
+        .await?;
+    let row = client.query_one(&count, &[param]).await?;
+    let live: i64 = row.get("live");
+    if live >= i64::from(max) {
+        let retry: Option<i64> = row.get("first_expiry");
+        return Err(AppError::TooManyRequests {
+            limit: match by {
+                CappedBy::Address(_) => Limit::HoldsFromNetwork { live },
+                CappedBy::Key(_) => Limit::HoldsForKey { live },
+            },
+            retry_after_secs: retry.unwrap_or(1).max(1) as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Adds `seat_ids` (sorted, distinct) to the buyer's hold for the event, all
+/// or nothing. On any refusal the transaction rolls back, so a failed
+/// attempt neither creates a hold nor changes its expiry.
+pub async fn claim_seats(
+    pool: &Pool,
+    event_id: EventId,
+    holder: Holder,
+    seat_ids: &[SeatId],
+    rules: HoldRules,
+) -> AppResult<HoldSummary> {
+    claim(pool, event_id, holder, &Cart::seats(seat_ids), rules).await
+}
+
+/// Adds the cart to the buyer's hold for the event, all or nothing: GA
+/// areas first, by id, then seats by id, the order every claim keeps.
+pub async fn claim(
+    pool: &Pool,
+    event_id: EventId,
+    holder: Holder,
+    cart: &Cart,
+    rules: HoldRules,
+) -> AppResult<HoldSummary> {
+    let cart = &cart.in_claim_order();
+    let outcome = counting_request(pool, holder, || {
+        claim_once(pool, event_id, holder, cart, rules)
+    })
+    .await;
+    match &outcome {
+        Ok((_, reclaimed)) => {
+            metrics::counter!(obs::SEATS_CLAIMED).increment(cart.seat_ids.len() as u64);
+            metrics::counter!(obs::SEATS_EXPIRED_RECLAIMED).increment(*reclaimed);
+        }
+        Err(AppError::SeatsUnavailable { .. }) => {
+            metrics::counter!(obs::CLAIMS_CONFLICTED).increment(1)
+        }
+        Err(_) => {}
+    }
+    outcome.map(|(summary, _)| summary)
+}
+
+/// One attempt. Statements that don't depend on each other's answers are
+/// sent together, in the order they must run (PostgreSQL runs a
+/// connection's statements one after another): the sale check, the seat
+/// ids and the buyer's hold in one round trip; the claim and the read of
+/// what the hold now has in another.
+async fn claim_once(
+    pool: &Pool,
+    event_id: EventId,
+    holder: Holder,
+    cart: &Cart,
+    rules: HoldRules,
+) -> AppResult<(HoldSummary, u64)> {
+    crate::db::in_transaction(pool, async |tx| {
+        claim_in(tx, event_id, holder, cart, rules).await
+    })
+    .await
+}
+
+async fn claim_in(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    holder: Holder,
+    cart: &Cart,
+    rules: HoldRules,
+) -> AppResult<(HoldSummary, u64)> {
+    let seat_ids = &cart.seat_ids;
+    // One round trip: the event's lock, then the hold's (the fixed order).
+    let flight: &[&str] = match cart.ga.is_empty() {
+        true => &[
+            &events::LOCK_ON_SALE,
+            seats::IDS_IN_EVENT,
+            CLOSE_LAPSED,
+            &LOCK_OPEN,
+        ],
+        false => &[
+            &events::LOCK_ON_SALE,
+            ga::MUST_BELONG,
+            seats::IDS_IN_EVENT,
+            CLOSE_LAPSED,
+            &LOCK_OPEN,
+        ],
+    };
+    crate::db::prepare_together(tx, flight).await?;
+    let (generic, spent, on_sale, areas_known, known, hold) = tokio::join!(
+        crate::db::generic_plans(tx),
+        refuse_if_spent(tx, &holder),
+        events::lock_on_sale_for_claim(tx, event_id),
+        async {
+            match cart.ga.is_empty() {
+                true => Ok(()),
+                false => ga::must_belong(tx, event_id, &cart.ga).await,
+            }
+        },
+        seats::ids_in_event(tx, event_id, seat_ids),
+        async {
+            let (closed, open) = tokio::join!(
+                close_lapsed(tx, event_id, holder.buyer_id),
+                lock_open(tx, event_id, holder.buyer_id)
+            );
+            closed.and(open)
+        },
+    );
+    generic?;
+    spent?;
+    let waitlist_waiting = on_sale?;
+    areas_known?;
+    let known = known?;
+    if known.len() != seat_ids.len() {
+        let unknown: Vec<SeatId> = seat_ids
+            .iter()
+            .filter(|id| !known.contains(id))
+            .copied()
+            .collect();
+        return Err(AppError::NotFound(Missing::Seats(unknown)));
+    }
+    let hold = match hold? {
+        Some(hold) => hold,
+        None => open_new(tx, event_id, holder, rules).await?,
+    };
+    if !cart.ga.is_empty() {
+        ga::claim(tx, event_id, hold.id, hold.expires_at, &cart.ga).await?;
+    }
+    // One round trip; none depends on another's answer. The request's
+    // count goes last: its counters' locks are then held only to the commit.
+    let (claimed, ga, counted) = tokio::join!(
+        seats::claim_into_hold(
+            tx,
+            event_id,
+            hold.id,
+            hold.expires_at,
+            seat_ids,
+            waitlist_waiting
+        ),
+        ga::held_by(tx, hold.id),
+        count_request(tx, &holder)
+    );
+    // In the order sent: a failed statement fails those after it.
+    let claimed = claimed?;
+    let ga = ga?;
+    counted?;
+    if claimed.claimed.ids.len() != seat_ids.len() {
+        let refused = seats::refused(seat_ids, &claimed.claimed.ids);
+        if waitlist_waiting && crate::db::waitlist_first::keeps_any(tx, event_id, &refused).await? {
+            return Err(AppError::Conflict(Conflict::WaitlistFirst));
+        }
+        return Err(AppError::SeatsUnavailable { seat_ids: refused });
+    }
+    let summary = HoldSummary {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: claimed.held.iter().map(|seat| seat.id).collect(),
+        hold,
+        seats: claimed.held,
+        ga,
+    };
+    summary.refuse_if_over(0, rules.max_seats)?;
+    Ok((summary, claimed.claimed.reclaimed))
+}

@@ -1,0 +1,405 @@
+//! Holds: one buyer's basket of seats for one event, with a fixed expiry.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use tokio_postgres::Row;
+
+use super::ga;
+use super::{GenericClient, Pool, retrying, seats};
+use crate::domain::hold::{Hold, HoldRules, HoldState, HoldSummary};
+use crate::domain::ids::AreaId;
+use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId};
+use crate::domain::locale::EventLocale;
+use crate::domain::seat::SeatIds;
+use crate::error::{AppError, AppResult, Conflict, Missing};
+
+mod claim;
+mod requests;
+
+pub(super) use claim::open_new;
+pub use claim::{claim, claim_seats};
+pub(super) use requests::counting_request;
+pub use requests::{Holder, count_request, refuse_if_spent};
+
+/// The hold's contents now, for answering a request that changed it: its
+/// seats and GA tickets, read together (one round trip).
+pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResult<HoldSummary> {
+    let (held, ga) = tokio::join!(
+        seats::held_by_hold(client, hold.event_id, hold.id),
+        ga::held_by(client, hold.id)
+    );
+    let held = held?;
+    Ok(HoldSummary {
+        hold_id: hold.id,
+        expires_at: hold.expires_at,
+        seat_ids: held.iter().map(|seat| seat.id).collect(),
+        hold: hold.clone(),
+        seats: held,
+        ga: ga?,
+    })
+}
+
+// The event's currency and zone come from a subquery, not a join: these
+// columns are read under FOR UPDATE, which would lock a joined event row.
+const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
+     (state = 'OPEN' AND expires_at > now()) AS live,
+     (released_by_staff IS NOT NULL OR released_by_key IS NOT NULL) AS released_by_staff, extended,
+     (SELECT ARRAY[e.currency, e.time_zone, e.payment] FROM events e WHERE e.id = holds.event_id) AS locale";
+
+fn hold_from_row(row: &Row) -> Hold {
+    Hold {
+        id: row.get("id"),
+        event_id: row.get("event_id"),
+        buyer_id: row.get("buyer_id"),
+        state: HoldState::from_db(row.get("state")),
+        expires_at: row.get("expires_at"),
+        live: row.get("live"),
+        released_by_staff: row.get("released_by_staff"),
+        extended: row.get("extended"),
+        locale: match row.get::<_, Vec<String>>("locale").as_slice() {
+            [currency, zone, ..] => {
+                crate::i18n::locale(super::events::currency_column(currency), zone)
+            }
+            _ => EventLocale::default(),
+        },
+        payment: row
+            .get::<_, Vec<String>>("locale")
+            .get(2)
+            .and_then(|mode| crate::domain::payment::PaymentMode::parse(mode))
+            .unwrap_or_default(),
+    }
+}
+
+/// The buyer's live hold for the event, if any.
+pub async fn live_for_buyer(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<Hold>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds
+              WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()"
+        ))
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id, &buyer_id])
+        .await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+pub(super) static LOCK_FOR_BUYER: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 AND buyer_id = $2 FOR UPDATE")
+});
+
+/// The hold, locked for this transaction, if it exists and is the buyer's.
+async fn lock_for_buyer(
+    client: &impl GenericClient,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<Hold>> {
+    let statement = client.prepare_cached(&LOCK_FOR_BUYER).await?;
+    let row = client.query_opt(&statement, &[&hold_id, &buyer_id]).await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+/// The event of the hold (if it is the buyer's, when one is given), read
+/// without a lock, so the event can be locked before the hold.
+pub(super) async fn event_of(
+    client: &impl GenericClient,
+    hold_id: HoldId,
+    buyer_id: Option<BuyerId>,
+) -> AppResult<Option<EventId>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT event_id FROM holds WHERE id = $1 AND ($2::uuid IS NULL OR buyer_id = $2)",
+        )
+        .await?;
+    let row = client.query_opt(&statement, &[&hold_id, &buyer_id]).await?;
+    Ok(row.map(|row| row.get(0)))
+}
+
+pub(super) async fn lock_for_buyer_or_404(
+    client: &impl GenericClient,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
+) -> AppResult<Hold> {
+    lock_for_buyer(client, hold_id, buyer_id)
+        .await?
+        .ok_or_else(|| AppError::NotFound(Missing::Hold))
+}
+
+/// The buyer's open hold for the event, locked; a new one expiring
+/// `rules.ttl` from now if there is none. A lapsed open hold is closed
+/// first, so the one-open-hold-per-buyer index lets the new one in. The
+/// lock serialises one buyer's concurrent requests for the event.
+pub(super) async fn lock_or_open(
+    client: &impl GenericClient,
+    event_id: EventId,
+    holder: Holder,
+    rules: HoldRules,
+) -> AppResult<Hold> {
+    let (closed, open) = tokio::join!(
+        close_lapsed(client, event_id, holder.buyer_id),
+        lock_open(client, event_id, holder.buyer_id)
+    );
+    closed?;
+    match open? {
+        Some(hold) => Ok(hold),
+        None => open_new(client, event_id, holder, rules).await,
+    }
+}
+
+pub(super) const CLOSE_LAPSED: &str = "UPDATE holds SET state = 'EXPIRED', closed_at = now()
+      WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at <= now()";
+
+pub(super) static LOCK_OPEN: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {HOLD_COLUMNS} FROM holds
+          WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()
+            FOR UPDATE"
+    )
+});
+
+/// Closes the buyer's open hold for the event if it has lapsed, so the
+/// one-open-hold-per-buyer index lets a new one in.
+async fn close_lapsed(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<()> {
+    let close_lapsed = client.prepare_cached(CLOSE_LAPSED).await?;
+    client
+        .execute(&close_lapsed, &[&event_id, &buyer_id])
+        .await?;
+    Ok(())
+}
+
+/// The buyer's open, unlapsed hold for the event, locked. (Not lapsed
+/// either way: it may run before or after [`close_lapsed`], which it is
+/// sent with.)
+async fn lock_open(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<Hold>> {
+    let lock = client.prepare_cached(&LOCK_OPEN).await?;
+    let row = client.query_opt(&lock, &[&event_id, &buyer_id]).await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+/// Any buyer's hold, locked for this transaction (for staff).
+pub(super) async fn lock_by_id(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Hold> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds WHERE id = $1 FOR UPDATE"
+        ))
+        .await?;
+    let row = client.query_opt(&statement, &[&hold_id]).await?;
+    row.as_ref()
+        .map(hold_from_row)
+        .ok_or_else(|| AppError::NotFound(Missing::Hold))
+}
+
+/// Closes the hold as released by staff, so its buyer can be told why.
+pub(super) async fn close_by_staff(
+    client: &impl GenericClient,
+    hold_id: HoldId,
+    actor: Actor,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE holds SET state = 'RELEASED', closed_at = now(), released_by_staff = $2,
+                    released_by_key = $3
+              WHERE id = $1 AND state IN ('OPEN', 'EXPIRED')",
+        )
+        .await?;
+    client
+        .execute(
+            &statement,
+            &[&hold_id, &actor.staff_id(), &actor.api_key_id()],
+        )
+        .await?;
+    Ok(())
+}
+
+pub(super) const CLOSE_OPEN_HOLD: &str =
+    "UPDATE holds SET state = $2, closed_at = now() WHERE id = $1 AND state = 'OPEN'";
+
+async fn close(client: &impl GenericClient, hold_id: HoldId, state: &str) -> AppResult<()> {
+    let statement = client.prepare_cached(CLOSE_OPEN_HOLD).await?;
+    client.execute(&statement, &[&hold_id, &state]).await?;
+    Ok(())
+}
+
+pub(super) async fn mark_purchased(client: &impl GenericClient, hold_id: HoldId) -> AppResult<()> {
+    close(client, hold_id, "PURCHASED").await
+}
+
+/// Refuses a hold that is no longer open and live: bought, released, or
+/// past its expiry.
+pub(super) fn refuse_unless_live(hold: &Hold) -> AppResult<()> {
+    match hold.state {
+        HoldState::Purchased => Err(AppError::Conflict(Conflict::AlreadyPurchased)),
+        HoldState::Released => Err(AppError::Conflict(Conflict::HoldReleased)),
+        HoldState::Paying => Err(AppError::Conflict(Conflict::HoldBeingPaid)),
+        _ if !hold.live => Err(AppError::HoldExpired),
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
+    match hold.state {
+        HoldState::Purchased => return Err(AppError::Conflict(Conflict::AlreadyPurchased)),
+        HoldState::Paying => return Err(AppError::Conflict(Conflict::HoldBeingPaid)),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Puts one seat of the buyer's hold back on sale. The hold closes when its
+/// last seat goes, so an empty hold never keeps a timer running.
+pub async fn release_seat(
+    pool: &Pool,
+    hold_id: HoldId,
+    seat_id: SeatId,
+    buyer_id: BuyerId,
+) -> AppResult<()> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        // One statement, not three (release, count what is left, close):
+        // the hold's lock, taken above, keeps the count true.
+        if !seats::release_one_closing_empty(&tx, hold.id, seat_id).await? {
+            return Err(AppError::NotFound(Missing::SeatInHold));
+        }
+        tx.commit().await?;
+        Ok(())
+    })
+    .await
+}
+
+/// Gives the buyer's tickets in one GA area back. The hold closes when it
+/// has nothing left, as when its last seat goes. Returns how many were the buyer's.
+pub async fn release_ga(
+    pool: &Pool,
+    hold_id: HoldId,
+    area_id: AreaId,
+    buyer_id: BuyerId,
+) -> AppResult<i64> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        let Some(held) = ga::held_by(&tx, hold.id)
+            .await?
+            .into_iter()
+            .find(|h| h.area_id == area_id)
+        else {
+            return Err(AppError::NotFound(Missing::TicketInHold));
+        };
+        ga::give_back(&tx, area_id, ga::GiveBack::LapsedAndHold(hold.id)).await?;
+        if is_empty(&tx, hold.id).await? {
+            close(&tx, hold.id, "RELEASED").await?;
+        }
+        tx.commit().await?;
+        Ok(i64::from(held.quantity))
+    })
+    .await
+}
+
+/// Whether the hold has no seats and no GA tickets left.
+pub(super) async fn is_empty(client: &impl GenericClient, hold_id: HoldId) -> AppResult<bool> {
+    Ok(seats::held_by(client, hold_id).await?.is_empty()
+        && ga::held_by(client, hold_id).await?.is_empty())
+}
+
+/// Puts every seat of the buyer's hold back on sale and closes it. Returns
+/// the seats released (none if it was already closed).
+pub async fn release_hold(pool: &Pool, hold_id: HoldId, buyer_id: BuyerId) -> AppResult<SeatIds> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        ga::release_all(&tx, hold.id).await?;
+        let released = seats::release_all(&tx, hold.id).await?;
+        close(&tx, hold.id, "RELEASED").await?;
+        tx.commit().await?;
+        Ok(released)
+    })
+    .await
+}
+
+/// The buyer's most recent hold for the event, in any state.
+pub async fn latest_for_buyer(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<Hold>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds
+              WHERE event_id = $1 AND buyer_id = $2
+              ORDER BY created_at DESC LIMIT 1"
+        ))
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id, &buyer_id])
+        .await?;
+    Ok(row.as_ref().map(hold_from_row))
+}
+
+/// How close to expiry a hold must be before it may be extended.
+pub const EXTENSION_WINDOW_SECS: i64 = 120;
+
+/// "Need more time?": pushes the buyer's live hold (and its seats) back by
+/// `extra`, once per hold, only in its last two minutes.
+pub async fn extend(
+    pool: &Pool,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
+    extra: Duration,
+) -> AppResult<HoldSummary> {
+    retrying(|| async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
+        refuse_if_purchased(&hold)?;
+        if !hold.live {
+            return Err(AppError::HoldExpired);
+        }
+        if hold.extended {
+            return Err(AppError::Conflict(Conflict::AlreadyExtended));
+        }
+        let extended = tx
+            .query_opt(
+                "UPDATE holds SET expires_at = expires_at + make_interval(secs => $2), extended = true
+                  WHERE id = $1 AND expires_at - now() <= make_interval(secs => $3)
+              RETURNING expires_at",
+                &[&hold.id, &extra.as_secs_f64(), &(EXTENSION_WINDOW_SECS as f64)],
+            )
+            .await?;
+        let Some(row) = extended else {
+            return Err(AppError::Conflict(Conflict::TooEarlyToExtend {
+                window_secs: EXTENSION_WINDOW_SECS,
+            }));
+        };
+        let expires_at: OffsetDateTime = row.get(0);
+        tx.execute(
+            "UPDATE seats SET held_until = $2 WHERE hold_id = $1",
+            &[&hold.id, &expires_at],
+        )
+        .await?;
+        ga::extend(&tx, hold.id, expires_at).await?;
+        let summary = summary(&tx, &Hold { expires_at, ..hold }).await?;
+        tx.commit().await?;
+        Ok(summary)
+    })
+    .await
+}
