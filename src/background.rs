@@ -124,7 +124,7 @@ impl Drop for Background {
 }
 
 /// The waitlist's offer worker: each tick, one pass over every event
-/// with parties waiting or offers out (`db::waitlist::offer_pass`; an
+/// with parties waiting or offers out (`db::waitlist_offers::offer_pass`; an
 /// event another instance is passing over is skipped, not waited for).
 async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
     let mut ticks = tokio::time::interval(every);
@@ -132,7 +132,7 @@ async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
     loop {
         ticks.tick().await;
         let events = match pool.get().await {
-            Ok(client) => db::waitlist::events_due(&client).await,
+            Ok(client) => db::waitlist_offers::events_due(&client).await,
             Err(err) => Err(err.into()),
         };
         let events = match events {
@@ -143,7 +143,7 @@ async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
             }
         };
         for event_id in events {
-            match db::waitlist::offer_pass(&pool, event_id, offer_for).await {
+            match db::waitlist_offers::offer_pass(&pool, event_id, offer_for).await {
                 Ok(pass) if !pass.offered.is_empty() || pass.lapsed > 0 => {
                     tracing::info!(
                         event_id = event_id.0,

@@ -9,12 +9,12 @@ mod payments;
 mod sections;
 pub mod settings;
 mod values;
-pub use payments::{PaymentSettings, STRIPE_API_URL, StripeSettings};
+pub use payments::{PaymentSettings, StripeSettings};
 pub use sections::{
     AbuseLimits, DatabaseSource, DbSettings, LimitClock, LiveLimits, MailSettings, ReadReplica,
     ServerLimits, WaitlistSettings, WebhookSettings,
 };
-pub use values::Secret;
+pub use values::{LogFormat, Secret};
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -128,14 +128,6 @@ pub fn old_names_in_use(lookup: impl Fn(&str) -> Option<String>) -> Vec<OldName>
 
 /// What is logged when `RUST_LOG` is unset (or not a filter).
 pub const DEFAULT_LOG_FILTER: &str = settings::RUST_LOG.default;
-
-/// How log lines are written: `SEATMAP_LOG_FORMAT=json` gives one JSON
-/// object a line; anything else, text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
-    Text,
-    Json,
-}
 
 /// The log settings, read before [`Config`] so that its errors are logged
 /// as the operator asked: the format, and the filter (`RUST_LOG`, tracing's

@@ -18,13 +18,11 @@ pub struct StripeSettings {
     pub api_url: String,
 }
 
-pub const STRIPE_API_URL: &str = "https://api.stripe.com";
-
 impl StripeSettings {
     /// Where Checkout's pages are: Stripe's own, or (for a stand-in at
     /// another API base) that base's origin. Buyer pages' forms may lead there.
     pub fn checkout_origin(&self) -> String {
-        if self.api_url == STRIPE_API_URL {
+        if self.api_url == settings::STRIPE_API_URL_DEFAULT {
             return "https://checkout.stripe.com".into();
         }
         url::Url::parse(&self.api_url)
@@ -97,21 +95,6 @@ impl PaymentSettings {
     }
 }
 
-/// An http(s) base with no path after it but perhaps a port; no trailing slash.
-pub(super) fn api_url(name: &str, raw: &str) -> anyhow::Result<String> {
-    let value = raw.trim().trim_end_matches('/');
-    let parsed = url::Url::parse(value)
-        .map_err(|err| anyhow::anyhow!("{name}={value:?} is not a URL: {err}"))?;
-    anyhow::ensure!(
-        matches!(parsed.scheme(), "http" | "https")
-            && parsed.host().is_some()
-            && parsed.query().is_none()
-            && parsed.username().is_empty(),
-        "{name}={value:?} is not an http(s) base URL"
-    );
-    Ok(value.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,7 +118,10 @@ mod tests {
             ("SEATMAP_STRIPE_WEBHOOK_SECRET", "whsec_1"),
         ])
         .unwrap();
-        assert_eq!(both.stripe.unwrap().api_url, STRIPE_API_URL);
+        assert_eq!(
+            both.stripe.unwrap().api_url,
+            settings::STRIPE_API_URL_DEFAULT
+        );
         let local = settings(&[
             ("SEATMAP_STRIPE_SECRET_KEY", "sk_test_1"),
             ("SEATMAP_STRIPE_WEBHOOK_SECRET", "whsec_1"),

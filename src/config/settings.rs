@@ -2,10 +2,8 @@
 //! it is for. `Config::from_lookup` reads each entry into its typed field,
 //! and the docs test holds `docs/operations.md`'s table to [`ALL`].
 
-use super::LogFormat;
-use super::payments::{self, api_url};
 pub use super::values::{Described, Flag, Millis, Number, Optional, Secs, Text};
-use super::values::{Secret, parsed, secret, text, trimmed_secret};
+use super::values::{LogFormat, Secret, api_url, parsed, secret, text, trimmed_secret};
 
 /// The PostgreSQL to use (unset: a private, embedded one).
 pub const DATABASE_URL: Optional<Secret> = Optional {
@@ -179,7 +177,7 @@ pub const STRIPE_WEBHOOK_SECRET: Optional<Secret> = Optional {
 /// Stripe's API base, or a stand-in's.
 pub const STRIPE_API_URL: Text<String> = Text {
     name: "SEATMAP_STRIPE_API_URL",
-    default: payments::STRIPE_API_URL,
+    default: STRIPE_API_URL_DEFAULT,
     accepts: "an http(s) base URL",
     parse: api_url,
 };
@@ -341,3 +339,6 @@ fn public_url(name: &str, raw: &str) -> anyhow::Result<String> {
     );
     Ok(value.to_string())
 }
+
+/// Stripe's own API base: where payment calls go unless a stand-in is named.
+pub const STRIPE_API_URL_DEFAULT: &str = "https://api.stripe.com";

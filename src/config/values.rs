@@ -261,3 +261,26 @@ pub(super) fn secret(_name: &str, raw: &str) -> anyhow::Result<Secret> {
 pub(super) fn trimmed_secret(_name: &str, raw: &str) -> anyhow::Result<Secret> {
     Ok(Secret::new(raw.trim()))
 }
+
+/// How log lines are written: `SEATMAP_LOG_FORMAT=json` gives one JSON
+/// object a line; anything else, text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// An http(s) base with no path after it but perhaps a port; no trailing slash.
+pub(super) fn api_url(name: &str, raw: &str) -> anyhow::Result<String> {
+    let value = raw.trim().trim_end_matches('/');
+    let parsed = url::Url::parse(value)
+        .map_err(|err| anyhow::anyhow!("{name}={value:?} is not a URL: {err}"))?;
+    anyhow::ensure!(
+        matches!(parsed.scheme(), "http" | "https")
+            && parsed.host().is_some()
+            && parsed.query().is_none()
+            && parsed.username().is_empty(),
+        "{name}={value:?} is not an http(s) base URL"
+    );
+    Ok(value.to_string())
+}

@@ -37,6 +37,7 @@ pub mod venues;
 pub mod waitlist;
 pub mod waitlist_cap;
 pub mod waitlist_first;
+pub mod waitlist_offers;
 pub mod webhooks;
 
 use std::future::Future;

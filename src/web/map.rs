@@ -9,7 +9,6 @@ use crate::domain::ids::SectionId;
 use crate::domain::layout::SEAT_PITCH;
 use crate::domain::seat::Seat;
 pub use crate::web::map_filters::{FeatureFilter, PriceFilter};
-pub use crate::web::map_overview::{Overview, OverviewSection, overview};
 use crate::web::seat_view::SeatView;
 
 /// Room around what is drawn, for row labels and outlines.

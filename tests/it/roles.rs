@@ -26,9 +26,10 @@ struct Row {
 }
 
 fn role_matrix() -> Vec<Row> {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/box-office.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/box-office.md"),
+    )
+    .unwrap();
     let start = readme
         .find("<!-- role-matrix -->")
         .expect("docs/box-office.md has the role matrix, after <!-- role-matrix -->");

@@ -120,7 +120,10 @@ fn a_file_allowed_past_the_limit_still_needs_the_allowance() {
 #[test]
 fn the_size_check_finds_files_over_a_limit_and_skips_vendored_ones() {
     let over = oversized(&root(), &["src", "static"], 10);
-    assert!(over.iter().any(|(file, _)| file == "src/lib.rs" || file == "src/main.rs"));
+    assert!(
+        over.iter()
+            .any(|(file, _)| file == "src/lib.rs" || file == "src/main.rs")
+    );
     assert!(over.iter().any(|(file, _)| file.starts_with("static/")));
     assert!(!over.iter().any(|(file, _)| file == "static/jsQR.js"));
     assert!(!over.iter().any(|(file, _)| file == "src/words.rs"));

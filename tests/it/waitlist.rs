@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::staff::{staff, staff_as};
 use crate::support::{Api, TestApp, spawn_app_with};
-use seatmap::db::waitlist::offer_pass;
+use seatmap::db::waitlist_offers::offer_pass;
 use seatmap::domain::ids::EventId;
 use seatmap::domain::role::Role;
 
@@ -88,7 +88,7 @@ async fn geometry(app: &TestApp, event_id: i64) -> HashMap<i64, (i32, i32)> {
         .collect()
 }
 
-async fn pass(app: &TestApp, event_id: i64) -> seatmap::db::waitlist::Pass {
+async fn pass(app: &TestApp, event_id: i64) -> seatmap::db::waitlist_offers::Pass {
     offer_pass(&app.pool, EventId(event_id), OFFER)
         .await
         .unwrap()

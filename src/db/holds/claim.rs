@@ -5,11 +5,10 @@ use std::net::IpAddr;
 
 use uuid::Uuid;
 
-use super::super::{GenericClient, Pool, events, ga, seats};
+use super::requests::Holder;
 use super::requests::{count_request, counting_request, refuse_if_spent};
-use super::{
-    CLOSE_LAPSED, HOLD_COLUMNS, Holder, LOCK_OPEN, close_lapsed, hold_from_row, lock_open,
-};
+use super::row::{CLOSE_LAPSED, HOLD_COLUMNS, LOCK_OPEN, close_lapsed, hold_from_row, lock_open};
+use crate::db::{GenericClient, Pool, events, ga, seats};
 use crate::domain::hold::{Cart, Hold, HoldRules, HoldSummary};
 use crate::domain::ids::{ApiKeyId, EventId, HoldId, SeatId};
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};

@@ -4,24 +4,25 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use time::OffsetDateTime;
-use tokio_postgres::Row;
 
 use super::ga;
 use super::{GenericClient, Pool, retrying, seats};
 use crate::domain::hold::{Hold, HoldRules, HoldState, HoldSummary};
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, SeatId};
-use crate::domain::locale::EventLocale;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 mod claim;
 mod requests;
+mod row;
 
 pub(super) use claim::open_new;
 pub use claim::{claim, claim_seats};
 pub(super) use requests::counting_request;
 pub use requests::{Holder, count_request, refuse_if_spent};
+pub(super) use row::{CLOSE_LAPSED, LOCK_OPEN};
+use row::{HOLD_COLUMNS, close_lapsed, hold_from_row, lock_open};
 
 /// The hold's contents now, for answering a request that changed it: its
 /// seats and GA tickets, read together (one round trip).
@@ -39,37 +40,6 @@ pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResu
         seats: held,
         ga: ga?,
     })
-}
-
-// The event's currency and zone come from a subquery, not a join: these
-// columns are read under FOR UPDATE, which would lock a joined event row.
-const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at,
-     (state = 'OPEN' AND expires_at > now()) AS live,
-     (released_by_staff IS NOT NULL OR released_by_key IS NOT NULL) AS released_by_staff, extended,
-     (SELECT ARRAY[e.currency, e.time_zone, e.payment] FROM events e WHERE e.id = holds.event_id) AS locale";
-
-fn hold_from_row(row: &Row) -> Hold {
-    Hold {
-        id: row.get("id"),
-        event_id: row.get("event_id"),
-        buyer_id: row.get("buyer_id"),
-        state: HoldState::from_db(row.get("state")),
-        expires_at: row.get("expires_at"),
-        live: row.get("live"),
-        released_by_staff: row.get("released_by_staff"),
-        extended: row.get("extended"),
-        locale: match row.get::<_, Vec<String>>("locale").as_slice() {
-            [currency, zone, ..] => {
-                crate::i18n::locale(super::events::currency_column(currency), zone)
-            }
-            _ => EventLocale::default(),
-        },
-        payment: row
-            .get::<_, Vec<String>>("locale")
-            .get(2)
-            .and_then(|mode| crate::domain::payment::PaymentMode::parse(mode))
-            .unwrap_or_default(),
-    }
 }
 
 /// The buyer's live hold for the event, if any.
@@ -150,44 +120,6 @@ pub(super) async fn lock_or_open(
         Some(hold) => Ok(hold),
         None => open_new(client, event_id, holder, rules).await,
     }
-}
-
-pub(super) const CLOSE_LAPSED: &str = "UPDATE holds SET state = 'EXPIRED', closed_at = now()
-      WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at <= now()";
-
-pub(super) static LOCK_OPEN: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {HOLD_COLUMNS} FROM holds
-          WHERE event_id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()
-            FOR UPDATE"
-    )
-});
-
-/// Closes the buyer's open hold for the event if it has lapsed, so the
-/// one-open-hold-per-buyer index lets a new one in.
-async fn close_lapsed(
-    client: &impl GenericClient,
-    event_id: EventId,
-    buyer_id: BuyerId,
-) -> AppResult<()> {
-    let close_lapsed = client.prepare_cached(CLOSE_LAPSED).await?;
-    client
-        .execute(&close_lapsed, &[&event_id, &buyer_id])
-        .await?;
-    Ok(())
-}
-
-/// The buyer's open, unlapsed hold for the event, locked. (Not lapsed
-/// either way: it may run before or after [`close_lapsed`], which it is
-/// sent with.)
-async fn lock_open(
-    client: &impl GenericClient,
-    event_id: EventId,
-    buyer_id: BuyerId,
-) -> AppResult<Option<Hold>> {
-    let lock = client.prepare_cached(&LOCK_OPEN).await?;
-    let row = client.query_opt(&lock, &[&event_id, &buyer_id]).await?;
-    Ok(row.as_ref().map(hold_from_row))
 }
 
 /// Any buyer's hold, locked for this transaction (for staff).

@@ -4,8 +4,8 @@
 
 use std::net::IpAddr;
 
-use super::super::rate_limits::{self, Counter, RequestLimits};
-use super::super::{GenericClient, Pool, retrying};
+use crate::db::rate_limits::{self, Counter, RequestLimits};
+use crate::db::{GenericClient, Pool, retrying};
 use crate::domain::ids::{ApiKeyId, BuyerId};
 use crate::error::{AppError, AppResult, Limit};
 

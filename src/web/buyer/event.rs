@@ -23,7 +23,8 @@ use crate::web::buyer::seat_list::ListSection;
 use crate::web::buyer::seat_list::SectionLink;
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{BuyerFields, IdPath, QueryInput};
-use crate::web::map::{self, Overview, PriceFilter, SeatCanvas};
+use crate::web::map::{self, PriceFilter, SeatCanvas};
+use crate::web::map_overview::{self, Overview};
 use crate::web::map_parts;
 use crate::web::notices::{Notice, take_notice};
 use crate::web::render::*;
@@ -179,7 +180,7 @@ pub(crate) async fn event_page_response(
     let canvas = seats.map(|seats| map::seat_canvas(&seats, &tiers, &shapes, !big));
     let overview = big.then(|| {
         let page = format!("/events/{event_id}");
-        map::overview(&page, &shapes, &tiers, chosen.map(|s| s.id), &filter)
+        map_overview::overview(&page, &shapes, &tiers, chosen.map(|s| s.id), &filter)
     });
     let canvas_scope = chosen.map(|s| s.id);
     let overview_only = canvas.is_none();

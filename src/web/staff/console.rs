@@ -26,7 +26,8 @@ use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::auth::{Staff, floor::BoxOffice, floor::Door, floor::Manager};
 use crate::web::event_header::EventHeader;
 use crate::web::extract::{IdPath, QueryInput};
-use crate::web::map::{self, Overview, SeatCanvas};
+use crate::web::map::{self, SeatCanvas};
+use crate::web::map_overview::{self, Overview};
 use crate::web::notices::{Notice, take_notice};
 use crate::web::render::render;
 use crate::web::seat_view::StatusLegend;
@@ -241,12 +242,24 @@ pub(crate) async fn staff_map(
             let seats = db::seats::for_section(client, event_id, None, id).await?;
             StaffMap {
                 canvas: Some(map::seat_canvas(&seats, tiers, &shapes, false)),
-                overview: Some(map::overview(page, &shapes, tiers, Some(id), &all_prices)),
+                overview: Some(map_overview::overview(
+                    page,
+                    &shapes,
+                    tiers,
+                    Some(id),
+                    &all_prices,
+                )),
             }
         }
         (true, None) => StaffMap {
             canvas: None,
-            overview: Some(map::overview(page, &shapes, tiers, None, &all_prices)),
+            overview: Some(map_overview::overview(
+                page,
+                &shapes,
+                tiers,
+                None,
+                &all_prices,
+            )),
         },
     })
 }

@@ -18,7 +18,8 @@ use crate::domain::venue::VenueLayout;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::{Staff, floor::Manager};
 use crate::web::extract::{IdPath, QueryInput};
-use crate::web::map::{self, Overview, PriceFilter, SeatCanvas};
+use crate::web::map::{self, PriceFilter, SeatCanvas};
+use crate::web::map_overview::{self, Overview};
 use crate::web::render::render;
 use crate::web::seat_view::{StatusLegend, TierLegend};
 use crate::web::state::AppState;
@@ -79,7 +80,8 @@ pub(crate) async fn preview(
     };
     let overview = big.then(|| {
         let page = format!("/staff/venues/{venue_id}/preview");
-        let mut overview = map::overview(&page, &shapes, &tiers, chosen.map(|s| s.id), &filter);
+        let mut overview =
+            map_overview::overview(&page, &shapes, &tiers, chosen.map(|s| s.id), &filter);
         // No prices yet: a section says its size where a buyer's says "from €45".
         for section in &mut overview.sections {
             if let Some(shape) = shapes.sections.iter().find(|s| s.id == section.id) {
