@@ -22,7 +22,7 @@ usage: seatmap [serve]          run the web app (default)
 
 Environment: DATABASE_URL (unset: embedded PostgreSQL in SEATMAP_DATA_DIR, default .seatmap),
 SEATMAP_ADDR (default 127.0.0.1:3000), SEATMAP_HOLD_TTL_SECS (480), SEATMAP_MAX_SEATS_PER_HOLD (10);
-every variable: the README's Configuration table and docs/operations.md.";
+every variable: the settings table in docs/operations.md.";
 
 fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -405,7 +405,7 @@ fn conflict_text(conflict: &Conflict) -> String {
         ),
         Conflict::PaymentUnavailable => {
             "Online payment needs Stripe: set SEATMAP_STRIPE_SECRET_KEY \
-             and SEATMAP_STRIPE_WEBHOOK_SECRET (see the README), then choose it."
+             and SEATMAP_STRIPE_WEBHOOK_SECRET (see docs/operations.md), then choose it."
                 .into()
         }
         Conflict::NotSelling {

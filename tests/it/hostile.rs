@@ -552,7 +552,8 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
     .unwrap();
 
     // (client, csrf, path, the form's other fields, the field under test)
-    let forms: Vec<(&Api, &str, String, Vec<(&str, String)>, &str)> = vec![
+    type Form<'a> = (&'a Api, &'a str, String, Vec<(&'a str, String)>, &'a str);
+    let forms: Vec<Form> = vec![
         (
             &buyer,
             &buyer_csrf,

@@ -28,6 +28,9 @@ const TEMPLATE_PREFIX: &str = "seatmap_tpl_";
 /// Databases of ours older than this are leftovers of crashed runs.
 const STALE_AFTER_SECS: u64 = 2 * 3600;
 
+/// Lives once per test process, in a static: the size of its variants
+/// doesn't matter, so the external one's config isn't boxed.
+#[allow(clippy::large_enum_variant)]
 enum Server {
     External(tokio_postgres::Config),
     Cluster(PgCluster),

@@ -50,6 +50,24 @@ pub(crate) struct Shown {
     pub(crate) highlight: Vec<SeatId>,
 }
 
+/// The seats an action changed, and of them those to point out (best
+/// available's finds).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Changed<'a> {
+    pub(crate) seat_ids: &'a [SeatId],
+    pub(crate) highlight: &'a [SeatId],
+}
+
+impl<'a> Changed<'a> {
+    /// Seats changed, none pointed out.
+    pub(crate) fn seats(seat_ids: &'a [SeatId]) -> Changed<'a> {
+        Changed {
+            seat_ids,
+            highlight: &[],
+        }
+    }
+}
+
 /// Answers a seat action: a fragment for htmx, otherwise the notice goes in
 /// the session and the browser is sent back to the map. Reads the hold and
 /// the changed seats as they are now; see [`respond_with`] for an action
@@ -60,16 +78,21 @@ pub(crate) async fn respond(
     buyer: &Buyer,
     headers: &HeaderMap,
     notice: Option<Notice>,
-    changed_seat_ids: &[SeatId],
-    highlight: &[SeatId],
+    changed: Changed<'_>,
     back: Back,
 ) -> AppResult<Response> {
     if !is_htmx(headers) {
         return back_with(event_id, buyer, notice, back).await;
     }
     let client = state.pool.get().await?;
-    let (shown, reads) =
-        shown_now(&client, event_id, buyer.id, changed_seat_ids, highlight).await?;
+    let (shown, reads) = shown_now(
+        &client,
+        event_id,
+        buyer.id,
+        changed.seat_ids,
+        changed.highlight,
+    )
+    .await?;
     fragment(state, event_id, buyer, notice, shown, &reads)
 }
 
@@ -398,8 +421,7 @@ pub(crate) async fn release_all(
         &buyer,
         &headers,
         Some(notice),
-        &released,
-        &[],
+        Changed::seats(&released),
         Back::Map(None, None),
     )
     .await
@@ -512,8 +534,7 @@ pub(crate) async fn extend_hold(
         &buyer,
         &headers,
         Some(notice),
-        &[],
-        &[],
+        Changed::default(),
         Back::Map(None, None),
     )
     .await

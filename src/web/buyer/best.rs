@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::actions::{Back, Shown, respond, respond_with};
+use super::actions::{Back, Changed, Shown, respond, respond_with};
 use crate::db;
 use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::domain::ids::{EventId, HoldId, SeatId};
@@ -128,8 +128,10 @@ pub(crate) async fn best_available(
         &buyer,
         &headers,
         Some(notice),
-        &added,
-        &added,
+        Changed {
+            seat_ids: &added,
+            highlight: &added,
+        },
         Back::Map(None, None),
     )
     .await
@@ -213,7 +215,16 @@ pub(crate) async fn undo_best_available(
             let changed: Vec<SeatId> = restore.iter().chain(found.iter()).copied().collect();
             let notice = Some(Notice::new(NoticeKind::Success, text));
             respond(
-                &state, event_id, &buyer, &headers, notice, &changed, &restore, back,
+                &state,
+                event_id,
+                &buyer,
+                &headers,
+                notice,
+                Changed {
+                    seat_ids: &changed,
+                    highlight: &restore,
+                },
+                back,
             )
             .await
         }
@@ -225,7 +236,16 @@ pub(crate) async fn undo_best_available(
                 other => refusal_notice(other)?,
             };
             let notice = Some(Notice::new(NoticeKind::Error, text));
-            respond(&state, event_id, &buyer, &headers, notice, &[], &[], back).await
+            respond(
+                &state,
+                event_id,
+                &buyer,
+                &headers,
+                notice,
+                Changed::default(),
+                back,
+            )
+            .await
         }
     }
 }
