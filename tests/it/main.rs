@@ -14,6 +14,7 @@ mod door_offline;
 mod general_admission;
 mod hostile;
 mod languages;
+mod layout_check;
 mod layout_limits;
 mod lifecycle;
 mod limits;

@@ -1,7 +1,8 @@
 //! The staff JSON API for venues: read a venue's latest layout with its
 //! ETag, save a new version over the one you read (`If-Match`), create a
-//! venue, read a layout file into the canonical form (the designer's
-//! import), move an event to another version, and reprice a tier.
+//! venue, check a layout as saving would (the designer's problems list),
+//! read a layout file into the canonical form (the designer's import),
+//! move an event to another version, and reprice a tier.
 
 use std::collections::BTreeMap;
 
@@ -15,10 +16,10 @@ use utoipa_axum::routes;
 
 use crate::db;
 use crate::domain::ids::{EventId, VenueId};
-use crate::domain::venue::{self, VenueLayout};
+use crate::domain::venue::{self, LayoutError, VenueLayout};
 use crate::error::{AppError, AppResult, Invalid};
 use crate::web::auth::{StaffCaller, floor::Manager};
-use crate::web::error::responses;
+use crate::web::error::{LayoutProblem, responses};
 use crate::web::extract::{ApiJson, IdPath, JsonText, QueryInput};
 use crate::web::state::AppState;
 
@@ -29,6 +30,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(get_layout, put_layout))
         .routes(routes!(create_venue))
+        .routes(routes!(check_layout))
         .routes(routes!(read_layout_file))
         .routes(routes!(move_event))
         .routes(routes!(add_section))
@@ -83,13 +85,18 @@ pub(crate) async fn layout_work<T: Send + 'static>(
         .map_err(|err| AppError::Internal(anyhow::Error::new(err).context(what)))
 }
 
-/// Validates a layout for saving.
-async fn validated(JsonText(body): JsonText) -> AppResult<VenueLayout> {
+/// Judges a layout as saving does: the layout, or every problem saving
+/// would refuse it for.
+async fn judged(JsonText(body): JsonText) -> AppResult<Result<VenueLayout, Vec<LayoutError>>> {
     layout_work("validating a layout", move || {
         venue::for_saving(venue::from_json(&body))
     })
-    .await?
-    .map_err(AppError::InvalidLayout)
+    .await
+}
+
+/// Validates a layout for saving.
+async fn validated(body: JsonText) -> AppResult<VenueLayout> {
+    judged(body).await?.map_err(AppError::InvalidLayout)
 }
 
 fn with_etag(status: StatusCode, version: i32, body: impl Serialize) -> Response {
@@ -194,6 +201,33 @@ pub(crate) async fn create_venue(
         1,
         VenueVersion { id, version: 1 },
     ))
+}
+
+/// What saving would say of a layout.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct LayoutCheck {
+    /// Every problem saving would refuse the layout for, in the shape of a
+    /// refused save's (422) `problems`; empty when it would be saved.
+    problems: Vec<LayoutProblem>,
+}
+
+#[utoipa::path(post, path = "/api/staff/layouts/check", tag = "staff",
+    request_body(content = Object, description = "A layout (static/venue-layout.schema.json), as saved"),
+    responses(
+        (status = 200, description = "The problems saving it would refuse it for (none: it would be saved); nothing is stored", body = LayoutCheck),
+        responses::BadRequest,
+        responses::NotStaff,
+        responses::Forbidden,
+        responses::Unavailable,))]
+pub(crate) async fn check_layout(
+    _staff: StaffCaller<Manager>,
+    body: JsonText,
+) -> AppResult<Json<LayoutCheck>> {
+    let problems = match judged(body).await? {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems.iter().map(LayoutProblem::from).collect(),
+    };
+    Ok(Json(LayoutCheck { problems }))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
