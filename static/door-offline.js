@@ -354,6 +354,14 @@
         document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon], link[rel=manifest]").forEach(function (el) {
           urls.push(el.getAttribute("src") || el.getAttribute("href"));
         });
+        // And the modules those scripts imported (./app/live.js…).
+        performance.getEntriesByType("resource").forEach(function (entry) {
+          const url = new URL(entry.name);
+          if (url.origin === location.origin && url.pathname.startsWith("/static/") && url.pathname.endsWith(".js") &&
+              urls.indexOf(url.pathname + url.search) < 0) {
+            urls.push(url.pathname + url.search);
+          }
+        });
         return caches.open("seatmap-door-v1").then(function (cache) { return cache.addAll(urls); });
       })
       .then(function () { root.dataset.doorCached = "yes"; })

@@ -22,10 +22,20 @@ self.addEventListener("fetch", function (event) {
   if (request.method !== "GET") { return; }
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) { return; }
-  if (url.pathname.startsWith("/static/")) {
+  if (url.pathname.startsWith("/static/") && url.searchParams.has("v")) {
     // Versioned by content (?v=…): a kept copy is always right.
     event.respondWith(caches.match(request, { ignoreVary: true }).then(function (hit) {
       return hit || fetch(request).then(function (response) { return keep(request, response); });
+    }));
+  } else if (url.pathname.startsWith("/static/")) {
+    // By its plain URL (a module imported by another, ./app/live.js): it
+    // may have changed, so the network first, and the kept copy offline.
+    event.respondWith(fetch(request).then(function (response) {
+      return keep(request, response);
+    }).catch(function () {
+      return caches.match(request, { ignoreVary: true }).then(function (hit) {
+        return hit || Response.error();
+      });
     }));
   } else if (request.mode === "navigate" && DOOR_PAGE.test(url.pathname)) {
     // The network first, so an online door is never stale.

@@ -1,4 +1,4 @@
-//! Static files (vendored htmx, css, the countdown script), embedded in
+//! Static files (vendored htmx, css, the pages' ES modules), embedded in
 //! release builds so the binary serves them with no CDN and no network.
 //!
 //! Each file is compressed once, on first use, and kept (see
@@ -117,11 +117,24 @@ async fn asset(
 ) -> Result<Response, AppError> {
     let file = Assets::get(&path).ok_or(AppError::NotFound(Missing::File))?;
     let version = version(&file);
+    let script = file.metadata.mimetype() == "text/javascript";
     let prepared = prepared(&path, file).await?;
-    let cache_control = if query.v.as_deref() == Some(version.as_str()) {
+    Ok(prepared.respond(
+        &headers,
+        cache_control(query.v.as_deref() == Some(version.as_str()), script),
+    ))
+}
+
+/// How long a file may be kept: for good under its current hash. Without
+/// it, a script is checked each time (a 304 while unchanged): an ES module
+/// imports its neighbours by their plain URLs (`./app/live.js`), so a
+/// page's scripts must never mix two releases. Anything else briefly.
+fn cache_control(current_version: bool, script: bool) -> &'static str {
+    if current_version {
         "public, max-age=31536000, immutable"
+    } else if script {
+        "no-cache"
     } else {
         "public, max-age=300"
-    };
-    Ok(prepared.respond(&headers, cache_control))
+    }
 }

@@ -117,7 +117,7 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   await page.locator('[data-brush]').selectOption('flag:companion');
   await seatCircle(page, 0, 3, 1).click();
   await expect(page.locator('[data-checks-summary]')).toHaveText(/^1 problem;/);
-  await expect(page.locator('[data-problems]')).toContainText('companion seat with no wheelchair space');
+  await expect(page.locator('[data-problems]')).toContainText('companion seat Orchestra D 2 has no wheelchair space beside it');
   await page.locator('[data-brush]').selectOption('flag:wheelchair');
   await seatCircle(page, 0, 3, 0).click();
   await expect(page.locator('[data-checks-summary]')).toHaveText('No problems.');

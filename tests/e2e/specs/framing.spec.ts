@@ -110,10 +110,19 @@ test('the overview fills a section with a band of each price free in it', async 
     page.locator('.price-key li', { hasText: price }).getAttribute('data-tier');
   const [upperTier, rearTier] = [await tierOf('$59'), await tierOf('$39')];
   expect(bands).toEqual([`url("#fill-${upperTier}")`, `url("#fill-${rearTier}")`]);
-  // And each fill's base is the legend swatch's own colour.
+  // And each fill's base is the legend swatch's own colour (compared as
+  // computed colours: both come from app.css's --tier-N).
   for (const tier of [upperTier, rearTier]) {
-    const swatch = await page.locator(`.price-key li[data-tier="${tier}"] .seat`).evaluate((el) => getComputedStyle(el).getPropertyValue('--tier').trim());
-    const base = await page.locator(`#fill-${tier} rect`).first().getAttribute('fill');
+    const swatch = await page.locator(`.price-key li[data-tier="${tier}"] .seat`).evaluate((el) => {
+      const probe = document.createElement('i');
+      probe.style.color = getComputedStyle(el).getPropertyValue('--tier').trim();
+      document.body.append(probe);
+      const colour = getComputedStyle(probe).color;
+      probe.remove();
+      return colour;
+    });
+    const base = await page.locator(`#fill-${tier} rect`).first().evaluate((el) => getComputedStyle(el).fill);
+    expect(swatch).toMatch(/^rgb\(/);
     expect(base).toBe(swatch);
   }
 });
