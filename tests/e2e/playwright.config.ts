@@ -15,7 +15,7 @@ export const EXTEND_PORT = MAIN_PORT + 2;
 export const EXTEND_HOLD_SECS = 100;
 export const STAFF = { name: 'e2e-staff', password: 'e2e box office password' };
 // A fourth server takes payment through the Stripe stand-in
-// (tests/stripe-standin, built by the test script): Stripe itself can't
+// (crates/stripe-standin, built by the test script): Stripe itself can't
 // be reached from here.
 export const PAY_PORT = MAIN_PORT + 3;
 export const STANDIN_PORT = MAIN_PORT + 4;

@@ -4,7 +4,7 @@
 //!
 //! The app (in this process, through production's `Application`) on its
 //! own embedded PostgreSQL with fsync on, the demo event, and the Stripe
-//! stand-in (tests/stripe-standin) on loopback. Each sale is a new buyer
+//! stand-in (crates/stripe-standin) on loopback. Each sale is a new buyer
 //! over HTTP: hold one seat, then
 //! - "purchase": the event takes no payment (201, tickets issued);
 //! - "checkout": the event is paid online (202, the order waits; its
