@@ -91,6 +91,44 @@ timed_out() { # phase limit
   failed_total=$((failed_total + 1))
 }
 
+# The browser code's lint and unit tests (tests/js), first: they take
+# seconds. ESLint counts each file it passed (one with a problem fails),
+# Node's runner its tests.
+JS_LIMIT=${JS_LIMIT:-5m}
+say "javascript lint (ESLint over static/ and tests/js)"
+if (cd tests/js && npm ci --no-audit --no-fund --loglevel=error) >"$logs/js-install.out" 2>&1; then
+  timeout --kill-after=10s "$JS_LIMIT" tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.js \
+    --max-warnings 0 --format json --output-file "$logs/eslint.json" static tests/js
+  lint_code=$?
+  # Files linted, and those with a problem (none counted if it crashed).
+  read -r lint_files lint_bad <<<"$(node -e 'const files = require(process.argv[1]);
+    console.log(files.length, files.filter((f) => f.errorCount + f.warningCount > 0).length)' \
+    "$logs/eslint.json" 2>/dev/null || echo 0 0)"
+  if [ "$lint_code" = 124 ] || [ "$lint_code" = 137 ]; then
+    timed_out "javascript lint" "$JS_LIMIT"
+  else
+    # What it found, said as people read it.
+    [ "$lint_code" = 0 ] || tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.js static tests/js
+    echo "ESLint: $lint_files files, $lint_bad with problems"
+    tally "javascript lint" "$lint_code" $((lint_files - lint_bad)) "$lint_bad"
+  fi
+else
+  cat "$logs/js-install.out" >&2
+  tally "javascript lint (npm ci in tests/js)" 1 0 0
+fi
+
+say "javascript unit tests (node --test, tests/js/unit)"
+(cd tests/js && timeout --kill-after=10s "$JS_LIMIT" node --test --disable-warning=ExperimentalWarning unit/) 2>&1 | tee "$logs/js-unit.out"
+js_code=${PIPESTATUS[0]}
+js_passed=$(awk '/^# pass [0-9]+$/ { n += $3 } END { print n + 0 }' "$logs/js-unit.out")
+js_failed=$(awk '/^# fail [0-9]+$/ { n += $3 } END { print n + 0 }' "$logs/js-unit.out")
+if [ "$js_code" = 124 ] || [ "$js_code" = 137 ]; then
+  tally "javascript unit" 0 "$js_passed" "$js_failed"
+  timed_out "javascript unit" "$JS_LIMIT"
+else
+  tally "javascript unit" "$js_code" "$js_passed" "$js_failed"
+fi
+
 say "unit and integration tests (cargo test --workspace --no-fail-fast)"
 timeout --kill-after=30s "$CARGO_TEST_LIMIT" \
   cargo test --locked --workspace --no-fail-fast 2>&1 | tee "$logs/cargo.out"
@@ -189,7 +227,7 @@ else
 fi
 
 say "browser tests (Playwright, /usr/bin/chromium)"
-# The Stripe stand-in (crates/stripe-standin) serves the payment tests.
+# The Stripe stand-in (tests/stripe-standin) serves the payment tests.
 if cargo build --locked --bin seatmap && cargo build --locked -p stripe-standin; then
   e2e_data=$(mktemp -d "${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")
   chmod 755 "$e2e_data"
