@@ -227,7 +227,7 @@ else
 fi
 
 say "browser tests (Playwright, /usr/bin/chromium)"
-# The Stripe stand-in (tests/stripe-standin) serves the payment tests.
+# The Stripe stand-in (crates/stripe-standin) serves the payment tests.
 if cargo build --locked --bin seatmap && cargo build --locked -p stripe-standin; then
   e2e_data=$(mktemp -d "${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")
   chmod 755 "$e2e_data"
