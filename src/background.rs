@@ -1,6 +1,16 @@
 //! The app's background work, started from one place
 //! ([`crate::startup::Application::build`]) so that production and the
-//! tests run the same set, and stopped in one stated order.
+//! tests run the same set, and stopped in one stated order. Seven tasks:
+//!
+//! - the live feed (`db::live`), on a connection of its own: seat changes
+//!   for the pages that follow them;
+//! - the session sweeper: expired sessions deleted;
+//! - the webhook sender (`webhooks`): the outbox's deliveries, signed;
+//! - the mail worker (`mail`), when SMTP is configured;
+//! - the waitlist's offers (`db::waitlist_offers`), unless turned off;
+//! - the replica's lag measured (`db::replica`), when there is a replica;
+//! - the payment worker (`payments`), when Stripe is configured: the
+//!   queued calls to it (expire a session, refund).
 
 use std::time::Duration;
 
@@ -20,9 +30,8 @@ pub struct Background {
 }
 
 impl Background {
-    /// Starts the live feed (on a connection of its own), then the mail
-    /// worker (when SMTP is configured), the webhook sender and the session
-    /// sweeper, on the workers' own pool.
+    /// Starts the live feed (on a connection of its own), then the other
+    /// six tasks (those configured) on the workers' own pool.
     pub fn start(
         database: &Database,
         config: &Config,
@@ -89,12 +98,11 @@ impl Background {
     }
 
     /// Stops everything, after the last request has been answered: first
-    /// the workers (the session sweeper, the webhook sender and the mail
-    /// worker, aborted together and awaited: a delivery or message mid-send
-    /// is not lost, its lease runs out and a worker here or on another
-    /// instance sends it again), then the live feed, whose polling would
-    /// otherwise log the database's going as a failure. The pools close
-    /// after this returns.
+    /// the workers (aborted together and awaited: a delivery or message
+    /// mid-send is not lost, its lease runs out and a worker here or on
+    /// another instance sends it again), then the live feed, whose polling
+    /// would otherwise log the database's going as a failure. The pools
+    /// close after this returns.
     pub async fn stop(mut self) {
         let tasks = std::mem::take(&mut self.tasks);
         // All aborted first: were this future dropped part-way, none is left running.

@@ -20,8 +20,8 @@ pub struct Application {
 }
 
 impl Application {
-    /// Binds `config.addr` and starts this instance's background work: the
-    /// live feed, then mail, webhooks and the session sweeper.
+    /// Binds `config.addr` and starts this instance's background work
+    /// ([`Background::start`]: the live feed, then the workers).
     pub async fn build(config: Config, database: &Database) -> anyhow::Result<Application> {
         let listener = match TcpListener::bind(config.addr).await {
             Ok(listener) => listener,

@@ -50,6 +50,15 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo is missing: install Rust (https://rustup.rs) and run this again" >&2
   exit 1
 fi
+# The Rust lint phases need rustfmt and clippy, which a minimal toolchain lacks.
+for tool in fmt:rustfmt clippy:clippy; do
+  if ! cargo "${tool%%:*}" --version >/dev/null 2>&1; then
+    if ! { command -v rustup >/dev/null 2>&1 && rustup component add "${tool##*:}"; }; then
+      echo "cargo ${tool%%:*} is missing: install it (rustup component add ${tool##*:}) and run this again" >&2
+      exit 1
+    fi
+  fi
+done
 
 # Each phase's outcome, by name: its own counts, or that it failed to run.
 summary=()
@@ -127,6 +136,31 @@ if [ "$js_code" = 124 ] || [ "$js_code" = 137 ]; then
   timed_out "javascript unit" "$JS_LIMIT"
 else
   tally "javascript unit" "$js_code" "$js_passed" "$js_failed"
+fi
+
+# The Rust's lint: formatting and clippy, warnings as errors. Each counts
+# as one check in the tally; what they found is printed above it.
+say "rust formatting (cargo fmt --all -- --check)"
+cargo fmt --all -- --check >"$logs/fmt.out" 2>&1
+fmt_code=$?
+if [ "$fmt_code" = 0 ]; then
+  tally "rust formatting" 0 1 0
+else
+  cat "$logs/fmt.out"
+  tally "rust formatting" "$fmt_code" 0 1
+fi
+
+say "rust lint (cargo clippy --workspace --all-targets -- -D warnings)"
+timeout --kill-after=30s "$CARGO_TEST_LIMIT" \
+  cargo clippy --locked --workspace --all-targets -- -D warnings >"$logs/clippy.out" 2>&1
+clippy_code=$?
+if [ "$clippy_code" = 0 ]; then
+  tally "rust lint" 0 1 0
+elif [ "$clippy_code" = 124 ] || [ "$clippy_code" = 137 ]; then
+  timed_out "rust lint" "$CARGO_TEST_LIMIT"
+else
+  grep -E '^(warning|error)' -A12 "$logs/clippy.out" | head -n 200
+  tally "rust lint" "$clippy_code" 0 1
 fi
 
 say "unit and integration tests (cargo test --workspace --no-fail-fast)"

@@ -103,8 +103,6 @@ pub mod responses {
         BadRequestOrNoCustomer = 400, "Malformed request, or a sell key without X-Customer-Ref";
         NoCustomerRef = 400, "A sell key without X-Customer-Ref";
         InvalidKey = 401, "Invalid API key";
-        NotStaff = 401, "Not signed in as staff, or an invalid API key";
-        Forbidden = 403, "An API key of another scope";
         NotFound = 404, "Not found";
         NotFoundOrNotYours = 404, "Not found (or not yours)";
         Conflict = 409, "Refused by the state of things";
@@ -114,6 +112,34 @@ pub mod responses {
         Unprocessable = 422, "Breaks a rule";
         TooManyRequests = 429, "Too many requests";
         Unavailable = 503, "Busy or down; retry";
+    }
+
+    /// What every staff operation may answer before its own work: not
+    /// staff (401), a role below the route's (403), busy (503).
+    #[derive(utoipa::IntoResponses)]
+    pub enum StaffAccess {
+        #[response(
+            status = 401,
+            description = "Not signed in as staff, or an invalid API key"
+        )]
+        NotStaff(ErrorBody),
+        #[response(status = 403, description = "An API key of another scope")]
+        Forbidden(ErrorBody),
+        #[response(status = 503, description = "Busy or down; retry")]
+        Unavailable(ErrorBody),
+    }
+
+    /// What every buyer operation an API key may make can answer before
+    /// its own work: an invalid key (401), a key of another scope (403),
+    /// busy (503).
+    #[derive(utoipa::IntoResponses)]
+    pub enum KeyAccess {
+        #[response(status = 401, description = "Invalid API key")]
+        InvalidKey(ErrorBody),
+        #[response(status = 403, description = "An API key of another scope")]
+        Forbidden(ErrorBody),
+        #[response(status = 503, description = "Busy or down; retry")]
+        Unavailable(ErrorBody),
     }
 }
 

@@ -375,13 +375,11 @@ pub(crate) struct BestAvailableJson {
                   ("release_seat" = (operation_id = "release_seat", parameters(("hold_id" = "$response.body#/hold_id"), ("seat_id" = "$response.body#/seat_ids/0")))),
                   ("release" = (operation_id = "release_hold", parameters(("hold_id" = "$response.body#/hold_id")))))),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
+        responses::KeyAccess,
         responses::NotFoundOrNotYours,
         responses::Conflict,
         responses::Unprocessable,
-        responses::TooManyRequests,
-        responses::Unavailable,))]
+        responses::TooManyRequests,))]
 pub(crate) async fn create_hold(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -467,11 +465,9 @@ pub(crate) async fn create_hold(
     responses(
         (status = 204, description = "Released"),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
+        responses::KeyAccess,
         responses::NotFoundOrNotYours,
-        responses::Conflict,
-        responses::Unavailable,))]
+        responses::Conflict,))]
 pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
@@ -486,11 +482,9 @@ pub(crate) async fn release_hold(
     responses(
         (status = 204, description = "Released"),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
+        responses::KeyAccess,
         responses::NotFoundOrNotYours,
-        responses::Conflict,
-        responses::Unavailable,))]
+        responses::Conflict,))]
 pub(crate) async fn release_seat(
     State(state): State<AppState>,
     IdPath((hold_id, seat_id)): IdPath<(HoldId, SeatId)>,
@@ -535,13 +529,11 @@ pub(crate) struct PendingPurchaseJson {
         (status = 202, description = "Checked out: the order waits for its payment, its seats held until pay_by", body = PendingPurchaseJson,
             links(("order" = (operation_id = "order_json", parameters(("order_id" = "$response.body#/order_id")))))),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
+        responses::KeyAccess,
         responses::NotFoundOrNotYours,
         responses::Conflict,
         responses::Gone,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
@@ -607,12 +599,10 @@ pub(crate) async fn purchase(
     responses(
         (status = 200, description = "The hold with its new expiry", body = HoldJson),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
+        responses::KeyAccess,
         responses::NotFoundOrNotYours,
         responses::Conflict,
-        responses::Gone,
-        responses::Unavailable,))]
+        responses::Gone,))]
 pub(crate) async fn extend_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,

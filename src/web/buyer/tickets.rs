@@ -283,10 +283,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses(
         (status = 200, description = "The caller's order and its tickets", body = OrderJson),
         responses::NoCustomerRef,
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::NotFound,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::NotFound,))]
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath(order_id): IdPath<OrderId>,

@@ -146,12 +146,10 @@ async fn join(
     responses(
         (status = 201, description = "On the waitlist", body = JoinedJson),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
+        responses::KeyAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn join_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -213,10 +211,8 @@ pub(crate) struct LeftJson {
     responses(
         (status = 200, description = "Off the waitlist", body = LeftJson),
         responses::BadRequestOrNoCustomer,
-        responses::InvalidKey,
-        responses::Forbidden,
-        responses::NotFoundOrNotYours,
-        responses::Unavailable,))]
+        responses::KeyAccess,
+        responses::NotFoundOrNotYours,))]
 pub(crate) async fn leave_json(
     State(state): State<AppState>,
     IdPath((event_id, entry_id)): IdPath<(EventId, WaitlistEntryId)>,

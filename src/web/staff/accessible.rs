@@ -99,10 +99,8 @@ async fn answer(
     responses(
         (status = 200, description = "The event's accessible-seating settings and counts", body = AccessibleSeatingJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::NotFound,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::NotFound,))]
 pub(crate) async fn show(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -117,11 +115,9 @@ pub(crate) async fn show(
     responses(
         (status = 200, description = "The settings now (audited)", body = AccessibleSeatingJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn replace(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

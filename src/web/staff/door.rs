@@ -288,11 +288,9 @@ pub(crate) struct AdmitJson {
     responses(
         (status = 200, description = "What the door says: `result` names it", body = AdmitJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn admit_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

@@ -43,9 +43,7 @@ pub(crate) struct DeviceJson {
 #[utoipa::path(post, path = "/api/staff/door-devices", tag = "staff",
     responses(
         (status = 201, description = "Issued", body = DeviceJson),
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::Unavailable,))]
+        responses::StaffAccess,))]
 pub(crate) async fn issue_device(
     State(state): State<AppState>,
     staff: StaffCaller<Door>,
@@ -137,10 +135,8 @@ fn conflict_json(conflict: &DoorConflict, locale: &EventLocale) -> ConflictJson 
     params(("event_id" = i64, Path)),
     responses(
         (status = 200, description = "The list, with the key to hash scanned codes under", body = DoorListJson),
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::NotFound,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::NotFound,))]
 pub(crate) async fn door_list(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -261,11 +257,9 @@ pub(crate) struct BatchJson {
     responses(
         (status = 200, description = "What each scan came to", body = BatchJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn admit_batch(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

@@ -78,10 +78,8 @@ pub(crate) struct ProviderRefundJson {
     params(("event_id" = i64, Path), ("order_id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The order and its tickets", body = StaffOrderJson),
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::NotFound,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::NotFound,))]
 pub(crate) async fn order_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
@@ -157,11 +155,9 @@ pub(crate) struct RefundJson {
     responses(
         (status = 200, description = "Refunded, all of them", body = RefundJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Conflict,
-        responses::Unavailable,))]
+        responses::Conflict,))]
 pub(crate) async fn refund_json(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,
@@ -207,11 +203,9 @@ pub(crate) struct ReseatJson {
     responses(
         (status = 200, description = "Moved; the code stays the same", body = ReseatJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Conflict,
-        responses::Unavailable,))]
+        responses::Conflict,))]
 pub(crate) async fn reseat_json(
     State(state): State<AppState>,
     IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
@@ -268,12 +262,10 @@ pub(crate) struct SaleJson {
             links(("order" = (operation_id = "staff_order_json", parameters(("event_id" = "$request.path.event_id"), ("order_id" = "$response.body#/order_id")))),
                   ("refund" = (operation_id = "refund_json", parameters(("event_id" = "$request.path.event_id"), ("order_id" = "$response.body#/order_id")))))),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn sale_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

@@ -67,12 +67,10 @@ pub(crate) fn payment_choice(
     responses(
         (status = 200, description = "The event's payment settings now", body = StaffEventJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn set_payment(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -111,12 +109,10 @@ pub(crate) struct CounterPaymentJson {
     responses(
         (status = 200, description = "Paid: its seats are sold and its tickets issued", body = CounterPaymentJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn mark_paid(
     State(state): State<AppState>,
     IdPath((event_id, order_id)): IdPath<(EventId, OrderId)>,

@@ -30,11 +30,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses(
         (status = 204, description = "Released; the buyer is told"),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Conflict,
-        responses::Unavailable,))]
+        responses::Conflict,))]
 pub(crate) async fn release_hold(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
@@ -80,12 +78,10 @@ async fn set_blocked(
     responses(
         (status = 200, description = "Blocked, all of them", body = SeatsChanged),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn block(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -100,12 +96,10 @@ pub(crate) async fn block(
     responses(
         (status = 200, description = "On sale again, all of them", body = SeatsChanged),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn unblock(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

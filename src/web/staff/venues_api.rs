@@ -118,10 +118,8 @@ pub(crate) struct VenueVersion {
     responses(
         (status = 200, description = "The latest version's layout (static/venue-layout.schema.json), its version in the ETag",
             body = Object, headers(("ETag" = String, description = "\"v<version>\""))),
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::NotFound,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::NotFound,))]
 pub(crate) async fn get_layout(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
@@ -150,14 +148,12 @@ pub(crate) async fn get_layout(
         (status = 200, description = "Saved as a new version", body = VenueVersion,
             headers(("ETag" = String, description = "\"v<version>\""))),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
         responses::PreconditionFailed,
         responses::PreconditionRequired,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn put_layout(
     State(state): State<AppState>,
     IdPath(venue_id): IdPath<VenueId>,
@@ -184,11 +180,9 @@ pub(crate) async fn put_layout(
         (status = 201, description = "Created, as version 1", body = VenueVersion,
             headers(("ETag" = String, description = "\"v1\""))),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn create_venue(
     State(state): State<AppState>,
     staff: StaffCaller<Manager>,
@@ -216,9 +210,7 @@ pub(crate) struct LayoutCheck {
     responses(
         (status = 200, description = "The problems saving it would refuse it for (none: it would be saved); nothing is stored", body = LayoutCheck),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::Unavailable,))]
+        responses::StaffAccess,))]
 pub(crate) async fn check_layout(
     _staff: StaffCaller<Manager>,
     body: JsonText,
@@ -249,10 +241,8 @@ fn default_file_name() -> String {
     responses(
         (status = 200, description = "The layout in its canonical form, every seat placed", body = Object),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::Unprocessable,))]
 pub(crate) async fn read_layout_file(
     _staff: StaffCaller<Manager>,
     QueryInput(query): QueryInput<FileQuery>,
@@ -319,12 +309,10 @@ pub(crate) struct MovedJson {
     responses(
         (status = 200, description = "The event's seats are rebuilt from that version", body = MovedJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         (status = 409, description = "`event_has_sales` (with `sold_seats`, `held_seats`, `orders`), or not built from a venue", body = crate::web::error::ErrorBody),
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn move_event(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -373,12 +361,10 @@ pub(crate) struct SectionAddedJson {
     responses(
         (status = 201, description = "The section's seats are on sale with the rest", body = SectionAddedJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
         responses::Conflict,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn add_section(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
@@ -427,11 +413,9 @@ pub(crate) struct PriceJson {
     responses(
         (status = 200, description = "The tier's price for seats not yet sold", body = PriceJson),
         responses::BadRequest,
-        responses::NotStaff,
-        responses::Forbidden,
+        responses::StaffAccess,
         responses::NotFound,
-        responses::Unprocessable,
-        responses::Unavailable,))]
+        responses::Unprocessable,))]
 pub(crate) async fn set_tier_price(
     State(state): State<AppState>,
     IdPath((event_id, code)): IdPath<(EventId, String)>,

@@ -80,10 +80,8 @@ pub(crate) struct EntryJson {
     params(("event_id" = i64, Path)),
     responses(
         (status = 200, description = "Every party, in the order they joined", body = Vec<EntryJson>),
-        responses::NotStaff,
-        responses::Forbidden,
-        responses::NotFound,
-        responses::Unavailable,))]
+        responses::StaffAccess,
+        responses::NotFound,))]
 pub(crate) async fn list_json(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,

@@ -1,5 +1,6 @@
-//! Staying up under hostile traffic, round two (issue 25): request bodies
-//! that stall or trickle, from many addresses at once.
+//! Request bodies that stall or trickle, from many addresses at once: the
+//! server answers them in time and stays up for everyone else (hostile
+//! traffic, round two: issue 25).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
