@@ -1,5 +1,5 @@
 //! Taking the money (issue 30), against the Stripe stand-in
-//! (`tests/stripe-standin`): a checkout waits for its payment with its
+//! (`crates/stripe-standin`): a checkout waits for its payment with its
 //! seats held; the webhook sells them once however often it comes; bad
 //! signatures write nothing; a payment after the deadline re-claims free
 //! seats or is refunded, never selling a seat twice (raced in both orders,

@@ -139,6 +139,8 @@ impl PgCluster {
             .stderr(log);
         run_as.apply(&mut command);
         // SAFETY: prctl is async-signal-safe and touches no memory of ours.
+        // (The workspace denies unsafe code; this is its one exception.)
+        #[allow(unsafe_code)]
         unsafe {
             command.pre_exec(|| {
                 nix::sys::prctl::set_pdeathsig(Signal::SIGTERM).map_err(io::Error::from)

@@ -7,7 +7,7 @@
 //   node tests/e2e/bench/pay-screens.mjs [out-dir]     # default /tmp/seatmap-pay-screens
 //   FORMAT=jpeg node tests/e2e/bench/pay-screens.mjs docs/screens   # the set docs/screens.md shows
 //
-// It starts the Stripe stand-in (tests/stripe-standin) and a server that
+// It starts the Stripe stand-in (crates/stripe-standin) and a server that
 // pays through it, each on its own port, in a fresh data folder.
 import { chromium } from '@playwright/test';
 import { spawn, execFileSync } from 'node:child_process';

@@ -3,7 +3,7 @@ import { seat, signInStaff } from './helpers';
 import { PAY_PORT, STANDIN_PORT } from '../playwright.config';
 
 // The pay server takes payment through the Stripe stand-in
-// (tests/stripe-standin): its hosted page pays, sends the signed webhook,
+// (crates/stripe-standin): its hosted page pays, sends the signed webhook,
 // and returns the buyer to the order page, as Stripe Checkout does.
 test.use({ baseURL: `http://127.0.0.1:${PAY_PORT}` });
 test.describe.configure({ mode: 'serial' });
