@@ -105,6 +105,15 @@ impl AppError {
         )
     }
 
+    /// "Current transaction is aborted" (25P02): what a statement answers
+    /// when one sent before it in the transaction failed. It is never the
+    /// cause, only its echo.
+    pub fn is_transaction_aborted(&self) -> bool {
+        self.postgres_error()
+            .and_then(|err| err.code())
+            .is_some_and(|code| *code == SqlState::IN_FAILED_SQL_TRANSACTION)
+    }
+
     fn postgres_error(&self) -> Option<&tokio_postgres::Error> {
         match self {
             AppError::Database(err) => Some(err),

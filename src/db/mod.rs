@@ -4,6 +4,29 @@
 //! the pool, run one transaction, and retry it on deadlock or serialization
 //! failure.
 
+/// The results of statements sent together in one transaction (a
+/// `tokio::join!`), checked: returns the error that caused the others, if
+/// any. A statement that runs after one that failed answers 25P02
+/// ("transaction aborted"), which is only an echo; returning it would hide
+/// a deadlock that must be retried behind a 500. The order statements reach
+/// the server in is not always the join's (one still preparing its
+/// statement sends later), so the cause is looked for among all of them.
+/// Each result stays usable afterwards (`?` on it can no longer fail).
+macro_rules! sent_together {
+    ($($result:ident),+ $(,)?) => {
+        $(
+            if matches!(&$result, Err(err) if !$crate::db::AbortedEcho::is_echo(err)) {
+                return Err($result.err().expect("an error").into());
+            }
+        )+
+        $(
+            if $result.is_err() {
+                return Err($result.err().expect("an error").into());
+            }
+        )+
+    };
+}
+
 pub mod accessible;
 pub mod api_keys;
 pub mod audit;
@@ -50,7 +73,25 @@ use tokio_postgres::NoTls;
 pub use deadpool_postgres::{GenericClient, Pool};
 
 use crate::config::DbSettings;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
+
+/// An error that may be the echo of an earlier one in its transaction
+/// (25P02), for [`sent_together!`].
+pub(crate) trait AbortedEcho {
+    fn is_echo(&self) -> bool;
+}
+
+impl AbortedEcho for tokio_postgres::Error {
+    fn is_echo(&self) -> bool {
+        self.code() == Some(&tokio_postgres::error::SqlState::IN_FAILED_SQL_TRANSACTION)
+    }
+}
+
+impl AbortedEcho for AppError {
+    fn is_echo(&self) -> bool {
+        self.is_transaction_aborted()
+    }
+}
 
 mod embedded {
     refinery::embed_migrations!("migrations");

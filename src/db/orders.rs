@@ -155,6 +155,7 @@ async fn purchase_in(
         events::lock_on_sale(tx, event_id),
         holds::lock_for_buyer_or_404(tx, hold_id, buyer_id)
     );
+    sent_together!(on_sale, hold);
     let payment = on_sale?;
     let hold = hold?;
     match hold.state {
@@ -234,8 +235,7 @@ async fn purchase_in(
             outbox::queue_order_confirmation(tx, order_id, hold.event_id, buyer.email.as_str()),
             webhooks::queue(tx, "order.created", created)
         );
-        queued?;
-        hooked?;
+        sent_together!(issued, queued, hooked);
         issued
     };
     if !tally.ga.is_empty() {
@@ -249,7 +249,7 @@ async fn purchase_in(
             holds::mark_purchased(tx, hold.id),
             issue_and_mail
         );
-        purchased?;
+        sent_together!(sold, purchased, issued);
         return sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)
             .map(Purchased::Paid);
     }
@@ -259,8 +259,7 @@ async fn purchase_in(
         holds::mark_purchased(tx, hold.id),
         issue_and_mail
     );
-    inserted?;
-    purchased?;
+    sent_together!(inserted, sold, purchased, issued);
     sold_whole(sold?, tally.seats, order_id, hold.event_id, issued).map(Purchased::Paid)
 }
 

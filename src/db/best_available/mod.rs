@@ -119,8 +119,7 @@ async fn best_in(
         resolve_filters(tx, event_id, request),
         holds::lock_or_open(tx, event_id, holder, rules)
     );
-    generic?;
-    spent?;
+    sent_together!(generic, spent, on_sale, filters, hold);
     let waitlist_waiting = on_sale?;
     let filters = Filters {
         waitlist_waiting,
@@ -135,6 +134,7 @@ async fn best_in(
                 seats::release_all(tx, hold.id),
                 super::ga::held_by(tx, hold.id)
             );
+            sent_together!(released, ga);
             given_back = released?;
             HoldSummary {
                 hold_id: hold.id,
@@ -162,8 +162,8 @@ async fn best_in(
         ),
         holds::count_request(tx, &holder)
     );
+    sent_together!(claimed, counted);
     let claimed = claimed?;
-    counted?;
     if claimed.claimed.ids.len() != chosen.len() {
         // We hold these rows' locks and the claim re-checks the same
         // predicate, so this would be a bug; refuse rather than half-claim.

@@ -222,10 +222,8 @@ async fn claim_in(
             closed.and(open)
         },
     );
-    generic?;
-    spent?;
+    sent_together!(generic, spent, on_sale, areas_known, known, hold);
     let waitlist_waiting = on_sale?;
-    areas_known?;
     let known = known?;
     if known.len() != seat_ids.len() {
         let unknown: Vec<SeatId> = seat_ids
@@ -256,10 +254,9 @@ async fn claim_in(
         ga::held_by(tx, hold.id),
         count_request(tx, &holder)
     );
-    // In the order sent: a failed statement fails those after it.
+    sent_together!(claimed, ga, counted);
     let claimed = claimed?;
     let ga = ga?;
-    counted?;
     if claimed.claimed.ids.len() != seat_ids.len() {
         let refused = seats::refused(seat_ids, &claimed.claimed.ids);
         if waitlist_waiting && crate::db::waitlist_first::keeps_any(tx, event_id, &refused).await? {

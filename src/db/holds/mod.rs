@@ -31,6 +31,7 @@ pub(super) async fn summary(client: &impl GenericClient, hold: &Hold) -> AppResu
         seats::held_by_hold(client, hold.event_id, hold.id),
         ga::held_by(client, hold.id)
     );
+    sent_together!(held, ga);
     let held = held?;
     Ok(HoldSummary {
         hold_id: hold.id,
@@ -115,7 +116,7 @@ pub(super) async fn lock_or_open(
         close_lapsed(client, event_id, holder.buyer_id),
         lock_open(client, event_id, holder.buyer_id)
     );
-    closed?;
+    sent_together!(closed, open);
     match open? {
         Some(hold) => Ok(hold),
         None => open_new(client, event_id, holder, rules).await,

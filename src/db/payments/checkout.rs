@@ -154,9 +154,7 @@ pub(in crate::db) async fn checkout_in(
     // and the hold take its deadline from it.
     let (inserted, seats, ga_places, paying, priced, expire) =
         tokio::join!(insert, seats, ga_places, paying, priced, expire);
-    inserted?;
-    paying?;
-    expire?;
+    sent_together!(inserted, seats, ga_places, paying, priced, expire);
     // Fewer kept than counted: one lapsed as we checked out and another
     // buyer took it. All or nothing, as in a purchase.
     if seats? != counted_seats || ga_places? != crate::domain::hold::ga_ticket_count(counted_ga) {

@@ -480,11 +480,7 @@ async fn settle_locked(
         ),
         skip_expire(tx, order_id)
     );
-    paid?;
-    purchased?;
-    mailed?;
-    hooked?;
-    expire_done?;
+    sent_together!(paid, purchased, issued, mailed, hooked, expire_done);
     let tickets = issued?.len();
     if let Some(actor) = at_counter {
         audit::record(
