@@ -168,6 +168,11 @@ fn invalid_text(invalid: &Invalid) -> String {
         }
         Invalid::UnknownSection(name) => format!("This event has no section {}.", quoted(name)),
         Invalid::UnknownTier(code) => format!("This event has no price tier {}.", quoted(code)),
+        Invalid::PriceType(rule) => format!("These price types can't be saved: {rule}."),
+        Invalid::UnknownPriceType(code) => {
+            format!("This event doesn't sell a price type {}.", quoted(code))
+        }
+        Invalid::PriceTypeRule(rule) => format!("That choice of ticket types can't be sold: {rule}."),
         Invalid::VenueHasNoTier(code) => format!("The venue has no tier {code:?}."),
         Invalid::MissingPrice { tier } => format!("Give a price for the {tier} tier."),
         Invalid::Price { tier, text } => {
@@ -286,6 +291,18 @@ fn conflict_text(conflict: &Conflict) -> String {
             count(*held_seats, "seat", "seats"),
             count(*orders, "order", "orders"),
         ),
+        Conflict::PriceTypeSoldOut { price_type } => format!(
+            "No {} tickets are left. Your seats are still held: choose another ticket type.",
+            quoted(price_type)
+        ),
+        Conflict::PriceTypeInUse { price_type } => format!(
+            "The price type {} has sold tickets, so it can't be removed: close it instead \
+             (\"closed\": true).",
+            quoted(price_type)
+        ),
+        Conflict::PriceTypesWithPayment => "Price types are sold only by events that take no \
+             payment, for now: set the event's payment to none first, or remove its price types."
+            .into(),
         Conflict::TierHasHolds { held } => format!(
             "{} of this tier {} held now, and their buyers were shown the price it has. Try \
              again when the holds are bought or have lapsed, or release them first.",

@@ -46,6 +46,7 @@ pub mod order_changes;
 pub mod orders;
 pub mod outbox;
 pub mod payments;
+pub mod price_types;
 pub mod rate_limits;
 pub mod replica;
 pub mod reports;

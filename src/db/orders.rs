@@ -1,5 +1,6 @@
 //! Orders: turning a live hold into sold seats, and reading an order back.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -8,11 +9,11 @@ use uuid::Uuid;
 use super::ga;
 use super::payments::{self, PendingOrder};
 use super::tickets::{self, Issued};
-use super::{GenericClient, Pool, events, holds, outbox, retrying, webhooks};
+use super::{GenericClient, Pool, events, holds, outbox, price_types, retrying, webhooks};
 use crate::domain::hold::GaHeld;
 use crate::domain::hold::HoldState;
 use crate::domain::ids::AreaId;
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
 use crate::domain::locale::EventLocale;
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
@@ -67,10 +68,11 @@ pub async fn purchase(
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
     online_window: Duration,
+    price_types: &BTreeMap<SeatId, String>,
 ) -> AppResult<Purchased> {
     let outcome = retrying(|| {
         super::in_transaction(pool, async |tx| {
-            purchase_in(tx, hold_id, buyer_id, buyer, online_window).await
+            purchase_in(tx, hold_id, buyer_id, buyer, online_window, price_types).await
         })
     })
     .await;
@@ -85,6 +87,8 @@ struct Tally {
     seats: i64,
     ga: Vec<GaHeld>,
     live_by_clock: bool,
+    /// Whether its event sells price types (its seats are then priced by them).
+    has_price_types: bool,
 }
 
 /// Counts the hold's seats and GA tickets and asks the clock, in one
@@ -102,7 +106,9 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
                       WHERE hold_id = $1 AND order_id IS NULL) AS ga_areas,
                     (SELECT array_agg(quantity ORDER BY area_id) FROM ga_tickets
                       WHERE hold_id = $1 AND order_id IS NULL) AS ga_quantities,
-                    (SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1) AS live",
+                    (SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1) AS live,
+                    EXISTS (SELECT 1 FROM price_types pt JOIN holds h ON h.event_id = pt.event_id
+                             WHERE h.id = $1) AS has_price_types",
         )
         .await?;
     let row = client.query_one(&statement, &[&hold_id]).await?;
@@ -117,6 +123,7 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
             .map(|(area_id, quantity)| GaHeld { area_id, quantity })
             .collect(),
         live_by_clock: row.get::<_, Option<bool>>("live").unwrap_or(false),
+        has_price_types: row.get("has_price_types"),
     })
 }
 
@@ -145,6 +152,7 @@ async fn purchase_in(
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
     online_window: Duration,
+    chosen: &BTreeMap<SeatId, String>,
 ) -> AppResult<Purchased> {
     // The event's lock comes before the hold's, as in claims and closing.
     let event_id = holds::event_of(tx, hold_id, Some(buyer_id))
@@ -179,7 +187,17 @@ async fn purchase_in(
         return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
+    if !tally.has_price_types
+        && let Some(code) = chosen.values().next()
+    {
+        return Err(AppError::Invalid(Invalid::UnknownPriceType(code.clone())));
+    }
     if payment.mode.waits_for_payment() {
+        // Staff can't give types to an event that takes payment (nor
+        // payment to one with types): a purchase never meets both.
+        if tally.has_price_types {
+            return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
+        }
         return payments::checkout_in(
             tx,
             hold.id,
@@ -194,6 +212,16 @@ async fn purchase_in(
         .await
         .map(Purchased::Pending);
     }
+    // Each seat priced as its type, and each type's quota counted, before
+    // anything is sold: a refusal rolls back with the hold as it was.
+    let priced = if tally.has_price_types {
+        let (types, held) = price_types::for_purchase(tx, hold.event_id, hold.id).await?;
+        let lines = crate::domain::price_type::price_lines(&held, &types, chosen)?;
+        price_types::count_sold(tx, &lines, &types).await?;
+        Some(lines)
+    } else {
+        None
+    };
     let order_id = OrderId(Uuid::new_v4());
     let places = tally.seats as usize + crate::domain::hold::ga_ticket_count(&tally.ga);
     let insert_order = async {
@@ -217,7 +245,10 @@ async fn purchase_in(
         tx,
         &[
             INSERT_ORDER,
-            SELL_SEATS,
+            match priced {
+                Some(_) => price_types::SELL_SEATS_PRICED,
+                None => SELL_SEATS,
+            },
             holds::CLOSE_OPEN_HOLD,
             tickets::ISSUE,
             outbox::QUEUE_ORDER_CONFIRMATION,
@@ -245,21 +276,24 @@ async fn purchase_in(
             return Err(AppError::HoldExpired);
         }
         let (sold, purchased, issued) = tokio::join!(
-            sell_seats(tx, order_id, hold.id),
+            sell_seats(tx, order_id, hold.id, priced.as_deref()),
             holds::mark_purchased(tx, hold.id),
             issue_and_mail
         );
-        sent_together!(sold, purchased, issued);
+        // The tickets are judged after the sale: fewer seats sold than
+        // counted is the reason to give, not the tickets coming up short.
+        sent_together!(sold, purchased);
         return sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)
             .map(Purchased::Paid);
     }
     let (inserted, sold, purchased, issued) = tokio::join!(
         insert_order,
-        sell_seats(tx, order_id, hold.id),
+        sell_seats(tx, order_id, hold.id, priced.as_deref()),
         holds::mark_purchased(tx, hold.id),
         issue_and_mail
     );
-    sent_together!(inserted, sold, purchased, issued);
+    // The tickets are judged after the sale (`sold_whole`), as above.
+    sent_together!(inserted, sold, purchased);
     sold_whole(sold?, tally.seats, order_id, hold.event_id, issued).map(Purchased::Paid)
 }
 
@@ -267,9 +301,20 @@ async fn sell_seats(
     tx: &impl GenericClient,
     order_id: OrderId,
     hold_id: HoldId,
+    priced: Option<&[crate::domain::price_type::PricedLine]>,
 ) -> AppResult<Vec<tokio_postgres::Row>> {
-    let sell = tx.prepare_cached(SELL_SEATS).await?;
-    Ok(tx.query(&sell, &[&order_id, &hold_id]).await?)
+    Ok(match priced {
+        None => {
+            let sell = tx.prepare_cached(SELL_SEATS).await?;
+            tx.query(&sell, &[&order_id, &hold_id]).await?
+        }
+        Some(lines) => {
+            let sell = tx.prepare_cached(price_types::SELL_SEATS_PRICED).await?;
+            let (seats, cents, types) = price_types::line_arrays(lines);
+            tx.query(&sell, &[&order_id, &hold_id, &seats, &cents, &types])
+                .await?
+        }
+    })
 }
 
 /// The order, if every seat counted was sold (and so ticketed).

@@ -14,6 +14,7 @@ pub mod locale;
 pub mod money;
 pub mod password;
 pub mod payment;
+pub mod price_type;
 pub mod refusal;
 pub mod role;
 pub mod rules;

@@ -84,6 +84,12 @@ error_codes! {
     UnknownSeat => "unknown_seat",
     UnknownSection => "unknown_section",
     UnknownTier => "unknown_tier",
+    UnknownPriceType => "unknown_price_type",
+    InvalidPriceType => "invalid_price_type",
+    PriceTypeRule => "price_type_rule",
+    PriceTypeSoldOut => "price_type_sold_out",
+    PriceTypeInUse => "price_type_in_use",
+    PriceTypesWithPayment => "price_types_with_payment",
     ApiKeyExists => "api_key_exists",
     LastAdmin => "last_admin",
     WaitlistFirst => "waitlist_first",
@@ -324,6 +330,13 @@ pub enum Invalid {
     /// A door device's batch of offline admissions that can't be read:
     /// what is wrong with it.
     DoorBatch(&'static str),
+    /// A list of price types that breaks a rule: which, in words.
+    PriceType(String),
+    /// A price type the event doesn't sell (or has closed).
+    UnknownPriceType(String),
+    /// A purchase's choice of types that breaks a rule of the offer
+    /// (a tier the type has no price for, `max_per_order`): the rule.
+    PriceTypeRule(String),
 }
 
 /// Free wheelchair spaces in a section, offered when the one asked for
@@ -451,6 +464,17 @@ pub enum Conflict {
         /// The venue's, to say `on_sale_at` in.
         time_zone: String,
     },
+    /// A price type whose quota the purchase would pass.
+    PriceTypeSoldOut {
+        price_type: String,
+    },
+    /// Removing a price type that has sold tickets (close it instead).
+    PriceTypeInUse {
+        price_type: String,
+    },
+    /// Price types are sold only by events that take no payment, for now:
+    /// setting them on one that does, or payment on one that has them.
+    PriceTypesWithPayment,
 }
 
 /// A limit against hoarding or guessing.
@@ -512,6 +536,9 @@ impl Invalid {
             | Invalid::Role
             | Invalid::MaxPrice
             | Invalid::DoorBatch(_) => ErrorCode::InvalidInput,
+            Invalid::PriceType(_) => ErrorCode::InvalidPriceType,
+            Invalid::UnknownPriceType(_) => ErrorCode::UnknownPriceType,
+            Invalid::PriceTypeRule(_) => ErrorCode::PriceTypeRule,
         }
     }
 }
@@ -550,6 +577,9 @@ impl Conflict {
             Conflict::WheelchairNotTogether { .. } => ErrorCode::WheelchairNotTogether,
             Conflict::NotEnoughCapacity { .. } => ErrorCode::NotEnoughCapacity,
             Conflict::TicketAdmitted => ErrorCode::TicketAdmitted,
+            Conflict::PriceTypeSoldOut { .. } => ErrorCode::PriceTypeSoldOut,
+            Conflict::PriceTypeInUse { .. } => ErrorCode::PriceTypeInUse,
+            Conflict::PriceTypesWithPayment => ErrorCode::PriceTypesWithPayment,
             Conflict::TicketVoided => ErrorCode::TicketRefunded,
             Conflict::NotASeatTicket => ErrorCode::NotASeat,
             Conflict::NotSelling { status, .. } => match status {

@@ -196,6 +196,14 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             conflict.code(),
             json!({ "wheelchair_spaces_free": free_spaces, "elsewhere": elsewhere }),
         ),
+        AppError::Conflict(
+            conflict @ (crate::error::Conflict::PriceTypeSoldOut { price_type }
+            | crate::error::Conflict::PriceTypeInUse { price_type }),
+        ) => (
+            StatusCode::CONFLICT,
+            conflict.code(),
+            json!({ "price_type": price_type }),
+        ),
         AppError::Conflict(conflict) => (StatusCode::CONFLICT, conflict.code(), json!({})),
         AppError::HoldExpired => (StatusCode::GONE, ErrorCode::HoldExpired, json!({})),
         AppError::StaleLayout { latest } => (

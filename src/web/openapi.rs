@@ -61,6 +61,7 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(staff::orders_api::routes())
         .merge(staff::payments_api::routes())
         .merge(staff::accessible::routes())
+        .merge(staff::price_types_api::routes())
         .merge(staff::door::routes())
         .merge(staff::door_offline::routes())
         .merge(buyer::waitlist::routes())

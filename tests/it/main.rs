@@ -23,6 +23,7 @@ mod mail;
 mod ops;
 mod pages;
 mod payments;
+mod price_types;
 mod purchase;
 mod races;
 mod replica;

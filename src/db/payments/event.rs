@@ -32,6 +32,16 @@ pub async fn set_event_payment(
                 .prepare_cached("SELECT payment FROM events WHERE id = $1")
                 .await?;
             let before: String = tx.query_one(&current, &[&event_id]).await?.get(0);
+            let has_types: bool = tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)",
+                    &[&event_id],
+                )
+                .await?
+                .get(0);
+            if has_types && mode != PaymentMode::None {
+                return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
+            }
             if waiting > 0 && before != mode.as_str() {
                 return Err(AppError::Conflict(Conflict::OrdersAwaitingPayment {
                     waiting,

@@ -23,7 +23,7 @@ use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::admission::hold_request;
 use crate::web::auth::{ApiBuyer, ApiViewer};
 use crate::web::error::responses;
-use crate::web::extract::{ApiJson, BuyerFields, ClientIp, IdPath};
+use crate::web::extract::{ApiJson, ClientIp, IdPath};
 use crate::web::reads::MadeMap;
 use crate::web::reads::ReadPermit;
 use crate::web::state::AppState;
@@ -494,6 +494,25 @@ pub(crate) async fn release_seat(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// A purchase's body: who buys, and (for an event that sells price types)
+/// the type of each seat that isn't the default.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct PurchaseBody {
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
+    name: String,
+    #[serde(default)]
+    #[schema(
+        max_length = 254,
+        pattern = "^[^@\\s]{1,64}@([^@\\s.]{1,63}\\.)+[^@\\s.]{2,63}$"
+    )]
+    email: String,
+    /// By seat id, the price type's code: `{"123": "child"}`. Seats not
+    /// named are sold as the event's default type (its first open one).
+    #[serde(default)]
+    price_types: std::collections::BTreeMap<String, String>,
+}
+
 /// A purchase: the order, its seats, and a ticket per seat and GA place.
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct PurchaseJson {
@@ -522,7 +541,7 @@ pub(crate) struct PendingPurchaseJson {
 }
 
 #[utoipa::path(post, path = "/api/holds/{hold_id}/purchase", tag = "buyers",
-    params(("hold_id" = String, Path, format = Uuid)), request_body = crate::web::extract::BuyerFields,
+    params(("hold_id" = String, Path, format = Uuid)), request_body = PurchaseBody,
     responses(
         (status = 201, description = "Bought (the event takes no payment)", body = PurchaseJson,
             links(("order" = (operation_id = "order_json", parameters(("order_id" = "$response.body#/order_id")))))),
@@ -538,15 +557,17 @@ pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     buyer: ApiBuyer,
-    ApiJson(body): ApiJson<BuyerFields>,
+    ApiJson(body): ApiJson<PurchaseBody>,
 ) -> AppResult<impl IntoResponse> {
     let details = input_rules::buyer_details(&body.name, &body.email, crate::i18n::current())?;
+    let price_types = crate::domain::price_type::choices(body.price_types)?;
     let bought = db::orders::purchase(
         &state.pool,
         hold_id,
         buyer.id,
         &details,
         state.config.payments.window,
+        &price_types,
     )
     .await?;
     let order = match bought {

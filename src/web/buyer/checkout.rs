@@ -66,6 +66,8 @@ pub(crate) async fn purchase(
         buyer.id,
         &details,
         state.config.payments.window,
+        // The page's form sells every seat as the default type.
+        &std::collections::BTreeMap::new(),
     )
     .await;
     let refusal = match bought {

@@ -12,6 +12,7 @@ pub mod orders;
 pub mod orders_api;
 pub mod payments;
 pub mod payments_api;
+pub mod price_types_api;
 pub mod reports;
 pub mod seats_api;
 pub mod sign_in;

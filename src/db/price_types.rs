@@ -1,0 +1,313 @@
+//! Price types' statements: staff replacing an event's list, reading it
+//! with what each has sold, and a purchase counting its tickets against
+//! each type's quota in its own transaction, with a guarded update judged
+//! by the rows it touched (the `price_type_within_quota` CHECK is the
+//! backstop).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use super::{GenericClient, Pool, audit, retrying};
+use crate::domain::ids::{Actor, EventId, HoldId, SeatId};
+use crate::domain::price_type::{self, HeldSeat, OnSale, PriceTypeSpec, PricedLine};
+use crate::error::{AppError, AppResult, Conflict, Invalid};
+
+/// A type as staff read it back.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct PriceTypeView {
+    pub code: String,
+    /// By language: "en" always, others as given.
+    #[schema(value_type = Object)]
+    pub label: BTreeMap<String, String>,
+    /// By tier code, in minor units.
+    #[schema(value_type = Object)]
+    pub prices: BTreeMap<String, i32>,
+    pub quota: Option<i32>,
+    pub max_per_order: Option<i32>,
+    pub closed: bool,
+    /// Tickets of this type sold (refunds not yet given back).
+    pub sold: i32,
+}
+
+/// The event's types in their order, with what each has sold.
+pub async fn for_event(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Vec<PriceTypeView>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT pt.code, pt.labels::text AS labels, pt.quota, pt.max_per_order, pt.closed, pt.sold,
+                    coalesce(array_agg(t.code ORDER BY t.sort_order, t.id)
+                             FILTER (WHERE t.id IS NOT NULL), '{}') AS tiers,
+                    coalesce(array_agg(p.price_cents ORDER BY t.sort_order, t.id)
+                             FILTER (WHERE t.id IS NOT NULL), '{}') AS prices
+               FROM price_types pt
+               LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
+               LEFT JOIN price_tiers t ON t.id = p.tier_id
+              WHERE pt.event_id = $1
+              GROUP BY pt.id
+              ORDER BY pt.sort_order, pt.id",
+        )
+        .await?;
+    let rows = client.query(&statement, &[&event_id]).await?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            let tiers: Vec<String> = row.get("tiers");
+            let prices: Vec<i32> = row.get("prices");
+            PriceTypeView {
+                code: row.get("code"),
+                label: serde_json::from_str(row.get("labels")).unwrap_or_default(),
+                prices: tiers.into_iter().zip(prices).collect(),
+                quota: row.get("quota"),
+                max_per_order: row.get("max_per_order"),
+                closed: row.get("closed"),
+                sold: row.get("sold"),
+            }
+        })
+        .collect())
+}
+
+/// Replaces the event's list of types with `specs`, in one transaction: a
+/// type left out is removed, unless it has sold tickets (`409
+/// price_type_in_use`: close it instead); a quota may not go below what is
+/// sold. Audited.
+pub async fn replace(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    specs: &[PriceTypeSpec],
+) -> AppResult<Vec<PriceTypeView>> {
+    retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            replace_in(tx, actor, event_id, specs).await
+        })
+    })
+    .await
+}
+
+async fn replace_in(
+    tx: &impl GenericClient,
+    actor: Actor,
+    event_id: EventId,
+    specs: &[PriceTypeSpec],
+) -> AppResult<Vec<PriceTypeView>> {
+    super::events::lock_for_closing(tx, event_id).await?;
+    let payment: String = tx
+        .query_one("SELECT payment FROM events WHERE id = $1", &[&event_id])
+        .await?
+        .get(0);
+    if payment != "none" && !specs.is_empty() {
+        return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
+    }
+    let tiers: HashMap<String, i64> = tx
+        .query(
+            "SELECT code, id FROM price_tiers WHERE event_id = $1",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    let tier_codes: BTreeSet<String> = tiers.keys().cloned().collect();
+    price_type::check_list(specs, &tier_codes)?;
+    let existing: Vec<(i64, String, i32)> = tx
+        .query(
+            "SELECT id, code, sold FROM price_types WHERE event_id = $1 ORDER BY id FOR UPDATE",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| (row.get(0), row.get(1), row.get(2)))
+        .collect();
+    for (id, code, sold) in &existing {
+        let kept = specs.iter().find(|s| s.code == *code);
+        match kept {
+            None => {
+                let in_use: bool = tx
+                    .query_one(
+                        "SELECT $2 > 0 OR EXISTS (SELECT 1 FROM order_lines WHERE price_type_id = $1)",
+                        &[id, sold],
+                    )
+                    .await?
+                    .get(0);
+                if in_use {
+                    return Err(AppError::Conflict(Conflict::PriceTypeInUse {
+                        price_type: code.clone(),
+                    }));
+                }
+                tx.execute("DELETE FROM price_types WHERE id = $1", &[id])
+                    .await?;
+            }
+            Some(spec) if spec.quota.is_some_and(|quota| quota < *sold) => {
+                return Err(AppError::Invalid(Invalid::PriceType(format!(
+                    "{code} has sold {sold}, so its quota can't be less"
+                ))));
+            }
+            Some(_) => {}
+        }
+    }
+    for (order, spec) in specs.iter().enumerate() {
+        let labels = serde_json::to_string(&spec.labels).expect("labels as JSON");
+        let id: i64 = tx
+            .query_one(
+                "INSERT INTO price_types (event_id, code, labels, sort_order, quota, max_per_order, closed)
+                 VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7)
+                 ON CONFLICT (event_id, code) DO UPDATE
+                    SET labels = excluded.labels, sort_order = excluded.sort_order,
+                        quota = excluded.quota, max_per_order = excluded.max_per_order,
+                        closed = excluded.closed
+                 RETURNING id",
+                &[
+                    &event_id,
+                    &spec.code,
+                    &labels,
+                    &(order as i32),
+                    &spec.quota,
+                    &spec.max_per_order,
+                    &spec.closed,
+                ],
+            )
+            .await?
+            .get(0);
+        let (tier_ids, cents): (Vec<i64>, Vec<i32>) = spec
+            .prices
+            .iter()
+            .map(|(tier, cents)| (tiers[tier], *cents))
+            .unzip();
+        tx.execute(
+            "DELETE FROM price_type_prices WHERE price_type_id = $1",
+            &[&id],
+        )
+        .await?;
+        tx.execute(
+            "INSERT INTO price_type_prices (event_id, price_type_id, tier_id, price_cents)
+             SELECT $4, $1, tier, cents FROM unnest($2::bigint[], $3::int[]) AS p(tier, cents)",
+            &[&id, &tier_ids, &cents, &event_id],
+        )
+        .await?;
+    }
+    audit::record(
+        tx,
+        audit::Entry {
+            actor: Some(actor),
+            action: "set_price_types",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: specs
+                .iter()
+                .map(|s| s.code.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        },
+    )
+    .await?;
+    for_event(tx, event_id).await
+}
+
+/// What a purchase needs to price a hold as types: the event's types (open
+/// and closed, in their order) and the hold's seats with their tiers.
+pub(super) async fn for_purchase(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    hold_id: HoldId,
+) -> AppResult<(Vec<OnSale>, Vec<HeldSeat>)> {
+    let types = tx
+        .query(
+            "SELECT pt.id, pt.code, pt.max_per_order, pt.closed,
+                    coalesce(array_agg(p.tier_id) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS tiers,
+                    coalesce(array_agg(p.price_cents) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS prices
+               FROM price_types pt LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
+              WHERE pt.event_id = $1
+              GROUP BY pt.id ORDER BY pt.sort_order, pt.id",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| {
+            let tiers: Vec<i64> = row.get("tiers");
+            let prices: Vec<i32> = row.get("prices");
+            OnSale {
+                id: row.get("id"),
+                code: row.get("code"),
+                max_per_order: row.get("max_per_order"),
+                closed: row.get("closed"),
+                prices: tiers.into_iter().zip(prices).collect(),
+            }
+        })
+        .collect();
+    let held = tx
+        .query(
+            "SELECT id, tier_id FROM seats WHERE hold_id = $1 ORDER BY id",
+            &[&hold_id],
+        )
+        .await?
+        .iter()
+        .map(|row| HeldSeat {
+            id: row.get(0),
+            tier_id: row.get(1),
+        })
+        .collect();
+    Ok((types, held))
+}
+
+/// Counts the lines against their types' quotas, type by type in id order
+/// (the order every purchase locks them in). A type that would pass its
+/// quota refuses the whole purchase; the transaction rolls back, and the
+/// hold is as it was.
+pub(super) async fn count_sold(
+    tx: &impl GenericClient,
+    lines: &[PricedLine],
+    types: &[OnSale],
+) -> AppResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "UPDATE price_types SET sold = sold + $2
+              WHERE id = $1 AND (quota IS NULL OR sold + $2 <= quota)",
+        )
+        .await?;
+    for (type_id, count) in price_type::counts_by_type(lines) {
+        if tx.execute(&statement, &[&type_id, &count]).await? == 0 {
+            let code = types
+                .iter()
+                .find(|t| t.id == type_id)
+                .map(|t| t.code.clone())
+                .unwrap_or_default();
+            return Err(AppError::Conflict(Conflict::PriceTypeSoldOut {
+                price_type: code,
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// The sale of the hold's seats at their types' prices: the conditional
+/// update of `orders::SELL_SEATS`, with each line's type and price given.
+pub(super) const SELL_SEATS_PRICED: &str = "WITH sold AS (
+         UPDATE seats
+            SET status = 'SOLD', order_id = $1, hold_id = NULL, held_until = NULL,
+                changed_xid = pg_current_xact_id()
+          WHERE hold_id = $2 AND held_until > now()
+      RETURNING id
+     )
+     INSERT INTO order_lines (order_id, seat_id, price_cents, price_type_id)
+     SELECT $1, sold.id, line.price_cents, line.price_type_id
+       FROM sold JOIN unnest($3::bigint[], $4::int[], $5::bigint[])
+                      AS line(seat_id, price_cents, price_type_id) ON line.seat_id = sold.id
+  RETURNING seat_id";
+
+/// The lines as `SELL_SEATS_PRICED`'s three arrays.
+pub(super) fn line_arrays(lines: &[PricedLine]) -> (Vec<SeatId>, Vec<i32>, Vec<i64>) {
+    let mut seats = Vec::with_capacity(lines.len());
+    let mut cents = Vec::with_capacity(lines.len());
+    let mut types = Vec::with_capacity(lines.len());
+    for line in lines {
+        seats.push(line.seat_id);
+        cents.push(line.price_cents);
+        types.push(line.price_type_id);
+    }
+    (seats, cents, types)
+}

@@ -1,0 +1,361 @@
+//! Price types: the same seat sold as Adult, Child or Student, each at its
+//! own price for the seat's tier, perhaps with a quota. The rules a list of
+//! types must keep, and how a purchase's choices become priced lines, are
+//! here; the counting is PostgreSQL's (`db::price_types`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::ids::SeatId;
+use super::refusal::Invalid;
+
+/// The most types an event may have.
+pub const MAX_PRICE_TYPES: usize = 20;
+/// The longest label, in characters.
+pub const MAX_LABEL_CHARS: usize = 60;
+/// The most seats a purchase may name a type for (a hold has fewer).
+pub const MAX_CHOICES: usize = 100;
+/// The highest price a type may set, in minor units.
+pub const MAX_PRICE_CENTS: i64 = 100_000_000;
+
+/// One type as staff give it, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriceTypeSpec {
+    pub code: String,
+    /// By language tag; "en" always present.
+    pub labels: BTreeMap<String, String>,
+    /// By tier code.
+    pub prices: BTreeMap<String, i32>,
+    pub quota: Option<i32>,
+    pub max_per_order: Option<i32>,
+    pub closed: bool,
+}
+
+fn invalid(text: impl Into<String>) -> Invalid {
+    Invalid::PriceType(text.into())
+}
+
+fn valid_code(code: &str) -> bool {
+    let mut chars = code.chars();
+    code.len() <= 40
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+}
+
+/// Checks a whole list of types for an event whose tiers are `tiers` (by
+/// code): codes well formed and distinct, an English label, known tiers,
+/// prices and limits in range, and at least one type open for sale.
+pub fn check_list(specs: &[PriceTypeSpec], tiers: &BTreeSet<String>) -> Result<(), Invalid> {
+    if specs.len() > MAX_PRICE_TYPES {
+        return Err(invalid(format!(
+            "at most {MAX_PRICE_TYPES} price types an event"
+        )));
+    }
+    let mut codes = BTreeSet::new();
+    for spec in specs {
+        if !valid_code(&spec.code) {
+            return Err(invalid(format!(
+                "{:?} is not a price type code: 1 to 40 of a-z, 0-9, _ and -, starting with a letter or digit",
+                spec.code
+            )));
+        }
+        if !codes.insert(spec.code.as_str()) {
+            return Err(invalid(format!("{} is listed twice", spec.code)));
+        }
+        match spec.labels.get("en") {
+            Some(label) if !label.trim().is_empty() => {}
+            _ => return Err(invalid(format!("{} needs an English label", spec.code))),
+        }
+        for (lang, label) in &spec.labels {
+            if !["en", "de", "fr", "es"].contains(&lang.as_str()) {
+                return Err(invalid(format!(
+                    "{}: {lang:?} is not one of our languages (en, de, fr, es)",
+                    spec.code
+                )));
+            }
+            if label.trim().is_empty()
+                || label.chars().count() > MAX_LABEL_CHARS
+                || label.chars().any(char::is_control)
+            {
+                return Err(invalid(format!(
+                    "{}: a label is 1 to {MAX_LABEL_CHARS} plain characters",
+                    spec.code
+                )));
+            }
+        }
+        if spec.prices.is_empty() {
+            return Err(invalid(format!("{} has no price for any tier", spec.code)));
+        }
+        for (tier, cents) in &spec.prices {
+            if !tiers.contains(tier) {
+                return Err(Invalid::UnknownTier(tier.clone()));
+            }
+            if i64::from(*cents) > MAX_PRICE_CENTS || *cents < 0 {
+                return Err(invalid(format!(
+                    "{}: the price for {tier} is out of range",
+                    spec.code
+                )));
+            }
+        }
+        if spec.quota.is_some_and(|q| q < 0) {
+            return Err(invalid(format!("{}: a quota is 0 or more", spec.code)));
+        }
+        if spec.max_per_order.is_some_and(|m| m < 1) {
+            return Err(invalid(format!(
+                "{}: max_per_order is 1 or more",
+                spec.code
+            )));
+        }
+    }
+    if !specs.is_empty() && specs.iter().all(|s| s.closed) {
+        return Err(invalid("at least one price type must be open for sale"));
+    }
+    Ok(())
+}
+
+/// A purchase's choices as sent (seat id, as text, to type code), read:
+/// at most [`MAX_CHOICES`], each key a seat id.
+pub fn choices(sent: BTreeMap<String, String>) -> Result<BTreeMap<SeatId, String>, Invalid> {
+    if sent.len() > MAX_CHOICES {
+        return Err(Invalid::PriceTypeRule(format!(
+            "at most {MAX_CHOICES} seats named"
+        )));
+    }
+    sent.into_iter()
+        .map(|(seat, code)| match seat.trim().parse::<i64>() {
+            Ok(id) => Ok((SeatId(id), code)),
+            Err(_) => Err(Invalid::PriceTypeRule(format!("{seat:?} is not a seat id"))),
+        })
+        .collect()
+}
+
+/// A type as a purchase sees it: its id, code, limits and prices by tier id.
+#[derive(Debug, Clone)]
+pub struct OnSale {
+    pub id: i64,
+    pub code: String,
+    pub max_per_order: Option<i32>,
+    pub closed: bool,
+    pub prices: HashMap<i64, i32>,
+}
+
+/// A held seat to sell: its id and its tier's id.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldSeat {
+    pub id: SeatId,
+    pub tier_id: i64,
+}
+
+/// A seat's line: sold as which type, at what price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PricedLine {
+    pub seat_id: SeatId,
+    pub price_type_id: i64,
+    pub price_cents: i32,
+}
+
+/// Prices each held seat as the type the buyer chose for it (the default,
+/// the first open type, when they named none): a named seat that isn't in
+/// the hold, an unknown or closed type, a type with no price for the seat's
+/// tier, or more of a type than its `max_per_order` is refused, naming the
+/// rule. `types` are in their order.
+pub fn price_lines(
+    held: &[HeldSeat],
+    types: &[OnSale],
+    chosen: &BTreeMap<SeatId, String>,
+) -> Result<Vec<PricedLine>, Invalid> {
+    let default = types
+        .iter()
+        .find(|t| !t.closed)
+        .ok_or_else(|| Invalid::PriceTypeRule("no price type is on sale".into()))?;
+    for seat in chosen.keys() {
+        if !held.iter().any(|h| h.id == *seat) {
+            return Err(Invalid::PriceTypeRule(format!(
+                "seat {seat} is not in this hold"
+            )));
+        }
+    }
+    let mut counts: HashMap<i64, i32> = HashMap::new();
+    let mut lines = Vec::with_capacity(held.len());
+    for seat in held {
+        let kind = match chosen.get(&seat.id) {
+            None => default,
+            Some(code) => types
+                .iter()
+                .find(|t| t.code == *code && !t.closed)
+                .ok_or_else(|| Invalid::UnknownPriceType(code.clone()))?,
+        };
+        let price = kind.prices.get(&seat.tier_id).ok_or_else(|| {
+            Invalid::PriceTypeRule(format!(
+                "seat {} can't be sold as {}: its tier has no {} price",
+                seat.id, kind.code, kind.code
+            ))
+        })?;
+        let count = counts.entry(kind.id).or_default();
+        *count += 1;
+        if kind.max_per_order.is_some_and(|max| *count > max) {
+            return Err(Invalid::PriceTypeRule(format!(
+                "at most {} {} tickets an order",
+                kind.max_per_order.unwrap_or_default(),
+                kind.code
+            )));
+        }
+        lines.push(PricedLine {
+            seat_id: seat.id,
+            price_type_id: kind.id,
+            price_cents: *price,
+        });
+    }
+    Ok(lines)
+}
+
+/// How many of each type the lines sell, by type id in id order: the order
+/// quotas are counted (and so their rows locked) in.
+pub fn counts_by_type(lines: &[PricedLine]) -> Vec<(i64, i32)> {
+    let mut counts: BTreeMap<i64, i32> = BTreeMap::new();
+    for line in lines {
+        *counts.entry(line.price_type_id).or_default() += 1;
+    }
+    counts.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(code: &str, prices: &[(&str, i32)]) -> PriceTypeSpec {
+        PriceTypeSpec {
+            code: code.into(),
+            labels: BTreeMap::from([("en".to_string(), code.to_uppercase())]),
+            prices: prices.iter().map(|(t, c)| (t.to_string(), *c)).collect(),
+            quota: None,
+            max_per_order: None,
+            closed: false,
+        }
+    }
+
+    fn tiers() -> BTreeSet<String> {
+        ["a", "b"].iter().map(|s| s.to_string()).collect()
+    }
+
+    fn on_sale(id: i64, code: &str, prices: &[(i64, i32)]) -> OnSale {
+        OnSale {
+            id,
+            code: code.into(),
+            max_per_order: None,
+            closed: false,
+            prices: prices.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn a_list_keeps_codes_distinct_tiers_known_and_one_type_open() {
+        let adult = spec("adult", &[("a", 5500)]);
+        assert!(check_list(&[adult.clone(), spec("child", &[("a", 2500)])], &tiers()).is_ok());
+        assert!(check_list(&[adult.clone(), adult.clone()], &tiers()).is_err());
+        assert!(check_list(&[spec("Adult!", &[("a", 1)])], &tiers()).is_err());
+        assert_eq!(
+            check_list(&[spec("adult", &[("z", 1)])], &tiers()),
+            Err(Invalid::UnknownTier("z".into()))
+        );
+        let closed = PriceTypeSpec {
+            closed: true,
+            ..adult.clone()
+        };
+        assert!(check_list(&[closed], &tiers()).is_err());
+        let no_english = PriceTypeSpec {
+            labels: BTreeMap::from([("de".to_string(), "Erwachsene".to_string())]),
+            ..adult
+        };
+        assert!(check_list(&[no_english], &tiers()).is_err());
+    }
+
+    #[test]
+    fn unnamed_seats_take_the_first_open_type_and_named_ones_their_own_price() {
+        let types = [
+            OnSale {
+                closed: true,
+                ..on_sale(1, "old", &[(10, 1)])
+            },
+            on_sale(2, "adult", &[(10, 5500), (11, 4000)]),
+            on_sale(3, "child", &[(10, 2500)]),
+        ];
+        let held = [
+            HeldSeat {
+                id: SeatId(7),
+                tier_id: 10,
+            },
+            HeldSeat {
+                id: SeatId(8),
+                tier_id: 11,
+            },
+        ];
+        let chosen = BTreeMap::from([(SeatId(7), "child".to_string())]);
+        let lines = price_lines(&held, &types, &chosen).unwrap();
+        assert_eq!(
+            lines,
+            [
+                PricedLine {
+                    seat_id: SeatId(7),
+                    price_type_id: 3,
+                    price_cents: 2500
+                },
+                PricedLine {
+                    seat_id: SeatId(8),
+                    price_type_id: 2,
+                    price_cents: 4000
+                },
+            ]
+        );
+        assert_eq!(counts_by_type(&lines), [(2, 1), (3, 1)]);
+    }
+
+    #[test]
+    fn a_choice_the_rules_refuse_is_refused_naming_the_rule() {
+        let types = [
+            on_sale(2, "adult", &[(10, 5500), (11, 4000)]),
+            OnSale {
+                max_per_order: Some(1),
+                ..on_sale(3, "child", &[(10, 2500)])
+            },
+        ];
+        let held = [
+            HeldSeat {
+                id: SeatId(7),
+                tier_id: 10,
+            },
+            HeldSeat {
+                id: SeatId(8),
+                tier_id: 11,
+            },
+            HeldSeat {
+                id: SeatId(9),
+                tier_id: 10,
+            },
+        ];
+        let child = |ids: &[i64]| -> BTreeMap<SeatId, String> {
+            ids.iter().map(|id| (SeatId(*id), "child".into())).collect()
+        };
+        // Tier 11 has no child price.
+        assert!(matches!(
+            price_lines(&held, &types, &child(&[8])),
+            Err(Invalid::PriceTypeRule(_))
+        ));
+        // At most one child ticket.
+        assert!(matches!(
+            price_lines(&held, &types, &child(&[7, 9])),
+            Err(Invalid::PriceTypeRule(_))
+        ));
+        // A seat not in the hold.
+        assert!(matches!(
+            price_lines(&held, &types, &child(&[99])),
+            Err(Invalid::PriceTypeRule(_))
+        ));
+        let unknown = BTreeMap::from([(SeatId(7), "senior".to_string())]);
+        assert_eq!(
+            price_lines(&held, &types, &unknown),
+            Err(Invalid::UnknownPriceType("senior".into()))
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! Price types (issue 47): the same seat sold as Adult, Child or Student,
+//! each at its own price, with a quota PostgreSQL counts in the purchase's
+//! own transaction.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::api_keys::make_staff_key;
+use crate::support::{TestApp, id_segment, spawn_app};
+use seatmap::domain::role::Role;
+
+/// Staff call the price-types API with a manager's key.
+async fn put_types(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+    let response = reqwest::Client::new()
+        .put(format!(
+            "{}/api/staff/events/{event_id}/price-types",
+            app.base
+        ))
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+fn offer(student_quota: Option<i64>) -> Value {
+    json!({"price_types": [
+        {"code": "adult", "label": {"en": "Adult", "de": "Erwachsene"}, "prices": {"std": 5500, "vip": 9900}},
+        {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2500}, "max_per_order": 4},
+        {"code": "student", "label": {"en": "Student"}, "prices": {"std": 3000}, "quota": student_quota},
+    ]})
+}
+
+async fn purchase_as(
+    buyer: &crate::support::Api,
+    hold: &Value,
+    types: Value,
+) -> (StatusCode, Value) {
+    buyer
+        .post(
+            &format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"])),
+            json!({"name": "Ada", "email": "ada@example.com", "price_types": types}),
+        )
+        .await
+}
+
+#[tokio::test]
+async fn each_seat_is_sold_at_its_chosen_types_price_and_staff_read_what_each_sold() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 6).await;
+    let (status, body) = put_types(&app, &key, event.id, offer(None)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["price_types"][0]["code"], "adult");
+    assert_eq!(body["price_types"][0]["label"]["de"], "Erwachsene");
+
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[s[0], s[1]]).await;
+    // One child, the other unnamed: the default (adult).
+    let (status, order) = purchase_as(&buyer, &hold, json!({ s[0].to_string(): "child" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let lines = app
+        .sql()
+        .await
+        .query(
+            "SELECT l.seat_id, l.price_cents, pt.code FROM order_lines l
+               JOIN price_types pt ON pt.id = l.price_type_id ORDER BY l.seat_id",
+            &[],
+        )
+        .await
+        .unwrap();
+    let lines: Vec<(i64, i32, String)> = lines
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (s[0], 2500, "child".to_string()),
+            (s[1], 5500, "adult".to_string())
+        ]
+    );
+
+    let response = reqwest::Client::new()
+        .get(format!(
+            "{}/api/staff/events/{}/price-types",
+            app.base, event.id
+        ))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let listed: Value = response.json().await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    let sold: Vec<(String, i64)> = listed["price_types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["code"].as_str().unwrap().to_string(),
+                t["sold"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sold,
+        [
+            ("adult".to_string(), 1),
+            ("child".to_string(), 1),
+            ("student".to_string(), 0)
+        ]
+    );
+
+    // A type with sales can't be removed, only closed.
+    let only_adult = json!({"price_types": [
+        {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 5500}},
+        {"code": "student", "label": {"en": "Student"}, "prices": {"std": 3000}},
+    ]});
+    let (status, body) = put_types(&app, &key, event.id, only_adult).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "price_type_in_use");
+    assert_eq!(body["price_type"], "child");
+    let mut closed = offer(None);
+    closed["price_types"][1]["closed"] = json!(true);
+    assert_eq!(
+        put_types(&app, &key, event.id, closed).await.0,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn choices_the_offer_refuses_are_4xx_and_leave_the_hold_as_it_was() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 8).await;
+    // An unknown tier, a bad code: refused, nothing stored.
+    let mut bad = offer(None);
+    bad["price_types"][0]["prices"] = json!({"nope": 1});
+    assert_eq!(
+        put_types(&app, &key, event.id, bad).await.1["error"],
+        "unknown_tier"
+    );
+    let mut bad = offer(None);
+    bad["price_types"][0]["code"] = json!("Adult!");
+    assert_eq!(
+        put_types(&app, &key, event.id, bad).await.1["error"],
+        "invalid_price_type"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM price_types").await, 0);
+    assert_eq!(
+        put_types(&app, &key, event.id, offer(None)).await.0,
+        StatusCode::OK
+    );
+
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &s[0..5]).await;
+    let five_children: Value = s[0..5]
+        .iter()
+        .map(|id| (id.to_string(), json!("child")))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    let (status, body) = purchase_as(&buyer, &hold, five_children).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"], "price_type_rule");
+    let (status, body) = purchase_as(&buyer, &hold, json!({ s[0].to_string(): "senior" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"], "unknown_price_type");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    assert_eq!(
+        app.count("SELECT sum(sold) FROM price_types").await,
+        0,
+        "a refused purchase counts nothing"
+    );
+    // The hold is whole: bought as adults.
+    let (status, body) = purchase_as(&buyer, &hold, json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // An event that takes payment can't have types (nor types, payment).
+    let paid = app.create_event(1, 2).await;
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET payment = 'box_office' WHERE id = $1",
+            &[&paid.id],
+        )
+        .await
+        .unwrap();
+    let (status, body) = put_types(&app, &key, paid.id, offer(None)).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "price_types_with_payment");
+}
+
+/// 60 buyers, each holding one seat, pay as students at once against a
+/// quota of 10: exactly 10 orders carry the type, the other 50 are told
+/// it is sold out with their holds intact, and buy as adults.
+#[tokio::test]
+async fn a_quota_of_ten_raced_by_sixty_buyers_sells_exactly_ten() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(6, 10).await;
+    assert_eq!(
+        put_types(&app, &key, event.id, offer(Some(10))).await.0,
+        StatusCode::OK
+    );
+    let mut buyers = Vec::new();
+    for seat in event.seat_ids.iter().take(60) {
+        let buyer = app.buyer();
+        let (status, hold) = buyer.hold(event.id, &[*seat]).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        buyers.push((buyer, hold, *seat));
+    }
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(buyers.len()));
+    let tasks: Vec<_> = buyers
+        .iter()
+        .map(|(buyer, hold, seat)| {
+            let (buyer, hold, seat, barrier) =
+                (buyer.clone(), hold.clone(), *seat, barrier.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                purchase_as(&buyer, &hold, json!({ seat.to_string(): "student" })).await
+            })
+        })
+        .collect();
+    let mut sold = 0;
+    let mut refused = 0;
+    for task in tasks {
+        let (status, body) = task.await.unwrap();
+        match status {
+            StatusCode::CREATED => sold += 1,
+            StatusCode::CONFLICT => {
+                assert_eq!(body["error"], "price_type_sold_out", "{body}");
+                assert_eq!(body["price_type"], "student");
+                refused += 1;
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert_eq!((sold, refused), (10, 50));
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM order_lines l JOIN price_types pt ON pt.id = l.price_type_id
+              WHERE pt.code = 'student'"
+        )
+        .await,
+        10
+    );
+    assert_eq!(
+        app.count("SELECT sold::bigint FROM price_types WHERE code = 'student'")
+            .await,
+        10
+    );
+    // Every refused buyer still holds their seat, and buys it as an adult.
+    for (buyer, hold, _) in &buyers {
+        let (status, body) = purchase_as(buyer, hold, json!({})).await;
+        assert!(
+            status == StatusCode::CREATED || body["error"] == "already_purchased",
+            "{status}: {body}"
+        );
+    }
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 60);
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM order_lines l JOIN price_types pt ON pt.id = l.price_type_id
+              WHERE pt.code = 'adult'"
+        )
+        .await,
+        50
+    );
+    app.no_breaches().await;
+}
