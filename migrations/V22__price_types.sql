@@ -37,3 +37,7 @@ CREATE TABLE price_type_prices (
 -- The type each sold seat was sold as (NULL: the event had no types).
 ALTER TABLE order_lines ADD COLUMN price_type_id bigint REFERENCES price_types;
 CREATE INDEX order_lines_price_type ON order_lines (price_type_id) WHERE price_type_id IS NOT NULL;
+-- And each ticket's, kept when a refund removes its line: the ticket page,
+-- the order, the door and the reports say it.
+ALTER TABLE tickets ADD COLUMN price_type_id bigint REFERENCES price_types;
+CREATE INDEX tickets_price_type ON tickets (price_type_id) WHERE price_type_id IS NOT NULL;

@@ -127,7 +127,8 @@ async fn replace_in(
             None => {
                 let in_use: bool = tx
                     .query_one(
-                        "SELECT $2 > 0 OR EXISTS (SELECT 1 FROM order_lines WHERE price_type_id = $1)",
+                        "SELECT $2 > 0 OR EXISTS (SELECT 1 FROM order_lines WHERE price_type_id = $1)
+                                OR EXISTS (SELECT 1 FROM tickets WHERE price_type_id = $1)",
                         &[id, sold],
                     )
                     .await?

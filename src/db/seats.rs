@@ -613,6 +613,13 @@ pub async fn return_sold(
         .prepare_cached(
             "WITH line AS (
                  DELETE FROM order_lines WHERE order_id = $1 AND seat_id = ANY($2)
+                 RETURNING price_type_id
+             ), given_back AS (
+                 -- A refunded seat's type gets its place back under its quota.
+                 UPDATE price_types pt SET sold = pt.sold - returned.n
+                   FROM (SELECT price_type_id, count(*)::int AS n FROM line
+                          WHERE price_type_id IS NOT NULL GROUP BY price_type_id) returned
+                  WHERE pt.id = returned.price_type_id
              )
              UPDATE seats SET status = 'AVAILABLE', order_id = NULL
               WHERE id = ANY($2) AND order_id = $1 AND status = 'SOLD'

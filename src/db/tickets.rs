@@ -15,18 +15,19 @@ use crate::error::{AppError, AppResult};
 /// issued. The caller sends exactly as many codes as places it sold, and
 /// refuses the sale if fewer tickets come back.
 pub const ISSUE: &str = "WITH places AS (
-         SELECT l.seat_id, NULL::bigint AS area_id, l.price_cents
+         SELECT l.seat_id, NULL::bigint AS area_id, l.price_cents, l.price_type_id
            FROM order_lines l WHERE l.order_id = $1
          UNION ALL
-         SELECT NULL, g.area_id, g.price_cents
+         SELECT NULL, g.area_id, g.price_cents, NULL
            FROM ga_tickets g CROSS JOIN generate_series(1, g.quantity)
           WHERE g.order_id = $1
      ), numbered AS (
          SELECT places.*, row_number() OVER (ORDER BY area_id NULLS FIRST, seat_id) AS n
            FROM places
      )
-     INSERT INTO tickets (code, event_id, order_id, seat_id, ga_area_id, price_cents)
-     SELECT c.code, $2, $1, numbered.seat_id, numbered.area_id, numbered.price_cents
+     INSERT INTO tickets (code, event_id, order_id, seat_id, ga_area_id, price_cents, price_type_id)
+     SELECT c.code, $2, $1, numbered.seat_id, numbered.area_id, numbered.price_cents,
+            numbered.price_type_id
        FROM numbered JOIN unnest($3::text[]) WITH ORDINALITY AS c(code, n) USING (n)
   RETURNING code, seat_id, ga_area_id";
 
@@ -95,6 +96,16 @@ pub struct Ticket {
     /// The door device that admitted it, when it said (door.js does).
     pub admitted_device: Option<String>,
     pub voided_at: Option<OffsetDateTime>,
+    /// The price type it was sold as (code, and its label in the
+    /// request's language), when the event sells types.
+    pub price_type: Option<SoldAs>,
+}
+
+/// The price type a ticket was sold as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SoldAs {
+    pub code: String,
+    pub label: String,
 }
 
 /// Where a ticket stands: refunded, admitted, or good for the door.
@@ -143,6 +154,15 @@ impl Ticket {
         }
     }
 
+    /// What was bought: the tier, and the price type when there is one
+    /// ("Standard · Child").
+    pub fn kind(&self) -> String {
+        match &self.price_type {
+            Some(sold_as) => format!("{} · {}", self.tier_name, sold_as.label),
+            None => self.tier_name.clone(),
+        }
+    }
+
     /// "Stalls C7", as the door shows it in large type.
     pub fn short_place(&self) -> String {
         match (&self.row, &self.seat) {
@@ -156,14 +176,16 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             e.starts_at, e.currency, e.time_zone, t.order_id, o.buyer_name, t.seat_id,
             coalesce(sec.name, a.name) AS section, s.row_label, s.seat_label,
             p.name AS tier_name, t.price_cents::bigint AS price_cents,
-            t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at
+            t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at,
+            pt.code AS price_type_code, pt.labels::text AS price_type_labels
        FROM tickets t
        JOIN events e ON e.id = t.event_id
        JOIN orders o ON o.id = t.order_id
        LEFT JOIN seats s ON s.id = t.seat_id
        LEFT JOIN sections sec ON sec.id = s.section_id
        LEFT JOIN ga_areas a ON a.id = t.ga_area_id
-       JOIN price_tiers p ON p.id = coalesce(s.tier_id, a.tier_id)";
+       JOIN price_tiers p ON p.id = coalesce(s.tier_id, a.tier_id)
+       LEFT JOIN price_types pt ON pt.id = t.price_type_id";
 
 fn ticket(row: &tokio_postgres::Row) -> Ticket {
     Ticket {
@@ -189,6 +211,17 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
         admitted_gate: row.get("admitted_gate"),
         admitted_device: row.get("admitted_device"),
         voided_at: row.get("voided_at"),
+        price_type: row
+            .get::<_, Option<String>>("price_type_code")
+            .map(|code| SoldAs {
+                label: crate::domain::price_type::label_in(
+                    row.get::<_, Option<&str>>("price_type_labels")
+                        .unwrap_or("{}"),
+                    crate::i18n::current().tag(),
+                )
+                .unwrap_or_else(|| code.clone()),
+                code,
+            }),
     }
 }
 

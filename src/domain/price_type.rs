@@ -130,6 +130,13 @@ pub fn choices(sent: BTreeMap<String, String>) -> Result<BTreeMap<SeatId, String
         .collect()
 }
 
+/// A type's label in `lang`, else in English, from its labels as stored
+/// (a JSON object by language tag).
+pub fn label_in(labels_json: &str, lang: &str) -> Option<String> {
+    let labels: BTreeMap<String, String> = serde_json::from_str(labels_json).ok()?;
+    labels.get(lang).or_else(|| labels.get("en")).cloned()
+}
+
 /// A type as a purchase sees it: its id, code, limits and prices by tier id.
 #[derive(Debug, Clone)]
 pub struct OnSale {

@@ -274,3 +274,58 @@ async fn a_quota_of_ten_raced_by_sixty_buyers_sells_exactly_ten() {
     );
     app.no_breaches().await;
 }
+
+/// The type travels with the ticket (the order's JSON, the door's answer),
+/// and a refund gives its place back under the quota.
+#[tokio::test]
+async fn a_ticket_says_its_type_and_a_refund_gives_the_quota_back() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    assert_eq!(
+        put_types(&app, &key, event.id, offer(Some(1))).await.0,
+        StatusCode::OK
+    );
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[s[0]]).await;
+    let (status, order) = purchase_as(&buyer, &hold, json!({ s[0].to_string(): "student" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let order_id = id_segment(&order["order_id"]);
+    let (status, shown) = buyer.get(&format!("/api/orders/{order_id}")).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["tickets"][0]["price_type"], "student");
+    assert_eq!(shown["tickets"][0]["price_cents"], 3000);
+
+    // The quota of one is spent: a second student is refused.
+    let other = app.buyer();
+    let (_, other_hold) = other.hold(event.id, &[s[1]]).await;
+    let (status, body) =
+        purchase_as(&other, &other_hold, json!({ s[1].to_string(): "student" })).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+
+    // Refunded, the place comes back, and the second student gets it.
+    let refunded = reqwest::Client::new()
+        .post(format!(
+            "{}/api/staff/events/{}/orders/{order_id}/refund",
+            app.base, event.id
+        ))
+        .bearer_auth(&key)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refunded.status(), StatusCode::OK);
+    assert_eq!(
+        app.count("SELECT sold::bigint FROM price_types WHERE code = 'student'")
+            .await,
+        0
+    );
+    let (status, body) =
+        purchase_as(&other, &other_hold, json!({ s[1].to_string(): "student" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // The refunded ticket still says what it was.
+    let (_, shown) = buyer.get(&format!("/api/orders/{order_id}")).await;
+    assert_eq!(shown["tickets"][0]["price_type"], "student");
+    app.no_breaches().await;
+}

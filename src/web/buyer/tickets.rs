@@ -70,7 +70,7 @@ impl TicketView {
             code: ticket.code.to_string(),
             code_grouped: ticket.code.grouped(),
             place: ticket.place(),
-            tier: ticket.tier_name.clone(),
+            tier: ticket.kind(),
             price: ticket.locale.price(ticket.price_cents),
             status,
             status_text,
@@ -249,6 +249,9 @@ pub(crate) struct TicketJson {
     place: String,
     seat_id: Option<crate::domain::ids::SeatId>,
     tier: String,
+    /// The price type's code ("child"), when the event sells types.
+    price_type: Option<String>,
+    /// What was paid for it, after its type.
     price_cents: i64,
     status: &'static str,
     url: String,
@@ -323,6 +326,7 @@ pub(crate) async fn order_json(
                 place: ticket.place(),
                 seat_id: ticket.seat_id,
                 tier: ticket.tier_name.clone(),
+                price_type: ticket.price_type.as_ref().map(|t| t.code.clone()),
                 price_cents: ticket.price_cents,
                 status: ticket.state().as_str(),
                 url: format!("/tickets/{}", ticket.code),

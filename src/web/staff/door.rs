@@ -51,8 +51,12 @@ fn scan_result(admission: &Admission) -> ScanResult {
     match admission {
         Admission::Admitted(ticket) => ScanResult {
             verdict: "admit",
-            headline: format!("Admit — {}", ticket.short_place()),
-            detail: format!("{} · {}", ticket.tier_name, ticket.buyer_name),
+            // "Admit — Child — Stalls C7": the type is what a steward checks.
+            headline: match &ticket.price_type {
+                Some(sold_as) => format!("Admit — {} — {}", sold_as.label, ticket.short_place()),
+                None => format!("Admit — {}", ticket.short_place()),
+            },
+            detail: format!("{} · {}", ticket.kind(), ticket.buyer_name),
         },
         Admission::AlreadyAdmitted(ticket) => ScanResult {
             verdict: "refuse",

@@ -201,7 +201,7 @@ async fn order_page(
         rows.push(StaffTicket {
             id: ticket.id,
             place: ticket.place(),
-            tier: ticket.tier_name.clone(),
+            tier: ticket.kind(),
             price: locale.price(ticket.price_cents),
             status,
             status_text,
