@@ -13,6 +13,7 @@
 //   map.js, zoom.js    zoom and pan (the sums pure, tests/js)
 //   filters.js         price and attribute filters
 //   picks.js           picking a seat
+//   price-types.js     a seat's ticket type, and the total it makes
 //   notices.js         notices, and errors from requests
 //   buttons.js         confirm, print, checkout
 
@@ -25,6 +26,7 @@ import { initLive, scheduleExpiryRefresh } from "./app/live.js";
 import { initMap } from "./app/map.js";
 import { initNotices } from "./app/notices.js";
 import { initPicks } from "./app/picks.js";
+import { initPriceTypes } from "./app/price-types.js";
 
 // Swapped-in seats arrive without tabindex and may carry new expiries.
 let pending = false;
@@ -40,6 +42,7 @@ initLive(afterUpdate);
 initBestAvailable();
 initKeyboard();
 initPicks();
+initPriceTypes();
 initButtons();
 document.addEventListener("htmx:afterSettle", afterUpdate);
 document.addEventListener("htmx:oobAfterSwap", afterUpdate);

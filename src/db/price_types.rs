@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::ids::{Actor, EventId, HoldId, SeatId};
-use crate::domain::price_type::{self, HeldSeat, OnSale, PriceTypeSpec, PricedLine};
+use crate::domain::price_type::{self, HeldSeat, OnSale, PriceTypeSpec, PricedLine, TypeOffer};
 use crate::error::{AppError, AppResult, Conflict, Invalid};
 
 /// A type as staff read it back.
@@ -207,6 +207,43 @@ async fn replace_in(
     )
     .await?;
     for_event(tx, event_id).await
+}
+
+/// The event's open types as the hold panel offers them, in order (none
+/// when the event sells no types).
+pub async fn for_panel(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Vec<TypeOffer>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT pt.code, pt.labels::text AS labels,
+                    coalesce(array_agg(t.code) FILTER (WHERE t.id IS NOT NULL), '{}') AS tiers,
+                    coalesce(array_agg(p.price_cents) FILTER (WHERE t.id IS NOT NULL), '{}') AS prices
+               FROM price_types pt
+               LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
+               LEFT JOIN price_tiers t ON t.id = p.tier_id
+              WHERE pt.event_id = $1 AND NOT pt.closed
+              GROUP BY pt.id ORDER BY pt.sort_order, pt.id",
+        )
+        .await?;
+    let lang = crate::i18n::current().tag();
+    Ok(client
+        .query(&statement, &[&event_id])
+        .await?
+        .iter()
+        .map(|row| {
+            let code: String = row.get("code");
+            let tiers: Vec<String> = row.get("tiers");
+            let prices: Vec<i32> = row.get("prices");
+            TypeOffer {
+                label: price_type::label_in(row.get("labels"), lang)
+                    .unwrap_or_else(|| code.clone()),
+                code,
+                prices: tiers.into_iter().zip(prices).collect(),
+            }
+        })
+        .collect())
 }
 
 /// What a purchase needs to price a hold as types: the event's types (open

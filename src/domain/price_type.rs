@@ -137,6 +137,31 @@ pub fn label_in(labels_json: &str, lang: &str) -> Option<String> {
     labels.get(lang).or_else(|| labels.get("en")).cloned()
 }
 
+/// An open type as the hold panel offers it: its label in the page's
+/// language and its price by tier code.
+#[derive(Debug, Clone)]
+pub struct TypeOffer {
+    pub code: String,
+    pub label: String,
+    pub prices: HashMap<String, i32>,
+}
+
+/// A checkout form's type choices: its `type_<seat id>` fields (others are
+/// the form's own), read as [`choices`] reads the API's.
+pub fn form_choices<'a>(
+    fields: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Result<BTreeMap<SeatId, String>, Invalid> {
+    choices(
+        fields
+            .into_iter()
+            .filter_map(|(name, code)| {
+                name.strip_prefix("type_")
+                    .map(|seat| (seat.to_string(), code.clone()))
+            })
+            .collect(),
+    )
+}
+
 /// A type as a purchase sees it: its id, code, limits and prices by tier id.
 #[derive(Debug, Clone)]
 pub struct OnSale {

@@ -156,6 +156,7 @@ hold-release-seat = { $seat } freigeben
 hold-release-all = Alle freigeben
 hold-release-all-confirm = Alle Ihre Plätze freigeben? Sie gehen sofort wieder in den Verkauf.
 hold-total = Gesamt
+hold-ticket-type = Ticketart für { $seat }
 selection-summary = { $tickets ->
     [0] { $seats ->
         [one] 1 Platz

@@ -133,6 +133,7 @@ hold-release-seat = Libérer { $seat }
 hold-release-all = Tout libérer
 hold-release-all-confirm = Libérer toutes vos places ? Elles reviennent aussitôt en vente.
 hold-total = Total
+hold-ticket-type = Type de billet pour { $seat }
 selection-summary = { $tickets ->
     [0] { $seats ->
         [one] { $seats } place

@@ -28,7 +28,7 @@ pub async fn csrf_from(buyer: &Api, page_path: &str) -> String {
 
 /// Posts a form with the session's CSRF token, read from the event page
 /// `path` belongs to (`/events/{id}/...`).
-async fn post_form(
+pub async fn post_form(
     buyer: &Api,
     path: &str,
     form: &[(&str, String)],

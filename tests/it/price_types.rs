@@ -329,3 +329,62 @@ async fn a_ticket_says_its_type_and_a_refund_gives_the_quota_back() {
     assert_eq!(shown["tickets"][0]["price_type"], "student");
     app.no_breaches().await;
 }
+
+/// On the page: each held seat offers the types its tier has a price in,
+/// each option naming its price; the buy form sells the chosen ones.
+#[tokio::test]
+async fn the_hold_panel_offers_each_seat_its_types_and_the_form_buys_them() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    assert_eq!(
+        put_types(&app, &key, event.id, offer(None)).await.0,
+        StatusCode::OK
+    );
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    buyer.hold(event.id, &[s[0], s[1]]).await;
+    let map = format!("/events/{}", event.id);
+    let (status, html) = crate::pages::page(&buyer, &map).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        html.contains(&format!("name=\"type_{}\" form=\"buy-form\"", s[0])),
+        "a type select per seat"
+    );
+    assert!(html.contains("Adult · €55"), "each option names its price");
+    assert!(html.contains("Child · €25"));
+    // Priced as the default type (adult), not the tier (€45).
+    assert!(html.contains("Buy for €110"), "{html}");
+
+    let response = crate::pages::post_form(
+        &buyer,
+        &format!("{map}/purchase"),
+        &[
+            ("name", "Grace Hopper".into()),
+            ("email", "grace@example.com".into()),
+            (&format!("type_{}", s[1]), "child".into()),
+        ],
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert!(
+        response.headers()["location"]
+            .to_str()
+            .unwrap()
+            .starts_with("/orders/")
+    );
+    let paid: Vec<(i64, i32)> = app
+        .sql()
+        .await
+        .query(
+            "SELECT seat_id, price_cents FROM order_lines ORDER BY seat_id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(paid, [(s[0], 5500), (s[1], 2500)]);
+}

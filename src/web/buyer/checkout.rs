@@ -18,12 +18,28 @@ use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
 use crate::words::{message, refusal_notice};
 
+/// The hold panel's buy form: who buys, and each seat's price type
+/// (`type_<seat id>` fields, when the event sells types).
+#[derive(serde::Deserialize)]
+pub(crate) struct PurchaseForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+    #[serde(flatten)]
+    other: std::collections::HashMap<String, String>,
+}
+
 pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     buyer: Buyer,
-    CsrfForm(form): CsrfForm<BuyerFields>,
+    CsrfForm(sent): CsrfForm<PurchaseForm>,
 ) -> AppResult<Response> {
+    let form = BuyerFields {
+        name: sent.name,
+        email: sent.email,
+    };
     let back = Redirect::to(&format!("/events/{event_id}"));
     let client = state.pool.get().await?;
     let latest = db::holds::latest_for_buyer(&client, event_id, buyer.id).await?;
@@ -60,14 +76,21 @@ pub(crate) async fn purchase(
         }
         Err(other) => return Err(other),
     };
+    let price_types = match crate::domain::price_type::form_choices(&sent.other) {
+        Ok(chosen) => chosen,
+        Err(invalid) => {
+            let text = refusal_notice(AppError::Invalid(invalid))?;
+            push_notice(&buyer.session, &Notice::new(NoticeKind::Error, text)).await?;
+            return Ok(back.into_response());
+        }
+    };
     let bought = db::orders::purchase(
         &state.pool,
         hold.id,
         buyer.id,
         &details,
         state.config.payments.window,
-        // The page's form sells every seat as the default type.
-        &std::collections::BTreeMap::new(),
+        &price_types,
     )
     .await;
     let refusal = match bought {

@@ -381,6 +381,8 @@ pub(crate) struct PanelReads {
     areas: Vec<GaAreaView>,
     pub tiers: Vec<Tier>,
     released_by_box_office: bool,
+    /// The price types a held seat may be bought as (read with a hold only).
+    types: Vec<crate::domain::price_type::TypeOffer>,
 }
 
 impl PanelReads {
@@ -391,7 +393,7 @@ impl PanelReads {
         buyer_id: BuyerId,
         hold: Option<&Hold>,
     ) -> AppResult<PanelReads> {
-        let (areas, tiers, latest) = tokio::join!(
+        let (areas, tiers, latest, types) = tokio::join!(
             db::ga::areas(client, event_id, hold.map(|h| h.id)),
             db::events::tiers(client, event_id),
             async {
@@ -399,12 +401,19 @@ impl PanelReads {
                     Some(_) => Ok(None),
                     None => db::holds::latest_for_buyer(client, event_id, buyer_id).await,
                 }
+            },
+            async {
+                match hold {
+                    Some(_) => db::price_types::for_panel(client, event_id).await,
+                    None => Ok(Vec::new()),
+                }
             }
         );
         Ok(PanelReads {
             areas: areas?,
             tiers: tiers?,
             released_by_box_office: latest?.is_some_and(|hold| hold.released_by_staff),
+            types: types?,
         })
     }
 
@@ -426,6 +435,9 @@ impl PanelReads {
             csrf,
         );
         panel.released_by_box_office = hold.is_none() && self.released_by_box_office;
+        if let Some(hold) = hold {
+            panel.offer_types(&self.types, &held_refs, &self.areas, hold);
+        }
         panel
     }
 }

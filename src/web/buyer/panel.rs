@@ -8,6 +8,7 @@ use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::payment::PaymentMode;
+use crate::domain::price_type::TypeOffer;
 use crate::domain::seat::Seat;
 use crate::web::seat_view::{TierLegend, tier_legend};
 use crate::words::{rfc3339, seat_name};
@@ -38,6 +39,21 @@ pub struct HeldSeat {
     pub name: String,
     pub tier: String,
     pub price: String,
+    /// The price types it may be bought as (none when the event sells no
+    /// types), the first chosen.
+    pub choices: Vec<TypeChoice>,
+}
+
+/// One price type a held seat may be bought as.
+pub struct TypeChoice {
+    pub code: String,
+    /// "Child · €25.00": the price is in the option, so a page without
+    /// JavaScript shows each choice's cost.
+    pub text: String,
+    /// The price alone, and in minor units (the script totals them).
+    pub price: String,
+    pub cents: i64,
+    pub selected: bool,
 }
 
 /// "Need more time?": shown from `from` (the last 2 minutes) if unused.
@@ -72,6 +88,10 @@ pub struct HoldView {
     /// "Reserve" / "Reserve, pay €110 at the box office".
     pub buy_heading: String,
     pub buy_label: String,
+    /// The GA tickets' part of the total, in minor units, and the
+    /// currency's code: what the script re-totals chosen types with.
+    pub ga_cents: i64,
+    pub currency: String,
 }
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
@@ -133,6 +153,7 @@ impl HoldPanel {
                             name: seat_name(seat),
                             tier: seat.tier_name.clone(),
                             price: hold.locale.price(seat.price_cents),
+                            choices: Vec::new(),
                         })
                         .collect(),
                     ga: ga
@@ -159,17 +180,14 @@ impl HoldPanel {
                         PaymentMode::Online => "buy-heading-checkout",
                         PaymentMode::BoxOffice => "buy-heading-reserve",
                     }),
-                    buy_label: {
-                        let total = hold.locale.price(
+                    buy_label: buy_label(
+                        hold.payment,
+                        &hold.locale.price(
                             held.iter().map(|s| i64::from(s.price_cents)).sum::<i64>() + ga_cents,
-                        );
-                        let key = match hold.payment {
-                            PaymentMode::None => "buy-label-now",
-                            PaymentMode::Online => "buy-label-online",
-                            PaymentMode::BoxOffice => "buy-label-reserve",
-                        };
-                        crate::i18n::t1(key, "total", &total)
-                    },
+                        ),
+                    ),
+                    ga_cents,
+                    currency: hold.locale.currency.code(),
                 }
             });
         HoldPanel {
@@ -183,6 +201,67 @@ impl HoldPanel {
             oob: false,
         }
     }
+
+    /// Offers each held seat the price types its tier has a price in, the
+    /// first chosen, and prices the seat, the total and the button by the
+    /// choices (the event's types, when it sells them).
+    pub fn offer_types(
+        &mut self,
+        types: &[TypeOffer],
+        held: &[&Seat],
+        areas: &[GaAreaView],
+        hold: &Hold,
+    ) {
+        let Some(view) = self.hold.as_mut() else {
+            return;
+        };
+        if types.is_empty() {
+            return;
+        }
+        let mut seats_cents = 0;
+        for (shown, seat) in view.seats.iter_mut().zip(held) {
+            shown.choices = types
+                .iter()
+                .filter_map(|kind| {
+                    kind.prices.get(&seat.tier_code).map(|cents| {
+                        let price = hold.locale.price(i64::from(*cents));
+                        TypeChoice {
+                            code: kind.code.clone(),
+                            text: format!("{} · {price}", kind.label),
+                            price,
+                            cents: i64::from(*cents),
+                            selected: false,
+                        }
+                    })
+                })
+                .collect();
+            if let Some(first) = shown.choices.first_mut() {
+                first.selected = true;
+                shown.price = first.price.clone();
+                seats_cents += first.cents;
+            } else {
+                seats_cents += i64::from(seat.price_cents);
+            }
+        }
+        let ga_cents: i64 = areas
+            .iter()
+            .filter(|area| area.mine > 0)
+            .map(|area| i64::from(area.price_cents) * i64::from(area.mine))
+            .sum();
+        view.ga_cents = ga_cents;
+        let total = hold.locale.price(seats_cents + ga_cents);
+        view.buy_label = buy_label(hold.payment, &total);
+        view.total = total;
+    }
+}
+
+fn buy_label(payment: PaymentMode, total: &str) -> String {
+    let key = match payment {
+        PaymentMode::None => "buy-label-now",
+        PaymentMode::Online => "buy-label-online",
+        PaymentMode::BoxOffice => "buy-label-reserve",
+    };
+    crate::i18n::t1(key, "total", total)
 }
 
 /// A general-admission area on the map: what is left, and a picker.
