@@ -172,6 +172,10 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::UnknownPriceType(code) => {
             format!("This event doesn't sell a price type {}.", quoted(code))
         }
+        Invalid::PromoCode(rule) => format!("This promo code can't be made: {rule}."),
+        Invalid::PromoCodeUnknown => "That promo code isn't one of this event's. Check its spelling; your seats are still held.".into(),
+        Invalid::PromoCodeExpired => "That promo code isn't valid now. Your seats are still held: buy without it, or with another.".into(),
+        Invalid::PromoCodeNotApplicable => "That promo code doesn't apply to any of these tickets. Your seats are still held.".into(),
         Invalid::PriceTypeRule(rule) => format!("That choice of ticket types can't be sold: {rule}."),
         Invalid::VenueHasNoTier(code) => format!("The venue has no tier {code:?}."),
         Invalid::MissingPrice { tier } => format!("Give a price for the {tier} tier."),
@@ -300,8 +304,10 @@ fn conflict_text(conflict: &Conflict) -> String {
              (\"closed\": true).",
             quoted(price_type)
         ),
-        Conflict::PriceTypesWithPayment => "Price types are sold only by events that take no \
-             payment, for now: set the event's payment to none first, or remove its price types."
+        Conflict::PromoCodeUsedUp => "That promo code has been used as often as it may be. Your seats are still held: buy without it.".into(),
+        Conflict::PromoCodeExists(code) => format!("This event already has a promo code {}.", quoted(code)),
+        Conflict::PriceTypesWithPayment => "Price types and promo codes are sold only by events \
+             that take no payment, for now: set the event's payment to none first, or remove them."
             .into(),
         Conflict::TierHasHolds { held } => format!(
             "{} of this tier {} held now, and their buyers were shown the price it has. Try \

@@ -238,6 +238,7 @@ async fn refund_in(
             )));
         }
     }
+    super::promo_codes::give_back_if_refunded(tx, order_id).await?;
     let amount_cents: i64 = voided
         .iter()
         .map(|row| i64::from(row.get::<_, i32>("price_cents")))

@@ -1,6 +1,5 @@
 //! Orders: turning a live hold into sold seats, and reading an order back.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -9,12 +8,15 @@ use uuid::Uuid;
 use super::ga;
 use super::payments::{self, PendingOrder};
 use super::tickets::{self, Issued};
-use super::{GenericClient, Pool, events, holds, outbox, price_types, retrying, webhooks};
+use super::{
+    GenericClient, Pool, events, holds, outbox, price_types, promo_codes, retrying, webhooks,
+};
 use crate::domain::hold::GaHeld;
 use crate::domain::hold::HoldState;
 use crate::domain::ids::AreaId;
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeatId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::locale::EventLocale;
+use crate::domain::price_type::{self, Choices};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
@@ -68,11 +70,11 @@ pub async fn purchase(
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
     online_window: Duration,
-    price_types: &BTreeMap<SeatId, String>,
+    choices: &Choices,
 ) -> AppResult<Purchased> {
     let outcome = retrying(|| {
         super::in_transaction(pool, async |tx| {
-            purchase_in(tx, hold_id, buyer_id, buyer, online_window, price_types).await
+            purchase_in(tx, hold_id, buyer_id, buyer, online_window, choices).await
         })
     })
     .await;
@@ -152,7 +154,7 @@ async fn purchase_in(
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
     online_window: Duration,
-    chosen: &BTreeMap<SeatId, String>,
+    choices: &Choices,
 ) -> AppResult<Purchased> {
     // The event's lock comes before the hold's, as in claims and closing.
     let event_id = holds::event_of(tx, hold_id, Some(buyer_id))
@@ -188,14 +190,14 @@ async fn purchase_in(
     }
 
     if !tally.has_price_types
-        && let Some(code) = chosen.values().next()
+        && let Some(code) = choices.types.values().next()
     {
         return Err(AppError::Invalid(Invalid::UnknownPriceType(code.clone())));
     }
     if payment.mode.waits_for_payment() {
         // Staff can't give types to an event that takes payment (nor
         // payment to one with types): a purchase never meets both.
-        if tally.has_price_types {
+        if tally.has_price_types || choices.promo_code.is_some() {
             return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
         }
         return payments::checkout_in(
@@ -212,15 +214,27 @@ async fn purchase_in(
         .await
         .map(Purchased::Pending);
     }
-    // Each seat priced as its type, and each type's quota counted, before
-    // anything is sold: a refusal rolls back with the hold as it was.
-    let priced = if tally.has_price_types {
+    // Each seat priced as its type, each type's quota counted, and the
+    // promo code redeemed and its use counted, before anything is sold: a
+    // refusal rolls back with the hold as it was.
+    let (priced, redeemed) = if tally.has_price_types || choices.promo_code.is_some() {
         let (types, held) = price_types::for_purchase(tx, hold.event_id, hold.id).await?;
-        let lines = crate::domain::price_type::price_lines(&held, &types, chosen)?;
-        price_types::count_sold(tx, &lines, &types).await?;
-        Some(lines)
+        let mut lines = match types.is_empty() {
+            true => price_type::tier_lines(&held),
+            false => price_type::price_lines(&held, &types, &choices.types)?,
+        };
+        if !types.is_empty() {
+            price_types::count_sold(tx, &lines, &types).await?;
+        }
+        let redeemed = match &choices.promo_code {
+            Some(code) => {
+                Some(promo_codes::redeem(tx, hold.event_id, code, &mut lines, &types).await?)
+            }
+            None => None,
+        };
+        (Some(lines), redeemed)
     } else {
-        None
+        (None, None)
     };
     let order_id = OrderId(Uuid::new_v4());
     let places = tally.seats as usize + crate::domain::hold::ga_ticket_count(&tally.ga);
@@ -283,8 +297,11 @@ async fn purchase_in(
         // The tickets are judged after the sale: fewer seats sold than
         // counted is the reason to give, not the tickets coming up short.
         sent_together!(sold, purchased);
-        return sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)
-            .map(Purchased::Paid);
+        let order = sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)?;
+        if let Some(redeemed) = &redeemed {
+            promo_codes::mark_order(tx, order_id, redeemed).await?;
+        }
+        return Ok(Purchased::Paid(order));
     }
     let (inserted, sold, purchased, issued) = tokio::join!(
         insert_order,
@@ -294,7 +311,11 @@ async fn purchase_in(
     );
     // The tickets are judged after the sale (`sold_whole`), as above.
     sent_together!(inserted, sold, purchased);
-    sold_whole(sold?, tally.seats, order_id, hold.event_id, issued).map(Purchased::Paid)
+    let order = sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)?;
+    if let Some(redeemed) = &redeemed {
+        promo_codes::mark_order(tx, order_id, redeemed).await?;
+    }
+    Ok(Purchased::Paid(order))
 }
 
 async fn sell_seats(
@@ -310,9 +331,19 @@ async fn sell_seats(
         }
         Some(lines) => {
             let sell = tx.prepare_cached(price_types::SELL_SEATS_PRICED).await?;
-            let (seats, cents, types) = price_types::line_arrays(lines);
-            tx.query(&sell, &[&order_id, &hold_id, &seats, &cents, &types])
-                .await?
+            let arrays = price_types::line_arrays(lines);
+            tx.query(
+                &sell,
+                &[
+                    &order_id,
+                    &hold_id,
+                    &arrays.seats,
+                    &arrays.cents,
+                    &arrays.types,
+                    &arrays.discounts,
+                ],
+            )
+            .await?
         }
     })
 }

@@ -279,7 +279,8 @@ pub(super) async fn for_purchase(
         .collect();
     let held = tx
         .query(
-            "SELECT id, tier_id FROM seats WHERE hold_id = $1 ORDER BY id",
+            "SELECT s.id, s.tier_id, t.price_cents FROM seats s JOIN price_tiers t ON t.id = s.tier_id
+              WHERE s.hold_id = $1 ORDER BY s.id",
             &[&hold_id],
         )
         .await?
@@ -287,6 +288,7 @@ pub(super) async fn for_purchase(
         .map(|row| HeldSeat {
             id: row.get(0),
             tier_id: row.get(1),
+            tier_price_cents: row.get(2),
         })
         .collect();
     Ok((types, held))
@@ -331,21 +333,26 @@ pub(super) const SELL_SEATS_PRICED: &str = "WITH sold AS (
           WHERE hold_id = $2 AND held_until > now()
       RETURNING id
      )
-     INSERT INTO order_lines (order_id, seat_id, price_cents, price_type_id)
-     SELECT $1, sold.id, line.price_cents, line.price_type_id
-       FROM sold JOIN unnest($3::bigint[], $4::int[], $5::bigint[])
-                      AS line(seat_id, price_cents, price_type_id) ON line.seat_id = sold.id
+     INSERT INTO order_lines (order_id, seat_id, price_cents, price_type_id, discount_cents)
+     SELECT $1, sold.id, line.price_cents, line.price_type_id, line.discount_cents
+       FROM sold JOIN unnest($3::bigint[], $4::int[], $5::bigint[], $6::int[])
+                      AS line(seat_id, price_cents, price_type_id, discount_cents)
+                   ON line.seat_id = sold.id
   RETURNING seat_id";
 
-/// The lines as `SELL_SEATS_PRICED`'s three arrays.
-pub(super) fn line_arrays(lines: &[PricedLine]) -> (Vec<SeatId>, Vec<i32>, Vec<i64>) {
-    let mut seats = Vec::with_capacity(lines.len());
-    let mut cents = Vec::with_capacity(lines.len());
-    let mut types = Vec::with_capacity(lines.len());
-    for line in lines {
-        seats.push(line.seat_id);
-        cents.push(line.price_cents);
-        types.push(line.price_type_id);
+/// The lines as `SELL_SEATS_PRICED`'s arrays.
+pub(super) struct LineArrays {
+    pub seats: Vec<SeatId>,
+    pub cents: Vec<i32>,
+    pub types: Vec<Option<i64>>,
+    pub discounts: Vec<i32>,
+}
+
+pub(super) fn line_arrays(lines: &[PricedLine]) -> LineArrays {
+    LineArrays {
+        seats: lines.iter().map(|l| l.seat_id).collect(),
+        cents: lines.iter().map(|l| l.price_cents).collect(),
+        types: lines.iter().map(|l| l.price_type_id).collect(),
+        discounts: lines.iter().map(|l| l.discount_cents).collect(),
     }
-    (seats, cents, types)
 }

@@ -114,6 +114,26 @@ pub fn check_list(specs: &[PriceTypeSpec], tiers: &BTreeSet<String>) -> Result<(
     Ok(())
 }
 
+/// What a buyer chose at checkout besides their seats: each seat's price
+/// type (those not named take the default), and a promo code.
+#[derive(Debug, Clone, Default)]
+pub struct Choices {
+    pub types: BTreeMap<SeatId, String>,
+    pub promo_code: Option<String>,
+}
+
+impl Choices {
+    /// A promo code as typed: blank is none; over 100 characters can't be
+    /// one (refused as unknown without a lookup).
+    pub fn with_code(mut self, code: Option<&str>) -> Choices {
+        self.promo_code = code
+            .map(str::trim)
+            .filter(|code| !code.is_empty())
+            .map(|code| code.chars().take(100).collect());
+        self
+    }
+}
+
 /// A purchase's choices as sent (seat id, as text, to type code), read:
 /// at most [`MAX_CHOICES`], each key a seat id.
 pub fn choices(sent: BTreeMap<String, String>) -> Result<BTreeMap<SeatId, String>, Invalid> {
@@ -177,14 +197,31 @@ pub struct OnSale {
 pub struct HeldSeat {
     pub id: SeatId,
     pub tier_id: i64,
+    /// Its tier's own price (what it sells at when the event has no types).
+    pub tier_price_cents: i32,
 }
 
 /// A seat's line: sold as which type, at what price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PricedLine {
     pub seat_id: SeatId,
-    pub price_type_id: i64,
+    /// None: the event sells no types (the tier's price).
+    pub price_type_id: Option<i64>,
+    /// What the buyer pays for it: its price less `discount_cents`.
     pub price_cents: i32,
+    pub discount_cents: i32,
+}
+
+/// Each held seat at its tier's price: an event with no types.
+pub fn tier_lines(held: &[HeldSeat]) -> Vec<PricedLine> {
+    held.iter()
+        .map(|seat| PricedLine {
+            seat_id: seat.id,
+            price_type_id: None,
+            price_cents: seat.tier_price_cents,
+            discount_cents: 0,
+        })
+        .collect()
 }
 
 /// Prices each held seat as the type the buyer chose for it (the default,
@@ -235,8 +272,9 @@ pub fn price_lines(
         }
         lines.push(PricedLine {
             seat_id: seat.id,
-            price_type_id: kind.id,
+            price_type_id: Some(kind.id),
             price_cents: *price,
+            discount_cents: 0,
         });
     }
     Ok(lines)
@@ -246,8 +284,8 @@ pub fn price_lines(
 /// quotas are counted (and so their rows locked) in.
 pub fn counts_by_type(lines: &[PricedLine]) -> Vec<(i64, i32)> {
     let mut counts: BTreeMap<i64, i32> = BTreeMap::new();
-    for line in lines {
-        *counts.entry(line.price_type_id).or_default() += 1;
+    for type_id in lines.iter().filter_map(|line| line.price_type_id) {
+        *counts.entry(type_id).or_default() += 1;
     }
     counts.into_iter().collect()
 }
@@ -317,10 +355,12 @@ mod tests {
             HeldSeat {
                 id: SeatId(7),
                 tier_id: 10,
+                tier_price_cents: 0,
             },
             HeldSeat {
                 id: SeatId(8),
                 tier_id: 11,
+                tier_price_cents: 0,
             },
         ];
         let chosen = BTreeMap::from([(SeatId(7), "child".to_string())]);
@@ -330,13 +370,15 @@ mod tests {
             [
                 PricedLine {
                     seat_id: SeatId(7),
-                    price_type_id: 3,
-                    price_cents: 2500
+                    price_type_id: Some(3),
+                    price_cents: 2500,
+                    discount_cents: 0,
                 },
                 PricedLine {
                     seat_id: SeatId(8),
-                    price_type_id: 2,
-                    price_cents: 4000
+                    price_type_id: Some(2),
+                    price_cents: 4000,
+                    discount_cents: 0,
                 },
             ]
         );
@@ -356,14 +398,17 @@ mod tests {
             HeldSeat {
                 id: SeatId(7),
                 tier_id: 10,
+                tier_price_cents: 0,
             },
             HeldSeat {
                 id: SeatId(8),
                 tier_id: 11,
+                tier_price_cents: 0,
             },
             HeldSeat {
                 id: SeatId(9),
                 tier_id: 10,
+                tier_price_cents: 0,
             },
         ];
         let child = |ids: &[i64]| -> BTreeMap<SeatId, String> {

@@ -90,6 +90,12 @@ error_codes! {
     PriceTypeSoldOut => "price_type_sold_out",
     PriceTypeInUse => "price_type_in_use",
     PriceTypesWithPayment => "price_types_with_payment",
+    InvalidPromoCode => "invalid_promo_code",
+    PromoCodeUnknown => "promo_code_unknown",
+    PromoCodeExpired => "promo_code_expired",
+    PromoCodeUsedUp => "promo_code_used_up",
+    PromoCodeNotApplicable => "promo_code_not_applicable",
+    PromoCodeExists => "promo_code_exists",
     ApiKeyExists => "api_key_exists",
     LastAdmin => "last_admin",
     WaitlistFirst => "waitlist_first",
@@ -337,6 +343,14 @@ pub enum Invalid {
     /// A purchase's choice of types that breaks a rule of the offer
     /// (a tier the type has no price for, `max_per_order`): the rule.
     PriceTypeRule(String),
+    /// A promo code staff make that breaks a rule: which, in words.
+    PromoCode(String),
+    /// A code the event doesn't have.
+    PromoCodeUnknown,
+    /// A code outside its window.
+    PromoCodeExpired,
+    /// A code that applies to none of the order's tickets.
+    PromoCodeNotApplicable,
 }
 
 /// Free wheelchair spaces in a section, offered when the one asked for
@@ -475,6 +489,10 @@ pub enum Conflict {
     /// Price types are sold only by events that take no payment, for now:
     /// setting them on one that does, or payment on one that has them.
     PriceTypesWithPayment,
+    /// A code whose uses are all taken.
+    PromoCodeUsedUp,
+    /// A code the event already has (by case-blind match).
+    PromoCodeExists(String),
 }
 
 /// A limit against hoarding or guessing.
@@ -539,6 +557,10 @@ impl Invalid {
             Invalid::PriceType(_) => ErrorCode::InvalidPriceType,
             Invalid::UnknownPriceType(_) => ErrorCode::UnknownPriceType,
             Invalid::PriceTypeRule(_) => ErrorCode::PriceTypeRule,
+            Invalid::PromoCode(_) => ErrorCode::InvalidPromoCode,
+            Invalid::PromoCodeUnknown => ErrorCode::PromoCodeUnknown,
+            Invalid::PromoCodeExpired => ErrorCode::PromoCodeExpired,
+            Invalid::PromoCodeNotApplicable => ErrorCode::PromoCodeNotApplicable,
         }
     }
 }
@@ -580,6 +602,8 @@ impl Conflict {
             Conflict::PriceTypeSoldOut { .. } => ErrorCode::PriceTypeSoldOut,
             Conflict::PriceTypeInUse { .. } => ErrorCode::PriceTypeInUse,
             Conflict::PriceTypesWithPayment => ErrorCode::PriceTypesWithPayment,
+            Conflict::PromoCodeUsedUp => ErrorCode::PromoCodeUsedUp,
+            Conflict::PromoCodeExists(_) => ErrorCode::PromoCodeExists,
             Conflict::TicketVoided => ErrorCode::TicketRefunded,
             Conflict::NotASeatTicket => ErrorCode::NotASeat,
             Conflict::NotSelling { status, .. } => match status {

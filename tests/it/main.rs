@@ -24,6 +24,7 @@ mod ops;
 mod pages;
 mod payments;
 mod price_types;
+mod promo_codes;
 mod purchase;
 mod races;
 mod replica;

@@ -34,7 +34,8 @@ pub async fn set_event_payment(
             let before: String = tx.query_one(&current, &[&event_id]).await?.get(0);
             let has_types: bool = tx
                 .query_one(
-                    "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)",
+                    "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)
+                         OR EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)",
                     &[&event_id],
                 )
                 .await?

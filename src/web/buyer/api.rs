@@ -511,6 +511,10 @@ pub(crate) struct PurchaseBody {
     /// named are sold as the event's default type (its first open one).
     #[serde(default)]
     price_types: std::collections::BTreeMap<String, String>,
+    /// A promo code, matched without regard to case.
+    #[serde(default)]
+    #[schema(max_length = 100)]
+    promo_code: Option<String>,
 }
 
 /// A purchase: the order, its seats, and a ticket per seat and GA place.
@@ -560,14 +564,18 @@ pub(crate) async fn purchase(
     ApiJson(body): ApiJson<PurchaseBody>,
 ) -> AppResult<impl IntoResponse> {
     let details = input_rules::buyer_details(&body.name, &body.email, crate::i18n::current())?;
-    let price_types = crate::domain::price_type::choices(body.price_types)?;
+    let choices = crate::domain::price_type::Choices {
+        types: crate::domain::price_type::choices(body.price_types)?,
+        promo_code: None,
+    }
+    .with_code(body.promo_code.as_deref());
     let bought = db::orders::purchase(
         &state.pool,
         hold_id,
         buyer.id,
         &details,
         state.config.payments.window,
-        &price_types,
+        &choices,
     )
     .await?;
     let order = match bought {

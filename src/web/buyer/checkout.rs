@@ -76,8 +76,12 @@ pub(crate) async fn purchase(
         }
         Err(other) => return Err(other),
     };
-    let price_types = match crate::domain::price_type::form_choices(&sent.other) {
-        Ok(chosen) => chosen,
+    let choices = match crate::domain::price_type::form_choices(&sent.other) {
+        Ok(types) => crate::domain::price_type::Choices {
+            types,
+            promo_code: None,
+        }
+        .with_code(sent.other.get("promo_code").map(String::as_str)),
         Err(invalid) => {
             let text = refusal_notice(AppError::Invalid(invalid))?;
             push_notice(&buyer.session, &Notice::new(NoticeKind::Error, text)).await?;
@@ -90,7 +94,7 @@ pub(crate) async fn purchase(
         buyer.id,
         &details,
         state.config.payments.window,
-        &price_types,
+        &choices,
     )
     .await;
     let refusal = match bought {

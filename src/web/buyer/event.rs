@@ -383,6 +383,8 @@ pub(crate) struct PanelReads {
     released_by_box_office: bool,
     /// The price types a held seat may be bought as (read with a hold only).
     types: Vec<crate::domain::price_type::TypeOffer>,
+    /// Whether the event has promo codes (read with a hold only).
+    has_codes: bool,
 }
 
 impl PanelReads {
@@ -393,7 +395,7 @@ impl PanelReads {
         buyer_id: BuyerId,
         hold: Option<&Hold>,
     ) -> AppResult<PanelReads> {
-        let (areas, tiers, latest, types) = tokio::join!(
+        let (areas, tiers, latest, types, has_codes) = tokio::join!(
             db::ga::areas(client, event_id, hold.map(|h| h.id)),
             db::events::tiers(client, event_id),
             async {
@@ -407,6 +409,12 @@ impl PanelReads {
                     Some(_) => db::price_types::for_panel(client, event_id).await,
                     None => Ok(Vec::new()),
                 }
+            },
+            async {
+                match hold {
+                    Some(_) => db::promo_codes::any(client, event_id).await,
+                    None => Ok(false),
+                }
             }
         );
         Ok(PanelReads {
@@ -414,6 +422,7 @@ impl PanelReads {
             tiers: tiers?,
             released_by_box_office: latest?.is_some_and(|hold| hold.released_by_staff),
             types: types?,
+            has_codes: has_codes?,
         })
     }
 
@@ -437,6 +446,9 @@ impl PanelReads {
         panel.released_by_box_office = hold.is_none() && self.released_by_box_office;
         if let Some(hold) = hold {
             panel.offer_types(&self.types, &held_refs, &self.areas, hold);
+            if let Some(view) = panel.hold.as_mut() {
+                view.offers_codes = self.has_codes;
+            }
         }
         panel
     }

@@ -92,6 +92,9 @@ pub struct HoldView {
     /// currency's code: what the script re-totals chosen types with.
     pub ga_cents: i64,
     pub currency: String,
+    /// Whether the event sells with price types or codes (the form then
+    /// asks for a code). Events that take payment have neither, for now.
+    pub offers_codes: bool,
 }
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
@@ -188,6 +191,7 @@ impl HoldPanel {
                     ),
                     ga_cents,
                     currency: hold.locale.currency.code(),
+                    offers_codes: false,
                 }
             });
         HoldPanel {

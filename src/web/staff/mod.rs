@@ -13,6 +13,7 @@ pub mod orders_api;
 pub mod payments;
 pub mod payments_api;
 pub mod price_types_api;
+pub mod promo_codes_api;
 pub mod reports;
 pub mod seats_api;
 pub mod sign_in;

@@ -1,0 +1,227 @@
+//! Promo codes' statements: staff making and listing them, and a purchase
+//! redeeming one in its own transaction, its use counted by a guarded
+//! update judged by the rows it touched (the `promo_code_within_uses`
+//! CHECK is the backstop); a full refund gives the use back.
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use super::{GenericClient, Pool, audit, retrying};
+use crate::domain::ids::{Actor, EventId, OrderId};
+use crate::domain::price_type::{OnSale, PricedLine};
+use crate::domain::promo::{self, Discount, PromoSpec};
+use crate::error::{AppError, AppResult, Conflict, Invalid};
+
+/// A code as staff read it back.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct PromoCodeView {
+    pub code: String,
+    pub percent_off: Option<i32>,
+    pub amount_off_cents: Option<i32>,
+    pub max_uses: Option<i32>,
+    /// Orders that used it (a fully refunded one gives its use back).
+    pub uses: i32,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub valid_from: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub valid_until: Option<OffsetDateTime>,
+    pub price_types: Option<Vec<String>>,
+}
+
+const VIEW_COLUMNS: &str =
+    "code, percent_off, amount_off_cents, max_uses, uses, valid_from, valid_until, price_types";
+
+fn view(row: &tokio_postgres::Row) -> PromoCodeView {
+    PromoCodeView {
+        code: row.get("code"),
+        percent_off: row.get("percent_off"),
+        amount_off_cents: row.get("amount_off_cents"),
+        max_uses: row.get("max_uses"),
+        uses: row.get("uses"),
+        valid_from: row.get("valid_from"),
+        valid_until: row.get("valid_until"),
+        price_types: row.get("price_types"),
+    }
+}
+
+/// Makes a code for the event (audited): `409 promo_code_exists` if it has
+/// one spelled the same, whatever the case.
+pub async fn create(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    spec: &PromoSpec,
+) -> AppResult<PromoCodeView> {
+    promo::check(spec)?;
+    retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            super::events::lock_for_closing(tx, event_id).await?;
+            let payment: String = tx
+                .query_one("SELECT payment FROM events WHERE id = $1", &[&event_id])
+                .await?
+                .get(0);
+            if payment != "none" {
+                return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
+            }
+            let (percent, amount) = match spec.discount {
+                Discount::Percent(p) => (Some(p), None),
+                Discount::Amount(a) => (None, Some(a)),
+            };
+            let row = tx
+                .query_opt(
+                    &format!(
+                        "INSERT INTO promo_codes (event_id, code, percent_off, amount_off_cents, max_uses,
+                                                  valid_from, valid_until, price_types)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                         ON CONFLICT (event_id, lower(code)) DO NOTHING
+                         RETURNING {VIEW_COLUMNS}"
+                    ),
+                    &[
+                        &event_id,
+                        &spec.code,
+                        &percent,
+                        &amount,
+                        &spec.max_uses,
+                        &spec.valid_from,
+                        &spec.valid_until,
+                        &spec.price_types,
+                    ],
+                )
+                .await?
+                .ok_or_else(|| AppError::Conflict(Conflict::PromoCodeExists(spec.code.clone())))?;
+            audit::record(
+                tx,
+                audit::Entry {
+                    actor: Some(actor),
+                    action: "create_promo_code",
+                    event_id: Some(event_id),
+                    hold_id: None,
+                    order_id: None,
+                    seat_ids: &[],
+                    detail: spec.code.clone(),
+                },
+            )
+            .await?;
+            Ok(view(&row))
+        })
+    })
+    .await
+}
+
+/// The event's codes, newest first, with their uses.
+pub async fn for_event(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<Vec<PromoCodeView>> {
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {VIEW_COLUMNS} FROM promo_codes WHERE event_id = $1 ORDER BY created_at DESC, id DESC"
+            ),
+            &[&event_id],
+        )
+        .await?;
+    Ok(rows.iter().map(view).collect())
+}
+
+/// Whether the event has any promo code (the buy form then asks for one).
+pub async fn any(client: &impl GenericClient, event_id: EventId) -> AppResult<bool> {
+    let statement = client
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)")
+        .await?;
+    Ok(client.query_one(&statement, &[&event_id]).await?.get(0))
+}
+
+/// A code redeemed by a purchase: which, and what it took off in all.
+pub(super) struct Redeemed {
+    pub promo_code_id: i64,
+    pub discount_cents: i64,
+}
+
+/// Redeems `code` for the lines (taking its discount off those it applies
+/// to) and counts the use, in the purchase's transaction: unknown, out of
+/// its window, applying to none of the lines, or used up, it refuses the
+/// whole purchase, and the transaction rolls back with the hold as it was.
+pub(super) async fn redeem(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    code: &str,
+    lines: &mut [PricedLine],
+    types: &[OnSale],
+) -> AppResult<Redeemed> {
+    let row = tx
+        .query_opt(
+            "SELECT id, percent_off, amount_off_cents, price_types,
+                    (valid_from IS NULL OR valid_from <= now())
+                      AND (valid_until IS NULL OR now() < valid_until) AS valid_now
+               FROM promo_codes WHERE event_id = $1 AND lower(code) = lower($2)",
+            &[&event_id, &code.trim()],
+        )
+        .await?
+        .ok_or(AppError::Invalid(Invalid::PromoCodeUnknown))?;
+    if !row.get::<_, bool>("valid_now") {
+        return Err(AppError::Invalid(Invalid::PromoCodeExpired));
+    }
+    let id: i64 = row.get("id");
+    let discount = promo::discount(
+        row.get::<_, Option<i32>>("percent_off").map(i64::from),
+        row.get::<_, Option<i32>>("amount_off_cents").map(i64::from),
+    )?;
+    let only: Option<Vec<String>> = row.get("price_types");
+    let type_code = |line: &PricedLine| {
+        line.price_type_id
+            .and_then(|id| types.iter().find(|t| t.id == id))
+            .map(|t| t.code.as_str())
+    };
+    let discount_cents = promo::apply(lines, discount, |line| match &only {
+        None => true,
+        Some(codes) => type_code(line).is_some_and(|code| codes.iter().any(|c| c == code)),
+    })?;
+    let counted = tx
+        .execute(
+            "UPDATE promo_codes SET uses = uses + 1
+              WHERE id = $1 AND (max_uses IS NULL OR uses < max_uses)",
+            &[&id],
+        )
+        .await?;
+    if counted == 0 {
+        return Err(AppError::Conflict(Conflict::PromoCodeUsedUp));
+    }
+    Ok(Redeemed {
+        promo_code_id: id,
+        discount_cents,
+    })
+}
+
+/// Records the code on the order.
+pub(super) async fn mark_order(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    redeemed: &Redeemed,
+) -> AppResult<()> {
+    tx.execute(
+        "UPDATE orders SET promo_code_id = $2, discount_cents = $3 WHERE id = $1",
+        &[&order_id, &redeemed.promo_code_id, &redeemed.discount_cents],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Gives the order's code its use back, once every ticket of the order is
+/// refunded (a full refund).
+pub(super) async fn give_back_if_refunded(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<()> {
+    tx.execute(
+        "UPDATE promo_codes p SET uses = p.uses - 1
+           FROM orders o
+          WHERE o.id = $1 AND p.id = o.promo_code_id AND p.uses > 0
+            AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id AND t.voided_at IS NULL)",
+        &[&order_id],
+    )
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,306 @@
+//! Promo codes (issue 47): a discount per ticket, each code's uses counted
+//! by PostgreSQL in the purchase's own transaction, given back by a full
+//! refund; every refusal leaves the hold as it was.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::api_keys::make_staff_key;
+use crate::support::{Api, TestApp, id_segment, spawn_app};
+use seatmap::domain::role::Role;
+
+async fn staff_call(
+    app: &TestApp,
+    key: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = reqwest::Client::new()
+        .request(method, format!("{}{path}", app.base))
+        .bearer_auth(key);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+async fn make_code(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+    staff_call(
+        app,
+        key,
+        reqwest::Method::POST,
+        &format!("/api/staff/events/{event_id}/promo-codes"),
+        Some(body),
+    )
+    .await
+}
+
+async fn buy(buyer: &Api, hold: &Value, code: Option<&str>) -> (StatusCode, Value) {
+    buyer
+        .post(
+            &format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"])),
+            json!({"name": "Ada", "email": "ada@example.com", "promo_code": code}),
+        )
+        .await
+}
+
+#[tokio::test]
+async fn a_code_takes_its_percentage_off_each_ticket_whatever_its_case() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    let (status, made) = make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "Spring20", "percent_off": 20, "max_uses": 5}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    // The same code in another case is the same code.
+    let (status, body) = make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "SPRING20", "amount_off_cents": 100}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "promo_code_exists");
+
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[s[0], s[1]]).await;
+    let (status, order) = buy(&buyer, &hold, Some(" spring20 ")).await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    // €45 less 20% is €36, each.
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT o.discount_cents, sum(l.price_cents)::bigint, sum(l.discount_cents)::bigint
+               FROM orders o JOIN order_lines l ON l.order_id = o.id GROUP BY o.id",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            row.get::<_, i64>(0),
+            row.get::<_, i64>(1),
+            row.get::<_, i64>(2)
+        ),
+        (1800, 7200, 1800)
+    );
+    let (_, shown) = buyer
+        .get(&format!("/api/orders/{}", id_segment(&order["order_id"])))
+        .await;
+    assert_eq!(shown["tickets"][0]["price_cents"], 3600);
+    let (_, listed) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/staff/events/{}/promo-codes", event.id),
+        None,
+    )
+    .await;
+    assert_eq!(listed["promo_codes"][0]["uses"], 1);
+}
+
+#[tokio::test]
+async fn unknown_expired_and_inapplicable_codes_are_refused_and_the_hold_stays() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    let past = seatmap_time(-2);
+    let yesterday = seatmap_time(-1);
+    assert_eq!(
+        make_code(&app, &key, event.id, json!({"code": "OLD", "amount_off_cents": 500, "valid_from": past, "valid_until": yesterday})).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        make_code(
+            &app,
+            &key,
+            event.id,
+            json!({"code": "STUDENTS", "percent_off": 10, "price_types": ["student"]})
+        )
+        .await
+        .0,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        make_code(
+            &app,
+            &key,
+            event.id,
+            json!({"code": "X", "percent_off": 10})
+        )
+        .await
+        .1["error"],
+        "invalid_promo_code"
+    );
+    assert_eq!(
+        make_code(
+            &app,
+            &key,
+            event.id,
+            json!({"code": "BOTH", "percent_off": 10, "amount_off_cents": 5})
+        )
+        .await
+        .1["error"],
+        "invalid_promo_code"
+    );
+
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    for (code, status, error) in [
+        (
+            "NOPE",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "promo_code_unknown",
+        ),
+        (
+            "old",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "promo_code_expired",
+        ),
+        (
+            "students",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "promo_code_not_applicable",
+        ),
+    ] {
+        let (got, body) = buy(&buyer, &hold, Some(code)).await;
+        assert_eq!(
+            (got, body["error"].as_str()),
+            (status, Some(error)),
+            "{code}: {body}"
+        );
+    }
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    assert_eq!(
+        app.count("SELECT sum(uses)::bigint FROM promo_codes").await,
+        0
+    );
+    let (status, body) = buy(&buyer, &hold, None).await;
+    assert_eq!(status, StatusCode::CREATED, "the hold is whole: {body}");
+}
+
+fn seatmap_time(days: i64) -> String {
+    (time::OffsetDateTime::now_utc() + time::Duration::days(days))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap()
+}
+
+/// 60 buyers pay with a 10-use code at once: exactly 10 orders carry it;
+/// the other 50 are told it is used up, and buy without it.
+#[tokio::test]
+async fn a_ten_use_code_raced_by_sixty_buyers_is_used_exactly_ten_times() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(6, 10).await;
+    assert_eq!(
+        make_code(
+            &app,
+            &key,
+            event.id,
+            json!({"code": "TEN", "amount_off_cents": 500, "max_uses": 10})
+        )
+        .await
+        .0,
+        StatusCode::CREATED
+    );
+    let mut buyers = Vec::new();
+    for seat in event.seat_ids.iter().take(60) {
+        let buyer = app.buyer();
+        let (status, hold) = buyer.hold(event.id, &[*seat]).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        buyers.push((buyer, hold));
+    }
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(buyers.len()));
+    let tasks: Vec<_> = buyers
+        .iter()
+        .map(|(buyer, hold)| {
+            let (buyer, hold, barrier) = (buyer.clone(), hold.clone(), barrier.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                buy(&buyer, &hold, Some("ten")).await
+            })
+        })
+        .collect();
+    let (mut used, mut refused) = (0, 0);
+    for task in tasks {
+        let (status, body) = task.await.unwrap();
+        match status {
+            StatusCode::CREATED => used += 1,
+            StatusCode::CONFLICT => {
+                assert_eq!(body["error"], "promo_code_used_up", "{body}");
+                refused += 1;
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert_eq!((used, refused), (10, 50));
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders WHERE promo_code_id IS NOT NULL")
+            .await,
+        10
+    );
+    assert_eq!(app.count("SELECT uses::bigint FROM promo_codes").await, 10);
+    for (buyer, hold) in &buyers {
+        let (status, body) = buy(buyer, hold, None).await;
+        assert!(
+            status == StatusCode::CREATED || body["error"] == "already_purchased",
+            "{status}: {body}"
+        );
+    }
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 60);
+    app.no_breaches().await;
+}
+
+/// A full refund gives the code's use back; the next buyer gets it.
+#[tokio::test]
+async fn a_full_refund_gives_the_codes_use_back() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "ONCE", "percent_off": 50, "max_uses": 1}),
+    )
+    .await;
+    let first = app.buyer();
+    let (_, first_hold) = first.hold(event.id, &[event.seat_ids[0]]).await;
+    let (status, order) = buy(&first, &first_hold, Some("ONCE")).await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let second = app.buyer();
+    let (_, second_hold) = second.hold(event.id, &[event.seat_ids[1]]).await;
+    assert_eq!(
+        buy(&second, &second_hold, Some("ONCE")).await.0,
+        StatusCode::CONFLICT
+    );
+    let (status, refunded) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::POST,
+        &format!(
+            "/api/staff/events/{}/orders/{}/refund",
+            event.id,
+            id_segment(&order["order_id"])
+        ),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{refunded}");
+    // It paid half of €45: that is what it gets back.
+    assert_eq!(refunded["amount_cents"], 2250);
+    let (status, body) = buy(&second, &second_hold, Some("ONCE")).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    app.no_breaches().await;
+}
