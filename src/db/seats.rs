@@ -589,11 +589,33 @@ pub async fn sell_at_box_office(
                     SET status = 'SOLD', order_id = $3, hold_id = NULL, held_until = NULL
                    FROM target WHERE s.id = target.id
               RETURNING s.id, s.tier_id
+             ), lines AS (
+                 -- An event that sells price types sells at the counter as
+                 -- the first open type priced for the seat's tier with
+                 -- places left; one with none, at the tier's price.
+                 INSERT INTO order_lines (order_id, seat_id, price_cents, price_type_id)
+                 SELECT $3, sold.id,
+                        CASE WHEN $4 THEN 0 ELSE coalesce(kind.price_cents, t.price_cents) END,
+                        kind.price_type_id
+                   FROM sold JOIN price_tiers t ON t.id = sold.tier_id
+                   LEFT JOIN LATERAL (
+                        SELECT p.price_type_id, p.price_cents
+                          FROM price_types pt
+                          JOIN price_type_prices p ON p.price_type_id = pt.id AND p.tier_id = sold.tier_id
+                         WHERE pt.event_id = $1 AND NOT pt.closed
+                           AND (pt.quota IS NULL OR pt.sold < pt.quota)
+                         ORDER BY pt.sort_order, pt.id LIMIT 1
+                   ) kind ON true
+              RETURNING seat_id, price_type_id
+             ), counted AS (
+                 -- Counted against the type's quota like any sale (its
+                 -- CHECK refuses the sale rather than pass the quota).
+                 UPDATE price_types pt SET sold = pt.sold + n.count
+                   FROM (SELECT price_type_id, count(*)::int AS count FROM lines
+                          WHERE price_type_id IS NOT NULL GROUP BY price_type_id) n
+                  WHERE pt.id = n.price_type_id
              )
-             INSERT INTO order_lines (order_id, seat_id, price_cents)
-             SELECT $3, sold.id, CASE WHEN $4 THEN 0 ELSE t.price_cents END
-               FROM sold JOIN price_tiers t ON t.id = sold.tier_id
-          RETURNING seat_id",
+             SELECT seat_id FROM lines",
         )
         .await?;
     let rows = client

@@ -388,3 +388,49 @@ async fn the_hold_panel_offers_each_seat_its_types_and_the_form_buys_them() {
         .collect();
     assert_eq!(paid, [(s[0], 5500), (s[1], 2500)]);
 }
+
+/// At the counter, an event with types sells each seat as the first open
+/// type priced for its tier, counted against that type's quota.
+#[tokio::test]
+async fn a_walk_up_sale_sells_as_the_default_type_and_counts_its_quota() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    assert_eq!(
+        put_types(&app, &key, event.id, offer(None)).await.0,
+        StatusCode::OK
+    );
+    let response = reqwest::Client::new()
+        .post(format!("{}/api/staff/events/{}/sales", app.base, event.id))
+        .bearer_auth(&key)
+        .json(&json!({"seat_ids": [event.seat_ids[0], event.seat_ids[1]], "name": "Walk Up", "tender": "cash"}))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let lines: Vec<(i32, String)> = app
+        .sql()
+        .await
+        .query(
+            "SELECT l.price_cents, pt.code FROM order_lines l
+               JOIN price_types pt ON pt.id = l.price_type_id ORDER BY l.seat_id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(
+        lines,
+        [(5500, "adult".to_string()), (5500, "adult".to_string())]
+    );
+    assert_eq!(
+        app.count("SELECT sold::bigint FROM price_types WHERE code = 'adult'")
+            .await,
+        2
+    );
+    app.no_breaches().await;
+}

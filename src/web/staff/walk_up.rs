@@ -305,8 +305,21 @@ async fn walk_up_sale(
                 .await?;
             return Ok(Err(sold));
         }
-        let seats = db::seats::by_ids(&client, event_id, &seat_ids, None).await?;
+        let mut seats = db::seats::by_ids(&client, event_id, &seat_ids, None).await?;
         let areas = db::ga::areas(&client, event_id, None).await?;
+        // An event with price types sells at the counter as the first open
+        // type priced for the seat's tier (`db::seats::sell_at_box_office`):
+        // the review says that price.
+        let types = db::price_types::for_panel(&client, event_id).await?;
+        for seat in &mut seats {
+            if let Some((kind, cents)) = types
+                .iter()
+                .find_map(|t| t.prices.get(&seat.tier_code).map(|c| (t, *c)))
+            {
+                seat.price_cents = cents;
+                seat.tier_name = format!("{} · {}", seat.tier_name, kind.label);
+            }
+        }
         let locale = crate::web::event_header::event_header(&state, event_id)
             .await?
             .locale;
