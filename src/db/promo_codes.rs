@@ -65,6 +65,17 @@ pub async fn create(
             if payment != "none" {
                 return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
             }
+            if let Some(named) = &spec.price_types {
+                let known: Vec<String> = tx
+                    .query("SELECT code FROM price_types WHERE event_id = $1", &[&event_id])
+                    .await?
+                    .iter()
+                    .map(|row| row.get(0))
+                    .collect();
+                if let Some(unknown) = named.iter().find(|code| !known.contains(code)) {
+                    return Err(AppError::Invalid(Invalid::UnknownPriceType(unknown.clone())));
+                }
+            }
             let (percent, amount) = match spec.discount {
                 Discount::Percent(p) => (Some(p), None),
                 Discount::Amount(a) => (None, Some(a)),

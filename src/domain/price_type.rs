@@ -224,8 +224,9 @@ pub fn tier_lines(held: &[HeldSeat]) -> Vec<PricedLine> {
         .collect()
 }
 
-/// Prices each held seat as the type the buyer chose for it (the default,
-/// the first open type, when they named none): a named seat that isn't in
+/// Prices each held seat as the type the buyer chose for it (the default
+/// when they named none: the first open type priced for the seat's tier,
+/// as the hold panel and the counter choose it): a named seat that isn't in
 /// the hold, an unknown or closed type, a type with no price for the seat's
 /// tier, or more of a type than its `max_per_order` is refused, naming the
 /// rule. `types` are in their order.
@@ -234,10 +235,6 @@ pub fn price_lines(
     types: &[OnSale],
     chosen: &BTreeMap<SeatId, String>,
 ) -> Result<Vec<PricedLine>, Invalid> {
-    let default = types
-        .iter()
-        .find(|t| !t.closed)
-        .ok_or_else(|| Invalid::PriceTypeRule("no price type is on sale".into()))?;
     for seat in chosen.keys() {
         if !held.iter().any(|h| h.id == *seat) {
             return Err(Invalid::PriceTypeRule(format!(
@@ -249,7 +246,12 @@ pub fn price_lines(
     let mut lines = Vec::with_capacity(held.len());
     for seat in held {
         let kind = match chosen.get(&seat.id) {
-            None => default,
+            None => types
+                .iter()
+                .find(|t| !t.closed && t.prices.contains_key(&seat.tier_id))
+                .ok_or_else(|| {
+                    Invalid::PriceTypeRule(format!("seat {} has no ticket type on sale", seat.id))
+                })?,
             Some(code) => types
                 .iter()
                 .find(|t| t.code == *code && !t.closed)

@@ -115,6 +115,32 @@ async fn unknown_expired_and_inapplicable_codes_are_refused_and_the_hold_stays()
     let app = spawn_app().await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
     let event = app.create_event(1, 4).await;
+    // Types, so that a code for students only has something to name.
+    let types = json!({"price_types": [
+        {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 4500}},
+        {"code": "student", "label": {"en": "Student"}, "prices": {"std": 3000}},
+    ]});
+    let (status, body) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::PUT,
+        &format!("/api/staff/events/{}/price-types", event.id),
+        Some(types),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        make_code(
+            &app,
+            &key,
+            event.id,
+            json!({"code": "TYPO", "percent_off": 10, "price_types": ["studnet"]})
+        )
+        .await
+        .1["error"],
+        "unknown_price_type",
+        "a code names only types the event has"
+    );
     let past = seatmap_time(-2);
     let yesterday = seatmap_time(-1);
     assert_eq!(
