@@ -173,6 +173,14 @@ async fn refund_in(
     order_id: OrderId,
     only: Option<&[TicketId]>,
 ) -> AppResult<Refunded> {
+    // Refunds of one order take turns: the one that voids its last ticket
+    // then sees every other refund's voids, and gives its promo code's use
+    // back (two at once each saw the other's ticket live, and neither did).
+    tx.execute(
+        "SELECT 1 FROM orders WHERE id = $1 AND event_id = $2 FOR NO KEY UPDATE",
+        &[&order_id, &event_id],
+    )
+    .await?;
     let void = tx
         .prepare_cached(
             "UPDATE tickets SET voided_at = now(), void_reason = 'refunded'

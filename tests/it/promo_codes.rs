@@ -330,3 +330,95 @@ async fn a_full_refund_gives_the_codes_use_back() {
     assert_eq!(status, StatusCode::CREATED, "{body}");
     app.no_breaches().await;
 }
+
+/// Two staff refund the two tickets of one order at once, one each: the
+/// order is then fully refunded, and the code's use comes back exactly
+/// once (each refund used to see the other's ticket live, and neither gave
+/// it back). A partial refund keeps it.
+#[tokio::test]
+async fn concurrent_partial_refunds_that_end_an_order_give_its_code_back_once() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "PAIR", "amount_off_cents": 500, "max_uses": 3}),
+    )
+    .await;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &event.seat_ids[0..2]).await;
+    let (status, order) = buy(&buyer, &hold, Some("pair")).await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let order_id = id_segment(&order["order_id"]);
+    let (_, staff_order) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/staff/events/{}/orders/{order_id}", event.id),
+        None,
+    )
+    .await;
+    let tickets: Vec<i64> = staff_order["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(tickets.len(), 2, "{staff_order}");
+    let path = format!("/api/staff/events/{}/orders/{order_id}/refund", event.id);
+    let (one, two) = tokio::join!(
+        staff_call(
+            &app,
+            &key,
+            reqwest::Method::POST,
+            &path,
+            Some(json!({"ticket_ids": [tickets[0]]}))
+        ),
+        staff_call(
+            &app,
+            &key,
+            reqwest::Method::POST,
+            &path,
+            Some(json!({"ticket_ids": [tickets[1]]}))
+        ),
+    );
+    assert_eq!(
+        (one.0, two.0),
+        (StatusCode::OK, StatusCode::OK),
+        "{} {}",
+        one.1,
+        two.1
+    );
+    assert_eq!(app.count("SELECT uses::bigint FROM promo_codes").await, 0);
+
+    // A partial refund keeps the use.
+    let (_, hold) = buyer.hold(event.id, &event.seat_ids[2..4]).await;
+    let (_, order) = buy(&buyer, &hold, Some("PAIR")).await;
+    let order_id = id_segment(&order["order_id"]);
+    let (_, staff_order) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/staff/events/{}/orders/{order_id}", event.id),
+        None,
+    )
+    .await;
+    let first = staff_order["tickets"][0]["id"].as_i64().unwrap();
+    let path = format!("/api/staff/events/{}/orders/{order_id}/refund", event.id);
+    assert_eq!(
+        staff_call(
+            &app,
+            &key,
+            reqwest::Method::POST,
+            &path,
+            Some(json!({"ticket_ids": [first]}))
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    assert_eq!(app.count("SELECT uses::bigint FROM promo_codes").await, 1);
+    app.no_breaches().await;
+}
