@@ -6,23 +6,20 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::api_keys::make_staff_key;
+use crate::promo_codes::staff_call;
 use crate::support::{TestApp, id_segment, spawn_app};
 use seatmap::domain::role::Role;
 
 /// Staff call the price-types API with a manager's key.
 async fn put_types(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
-    let response = reqwest::Client::new()
-        .put(format!(
-            "{}/api/staff/events/{event_id}/price-types",
-            app.base
-        ))
-        .bearer_auth(key)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status();
-    (status, response.json().await.unwrap_or(Value::Null))
+    staff_call(
+        app,
+        key,
+        reqwest::Method::PUT,
+        &format!("/api/staff/events/{event_id}/price-types"),
+        Some(body),
+    )
+    .await
 }
 
 fn offer(student_quota: Option<i64>) -> Value {
@@ -84,17 +81,14 @@ async fn each_seat_is_sold_at_its_chosen_types_price_and_staff_read_what_each_so
         ]
     );
 
-    let response = reqwest::Client::new()
-        .get(format!(
-            "{}/api/staff/events/{}/price-types",
-            app.base, event.id
-        ))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status();
-    let listed: Value = response.json().await.unwrap();
+    let (status, listed) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/staff/events/{}/price-types", event.id),
+        None,
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{listed}");
     let sold: Vec<(String, i64)> = listed["price_types"]
         .as_array()

@@ -9,7 +9,8 @@ use crate::api_keys::make_staff_key;
 use crate::support::{Api, TestApp, id_segment, spawn_app};
 use seatmap::domain::role::Role;
 
-async fn staff_call(
+/// A staff API call with a key: its status and JSON body.
+pub async fn staff_call(
     app: &TestApp,
     key: &str,
     method: reqwest::Method,
