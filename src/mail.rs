@@ -341,7 +341,7 @@ struct OrderConfirmation {
     venue: String,
     starts: String,
     tickets: Vec<TicketLine>,
-    total: String,
+    receipt: Vec<crate::i18n::receipt::ReceiptLine>,
     order_id: String,
     order_url: String,
     link_until: String,
@@ -377,7 +377,16 @@ async fn order_confirmation(
                 url: format!("{}/tickets/{}", links.public_url, ticket.code),
             })
             .collect(),
-        total: locale.price(valid.iter().map(|t| t.price_cents).sum::<i64>()),
+        receipt: match db::orders::find(client, order_id, None).await? {
+            Some(order) => crate::i18n::receipt::lines(
+                &order.receipt.totals,
+                order.receipt.tax,
+                order.receipt.promo_code.as_deref(),
+                order.receipt.refunded_cents,
+                locale,
+            ),
+            None => Vec::new(),
+        },
         order_id: order_id.to_string(),
         order_url: links.order_url(order_id, until),
         link_until: locale.time(until),

@@ -93,7 +93,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     if database.is_embedded() {
         let event_id = db::demo::seed_demo(&database.pool).await?;
         let arena_id = db::demo::seed_arena(&database.pool).await?;
-        tracing::info!(%event_id, %arena_id, "demo events ready");
+        let matinee_id = db::demo::seed_offer_demo(&database.pool).await?;
+        tracing::info!(%event_id, %arena_id, %matinee_id, "demo events ready");
     }
     let app = Application::build(config, &database).await?;
     println!("seatmap is running at http://{}/", app.addr);

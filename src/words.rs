@@ -112,6 +112,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
         Missing::SeatInEvent => t("error-no-seat-in-event"),
         Missing::Ticket => t("error-no-ticket"),
+        Missing::PromoCode => "This event has no such promo code.".into(),
         Missing::Seats(ids) => t1("error-no-seats", "ids", &joined(ids)),
         Missing::Areas(ids) => t1("error-no-areas", "ids", &joined(ids)),
     }
@@ -173,6 +174,7 @@ fn invalid_text(invalid: &Invalid) -> String {
             format!("This event doesn't sell a price type {}.", quoted(code))
         }
         Invalid::PromoCode(rule) => format!("This promo code can't be made: {rule}."),
+        Invalid::Charges(rule) => format!("These fees and tax can't be set: {rule}."),
         Invalid::PromoCodeUnknown => "That promo code isn't one of this event's. Check its spelling; your seats are still held.".into(),
         Invalid::PromoCodeExpired => "That promo code isn't valid now. Your seats are still held: buy without it, or with another.".into(),
         Invalid::PromoCodeNotApplicable => "That promo code doesn't apply to any of these tickets. Your seats are still held.".into(),
@@ -306,8 +308,9 @@ fn conflict_text(conflict: &Conflict) -> String {
         ),
         Conflict::PromoCodeUsedUp => "That promo code has been used as often as it may be. Your seats are still held: buy without it.".into(),
         Conflict::PromoCodeExists(code) => format!("This event already has a promo code {}.", quoted(code)),
-        Conflict::PriceTypesWithPayment => "Price types and promo codes are sold only by events \
-             that take no payment, for now: set the event's payment to none first, or remove them."
+        Conflict::PriceTypesWithPayment => "Price types, promo codes, booking fees and tax are sold \
+             only by events that take no payment, for now: set the event's payment to none first, \
+             or remove them."
             .into(),
         Conflict::TierHasHolds { held } => format!(
             "{} of this tier {} held now, and their buyers were shown the price it has. Try \

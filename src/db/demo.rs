@@ -89,3 +89,58 @@ pub async fn seed_demo(pool: &Pool) -> AppResult<EventId> {
         + time::Duration::days(30);
     create_event(pool, &demo_event(starts_at)).await
 }
+
+/// Seeds the offer's demo event (once): the demo hall sold as Adult, Child
+/// (only with an adult) and Student (50 of them), a Members type the code
+/// MEMBERS unlocks, a €1.50 booking fee, 19 % VAT included, and the code
+/// SPRING20 (20 % off, 100 orders). A newcomer sees the whole offer on it.
+pub async fn seed_offer_demo(pool: &Pool) -> AppResult<EventId> {
+    let starts_at = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or(OffsetDateTime::now_utc())
+        + time::Duration::days(31);
+    let mut spec = demo_event(starts_at);
+    spec.slug = Some("matinee".into());
+    spec.name = "Seatmap Philharmonic: Family Matinee".into();
+    let event_id = create_event(pool, &spec).await?;
+    let client = pool.get().await?;
+    // One statement: a second start finds the types there and adds nothing.
+    client
+        .execute(
+            "WITH offered AS (
+                 INSERT INTO price_types (event_id, code, labels, sort_order, quota, max_per_order,
+                                          hidden, requires)
+                 SELECT $1, t.code, t.labels::jsonb, t.sort_order, t.quota, t.max_per_order,
+                        t.hidden, t.requires
+                   FROM (VALUES
+                     ('adult', '{\"en\": \"Adult\", \"de\": \"Erwachsene\", \"fr\": \"Adulte\", \"es\": \"Adulto\"}', 0, NULL::int, NULL::int, false, NULL),
+                     ('child', '{\"en\": \"Child\", \"de\": \"Kind\", \"fr\": \"Enfant\", \"es\": \"Niño\"}', 1, NULL, 6, false, 'adult'),
+                     ('student', '{\"en\": \"Student\", \"de\": \"Studierende\", \"fr\": \"Étudiant\", \"es\": \"Estudiante\"}', 2, 50, NULL, false, NULL),
+                     ('members', '{\"en\": \"Members\", \"de\": \"Mitglieder\", \"fr\": \"Membres\", \"es\": \"Socios\"}', 3, NULL, NULL, true, NULL)
+                   ) AS t(code, labels, sort_order, quota, max_per_order, hidden, requires)
+                  WHERE NOT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)
+              RETURNING id, code
+             ), priced AS (
+                 INSERT INTO price_type_prices (event_id, price_type_id, tier_id, price_cents)
+                 SELECT $1, o.id, tier.id, p.cents
+                   FROM offered o
+                   JOIN (VALUES ('adult', 'premium', 8500), ('adult', 'standard', 5500), ('adult', 'value', 3000),
+                                ('child', 'premium', 4200), ('child', 'standard', 2500), ('child', 'value', 1500),
+                                ('student', 'standard', 3000), ('student', 'value', 2000),
+                                ('members', 'premium', 7000), ('members', 'standard', 4500), ('members', 'value', 2500))
+                        AS p(type_code, tier_code, cents) ON p.type_code = o.code
+                   JOIN price_tiers tier ON tier.event_id = $1 AND tier.code = p.tier_code
+             ), coded AS (
+                 INSERT INTO promo_codes (event_id, code, percent_off, amount_off_cents, max_uses, unlocks)
+                 SELECT $1, c.code, c.percent_off, c.amount_off, c.max_uses, c.unlocks
+                   FROM (VALUES ('SPRING20', 20, NULL::int, 100, NULL),
+                                ('MEMBERS', NULL, 500, NULL, 'members')) AS c(code, percent_off, amount_off, max_uses, unlocks)
+                  WHERE EXISTS (SELECT 1 FROM offered)
+             )
+             UPDATE events SET booking_fee_cents = 150, tax_rate = 19, tax_included = true
+              WHERE id = $1 AND EXISTS (SELECT 1 FROM offered)",
+            &[&event_id],
+        )
+        .await?;
+    Ok(event_id)
+}

@@ -183,10 +183,20 @@ async fn refund_in(
     .await?;
     let void = tx
         .prepare_cached(
-            "UPDATE tickets SET voided_at = now(), void_reason = 'refunded'
-              WHERE order_id = $1 AND event_id = $2 AND ($3::bigint[] IS NULL OR id = ANY($3))
-                AND voided_at IS NULL AND admitted_at IS NULL
-          RETURNING id, seat_id, ga_area_id, price_cents",
+            // Each ticket pays back its price after discount, the tax added
+            // on it, and its fee (with that tax) when the event's fees are
+            // refundable; included tax is inside the price already.
+            "UPDATE tickets SET voided_at = now(), void_reason = 'refunded',
+                    refunded_cents = tickets.price_cents
+                        + CASE WHEN o.tax_included THEN 0 ELSE tickets.tax_cents END
+                        + CASE WHEN NOT e.fees_refundable THEN 0
+                               WHEN o.tax_included THEN tickets.fee_cents
+                               ELSE tickets.fee_cents + tickets.fee_tax_cents END
+               FROM orders o JOIN events e ON e.id = o.event_id
+              WHERE o.id = $1 AND tickets.order_id = $1 AND tickets.event_id = $2
+                AND ($3::bigint[] IS NULL OR tickets.id = ANY($3))
+                AND tickets.voided_at IS NULL AND tickets.admitted_at IS NULL
+          RETURNING tickets.id, tickets.seat_id, tickets.ga_area_id, tickets.refunded_cents",
         )
         .await?;
     let voided = tx.query(&void, &[&order_id, &event_id, &only]).await?;
@@ -249,7 +259,7 @@ async fn refund_in(
     super::promo_codes::give_back_if_refunded(tx, order_id).await?;
     let amount_cents: i64 = voided
         .iter()
-        .map(|row| i64::from(row.get::<_, i32>("price_cents")))
+        .map(|row| row.get::<_, i64>("refunded_cents"))
         .sum();
     let ga_places = per_area.iter().map(|(_, n)| *n as usize).sum();
     audit::record(

@@ -11,6 +11,7 @@ use super::tickets::{self, Issued};
 use super::{
     GenericClient, Pool, events, holds, outbox, price_types, promo_codes, retrying, webhooks,
 };
+use crate::domain::charges::{Tax, Totals};
 use crate::domain::hold::GaHeld;
 use crate::domain::hold::HoldState;
 use crate::domain::ids::AreaId;
@@ -47,6 +48,19 @@ pub struct Order {
     pub comp_reason: Option<String>,
     /// How the event shows prices and times.
     pub locale: EventLocale,
+    pub receipt: Receipt,
+}
+
+/// An order's money, summed from its tickets when they were issued.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    pub totals: Totals,
+    /// The tax as it was when the order was sold (None: no tax line).
+    pub tax: Option<Tax>,
+    /// The promo code it used, as staff wrote it.
+    pub promo_code: Option<String>,
+    /// What refunds have paid back so far.
+    pub refunded_cents: i64,
 }
 
 /// What buying a hold did.
@@ -219,17 +233,21 @@ async fn purchase_in(
     // refusal rolls back with the hold as it was.
     let (priced, redeemed) = if tally.has_price_types || choices.promo_code.is_some() {
         let (types, held) = price_types::for_purchase(tx, hold.event_id, hold.id).await?;
+        // The code first: it may unlock a hidden type the buyer chose.
+        let found = match &choices.promo_code {
+            Some(code) => Some(promo_codes::find_usable(tx, hold.event_id, code).await?),
+            None => None,
+        };
+        let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
         let mut lines = match types.is_empty() {
             true => price_type::tier_lines(&held),
-            false => price_type::price_lines(&held, &types, &choices.types)?,
+            false => price_type::price_lines(&held, &types, &choices.types, unlocked)?,
         };
         if !types.is_empty() {
             price_types::count_sold(tx, &lines, &types).await?;
         }
-        let redeemed = match &choices.promo_code {
-            Some(code) => {
-                Some(promo_codes::redeem(tx, hold.event_id, code, &mut lines, &types).await?)
-            }
+        let redeemed = match &found {
+            Some(found) => Some(promo_codes::redeem(tx, found, &mut lines, &types).await?),
             None => None,
         };
         (Some(lines), redeemed)
@@ -380,8 +398,13 @@ pub async fn find(
         .prepare_cached(
             "SELECT o.id, o.event_id, e.name AS event_name, e.venue, e.starts_at,
                     o.buyer_name, coalesce(o.buyer_email, '') AS buyer_email, o.created_at,
-                    o.event_cancelled, o.tender, o.comp_reason, e.currency, e.time_zone
+                    o.event_cancelled, o.tender, o.comp_reason, e.currency, e.time_zone,
+                    o.subtotal_cents, o.discount_cents, o.fees_cents, o.tax_cents, o.total_cents,
+                    (o.tax_rate * 100)::integer AS tax_hundredths, o.tax_included, pc.code AS promo_code,
+                    (SELECT coalesce(sum(t.refunded_cents), 0)::bigint FROM tickets t
+                      WHERE t.order_id = o.id) AS refunded_cents
                FROM orders o JOIN events e ON e.id = o.event_id
+               LEFT JOIN promo_codes pc ON pc.id = o.promo_code_id
               WHERE o.id = $1 AND ($2::uuid IS NULL OR o.buyer_id = $2)",
         )
         .await?;
@@ -404,6 +427,23 @@ pub async fn find(
             super::events::currency_column(row.get("currency")),
             row.get::<_, String>("time_zone"),
         ),
+        receipt: Receipt {
+            totals: Totals {
+                subtotal_cents: row.get("subtotal_cents"),
+                discount_cents: row.get("discount_cents"),
+                fees_cents: row.get("fees_cents"),
+                tax_cents: row.get("tax_cents"),
+                total_cents: row.get("total_cents"),
+            },
+            tax: row
+                .get::<_, Option<i32>>("tax_hundredths")
+                .map(|rate_hundredths| Tax {
+                    rate_hundredths,
+                    included: row.get("tax_included"),
+                }),
+            promo_code: row.get("promo_code"),
+            refunded_cents: row.get("refunded_cents"),
+        },
     }))
 }
 
@@ -428,8 +468,7 @@ pub async fn for_buyer(
         .prepare_cached(
             "SELECT o.id, e.name AS event_name, e.starts_at, o.created_at, e.currency, e.time_zone,
                     count(t.id) FILTER (WHERE t.voided_at IS NULL) AS valid_tickets,
-                    coalesce(sum(t.price_cents) FILTER (WHERE t.voided_at IS NULL), 0)::bigint
-                        AS total_cents
+                    (o.total_cents - coalesce(sum(t.refunded_cents), 0))::bigint AS total_cents
                FROM orders o
                JOIN events e ON e.id = o.event_id
                LEFT JOIN tickets t ON t.order_id = o.id

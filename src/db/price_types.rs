@@ -26,6 +26,11 @@ pub struct PriceTypeView {
     pub quota: Option<i32>,
     pub max_per_order: Option<i32>,
     pub closed: bool,
+    /// "public", or "code": offered only to buyers whose promo code
+    /// unlocks it.
+    pub visibility: &'static str,
+    /// A type the order must also have a ticket of.
+    pub requires: Option<String>,
     /// Tickets of this type sold (refunds not yet given back).
     pub sold: i32,
 }
@@ -38,6 +43,7 @@ pub async fn for_event(
     let statement = client
         .prepare_cached(
             "SELECT pt.code, pt.labels::text AS labels, pt.quota, pt.max_per_order, pt.closed, pt.sold,
+                    pt.hidden, pt.requires,
                     coalesce(array_agg(t.code ORDER BY t.sort_order, t.id)
                              FILTER (WHERE t.id IS NOT NULL), '{}') AS tiers,
                     coalesce(array_agg(p.price_cents ORDER BY t.sort_order, t.id)
@@ -63,6 +69,11 @@ pub async fn for_event(
                 quota: row.get("quota"),
                 max_per_order: row.get("max_per_order"),
                 closed: row.get("closed"),
+                visibility: match row.get("hidden") {
+                    true => "code",
+                    false => "public",
+                },
+                requires: row.get("requires"),
                 sold: row.get("sold"),
             }
         })
@@ -153,12 +164,14 @@ async fn replace_in(
         let labels = serde_json::to_string(&spec.labels).expect("labels as JSON");
         let id: i64 = tx
             .query_one(
-                "INSERT INTO price_types (event_id, code, labels, sort_order, quota, max_per_order, closed)
-                 VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7)
+                "INSERT INTO price_types (event_id, code, labels, sort_order, quota, max_per_order,
+                                          closed, hidden, requires)
+                 VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8, $9)
                  ON CONFLICT (event_id, code) DO UPDATE
                     SET labels = excluded.labels, sort_order = excluded.sort_order,
                         quota = excluded.quota, max_per_order = excluded.max_per_order,
-                        closed = excluded.closed
+                        closed = excluded.closed, hidden = excluded.hidden,
+                        requires = excluded.requires
                  RETURNING id",
                 &[
                     &event_id,
@@ -168,6 +181,8 @@ async fn replace_in(
                     &spec.quota,
                     &spec.max_per_order,
                     &spec.closed,
+                    &spec.hidden,
+                    &spec.requires,
                 ],
             )
             .await?
@@ -223,7 +238,7 @@ pub async fn for_panel(
                FROM price_types pt
                LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
                LEFT JOIN price_tiers t ON t.id = p.tier_id
-              WHERE pt.event_id = $1 AND NOT pt.closed
+              WHERE pt.event_id = $1 AND NOT pt.closed AND NOT pt.hidden
               GROUP BY pt.id ORDER BY pt.sort_order, pt.id",
         )
         .await?;
@@ -255,7 +270,7 @@ pub(super) async fn for_purchase(
 ) -> AppResult<(Vec<OnSale>, Vec<HeldSeat>)> {
     let types = tx
         .query(
-            "SELECT pt.id, pt.code, pt.max_per_order, pt.closed,
+            "SELECT pt.id, pt.code, pt.max_per_order, pt.closed, pt.hidden, pt.requires,
                     coalesce(array_agg(p.tier_id) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS tiers,
                     coalesce(array_agg(p.price_cents) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS prices
                FROM price_types pt LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
@@ -273,6 +288,8 @@ pub(super) async fn for_purchase(
                 code: row.get("code"),
                 max_per_order: row.get("max_per_order"),
                 closed: row.get("closed"),
+                hidden: row.get("hidden"),
+                requires: row.get("requires"),
                 prices: tiers.into_iter().zip(prices).collect(),
             }
         })

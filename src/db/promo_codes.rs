@@ -10,7 +10,7 @@ use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::ids::{Actor, EventId, OrderId};
 use crate::domain::price_type::{OnSale, PricedLine};
 use crate::domain::promo::{self, Discount, PromoSpec};
-use crate::error::{AppError, AppResult, Conflict, Invalid};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 /// A code as staff read it back.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -28,10 +28,14 @@ pub struct PromoCodeView {
     #[schema(value_type = Option<String>, format = DateTime)]
     pub valid_until: Option<OffsetDateTime>,
     pub price_types: Option<Vec<String>>,
+    /// The hidden price type it unlocks for its buyers.
+    pub unlocks: Option<String>,
+    /// Paused by staff: buyers can't use it until it is resumed.
+    pub paused: bool,
 }
 
-const VIEW_COLUMNS: &str =
-    "code, percent_off, amount_off_cents, max_uses, uses, valid_from, valid_until, price_types";
+const VIEW_COLUMNS: &str = "code, percent_off, amount_off_cents, max_uses, uses, valid_from, \
+                            valid_until, price_types, unlocks, paused";
 
 fn view(row: &tokio_postgres::Row) -> PromoCodeView {
     PromoCodeView {
@@ -43,6 +47,8 @@ fn view(row: &tokio_postgres::Row) -> PromoCodeView {
         valid_from: row.get("valid_from"),
         valid_until: row.get("valid_until"),
         price_types: row.get("price_types"),
+        unlocks: row.get("unlocks"),
+        paused: row.get("paused"),
     }
 }
 
@@ -65,16 +71,28 @@ pub async fn create(
             if payment != "none" {
                 return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
             }
-            if let Some(named) = &spec.price_types {
-                let known: Vec<String> = tx
-                    .query("SELECT code FROM price_types WHERE event_id = $1", &[&event_id])
-                    .await?
-                    .iter()
-                    .map(|row| row.get(0))
-                    .collect();
-                if let Some(unknown) = named.iter().find(|code| !known.contains(code)) {
-                    return Err(AppError::Invalid(Invalid::UnknownPriceType(unknown.clone())));
-                }
+            let known: Vec<(String, bool)> = tx
+                .query(
+                    "SELECT code, hidden FROM price_types WHERE event_id = $1",
+                    &[&event_id],
+                )
+                .await?
+                .iter()
+                .map(|row| (row.get(0), row.get(1)))
+                .collect();
+            let is_known = |code: &String| known.iter().any(|(known, _)| known == code);
+            if let Some(named) = &spec.price_types
+                && let Some(unknown) = named.iter().find(|code| !is_known(code))
+            {
+                return Err(AppError::Invalid(Invalid::UnknownPriceType(unknown.clone())));
+            }
+            if let Some(unlocks) = &spec.unlocks
+                && !known.iter().any(|(code, hidden)| code == unlocks && *hidden)
+            {
+                return Err(AppError::Invalid(Invalid::PromoCode(format!(
+                    "unlocks names a price type of this event whose visibility is \"code\", \
+                     and {unlocks:?} is none"
+                ))));
             }
             let (percent, amount) = match spec.discount {
                 Discount::Percent(p) => (Some(p), None),
@@ -84,8 +102,8 @@ pub async fn create(
                 .query_opt(
                     &format!(
                         "INSERT INTO promo_codes (event_id, code, percent_off, amount_off_cents, max_uses,
-                                                  valid_from, valid_until, price_types)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                                                  valid_from, valid_until, price_types, unlocks)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                          ON CONFLICT (event_id, lower(code)) DO NOTHING
                          RETURNING {VIEW_COLUMNS}"
                     ),
@@ -98,6 +116,7 @@ pub async fn create(
                         &spec.valid_from,
                         &spec.valid_until,
                         &spec.price_types,
+                        &spec.unlocks,
                     ],
                 )
                 .await?
@@ -137,35 +156,72 @@ pub async fn for_event(
     Ok(rows.iter().map(view).collect())
 }
 
-/// Whether the event has any promo code (the buy form then asks for one).
-pub async fn any(client: &impl GenericClient, event_id: EventId) -> AppResult<bool> {
-    let statement = client
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)")
-        .await?;
-    Ok(client.query_one(&statement, &[&event_id]).await?.get(0))
+/// Pauses or resumes a code (audited); its uses stay as they are.
+pub async fn set_paused(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    code: &str,
+    paused: bool,
+) -> AppResult<PromoCodeView> {
+    retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            let row = tx
+                .query_opt(
+                    &format!(
+                        "UPDATE promo_codes SET paused = $3
+                          WHERE event_id = $1 AND lower(code) = lower($2)
+                      RETURNING {VIEW_COLUMNS}"
+                    ),
+                    &[&event_id, &code, &paused],
+                )
+                .await?
+                .ok_or(AppError::NotFound(Missing::PromoCode))?;
+            let shown = view(&row);
+            audit::record(
+                tx,
+                audit::Entry {
+                    actor: Some(actor),
+                    action: if paused {
+                        "pause_promo_code"
+                    } else {
+                        "resume_promo_code"
+                    },
+                    event_id: Some(event_id),
+                    hold_id: None,
+                    order_id: None,
+                    seat_ids: &[],
+                    detail: shown.code.clone(),
+                },
+            )
+            .await?;
+            Ok(shown)
+        })
+    })
+    .await
 }
 
-/// A code redeemed by a purchase: which, and what it took off in all.
-pub(super) struct Redeemed {
-    pub promo_code_id: i64,
-    pub discount_cents: i64,
+/// A code a purchase names, found and judged usable now (its uses are
+/// counted by [`redeem`]).
+pub(super) struct Found {
+    id: i64,
+    discount: Discount,
+    only: Option<Vec<String>>,
+    /// The hidden type it lets the buyer choose.
+    pub unlocks: Option<String>,
 }
 
-/// Redeems `code` for the lines (taking its discount off those it applies
-/// to) and counts the use, in the purchase's transaction: unknown, out of
-/// its window, applying to none of the lines, or used up, it refuses the
-/// whole purchase, and the transaction rolls back with the hold as it was.
-pub(super) async fn redeem(
+/// Finds the code the buyer entered: unknown is `promo_code_unknown`;
+/// outside its window, or paused by staff, `promo_code_expired`.
+pub(super) async fn find_usable(
     tx: &impl GenericClient,
     event_id: EventId,
     code: &str,
-    lines: &mut [PricedLine],
-    types: &[OnSale],
-) -> AppResult<Redeemed> {
+) -> AppResult<Found> {
     let row = tx
         .query_opt(
-            "SELECT id, percent_off, amount_off_cents, price_types,
-                    (valid_from IS NULL OR valid_from <= now())
+            "SELECT id, percent_off, amount_off_cents, price_types, unlocks,
+                    NOT paused AND (valid_from IS NULL OR valid_from <= now())
                       AND (valid_until IS NULL OR now() < valid_until) AS valid_now
                FROM promo_codes WHERE event_id = $1 AND lower(code) = lower($2)",
             &[&event_id, &code.trim()],
@@ -175,18 +231,39 @@ pub(super) async fn redeem(
     if !row.get::<_, bool>("valid_now") {
         return Err(AppError::Invalid(Invalid::PromoCodeExpired));
     }
-    let id: i64 = row.get("id");
-    let discount = promo::discount(
-        row.get::<_, Option<i32>>("percent_off").map(i64::from),
-        row.get::<_, Option<i32>>("amount_off_cents").map(i64::from),
-    )?;
-    let only: Option<Vec<String>> = row.get("price_types");
+    Ok(Found {
+        id: row.get("id"),
+        discount: promo::discount(
+            row.get::<_, Option<i32>>("percent_off").map(i64::from),
+            row.get::<_, Option<i32>>("amount_off_cents").map(i64::from),
+        )?,
+        only: row.get("price_types"),
+        unlocks: row.get("unlocks"),
+    })
+}
+
+/// A code redeemed by a purchase.
+pub(super) struct Redeemed {
+    pub promo_code_id: i64,
+}
+
+/// Redeems the code found for the lines (taking its discount off those it
+/// applies to) and counts the use, in the purchase's transaction: applying
+/// to none of the lines, or used up, it refuses the whole purchase, and the
+/// transaction rolls back with the hold as it was.
+pub(super) async fn redeem(
+    tx: &impl GenericClient,
+    found: &Found,
+    lines: &mut [PricedLine],
+    types: &[OnSale],
+) -> AppResult<Redeemed> {
+    let (id, discount, only) = (found.id, found.discount, &found.only);
     let type_code = |line: &PricedLine| {
         line.price_type_id
             .and_then(|id| types.iter().find(|t| t.id == id))
             .map(|t| t.code.as_str())
     };
-    let discount_cents = promo::apply(lines, discount, |line| match &only {
+    promo::apply(lines, discount, |line| match only {
         None => true,
         Some(codes) => type_code(line).is_some_and(|code| codes.iter().any(|c| c == code)),
     })?;
@@ -200,10 +277,7 @@ pub(super) async fn redeem(
     if counted == 0 {
         return Err(AppError::Conflict(Conflict::PromoCodeUsedUp));
     }
-    Ok(Redeemed {
-        promo_code_id: id,
-        discount_cents,
-    })
+    Ok(Redeemed { promo_code_id: id })
 }
 
 /// Records the code on the order.
@@ -213,8 +287,9 @@ pub(super) async fn mark_order(
     redeemed: &Redeemed,
 ) -> AppResult<()> {
     tx.execute(
-        "UPDATE orders SET promo_code_id = $2, discount_cents = $3 WHERE id = $1",
-        &[&order_id, &redeemed.promo_code_id, &redeemed.discount_cents],
+        // Its discount is on the order already, summed from its tickets.
+        "UPDATE orders SET promo_code_id = $2 WHERE id = $1",
+        &[&order_id, &redeemed.promo_code_id],
     )
     .await?;
     Ok(())

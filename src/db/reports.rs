@@ -113,7 +113,12 @@ pub struct OrderExport {
     pub buyer_email: Option<String>,
     /// "Stalls, row C, seat 7; Standing floor × 2"
     pub places: String,
-    pub total_cents: i64,
+    /// The receipt: `total = subtotal − discount + fees (+ tax added)`.
+    pub totals: crate::domain::charges::Totals,
+    pub refunded_cents: i64,
+    pub promo_code: Option<String>,
+    /// "adult × 2; child × 1" (empty when the event sells no types).
+    pub price_types: String,
     /// Sold at the box office, by this staff member.
     pub sold_by: Option<String>,
     pub tender: String,
@@ -138,11 +143,17 @@ pub async fn orders_for_export(
                     coalesce((SELECT string_agg(a.name || ' × ' || g.quantity, '; ' ORDER BY a.sort_order)
                                 FROM ga_tickets g JOIN ga_areas a ON a.id = g.area_id
                                WHERE g.order_id = o.id), '') AS ga_places,
-                    (coalesce((SELECT sum(l.price_cents) FROM order_lines l WHERE l.order_id = o.id), 0)
-                     + coalesce((SELECT sum(g.quantity::bigint * g.price_cents) FROM ga_tickets g
-                                  WHERE g.order_id = o.id), 0))::bigint AS total_cents
+                    o.subtotal_cents, o.discount_cents, o.fees_cents, o.tax_cents, o.total_cents,
+                    pc.code AS promo_code,
+                    (SELECT coalesce(sum(t.refunded_cents), 0)::bigint FROM tickets t
+                      WHERE t.order_id = o.id) AS refunded_cents,
+                    coalesce((SELECT string_agg(n.code || ' × ' || n.tickets, '; ' ORDER BY n.sort_order)
+                                FROM (SELECT pt.code, pt.sort_order, count(*) AS tickets
+                                        FROM tickets t JOIN price_types pt ON pt.id = t.price_type_id
+                                       WHERE t.order_id = o.id GROUP BY pt.id) n), '') AS price_types
                FROM orders o
                LEFT JOIN staff st ON st.id = o.sold_by_staff
+               LEFT JOIN promo_codes pc ON pc.id = o.promo_code_id
               WHERE o.event_id = $1
               ORDER BY o.created_at, o.id",
         )
@@ -162,7 +173,16 @@ pub async fn orders_for_export(
                 buyer_name: row.get("buyer_name"),
                 buyer_email: row.get("buyer_email"),
                 places: places.join("; "),
-                total_cents: row.get::<_, i64>("total_cents"),
+                totals: crate::domain::charges::Totals {
+                    subtotal_cents: row.get("subtotal_cents"),
+                    discount_cents: row.get("discount_cents"),
+                    fees_cents: row.get("fees_cents"),
+                    tax_cents: row.get("tax_cents"),
+                    total_cents: row.get("total_cents"),
+                },
+                refunded_cents: row.get("refunded_cents"),
+                promo_code: row.get("promo_code"),
+                price_types: row.get("price_types"),
                 sold_by: row.get("sold_by"),
                 tender: row.get("tender"),
                 event_cancelled: row.get("event_cancelled"),
@@ -205,4 +225,93 @@ pub async fn gross_by_tender(
             gross_cents: row.get("gross_cents"),
         })
         .collect())
+}
+
+/// What one price type, one promo code, or the whole event took, with the
+/// money split the way a receipt splits it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct MoneyRow {
+    /// The type's or code's code (None: tickets sold without one).
+    pub code: Option<String>,
+    pub orders: i64,
+    pub tickets: i64,
+    /// At the types' prices, before discounts.
+    pub gross_cents: i64,
+    pub discount_cents: i64,
+    pub fees_cents: i64,
+    /// The tax on prices and fees (inside them when included).
+    pub tax_cents: i64,
+    pub refunded_cents: i64,
+    /// What buyers paid, less what refunds paid back.
+    pub net_cents: i64,
+}
+
+/// The event's money by price type, by promo code, and in all.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct MoneyReport {
+    pub by_price_type: Vec<MoneyRow>,
+    pub by_promo_code: Vec<MoneyRow>,
+    pub totals: MoneyRow,
+}
+
+/// Every ticket the event issued (refunded ones too: their refunds are a
+/// column), summed three ways in one statement.
+pub async fn money(client: &impl GenericClient, event_id: EventId) -> AppResult<MoneyReport> {
+    let statement = client
+        .prepare_cached(
+            "SELECT GROUPING(pt.code) = 0 AS by_type, GROUPING(pc.code) = 0 AS by_code,
+                    CASE WHEN GROUPING(pt.code) = 0 THEN pt.code ELSE pc.code END AS code,
+                    min(pt.sort_order) AS sort_order,
+                    count(DISTINCT o.id) AS orders, count(*) AS tickets,
+                    coalesce(sum(t.price_cents + t.discount_cents), 0)::bigint AS gross_cents,
+                    coalesce(sum(t.discount_cents), 0)::bigint AS discount_cents,
+                    coalesce(sum(t.fee_cents), 0)::bigint AS fees_cents,
+                    coalesce(sum(t.tax_cents + t.fee_tax_cents), 0)::bigint AS tax_cents,
+                    coalesce(sum(coalesce(t.refunded_cents, 0)), 0)::bigint AS refunded_cents,
+                    coalesce(sum(t.price_cents + t.fee_cents
+                        + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents + t.fee_tax_cents END
+                        - coalesce(t.refunded_cents, 0)), 0)::bigint AS net_cents
+               FROM tickets t
+               JOIN orders o ON o.id = t.order_id
+               LEFT JOIN price_types pt ON pt.id = t.price_type_id
+               LEFT JOIN promo_codes pc ON pc.id = o.promo_code_id
+              WHERE t.event_id = $1
+              GROUP BY GROUPING SETS ((pt.code), (pc.code), ())
+              ORDER BY sort_order NULLS FIRST, code NULLS FIRST",
+        )
+        .await?;
+    let mut report = MoneyReport {
+        by_price_type: Vec::new(),
+        by_promo_code: Vec::new(),
+        totals: MoneyRow {
+            code: None,
+            orders: 0,
+            tickets: 0,
+            gross_cents: 0,
+            discount_cents: 0,
+            fees_cents: 0,
+            tax_cents: 0,
+            refunded_cents: 0,
+            net_cents: 0,
+        },
+    };
+    for row in client.query(&statement, &[&event_id]).await? {
+        let money = MoneyRow {
+            code: row.get("code"),
+            orders: row.get("orders"),
+            tickets: row.get("tickets"),
+            gross_cents: row.get("gross_cents"),
+            discount_cents: row.get("discount_cents"),
+            fees_cents: row.get("fees_cents"),
+            tax_cents: row.get("tax_cents"),
+            refunded_cents: row.get("refunded_cents"),
+            net_cents: row.get("net_cents"),
+        };
+        match (row.get("by_type"), row.get("by_code")) {
+            (true, _) => report.by_price_type.push(money),
+            (_, true) => report.by_promo_code.push(money),
+            _ => report.totals = money,
+        }
+    }
+    Ok(report)
 }

@@ -14,22 +14,55 @@ use crate::error::{AppError, AppResult};
 /// general-admission lines, taking `codes` in turn; returns what it
 /// issued. The caller sends exactly as many codes as places it sold, and
 /// refuses the sale if fewer tickets come back.
+///
+/// Each ticket gets the event's booking fee (none on a comp) and the tax on
+/// its price and on its fee (`ticket_tax_cents`, per ticket, half up); the
+/// order's totals are written from the tickets in the same statement, so
+/// an order's receipt is always the sum of its tickets.
 pub const ISSUE: &str = "WITH places AS (
-         SELECT l.seat_id, NULL::bigint AS area_id, l.price_cents, l.price_type_id
+         SELECT l.seat_id, NULL::bigint AS area_id, l.price_cents, l.price_type_id,
+                l.discount_cents
            FROM order_lines l WHERE l.order_id = $1
          UNION ALL
-         SELECT NULL, g.area_id, g.price_cents, NULL
+         SELECT NULL, g.area_id, g.price_cents, NULL, 0
            FROM ga_tickets g CROSS JOIN generate_series(1, g.quantity)
           WHERE g.order_id = $1
+     ), charges AS (
+         SELECT o.id, e.tax_rate, e.tax_included,
+                CASE WHEN o.tender = 'comp' THEN 0 ELSE e.booking_fee_cents END AS fee_cents
+           FROM orders o JOIN events e ON e.id = o.event_id
+          WHERE o.id = $1
      ), numbered AS (
          SELECT places.*, row_number() OVER (ORDER BY area_id NULLS FIRST, seat_id) AS n
            FROM places
+     ), issued AS (
+         INSERT INTO tickets (code, event_id, order_id, seat_id, ga_area_id, price_cents,
+                              price_type_id, discount_cents, fee_cents, tax_cents, fee_tax_cents)
+         SELECT c.code, $2, $1, numbered.seat_id, numbered.area_id, numbered.price_cents,
+                numbered.price_type_id, numbered.discount_cents, charges.fee_cents,
+                ticket_tax_cents(numbered.price_cents, charges.tax_rate, charges.tax_included),
+                ticket_tax_cents(charges.fee_cents, charges.tax_rate, charges.tax_included)
+           FROM numbered JOIN unnest($3::text[]) WITH ORDINALITY AS c(code, n) USING (n)
+                CROSS JOIN charges
+      RETURNING code, seat_id, ga_area_id, price_cents, discount_cents, fee_cents,
+                tax_cents + fee_tax_cents AS tax_cents
+     ), sums AS (
+         SELECT coalesce(sum(price_cents + discount_cents), 0) AS subtotal,
+                coalesce(sum(discount_cents), 0) AS discount,
+                coalesce(sum(fee_cents), 0) AS fees,
+                coalesce(sum(tax_cents), 0) AS tax
+           FROM issued
+     ), totalled AS (
+         UPDATE orders o
+            SET subtotal_cents = sums.subtotal, discount_cents = sums.discount,
+                fees_cents = sums.fees, tax_cents = sums.tax,
+                tax_rate = charges.tax_rate, tax_included = charges.tax_included,
+                total_cents = sums.subtotal - sums.discount + sums.fees
+                              + CASE WHEN charges.tax_included THEN 0 ELSE sums.tax END
+           FROM sums CROSS JOIN charges
+          WHERE o.id = $1
      )
-     INSERT INTO tickets (code, event_id, order_id, seat_id, ga_area_id, price_cents, price_type_id)
-     SELECT c.code, $2, $1, numbered.seat_id, numbered.area_id, numbered.price_cents,
-            numbered.price_type_id
-       FROM numbered JOIN unnest($3::text[]) WITH ORDINALITY AS c(code, n) USING (n)
-  RETURNING code, seat_id, ga_area_id";
+     SELECT code, seat_id, ga_area_id FROM issued";
 
 /// A ticket as issued: its code, and its seat or GA area.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
@@ -90,7 +123,15 @@ pub struct Ticket {
     pub row: Option<String>,
     pub seat: Option<String>,
     pub tier_name: String,
+    /// What was paid for it, after its discount (before its fee and any
+    /// tax added on top).
     pub price_cents: i64,
+    pub discount_cents: i64,
+    pub fee_cents: i64,
+    /// The tax on its price and on its fee.
+    pub tax_cents: i64,
+    /// What a refund paid back for it.
+    pub refunded_cents: Option<i64>,
     pub admitted_at: Option<OffsetDateTime>,
     pub admitted_gate: Option<String>,
     /// The door device that admitted it, when it said (door.js does).
@@ -176,6 +217,8 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             e.starts_at, e.currency, e.time_zone, t.order_id, o.buyer_name, t.seat_id,
             coalesce(sec.name, a.name) AS section, s.row_label, s.seat_label,
             p.name AS tier_name, t.price_cents::bigint AS price_cents,
+            t.discount_cents::bigint AS discount_cents, t.fee_cents::bigint AS fee_cents,
+            (t.tax_cents + t.fee_tax_cents)::bigint AS tax_cents, t.refunded_cents,
             t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at,
             pt.code AS price_type_code, pt.labels::text AS price_type_labels
        FROM tickets t
@@ -207,6 +250,10 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
         seat: row.get("seat_label"),
         tier_name: row.get("tier_name"),
         price_cents: row.get("price_cents"),
+        discount_cents: row.get("discount_cents"),
+        fee_cents: row.get("fee_cents"),
+        tax_cents: row.get("tax_cents"),
+        refunded_cents: row.get("refunded_cents"),
         admitted_at: row.get("admitted_at"),
         admitted_gate: row.get("admitted_gate"),
         admitted_device: row.get("admitted_device"),

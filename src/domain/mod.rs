@@ -3,6 +3,7 @@
 pub mod accessible;
 pub mod api_key;
 pub mod best_available;
+pub mod charges;
 pub mod door;
 pub mod email;
 pub mod geometry;

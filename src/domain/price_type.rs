@@ -28,6 +28,11 @@ pub struct PriceTypeSpec {
     pub quota: Option<i32>,
     pub max_per_order: Option<i32>,
     pub closed: bool,
+    /// Offered only to buyers whose promo code unlocks it ("Members").
+    pub hidden: bool,
+    /// Sold only in an order that has a ticket of this other type too (a
+    /// child ticket only with an adult one).
+    pub requires: Option<String>,
 }
 
 fn invalid(text: impl Into<String>) -> Invalid {
@@ -108,8 +113,20 @@ pub fn check_list(specs: &[PriceTypeSpec], tiers: &BTreeSet<String>) -> Result<(
             )));
         }
     }
-    if !specs.is_empty() && specs.iter().all(|s| s.closed) {
-        return Err(invalid("at least one price type must be open for sale"));
+    for spec in specs {
+        if let Some(other) = &spec.requires
+            && (other == &spec.code || !specs.iter().any(|s| &s.code == other))
+        {
+            return Err(invalid(format!(
+                "{}: requires names another type of this list",
+                spec.code
+            )));
+        }
+    }
+    if !specs.is_empty() && specs.iter().all(|s| s.closed || s.hidden) {
+        return Err(invalid(
+            "at least one public price type must be open for sale (the default)",
+        ));
     }
     Ok(())
 }
@@ -189,6 +206,10 @@ pub struct OnSale {
     pub code: String,
     pub max_per_order: Option<i32>,
     pub closed: bool,
+    /// Sold only with a promo code that unlocks it.
+    pub hidden: bool,
+    /// The code of a type the order must also have.
+    pub requires: Option<String>,
     pub prices: HashMap<i64, i32>,
 }
 
@@ -234,6 +255,7 @@ pub fn price_lines(
     held: &[HeldSeat],
     types: &[OnSale],
     chosen: &BTreeMap<SeatId, String>,
+    unlocked: Option<&str>,
 ) -> Result<Vec<PricedLine>, Invalid> {
     for seat in chosen.keys() {
         if !held.iter().any(|h| h.id == *seat) {
@@ -246,15 +268,17 @@ pub fn price_lines(
     let mut lines = Vec::with_capacity(held.len());
     for seat in held {
         let kind = match chosen.get(&seat.id) {
+            // The first public type: a hidden one is never a default.
             None => types
                 .iter()
-                .find(|t| !t.closed && t.prices.contains_key(&seat.tier_id))
+                .find(|t| !t.closed && !t.hidden && t.prices.contains_key(&seat.tier_id))
                 .ok_or_else(|| {
                     Invalid::PriceTypeRule(format!("seat {} has no ticket type on sale", seat.id))
                 })?,
+            // A hidden type is unknown to a buyer without its code.
             Some(code) => types
                 .iter()
-                .find(|t| t.code == *code && !t.closed)
+                .find(|t| t.code == *code && !t.closed && (!t.hidden || unlocked == Some(code)))
                 .ok_or_else(|| Invalid::UnknownPriceType(code.clone()))?,
         };
         let price = kind.prices.get(&seat.tier_id).ok_or_else(|| {
@@ -278,6 +302,20 @@ pub fn price_lines(
             price_cents: *price,
             discount_cents: 0,
         });
+    }
+    for kind in types.iter().filter(|t| counts.contains_key(&t.id)) {
+        let Some(needed) = &kind.requires else {
+            continue;
+        };
+        let has_needed = types
+            .iter()
+            .any(|t| &t.code == needed && counts.contains_key(&t.id));
+        if !has_needed {
+            return Err(Invalid::PriceTypeRule(format!(
+                "{} tickets are sold only with a {needed} ticket in the same order",
+                kind.code
+            )));
+        }
     }
     Ok(lines)
 }
@@ -304,6 +342,8 @@ mod tests {
             quota: None,
             max_per_order: None,
             closed: false,
+            hidden: false,
+            requires: None,
         }
     }
 
@@ -317,6 +357,8 @@ mod tests {
             code: code.into(),
             max_per_order: None,
             closed: false,
+            hidden: false,
+            requires: None,
             prices: prices.iter().copied().collect(),
         }
     }
@@ -366,7 +408,7 @@ mod tests {
             },
         ];
         let chosen = BTreeMap::from([(SeatId(7), "child".to_string())]);
-        let lines = price_lines(&held, &types, &chosen).unwrap();
+        let lines = price_lines(&held, &types, &chosen, None).unwrap();
         assert_eq!(
             lines,
             [
@@ -418,23 +460,90 @@ mod tests {
         };
         // Tier 11 has no child price.
         assert!(matches!(
-            price_lines(&held, &types, &child(&[8])),
+            price_lines(&held, &types, &child(&[8]), None),
             Err(Invalid::PriceTypeRule(_))
         ));
         // At most one child ticket.
         assert!(matches!(
-            price_lines(&held, &types, &child(&[7, 9])),
+            price_lines(&held, &types, &child(&[7, 9]), None),
             Err(Invalid::PriceTypeRule(_))
         ));
         // A seat not in the hold.
         assert!(matches!(
-            price_lines(&held, &types, &child(&[99])),
+            price_lines(&held, &types, &child(&[99]), None),
             Err(Invalid::PriceTypeRule(_))
         ));
         let unknown = BTreeMap::from([(SeatId(7), "senior".to_string())]);
         assert_eq!(
-            price_lines(&held, &types, &unknown),
+            price_lines(&held, &types, &unknown, None),
             Err(Invalid::UnknownPriceType("senior".into()))
         );
+    }
+
+    #[test]
+    fn a_hidden_type_is_sold_only_with_its_code_and_never_by_default() {
+        let types = [
+            OnSale {
+                hidden: true,
+                ..on_sale(1, "members", &[(10, 3000)])
+            },
+            on_sale(2, "adult", &[(10, 5500)]),
+        ];
+        let held = [HeldSeat {
+            id: SeatId(7),
+            tier_id: 10,
+            tier_price_cents: 0,
+        }];
+        let members = BTreeMap::from([(SeatId(7), "members".to_string())]);
+        assert_eq!(
+            price_lines(&held, &types, &members, None),
+            Err(Invalid::UnknownPriceType("members".into()))
+        );
+        assert_eq!(
+            price_lines(&held, &types, &members, Some("other")),
+            Err(Invalid::UnknownPriceType("members".into()))
+        );
+        let unlocked = price_lines(&held, &types, &members, Some("members")).unwrap();
+        assert_eq!(unlocked[0].price_cents, 3000);
+        // Unnamed, the seat takes the first public type even with the code.
+        let default = price_lines(&held, &types, &BTreeMap::new(), Some("members")).unwrap();
+        assert_eq!(default[0].price_type_id, Some(2));
+        // A list of only hidden open types has no default: refused.
+        let only_hidden = PriceTypeSpec {
+            hidden: true,
+            ..spec("members", &[("a", 3000)])
+        };
+        assert!(check_list(&[only_hidden], &tiers()).is_err());
+    }
+
+    #[test]
+    fn a_type_that_needs_another_is_refused_alone_and_sold_beside_it() {
+        let types = [
+            on_sale(2, "adult", &[(10, 5500)]),
+            OnSale {
+                requires: Some("adult".into()),
+                ..on_sale(3, "child", &[(10, 2500)])
+            },
+        ];
+        let held = [7, 8].map(|id| HeldSeat {
+            id: SeatId(id),
+            tier_id: 10,
+            tier_price_cents: 0,
+        });
+        let both_children: BTreeMap<SeatId, String> =
+            [7, 8].map(|id| (SeatId(id), "child".to_string())).into();
+        match price_lines(&held, &types, &both_children, None) {
+            Err(Invalid::PriceTypeRule(rule)) => assert!(rule.contains("adult"), "{rule}"),
+            other => panic!("two children alone were not refused: {other:?}"),
+        }
+        let one_child = BTreeMap::from([(SeatId(8), "child".to_string())]);
+        assert!(price_lines(&held, &types, &one_child, None).is_ok());
+        // requires must name another listed type.
+        let bad = PriceTypeSpec {
+            requires: Some("adult".into()),
+            ..spec("child", &[("a", 2500)])
+        };
+        assert!(check_list(std::slice::from_ref(&bad), &tiers()).is_err());
+        assert!(check_list(&[spec("adult", &[("a", 5500)]), bad], &tiers()).is_ok());
     }
 }

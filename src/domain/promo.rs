@@ -40,6 +40,8 @@ pub struct PromoSpec {
     pub valid_until: Option<OffsetDateTime>,
     /// The price type codes it applies to (None: every ticket).
     pub price_types: Option<Vec<String>>,
+    /// A hidden price type it lets its buyers choose.
+    pub unlocks: Option<String>,
 }
 
 fn invalid(text: impl Into<String>) -> Invalid {
@@ -179,6 +181,7 @@ mod tests {
             valid_from: None,
             valid_until: None,
             price_types: None,
+            unlocks: None,
         };
         assert!(check(&spec).is_ok());
         assert!(

@@ -96,6 +96,7 @@ error_codes! {
     PromoCodeUsedUp => "promo_code_used_up",
     PromoCodeNotApplicable => "promo_code_not_applicable",
     PromoCodeExists => "promo_code_exists",
+    InvalidCharges => "invalid_charges",
     ApiKeyExists => "api_key_exists",
     LastAdmin => "last_admin",
     WaitlistFirst => "waitlist_first",
@@ -226,6 +227,8 @@ pub enum Missing {
     SeatInEvent,
     /// A ticket code nobody issued (or a ticket of another order).
     Ticket,
+    /// A promo code staff named that the event doesn't have.
+    PromoCode,
     /// Seat ids that are not in the event.
     Seats(Vec<super::ids::SeatId>),
     /// General-admission area ids that are not in the event.
@@ -351,6 +354,8 @@ pub enum Invalid {
     PromoCodeExpired,
     /// A code that applies to none of the order's tickets.
     PromoCodeNotApplicable,
+    /// A booking fee or tax staff set that breaks a rule: which, in words.
+    Charges(String),
 }
 
 /// Free wheelchair spaces in a section, offered when the one asked for
@@ -561,6 +566,7 @@ impl Invalid {
             Invalid::PromoCodeUnknown => ErrorCode::PromoCodeUnknown,
             Invalid::PromoCodeExpired => ErrorCode::PromoCodeExpired,
             Invalid::PromoCodeNotApplicable => ErrorCode::PromoCodeNotApplicable,
+            Invalid::Charges(_) => ErrorCode::InvalidCharges,
         }
     }
 }

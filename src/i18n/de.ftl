@@ -240,7 +240,6 @@ mail-greeting = Hallo { $name },
 mail-thanks = vielen Dank für Ihre Bestellung. Ihre Karten für { $event } finden Sie unten.
 mail-ticket-code = Kartencode: { $code }
 mail-ticket-link = Karte mit QR-Code: { $url }
-mail-total = Gesamt: { $total }
 mail-order = Bestellung { $order }
 mail-all-tickets = Alle Ihre Karten, fertig zum Drucken:
 mail-link-until = Der Link gilt bis { $until }. Wer ihn hat, sieht Ihre Karten;
@@ -380,3 +379,13 @@ waitlist-mail-offer = Für { $event } ({ $starts }) sind Plätze frei geworden u
 waitlist-mail-lapsed-subject = Ihr Angebot ist abgelaufen: { $event }
 waitlist-mail-lapsed = Ihr Angebot für { $event } ist abgelaufen, die Plätze gingen an die nächste Gruppe. Sie können sich einmal hinten neu eintragen:
 error-already-waiting = Sie stehen schon auf dieser Warteliste (dieser Browser oder diese E-Mail-Adresse).
+
+# Receipts (issue 47)
+receipt-tickets = Tickets
+receipt-discount = Rabatt { $code }
+receipt-fees = Buchungsgebühren
+receipt-tax-included = Enthaltene MwSt. { $rate } %
+receipt-tax-added = Steuer { $rate } %
+receipt-total = Gesamt
+receipt-refunded = Erstattet
+receipt-heading = Beleg

@@ -240,7 +240,6 @@ mail-greeting = Hello { $name },
 mail-thanks = Thank you for your order. Your tickets for { $event } are below.
 mail-ticket-code = Ticket code: { $code }
 mail-ticket-link = Ticket with its QR code: { $url }
-mail-total = Total: { $total }
 mail-order = Order { $order }
 mail-all-tickets = All your tickets, ready to print, are at:
 mail-link-until = That link works until { $until }. Anyone with it can see your tickets,
@@ -385,3 +384,13 @@ waitlist-mail-offer = Seats came free for { $event } ({ $starts }) and are held 
 waitlist-mail-lapsed-subject = Your offer ran out: { $event }
 waitlist-mail-lapsed = Your offer for { $event } ran out, and its seats went to the next party. You may join the waitlist again, once, at the back:
 error-already-waiting = You are already on this waitlist (this browser, or this e-mail address).
+
+# Receipts (issue 47)
+receipt-tickets = Tickets
+receipt-discount = Discount { $code }
+receipt-fees = Booking fees
+receipt-tax-included = Including VAT { $rate } %
+receipt-tax-added = Tax { $rate } %
+receipt-total = Total
+receipt-refunded = Refunded
+receipt-heading = Receipt

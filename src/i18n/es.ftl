@@ -211,7 +211,6 @@ mail-greeting = Hola, { $name }:
 mail-thanks = Gracias por su pedido. Sus entradas para { $event } están abajo.
 mail-ticket-code = Código de la entrada: { $code }
 mail-ticket-link = Entrada con su código QR: { $url }
-mail-total = Total: { $total }
 mail-order = Pedido { $order }
 mail-all-tickets = Todas sus entradas, listas para imprimir:
 mail-link-until = El enlace funciona hasta el { $until }. Quien lo tenga ve sus entradas,
@@ -348,3 +347,13 @@ waitlist-mail-offer = Han quedado libres butacas para { $event } ({ $starts }) y
 waitlist-mail-lapsed-subject = Su oferta caducó: { $event }
 waitlist-mail-lapsed = Su oferta para { $event } caducó y sus butacas pasaron al siguiente grupo. Puede volver a apuntarse una vez, al final:
 error-already-waiting = Ya está en esta lista de espera (este navegador o esta dirección de correo).
+
+# Receipts (issue 47)
+receipt-tickets = Entradas
+receipt-discount = Descuento { $code }
+receipt-fees = Gastos de gestión
+receipt-tax-included = IVA incluido { $rate } %
+receipt-tax-added = Impuesto { $rate } %
+receipt-total = Total
+receipt-refunded = Reembolsado
+receipt-heading = Recibo

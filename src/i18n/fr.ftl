@@ -211,7 +211,6 @@ mail-greeting = Bonjour { $name },
 mail-thanks = merci pour votre commande. Vos billets pour { $event } sont ci-dessous.
 mail-ticket-code = Code du billet : { $code }
 mail-ticket-link = Billet avec son code QR : { $url }
-mail-total = Total : { $total }
 mail-order = Commande { $order }
 mail-all-tickets = Tous vos billets, prêts à imprimer :
 mail-link-until = Ce lien marche jusqu’au { $until }. Quiconque l’a voit vos billets :
@@ -348,3 +347,13 @@ waitlist-mail-offer = Des places se sont libérées pour { $event } ({ $starts }
 waitlist-mail-lapsed-subject = Votre offre a expiré : { $event }
 waitlist-mail-lapsed = Votre offre pour { $event } a expiré et ses places sont allées au groupe suivant. Vous pouvez vous réinscrire une fois, en fin de liste :
 error-already-waiting = Vous êtes déjà sur cette liste d’attente (ce navigateur ou cette adresse e-mail).
+
+# Receipts (issue 47)
+receipt-tickets = Billets
+receipt-discount = Remise { $code }
+receipt-fees = Frais de réservation
+receipt-tax-included = Dont TVA { $rate } %
+receipt-tax-added = Taxe { $rate } %
+receipt-total = Total
+receipt-refunded = Remboursé
+receipt-heading = Reçu

@@ -20,6 +20,8 @@ use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 
 pub use crate::domain::lang::Lang;
 
+pub mod receipt;
+
 /// Each language's Fluent source, as shipped.
 pub const SOURCES: [(Lang, &str); 4] = [
     (Lang::En, include_str!("en.ftl")),

@@ -3,9 +3,27 @@
 // it is bought; this only shows what it will say. Without JavaScript each
 // option already names its price.
 
-/** The hold's total in minor units: GA tickets plus each seat's chosen type. */
-export function totalCents(gaCents, chosenCents) {
-  return chosenCents.reduce(function (sum, cents) { return sum + cents; }, gaCents);
+/** The tax in (included) or on (added) an amount, rounded half up, with
+ *  the rate in hundredths of a percent: what the server stores per ticket. */
+export function taxOn(amountCents, rateHundredths, included) {
+  if (!rateHundredths || amountCents === 0) { return 0; }
+  const denominator = included ? 10000 + rateHundredths : 10000;
+  return Math.floor((2 * amountCents * rateHundredths + denominator) / (2 * denominator));
+}
+
+/** Fees, tax and total of tickets priced `ticketCents`, each charged the
+ *  booking fee and taxed on its price and its fee apart, as a purchase is. */
+export function chargedTotals(ticketCents, charges) {
+  let fees = 0;
+  let tax = 0;
+  let subtotal = 0;
+  ticketCents.forEach(function (price) {
+    subtotal += price;
+    fees += charges.feeCents;
+    tax += taxOn(price, charges.taxHundredths, charges.taxIncluded) + taxOn(charges.feeCents, charges.taxHundredths, charges.taxIncluded);
+  });
+  const total = subtotal + fees + (charges.taxIncluded ? 0 : tax);
+  return { fees: fees, tax: tax, total: total };
 }
 
 /** Minor units as the page's language writes money in `currency`; a
@@ -34,8 +52,20 @@ function retotal(panel) {
     const price = panel.querySelector('[data-seat-price="' + select.dataset.priceType + '"]');
     if (price) { price.textContent = option.dataset.price; }
   });
+  const gaUnits = (total.dataset.gaUnits || "").split(",").filter(Boolean).map(Number);
+  const charged = chargedTotals(chosen.concat(gaUnits), {
+    feeCents: Number(total.dataset.feeCents || 0),
+    taxHundredths: Number(total.dataset.taxHundredths || 0),
+    taxIncluded: total.dataset.taxIncluded !== "false",
+  });
+  const lang = document.documentElement.lang || "en";
+  const money = function (cents) { return formatMoney(cents, total.dataset.currency, lang); };
+  const fees = panel.querySelector("[data-hold-fees]");
+  if (fees) { fees.textContent = money(charged.fees); }
+  const tax = panel.querySelector("[data-hold-tax]");
+  if (tax) { tax.textContent = money(charged.tax); }
   const before = total.textContent;
-  const after = formatMoney(totalCents(Number(total.dataset.gaCents || 0), chosen), total.dataset.currency, document.documentElement.lang || "en");
+  const after = money(charged.total);
   total.textContent = after;
   panel.querySelectorAll("[data-hold-total-copy]").forEach(function (copy) { copy.textContent = after; });
   // The buy button names the total too ("Buy for €110").

@@ -60,9 +60,13 @@ const HOLD_PAYING: &str =
     "UPDATE holds h SET state = 'PAYING', closed_at = now(), expires_at = o.pay_by
        FROM orders o WHERE o.id = $2 AND h.id = $1 AND h.state = 'OPEN'";
 
-const PRICE_PENDING: &str = "UPDATE orders o SET amount_cents =
-         coalesce((SELECT sum(price_cents) FROM order_reserved_seats WHERE order_id = o.id), 0)
-       + coalesce((SELECT sum(price_cents::bigint * quantity) FROM order_reserved_ga WHERE order_id = o.id), 0)
+// The receipt's totals say the same until the tickets are issued (an
+// event that takes payment charges no fee or tax yet: `charges::set`).
+const PRICE_PENDING: &str = "UPDATE orders o SET amount_cents = due.cents, subtotal_cents = due.cents,
+                                 total_cents = due.cents
+       FROM (SELECT coalesce((SELECT sum(price_cents) FROM order_reserved_seats WHERE order_id = $1), 0)
+                  + coalesce((SELECT sum(price_cents::bigint * quantity) FROM order_reserved_ga
+                               WHERE order_id = $1), 0) AS cents) due
       WHERE o.id = $1
   RETURNING o.amount_cents, o.pay_by";
 

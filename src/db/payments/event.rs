@@ -35,7 +35,9 @@ pub async fn set_event_payment(
             let has_types: bool = tx
                 .query_one(
                     "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)
-                         OR EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)",
+                         OR EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)
+                         OR EXISTS (SELECT 1 FROM events WHERE id = $1
+                                       AND (booking_fee_cents > 0 OR tax_rate IS NOT NULL))",
                     &[&event_id],
                 )
                 .await?

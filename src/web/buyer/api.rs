@@ -561,6 +561,7 @@ pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     buyer: ApiBuyer,
+    ip: ClientIp,
     ApiJson(body): ApiJson<PurchaseBody>,
 ) -> AppResult<impl IntoResponse> {
     let details = input_rules::buyer_details(&body.name, &body.email, crate::i18n::current())?;
@@ -569,6 +570,10 @@ pub(crate) async fn purchase(
         promo_code: None,
     }
     .with_code(body.promo_code.as_deref());
+    // Codes are no guessing oracle: each try counts as a hold request.
+    if choices.promo_code.is_some() {
+        crate::web::admission::admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+    }
     let bought = db::orders::purchase(
         &state.pool,
         hold_id,

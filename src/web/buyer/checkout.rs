@@ -12,7 +12,7 @@ use crate::domain::rules;
 use crate::error::{AppError, AppResult};
 use crate::payments::PayAt;
 use crate::web::auth::Buyer;
-use crate::web::extract::{BuyerFields, IdPath};
+use crate::web::extract::{BuyerFields, ClientIp, IdPath};
 use crate::web::notices::{Notice, NoticeKind, push_notice};
 use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
@@ -34,6 +34,7 @@ pub(crate) async fn purchase(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     buyer: Buyer,
+    ip: ClientIp,
     CsrfForm(sent): CsrfForm<PurchaseForm>,
 ) -> AppResult<Response> {
     let form = BuyerFields {
@@ -88,6 +89,15 @@ pub(crate) async fn purchase(
             return Ok(back.into_response());
         }
     };
+    // Codes are no guessing oracle: each try counts as a hold request.
+    if choices.promo_code.is_some()
+        && let Err(limited) =
+            crate::web::admission::admit_hold_request(&state, buyer.id, None, ip).await
+    {
+        let text = refusal_notice(limited)?;
+        push_notice(&buyer.session, &Notice::new(NoticeKind::Error, text)).await?;
+        return Ok(back.into_response());
+    }
     let bought = db::orders::purchase(
         &state.pool,
         hold.id,

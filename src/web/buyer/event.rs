@@ -383,8 +383,9 @@ pub(crate) struct PanelReads {
     released_by_box_office: bool,
     /// The price types a held seat may be bought as (read with a hold only).
     types: Vec<crate::domain::price_type::TypeOffer>,
-    /// Whether the event has promo codes (read with a hold only).
-    has_codes: bool,
+    /// The event's fee and tax, and whether it has promo codes a buyer
+    /// may enter (read with a hold only).
+    offer: Option<db::charges::PanelOffer>,
 }
 
 impl PanelReads {
@@ -395,7 +396,7 @@ impl PanelReads {
         buyer_id: BuyerId,
         hold: Option<&Hold>,
     ) -> AppResult<PanelReads> {
-        let (areas, tiers, latest, types, has_codes) = tokio::join!(
+        let (areas, tiers, latest, types, offer) = tokio::join!(
             db::ga::areas(client, event_id, hold.map(|h| h.id)),
             db::events::tiers(client, event_id),
             async {
@@ -412,8 +413,8 @@ impl PanelReads {
             },
             async {
                 match hold {
-                    Some(_) => db::promo_codes::any(client, event_id).await,
-                    None => Ok(false),
+                    Some(_) => db::charges::for_panel(client, event_id).await.map(Some),
+                    None => Ok(None),
                 }
             }
         );
@@ -422,7 +423,7 @@ impl PanelReads {
             tiers: tiers?,
             released_by_box_office: latest?.is_some_and(|hold| hold.released_by_staff),
             types: types?,
-            has_codes: has_codes?,
+            offer: offer?,
         })
     }
 
@@ -446,8 +447,11 @@ impl PanelReads {
         panel.released_by_box_office = hold.is_none() && self.released_by_box_office;
         if let Some(hold) = hold {
             panel.offer_types(&self.types, &held_refs, &self.areas, hold);
-            if let Some(view) = panel.hold.as_mut() {
-                view.offers_codes = self.has_codes;
+            if let Some(offer) = &self.offer {
+                panel.charge(offer.charges, hold);
+                if let Some(view) = panel.hold.as_mut() {
+                    view.offers_codes = offer.has_codes;
+                }
             }
         }
         panel

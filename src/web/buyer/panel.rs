@@ -3,6 +3,7 @@
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
+use crate::domain::charges::Charges;
 use crate::domain::hold::Hold;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
@@ -39,6 +40,8 @@ pub struct HeldSeat {
     pub name: String,
     pub tier: String,
     pub price: String,
+    /// The price shown, in minor units (the chosen type's when it has types).
+    pub cents: i64,
     /// The price types it may be bought as (none when the event sells no
     /// types), the first chosen.
     pub choices: Vec<TypeChoice>,
@@ -70,6 +73,21 @@ pub struct HeldGa {
     pub quantity: i32,
     pub tier: String,
     pub price: String,
+    /// One ticket's price, in minor units.
+    pub unit_cents: i64,
+}
+
+/// The booking fee and tax lines under a hold's seats, and what the script
+/// recomputes them with when a type is chosen.
+pub struct ChargeLines {
+    /// "Booking fees" and their sum, when the event charges one.
+    pub fees: Option<(String, String)>,
+    /// "Including VAT 19 %" (or "Tax 8.5 %") and the tax, when it has one.
+    pub tax: Option<(String, String)>,
+    pub fee_cents: i32,
+    /// 0 without a tax line.
+    pub tax_hundredths: i32,
+    pub tax_included: bool,
 }
 
 pub struct HoldView {
@@ -91,10 +109,14 @@ pub struct HoldView {
     /// The GA tickets' part of the total, in minor units, and the
     /// currency's code: what the script re-totals chosen types with.
     pub ga_cents: i64,
+    /// Each GA ticket's price, comma-separated: the script charges each its
+    /// fee and tax, as a purchase does.
+    pub ga_units: String,
     pub currency: String,
     /// Whether the event sells with price types or codes (the form then
     /// asks for a code). Events that take payment have neither, for now.
     pub offers_codes: bool,
+    pub charges: ChargeLines,
 }
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
@@ -156,6 +178,7 @@ impl HoldPanel {
                             name: seat_name(seat),
                             tier: seat.tier_name.clone(),
                             price: hold.locale.price(seat.price_cents),
+                            cents: i64::from(seat.price_cents),
                             choices: Vec::new(),
                         })
                         .collect(),
@@ -169,6 +192,7 @@ impl HoldPanel {
                             price: hold
                                 .locale
                                 .price(i64::from(area.price_cents) * i64::from(area.mine)),
+                            unit_cents: i64::from(area.price_cents),
                         })
                         .collect(),
                     total: hold.locale.price(
@@ -190,8 +214,20 @@ impl HoldPanel {
                         ),
                     ),
                     ga_cents,
+                    ga_units: ga
+                        .iter()
+                        .flat_map(|area| (0..area.mine).map(|_| area.price_cents.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(","),
                     currency: hold.locale.currency.code(),
                     offers_codes: false,
+                    charges: ChargeLines {
+                        fees: None,
+                        tax: None,
+                        fee_cents: 0,
+                        tax_hundredths: 0,
+                        tax_included: true,
+                    },
                 }
             });
         HoldPanel {
@@ -242,6 +278,7 @@ impl HoldPanel {
             if let Some(first) = shown.choices.first_mut() {
                 first.selected = true;
                 shown.price = first.price.clone();
+                shown.cents = first.cents;
                 seats_cents += first.cents;
             } else {
                 seats_cents += i64::from(seat.price_cents);
@@ -254,6 +291,42 @@ impl HoldPanel {
             .sum();
         view.ga_cents = ga_cents;
         let total = hold.locale.price(seats_cents + ga_cents);
+        view.buy_label = buy_label(hold.payment, &total);
+        view.total = total;
+    }
+}
+
+impl HoldPanel {
+    /// Adds the event's booking fee and tax to the panel: their lines, and
+    /// the total and button with them (as `Charges::totals` sums a
+    /// purchase's tickets, each taxed on its own).
+    pub fn charge(&mut self, charges: Charges, hold: &Hold) {
+        let Some(view) = self.hold.as_mut() else {
+            return;
+        };
+        let mut tickets: Vec<(i64, i64)> = view.seats.iter().map(|seat| (seat.cents, 0)).collect();
+        for line in &view.ga {
+            tickets.extend((0..line.quantity).map(|_| (line.unit_cents, 0)));
+        }
+        let totals = charges.totals(&tickets);
+        view.charges = ChargeLines {
+            fees: (totals.fees_cents > 0).then(|| {
+                (
+                    crate::i18n::t("receipt-fees"),
+                    hold.locale.price(totals.fees_cents),
+                )
+            }),
+            tax: charges.tax.map(|tax| {
+                (
+                    crate::i18n::receipt::tax_label(tax),
+                    hold.locale.price(totals.tax_cents),
+                )
+            }),
+            fee_cents: charges.booking_fee_cents,
+            tax_hundredths: charges.tax.map_or(0, |tax| tax.rate_hundredths),
+            tax_included: charges.tax.is_none_or(|tax| tax.included),
+        };
+        let total = hold.locale.price(totals.total_cents);
         view.buy_label = buy_label(hold.payment, &total);
         view.total = total;
     }

@@ -102,6 +102,8 @@ pub(crate) struct OrderPage {
     heading: String,
     /// How the order is being paid for, when it waits (or waited) for money.
     payment: Option<crate::web::payments::PaymentPanel>,
+    /// Tickets, discount, fees, tax, total and refunds, in the buyer's language.
+    receipt: Vec<crate::i18n::receipt::ReceiptLine>,
 }
 
 pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
@@ -144,8 +146,16 @@ pub(crate) async fn order_page(
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
     let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
-    let total: i64 = valid.iter().map(|t| t.price_cents).sum();
+    let receipt = &order.receipt;
+    let total = receipt.totals.total_cents - receipt.refunded_cents;
     render(&OrderPage {
+        receipt: crate::i18n::receipt::lines(
+            &receipt.totals,
+            receipt.tax,
+            receipt.promo_code.as_deref(),
+            receipt.refunded_cents,
+            &order.locale,
+        ),
         heading: if tickets.is_empty() && payment.payment.waits_for_payment() {
             crate::i18n::t("order-heading-order")
         } else {
@@ -251,8 +261,15 @@ pub(crate) struct TicketJson {
     tier: String,
     /// The price type's code ("child"), when the event sells types.
     price_type: Option<String>,
-    /// What was paid for it, after its type.
+    /// What was paid for it: its type's price after its discount (before
+    /// its fee, and before any tax added on top).
     price_cents: i64,
+    /// What the promo code took off it.
+    discount_cents: i64,
+    /// Its booking fee.
+    fee_cents: i64,
+    /// The tax on its price and fee (inside them when the tax is included).
+    tax_cents: i64,
     status: &'static str,
     url: String,
 }
@@ -269,9 +286,30 @@ pub(crate) struct OrderJson {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pay_by: Option<OffsetDateTime>,
-    /// What it costs (an order waiting for payment has no tickets yet).
+    /// What it costs: for an order paid for through a provider, what it
+    /// was asked to pay; otherwise its total less what refunds paid back.
     amount_cents: Option<i64>,
+    /// The tickets at their types' prices, before any discount.
+    subtotal_cents: i64,
+    discount_cents: i64,
+    fees_cents: i64,
+    tax_cents: i64,
+    /// subtotal − discount + fees (+ tax when it is added on top).
+    total_cents: i64,
+    /// The tax line: its rate, and whether the prices include it.
+    tax: Option<OrderTaxJson>,
+    /// The promo code the order used.
+    promo_code: Option<String>,
+    /// What refunds have paid back so far.
+    refunded_cents: i64,
     tickets: Vec<TicketJson>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct OrderTaxJson {
+    /// "19", "7.5".
+    rate_percent: String,
+    included: bool,
 }
 
 /// The buyer's orders in the API.
@@ -310,15 +348,20 @@ pub(crate) async fn order_json(
         pay_by: payment
             .pay_by
             .filter(|_| payment.status == crate::domain::payment::OrderStatus::PendingPayment),
-        amount_cents: payment.amount_cents.or_else(|| {
-            Some(
-                tickets
-                    .iter()
-                    .filter(|t| t.voided_at.is_none())
-                    .map(|t| t.price_cents)
-                    .sum(),
-            )
+        amount_cents: payment.amount_cents.or(Some(
+            order.receipt.totals.total_cents - order.receipt.refunded_cents,
+        )),
+        subtotal_cents: order.receipt.totals.subtotal_cents,
+        discount_cents: order.receipt.totals.discount_cents,
+        fees_cents: order.receipt.totals.fees_cents,
+        tax_cents: order.receipt.totals.tax_cents,
+        total_cents: order.receipt.totals.total_cents,
+        tax: order.receipt.tax.map(|tax| OrderTaxJson {
+            rate_percent: tax.rate_text(),
+            included: tax.included,
         }),
+        promo_code: order.receipt.promo_code.clone(),
+        refunded_cents: order.receipt.refunded_cents,
         tickets: tickets
             .iter()
             .map(|ticket| TicketJson {
@@ -328,6 +371,9 @@ pub(crate) async fn order_json(
                 tier: ticket.tier_name.clone(),
                 price_type: ticket.price_type.as_ref().map(|t| t.code.clone()),
                 price_cents: ticket.price_cents,
+                discount_cents: ticket.discount_cents,
+                fee_cents: ticket.fee_cents,
+                tax_cents: ticket.tax_cents,
                 status: ticket.state().as_str(),
                 url: format!("/tickets/{}", ticket.code),
             })

@@ -15,6 +15,7 @@ pub mod payments_api;
 pub mod price_types_api;
 pub mod promo_codes_api;
 pub mod reports;
+pub mod reports_api;
 pub mod seats_api;
 pub mod sign_in;
 pub mod venue_preview;

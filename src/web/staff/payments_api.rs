@@ -6,7 +6,9 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 
 use crate::db;
+use crate::db::charges::ChargesChange;
 use crate::db::payments::Settled;
+use crate::domain::charges::{self, Charges, Tax};
 use crate::domain::ids::{EventId, OrderId};
 use crate::domain::payment::{OrderStatus, PaymentMode};
 use crate::domain::ticket::Tender;
@@ -28,20 +30,108 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[serde(deny_unknown_fields)]
 pub(crate) struct EventPaymentBody {
     /// none, online or box_office.
-    payment: String,
+    #[serde(default)]
+    payment: Option<String>,
     /// For box_office: how long after reserving the buyer has to pay
     /// (60 to 2592000 seconds; never past the event's start).
     #[serde(default, deserialize_with = "crate::web::json_int::optional")]
     #[schema(value_type = Option<i64>, minimum = 60, maximum = 2592000)]
     box_office_window_secs: Option<i64>,
+    /// Added to each ticket (none on a comp), in minor units; 0 for none.
+    #[serde(default, deserialize_with = "crate::web::json_int::optional")]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 100000000)]
+    booking_fee_cents: Option<i64>,
+    /// The tax line; `null` removes it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<TaxJson>)]
+    tax: Option<Option<TaxJson>>,
+    /// Whether a refund pays the booking fee back too (true unless set).
+    #[serde(default)]
+    fees_refundable: Option<bool>,
 }
 
-/// An event's payment settings.
+/// A field that was sent, even as `null` (`Some(None)`), apart from one
+/// left out (`None`, by `default`).
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// An event's tax: its rate, and whether prices include it.
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TaxJson {
+    /// Percent, above 0 and below 100, at most two decimals: "19", "7.5"
+    /// (a JSON number is read too).
+    #[schema(value_type = String, example = "19")]
+    rate_percent: RateText,
+    /// true: prices contain it (EU style); false: it is added on top.
+    included: bool,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(untagged)]
+enum RateText {
+    Text(String),
+    Number(serde_json::Number),
+}
+
+impl RateText {
+    fn text(&self) -> String {
+        match self {
+            RateText::Text(text) => text.clone(),
+            RateText::Number(number) => number.to_string(),
+        }
+    }
+}
+
+/// An event's payment settings, booking fee and tax.
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct StaffEventJson {
     event_id: EventId,
     payment: PaymentMode,
     box_office_window_secs: i32,
+    booking_fee_cents: i32,
+    /// null: no tax line.
+    tax: Option<TaxJson>,
+    fees_refundable: bool,
+}
+
+impl StaffEventJson {
+    fn new(
+        event_id: EventId,
+        (payment, box_office_window_secs): (PaymentMode, i32),
+        charges: Charges,
+    ) -> Self {
+        StaffEventJson {
+            event_id,
+            payment,
+            box_office_window_secs,
+            booking_fee_cents: charges.booking_fee_cents,
+            tax: charges.tax.map(|tax| TaxJson {
+                rate_percent: RateText::Text(tax.rate_text()),
+                included: tax.included,
+            }),
+            fees_refundable: charges.fees_refundable,
+        }
+    }
+}
+
+/// The charges staff asked to change, checked.
+fn charges_change(body: &EventPaymentBody) -> AppResult<ChargesChange> {
+    let tax = match &body.tax {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(tax)) => Some(Some(Tax::parse(&tax.rate_percent.text(), tax.included)?)),
+    };
+    Ok(ChargesChange {
+        booking_fee_cents: body.booking_fee_cents.map(charges::check_fee).transpose()?,
+        tax,
+        fees_refundable: body.fees_refundable,
+    })
 }
 
 /// Checks a mode and window the staff asked for (the form's too).
@@ -77,15 +167,35 @@ pub(crate) async fn set_payment(
     staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<EventPaymentBody>,
 ) -> AppResult<Json<StaffEventJson>> {
-    let (mode, window) = payment_choice(&state, &body.payment, body.box_office_window_secs)?;
-    db::payments::set_event_payment(&state.pool, staff.actor, event_id, mode, window).await?;
-    let (payment, box_office_window_secs) =
-        db::payments::event_payment(&state.pool.get().await?, event_id).await?;
-    Ok(Json(StaffEventJson {
-        event_id,
-        payment,
-        box_office_window_secs,
-    }))
+    let change = charges_change(&body)?;
+    let payment = match &body.payment {
+        Some(payment) => Some(payment_choice(
+            &state,
+            payment,
+            body.box_office_window_secs,
+        )?),
+        None if body.box_office_window_secs.is_some() => {
+            return Err(AppError::Invalid(Invalid::Payment));
+        }
+        None => None,
+    };
+    // Charges first when they are being removed, payment first otherwise:
+    // each step is refused while the other would break "no charges on an
+    // event that takes payment".
+    let removes_charges = change.booking_fee_cents == Some(0) || change.tax == Some(None);
+    if change != ChargesChange::default() && removes_charges {
+        db::charges::set(&state.pool, staff.actor, event_id, change).await?;
+    }
+    if let Some((mode, window)) = payment {
+        db::payments::set_event_payment(&state.pool, staff.actor, event_id, mode, window).await?;
+    }
+    if change != ChargesChange::default() && !removes_charges {
+        db::charges::set(&state.pool, staff.actor, event_id, change).await?;
+    }
+    let client = state.pool.get().await?;
+    let payment = db::payments::event_payment(&client, event_id).await?;
+    let charges = db::charges::for_event(&client, event_id).await?;
+    Ok(Json(StaffEventJson::new(event_id, payment, charges)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

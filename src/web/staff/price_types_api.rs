@@ -13,7 +13,7 @@ use crate::db;
 use crate::db::price_types::PriceTypeView;
 use crate::domain::ids::EventId;
 use crate::domain::price_type::PriceTypeSpec;
-use crate::error::{AppError, AppResult, Missing};
+use crate::error::{AppError, AppResult, Invalid, Missing};
 use crate::web::auth::{StaffCaller, floor::BoxOffice, floor::Manager};
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, IdPath};
@@ -45,6 +45,14 @@ pub(crate) struct PriceTypeBody {
     /// No longer sold (a type with sales can't be removed, only closed).
     #[serde(default)]
     closed: bool,
+    /// "public" (the default), or "code": offered only to buyers whose
+    /// promo code unlocks it (`unlocks` on the code).
+    #[serde(default)]
+    visibility: Option<String>,
+    /// The code of another type the order must also have a ticket of (a
+    /// child ticket only with an adult one).
+    #[serde(default)]
+    requires: Option<String>,
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -101,15 +109,29 @@ pub(crate) async fn replace(
     let specs: Vec<PriceTypeSpec> = body
         .price_types
         .into_iter()
-        .map(|t| PriceTypeSpec {
-            code: t.code,
-            labels: t.label,
-            prices: t.prices,
-            quota: t.quota,
-            max_per_order: t.max_per_order,
-            closed: t.closed,
+        .map(|t| {
+            let hidden = match t.visibility.as_deref() {
+                None | Some("public") => false,
+                Some("code") => true,
+                Some(other) => {
+                    return Err(AppError::Invalid(Invalid::PriceType(format!(
+                        "{}: visibility is \"public\" or \"code\", not {other:?}",
+                        t.code
+                    ))));
+                }
+            };
+            Ok(PriceTypeSpec {
+                code: t.code,
+                labels: t.label,
+                prices: t.prices,
+                quota: t.quota,
+                max_per_order: t.max_per_order,
+                closed: t.closed,
+                hidden,
+                requires: t.requires,
+            })
         })
-        .collect();
+        .collect::<AppResult<_>>()?;
     let price_types = db::price_types::replace(&state.pool, staff.actor, event_id, &specs).await?;
     Ok(Json(PriceTypesJson {
         event_id,

@@ -21,7 +21,9 @@ use crate::web::extract::{ApiJson, IdPath};
 use crate::web::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create))
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(pause))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -50,6 +52,18 @@ pub(crate) struct PromoCodeBody {
     /// The price type codes it applies to (absent: every ticket).
     #[serde(default)]
     price_types: Option<Vec<String>>,
+    /// A price type of visibility "code" that buyers with this code may
+    /// choose ("members").
+    #[serde(default)]
+    unlocks: Option<String>,
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PromoCodePauseBody {
+    /// true pauses the code (buyers are told it is not valid now); false
+    /// resumes it.
+    paused: bool,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -111,7 +125,27 @@ pub(crate) async fn create(
         valid_from: body.valid_from,
         valid_until: body.valid_until,
         price_types: body.price_types,
+        unlocks: body.unlocks,
     };
     let made = db::promo_codes::create(&state.pool, staff.actor, event_id, &spec).await?;
     Ok((StatusCode::CREATED, Json(made)))
+}
+
+#[utoipa::path(patch, path = "/api/staff/events/{event_id}/promo-codes/{code}", tag = "staff",
+    params(("event_id" = i64, Path), ("code" = String, Path, description = "Matched without regard to case")),
+    request_body = PromoCodePauseBody,
+    responses(
+        (status = 200, description = "Paused or resumed (audited)", body = PromoCodeView),
+        responses::BadRequest,
+        responses::StaffAccess,
+        responses::NotFound,))]
+pub(crate) async fn pause(
+    State(state): State<AppState>,
+    IdPath((event_id, code)): IdPath<(EventId, String)>,
+    staff: StaffCaller<Manager>,
+    ApiJson(body): ApiJson<PromoCodePauseBody>,
+) -> AppResult<Json<PromoCodeView>> {
+    let changed =
+        db::promo_codes::set_paused(&state.pool, staff.actor, event_id, &code, body.paused).await?;
+    Ok(Json(changed))
 }

@@ -54,6 +54,44 @@ struct AccessibleRow {
     blocked: i64,
 }
 
+/// One row of the money tables, written in the event's currency.
+struct MoneyLine {
+    name: String,
+    orders: i64,
+    tickets: i64,
+    gross: String,
+    discount: String,
+    fees: String,
+    tax: String,
+    refunded: String,
+    net: String,
+}
+
+impl MoneyLine {
+    fn new(
+        row: &reports::MoneyRow,
+        name: String,
+        locale: &crate::domain::locale::EventLocale,
+    ) -> Self {
+        MoneyLine {
+            name,
+            orders: row.orders,
+            tickets: row.tickets,
+            gross: locale.price(row.gross_cents),
+            discount: locale.price(row.discount_cents),
+            fees: locale.price(row.fees_cents),
+            tax: locale.price(row.tax_cents),
+            refunded: locale.price(row.refunded_cents),
+            net: locale.price(row.net_cents),
+        }
+    }
+}
+
+struct MoneyTable {
+    caption: &'static str,
+    rows: Vec<MoneyLine>,
+}
+
 #[derive(Template)]
 #[template(path = "staff/report.html")]
 struct ReportPage {
@@ -67,6 +105,9 @@ struct ReportPage {
     gross_total: String,
     tickets_total: i64,
     tenders: Vec<GrossRow>,
+    /// Money by price type, then by promo code, each with the event's totals.
+    money_tables: Vec<MoneyTable>,
+    money_total: MoneyLine,
     door: crate::db::tickets::DoorCounts,
     /// Tickets let in offline that another gate had admitted, or that were
     /// refunded.
@@ -80,14 +121,16 @@ async fn report(
 ) -> AppResult<Html<String>> {
     // A report may be a moment behind: the replica's, when caught up.
     let (client, event, _) = state.event_read_client(event_id).await?;
-    let (counts, gross, tenders, door, accessible, settings) = tokio::join!(
+    let (counts, gross, tenders, door, accessible, settings, money) = tokio::join!(
         reports::seat_counts(&client, event_id),
         reports::gross_by_tier(&client, event_id),
         reports::gross_by_tender(&client, event_id),
         db::tickets::door_counts(&client, event_id),
         db::accessible::counts(&client, event_id),
-        db::accessible::settings(&client, event_id)
+        db::accessible::settings(&client, event_id),
+        reports::money(&client, event_id)
     );
+    let money = money?;
     let (counts, gross, tenders, door) = (counts?, gross?, tenders?, door?);
     let held_back = settings?.held_back_now;
     let accessible = accessible?
@@ -168,6 +211,23 @@ async fn report(
                 gross: locale.price(t.gross_cents),
             })
             .collect(),
+        money_tables: [
+            ("By price type", &money.by_price_type, "(no type)"),
+            ("By promo code", &money.by_promo_code, "(no code)"),
+        ]
+        .into_iter()
+        .map(|(caption, rows, unnamed)| MoneyTable {
+            caption,
+            rows: rows
+                .iter()
+                .map(|row| {
+                    let name = row.code.clone().unwrap_or_else(|| unnamed.into());
+                    MoneyLine::new(row, name, &locale)
+                })
+                .collect(),
+        })
+        .collect(),
+        money_total: MoneyLine::new(&money.totals, "All tickets".into(), &locale),
         door,
     })
 }
@@ -197,10 +257,18 @@ async fn orders_csv(
             "sold by",
             "paid by",
             "event cancelled",
+            "subtotal",
+            "discount",
+            "fees",
+            "tax",
+            "refunded",
+            "promo code",
+            "price types",
         ],
     )?;
     for order in &orders {
-        let total = event.currency.decimal(order.total_cents);
+        let money = |cents: i64| event.currency.decimal(cents);
+        let totals = &order.totals;
         let created = locale.iso(order.created_at);
         csv_row(
             &mut out,
@@ -210,11 +278,18 @@ async fn orders_csv(
                 &spreadsheet_safe(&order.buyer_name),
                 &spreadsheet_safe(order.buyer_email.as_deref().unwrap_or("")),
                 &spreadsheet_safe(&order.places),
-                &total,
+                &money(totals.total_cents),
                 &event.currency.code(),
                 &spreadsheet_safe(order.sold_by.as_deref().unwrap_or("")),
                 &order.tender,
                 if order.event_cancelled { "yes" } else { "no" },
+                &money(totals.subtotal_cents),
+                &money(totals.discount_cents),
+                &money(totals.fees_cents),
+                &money(totals.tax_cents),
+                &money(order.refunded_cents),
+                &spreadsheet_safe(order.promo_code.as_deref().unwrap_or("")),
+                &order.price_types,
             ],
         )?;
     }

@@ -18,6 +18,7 @@ use crate::db;
 use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaAreaView;
 use crate::db::order_changes::WalkUp;
+use crate::domain::charges::Charges;
 use crate::domain::hold::GaRequest;
 use crate::domain::ids::{AreaId, EventId, SectionId};
 use crate::domain::locale::EventLocale;
@@ -323,7 +324,8 @@ async fn walk_up_sale(
         let locale = crate::web::event_header::event_header(&state, event_id)
             .await?
             .locale;
-        let mut review = review(&seats, &areas, &ga, tender.ok(), &locale);
+        let charges = db::charges::for_event(&client, event_id).await?;
+        let mut review = review(&seats, &areas, &ga, tender.ok(), (&locale, charges));
         review.token = token;
         Ok(Ok(review))
     }
@@ -363,19 +365,20 @@ async fn walk_up_sale(
     Ok((status, render(&page)?).into_response())
 }
 
-/// The sale's lines with their prices, its total, and how it is paid (a
-/// comp is sold at nothing, and says what it would have cost).
+/// The sale's lines with their prices, its booking fees and tax, its total,
+/// and how it is paid (a comp is sold at nothing, without fees, and says
+/// what it would have cost).
 fn review(
     seats: &[Seat],
     areas: &[GaAreaView],
     ga: &[GaRequest],
     tender: Option<Tender>,
-    locale: &EventLocale,
+    (locale, charges): (&EventLocale, Charges),
 ) -> Review {
-    let mut list_total: i64 = 0;
+    let mut tickets: Vec<(i64, i64)> = Vec::new();
     let mut lines = Vec::new();
     for seat in seats {
-        list_total += i64::from(seat.price_cents);
+        tickets.push((i64::from(seat.price_cents), 0));
         lines.push((
             format!("{} · {}", words::seat_name(seat), seat.tier_name),
             locale.price(seat.price_cents),
@@ -384,16 +387,29 @@ fn review(
     for request in ga {
         if let Some(area) = areas.iter().find(|a| a.id == request.area_id) {
             let cents = i64::from(area.price_cents) * i64::from(request.quantity);
-            list_total += cents;
+            tickets.extend((0..request.quantity).map(|_| (i64::from(area.price_cents), 0)));
             lines.push((
                 format!("{} × {} · {}", area.name, request.quantity, area.tier_name),
                 locale.price(cents),
             ));
         }
     }
+    let list_total: i64 = tickets.iter().map(|(price, _)| price).sum();
+    let totals = charges.totals(&tickets);
+    let comp = matches!(tender, Some(Tender::Comp { .. }));
+    if !comp {
+        if totals.fees_cents > 0 {
+            lines.push(("Booking fees".into(), locale.price(totals.fees_cents)));
+        }
+        if let Some(tax) = charges.tax {
+            let label = crate::i18n::receipt::tax_label(tax);
+            lines.push((label, locale.price(totals.tax_cents)));
+        }
+    }
+    let charged = locale.price(totals.total_cents);
     let (total, tender) = match tender {
-        Some(Tender::Cash) => (locale.price(list_total), "cash".to_string()),
-        Some(Tender::Card) => (locale.price(list_total), "card terminal".to_string()),
+        Some(Tender::Cash) => (charged, "cash".to_string()),
+        Some(Tender::Card) => (charged, "card terminal".to_string()),
         Some(Tender::Comp { reason }) => (
             format!(
                 "{} (comp; list price {})",
@@ -402,7 +418,7 @@ fn review(
             ),
             format!("comp: {reason}"),
         ),
-        None => (locale.price(list_total), "not chosen yet".to_string()),
+        None => (charged, "not chosen yet".to_string()),
     };
     Review {
         lines,

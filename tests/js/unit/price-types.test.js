@@ -2,13 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { formatMoney, totalCents } from "../../../static/app/price-types.js";
-
-test("the total is the GA tickets plus each seat's chosen type", () => {
-  assert.equal(totalCents(0, [5500, 2500]), 8000);
-  assert.equal(totalCents(4000, [3000]), 7000);
-  assert.equal(totalCents(1200, []), 1200);
-});
+import { chargedTotals, formatMoney, taxOn } from "../../../static/app/price-types.js";
 
 test("money is written in the currency's own minor units", () => {
   assert.equal(formatMoney(8000, "EUR", "en"), "€80", "whole amounts as the server writes them");
@@ -16,4 +10,26 @@ test("money is written in the currency's own minor units", () => {
   // Yen have no minor unit: 8000 is ¥8,000, not ¥80.
   assert.equal(formatMoney(8000, "JPY", "en"), "¥8,000");
   assert.match(formatMoney(2550, "EUR", "de"), /^25,50\s€$/);
+});
+
+test("tax is rounded half up per amount, included or added, as the server stores it", () => {
+  // 5500 × 19 / 119 = 878.15; 150 × 19 / 119 = 23.95; 119 × 19 / 119 = 19.
+  assert.equal(taxOn(5500, 1900, true), 878);
+  assert.equal(taxOn(150, 1900, true), 24);
+  assert.equal(taxOn(119, 1900, true), 19);
+  // Added: 150 × 19 % = 28.5 rounds up; 100 × 0.5 % = 0.5 rounds up.
+  assert.equal(taxOn(150, 1900, false), 29);
+  assert.equal(taxOn(100, 50, false), 1);
+  assert.equal(taxOn(5500, 0, false), 0, "no tax line");
+});
+
+test("fees and tax are charged per ticket, the tax added to the total only when not included", () => {
+  const tickets = [5500, 2500];
+  const included = chargedTotals(tickets, { feeCents: 150, taxHundredths: 1900, taxIncluded: true });
+  assert.deepEqual(included, { fees: 300, tax: 878 + 24 + 399 + 24, total: 8300 });
+  const added = chargedTotals(tickets, { feeCents: 150, taxHundredths: 1900, taxIncluded: false });
+  assert.deepEqual(added, { fees: 300, tax: 1045 + 29 + 475 + 29, total: 8300 + 1045 + 29 + 475 + 29 });
+  assert.deepEqual(chargedTotals(tickets, { feeCents: 0, taxHundredths: 0, taxIncluded: true }), { fees: 0, tax: 0, total: 8000 });
+  // The GA tickets ride along as prices of their own.
+  assert.equal(chargedTotals([5500, 2500, 4000], { feeCents: 0, taxHundredths: 0, taxIncluded: true }).total, 12000);
 });

@@ -1,0 +1,148 @@
+//! An event's booking fee and tax: read for the hold panel and the
+//! receipt, set by staff. What each ticket was charged is on the ticket
+//! (`tickets::ISSUE` computes it when it issues them).
+
+use super::{GenericClient, Pool, audit, retrying};
+use crate::domain::charges::{Charges, Tax};
+use crate::domain::ids::{Actor, EventId};
+use crate::error::{AppError, AppResult, Conflict, Missing};
+
+const READ: &str = "SELECT booking_fee_cents, (tax_rate * 100)::integer AS tax_hundredths,
+                           tax_included, fees_refundable, payment
+                      FROM events WHERE id = $1";
+
+fn from_row(row: &tokio_postgres::Row) -> Charges {
+    Charges {
+        booking_fee_cents: row.get("booking_fee_cents"),
+        tax: row
+            .get::<_, Option<i32>>("tax_hundredths")
+            .map(|rate_hundredths| Tax {
+                rate_hundredths,
+                included: row.get("tax_included"),
+            }),
+        fees_refundable: row.get("fees_refundable"),
+    }
+}
+
+/// The event's fee and tax now.
+pub async fn for_event(client: &impl GenericClient, event_id: EventId) -> AppResult<Charges> {
+    let statement = client.prepare_cached(READ).await?;
+    let row = client
+        .query_opt(&statement, &[&event_id])
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    Ok(from_row(&row))
+}
+
+/// What the hold panel shows of the offer: the charges, and whether to
+/// ask for a promo code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PanelOffer {
+    pub charges: Charges,
+    pub has_codes: bool,
+}
+
+/// The event's charges and whether it has a code buyers may enter, in one
+/// statement.
+pub async fn for_panel(client: &impl GenericClient, event_id: EventId) -> AppResult<PanelOffer> {
+    let statement = client
+        .prepare_cached(
+            "SELECT e.booking_fee_cents, (e.tax_rate * 100)::integer AS tax_hundredths,
+                    e.tax_included, e.fees_refundable,
+                    EXISTS (SELECT 1 FROM promo_codes p WHERE p.event_id = e.id AND NOT p.paused)
+                        AS has_codes
+               FROM events e WHERE e.id = $1",
+        )
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id])
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    Ok(PanelOffer {
+        charges: from_row(&row),
+        has_codes: row.get("has_codes"),
+    })
+}
+
+/// What staff change; a field left out stays as it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChargesChange {
+    pub booking_fee_cents: Option<i32>,
+    /// `Some(None)` removes the tax line.
+    pub tax: Option<Option<Tax>>,
+    pub fees_refundable: Option<bool>,
+}
+
+/// Changes the event's fee and tax. Orders already sold keep what they
+/// were charged (it is on their tickets); holds are bought at the new
+/// charges. Refused on an event that takes payment, as price types are:
+/// its checkout doesn't carry them yet.
+pub async fn set(
+    pool: &Pool,
+    actor: Actor,
+    event_id: EventId,
+    change: ChargesChange,
+) -> AppResult<Charges> {
+    retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            let row = tx
+                .query_opt(&format!("{READ} FOR NO KEY UPDATE"), &[&event_id])
+                .await?
+                .ok_or(AppError::NotFound(Missing::Event))?;
+            let before = from_row(&row);
+            let after = Charges {
+                booking_fee_cents: change.booking_fee_cents.unwrap_or(before.booking_fee_cents),
+                tax: change.tax.unwrap_or(before.tax),
+                fees_refundable: change.fees_refundable.unwrap_or(before.fees_refundable),
+            };
+            let charges_anything = after.booking_fee_cents > 0 || after.tax.is_some();
+            if charges_anything && row.get::<_, String>("payment") != "none" {
+                return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
+            }
+            tx.execute(
+                "UPDATE events
+                    SET booking_fee_cents = $2, tax_rate = $3::integer / 100.0,
+                        tax_included = $4, fees_refundable = $5
+                  WHERE id = $1",
+                &[
+                    &event_id,
+                    &after.booking_fee_cents,
+                    &after.tax.map(|tax| tax.rate_hundredths),
+                    &after.tax.is_none_or(|tax| tax.included),
+                    &after.fees_refundable,
+                ],
+            )
+            .await?;
+            audit::record(
+                tx,
+                audit::Entry {
+                    actor: Some(actor),
+                    action: "set_charges",
+                    event_id: Some(event_id),
+                    hold_id: None,
+                    order_id: None,
+                    seat_ids: &[],
+                    detail: format!(
+                        "booking fee {} → {}, tax {} → {}, fees refundable {}",
+                        before.booking_fee_cents,
+                        after.booking_fee_cents,
+                        describe(before.tax),
+                        describe(after.tax),
+                        after.fees_refundable
+                    ),
+                },
+            )
+            .await?;
+            Ok(after)
+        })
+    })
+    .await
+}
+
+fn describe(tax: Option<Tax>) -> String {
+    match tax {
+        None => "none".into(),
+        Some(tax) if tax.included => format!("{} % included", tax.rate_text()),
+        Some(tax) => format!("{} % added", tax.rate_text()),
+    }
+}

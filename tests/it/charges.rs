@@ -1,0 +1,530 @@
+//! Booking fees and tax (issue 47): each ticket charged the event's fee and
+//! taxed on its own, the order's receipt the sum of its tickets, refunds
+//! paying back what was paid; hidden types, "needs another type", paused
+//! codes, and wrong codes counted against the hold request limits.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::api_keys::make_staff_key;
+use crate::promo_codes::staff_call;
+use crate::support::{Api, TestApp, id_segment, spawn_app, spawn_app_with};
+use seatmap::domain::charges::Tax;
+use seatmap::domain::role::Role;
+
+async fn set_event(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+    staff_call(
+        app,
+        key,
+        Method::PATCH,
+        &format!("/api/staff/events/{event_id}"),
+        Some(body),
+    )
+    .await
+}
+
+async fn buy(buyer: &Api, hold: &Value, extra: Value) -> (StatusCode, Value) {
+    let mut body = json!({"name": "Ada", "email": "ada@example.com"});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    buyer
+        .post(
+            &format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"])),
+            body,
+        )
+        .await
+}
+
+async fn order_of(buyer: &Api, bought: &Value) -> Value {
+    let (status, order) = buyer
+        .get(&format!("/api/orders/{}", id_segment(&bought["order_id"])))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{order}");
+    order
+}
+
+/// The tax the app shows before a purchase, as the test computes it.
+fn tax(rate_hundredths: i32, included: bool, cents: i64) -> i64 {
+    Tax {
+        rate_hundredths,
+        included,
+    }
+    .on(cents)
+}
+
+#[tokio::test]
+async fn fees_and_tax_make_a_receipt_that_adds_up_included_or_added() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 6).await;
+    let (status, set) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"booking_fee_cents": 150, "tax": {"rate_percent": "19", "included": true}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    assert_eq!(set["booking_fee_cents"], 150);
+    assert_eq!(set["tax"], json!({"rate_percent": "19", "included": true}));
+    assert_eq!(set["fees_refundable"], true);
+    assert_eq!(set["payment"], "none", "payment is left as it was");
+    let (status, made) = staff_call(
+        &app,
+        &key,
+        Method::POST,
+        &format!("/api/staff/events/{}/promo-codes", event.id),
+        Some(json!({"code": "TENOFF", "percent_off": 10})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+
+    // Two €45 seats, 10 % off each, €1.50 fee each, 19 % VAT included.
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[s[0], s[1]]).await;
+    let (status, bought) = buy(&buyer, &hold, json!({"promo_code": "tenoff"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    let per_ticket_tax = tax(1900, true, 4050) + tax(1900, true, 150);
+    assert_eq!(order["subtotal_cents"], 9000, "{order}");
+    assert_eq!(order["discount_cents"], 900);
+    assert_eq!(order["fees_cents"], 300);
+    assert_eq!(order["tax_cents"], 2 * per_ticket_tax);
+    assert_eq!(
+        order["total_cents"],
+        9000 - 900 + 300,
+        "included tax adds nothing"
+    );
+    assert_eq!(
+        order["tax"],
+        json!({"rate_percent": "19", "included": true})
+    );
+    assert_eq!(order["promo_code"], "TENOFF");
+    assert_eq!(order["tickets"][0]["price_cents"], 4050);
+    assert_eq!(order["tickets"][0]["discount_cents"], 450);
+    assert_eq!(order["tickets"][0]["fee_cents"], 150);
+    assert_eq!(order["tickets"][0]["tax_cents"], per_ticket_tax);
+    let page = buyer
+        .http
+        .get(format!(
+            "{}/orders/{}",
+            app.base,
+            id_segment(&bought["order_id"])
+        ))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for shown in [
+        "Discount TENOFF",
+        "Booking fees",
+        "Including VAT 19 %",
+        "€84",
+    ] {
+        assert!(page.contains(shown), "the receipt lacks {shown:?}");
+    }
+
+    // US style: 8.5 % added on top of the price and of the fee.
+    let (status, set) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"tax": {"rate_percent": 8.5, "included": false}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    assert_eq!(set["booking_fee_cents"], 150, "the fee stays as it was");
+    let (_, hold) = buyer.hold(event.id, &[s[2]]).await;
+    let (status, bought) = buy(&buyer, &hold, json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    let added = tax(850, false, 4500) + tax(850, false, 150);
+    assert_eq!(order["tax_cents"], added, "{order}");
+    assert_eq!(order["total_cents"], 4500 + 150 + added);
+
+    // No tax line, no fee: the order is its tickets.
+    let (status, set) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"tax": null, "booking_fee_cents": 0}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    assert_eq!(set["tax"], Value::Null);
+    let (_, hold) = buyer.hold(event.id, &[s[3]]).await;
+    let (_, bought) = buy(&buyer, &hold, json!({})).await;
+    let order = order_of(&buyer, &bought).await;
+    assert_eq!(
+        (order["tax_cents"].clone(), order["total_cents"].clone()),
+        (json!(0), json!(4500))
+    );
+    // The database holds every order to its sum, whatever the code does.
+    let refused = app
+        .sql()
+        .await
+        .execute(
+            "UPDATE orders SET total_cents = total_cents + 1 WHERE event_id = $1",
+            &[&event.id],
+        )
+        .await;
+    let refused = refused.unwrap_err();
+    assert_eq!(
+        refused.as_db_error().and_then(|error| error.constraint()),
+        Some("order_total_adds_up"),
+        "{refused:?}"
+    );
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_refund_pays_back_price_tax_and_fee_and_keeps_the_fee_when_told() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    let (status, _) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"booking_fee_cents": 150, "tax": {"rate_percent": "10", "included": false}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let buyer = app.buyer();
+    let s = &event.seat_ids;
+    let (_, hold) = buyer.hold(event.id, &[s[0], s[1]]).await;
+    let (_, bought) = buy(&buyer, &hold, json!({})).await;
+    let order = order_of(&buyer, &bought).await;
+    let refund = |order_id: &Value, body: Value| {
+        let path = format!(
+            "/api/staff/events/{}/orders/{}/refund",
+            event.id,
+            id_segment(order_id)
+        );
+        let (app, key) = (&app, &key);
+        async move { staff_call(app, key, Method::POST, &path, Some(body)).await }
+    };
+    // One ticket: €45 + 10 % tax + the €1.50 fee and its tax.
+    let ticket_id = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT min(id) FROM tickets WHERE order_id = $1::text::uuid",
+            &[&bought["order_id"].as_str().unwrap()],
+        )
+        .await
+        .unwrap()
+        .get::<_, i64>(0);
+    let (status, refunded) = refund(&bought["order_id"], json!({"ticket_ids": [ticket_id]})).await;
+    assert_eq!(status, StatusCode::OK, "{refunded}");
+    assert_eq!(refunded["amount_cents"], 4500 + 450 + 150 + 15);
+    let after = order_of(&buyer, &bought).await;
+    assert_eq!(after["refunded_cents"], 5115);
+    assert_eq!(
+        after["amount_cents"],
+        order["total_cents"].as_i64().unwrap() - 5115
+    );
+
+    let (status, set) = set_event(&app, &key, event.id, json!({"fees_refundable": false})).await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    assert_eq!(set["fees_refundable"], false);
+    let (status, refunded) = refund(&bought["order_id"], json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{refunded}");
+    assert_eq!(refunded["amount_cents"], 4500 + 450, "the fee is kept");
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn charges_are_checked_and_refused_on_an_event_that_takes_payment() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 2).await;
+    for (body, error) in [
+        (
+            json!({"tax": {"rate_percent": "19.555", "included": true}}),
+            "invalid_charges",
+        ),
+        (
+            json!({"tax": {"rate_percent": "0", "included": true}}),
+            "invalid_charges",
+        ),
+        (
+            json!({"tax": {"rate_percent": "100", "included": false}}),
+            "invalid_charges",
+        ),
+        (
+            json!({"tax": {"rate_percent": "19%", "included": true}}),
+            "invalid_charges",
+        ),
+        (json!({"booking_fee_cents": -1}), "invalid_charges"),
+        (json!({"booking_fee_cents": 100_000_001}), "invalid_charges"),
+    ] {
+        let (status, refused) = set_event(&app, &key, event.id, body.clone()).await;
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}: {refused}"
+        );
+        assert_eq!(refused["error"], error, "{body}");
+    }
+    for body in [
+        json!({"tax": {"rate_percent": "19"}}),
+        json!({"tax": "19"}),
+        json!({"booking_fee_cents": "lots"}),
+        json!({"fees_refundable": "yes"}),
+    ] {
+        let (status, refused) = set_event(&app, &key, event.id, body.clone()).await;
+        assert!(status.is_client_error(), "{body}: {status} {refused}");
+    }
+    let (status, _) = set_event(&app, &key, event.id, json!({"payment": "box_office"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, refused) =
+        set_event(&app, &key, event.id, json!({"booking_fee_cents": 100})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "price_types_with_payment");
+    // Back to no payment, and a fee in one request: both happen.
+    let (status, set) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"payment": "none", "booking_fee_cents": 100}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    assert_eq!(
+        (set["payment"].clone(), set["booking_fee_cents"].clone()),
+        (json!("none"), json!(100))
+    );
+    let (status, refused) = set_event(&app, &key, event.id, json!({"payment": "box_office"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "price_types_with_payment");
+}
+
+/// The tax PostgreSQL stores (`ticket_tax_cents`) and the tax the hold
+/// panel shows before a purchase (`Tax::on`) are the same on every amount
+/// and rate tried, exact halves included.
+#[tokio::test]
+async fn the_stored_tax_is_the_tax_shown_before_the_purchase() {
+    let app = spawn_app().await;
+    let mut amounts: Vec<i64> = vec![0, 1, 50, 100, 119, 150, 5500, 10_750, 100_000_000];
+    let mut seed: u64 = 0x5eed_cafe;
+    for _ in 0..3_000 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        amounts.push(((seed >> 33) % 2_000_000) as i64);
+    }
+    let rates: Vec<i32> = vec![1, 5, 50, 550, 700, 750, 825, 850, 1900, 2000, 2500, 9999];
+    let client = app.sql().await;
+    for included in [true, false] {
+        for &rate in &rates {
+            let stored: Vec<i32> = client
+                .query_one(
+                    "SELECT array_agg(ticket_tax_cents(a, $2::integer / 100.0, $3) ORDER BY n)
+                       FROM unnest($1::bigint[]) WITH ORDINALITY AS x(a, n)",
+                    &[&amounts, &rate, &included],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            for (amount, stored) in amounts.iter().zip(stored) {
+                assert_eq!(
+                    i64::from(stored),
+                    tax(rate, included, *amount),
+                    "amount {amount}, rate {rate}/100 %, included {included}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_hidden_type_needs_its_code_and_a_child_ticket_needs_an_adult_one() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 6).await;
+    let (status, body) = staff_call(
+        &app,
+        &key,
+        Method::PUT,
+        &format!("/api/staff/events/{}/price-types", event.id),
+        Some(json!({"price_types": [
+            {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 4500}},
+            {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2000}, "requires": "adult"},
+            {"code": "members", "label": {"en": "Members"}, "prices": {"std": 3000}, "visibility": "code"},
+        ]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["price_types"][2]["visibility"], "code");
+    assert_eq!(body["price_types"][1]["requires"], "adult");
+    let code = |body: Value| {
+        let (app, key) = (&app, &key);
+        let path = format!("/api/staff/events/{}/promo-codes", event.id);
+        async move { staff_call(app, key, Method::POST, &path, Some(body)).await }
+    };
+    let (status, made) =
+        code(json!({"code": "FRIENDS", "percent_off": 5, "unlocks": "adult"})).await;
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "only a hidden type is unlocked: {made}"
+    );
+    let (status, made) =
+        code(json!({"code": "MEMBERS", "amount_off_cents": 100, "unlocks": "members"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!(made["unlocks"], "members");
+
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[s[0], s[1]]).await;
+    let as_types = |a: &str, b: &str| json!({s[0].to_string(): a, s[1].to_string(): b});
+    // The panel doesn't offer the hidden type.
+    let page = buyer.get_text(&format!("/events/{}", event.id)).await;
+    assert!(
+        page.contains("value=\"adult\"") && !page.contains("value=\"members\""),
+        "{page}"
+    );
+    let (status, refused) = buy(
+        &buyer,
+        &hold,
+        json!({"price_types": as_types("members", "adult")}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["error"], "unknown_price_type");
+    let (status, refused) = buy(
+        &buyer,
+        &hold,
+        json!({"price_types": as_types("child", "child")}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["error"], "price_type_rule");
+    assert!(
+        refused["message"].as_str().unwrap().contains("adult"),
+        "{refused}"
+    );
+    let (status, bought) = buy(
+        &buyer,
+        &hold,
+        json!({"price_types": as_types("members", "child"), "promo_code": "members"}),
+    )
+    .await;
+    // A child ticket beside a members one still has no adult: refused.
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bought}");
+    let (status, bought) = buy(
+        &buyer,
+        &hold,
+        json!({"price_types": as_types("members", "adult"), "promo_code": "members"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    let sold: Vec<(&str, i64)> = order["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["price_type"].as_str().unwrap(),
+                t["price_cents"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(sold, [("members", 2900), ("adult", 4400)]);
+    app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn a_paused_code_is_refused_until_it_is_resumed() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 2).await;
+    let codes = format!("/api/staff/events/{}/promo-codes", event.id);
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::POST,
+        &codes,
+        Some(json!({"code": "Pause-Me", "percent_off": 50})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, paused) = staff_call(
+        &app,
+        &key,
+        Method::PATCH,
+        &format!("{codes}/pause-me"),
+        Some(json!({"paused": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{paused}");
+    assert_eq!(paused["paused"], true);
+    let (status, missing) = staff_call(
+        &app,
+        &key,
+        Method::PATCH,
+        &format!("{codes}/NOSUCH"),
+        Some(json!({"paused": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{missing}");
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    let (status, refused) = buy(&buyer, &hold, json!({"promo_code": "PAUSE-ME"})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["error"], "promo_code_expired");
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::PATCH,
+        &format!("{codes}/Pause-Me"),
+        Some(json!({"paused": false})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, bought) = buy(&buyer, &hold, json!({"promo_code": "PAUSE-ME"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let (_, listed) = staff_call(&app, &key, Method::GET, &codes, None).await;
+    assert_eq!(listed["promo_codes"][0]["uses"], 1);
+    assert_eq!(listed["promo_codes"][0]["paused"], false);
+}
+
+/// Guessing codes costs hold requests: with 5 a minute, the fifth guess
+/// after the hold is refused 429 before the code is looked up (a right
+/// code then is refused too), and the hold is still there to buy.
+#[tokio::test]
+async fn wrong_codes_count_against_the_hold_request_limit() {
+    let app = spawn_app_with(|config| config.limits.hold_requests_per_session = 5).await;
+    let event = app.create_event(1, 2).await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::POST,
+        &format!("/api/staff/events/{}/promo-codes", event.id),
+        Some(json!({"code": "REAL", "percent_off": 10})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    for guess in ["AAAA", "BBBB", "CCCC", "DDDD"] {
+        let (status, refused) = buy(&buyer, &hold, json!({"promo_code": guess})).await;
+        assert_eq!(refused["error"], "promo_code_unknown", "{status} {refused}");
+    }
+    let (status, limited) = buy(&buyer, &hold, json!({"promo_code": "REAL"})).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{limited}");
+    let (status, bought) = buy(&buyer, &hold, json!({})).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "without a code the hold buys: {bought}"
+    );
+}
