@@ -66,3 +66,8 @@ ALTER TABLE price_types
     ADD COLUMN hidden boolean NOT NULL DEFAULT false,
     -- Sold only in an order that also has a ticket of this type (by code).
     ADD COLUMN requires text;
+
+-- A code the buyer applied in the hold panel: shown there with its
+-- discount (and the hidden type it unlocks), and used by the purchase when
+-- the purchase names none. Counted only when an order uses it.
+ALTER TABLE holds ADD COLUMN promo_code_id bigint REFERENCES promo_codes ON DELETE SET NULL;

@@ -4,7 +4,8 @@
 
 use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::charges::{Charges, Tax};
-use crate::domain::ids::{Actor, EventId};
+use super::promo_codes::AppliedCode;
+use crate::domain::ids::{Actor, EventId, HoldId};
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 const READ: &str = "SELECT booking_fee_cents, (tax_rate * 100)::integer AS tax_hundredths,
@@ -34,33 +35,45 @@ pub async fn for_event(client: &impl GenericClient, event_id: EventId) -> AppRes
     Ok(from_row(&row))
 }
 
-/// What the hold panel shows of the offer: the charges, and whether to
-/// ask for a promo code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the hold panel shows of the offer: the charges, whether to ask for
+/// a promo code, and the code the buyer applied to the hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PanelOffer {
     pub charges: Charges,
     pub has_codes: bool,
+    pub applied: Option<AppliedCode>,
 }
 
-/// The event's charges and whether it has a code buyers may enter, in one
-/// statement.
-pub async fn for_panel(client: &impl GenericClient, event_id: EventId) -> AppResult<PanelOffer> {
+/// The event's charges, whether it has a code buyers may enter, and the
+/// hold's applied code, in one statement.
+pub async fn for_panel(
+    client: &impl GenericClient,
+    event_id: EventId,
+    hold_id: HoldId,
+) -> AppResult<PanelOffer> {
     let statement = client
         .prepare_cached(
             "SELECT e.booking_fee_cents, (e.tax_rate * 100)::integer AS tax_hundredths,
                     e.tax_included, e.fees_refundable,
                     EXISTS (SELECT 1 FROM promo_codes p WHERE p.event_id = e.id AND NOT p.paused)
-                        AS has_codes
-               FROM events e WHERE e.id = $1",
+                        AS has_codes,
+                    pc.code AS applied_code, pc.percent_off AS applied_percent,
+                    pc.amount_off_cents AS applied_amount, pc.price_types AS applied_types,
+                    pc.unlocks AS applied_unlocks
+               FROM events e
+               LEFT JOIN holds h ON h.id = $2 AND h.event_id = e.id
+               LEFT JOIN promo_codes pc ON pc.id = h.promo_code_id AND NOT pc.paused
+              WHERE e.id = $1",
         )
         .await?;
     let row = client
-        .query_opt(&statement, &[&event_id])
+        .query_opt(&statement, &[&event_id, &hold_id])
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
     Ok(PanelOffer {
         charges: from_row(&row),
         has_codes: row.get("has_codes"),
+        applied: AppliedCode::from_row(&row)?,
     })
 }
 

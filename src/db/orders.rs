@@ -105,6 +105,8 @@ struct Tally {
     live_by_clock: bool,
     /// Whether its event sells price types (its seats are then priced by them).
     has_price_types: bool,
+    /// The promo code the buyer applied to the hold in its panel.
+    applied_code: Option<String>,
 }
 
 /// Counts the hold's seats and GA tickets and asks the clock, in one
@@ -124,7 +126,9 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
                       WHERE hold_id = $1 AND order_id IS NULL) AS ga_quantities,
                     (SELECT expires_at > clock_timestamp() FROM holds WHERE id = $1) AS live,
                     EXISTS (SELECT 1 FROM price_types pt JOIN holds h ON h.event_id = pt.event_id
-                             WHERE h.id = $1) AS has_price_types",
+                             WHERE h.id = $1) AS has_price_types,
+                    (SELECT pc.code FROM holds h JOIN promo_codes pc ON pc.id = h.promo_code_id
+                      WHERE h.id = $1) AS applied_code",
         )
         .await?;
     let row = client.query_one(&statement, &[&hold_id]).await?;
@@ -140,6 +144,7 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
             .collect(),
         live_by_clock: row.get::<_, Option<bool>>("live").unwrap_or(false),
         has_price_types: row.get("has_price_types"),
+        applied_code: row.get("applied_code"),
     })
 }
 
@@ -203,6 +208,8 @@ async fn purchase_in(
         return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
+    // A code named by the purchase wins over the one applied in the panel.
+    let promo_code = choices.promo_code.clone().or(tally.applied_code.clone());
     if !tally.has_price_types
         && let Some(code) = choices.types.values().next()
     {
@@ -211,7 +218,7 @@ async fn purchase_in(
     if payment.mode.waits_for_payment() {
         // Staff can't give types to an event that takes payment (nor
         // payment to one with types): a purchase never meets both.
-        if tally.has_price_types || choices.promo_code.is_some() {
+        if tally.has_price_types || promo_code.is_some() {
             return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
         }
         return payments::checkout_in(
@@ -231,10 +238,10 @@ async fn purchase_in(
     // Each seat priced as its type, each type's quota counted, and the
     // promo code redeemed and its use counted, before anything is sold: a
     // refusal rolls back with the hold as it was.
-    let (priced, redeemed) = if tally.has_price_types || choices.promo_code.is_some() {
+    let (priced, redeemed) = if tally.has_price_types || promo_code.is_some() {
         let (types, held) = price_types::for_purchase(tx, hold.event_id, hold.id).await?;
         // The code first: it may unlock a hidden type the buyer chose.
-        let found = match &choices.promo_code {
+        let found = match &promo_code {
             Some(code) => Some(promo_codes::find_usable(tx, hold.event_id, code).await?),
             None => None,
         };

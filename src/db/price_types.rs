@@ -225,20 +225,21 @@ async fn replace_in(
 }
 
 /// The event's open types as the hold panel offers them, in order (none
-/// when the event sells no types).
+/// when the event sells no types); hidden ones are marked, for the panel
+/// to offer only to a buyer whose code unlocks them.
 pub async fn for_panel(
     client: &impl GenericClient,
     event_id: EventId,
 ) -> AppResult<Vec<TypeOffer>> {
     let statement = client
         .prepare_cached(
-            "SELECT pt.code, pt.labels::text AS labels,
+            "SELECT pt.code, pt.labels::text AS labels, pt.hidden,
                     coalesce(array_agg(t.code) FILTER (WHERE t.id IS NOT NULL), '{}') AS tiers,
                     coalesce(array_agg(p.price_cents) FILTER (WHERE t.id IS NOT NULL), '{}') AS prices
                FROM price_types pt
                LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
                LEFT JOIN price_tiers t ON t.id = p.tier_id
-              WHERE pt.event_id = $1 AND NOT pt.closed AND NOT pt.hidden
+              WHERE pt.event_id = $1 AND NOT pt.closed
               GROUP BY pt.id ORDER BY pt.sort_order, pt.id",
         )
         .await?;
@@ -256,6 +257,7 @@ pub async fn for_panel(
                     .unwrap_or_else(|| code.clone()),
                 code,
                 prices: tiers.into_iter().zip(prices).collect(),
+                hidden: row.get("hidden"),
             }
         })
         .collect())

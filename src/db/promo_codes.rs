@@ -7,7 +7,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::{GenericClient, Pool, audit, retrying};
-use crate::domain::ids::{Actor, EventId, OrderId};
+use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, OrderId};
 use crate::domain::price_type::{OnSale, PricedLine};
 use crate::domain::promo::{self, Discount, PromoSpec};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
@@ -240,6 +240,72 @@ pub(super) async fn find_usable(
         only: row.get("price_types"),
         unlocks: row.get("unlocks"),
     })
+}
+
+/// Applies the code to the buyer's live hold (None takes it off): refused
+/// as a purchase would refuse it (unknown, paused or out of its window);
+/// whether it applies to the tickets is judged when they are bought.
+pub async fn apply_to_hold(
+    pool: &Pool,
+    event_id: EventId,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
+    code: Option<&str>,
+) -> AppResult<()> {
+    retrying(|| {
+        super::in_transaction(pool, async |tx| {
+            let promo_code_id = match code {
+                Some(code) => Some(find_usable(tx, event_id, code).await?.id),
+                None => None,
+            };
+            let applied = tx
+                .execute(
+                    "UPDATE holds SET promo_code_id = $3
+                      WHERE id = $1 AND buyer_id = $2 AND state = 'OPEN' AND expires_at > now()",
+                    &[&hold_id, &buyer_id, &promo_code_id],
+                )
+                .await?;
+            match applied {
+                0 => Err(AppError::HoldExpired),
+                _ => Ok(()),
+            }
+        })
+    })
+    .await
+}
+
+/// The code applied to a hold, as the hold panel shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedCode {
+    pub code: String,
+    pub discount: Discount,
+    /// The types it applies to (None: every ticket).
+    pub price_types: Option<Vec<String>>,
+    pub unlocks: Option<String>,
+}
+
+impl AppliedCode {
+    /// Whether it takes its discount off a ticket of type `kind`.
+    pub fn applies_to(&self, kind: &str) -> bool {
+        self.price_types
+            .as_ref()
+            .is_none_or(|types| types.iter().any(|t| t == kind))
+    }
+
+    pub(super) fn from_row(row: &tokio_postgres::Row) -> AppResult<Option<AppliedCode>> {
+        let Some(code) = row.get::<_, Option<String>>("applied_code") else {
+            return Ok(None);
+        };
+        Ok(Some(AppliedCode {
+            code,
+            discount: promo::discount(
+                row.get::<_, Option<i32>>("applied_percent").map(i64::from),
+                row.get::<_, Option<i32>>("applied_amount").map(i64::from),
+            )?,
+            price_types: row.get("applied_types"),
+            unlocks: row.get("applied_unlocks"),
+        }))
+    }
 }
 
 /// A code redeemed by a purchase.

@@ -181,6 +181,8 @@ pub struct TypeOffer {
     pub code: String,
     pub label: String,
     pub prices: HashMap<String, i32>,
+    /// Offered only with the promo code that unlocks it.
+    pub hidden: bool,
 }
 
 /// A checkout form's type choices: its `type_<seat id>` fields (others are

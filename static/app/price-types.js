@@ -11,19 +11,33 @@ export function taxOn(amountCents, rateHundredths, included) {
   return Math.floor((2 * amountCents * rateHundredths + denominator) / (2 * denominator));
 }
 
-/** Fees, tax and total of tickets priced `ticketCents`, each charged the
- *  booking fee and taxed on its price and its fee apart, as a purchase is. */
-export function chargedTotals(ticketCents, charges) {
+/** What a promo code takes off one ticket of `cents` sold as type `code`:
+ *  a percentage rounded half up, or an amount never below zero; nothing
+ *  when the code names other types. `rule` is null without a code. */
+export function discountOff(cents, code, rule) {
+  if (!rule) { return 0; }
+  if (rule.types.length > 0 && !rule.types.includes(code)) { return 0; }
+  if (rule.percent > 0) { return Math.floor((cents * rule.percent + 50) / 100); }
+  return Math.min(rule.cents, cents);
+}
+
+/** Discount, fees, tax and total of `tickets` ({cents, discount} each),
+ *  each charged the booking fee and taxed on its price after discount and
+ *  on its fee apart, as a purchase is. */
+export function chargedTotals(tickets, charges) {
+  let discount = 0;
   let fees = 0;
   let tax = 0;
   let subtotal = 0;
-  ticketCents.forEach(function (price) {
-    subtotal += price;
+  tickets.forEach(function (ticket) {
+    const price = ticket.cents - ticket.discount;
+    subtotal += ticket.cents;
+    discount += ticket.discount;
     fees += charges.feeCents;
     tax += taxOn(price, charges.taxHundredths, charges.taxIncluded) + taxOn(charges.feeCents, charges.taxHundredths, charges.taxIncluded);
   });
-  const total = subtotal + fees + (charges.taxIncluded ? 0 : tax);
-  return { fees: fees, tax: tax, total: total };
+  const total = subtotal - discount + fees + (charges.taxIncluded ? 0 : tax);
+  return { discount: discount, fees: fees, tax: tax, total: total };
 }
 
 /** Minor units as the page's language writes money in `currency`; a
@@ -40,26 +54,44 @@ export function formatMoney(cents, currency, lang) {
   }).format(cents / unit);
 }
 
+/** The applied code's rule, as the total's data attributes carry it. */
+function codeRule(total) {
+  if (total.dataset.discountPercent === undefined) { return null; }
+  return {
+    percent: Number(total.dataset.discountPercent),
+    cents: Number(total.dataset.discountCents || 0),
+    types: (total.dataset.discountTypes || "").split(",").filter(Boolean),
+  };
+}
+
 function retotal(panel) {
   const total = panel.querySelector("[data-hold-total]");
   if (!total) { return; }
-  const selects = panel.querySelectorAll("select[data-price-type]");
-  const chosen = [];
-  selects.forEach(function (select) {
+  const rule = codeRule(total);
+  const tickets = [];
+  panel.querySelectorAll("select[data-price-type]").forEach(function (select) {
     const option = select.selectedOptions[0];
     if (!option) { return; }
-    chosen.push(Number(option.dataset.cents));
+    const cents = Number(option.dataset.cents);
+    tickets.push({ cents: cents, discount: discountOff(cents, option.value, rule) });
     const price = panel.querySelector('[data-seat-price="' + select.dataset.priceType + '"]');
     if (price) { price.textContent = option.dataset.price; }
   });
-  const gaUnits = (total.dataset.gaUnits || "").split(",").filter(Boolean).map(Number);
-  const charged = chargedTotals(chosen.concat(gaUnits), {
+  (total.dataset.gaUnits || "").split(",").filter(Boolean).forEach(function (cents) {
+    tickets.push({ cents: Number(cents), discount: 0 });
+  });
+  const charged = chargedTotals(tickets, {
     feeCents: Number(total.dataset.feeCents || 0),
     taxHundredths: Number(total.dataset.taxHundredths || 0),
     taxIncluded: total.dataset.taxIncluded !== "false",
   });
   const lang = document.documentElement.lang || "en";
   const money = function (cents) { return formatMoney(cents, total.dataset.currency, lang); };
+  const discountLine = panel.querySelector("[data-hold-discount-line]");
+  if (discountLine) {
+    discountLine.hidden = charged.discount === 0;
+    discountLine.querySelector("[data-hold-discount]").textContent = "\u2212" + money(charged.discount);
+  }
   const fees = panel.querySelector("[data-hold-fees]");
   if (fees) { fees.textContent = money(charged.fees); }
   const tax = panel.querySelector("[data-hold-tax]");
@@ -74,9 +106,30 @@ function retotal(panel) {
 }
 
 export function initPriceTypes() {
+  // The types chosen in this page, by seat id: the panel comes back from
+  // the server when a code is applied, a seat added or the live feed
+  // updates it, and the choices are kept, not reset to the default.
+  const chosen = {};
   document.addEventListener("change", function (event) {
     const select = event.target.closest && event.target.closest("select[data-price-type]");
     const panel = select && select.closest("#hold-panel");
-    if (panel) { retotal(panel); }
+    if (!panel) { return; }
+    chosen[select.dataset.priceType] = select.value;
+    retotal(panel);
   });
+  const restore = function () {
+    const panel = document.getElementById("hold-panel");
+    if (!panel) { return; }
+    let changed = false;
+    panel.querySelectorAll("select[data-price-type]").forEach(function (select) {
+      const wanted = chosen[select.dataset.priceType];
+      if (wanted && wanted !== select.value && select.querySelector('option[value="' + wanted + '"]')) {
+        select.value = wanted;
+        changed = true;
+      }
+    });
+    if (changed) { retotal(panel); }
+  };
+  document.addEventListener("htmx:afterSettle", restore);
+  document.addEventListener("htmx:oobAfterSwap", restore);
 }

@@ -413,7 +413,9 @@ impl PanelReads {
             },
             async {
                 match hold {
-                    Some(_) => db::charges::for_panel(client, event_id).await.map(Some),
+                    Some(hold) => db::charges::for_panel(client, event_id, hold.id)
+                        .await
+                        .map(Some),
                     None => Ok(None),
                 }
             }
@@ -446,12 +448,14 @@ impl PanelReads {
         );
         panel.released_by_box_office = hold.is_none() && self.released_by_box_office;
         if let Some(hold) = hold {
-            panel.offer_types(&self.types, &held_refs, &self.areas, hold);
+            let unlocked = self
+                .offer
+                .as_ref()
+                .and_then(|offer| offer.applied.as_ref())
+                .and_then(|code| code.unlocks.as_deref());
+            panel.offer_types(&self.types, unlocked, (&held_refs, &self.areas), hold);
             if let Some(offer) = &self.offer {
-                panel.charge(offer.charges, hold);
-                if let Some(view) = panel.hold.as_mut() {
-                    view.offers_codes = offer.has_codes;
-                }
+                panel.charge(offer, hold);
             }
         }
         panel

@@ -6,6 +6,7 @@ pub mod actions;
 pub mod api;
 pub mod best;
 pub mod checkout;
+pub mod codes;
 pub mod event;
 pub mod live;
 pub mod panel;
@@ -37,6 +38,7 @@ pub fn pages_router() -> Router<AppState> {
             post(actions::release_all),
         )
         .route("/events/{event_id}/hold/extend", post(actions::extend_hold))
+        .route("/events/{event_id}/hold/code", post(codes::apply_code))
         .route("/events/{event_id}/purchase", post(checkout::purchase))
         .route("/orders/{order_id}", get(tickets::order_page))
         .route("/orders/{order_id}/pay", post(crate::web::payments::pay))

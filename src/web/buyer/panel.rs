@@ -3,7 +3,8 @@
 
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
-use crate::domain::charges::Charges;
+use crate::db::charges::PanelOffer;
+use crate::domain::promo::Discount;
 use crate::domain::hold::Hold;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
@@ -57,6 +58,8 @@ pub struct TypeChoice {
     pub price: String,
     pub cents: i64,
     pub selected: bool,
+    /// Unlocked by the hold's promo code: never the default.
+    pub hidden: bool,
 }
 
 /// "Need more time?": shown from `from` (the last 2 minutes) if unused.
@@ -116,7 +119,22 @@ pub struct HoldView {
     /// Whether the event sells with price types or codes (the form then
     /// asks for a code). Events that take payment have neither, for now.
     pub offers_codes: bool,
+    /// The promo code applied to the hold, when there is one.
+    pub code: Option<AppliedView>,
     pub charges: ChargeLines,
+}
+
+/// A promo code applied to the hold: its discount line (when it takes
+/// anything off the tickets chosen), and its rule for the script.
+pub struct AppliedView {
+    pub code: String,
+    pub discount: Option<(String, String)>,
+    /// Percent off each ticket, or 0.
+    pub percent: i32,
+    /// Minor units off each ticket, or 0.
+    pub amount_cents: i32,
+    /// The type codes it applies to, comma-separated (empty: every seat).
+    pub types: String,
 }
 
 fn selection_summary(seats: usize, tickets: usize) -> String {
@@ -221,6 +239,7 @@ impl HoldPanel {
                         .join(","),
                     currency: hold.locale.currency.code(),
                     offers_codes: false,
+                    code: None,
                     charges: ChargeLines {
                         fees: None,
                         tax: None,
@@ -245,11 +264,13 @@ impl HoldPanel {
     /// Offers each held seat the price types its tier has a price in, the
     /// first chosen, and prices the seat, the total and the button by the
     /// choices (the event's types, when it sells them).
+    /// A hidden type is offered only when `unlocked` names it (the code
+    /// applied to the hold unlocks it); it is never the one chosen first.
     pub fn offer_types(
         &mut self,
         types: &[TypeOffer],
-        held: &[&Seat],
-        areas: &[GaAreaView],
+        unlocked: Option<&str>,
+        (held, areas): (&[&Seat], &[GaAreaView]),
         hold: &Hold,
     ) {
         let Some(view) = self.hold.as_mut() else {
@@ -258,10 +279,12 @@ impl HoldPanel {
         if types.is_empty() {
             return;
         }
+        let offered = |kind: &&TypeOffer| !kind.hidden || unlocked == Some(kind.code.as_str());
         let mut seats_cents = 0;
         for (shown, seat) in view.seats.iter_mut().zip(held) {
             shown.choices = types
                 .iter()
+                .filter(offered)
                 .filter_map(|kind| {
                     kind.prices.get(&seat.tier_code).map(|cents| {
                         let price = hold.locale.price(i64::from(*cents));
@@ -271,11 +294,16 @@ impl HoldPanel {
                             price,
                             cents: i64::from(*cents),
                             selected: false,
+                            hidden: kind.hidden,
                         }
                     })
                 })
                 .collect();
-            if let Some(first) = shown.choices.first_mut() {
+            let first_public = shown
+                .choices
+                .iter_mut()
+                .find(|choice| !choice.hidden);
+            if let Some(first) = first_public {
                 first.selected = true;
                 shown.price = first.price.clone();
                 shown.cents = first.cents;
@@ -297,30 +325,55 @@ impl HoldPanel {
 }
 
 impl HoldPanel {
-    /// Adds the event's booking fee and tax to the panel: their lines, and
-    /// the total and button with them (as `Charges::totals` sums a
-    /// purchase's tickets, each taxed on its own).
-    pub fn charge(&mut self, charges: Charges, hold: &Hold) {
+    /// Adds the applied promo code's discount and the event's booking fee
+    /// and tax to the panel: their lines, and the total and button with
+    /// them (as a purchase prices its tickets, each on its own).
+    pub fn charge(&mut self, offer: &PanelOffer, hold: &Hold) {
         let Some(view) = self.hold.as_mut() else {
             return;
         };
-        let mut tickets: Vec<(i64, i64)> = view.seats.iter().map(|seat| (seat.cents, 0)).collect();
+        let charges = offer.charges;
+        let mut tickets: Vec<(i64, i64)> = Vec::new();
+        for seat in &view.seats {
+            let chosen = seat.choices.iter().find(|choice| choice.selected);
+            let discount = match (&offer.applied, chosen) {
+                (Some(code), Some(chosen)) if code.applies_to(&chosen.code) => {
+                    code.discount.off(seat.cents as i32).into()
+                }
+                (Some(code), None) if code.price_types.is_none() => {
+                    code.discount.off(seat.cents as i32).into()
+                }
+                _ => 0,
+            };
+            tickets.push((seat.cents - discount, discount));
+        }
         for line in &view.ga {
             tickets.extend((0..line.quantity).map(|_| (line.unit_cents, 0)));
         }
         let totals = charges.totals(&tickets);
+        view.code = offer.applied.as_ref().map(|code| AppliedView {
+            code: code.code.clone(),
+            discount: (totals.discount_cents > 0).then(|| {
+                let label = crate::i18n::t1("receipt-discount", "code", code.code.as_str());
+                (label, format!("−{}", hold.locale.price(totals.discount_cents)))
+            }),
+            percent: match code.discount {
+                Discount::Percent(percent) => percent,
+                Discount::Amount(_) => 0,
+            },
+            amount_cents: match code.discount {
+                Discount::Amount(cents) => cents,
+                Discount::Percent(_) => 0,
+            },
+            types: code.price_types.as_ref().map(|types| types.join(",")).unwrap_or_default(),
+        });
+        view.offers_codes = offer.has_codes;
         view.charges = ChargeLines {
             fees: (totals.fees_cents > 0).then(|| {
-                (
-                    crate::i18n::t("receipt-fees"),
-                    hold.locale.price(totals.fees_cents),
-                )
+                (crate::i18n::t("receipt-fees"), hold.locale.price(totals.fees_cents))
             }),
             tax: charges.tax.map(|tax| {
-                (
-                    crate::i18n::receipt::tax_label(tax),
-                    hold.locale.price(totals.tax_cents),
-                )
+                (crate::i18n::receipt::tax_label(tax), hold.locale.price(totals.tax_cents))
             }),
             fee_cents: charges.booking_fee_cents,
             tax_hundredths: charges.tax.map_or(0, |tax| tax.rate_hundredths),

@@ -89,6 +89,8 @@ impl MoneyLine {
 
 struct MoneyTable {
     caption: &'static str,
+    /// The first column's heading: what each row is.
+    column: &'static str,
     rows: Vec<MoneyLine>,
 }
 
@@ -212,12 +214,13 @@ async fn report(
             })
             .collect(),
         money_tables: [
-            ("By price type", &money.by_price_type, "(no type)"),
-            ("By promo code", &money.by_promo_code, "(no code)"),
+            ("By price type", "Price type", &money.by_price_type, "(no type)"),
+            ("By promo code", "Promo code", &money.by_promo_code, "(no code)"),
         ]
         .into_iter()
-        .map(|(caption, rows, unnamed)| MoneyTable {
+        .map(|(caption, column, rows, unnamed)| MoneyTable {
             caption,
+            column,
             rows: rows
                 .iter()
                 .map(|row| {

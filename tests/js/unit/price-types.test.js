@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { chargedTotals, formatMoney, taxOn } from "../../../static/app/price-types.js";
+import { chargedTotals, discountOff, formatMoney, taxOn } from "../../../static/app/price-types.js";
 
 test("money is written in the currency's own minor units", () => {
   assert.equal(formatMoney(8000, "EUR", "en"), "€80", "whole amounts as the server writes them");
@@ -24,12 +24,27 @@ test("tax is rounded half up per amount, included or added, as the server stores
 });
 
 test("fees and tax are charged per ticket, the tax added to the total only when not included", () => {
-  const tickets = [5500, 2500];
+  const tickets = [{ cents: 5500, discount: 0 }, { cents: 2500, discount: 0 }];
   const included = chargedTotals(tickets, { feeCents: 150, taxHundredths: 1900, taxIncluded: true });
-  assert.deepEqual(included, { fees: 300, tax: 878 + 24 + 399 + 24, total: 8300 });
+  assert.deepEqual(included, { discount: 0, fees: 300, tax: 878 + 24 + 399 + 24, total: 8300 });
   const added = chargedTotals(tickets, { feeCents: 150, taxHundredths: 1900, taxIncluded: false });
-  assert.deepEqual(added, { fees: 300, tax: 1045 + 29 + 475 + 29, total: 8300 + 1045 + 29 + 475 + 29 });
-  assert.deepEqual(chargedTotals(tickets, { feeCents: 0, taxHundredths: 0, taxIncluded: true }), { fees: 0, tax: 0, total: 8000 });
-  // The GA tickets ride along as prices of their own.
-  assert.equal(chargedTotals([5500, 2500, 4000], { feeCents: 0, taxHundredths: 0, taxIncluded: true }).total, 12000);
+  assert.deepEqual(added, { discount: 0, fees: 300, tax: 1045 + 29 + 475 + 29, total: 8300 + 1045 + 29 + 475 + 29 });
+  const none = { feeCents: 0, taxHundredths: 0, taxIncluded: true };
+  assert.deepEqual(chargedTotals(tickets, none), { discount: 0, fees: 0, tax: 0, total: 8000 });
+  // A discount comes off before the tax is worked out.
+  const discounted = chargedTotals([{ cents: 5500, discount: 1100 }], { feeCents: 0, taxHundredths: 1900, taxIncluded: true });
+  assert.deepEqual(discounted, { discount: 1100, fees: 0, tax: 703, total: 4400 });
+});
+
+test("a code takes its percentage or amount off the types it names", () => {
+  const spring = { percent: 20, cents: 0, types: [] };
+  assert.equal(discountOff(5500, "adult", spring), 1100);
+  // Half up: 2525 × 20 % = 505; 2523 × 20 % = 504.6 → 505.
+  assert.equal(discountOff(2523, "child", spring), 505);
+  const students = { percent: 10, cents: 0, types: ["student"] };
+  assert.equal(discountOff(3000, "student", students), 300);
+  assert.equal(discountOff(5500, "adult", students), 0, "not a student ticket");
+  const fiver = { percent: 0, cents: 500, types: [] };
+  assert.equal(discountOff(300, "child", fiver), 300, "never below zero");
+  assert.equal(discountOff(5500, "adult", null), 0, "no code");
 });
