@@ -2,9 +2,9 @@
 //! receipt, set by staff. What each ticket was charged is on the ticket
 //! (`tickets::ISSUE` computes it when it issues them).
 
+use super::promo_codes::AppliedCode;
 use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::charges::{Charges, Tax};
-use super::promo_codes::AppliedCode;
 use crate::domain::ids::{Actor, EventId, HoldId};
 use crate::error::{AppError, AppResult, Conflict, Missing};
 

@@ -528,3 +528,90 @@ async fn wrong_codes_count_against_the_hold_request_limit() {
         "without a code the hold buys: {bought}"
     );
 }
+
+/// A code applied in the hold panel (a form, no JavaScript): the panel
+/// shows its discount and the hidden type it unlocks, the purchase uses it
+/// without naming it, a wrong code is refused there and the hold stays.
+#[tokio::test]
+async fn a_code_applied_in_the_panel_shows_its_discount_and_the_purchase_uses_it() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::PUT,
+        &format!("/api/staff/events/{}/price-types", event.id),
+        Some(json!({"price_types": [
+            {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 5000}},
+            {"code": "members", "label": {"en": "Members"}, "prices": {"std": 3000}, "visibility": "code"},
+        ]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::POST,
+        &format!("/api/staff/events/{}/promo-codes", event.id),
+        Some(json!({"code": "CLUB", "percent_off": 10, "unlocks": "members"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = set_event(&app, &key, event.id, json!({"booking_fee_cents": 100})).await;
+    assert_eq!(status, StatusCode::OK);
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    let map = format!("/events/{}", event.id);
+    let before = buyer.get_text(&map).await;
+    assert!(before.contains("Buy for €51"), "€50 and the €1 fee");
+    assert!(
+        !before.contains("Members ·"),
+        "the hidden type is not offered yet"
+    );
+
+    let apply = |code: &'static str| {
+        let (buyer, path) = (&buyer, format!("{map}/hold/code"));
+        async move {
+            crate::pages::post_form(buyer, &path, &[("promo_code", code.to_string())], true).await
+        }
+    };
+    let refused = apply("NOPE").await;
+    assert_eq!(
+        refused.status(),
+        StatusCode::OK,
+        "the panel comes back with the refusal"
+    );
+    let html = refused.text().await.unwrap();
+    assert!(html.contains("promo code"), "{html}");
+    let applied = apply("club").await.text().await.unwrap();
+    assert!(applied.contains("Code CLUB applied."), "{applied}");
+    assert!(applied.contains("Discount CLUB"), "{applied}");
+    // 10 % off €50 is €5: €45 and the €1 fee.
+    assert!(applied.contains("Buy for €46"), "{applied}");
+    assert!(
+        applied.contains("Members · €30"),
+        "the code unlocks its type"
+    );
+
+    // The purchase names no code: the hold's is used, and counted.
+    let (status, bought) = buy(
+        &buyer,
+        &hold,
+        json!({"price_types": {event.seat_ids[0].to_string(): "members"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    assert_eq!(order["promo_code"], "CLUB");
+    assert_eq!(order["total_cents"], 2700 + 100, "{order}");
+    let (_, listed) = staff_call(
+        &app,
+        &key,
+        Method::GET,
+        &format!("/api/staff/events/{}/promo-codes", event.id),
+        None,
+    )
+    .await;
+    assert_eq!(listed["promo_codes"][0]["uses"], 1);
+}

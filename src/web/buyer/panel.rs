@@ -1,16 +1,16 @@
 //! The buyer's hold panel: what is held, the countdown, the offer of more
 //! time, the general-admission blocks and the best-available form.
 
+use crate::db::charges::PanelOffer;
 use crate::db::events::Tier;
 use crate::db::ga::GaAreaView;
-use crate::db::charges::PanelOffer;
-use crate::domain::promo::Discount;
 use crate::domain::hold::Hold;
 use crate::domain::ids::AreaId;
 use crate::domain::ids::{EventId, SeatId};
 use crate::domain::money::Currency;
 use crate::domain::payment::PaymentMode;
 use crate::domain::price_type::TypeOffer;
+use crate::domain::promo::Discount;
 use crate::domain::seat::Seat;
 use crate::web::seat_view::{TierLegend, tier_legend};
 use crate::words::{rfc3339, seat_name};
@@ -299,10 +299,7 @@ impl HoldPanel {
                     })
                 })
                 .collect();
-            let first_public = shown
-                .choices
-                .iter_mut()
-                .find(|choice| !choice.hidden);
+            let first_public = shown.choices.iter_mut().find(|choice| !choice.hidden);
             if let Some(first) = first_public {
                 first.selected = true;
                 shown.price = first.price.clone();
@@ -355,7 +352,10 @@ impl HoldPanel {
             code: code.code.clone(),
             discount: (totals.discount_cents > 0).then(|| {
                 let label = crate::i18n::t1("receipt-discount", "code", code.code.as_str());
-                (label, format!("−{}", hold.locale.price(totals.discount_cents)))
+                (
+                    label,
+                    format!("−{}", hold.locale.price(totals.discount_cents)),
+                )
             }),
             percent: match code.discount {
                 Discount::Percent(percent) => percent,
@@ -365,15 +365,25 @@ impl HoldPanel {
                 Discount::Amount(cents) => cents,
                 Discount::Percent(_) => 0,
             },
-            types: code.price_types.as_ref().map(|types| types.join(",")).unwrap_or_default(),
+            types: code
+                .price_types
+                .as_ref()
+                .map(|types| types.join(","))
+                .unwrap_or_default(),
         });
         view.offers_codes = offer.has_codes;
         view.charges = ChargeLines {
             fees: (totals.fees_cents > 0).then(|| {
-                (crate::i18n::t("receipt-fees"), hold.locale.price(totals.fees_cents))
+                (
+                    crate::i18n::t("receipt-fees"),
+                    hold.locale.price(totals.fees_cents),
+                )
             }),
             tax: charges.tax.map(|tax| {
-                (crate::i18n::receipt::tax_label(tax), hold.locale.price(totals.tax_cents))
+                (
+                    crate::i18n::receipt::tax_label(tax),
+                    hold.locale.price(totals.tax_cents),
+                )
             }),
             fee_cents: charges.booking_fee_cents,
             tax_hundredths: charges.tax.map_or(0, |tax| tax.rate_hundredths),

@@ -214,8 +214,18 @@ async fn report(
             })
             .collect(),
         money_tables: [
-            ("By price type", "Price type", &money.by_price_type, "(no type)"),
-            ("By promo code", "Promo code", &money.by_promo_code, "(no code)"),
+            (
+                "By price type",
+                "Price type",
+                &money.by_price_type,
+                "(no type)",
+            ),
+            (
+                "By promo code",
+                "Promo code",
+                &money.by_promo_code,
+                "(no code)",
+            ),
         ]
         .into_iter()
         .map(|(caption, column, rows, unnamed)| MoneyTable {
