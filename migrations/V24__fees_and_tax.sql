@@ -71,3 +71,6 @@ ALTER TABLE price_types
 -- discount (and the hidden type it unlocks), and used by the purchase when
 -- the purchase names none. Counted only when an order uses it.
 ALTER TABLE holds ADD COLUMN promo_code_id bigint REFERENCES promo_codes ON DELETE SET NULL;
+
+-- Staff read an unlimited code's uses from its orders.
+CREATE INDEX orders_promo_code ON orders (promo_code_id) WHERE promo_code_id IS NOT NULL;

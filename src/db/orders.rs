@@ -148,9 +148,9 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
     })
 }
 
-const INSERT_ORDER: &str =
-    "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email, lang)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+const INSERT_ORDER: &str = "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name,
+                                                  buyer_email, lang, promo_code_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 const SELL_SEATS: &str = "WITH sold AS (
          UPDATE seats
@@ -239,12 +239,21 @@ async fn purchase_in(
     // promo code redeemed and its use counted, before anything is sold: a
     // refusal rolls back with the hold as it was.
     let (priced, redeemed) = if tally.has_price_types || promo_code.is_some() {
-        let (types, held) = price_types::for_purchase(tx, hold.event_id, hold.id).await?;
-        // The code first: it may unlock a hidden type the buyer chose.
-        let found = match &promo_code {
-            Some(code) => Some(promo_codes::find_usable(tx, hold.event_id, code).await?),
-            None => None,
-        };
+        // Sent together. The code is found before the seats are priced: it
+        // may unlock a hidden type the buyer chose.
+        let (for_sale, found) = tokio::join!(
+            price_types::for_purchase(tx, hold.event_id, hold.id),
+            async {
+                match &promo_code {
+                    Some(code) => promo_codes::find_usable(tx, hold.event_id, code)
+                        .await
+                        .map(Some),
+                    None => Ok(None),
+                }
+            }
+        );
+        sent_together!(for_sale, found);
+        let ((types, held), found) = (for_sale?, found?);
         let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
         let mut lines = match types.is_empty() {
             true => price_type::tier_lines(&held),
@@ -275,6 +284,7 @@ async fn purchase_in(
                 &buyer.name,
                 &buyer.email.as_str(),
                 &buyer.lang.tag(),
+                &redeemed.as_ref().map(|r| r.promo_code_id),
             ],
         )
         .await?;
@@ -323,9 +333,6 @@ async fn purchase_in(
         // counted is the reason to give, not the tickets coming up short.
         sent_together!(sold, purchased);
         let order = sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)?;
-        if let Some(redeemed) = &redeemed {
-            promo_codes::mark_order(tx, order_id, redeemed).await?;
-        }
         return Ok(Purchased::Paid(order));
     }
     let (inserted, sold, purchased, issued) = tokio::join!(
@@ -337,9 +344,6 @@ async fn purchase_in(
     // The tickets are judged after the sale (`sold_whole`), as above.
     sent_together!(inserted, sold, purchased);
     let order = sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)?;
-    if let Some(redeemed) = &redeemed {
-        promo_codes::mark_order(tx, order_id, redeemed).await?;
-    }
     Ok(Purchased::Paid(order))
 }
 

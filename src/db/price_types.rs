@@ -42,8 +42,10 @@ pub async fn for_event(
 ) -> AppResult<Vec<PriceTypeView>> {
     let statement = client
         .prepare_cached(
-            "SELECT pt.code, pt.labels::text AS labels, pt.quota, pt.max_per_order, pt.closed, pt.sold,
+            "SELECT pt.code, pt.labels::text AS labels, pt.quota, pt.max_per_order, pt.closed,
                     pt.hidden, pt.requires,
+                    (SELECT count(*)::int FROM tickets tk
+                      WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL) AS sold,
                     coalesce(array_agg(t.code ORDER BY t.sort_order, t.id)
                              FILTER (WHERE t.id IS NOT NULL), '{}') AS tiers,
                     coalesce(array_agg(p.price_cents ORDER BY t.sort_order, t.id)
@@ -125,7 +127,12 @@ async fn replace_in(
     price_type::check_list(specs, &tier_codes)?;
     let existing: Vec<(i64, String, i32)> = tx
         .query(
-            "SELECT id, code, sold FROM price_types WHERE event_id = $1 ORDER BY id FOR UPDATE",
+            // What each has sold, from its valid tickets: only a type with a
+            // quota keeps a count (`sold`), and a quota may be new here.
+            "SELECT pt.id, pt.code,
+                    (SELECT count(*)::int FROM tickets tk
+                      WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL) AS sold
+               FROM price_types pt WHERE pt.event_id = $1 ORDER BY pt.id FOR UPDATE",
             &[&event_id],
         )
         .await?
@@ -204,6 +211,17 @@ async fn replace_in(
         )
         .await?;
     }
+    // A type with a quota counts from what it has sold (a quota may be new);
+    // one without keeps no count. The event's lock keeps purchases out.
+    tx.execute(
+        "UPDATE price_types pt
+            SET sold = CASE WHEN pt.quota IS NULL THEN 0
+                            ELSE (SELECT count(*)::int FROM tickets tk
+                                   WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL) END
+          WHERE pt.event_id = $1",
+        &[&event_id],
+    )
+    .await?;
     audit::record(
         tx,
         audit::Entry {
@@ -270,17 +288,20 @@ pub(super) async fn for_purchase(
     event_id: EventId,
     hold_id: HoldId,
 ) -> AppResult<(Vec<OnSale>, Vec<HeldSeat>)> {
-    let types = tx
-        .query(
-            "SELECT pt.id, pt.code, pt.max_per_order, pt.closed, pt.hidden, pt.requires,
-                    coalesce(array_agg(p.tier_id) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS tiers,
-                    coalesce(array_agg(p.price_cents) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS prices
-               FROM price_types pt LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
-              WHERE pt.event_id = $1
-              GROUP BY pt.id ORDER BY pt.sort_order, pt.id",
-            &[&event_id],
-        )
-        .await?
+    super::prepare_together(tx, &[TYPES_FOR_PURCHASE, HELD_FOR_PURCHASE]).await?;
+    // Sent together: neither waits for the other.
+    let (types, held) = tokio::join!(
+        async {
+            let statement = tx.prepare_cached(TYPES_FOR_PURCHASE).await?;
+            tx.query(&statement, &[&event_id]).await
+        },
+        async {
+            let statement = tx.prepare_cached(HELD_FOR_PURCHASE).await?;
+            tx.query(&statement, &[&hold_id]).await
+        }
+    );
+    sent_together!(types, held);
+    let types = types?
         .iter()
         .map(|row| {
             let tiers: Vec<i64> = row.get("tiers");
@@ -292,17 +313,12 @@ pub(super) async fn for_purchase(
                 closed: row.get("closed"),
                 hidden: row.get("hidden"),
                 requires: row.get("requires"),
+                limited: row.get("limited"),
                 prices: tiers.into_iter().zip(prices).collect(),
             }
         })
         .collect();
-    let held = tx
-        .query(
-            "SELECT s.id, s.tier_id, t.price_cents FROM seats s JOIN price_tiers t ON t.id = s.tier_id
-              WHERE s.hold_id = $1 ORDER BY s.id",
-            &[&hold_id],
-        )
-        .await?
+    let held = held?
         .iter()
         .map(|row| HeldSeat {
             id: row.get(0),
@@ -312,6 +328,19 @@ pub(super) async fn for_purchase(
         .collect();
     Ok((types, held))
 }
+
+const TYPES_FOR_PURCHASE: &str =
+    "SELECT pt.id, pt.code, pt.max_per_order, pt.closed, pt.hidden, pt.requires,
+            pt.quota IS NOT NULL AS limited,
+            coalesce(array_agg(p.tier_id) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS tiers,
+            coalesce(array_agg(p.price_cents) FILTER (WHERE p.tier_id IS NOT NULL), '{}') AS prices
+       FROM price_types pt LEFT JOIN price_type_prices p ON p.price_type_id = pt.id
+      WHERE pt.event_id = $1
+      GROUP BY pt.id ORDER BY pt.sort_order, pt.id";
+
+const HELD_FOR_PURCHASE: &str =
+    "SELECT s.id, s.tier_id, t.price_cents FROM seats s JOIN price_tiers t ON t.id = s.tier_id
+      WHERE s.hold_id = $1 ORDER BY s.id";
 
 /// Counts the lines against their types' quotas, type by type in id order
 /// (the order every purchase locks them in). A type that would pass its
@@ -324,11 +353,17 @@ pub(super) async fn count_sold(
 ) -> AppResult<()> {
     let statement = tx
         .prepare_cached(
-            "UPDATE price_types SET sold = sold + $2
-              WHERE id = $1 AND (quota IS NULL OR sold + $2 <= quota)",
+            "UPDATE price_types SET sold = sold + $2 WHERE id = $1 AND sold + $2 <= quota",
         )
         .await?;
-    for (type_id, count) in price_type::counts_by_type(lines) {
+    // Only a type with a quota is counted: an unlimited one's row would be
+    // a hot spot every buyer of the type waits on, for a count nothing
+    // checks (staff read what it sold from its tickets).
+    let limited = |type_id: &i64| types.iter().any(|t| t.id == *type_id && t.limited);
+    for (type_id, count) in price_type::counts_by_type(lines)
+        .into_iter()
+        .filter(|(type_id, _)| limited(type_id))
+    {
         if tx.execute(&statement, &[&type_id, &count]).await? == 0 {
             let code = types
                 .iter()

@@ -34,8 +34,16 @@ pub struct PromoCodeView {
     pub paused: bool,
 }
 
-const VIEW_COLUMNS: &str = "code, percent_off, amount_off_cents, max_uses, uses, valid_from, \
-                            valid_until, price_types, unlocks, paused";
+// A code without a limit isn't counted by purchases (its row would be a
+// hot spot every buyer with it waits on): its uses are its orders that
+// still have a valid ticket, read when staff look.
+const VIEW_COLUMNS: &str = "code, percent_off, amount_off_cents, max_uses, \
+     CASE WHEN max_uses IS NOT NULL THEN uses \
+          ELSE (SELECT count(*)::int FROM orders o \
+                 WHERE o.promo_code_id = promo_codes.id \
+                   AND EXISTS (SELECT 1 FROM tickets t \
+                                WHERE t.order_id = o.id AND t.voided_at IS NULL)) END AS uses, \
+     valid_from, valid_until, price_types, unlocks, paused";
 
 fn view(row: &tokio_postgres::Row) -> PromoCodeView {
     PromoCodeView {
@@ -205,6 +213,8 @@ pub async fn set_paused(
 /// counted by [`redeem`]).
 pub(super) struct Found {
     id: i64,
+    /// It has a `max_uses`: the purchase counts its use.
+    limited: bool,
     discount: Discount,
     only: Option<Vec<String>>,
     /// The hidden type it lets the buyer choose.
@@ -218,14 +228,17 @@ pub(super) async fn find_usable(
     event_id: EventId,
     code: &str,
 ) -> AppResult<Found> {
-    let row = tx
-        .query_opt(
+    let statement = tx
+        .prepare_cached(
             "SELECT id, percent_off, amount_off_cents, price_types, unlocks,
+                    max_uses IS NOT NULL AS limited,
                     NOT paused AND (valid_from IS NULL OR valid_from <= now())
                       AND (valid_until IS NULL OR now() < valid_until) AS valid_now
                FROM promo_codes WHERE event_id = $1 AND lower(code) = lower($2)",
-            &[&event_id, &code.trim()],
         )
+        .await?;
+    let row = tx
+        .query_opt(&statement, &[&event_id, &code.trim()])
         .await?
         .ok_or(AppError::Invalid(Invalid::PromoCodeUnknown))?;
     if !row.get::<_, bool>("valid_now") {
@@ -233,6 +246,7 @@ pub(super) async fn find_usable(
     }
     Ok(Found {
         id: row.get("id"),
+        limited: row.get("limited"),
         discount: promo::discount(
             row.get::<_, Option<i32>>("percent_off").map(i64::from),
             row.get::<_, Option<i32>>("amount_off_cents").map(i64::from),
@@ -333,10 +347,13 @@ pub(super) async fn redeem(
         None => true,
         Some(codes) => type_code(line).is_some_and(|code| codes.iter().any(|c| c == code)),
     })?;
+    if !found.limited {
+        return Ok(Redeemed { promo_code_id: id });
+    }
     let counted = tx
         .execute(
             "UPDATE promo_codes SET uses = uses + 1
-              WHERE id = $1 AND (max_uses IS NULL OR uses < max_uses)",
+              WHERE id = $1 AND uses < max_uses",
             &[&id],
         )
         .await?;
@@ -344,21 +361,6 @@ pub(super) async fn redeem(
         return Err(AppError::Conflict(Conflict::PromoCodeUsedUp));
     }
     Ok(Redeemed { promo_code_id: id })
-}
-
-/// Records the code on the order.
-pub(super) async fn mark_order(
-    tx: &impl GenericClient,
-    order_id: OrderId,
-    redeemed: &Redeemed,
-) -> AppResult<()> {
-    tx.execute(
-        // Its discount is on the order already, summed from its tickets.
-        "UPDATE orders SET promo_code_id = $2 WHERE id = $1",
-        &[&order_id, &redeemed.promo_code_id],
-    )
-    .await?;
-    Ok(())
 }
 
 /// Gives the order's code its use back, once every ticket of the order is
@@ -370,7 +372,7 @@ pub(super) async fn give_back_if_refunded(
     tx.execute(
         "UPDATE promo_codes p SET uses = p.uses - 1
            FROM orders o
-          WHERE o.id = $1 AND p.id = o.promo_code_id AND p.uses > 0
+          WHERE o.id = $1 AND p.id = o.promo_code_id AND p.uses > 0 AND p.max_uses IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id AND t.voided_at IS NULL)",
         &[&order_id],
     )

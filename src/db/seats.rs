@@ -613,7 +613,7 @@ pub async fn sell_at_box_office(
                  UPDATE price_types pt SET sold = pt.sold + n.count
                    FROM (SELECT price_type_id, count(*)::int AS count FROM lines
                           WHERE price_type_id IS NOT NULL GROUP BY price_type_id) n
-                  WHERE pt.id = n.price_type_id
+                  WHERE pt.id = n.price_type_id AND pt.quota IS NOT NULL
              )
              SELECT seat_id FROM lines",
         )
@@ -641,7 +641,7 @@ pub async fn return_sold(
                  UPDATE price_types pt SET sold = pt.sold - returned.n
                    FROM (SELECT price_type_id, count(*)::int AS n FROM line
                           WHERE price_type_id IS NOT NULL GROUP BY price_type_id) returned
-                  WHERE pt.id = returned.price_type_id
+                  WHERE pt.id = returned.price_type_id AND pt.quota IS NOT NULL
              )
              UPDATE seats SET status = 'AVAILABLE', order_id = NULL
               WHERE id = ANY($2) AND order_id = $1 AND status = 'SOLD'

@@ -212,6 +212,8 @@ pub struct OnSale {
     pub hidden: bool,
     /// The code of a type the order must also have.
     pub requires: Option<String>,
+    /// It has a quota: purchases count what they sell of it.
+    pub limited: bool,
     pub prices: HashMap<i64, i32>,
 }
 
@@ -361,6 +363,7 @@ mod tests {
             closed: false,
             hidden: false,
             requires: None,
+            limited: false,
             prices: prices.iter().copied().collect(),
         }
     }

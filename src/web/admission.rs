@@ -51,3 +51,44 @@ pub async fn admit_hold_request(
         ..holder
     })
 }
+
+/// Codes are no guessing oracle, part one: a request naming a promo code
+/// is refused (429) while the buyer's or address's hold requests are
+/// spent, before the code is looked up. Writes nothing.
+pub async fn before_code(
+    state: &AppState,
+    buyer_id: BuyerId,
+    key: Option<ApiKeyId>,
+    ip: ClientIp,
+) -> Result<(), AppError> {
+    let holder = hold_request(state, buyer_id, key, ip);
+    let client = state.pool.get().await?;
+    crate::db::holds::refuse_if_spent(&client, &holder).await
+}
+
+/// Part two: a code refused as unknown, or not valid now, counts as a hold
+/// request. A right code costs nothing (it would make every purchase with
+/// a code write a counter). Over the limit, the count's own refusal is
+/// left for the next try to meet: this one's answer is the code's.
+pub async fn after_code<T>(
+    state: &AppState,
+    buyer_id: BuyerId,
+    key: Option<ApiKeyId>,
+    ip: ClientIp,
+    outcome: &Result<T, AppError>,
+) -> Result<(), AppError> {
+    use crate::error::Invalid;
+    let wrong = matches!(
+        outcome,
+        Err(AppError::Invalid(
+            Invalid::PromoCodeUnknown | Invalid::PromoCodeExpired
+        ))
+    );
+    if !wrong {
+        return Ok(());
+    }
+    match admit_hold_request(state, buyer_id, key, ip).await {
+        Ok(_) | Err(AppError::TooManyRequests { .. }) => Ok(()),
+        Err(other) => Err(other),
+    }
+}

@@ -24,7 +24,7 @@ pub use flood::{FloodReport, read_flood};
 pub use holds::{best, ga, hot_seat, mixed, picks};
 pub use live::{LiveReport, live};
 pub use report::{Report, verify};
-pub use sales::sales;
+pub use sales::{sales, sales_as};
 pub use stall::{StallReport, stalled_bodies};
 
 use std::sync::Arc;

@@ -19,7 +19,9 @@
 //! and the hot seat with reads on it), live (--pages open pages across the
 //! instances, picks at --picks-per-sec, 201-to-page latency), sales (new
 //! buyers hold one seat and buy it: purchases/s and purchase latency with
-//! the ticket and outbox writes), door (2,000 tickets sold, then every code
+//! the ticket and outbox writes), offer-cost (the same, with a price type,
+//! a promo code, a booking fee and tax against the plain purchase, rounds
+//! in turn), door (2,000 tickets sold, then every code
 //! scanned twice by --concurrency gates: exactly one admission each),
 //! read-flood (--concurrency readers of the arena's seat map from one
 //! address, and one buyer's hold latency alone and beside them; in

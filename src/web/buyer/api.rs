@@ -20,6 +20,7 @@ use crate::domain::seat::Seat;
 use crate::domain::seat::{SeatIds, SeatState};
 use crate::error::Malformed;
 use crate::error::{AppError, AppResult, Invalid, Missing};
+use crate::web::admission;
 use crate::web::admission::hold_request;
 use crate::web::auth::{ApiBuyer, ApiViewer};
 use crate::web::error::responses;
@@ -570,9 +571,9 @@ pub(crate) async fn purchase(
         promo_code: None,
     }
     .with_code(body.promo_code.as_deref());
-    // Codes are no guessing oracle: each try counts as a hold request.
+    // Codes are no guessing oracle: a wrong one counts as a hold request.
     if choices.promo_code.is_some() {
-        crate::web::admission::admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+        admission::before_code(&state, buyer.id, buyer.key, ip).await?;
     }
     let bought = db::orders::purchase(
         &state.pool,
@@ -582,7 +583,9 @@ pub(crate) async fn purchase(
         state.config.payments.window,
         &choices,
     )
-    .await?;
+    .await;
+    admission::after_code(&state, buyer.id, buyer.key, ip, &bought).await?;
+    let bought = bought?;
     let order = match bought {
         db::orders::Purchased::Paid(order) => {
             return Ok((

@@ -11,6 +11,7 @@ use crate::domain::payment::PaymentMode;
 use crate::domain::rules;
 use crate::error::{AppError, AppResult};
 use crate::payments::PayAt;
+use crate::web::admission;
 use crate::web::auth::Buyer;
 use crate::web::extract::{BuyerFields, ClientIp, IdPath};
 use crate::web::notices::{Notice, NoticeKind, push_notice};
@@ -89,10 +90,9 @@ pub(crate) async fn purchase(
             return Ok(back.into_response());
         }
     };
-    // Codes are no guessing oracle: each try counts as a hold request.
+    // Codes are no guessing oracle: a wrong one counts as a hold request.
     if choices.promo_code.is_some()
-        && let Err(limited) =
-            crate::web::admission::admit_hold_request(&state, buyer.id, None, ip).await
+        && let Err(limited) = admission::before_code(&state, buyer.id, None, ip).await
     {
         let text = refusal_notice(limited)?;
         push_notice(&buyer.session, &Notice::new(NoticeKind::Error, text)).await?;
@@ -107,6 +107,7 @@ pub(crate) async fn purchase(
         &choices,
     )
     .await;
+    admission::after_code(&state, buyer.id, None, ip, &bought).await?;
     let refusal = match bought {
         Ok(Purchased::Paid(order)) => {
             return Ok(Redirect::to(&format!("/orders/{}", order.order_id)).into_response());

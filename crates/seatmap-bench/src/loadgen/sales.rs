@@ -12,6 +12,17 @@ use super::{Report, Target};
 /// buy it: the purchase (its tickets and its outbox row written in the same
 /// transaction) is what is timed; a lost claim (409) is only counted.
 pub async fn sales(target: &Target, duration: Duration, workers: usize) -> Report {
+    sales_as(target, duration, workers, None).await
+}
+
+/// [`sales`], each purchase naming `offer`'s price type for its seat and
+/// its promo code (`("child", "BENCH")`), when given.
+pub async fn sales_as(
+    target: &Target,
+    duration: Duration,
+    workers: usize,
+    offer: Option<(&'static str, &'static str)>,
+) -> Report {
     let deadline = Instant::now() + duration;
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -34,9 +45,14 @@ pub async fn sales(target: &Target, duration: Duration, workers: usize) -> Repor
                 }
                 report.grant(&body, &[seat]);
                 let hold = body["hold_id"].as_str().unwrap_or_default();
+                let mut purchase = json!({ "name": "Bench Buyer", "email": "bench@example.com" });
+                if let Some((price_type, code)) = offer {
+                    purchase["price_types"] = json!({ seat.to_string(): price_type });
+                    purchase["promo_code"] = json!(code);
+                }
                 let (bought, _, took) = send(
                     http.post(format!("{base}/api/holds/{hold}/purchase"))
-                        .json(&json!({ "name": "Bench Buyer", "email": "bench@example.com" })),
+                        .json(&purchase),
                 )
                 .await;
                 report.record("purchase", bought, took);

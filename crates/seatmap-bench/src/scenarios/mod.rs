@@ -6,6 +6,7 @@ mod door;
 mod faults;
 mod ga;
 mod live;
+mod offer_cost;
 mod ratio;
 mod read_flood;
 mod sale_cost;
@@ -61,6 +62,10 @@ pub async fn run(
         "door" => door::run(harness, &target, options, extra).await?,
         "ga" => ga::run(harness, target, options, extra).await,
         "ratio" => ratio::run(harness, options, extra).await?,
+        "offer-cost" => {
+            offer_cost::run(harness, options, extra).await?;
+            return Ok(Outcome::Printed { healthy: true });
+        }
         "sale-cost" => {
             sale_cost::run(harness, options, extra).await?;
             return Ok(Outcome::Printed { healthy: true });
