@@ -41,15 +41,27 @@ ALTER TABLE orders
     ADD COLUMN fees_cents bigint NOT NULL DEFAULT 0 CHECK (fees_cents >= 0),
     ADD COLUMN tax_cents bigint NOT NULL DEFAULT 0 CHECK (tax_cents >= 0),
     ADD COLUMN total_cents bigint NOT NULL DEFAULT 0 CHECK (total_cents >= 0),
-    -- The tax as it was when the order was sold (NULL: no tax line).
+    -- The tax and the fee's refund rule as they were when the order was
+    -- sold (NULL: no tax line): a later change doesn't reach it.
     ADD COLUMN tax_rate numeric(5, 2),
-    ADD COLUMN tax_included boolean NOT NULL DEFAULT true;
+    ADD COLUMN tax_included boolean NOT NULL DEFAULT true,
+    ADD COLUMN fees_refundable boolean NOT NULL DEFAULT true;
 
--- Orders sold before this migration: their tickets' prices are the totals.
+-- Tickets and orders sold before this migration. A refunded ticket paid
+-- back its price; a ticket keeps its line's discount where the line is
+-- still there; an order's tickets' prices (and its discount) are its
+-- totals, and an order still waiting for its money totals what it asks.
+UPDATE tickets SET refunded_cents = price_cents WHERE void_reason = 'refunded';
+UPDATE tickets t SET discount_cents = l.discount_cents
+  FROM order_lines l
+ WHERE l.order_id = t.order_id AND l.seat_id = t.seat_id AND l.discount_cents > 0;
 UPDATE orders o
    SET subtotal_cents = s.paid + o.discount_cents, total_cents = s.paid
   FROM (SELECT order_id, sum(price_cents)::bigint AS paid FROM tickets GROUP BY order_id) s
  WHERE s.order_id = o.id;
+UPDATE orders o SET subtotal_cents = o.amount_cents, total_cents = o.amount_cents
+ WHERE o.amount_cents IS NOT NULL AND o.discount_cents = 0
+   AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id);
 
 -- The backstop: a receipt that doesn't add up can't be written.
 ALTER TABLE orders ADD CONSTRAINT order_total_adds_up CHECK (

@@ -6,6 +6,7 @@ use super::promo_codes::AppliedCode;
 use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::charges::{Charges, Tax};
 use crate::domain::ids::{Actor, EventId, HoldId};
+use crate::domain::payment::PaymentMode;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 const READ: &str = "SELECT booking_fee_cents, (tax_rate * 100)::integer AS tax_hundredths,
@@ -86,70 +87,99 @@ pub struct ChargesChange {
     pub fees_refundable: Option<bool>,
 }
 
-/// Changes the event's fee and tax. Orders already sold keep what they
-/// were charged (it is on their tickets); holds are bought at the new
-/// charges. Refused on an event that takes payment, as price types are:
-/// its checkout doesn't carry them yet.
+/// Changes the event's fee and tax, and its payment when `payment` says
+/// (mode and box-office window), in one transaction: either both happen or
+/// neither. Orders already sold keep what they were charged (it is on
+/// their tickets); holds are bought at the new charges. Charges are
+/// refused on an event that takes payment, as price types are: its
+/// checkout doesn't carry them yet.
 pub async fn set(
     pool: &Pool,
     actor: Actor,
     event_id: EventId,
     change: ChargesChange,
+    payment: Option<(PaymentMode, Option<i32>)>,
 ) -> AppResult<Charges> {
     retrying(|| {
         super::in_transaction(pool, async |tx| {
-            let row = tx
-                .query_opt(&format!("{READ} FOR NO KEY UPDATE"), &[&event_id])
-                .await?
-                .ok_or(AppError::NotFound(Missing::Event))?;
-            let before = from_row(&row);
-            let after = Charges {
-                booking_fee_cents: change.booking_fee_cents.unwrap_or(before.booking_fee_cents),
-                tax: change.tax.unwrap_or(before.tax),
-                fees_refundable: change.fees_refundable.unwrap_or(before.fees_refundable),
-            };
-            let charges_anything = after.booking_fee_cents > 0 || after.tax.is_some();
-            if charges_anything && row.get::<_, String>("payment") != "none" {
+            // The event's lock first, as every change of its sale takes it.
+            super::events::lock_for_closing(tx, event_id).await?;
+            let after = set_in(tx, actor, event_id, change).await?;
+            if let Some((mode, window)) = payment {
+                // Its own check refuses payment beside charges.
+                super::payments::set_event_payment_in(tx, actor, event_id, mode, window).await?;
+            } else if (after.booking_fee_cents > 0 || after.tax.is_some())
+                && payment_of(tx, event_id).await? != "none"
+            {
                 return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
             }
-            tx.execute(
-                "UPDATE events
-                    SET booking_fee_cents = $2, tax_rate = $3::integer / 100.0,
-                        tax_included = $4, fees_refundable = $5
-                  WHERE id = $1",
-                &[
-                    &event_id,
-                    &after.booking_fee_cents,
-                    &after.tax.map(|tax| tax.rate_hundredths),
-                    &after.tax.is_none_or(|tax| tax.included),
-                    &after.fees_refundable,
-                ],
-            )
-            .await?;
-            audit::record(
-                tx,
-                audit::Entry {
-                    actor: Some(actor),
-                    action: "set_charges",
-                    event_id: Some(event_id),
-                    hold_id: None,
-                    order_id: None,
-                    seat_ids: &[],
-                    detail: format!(
-                        "booking fee {} → {}, tax {} → {}, fees refundable {}",
-                        before.booking_fee_cents,
-                        after.booking_fee_cents,
-                        describe(before.tax),
-                        describe(after.tax),
-                        after.fees_refundable
-                    ),
-                },
-            )
-            .await?;
             Ok(after)
         })
     })
     .await
+}
+
+async fn payment_of(tx: &impl GenericClient, event_id: EventId) -> AppResult<String> {
+    Ok(tx
+        .query_one("SELECT payment FROM events WHERE id = $1", &[&event_id])
+        .await?
+        .get(0))
+}
+
+async fn set_in(
+    tx: &impl GenericClient,
+    actor: Actor,
+    event_id: EventId,
+    change: ChargesChange,
+) -> AppResult<Charges> {
+    let row = tx
+        .query_opt(READ, &[&event_id])
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    let before = from_row(&row);
+    let after = Charges {
+        booking_fee_cents: change.booking_fee_cents.unwrap_or(before.booking_fee_cents),
+        tax: change.tax.unwrap_or(before.tax),
+        fees_refundable: change.fees_refundable.unwrap_or(before.fees_refundable),
+    };
+    if after == before {
+        return Ok(after);
+    }
+    tx.execute(
+        "UPDATE events
+            SET booking_fee_cents = $2, tax_rate = $3::integer / 100.0,
+                tax_included = $4, fees_refundable = $5
+          WHERE id = $1",
+        &[
+            &event_id,
+            &after.booking_fee_cents,
+            &after.tax.map(|tax| tax.rate_hundredths),
+            &after.tax.is_none_or(|tax| tax.included),
+            &after.fees_refundable,
+        ],
+    )
+    .await?;
+    audit::record(
+        tx,
+        audit::Entry {
+            actor: Some(actor),
+            action: "set_charges",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: format!(
+                "booking fee {} → {}, tax {} → {}, fees refundable {}",
+                before.booking_fee_cents,
+                after.booking_fee_cents,
+                describe(before.tax),
+                describe(after.tax),
+                after.fees_refundable
+            ),
+        },
+    )
+    .await?;
+    Ok(after)
 }
 
 fn describe(tax: Option<Tax>) -> String {

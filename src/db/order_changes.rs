@@ -176,23 +176,28 @@ async fn refund_in(
     // Refunds of one order take turns: the one that voids its last ticket
     // then sees every other refund's voids, and gives its promo code's use
     // back (two at once each saw the other's ticket live, and neither did).
+    // The event's key-share lock too, as a purchase takes it: a change of
+    // the event's price types (which recounts their quotas from tickets)
+    // waits for this refund's voids, or this refund for it.
     tx.execute(
-        "SELECT 1 FROM orders WHERE id = $1 AND event_id = $2 FOR NO KEY UPDATE",
+        "SELECT 1 FROM orders o JOIN events e ON e.id = o.event_id
+          WHERE o.id = $1 AND o.event_id = $2
+            FOR NO KEY UPDATE OF o FOR KEY SHARE OF e",
         &[&order_id, &event_id],
     )
     .await?;
     let void = tx
         .prepare_cached(
             // Each ticket pays back its price after discount, the tax added
-            // on it, and its fee (with that tax) when the event's fees are
-            // refundable; included tax is inside the price already.
+            // on it, and its fee (with that tax) when the event's fees were
+            // refundable when it was sold; included tax is inside the price.
             "UPDATE tickets SET voided_at = now(), void_reason = 'refunded',
-                    refunded_cents = tickets.price_cents
+                    refunded_cents = tickets.price_cents::bigint
                         + CASE WHEN o.tax_included THEN 0 ELSE tickets.tax_cents END
-                        + CASE WHEN NOT e.fees_refundable THEN 0
+                        + CASE WHEN NOT o.fees_refundable THEN 0
                                WHEN o.tax_included THEN tickets.fee_cents
-                               ELSE tickets.fee_cents + tickets.fee_tax_cents END
-               FROM orders o JOIN events e ON e.id = o.event_id
+                               ELSE tickets.fee_cents::bigint + tickets.fee_tax_cents END
+               FROM orders o
               WHERE o.id = $1 AND tickets.order_id = $1 AND tickets.event_id = $2
                 AND ($3::bigint[] IS NULL OR tickets.id = ANY($3))
                 AND tickets.voided_at IS NULL AND tickets.admitted_at IS NULL

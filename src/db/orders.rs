@@ -128,7 +128,7 @@ async fn tally(client: &impl GenericClient, hold_id: HoldId) -> AppResult<Tally>
                     EXISTS (SELECT 1 FROM price_types pt JOIN holds h ON h.event_id = pt.event_id
                              WHERE h.id = $1) AS has_price_types,
                     (SELECT pc.code FROM holds h JOIN promo_codes pc ON pc.id = h.promo_code_id
-                      WHERE h.id = $1) AS applied_code",
+                      WHERE h.id = $1 AND NOT pc.paused) AS applied_code",
         )
         .await?;
     let row = client.query_one(&statement, &[&hold_id]).await?;

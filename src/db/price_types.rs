@@ -252,6 +252,7 @@ pub async fn for_panel(
     let statement = client
         .prepare_cached(
             "SELECT pt.code, pt.labels::text AS labels, pt.hidden,
+                    pt.requires IS NOT NULL AS needs_other,
                     coalesce(array_agg(t.code) FILTER (WHERE t.id IS NOT NULL), '{}') AS tiers,
                     coalesce(array_agg(p.price_cents) FILTER (WHERE t.id IS NOT NULL), '{}') AS prices
                FROM price_types pt
@@ -276,6 +277,7 @@ pub async fn for_panel(
                 code,
                 prices: tiers.into_iter().zip(prices).collect(),
                 hidden: row.get("hidden"),
+                needs_other: row.get("needs_other"),
             }
         })
         .collect())

@@ -263,13 +263,13 @@ pub async fn money(client: &impl GenericClient, event_id: EventId) -> AppResult<
                     CASE WHEN GROUPING(pt.code) = 0 THEN pt.code ELSE pc.code END AS code,
                     min(pt.sort_order) AS sort_order,
                     count(DISTINCT o.id) AS orders, count(*) AS tickets,
-                    coalesce(sum(t.price_cents + t.discount_cents), 0)::bigint AS gross_cents,
+                    coalesce(sum(t.price_cents::bigint + t.discount_cents), 0)::bigint AS gross_cents,
                     coalesce(sum(t.discount_cents), 0)::bigint AS discount_cents,
                     coalesce(sum(t.fee_cents), 0)::bigint AS fees_cents,
-                    coalesce(sum(t.tax_cents + t.fee_tax_cents), 0)::bigint AS tax_cents,
+                    coalesce(sum(t.tax_cents::bigint + t.fee_tax_cents), 0)::bigint AS tax_cents,
                     coalesce(sum(coalesce(t.refunded_cents, 0)), 0)::bigint AS refunded_cents,
-                    coalesce(sum(t.price_cents + t.fee_cents
-                        + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents + t.fee_tax_cents END
+                    coalesce(sum(t.price_cents::bigint + t.fee_cents
+                        + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents::bigint + t.fee_tax_cents END
                         - coalesce(t.refunded_cents, 0)), 0)::bigint AS net_cents
                FROM tickets t
                JOIN orders o ON o.id = t.order_id

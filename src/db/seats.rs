@@ -602,7 +602,7 @@ pub async fn sell_at_box_office(
                         SELECT p.price_type_id, p.price_cents
                           FROM price_types pt
                           JOIN price_type_prices p ON p.price_type_id = pt.id AND p.tier_id = sold.tier_id
-                         WHERE pt.event_id = $1 AND NOT pt.closed AND NOT pt.hidden
+                         WHERE pt.event_id = $1 AND NOT pt.closed AND NOT pt.hidden AND pt.requires IS NULL
                            AND (pt.quota IS NULL OR pt.sold < pt.quota)
                          ORDER BY pt.sort_order, pt.id LIMIT 1
                    ) kind ON true

@@ -28,7 +28,7 @@ pub const ISSUE: &str = "WITH places AS (
            FROM ga_tickets g CROSS JOIN generate_series(1, g.quantity)
           WHERE g.order_id = $1
      ), charges AS (
-         SELECT o.id, e.tax_rate, e.tax_included,
+         SELECT o.id, e.tax_rate, e.tax_included, e.fees_refundable,
                 CASE WHEN o.tender = 'comp' THEN 0 ELSE e.booking_fee_cents END AS fee_cents
            FROM orders o JOIN events e ON e.id = o.event_id
           WHERE o.id = $1
@@ -45,9 +45,9 @@ pub const ISSUE: &str = "WITH places AS (
            FROM numbered JOIN unnest($3::text[]) WITH ORDINALITY AS c(code, n) USING (n)
                 CROSS JOIN charges
       RETURNING code, seat_id, ga_area_id, price_cents, discount_cents, fee_cents,
-                tax_cents + fee_tax_cents AS tax_cents
+                tax_cents::bigint + fee_tax_cents AS tax_cents
      ), sums AS (
-         SELECT coalesce(sum(price_cents + discount_cents), 0) AS subtotal,
+         SELECT coalesce(sum(price_cents::bigint + discount_cents), 0) AS subtotal,
                 coalesce(sum(discount_cents), 0) AS discount,
                 coalesce(sum(fee_cents), 0) AS fees,
                 coalesce(sum(tax_cents), 0) AS tax
@@ -57,6 +57,7 @@ pub const ISSUE: &str = "WITH places AS (
             SET subtotal_cents = sums.subtotal, discount_cents = sums.discount,
                 fees_cents = sums.fees, tax_cents = sums.tax,
                 tax_rate = charges.tax_rate, tax_included = charges.tax_included,
+                fees_refundable = charges.fees_refundable,
                 total_cents = sums.subtotal - sums.discount + sums.fees
                               + CASE WHEN charges.tax_included THEN 0 ELSE sums.tax END
            FROM sums CROSS JOIN charges
@@ -218,7 +219,7 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             coalesce(sec.name, a.name) AS section, s.row_label, s.seat_label,
             p.name AS tier_name, t.price_cents::bigint AS price_cents,
             t.discount_cents::bigint AS discount_cents, t.fee_cents::bigint AS fee_cents,
-            (t.tax_cents + t.fee_tax_cents)::bigint AS tax_cents, t.refunded_cents,
+            (t.tax_cents::bigint + t.fee_tax_cents) AS tax_cents, t.refunded_cents,
             t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at,
             pt.code AS price_type_code, pt.labels::text AS price_type_labels
        FROM tickets t

@@ -123,9 +123,13 @@ pub fn check_list(specs: &[PriceTypeSpec], tiers: &BTreeSet<String>) -> Result<(
             )));
         }
     }
-    if !specs.is_empty() && specs.iter().all(|s| s.closed || s.hidden) {
+    if !specs.is_empty()
+        && specs
+            .iter()
+            .all(|s| s.closed || s.hidden || s.requires.is_some())
+    {
         return Err(invalid(
-            "at least one public price type must be open for sale (the default)",
+            "at least one public price type that needs no other must be open for sale (the default)",
         ));
     }
     Ok(())
@@ -183,6 +187,8 @@ pub struct TypeOffer {
     pub prices: HashMap<String, i32>,
     /// Offered only with the promo code that unlocks it.
     pub hidden: bool,
+    /// Sold only beside a ticket of another type: never the default.
+    pub needs_other: bool,
 }
 
 /// A checkout form's type choices: its `type_<seat id>` fields (others are
@@ -272,10 +278,16 @@ pub fn price_lines(
     let mut lines = Vec::with_capacity(held.len());
     for seat in held {
         let kind = match chosen.get(&seat.id) {
-            // The first public type: a hidden one is never a default.
+            // The first public type that needs no other: a hidden one, or
+            // a child ticket that needs an adult, is never a default.
             None => types
                 .iter()
-                .find(|t| !t.closed && !t.hidden && t.prices.contains_key(&seat.tier_id))
+                .find(|t| {
+                    !t.closed
+                        && !t.hidden
+                        && t.requires.is_none()
+                        && t.prices.contains_key(&seat.tier_id)
+                })
                 .ok_or_else(|| {
                     Invalid::PriceTypeRule(format!("seat {} has no ticket type on sale", seat.id))
                 })?,

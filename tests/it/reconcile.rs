@@ -50,6 +50,7 @@ fn discount_of(code: &str, kind: &str, price: i64) -> Option<i64> {
 /// fee, tax (on price and fee).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Expected {
+    kind: &'static str,
     price: i64,
     discount: i64,
     fee: i64,
@@ -58,11 +59,12 @@ struct Expected {
 
 impl Offer {
     fn ticket(&self, kind: &str, code: Option<&str>) -> Expected {
-        let list = TYPES.iter().find(|(k, _)| *k == kind).unwrap().1;
+        let (kind, list) = *TYPES.iter().find(|(k, _)| *k == kind).unwrap();
         let discount = code.and_then(|c| discount_of(c, kind, list)).unwrap_or(0);
         let price = list - discount;
         let tax = self.tax.map_or(0, |t| t.on(price) + t.on(self.fee));
         Expected {
+            kind,
             price,
             discount,
             fee: self.fee,
@@ -248,6 +250,7 @@ async fn a_thousand_random_orders_reconcile_to_the_cent() {
     // Refunds: a fifth of the orders lose one ticket, a tenth all of them.
     let mut rng = StdRng::seed_from_u64(4747);
     let mut refunded_expected = vec![0i64; offers.len()];
+    let mut refunded_by_type: Vec<BTreeMap<&str, i64>> = vec![BTreeMap::new(); offers.len()];
     for order in &made {
         let offer = &offers[order.offer];
         let roll = rng.random_range(0..10);
@@ -289,6 +292,10 @@ async fn a_thousand_random_orders_reconcile_to_the_cent() {
             order.order_id
         );
         refunded_expected[order.offer] += expected;
+        for ticket in &refunded {
+            *refunded_by_type[order.offer].entry(ticket.kind).or_default() +=
+                offer.refund_of(ticket);
+        }
     }
 
     // Every order is the sum of its tickets, in the database itself.
@@ -300,8 +307,10 @@ async fn a_thousand_random_orders_reconcile_to_the_cent() {
                             sum(discount_cents) AS discount, sum(fee_cents) AS fees,
                             sum(tax_cents + fee_tax_cents) AS tax
                        FROM tickets GROUP BY order_id) t ON t.order_id = o.id
-              WHERE (o.subtotal_cents, o.discount_cents, o.fees_cents, o.tax_cents)
-                    IS DISTINCT FROM (t.subtotal, t.discount, t.fees, t.tax)",
+              WHERE (o.subtotal_cents, o.discount_cents, o.fees_cents, o.tax_cents, o.total_cents)
+                    IS DISTINCT FROM (t.subtotal, t.discount, t.fees, t.tax,
+                                      t.subtotal - t.discount + t.fees
+                                      + CASE WHEN o.tax_included THEN 0 ELSE t.tax END)",
             &[],
         )
         .await
@@ -332,38 +341,62 @@ async fn a_thousand_random_orders_reconcile_to_the_cent() {
             "net_cents": paid - refunded_expected[index],
         });
         assert_eq!(totals, &expected, "event {index}");
-        // By type and by code, the rows add up to the totals.
-        for by in ["by_price_type", "by_promo_code"] {
-            for field in [
-                "tickets",
-                "gross_cents",
-                "discount_cents",
-                "fees_cents",
-                "tax_cents",
-                "refunded_cents",
-                "net_cents",
-            ] {
-                let rows: i64 = report[by]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|row| row[field].as_i64().unwrap())
-                    .sum();
-                assert_eq!(json!(rows), totals[field], "event {index}, {by}, {field}");
-            }
+        // Each type's row is what the test sold of it.
+        for (kind, _) in TYPES {
+            let sold: Vec<&&Expected> = tickets.iter().filter(|t| t.kind == kind).collect();
+            let sum = |field: fn(&Expected) -> i64| sold.iter().map(|t| field(t)).sum::<i64>();
+            let paid =
+                sum(|t| t.price + t.fee) + if offer.added_tax() { sum(|t| t.tax) } else { 0 };
+            let refunded = refunded_by_type[index].get(kind).copied().unwrap_or(0);
+            let row = report["by_price_type"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|row| row["code"] == kind)
+                .cloned()
+                .unwrap_or(Value::Null);
+            let expected = json!({
+                "code": kind,
+                "orders": mine.iter().filter(|m| m.tickets.iter().any(|t| t.kind == kind)).count(),
+                "tickets": sold.len(),
+                "gross_cents": sum(|t| t.price + t.discount),
+                "discount_cents": sum(|t| t.discount),
+                "fees_cents": sum(|t| t.fee),
+                "tax_cents": sum(|t| t.tax),
+                "refunded_cents": refunded,
+                "net_cents": paid - refunded,
+            });
+            assert_eq!(row, expected, "event {index}, type {kind}");
         }
-        let students = report["by_price_type"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|row| row["code"] == "student")
-            .map_or(0, |row| row["tickets"].as_i64().unwrap());
-        let expected_students = mine
-            .iter()
-            .flat_map(|m| &m.tickets)
-            .filter(|t| t.price + t.discount == 3000)
-            .count() as i64;
-        assert_eq!(students, expected_students, "event {index}");
+        // Each code's row: its orders' tickets.
+        for code in ["PCT15", "EUR5", "STU10"] {
+            let used: Vec<&&Made> = mine
+                .iter()
+                .filter(|m| m.code.as_deref() == Some(code))
+                .collect();
+            let row = report["by_promo_code"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|row| row["code"] == code)
+                .cloned()
+                .unwrap_or(Value::Null);
+            let discount: i64 = used
+                .iter()
+                .flat_map(|m| &m.tickets)
+                .map(|t| t.discount)
+                .sum();
+            assert_eq!(
+                row["orders"],
+                json!(used.len()),
+                "event {index}, code {code}: {row}"
+            );
+            assert_eq!(
+                row["discount_cents"],
+                json!(discount),
+                "event {index}, code {code}"
+            );
+        }
     }
     app.no_breaches().await;
 }

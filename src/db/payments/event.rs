@@ -20,71 +20,83 @@ pub async fn set_event_payment(
 ) -> AppResult<()> {
     retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
-            crate::db::events::lock_for_closing(tx, event_id).await?;
-            let pending = tx
-                .prepare_cached(
-                    "SELECT count(*) FROM orders
-                      WHERE event_id = $1 AND status = 'pending_payment' AND pay_by > now()",
-                )
-                .await?;
-            let waiting: i64 = tx.query_one(&pending, &[&event_id]).await?.get(0);
-            let current = tx
-                .prepare_cached("SELECT payment FROM events WHERE id = $1")
-                .await?;
-            let before: String = tx.query_one(&current, &[&event_id]).await?.get(0);
-            let has_types: bool = tx
-                .query_one(
-                    "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)
-                         OR EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)
-                         OR EXISTS (SELECT 1 FROM events WHERE id = $1
-                                       AND (booking_fee_cents > 0 OR tax_rate IS NOT NULL))",
-                    &[&event_id],
-                )
-                .await?
-                .get(0);
-            if has_types && mode != PaymentMode::None {
-                return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
-            }
-            if waiting > 0 && before != mode.as_str() {
-                return Err(AppError::Conflict(Conflict::OrdersAwaitingPayment {
-                    waiting,
-                }));
-            }
-            let update = tx
-                .prepare_cached(
-                    "UPDATE events SET payment = $2,
-                            box_office_window_secs = coalesce($3, box_office_window_secs)
-                      WHERE id = $1",
-                )
-                .await?;
-            tx.execute(
-                &update,
-                &[&event_id, &mode.as_str(), &box_office_window_secs],
-            )
-            .await?;
-            audit::record(
-                tx,
-                audit::Entry {
-                    actor: Some(actor),
-                    action: "set_payment",
-                    event_id: Some(event_id),
-                    hold_id: None,
-                    order_id: None,
-                    seat_ids: &[],
-                    detail: format!(
-                        "payment {before} → {}{}",
-                        mode.as_str(),
-                        box_office_window_secs
-                            .map(|secs| format!(", box office deadline {secs} s after reserving"))
-                            .unwrap_or_default()
-                    ),
-                },
-            )
-            .await?;
-            Ok(())
+            set_event_payment_in(tx, actor, event_id, mode, box_office_window_secs).await
         })
     })
     .await
+}
+
+/// [`set_event_payment`] in the caller's transaction (staff change charges
+/// and payment in one).
+pub(crate) async fn set_event_payment_in(
+    tx: &impl GenericClient,
+    actor: Actor,
+    event_id: EventId,
+    mode: PaymentMode,
+    box_office_window_secs: Option<i32>,
+) -> AppResult<()> {
+    crate::db::events::lock_for_closing(tx, event_id).await?;
+    let pending = tx
+        .prepare_cached(
+            "SELECT count(*) FROM orders
+              WHERE event_id = $1 AND status = 'pending_payment' AND pay_by > now()",
+        )
+        .await?;
+    let waiting: i64 = tx.query_one(&pending, &[&event_id]).await?.get(0);
+    let current = tx
+        .prepare_cached("SELECT payment FROM events WHERE id = $1")
+        .await?;
+    let before: String = tx.query_one(&current, &[&event_id]).await?.get(0);
+    let has_types: bool = tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)
+                 OR EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)
+                 OR EXISTS (SELECT 1 FROM events WHERE id = $1
+                               AND (booking_fee_cents > 0 OR tax_rate IS NOT NULL))",
+            &[&event_id],
+        )
+        .await?
+        .get(0);
+    if has_types && mode != PaymentMode::None {
+        return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
+    }
+    if waiting > 0 && before != mode.as_str() {
+        return Err(AppError::Conflict(Conflict::OrdersAwaitingPayment {
+            waiting,
+        }));
+    }
+    let update = tx
+        .prepare_cached(
+            "UPDATE events SET payment = $2,
+                    box_office_window_secs = coalesce($3, box_office_window_secs)
+              WHERE id = $1",
+        )
+        .await?;
+    tx.execute(
+        &update,
+        &[&event_id, &mode.as_str(), &box_office_window_secs],
+    )
+    .await?;
+    audit::record(
+        tx,
+        audit::Entry {
+            actor: Some(actor),
+            action: "set_payment",
+            event_id: Some(event_id),
+            hold_id: None,
+            order_id: None,
+            seat_ids: &[],
+            detail: format!(
+                "payment {before} → {}{}",
+                mode.as_str(),
+                box_office_window_secs
+                    .map(|secs| format!(", box office deadline {secs} s after reserving"))
+                    .unwrap_or_default()
+            ),
+        },
+    )
+    .await?;
+    Ok(())
 }
 
 /// How the event is paid for, and the box office's deadline in seconds.

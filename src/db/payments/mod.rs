@@ -17,6 +17,7 @@ mod settle;
 
 pub use checkout::PendingOrder;
 pub(in crate::db) use checkout::checkout_in;
+pub(crate) use event::set_event_payment_in;
 pub use event::{Reservation, event_payment, reservations, set_event_payment};
 pub use jobs::{LeasedJob, job_done, job_failed, lease_due_job};
 pub use reads::{

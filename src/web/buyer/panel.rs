@@ -58,7 +58,8 @@ pub struct TypeChoice {
     pub price: String,
     pub cents: i64,
     pub selected: bool,
-    /// Unlocked by the hold's promo code: never the default.
+    /// Unlocked by the hold's promo code, or sold only beside another
+    /// type: never the default.
     pub hidden: bool,
 }
 
@@ -294,7 +295,7 @@ impl HoldPanel {
                             price,
                             cents: i64::from(*cents),
                             selected: false,
-                            hidden: kind.hidden,
+                            hidden: kind.hidden || kind.needs_other,
                         }
                     })
                 })

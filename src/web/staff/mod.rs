@@ -8,6 +8,7 @@ pub mod console;
 pub mod door;
 pub mod door_offline;
 pub mod mail;
+pub mod offer;
 pub mod orders;
 pub mod orders_api;
 pub mod payments;
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(console::router())
         .merge(venues::router())
         .merge(reports::router())
+        .merge(offer::router())
         .merge(door::router())
         .merge(orders::router())
         .merge(payments::router())

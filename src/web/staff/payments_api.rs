@@ -179,18 +179,16 @@ pub(crate) async fn set_payment(
         }
         None => None,
     };
-    // Charges first when they are being removed, payment first otherwise:
-    // each step is refused while the other would break "no charges on an
-    // event that takes payment".
-    let removes_charges = change.booking_fee_cents == Some(0) || change.tax == Some(None);
-    if change != ChargesChange::default() && removes_charges {
-        db::charges::set(&state.pool, staff.actor, event_id, change).await?;
-    }
-    if let Some((mode, window)) = payment {
-        db::payments::set_event_payment(&state.pool, staff.actor, event_id, mode, window).await?;
-    }
-    if change != ChargesChange::default() && !removes_charges {
-        db::charges::set(&state.pool, staff.actor, event_id, change).await?;
+    // Both in one transaction: either both change or neither.
+    match (payment, change == ChargesChange::default()) {
+        (Some((mode, window)), true) => {
+            db::payments::set_event_payment(&state.pool, staff.actor, event_id, mode, window)
+                .await?;
+        }
+        (payment, false) => {
+            db::charges::set(&state.pool, staff.actor, event_id, change, payment).await?;
+        }
+        (None, true) => {}
     }
     let client = state.pool.get().await?;
     let payment = db::payments::event_payment(&client, event_id).await?;

@@ -315,7 +315,7 @@ async fn walk_up_sale(
         for seat in &mut seats {
             if let Some((kind, cents)) = types
                 .iter()
-                .filter(|t| !t.hidden)
+                .filter(|t| !t.hidden && !t.needs_other)
                 .find_map(|t| t.prices.get(&seat.tier_code).map(|c| (t, *c)))
             {
                 seat.price_cents = cents;
