@@ -293,8 +293,9 @@ async fn a_thousand_random_orders_reconcile_to_the_cent() {
         );
         refunded_expected[order.offer] += expected;
         for ticket in &refunded {
-            *refunded_by_type[order.offer].entry(ticket.kind).or_default() +=
-                offer.refund_of(ticket);
+            *refunded_by_type[order.offer]
+                .entry(ticket.kind)
+                .or_default() += offer.refund_of(ticket);
         }
     }
 
