@@ -14,10 +14,20 @@ test('two browsers race for one seat: exactly one wins, the other sees it taken,
 
   // Forced: if one page's live update lands first, the seat turns
   // aria-disabled there, which Playwright won't click but a person can.
-  await Promise.all([
-    seat(pa, 'Orchestra', 'F', 8).click({ force: true }),
-    seat(pb, 'Orchestra', 'F', 8).click({ force: true }),
-  ]);
+  // The update swaps the seat's button, and a click that meets the swap
+  // half done fails before it is sent ("element is not visible", once in
+  // eight runs): it is tried again then, so each page still clicks once.
+  const clickOnce = async (page: Page) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await seat(page, 'Orchestra', 'F', 8).click({ force: true, timeout: 5_000 });
+        return;
+      } catch (error) {
+        if (attempt === 3 || !String(error).includes('not visible')) { throw error; }
+      }
+    }
+  };
+  await Promise.all([clickOnce(pa), clickOnce(pb)]);
   await expect
     .poll(async () => [await isMine(pa, 'F', 8), await isMine(pb, 'F', 8)].filter(Boolean).length)
     .toBe(1);
