@@ -423,3 +423,70 @@ async fn concurrent_partial_refunds_that_end_an_order_give_its_code_back_once() 
     assert_eq!(app.count("SELECT uses::bigint FROM promo_codes").await, 1);
     app.no_breaches().await;
 }
+
+/// A full refund that gives a code's last use back, raced against a new
+/// buyer paying with that code, round after round: the new buyer gets the
+/// use exactly when the refund committed first (else `409` and the hold
+/// intact, and the use is theirs on the next try), and the code is never
+/// used by more live orders than `max_uses`.
+#[tokio::test]
+async fn a_refund_giving_a_use_back_races_a_buyer_taking_the_last_use() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let rounds = 12;
+    let event = app.create_event(2, rounds as u32).await;
+    let (status, _) = make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "LAST", "percent_off": 10, "max_uses": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let first = app.buyer();
+    let (_, hold) = first.hold(event.id, &[event.seat_ids[0]]).await;
+    let (status, mut holder) = buy(&first, &hold, Some("LAST")).await;
+    assert_eq!(status, StatusCode::CREATED, "{holder}");
+    let (mut won_first, mut lost_first) = (0, 0);
+    for round in 1..rounds {
+        let next = app.buyer();
+        let (_, next_hold) = next.hold(event.id, &[event.seat_ids[round]]).await;
+        let path = format!(
+            "/api/staff/events/{}/orders/{}/refund",
+            event.id,
+            id_segment(&holder["order_id"])
+        );
+        let (refunded, bought) = tokio::join!(
+            staff_call(&app, &key, reqwest::Method::POST, &path, Some(json!({}))),
+            buy(&next, &next_hold, Some("LAST"))
+        );
+        assert_eq!(refunded.0, StatusCode::OK, "{}", refunded.1);
+        holder = match bought.0 {
+            StatusCode::CREATED => {
+                won_first += 1;
+                bought.1
+            }
+            StatusCode::CONFLICT => {
+                lost_first += 1;
+                assert_eq!(bought.1["error"], "promo_code_used_up");
+                // The hold is intact, and the use given back is now free.
+                let (status, again) = buy(&next, &next_hold, Some("LAST")).await;
+                assert_eq!(status, StatusCode::CREATED, "round {round}: {again}");
+                again
+            }
+            other => panic!("round {round}: {other} {}", bought.1),
+        };
+        let uses = app
+            .count("SELECT uses::bigint FROM promo_codes WHERE code = 'LAST'")
+            .await;
+        let live_orders = app
+            .count(
+                "SELECT count(*) FROM orders o JOIN promo_codes p ON p.id = o.promo_code_id
+                  WHERE EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id AND t.voided_at IS NULL)",
+            )
+            .await;
+        assert_eq!((uses, live_orders), (1, 1), "round {round}");
+    }
+    println!("the buyer got the use at once in {won_first} rounds, after a 409 in {lost_first}");
+    app.no_breaches().await;
+}
