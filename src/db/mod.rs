@@ -33,6 +33,7 @@ pub mod audit;
 pub mod best_available;
 pub mod box_office;
 pub mod charges;
+mod counter_offer;
 pub mod database;
 pub mod demo;
 pub mod door;

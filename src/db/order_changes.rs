@@ -28,6 +28,9 @@ pub struct WalkUp {
     pub ga: Vec<GaRequest>,
     pub buyer: WalkUpBuyer,
     pub tender: Tender,
+    /// Price types chosen per seat (others take the default) and a promo
+    /// code: with either, the sale is priced as a purchase is.
+    pub choices: crate::domain::price_type::Choices,
 }
 
 #[derive(Debug, Clone)]
@@ -65,11 +68,19 @@ async fn walk_up_in(
     }
     let order_id = OrderId(Uuid::new_v4());
     let email = sale.buyer.email.as_ref().map(Email::as_str);
+    let priced = match sale.choices.types.is_empty() && sale.choices.promo_code.is_none() {
+        true => None,
+        false => Some(
+            super::counter_offer::price(tx, event_id, &sale.seat_ids, &sale.choices, &sale.tender)
+                .await?,
+        ),
+    };
+    let promo_code_id = priced.as_ref().and_then(|priced| priced.promo_code_id);
     let insert = tx
         .prepare_cached(
             "INSERT INTO orders (id, event_id, buyer_id, buyer_name, buyer_email, sold_by_staff,
-                                 tender, comp_reason)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                                 tender, comp_reason, promo_code_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .await?;
     tx.execute(
@@ -83,6 +94,7 @@ async fn walk_up_in(
             &actor.staff_id(),
             &sale.tender.as_str(),
             &sale.tender.comp_reason(),
+            &promo_code_id,
         ],
     )
     .await?;
@@ -91,7 +103,10 @@ async fn walk_up_in(
     let mut areas = sale.ga.clone();
     areas.sort_by_key(|request| request.area_id);
     ga::sell_walk_up(tx, event_id, order_id, &areas, free).await?;
-    let sold = seats::sell_at_box_office(tx, event_id, order_id, &sale.seat_ids, free).await?;
+    let sold = match &priced {
+        Some(priced) => super::counter_offer::sell(tx, event_id, order_id, &priced.lines).await?,
+        None => seats::sell_at_box_office(tx, event_id, order_id, &sale.seat_ids, free).await?,
+    };
     if sold.len() != sale.seat_ids.len() {
         return Err(AppError::SeatsUnavailable {
             seat_ids: seats::refused(&sale.seat_ids, &sold),

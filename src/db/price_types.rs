@@ -303,32 +303,33 @@ pub(super) async fn for_purchase(
         }
     );
     sent_together!(types, held);
-    let types = types?
-        .iter()
-        .map(|row| {
-            let tiers: Vec<i64> = row.get("tiers");
-            let prices: Vec<i32> = row.get("prices");
-            OnSale {
-                id: row.get("id"),
-                code: row.get("code"),
-                max_per_order: row.get("max_per_order"),
-                closed: row.get("closed"),
-                hidden: row.get("hidden"),
-                requires: row.get("requires"),
-                limited: row.get("limited"),
-                prices: tiers.into_iter().zip(prices).collect(),
-            }
-        })
-        .collect();
-    let held = held?
-        .iter()
-        .map(|row| HeldSeat {
-            id: row.get(0),
-            tier_id: row.get(1),
-            tier_price_cents: row.get(2),
-        })
-        .collect();
-    Ok((types, held))
+    Ok((
+        types?.iter().map(on_sale).collect(),
+        held?.iter().map(held_seat).collect(),
+    ))
+}
+
+fn on_sale(row: &tokio_postgres::Row) -> OnSale {
+    let tiers: Vec<i64> = row.get("tiers");
+    let prices: Vec<i32> = row.get("prices");
+    OnSale {
+        id: row.get("id"),
+        code: row.get("code"),
+        max_per_order: row.get("max_per_order"),
+        closed: row.get("closed"),
+        hidden: row.get("hidden"),
+        requires: row.get("requires"),
+        limited: row.get("limited"),
+        prices: tiers.into_iter().zip(prices).collect(),
+    }
+}
+
+fn held_seat(row: &tokio_postgres::Row) -> HeldSeat {
+    HeldSeat {
+        id: row.get(0),
+        tier_id: row.get(1),
+        tier_price_cents: row.get(2),
+    }
 }
 
 const TYPES_FOR_PURCHASE: &str =
@@ -343,6 +344,34 @@ const TYPES_FOR_PURCHASE: &str =
 const HELD_FOR_PURCHASE: &str =
     "SELECT s.id, s.tier_id, t.price_cents FROM seats s JOIN price_tiers t ON t.id = s.tier_id
       WHERE s.hold_id = $1 ORDER BY s.id";
+
+/// [`for_purchase`] for a sale at the counter: the event's types and the
+/// named seats of the event with their tiers (sent together).
+pub(super) async fn for_counter(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    seat_ids: &[SeatId],
+) -> AppResult<(Vec<OnSale>, Vec<HeldSeat>)> {
+    const SEATS: &str = "SELECT s.id, s.tier_id, t.price_cents
+                           FROM seats s JOIN price_tiers t ON t.id = s.tier_id
+                          WHERE s.event_id = $1 AND s.id = ANY($2) ORDER BY s.id";
+    super::prepare_together(tx, &[TYPES_FOR_PURCHASE, SEATS]).await?;
+    let (types, seats) = tokio::join!(
+        async {
+            let statement = tx.prepare_cached(TYPES_FOR_PURCHASE).await?;
+            tx.query(&statement, &[&event_id]).await
+        },
+        async {
+            let statement = tx.prepare_cached(SEATS).await?;
+            tx.query(&statement, &[&event_id, &seat_ids]).await
+        }
+    );
+    sent_together!(types, seats);
+    Ok((
+        types?.iter().map(on_sale).collect(),
+        seats?.iter().map(held_seat).collect(),
+    ))
+}
 
 /// Counts the lines against their types' quotas, type by type in id order
 /// (the order every purchase locks them in). A type that would pass its
@@ -412,3 +441,24 @@ pub(super) fn line_arrays(lines: &[PricedLine]) -> LineArrays {
         discounts: lines.iter().map(|l| l.discount_cents).collect(),
     }
 }
+
+/// The counter's sale of named seats (free, blocked, or held by a lapsed
+/// hold) at prices and types given per seat: `seats::sell_at_box_office`'s
+/// conditional claim, with the lines the offer priced.
+pub(super) const SELL_AT_COUNTER_PRICED: &str = "WITH target AS (
+         SELECT id FROM seats
+          WHERE event_id = $1 AND id = ANY($3)
+            AND (status IN ('AVAILABLE', 'BLOCKED') OR (status = 'HELD' AND held_until < now()))
+          ORDER BY id FOR UPDATE
+     ), sold AS (
+         UPDATE seats s
+            SET status = 'SOLD', order_id = $2, hold_id = NULL, held_until = NULL
+           FROM target WHERE s.id = target.id
+      RETURNING s.id
+     )
+     INSERT INTO order_lines (order_id, seat_id, price_cents, price_type_id, discount_cents)
+     SELECT $2, sold.id, line.price_cents, line.price_type_id, line.discount_cents
+       FROM sold JOIN unnest($3::bigint[], $4::int[], $5::bigint[], $6::int[])
+                      AS line(seat_id, price_cents, price_type_id, discount_cents)
+                   ON line.seat_id = sold.id
+  RETURNING seat_id";

@@ -322,6 +322,33 @@ impl AppliedCode {
     }
 }
 
+/// The code as a sale would use it now (the counter's review shows its
+/// discount): refused as a purchase would refuse it.
+pub async fn preview(
+    client: &impl GenericClient,
+    event_id: EventId,
+    code: &str,
+) -> AppResult<AppliedCode> {
+    let statement = client
+        .prepare_cached(
+            "SELECT code AS applied_code, percent_off AS applied_percent,
+                    amount_off_cents AS applied_amount, price_types AS applied_types,
+                    unlocks AS applied_unlocks,
+                    NOT paused AND (valid_from IS NULL OR valid_from <= now())
+                      AND (valid_until IS NULL OR now() < valid_until) AS valid_now
+               FROM promo_codes WHERE event_id = $1 AND lower(code) = lower($2)",
+        )
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id, &code.trim()])
+        .await?
+        .ok_or(AppError::Invalid(Invalid::PromoCodeUnknown))?;
+    if !row.get::<_, bool>("valid_now") {
+        return Err(AppError::Invalid(Invalid::PromoCodeExpired));
+    }
+    AppliedCode::from_row(&row)?.ok_or(AppError::Invalid(Invalid::PromoCodeUnknown))
+}
+
 /// A code redeemed by a purchase.
 pub(super) struct Redeemed {
     pub promo_code_id: i64,

@@ -781,3 +781,125 @@ async fn a_code_paused_after_it_was_applied_does_not_strand_the_hold() {
         (Value::Null, json!(4500))
     );
 }
+
+/// At the counter: the API's walk-up sale names a type per seat and a
+/// code, and is charged as a purchase is (types, quota, the code's use,
+/// the fee); the form's review offers each seat's types and shows the
+/// code's discount before selling. A comp takes no code.
+#[tokio::test]
+async fn a_walk_up_sale_takes_types_a_code_and_the_fee() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 6).await;
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::PUT,
+        &format!("/api/staff/events/{}/price-types", event.id),
+        Some(json!({"price_types": [
+            {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 5000}},
+            {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2000}, "quota": 1},
+        ]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        Method::POST,
+        &format!("/api/staff/events/{}/promo-codes", event.id),
+        Some(json!({"code": "DESK", "percent_off": 10, "max_uses": 5})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = set_event(&app, &key, event.id, json!({"booking_fee_cents": 100})).await;
+    assert_eq!(status, StatusCode::OK);
+    let s = &event.seat_ids;
+    let sell = |body: Value| {
+        let (app, key, path) = (&app, &key, format!("/api/staff/events/{}/sales", event.id));
+        async move { staff_call(app, key, Method::POST, &path, Some(body)).await }
+    };
+    let (status, sold) = sell(json!({
+        "seat_ids": [s[0], s[1]], "name": "Walk Up", "tender": "cash",
+        "price_types": {s[1].to_string(): "child"}, "promo_code": "desk"
+    }))
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{sold}");
+    let order_id = sold["order_id"].as_str().unwrap().to_string();
+    let row = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT o.subtotal_cents, o.discount_cents, o.fees_cents, o.total_cents, p.code, p.uses
+               FROM orders o JOIN promo_codes p ON p.id = o.promo_code_id
+              WHERE o.id = $1::text::uuid",
+            &[&order_id],
+        )
+        .await
+        .unwrap();
+    let got: (i64, i64, i64, i64, String, i32) = (
+        row.get(0),
+        row.get(1),
+        row.get(2),
+        row.get(3),
+        row.get(4),
+        row.get(5),
+    );
+    assert_eq!(got, (7000, 700, 200, 7000 - 700 + 200, "DESK".into(), 1));
+    // The child quota (1) is spent; a comp takes no code.
+    let (status, refused) = sell(json!({
+        "seat_ids": [s[2]], "name": "Walk Up", "tender": "card", "price_types": {s[2].to_string(): "child"}
+    }))
+    .await;
+    assert_eq!(
+        (status, refused["error"].clone()),
+        (StatusCode::CONFLICT, json!("price_type_sold_out"))
+    );
+    let (status, refused) = sell(json!({
+        "seat_ids": [s[2]], "name": "Guest", "tender": "comp", "comp_reason": "press", "promo_code": "DESK"
+    }))
+    .await;
+    assert_eq!(
+        (status, refused["error"].clone()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            json!("promo_code_not_applicable")
+        )
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders").await,
+        1,
+        "the refusals sold nothing"
+    );
+
+    // The form: the review offers the types and shows the discount.
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let path = format!("/staff/events/{}/walk-up", event.id);
+    let review = crate::staff::console_action(
+        &clerk,
+        event.id,
+        &path,
+        &[
+            ("step", "review"),
+            ("seats", "A3, A4"),
+            ("name", "Sam Walker"),
+            ("tender", "cash"),
+            ("promo_code", "desk"),
+            (&format!("type_{}", s[3]), "adult"),
+        ],
+    )
+    .await;
+    assert_eq!(review.status(), StatusCode::OK);
+    let page = review.text().await.unwrap();
+    let review = page
+        .split("id=\"review-heading\"")
+        .nth(1)
+        .expect("a review");
+    assert!(
+        review.contains(&format!("name=\"type_{}\"", s[2])),
+        "a select per seat: {review}"
+    );
+    assert!(review.contains("Discount DESK"), "{review}");
+    // €50 + €50, 10 % off, €1 fee each: €92.
+    assert!(review.contains("€92"), "{review}");
+}

@@ -531,6 +531,7 @@ async fn sell(
                 ga: Vec::new(),
                 buyer,
                 tender: Tender::parse(&form.tender, &form.comp_reason)?,
+                choices: Default::default(),
             })
         });
     let outcome = match sale {

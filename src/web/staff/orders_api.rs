@@ -246,6 +246,14 @@ pub(crate) struct SaleBody {
     tender: String,
     #[serde(default)]
     comp_reason: String,
+    /// A price type per seat, by seat id (seats not named take the default,
+    /// the first open public type priced for their tier with places left).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    price_types: std::collections::BTreeMap<String, String>,
+    /// A promo code, as a buyer's purchase takes it (not with a comp).
+    #[serde(default)]
+    promo_code: Option<String>,
 }
 
 /// A walk-up sale: the order and its tickets.
@@ -297,6 +305,11 @@ pub(crate) async fn sale_json(
             .collect(),
         buyer: rules::walk_up_buyer(&body.name, &body.email)?,
         tender: Tender::parse(&body.tender, &body.comp_reason)?,
+        choices: crate::domain::price_type::Choices {
+            types: crate::domain::price_type::choices(body.price_types)?,
+            promo_code: None,
+        }
+        .with_code(body.promo_code.as_deref()),
     };
     let sold = db::order_changes::walk_up_sale(&state.pool, staff.actor, event_id, &sale).await?;
     Ok((

@@ -18,10 +18,12 @@ use crate::db;
 use crate::db::best_available::{BestAvailableRequest, BestMode};
 use crate::db::ga::GaAreaView;
 use crate::db::order_changes::WalkUp;
+use crate::db::promo_codes::AppliedCode;
 use crate::domain::charges::Charges;
 use crate::domain::hold::GaRequest;
 use crate::domain::ids::{AreaId, EventId, SectionId};
 use crate::domain::locale::EventLocale;
+use crate::domain::price_type::{self, Choices, TypeOffer};
 use crate::domain::rules;
 use crate::domain::seat::Seat;
 use crate::domain::seat::SeatIds;
@@ -64,6 +66,7 @@ struct Typed {
     email: String,
     tender: String,
     comp_reason: String,
+    promo_code: String,
     /// Which tender is ticked.
     cash: bool,
     card: bool,
@@ -73,6 +76,8 @@ struct Typed {
 /// The sale as it would be made: each line's price, the total, the tender.
 struct Review {
     lines: Vec<(String, String)>,
+    /// Each seat's price type choice, when the event sells types.
+    types: Vec<SeatTypes>,
     total: String,
     tender: String,
     /// What was reviewed, spelled out (seats, places, tender): "Sell and
@@ -81,7 +86,20 @@ struct Review {
 }
 
 /// The sale as a review saw it, in one canonical line.
-fn sale_token(seat_ids: &[crate::domain::ids::SeatId], ga: &[GaRequest], tender: &Typed) -> String {
+/// A seat's price type select in the review.
+struct SeatTypes {
+    seat_id: crate::domain::ids::SeatId,
+    seat: String,
+    /// (code, "Child · €25", chosen)
+    options: Vec<(String, String, bool)>,
+}
+
+fn sale_token(
+    seat_ids: &[crate::domain::ids::SeatId],
+    ga: &[GaRequest],
+    tender: &Typed,
+    choices: &Choices,
+) -> String {
     let mut seats: Vec<i64> = seat_ids.iter().map(|id| id.0).collect();
     seats.sort_unstable();
     seats.dedup();
@@ -90,12 +108,19 @@ fn sale_token(seat_ids: &[crate::domain::ids::SeatId], ga: &[GaRequest], tender:
         .iter()
         .map(|r| format!("{}x{}", r.area_id, r.quantity))
         .collect();
+    let types: Vec<String> = choices
+        .types
+        .iter()
+        .map(|(seat, kind)| format!("{seat}={kind}"))
+        .collect();
     format!(
-        "seats:{};places:{};tender:{};reason:{}",
+        "seats:{};places:{};tender:{};reason:{};types:{};code:{}",
         seats.join(","),
         places.join(","),
         tender.tender.trim(),
-        tender.comp_reason.trim()
+        tender.comp_reason.trim(),
+        types.join(","),
+        choices.promo_code.as_deref().unwrap_or("")
     )
 }
 
@@ -252,6 +277,7 @@ async fn walk_up_sale(
         email: field("email").to_string(),
         tender: field("tender").to_string(),
         comp_reason: field("comp_reason").to_string(),
+        promo_code: field("promo_code").to_string(),
         cash: field("tender") == "cash",
         card: field("tender") == "card",
         comp: field("tender") == "comp",
@@ -287,7 +313,14 @@ async fn walk_up_sale(
         let seat_ids = db::order_changes::seats_named(&client, event_id, &names).await?;
         let buyer = rules::walk_up_buyer(&typed.name, &typed.email);
         let tender = Tender::parse(&typed.tender, &typed.comp_reason);
-        let token = sale_token(&seat_ids, &ga, &typed);
+        // Types named for seats no longer in the sale are left out.
+        let mut choices = Choices {
+            types: price_type::form_choices(&form)?,
+            promo_code: None,
+        }
+        .with_code(Some(typed.promo_code.as_str()));
+        choices.types.retain(|seat, _| seat_ids.contains(seat));
+        let token = sale_token(&seat_ids, &ga, &typed, &choices);
         if let Step::Sell = step
             && field("step") == "sell"
             && field("reviewed") != token
@@ -300,6 +333,7 @@ async fn walk_up_sale(
                 ga,
                 buyer: buyer?,
                 tender: tender?,
+                choices,
             };
             drop(client);
             let sold = db::order_changes::walk_up_sale(&state.pool, staff.actor(), event_id, &sale)
@@ -308,26 +342,34 @@ async fn walk_up_sale(
         }
         let mut seats = db::seats::by_ids(&client, event_id, &seat_ids, None).await?;
         let areas = db::ga::areas(&client, event_id, None).await?;
-        // An event with price types sells at the counter as the first open
-        // type priced for the seat's tier (`db::seats::sell_at_box_office`):
-        // the review says that price.
+        // Each seat priced as the type chosen for it (the default, the first
+        // open public type priced for its tier, unless one is), less the
+        // code's discount: what the sale will charge.
         let types = db::price_types::for_panel(&client, event_id).await?;
-        for seat in &mut seats {
-            if let Some((kind, cents)) = types
-                .iter()
-                .filter(|t| !t.hidden && !t.needs_other)
-                .find_map(|t| t.prices.get(&seat.tier_code).map(|c| (t, *c)))
-            {
-                seat.price_cents = cents;
-                seat.tier_name = format!("{} · {}", seat.tier_name, kind.label);
-            }
-        }
+        let code = match &choices.promo_code {
+            Some(code) => Some(db::promo_codes::preview(&client, event_id, code).await?),
+            None => None,
+        };
+        let (seat_types, discounts) = price_review(&mut seats, &types, &choices, code.as_ref())?;
         let locale = crate::web::event_header::event_header(&state, event_id)
             .await?
             .locale;
         let charges = db::charges::for_event(&client, event_id).await?;
-        let mut review = review(&seats, &areas, &ga, tender.ok(), (&locale, charges));
+        let mut review = review(
+            &seats,
+            &areas,
+            &ga,
+            tender.ok(),
+            (&locale, charges),
+            &discounts,
+        );
         review.token = token;
+        review.types = seat_types;
+        if let Some(code) = code
+            && let Some(discount) = review.lines.iter().position(|(line, _)| line == "Discount")
+        {
+            review.lines[discount].0 = format!("Discount {}", code.code);
+        }
         Ok(Ok(review))
     }
     .await;
@@ -366,6 +408,65 @@ async fn walk_up_sale(
     Ok((status, render(&page)?).into_response())
 }
 
+/// Prices each seat as the type chosen for it (or the default) and offers
+/// the types its tier has; returns the selects and each seat's discount
+/// under `code`. A type the seat can't be sold as is refused.
+fn price_review(
+    seats: &mut [Seat],
+    types: &[TypeOffer],
+    choices: &Choices,
+    code: Option<&AppliedCode>,
+) -> AppResult<(Vec<SeatTypes>, HashMap<crate::domain::ids::SeatId, i64>)> {
+    let unlocked = code.and_then(|code| code.unlocks.as_deref());
+    let mut selects = Vec::new();
+    let mut discounts = HashMap::new();
+    for seat in seats.iter_mut() {
+        let offered: Vec<&TypeOffer> = types
+            .iter()
+            .filter(|t| !t.hidden || unlocked == Some(t.code.as_str()))
+            .filter(|t| t.prices.contains_key(&seat.tier_code))
+            .collect();
+        let chosen = match choices.types.get(&seat.id) {
+            Some(named) => Some(
+                offered
+                    .iter()
+                    .find(|t| t.code == *named)
+                    .copied()
+                    .ok_or_else(|| AppError::Invalid(Invalid::UnknownPriceType(named.clone())))?,
+            ),
+            None => offered
+                .iter()
+                .find(|t| !t.hidden && !t.needs_other)
+                .copied(),
+        };
+        if let Some(kind) = chosen {
+            seat.price_cents = kind.prices[&seat.tier_code];
+            seat.tier_name = format!("{} · {}", seat.tier_name, kind.label);
+        }
+        let discount = match code {
+            Some(code) if chosen.is_none_or(|kind| code.applies_to(&kind.code)) => {
+                i64::from(code.discount.off(seat.price_cents))
+            }
+            _ => 0,
+        };
+        discounts.insert(seat.id, discount);
+        if !offered.is_empty() {
+            selects.push(SeatTypes {
+                seat_id: seat.id,
+                seat: words::seat_name(seat),
+                options: offered
+                    .iter()
+                    .map(|kind| {
+                        let is_chosen = chosen.is_some_and(|c| c.code == kind.code);
+                        (kind.code.clone(), kind.label.clone(), is_chosen)
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Ok((selects, discounts))
+}
+
 /// The sale's lines with their prices, its booking fees and tax, its total,
 /// and how it is paid (a comp is sold at nothing, without fees, and says
 /// what it would have cost).
@@ -375,11 +476,13 @@ fn review(
     ga: &[GaRequest],
     tender: Option<Tender>,
     (locale, charges): (&EventLocale, Charges),
+    discounts: &HashMap<crate::domain::ids::SeatId, i64>,
 ) -> Review {
     let mut tickets: Vec<(i64, i64)> = Vec::new();
     let mut lines = Vec::new();
     for seat in seats {
-        tickets.push((i64::from(seat.price_cents), 0));
+        let discount = discounts.get(&seat.id).copied().unwrap_or(0);
+        tickets.push((i64::from(seat.price_cents) - discount, discount));
         lines.push((
             format!("{} · {}", words::seat_name(seat), seat.tier_name),
             locale.price(seat.price_cents),
@@ -395,10 +498,19 @@ fn review(
             ));
         }
     }
-    let list_total: i64 = tickets.iter().map(|(price, _)| price).sum();
+    let list_total: i64 = tickets
+        .iter()
+        .map(|(price, discount)| price + discount)
+        .sum();
     let totals = charges.totals(&tickets);
     let comp = matches!(tender, Some(Tender::Comp { .. }));
     if !comp {
+        if totals.discount_cents > 0 {
+            lines.push((
+                "Discount".into(),
+                format!("−{}", locale.price(totals.discount_cents)),
+            ));
+        }
         if totals.fees_cents > 0 {
             lines.push(("Booking fees".into(), locale.price(totals.fees_cents)));
         }
@@ -423,6 +535,7 @@ fn review(
     };
     Review {
         lines,
+        types: Vec::new(),
         total,
         tender,
         token: String::new(),
