@@ -896,8 +896,8 @@ async fn a_walk_up_sale_takes_types_a_code_and_the_fee() {
         .nth(1)
         .expect("a review");
     assert!(
-        review.contains(&format!("name=\"type_{}\"", s[2])),
-        "a select per seat: {review}"
+        page.contains(&format!("name=\"type_{}\"", s[2])),
+        "a select per seat: {page}"
     );
     assert!(review.contains("Discount DESK"), "{review}");
     // €50 + €50, 10 % off, €1 fee each: €92.
