@@ -249,8 +249,7 @@ pub(crate) struct SaleBody {
     /// A price type per seat, by seat id (seats not named take the default,
     /// the first open public type priced for their tier with places left).
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    price_types: std::collections::BTreeMap<String, String>,
+    price_types: Option<std::collections::BTreeMap<String, String>>,
     /// A promo code, as a buyer's purchase takes it (not with a comp).
     #[serde(default)]
     promo_code: Option<String>,
@@ -306,7 +305,7 @@ pub(crate) async fn sale_json(
         buyer: rules::walk_up_buyer(&body.name, &body.email)?,
         tender: Tender::parse(&body.tender, &body.comp_reason)?,
         choices: crate::domain::price_type::Choices {
-            types: crate::domain::price_type::choices(body.price_types)?,
+            types: crate::domain::price_type::choices(body.price_types.unwrap_or_default())?,
             promo_code: None,
         }
         .with_code(body.promo_code.as_deref()),
