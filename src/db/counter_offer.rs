@@ -39,16 +39,35 @@ pub(super) async fn price(
     sent_together!(for_sale, found);
     let ((types, seats), found) = (for_sale?, found?);
     let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
-    let mut lines = match types.is_empty() {
-        true => {
-            if let Some(code) = choices.types.values().next() {
-                return Err(AppError::Invalid(Invalid::UnknownPriceType(code.clone())));
-            }
-            price_type::tier_lines(&seats)
-        }
-        false => price_type::price_lines(&seats, &types, &choices.types, unlocked)?,
+    if types.is_empty()
+        && let Some(code) = choices.types.values().next()
+    {
+        return Err(AppError::Invalid(Invalid::UnknownPriceType(code.clone())));
+    }
+    // A seat named no type whose tier no open public type prices sells at
+    // its tier's price, as the counter always sold it.
+    let has_default = |seat: &&price_type::HeldSeat| {
+        choices.types.contains_key(&seat.id)
+            || types.iter().any(|t| {
+                !t.closed
+                    && !t.hidden
+                    && t.requires.is_none()
+                    && t.prices.contains_key(&seat.tier_id)
+            })
     };
+    let (typed, tier_only): (Vec<price_type::HeldSeat>, Vec<price_type::HeldSeat>) =
+        seats.iter().partition(has_default);
+    let mut lines = price_type::tier_lines(&tier_only);
+    if !typed.is_empty() {
+        lines.extend(price_type::price_lines(
+            &typed,
+            &types,
+            &choices.types,
+            unlocked,
+        )?);
+    }
     if !types.is_empty() {
+        // In type id order, as every sale counts them.
         price_types::count_sold(tx, &lines, &types).await?;
     }
     let promo_code_id = match &found {

@@ -902,4 +902,39 @@ async fn a_walk_up_sale_takes_types_a_code_and_the_fee() {
     assert!(review.contains("Discount DESK"), "{review}");
     // €50 + €50, 10 % off, €1 fee each: €92.
     assert!(review.contains("€92"), "{review}");
+    // "Sell and print" sends the selects as the review showed them, and sells.
+    let token = page
+        .split("name=\"reviewed\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the review's token")
+        .replace("&#x3D;", "=")
+        .replace("&#61;", "=");
+    let (a3, a4) = (format!("type_{}", s[2]), format!("type_{}", s[3]));
+    let sold = crate::staff::console_action(
+        &clerk,
+        event.id,
+        &path,
+        &[
+            ("step", "sell"),
+            ("seats", "A3, A4"),
+            ("name", "Sam Walker"),
+            ("tender", "cash"),
+            ("promo_code", "desk"),
+            (&a3, "adult"),
+            (&a4, "adult"),
+            ("reviewed", &token),
+        ],
+    )
+    .await;
+    assert_eq!(
+        sold.status(),
+        StatusCode::SEE_OTHER,
+        "{}",
+        sold.text().await.unwrap()
+    );
+    let total = app
+        .count("SELECT total_cents FROM orders WHERE buyer_name = 'Sam Walker'")
+        .await;
+    assert_eq!(total, 9200, "the sale charged what its review said");
 }

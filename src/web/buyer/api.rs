@@ -571,9 +571,10 @@ pub(crate) async fn purchase(
         promo_code: None,
     }
     .with_code(body.promo_code.as_deref());
-    // Codes are no guessing oracle: a wrong one counts as a hold request.
+    // Codes are no guessing oracle: each try counts as a hold request,
+    // counted (and refused 429 over the limit) before the code is looked up.
     if choices.promo_code.is_some() {
-        admission::before_code(&state, buyer.id, buyer.key, ip).await?;
+        admission::admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
     }
     let bought = db::orders::purchase(
         &state.pool,
@@ -583,9 +584,7 @@ pub(crate) async fn purchase(
         state.config.payments.window,
         &choices,
     )
-    .await;
-    admission::after_code(&state, buyer.id, buyer.key, ip, &bought).await?;
-    let bought = bought?;
+    .await?;
     let order = match bought {
         db::orders::Purchased::Paid(order) => {
             return Ok((

@@ -90,9 +90,10 @@ pub(crate) async fn purchase(
             return Ok(back.into_response());
         }
     };
-    // Codes are no guessing oracle: a wrong one counts as a hold request.
+    // Codes are no guessing oracle: each try counts as a hold request,
+    // counted (and refused 429 over the limit) before the code is looked up.
     if choices.promo_code.is_some()
-        && let Err(limited) = admission::before_code(&state, buyer.id, None, ip).await
+        && let Err(limited) = admission::admit_hold_request(&state, buyer.id, None, ip).await
     {
         let text = refusal_notice(limited)?;
         push_notice(&buyer.session, &Notice::new(NoticeKind::Error, text)).await?;
@@ -107,7 +108,6 @@ pub(crate) async fn purchase(
         &choices,
     )
     .await;
-    admission::after_code(&state, buyer.id, None, ip, &bought).await?;
     let refusal = match bought {
         Ok(Purchased::Paid(order)) => {
             return Ok(Redirect::to(&format!("/orders/{}", order.order_id)).into_response());

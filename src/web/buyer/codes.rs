@@ -1,7 +1,7 @@
 //! A promo code entered in the hold panel: applied to the buyer's hold, so
 //! the panel shows its discount (and any type it unlocks) before the
-//! purchase, which then uses it. A wrong code counts as a hold request,
-//! so codes are no guessing oracle.
+//! purchase, which then uses it. Each try counts as a hold request, so
+//! codes are no guessing oracle.
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -51,18 +51,11 @@ pub(crate) async fn apply_code(
         Some(_) if code.is_empty() || code.len() > 100 => {
             Err(AppError::Invalid(Invalid::PromoCodeUnknown))
         }
-        Some(hold) => match admission::before_code(&state, buyer.id, None, ip).await {
-            Ok(()) => {
-                let applied = db::promo_codes::apply_to_hold(
-                    &state.pool,
-                    event_id,
-                    hold.id,
-                    buyer.id,
-                    Some(code),
-                )
-                .await;
-                admission::after_code(&state, buyer.id, None, ip, &applied).await?;
-                applied.map(|()| crate::i18n::t1("notice-code-applied", "code", code))
+        Some(hold) => match admission::admit_hold_request(&state, buyer.id, None, ip).await {
+            Ok(_) => {
+                db::promo_codes::apply_to_hold(&state.pool, event_id, hold.id, buyer.id, Some(code))
+                    .await
+                    .map(|()| crate::i18n::t1("notice-code-applied", "code", code))
             }
             Err(limited) => Err(limited),
         },

@@ -275,9 +275,15 @@ fn types_from_form(
         if code.is_empty() {
             continue;
         }
+        // Matched by the code the row had (`was_N`): a renamed type keeps
+        // its labels in the other languages.
+        let was = match field(format!("was_{index}")) {
+            was if was.is_empty() => code.clone(),
+            was => was,
+        };
         let mut labels: BTreeMap<String, String> = before
             .iter()
-            .find(|kind| kind.code == code)
+            .find(|kind| kind.code == was)
             .map(|kind| kind.label.clone())
             .unwrap_or_default();
         labels.insert("en".into(), field(format!("label_{index}")));

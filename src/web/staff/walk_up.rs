@@ -99,6 +99,7 @@ fn sale_token(
     ga: &[GaRequest],
     tender: &Typed,
     choices: &Choices,
+    total: &str,
 ) -> String {
     let mut seats: Vec<i64> = seat_ids.iter().map(|id| id.0).collect();
     seats.sort_unstable();
@@ -114,13 +115,14 @@ fn sale_token(
         .map(|(seat, kind)| format!("{seat}={kind}"))
         .collect();
     format!(
-        "seats:{};places:{};tender:{};reason:{};types:{};code:{}",
+        "seats:{};places:{};tender:{};reason:{};types:{};code:{};total:{}",
         seats.join(","),
         places.join(","),
         tender.tender.trim(),
         tender.comp_reason.trim(),
         types.join(","),
-        choices.promo_code.as_deref().unwrap_or("")
+        choices.promo_code.as_deref().unwrap_or(""),
+        total
     )
 }
 
@@ -320,7 +322,37 @@ async fn walk_up_sale(
         }
         .with_code(Some(typed.promo_code.as_str()));
         choices.types.retain(|seat, _| seat_ids.contains(seat));
-        let token = sale_token(&seat_ids, &ga, &typed, &choices);
+        // The review, made for the sale too: each seat priced as the type
+        // chosen for it (the default, the first open public type priced for
+        // its tier, unless one is), less the code's discount, with the fee
+        // and tax. A sale sells only what its review said, at its total.
+        let mut seats = db::seats::by_ids(&client, event_id, &seat_ids, None).await?;
+        let areas = db::ga::areas(&client, event_id, None).await?;
+        let types = db::price_types::for_panel(&client, event_id).await?;
+        let code = match &choices.promo_code {
+            Some(code) => Some(db::promo_codes::preview(&client, event_id, code).await?),
+            None => None,
+        };
+        let comp = matches!(tender, Ok(Tender::Comp { .. }));
+        let priced = price_review(&mut seats, &types, &choices, code.as_ref(), comp)?;
+        let locale = crate::web::event_header::event_header(&state, event_id)
+            .await?
+            .locale;
+        let charges = db::charges::for_event(&client, event_id).await?;
+        let mut review = review(
+            &seats,
+            &areas,
+            &ga,
+            tender.clone().ok(),
+            (&locale, charges),
+            &priced.discounts,
+        );
+        // The types the review sells each seat as, named: what the sale sells.
+        let choices = Choices {
+            types: priced.chosen,
+            promo_code: choices.promo_code,
+        };
+        let token = sale_token(&seat_ids, &ga, &typed, &choices, &review.total);
         if let Step::Sell = step
             && field("step") == "sell"
             && field("reviewed") != token
@@ -340,31 +372,8 @@ async fn walk_up_sale(
                 .await?;
             return Ok(Err(sold));
         }
-        let mut seats = db::seats::by_ids(&client, event_id, &seat_ids, None).await?;
-        let areas = db::ga::areas(&client, event_id, None).await?;
-        // Each seat priced as the type chosen for it (the default, the first
-        // open public type priced for its tier, unless one is), less the
-        // code's discount: what the sale will charge.
-        let types = db::price_types::for_panel(&client, event_id).await?;
-        let code = match &choices.promo_code {
-            Some(code) => Some(db::promo_codes::preview(&client, event_id, code).await?),
-            None => None,
-        };
-        let (seat_types, discounts) = price_review(&mut seats, &types, &choices, code.as_ref())?;
-        let locale = crate::web::event_header::event_header(&state, event_id)
-            .await?
-            .locale;
-        let charges = db::charges::for_event(&client, event_id).await?;
-        let mut review = review(
-            &seats,
-            &areas,
-            &ga,
-            tender.ok(),
-            (&locale, charges),
-            &discounts,
-        );
         review.token = token;
-        review.types = seat_types;
+        review.types = priced.selects;
         if let Some(code) = code
             && let Some(discount) = review.lines.iter().position(|(line, _)| line == "Discount")
         {
@@ -408,18 +417,36 @@ async fn walk_up_sale(
     Ok((status, render(&page)?).into_response())
 }
 
+/// What the review priced: the selects, each seat's discount, and the
+/// type each seat is sold as (seats whose tier no type prices have none:
+/// they sell at their tier's price).
+struct PricedReview {
+    selects: Vec<SeatTypes>,
+    discounts: HashMap<crate::domain::ids::SeatId, i64>,
+    chosen: std::collections::BTreeMap<crate::domain::ids::SeatId, String>,
+}
+
 /// Prices each seat as the type chosen for it (or the default) and offers
-/// the types its tier has; returns the selects and each seat's discount
-/// under `code`. A type the seat can't be sold as is refused.
+/// the types its tier has, with each seat's discount under `code`. Refused
+/// as the sale would refuse it: a type the seat can't be sold as, a code
+/// on a comp, a code that applies to none of the seats.
 fn price_review(
     seats: &mut [Seat],
     types: &[TypeOffer],
     choices: &Choices,
     code: Option<&AppliedCode>,
-) -> AppResult<(Vec<SeatTypes>, HashMap<crate::domain::ids::SeatId, i64>)> {
+    comp: bool,
+) -> AppResult<PricedReview> {
+    if comp && code.is_some() {
+        return Err(AppError::Invalid(Invalid::PromoCodeNotApplicable));
+    }
     let unlocked = code.and_then(|code| code.unlocks.as_deref());
-    let mut selects = Vec::new();
-    let mut discounts = HashMap::new();
+    let mut priced = PricedReview {
+        selects: Vec::new(),
+        discounts: HashMap::new(),
+        chosen: std::collections::BTreeMap::new(),
+    };
+    let mut code_applies = false;
     for seat in seats.iter_mut() {
         let offered: Vec<&TypeOffer> = types
             .iter()
@@ -440,18 +467,24 @@ fn price_review(
                 .copied(),
         };
         if let Some(kind) = chosen {
-            seat.price_cents = kind.prices[&seat.tier_code];
-            seat.tier_name = format!("{} · {}", seat.tier_name, kind.label);
-        }
-        let discount = match code {
-            Some(code) if chosen.is_none_or(|kind| code.applies_to(&kind.code)) => {
-                i64::from(code.discount.off(seat.price_cents))
+            if let Some(cents) = kind.prices.get(&seat.tier_code) {
+                seat.price_cents = *cents;
             }
+            seat.tier_name = format!("{} · {}", seat.tier_name, kind.label);
+            priced.chosen.insert(seat.id, kind.code.clone());
+        }
+        let applies = code.is_some_and(|code| match chosen {
+            Some(kind) => code.applies_to(&kind.code),
+            None => code.price_types.is_none(),
+        });
+        code_applies |= applies;
+        let discount = match code {
+            Some(code) if applies => i64::from(code.discount.off(seat.price_cents)),
             _ => 0,
         };
-        discounts.insert(seat.id, discount);
+        priced.discounts.insert(seat.id, discount);
         if !offered.is_empty() {
-            selects.push(SeatTypes {
+            priced.selects.push(SeatTypes {
                 seat_id: seat.id,
                 seat: words::seat_name(seat),
                 options: offered
@@ -464,7 +497,10 @@ fn price_review(
             });
         }
     }
-    Ok((selects, discounts))
+    if code.is_some() && !code_applies {
+        return Err(AppError::Invalid(Invalid::PromoCodeNotApplicable));
+    }
+    Ok(priced)
 }
 
 /// The sale's lines with their prices, its booking fees and tax, its total,
