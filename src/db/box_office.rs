@@ -165,8 +165,8 @@ pub async fn orders(
                                 JOIN sections rsec ON rsec.id = rs.section_id
                                WHERE r.order_id = o.id), '{{}}') ELSE '{{}}' END AS seat_names,
                     CASE WHEN o.status = 'pending_payment' THEN coalesce(o.amount_cents, 0)
-                         ELSE (SELECT coalesce(sum(t.price_cents), 0) FROM tickets t
-                                WHERE t.order_id = o.id AND t.voided_at IS NULL) END::bigint AS total_cents,
+                         ELSE o.total_cents - (SELECT coalesce(sum(t.refunded_cents), 0) FROM tickets t
+                                                WHERE t.order_id = o.id) END::bigint AS total_cents,
                     (SELECT count(*) FROM tickets t
                       WHERE t.order_id = o.id AND t.voided_at IS NOT NULL) AS refunded
                FROM orders o

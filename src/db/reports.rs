@@ -206,9 +206,13 @@ pub async fn gross_by_tender(
 ) -> AppResult<Vec<TenderGross>> {
     let statement = client
         .prepare_cached(
-            "SELECT tender, count(*) AS tickets, sum(price_cents)::bigint AS gross_cents
+            // What each ticket cost its buyer: its price, its fee, and the
+            // tax when it was added on top.
+            "SELECT tender, count(*) AS tickets, sum(paid)::bigint AS gross_cents
                FROM (SELECT CASE WHEN t.voided_at IS NULL THEN o.tender ELSE 'refunded' END AS tender,
-                            t.price_cents
+                            t.price_cents::bigint + t.fee_cents
+                            + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents + t.fee_tax_cents END
+                              AS paid
                        FROM tickets t JOIN orders o ON o.id = t.order_id
                       WHERE t.event_id = $1) AS paid
               GROUP BY tender
