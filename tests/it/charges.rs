@@ -739,6 +739,17 @@ async fn a_manager_sets_the_whole_offer_on_the_console_page() {
     let order = order_of(&buyer, &bought).await;
     let tax = tax(700, false, 5000) + tax(700, false, 2000) + 2 * tax(700, false, 150);
     assert_eq!(order["total_cents"], 7000 + 300 + tax, "{order}");
+    // The box office's order page shows the same receipt.
+    let staff_page = manager
+        .get_text(&format!(
+            "/staff/events/{}/orders/{}",
+            event.id,
+            id_segment(&bought["order_id"])
+        ))
+        .await;
+    for shown in ["Booking fees", "Tax 7 %", "€78.12"] {
+        assert!(staff_page.contains(shown), "{shown:?} in {staff_page}");
+    }
 }
 
 /// A code applied to a hold and then paused by staff is dropped, not held

@@ -78,6 +78,8 @@ struct OrderPage {
     tender: String,
     mail: String,
     total: String,
+    /// Tickets, discount, fees, tax, total and refunds.
+    receipt: Vec<crate::i18n::receipt::ReceiptLine>,
     refundable: usize,
     tickets: Vec<StaffTicket>,
     /// "Paid online", "Awaiting payment at the box office until …", …
@@ -213,11 +215,16 @@ async fn order_page(
             is_seat: ticket.seat_id.is_some(),
         });
     }
-    let valid_total: i64 = tickets
-        .iter()
-        .filter(|t| t.voided_at.is_none())
-        .map(|t| t.price_cents)
-        .sum();
+    // What the order charged, less what refunds paid back.
+    let receipt = &order.receipt;
+    let valid_total = receipt.totals.total_cents - receipt.refunded_cents;
+    let receipt_lines = crate::i18n::receipt::lines(
+        &receipt.totals,
+        receipt.tax,
+        receipt.promo_code.as_deref(),
+        receipt.refunded_cents,
+        locale,
+    );
     let payment = db::payments::of_order(&client, order_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
@@ -245,6 +252,7 @@ async fn order_page(
         },
         mail: mail_line(&mail, &order.locale),
         total: locale.price(valid_total),
+        receipt: receipt_lines,
         refundable: rows.iter().filter(|t| t.status == "valid").count(),
         tickets: rows,
     })
