@@ -7,7 +7,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::api_keys::make_staff_key;
-use crate::promo_codes::staff_call;
+use crate::price_types::put_types;
+use crate::promo_codes::{make_code, staff_call};
 use crate::support::{Api, TestApp, id_segment, spawn_app, spawn_app_with};
 use seatmap::domain::charges::Tax;
 use seatmap::domain::role::Role;
@@ -70,12 +71,11 @@ async fn fees_and_tax_make_a_receipt_that_adds_up_included_or_added() {
     assert_eq!(set["tax"], json!({"rate_percent": "19", "included": true}));
     assert_eq!(set["fees_refundable"], true);
     assert_eq!(set["payment"], "none", "payment is left as it was");
-    let (status, made) = staff_call(
+    let (status, made) = make_code(
         &app,
         &key,
-        Method::POST,
-        &format!("/api/staff/events/{}/promo-codes", event.id),
-        Some(json!({"code": "TENOFF", "percent_off": 10})),
+        event.id,
+        json!({"code": "TENOFF", "percent_off": 10}),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{made}");
@@ -371,18 +371,11 @@ async fn a_hidden_type_needs_its_code_and_a_child_ticket_needs_an_adult_one() {
     let app = spawn_app().await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
     let event = app.create_event(1, 6).await;
-    let (status, body) = staff_call(
-        &app,
-        &key,
-        Method::PUT,
-        &format!("/api/staff/events/{}/price-types", event.id),
-        Some(json!({"price_types": [
+    let (status, body) = put_types(&app, &key, event.id, json!({"price_types": [
             {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 4500}},
             {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2000}, "requires": "adult"},
             {"code": "members", "label": {"en": "Members"}, "prices": {"std": 3000}, "visibility": "code"},
-        ]})),
-    )
-    .await;
+        ]})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["price_types"][2]["visibility"], "code");
     assert_eq!(body["price_types"][1]["requires"], "adult");
@@ -527,12 +520,11 @@ async fn wrong_codes_count_against_the_hold_request_limit() {
     let app = spawn_app_with(|config| config.limits.hold_requests_per_session = 5).await;
     let event = app.create_event(1, 2).await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
-    let (status, _) = staff_call(
+    let (status, _) = make_code(
         &app,
         &key,
-        Method::POST,
-        &format!("/api/staff/events/{}/promo-codes", event.id),
-        Some(json!({"code": "REAL", "percent_off": 10})),
+        event.id,
+        json!({"code": "REAL", "percent_off": 10}),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
@@ -561,24 +553,16 @@ async fn a_code_applied_in_the_panel_shows_its_discount_and_the_purchase_uses_it
     let app = spawn_app().await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
     let event = app.create_event(1, 4).await;
-    let (status, _) = staff_call(
-        &app,
-        &key,
-        Method::PUT,
-        &format!("/api/staff/events/{}/price-types", event.id),
-        Some(json!({"price_types": [
+    let (status, _) = put_types(&app, &key, event.id, json!({"price_types": [
             {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 5000}},
             {"code": "members", "label": {"en": "Members"}, "prices": {"std": 3000}, "visibility": "code"},
-        ]})),
-    )
-    .await;
+        ]})).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = staff_call(
+    let (status, _) = make_code(
         &app,
         &key,
-        Method::POST,
-        &format!("/api/staff/events/{}/promo-codes", event.id),
-        Some(json!({"code": "CLUB", "percent_off": 10, "unlocks": "members"})),
+        event.id,
+        json!({"code": "CLUB", "percent_off": 10, "unlocks": "members"}),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
@@ -802,24 +786,22 @@ async fn a_walk_up_sale_takes_types_a_code_and_the_fee() {
     let app = spawn_app().await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
     let event = app.create_event(1, 6).await;
-    let (status, _) = staff_call(
+    let (status, _) = put_types(
         &app,
         &key,
-        Method::PUT,
-        &format!("/api/staff/events/{}/price-types", event.id),
-        Some(json!({"price_types": [
+        event.id,
+        json!({"price_types": [
             {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 5000}},
             {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2000}, "quota": 1},
-        ]})),
+        ]}),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = staff_call(
+    let (status, _) = make_code(
         &app,
         &key,
-        Method::POST,
-        &format!("/api/staff/events/{}/promo-codes", event.id),
-        Some(json!({"code": "DESK", "percent_off": 10, "max_uses": 5})),
+        event.id,
+        json!({"code": "DESK", "percent_off": 10, "max_uses": 5}),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);

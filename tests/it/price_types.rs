@@ -11,7 +11,12 @@ use crate::support::{TestApp, id_segment, spawn_app};
 use seatmap::domain::role::Role;
 
 /// Staff call the price-types API with a manager's key.
-async fn put_types(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+pub async fn put_types(
+    app: &TestApp,
+    key: &str,
+    event_id: i64,
+    body: Value,
+) -> (StatusCode, Value) {
     staff_call(
         app,
         key,

@@ -28,7 +28,12 @@ pub async fn staff_call(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-async fn make_code(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+pub async fn make_code(
+    app: &TestApp,
+    key: &str,
+    event_id: i64,
+    body: Value,
+) -> (StatusCode, Value) {
     staff_call(
         app,
         key,

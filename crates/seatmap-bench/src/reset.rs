@@ -229,3 +229,40 @@ pub async fn set_live_feed_triggers(client: &impl GenericClient, on: bool) -> Ap
         .await?;
     Ok(())
 }
+
+/// Gives the event the offer the offer-cost scenario buys with (Adult at
+/// each tier's price, Child at half, the code BENCH for 10 % off, a €1.50
+/// fee and 19 % VAT included), or takes it away. Never used by the app.
+pub async fn set_offer(client: &impl GenericClient, event: i64, on: bool) -> AppResult<()> {
+    client
+        .execute("DELETE FROM promo_codes WHERE event_id = $1", &[&event])
+        .await?;
+    client
+        .execute("DELETE FROM price_types WHERE event_id = $1", &[&event])
+        .await?;
+    client
+        .execute(
+            "UPDATE events SET booking_fee_cents = 0, tax_rate = NULL WHERE id = $1",
+            &[&event],
+        )
+        .await?;
+    if !on {
+        return Ok(());
+    }
+    client
+        .batch_execute(&format!(
+            "INSERT INTO price_types (event_id, code, labels, sort_order)
+             VALUES ({event}, 'adult', '{{\"en\": \"Adult\"}}', 0),
+                    ({event}, 'child', '{{\"en\": \"Child\"}}', 1);
+             INSERT INTO price_type_prices (event_id, price_type_id, tier_id, price_cents)
+             SELECT {event}, pt.id, t.id,
+                    CASE pt.code WHEN 'adult' THEN t.price_cents ELSE t.price_cents / 2 END
+               FROM price_types pt CROSS JOIN price_tiers t
+              WHERE pt.event_id = {event} AND t.event_id = {event};
+             INSERT INTO promo_codes (event_id, code, percent_off) VALUES ({event}, 'BENCH', 10);
+             UPDATE events SET booking_fee_cents = 150, tax_rate = 19, tax_included = true
+              WHERE id = {event};"
+        ))
+        .await?;
+    Ok(())
+}

@@ -1,6 +1,8 @@
 import { expect, Page, Locator } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { STAFF } from '../playwright.config';
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
+import { MAILDIR, STAFF } from '../playwright.config';
 
 export async function openDemoEvent(page: Page) {
   await page.goto('/');
@@ -34,4 +36,45 @@ export async function expectNoSeriousA11yViolations(page: Page, what: string) {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
   expect(serious, `${what}: serious or critical axe violations`).toEqual([]);
+}
+
+/** A message's text with quoted-printable undone, and its decoded subject. */
+function readable(raw: string): { subject: string; body: string } {
+  const body = Buffer.from(
+    raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
+  const line = raw.split(/\r?\n/).find((l) => /^subject:/i.test(l)) ?? '';
+  // Whitespace between two encoded words is not part of the text.
+  const subject = line
+    .replace(/^subject:\s*/i, '')
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?b\?([^?]*)\?=/gi, (_, b64) => Buffer.from(b64, 'base64').toString('utf8'));
+  return { subject, body };
+}
+
+/** The message sent to `address`, once it has arrived. */
+export async function mailTo(address: string): Promise<{ subject: string; body: string }> {
+  let found: string | undefined;
+  await expect
+    .poll(() => {
+      for (const folder of ['new', 'cur']) {
+        let names: string[] = [];
+        try {
+          names = readdirSync(join(MAILDIR, folder));
+        } catch {
+          continue;
+        }
+        for (const name of names) {
+          const raw = readFileSync(join(MAILDIR, folder, name), 'utf8');
+          if (raw.includes(address)) {
+            found = raw;
+            return true;
+          }
+        }
+      }
+      return false;
+    }, { timeout: 20_000, message: `a message to ${address} in ${MAILDIR}` })
+    .toBe(true);
+  return readable(found!);
 }

@@ -1,55 +1,13 @@
-import { readdirSync, readFileSync } from 'fs';
-import { join } from 'path';
 import { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
-import { MAIL_PORT, MAILDIR } from '../playwright.config';
+import { MAIL_PORT } from '../playwright.config';
+import { mailTo } from './helpers';
 
 // A buyer buys a seat in German (their browser asks for it) and another in
 // French (chosen with the switch on the page), on the server that mails
 // its tickets; each reads the e-mail that arrived, in their language.
 
 const BASE = `http://127.0.0.1:${MAIL_PORT}`;
-
-/** A message's text with quoted-printable undone, and its decoded subject. */
-function readable(raw: string): { subject: string; body: string } {
-  const body = Buffer.from(
-    raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))),
-    'latin1',
-  ).toString('utf8');
-  const line = raw.split(/\r?\n/).find((l) => /^subject:/i.test(l)) ?? '';
-  // Whitespace between two encoded words is not part of the text.
-  const subject = line
-    .replace(/^subject:\s*/i, '')
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?utf-8\?b\?([^?]*)\?=/gi, (_, b64) => Buffer.from(b64, 'base64').toString('utf8'));
-  return { subject, body };
-}
-
-/** The message sent to `address`, once it has arrived. */
-async function mailTo(address: string): Promise<{ subject: string; body: string }> {
-  let found: string | undefined;
-  await expect
-    .poll(() => {
-      for (const folder of ['new', 'cur']) {
-        let names: string[] = [];
-        try {
-          names = readdirSync(join(MAILDIR, folder));
-        } catch {
-          continue;
-        }
-        for (const name of names) {
-          const raw = readFileSync(join(MAILDIR, folder, name), 'utf8');
-          if (raw.includes(address)) {
-            found = raw;
-            return true;
-          }
-        }
-      }
-      return false;
-    }, { timeout: 20_000, message: `a message to ${address} in ${MAILDIR}` })
-    .toBe(true);
-  return readable(found!);
-}
 
 async function openDemo(page: Page, heading: RegExp) {
   await page.goto(`${BASE}/`);

@@ -1,8 +1,7 @@
-import { readdirSync, readFileSync } from 'fs';
-import { join } from 'path';
 import { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
-import { MAIL_PORT, MAILDIR } from '../playwright.config';
+import { MAIL_PORT } from '../playwright.config';
+import { mailTo } from './helpers';
 
 // The offer (issue 47) on the demo matinee: Adult and Child tickets, a
 // €1.50 booking fee, 19 % VAT included and the code SPRING20 (20 % off).
@@ -11,35 +10,6 @@ import { MAIL_PORT, MAILDIR } from '../playwright.config';
 // the e-mail; in English and in German. On the server that mails.
 
 const BASE = `http://127.0.0.1:${MAIL_PORT}`;
-
-/** The message sent to `address` once it has arrived, quoted-printable undone. */
-async function mailTo(address: string): Promise<string> {
-  let found = '';
-  await expect
-    .poll(() => {
-      for (const folder of ['new', 'cur']) {
-        let names: string[] = [];
-        try {
-          names = readdirSync(join(MAILDIR, folder));
-        } catch {
-          continue;
-        }
-        for (const name of names) {
-          const raw = readFileSync(join(MAILDIR, folder, name), 'utf8');
-          if (raw.includes(address)) {
-            found = raw;
-            return true;
-          }
-        }
-      }
-      return false;
-    }, { timeout: 20_000, message: `a message to ${address} in ${MAILDIR}` })
-    .toBe(true);
-  return Buffer.from(
-    found.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))),
-    'latin1',
-  ).toString('utf8');
-}
 
 async function openMatinee(page: Page) {
   await page.goto(`${BASE}/`);
@@ -110,7 +80,7 @@ for (const c of cases) {
       }
       await expect(receipt.locator('.receipt__total')).toContainText(c.after);
 
-      const mail = await mailTo(address);
+      const mail = (await mailTo(address)).body;
       for (const part of c.mail) {
         expect(mail).toContain(part);
       }

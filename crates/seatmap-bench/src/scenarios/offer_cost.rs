@@ -5,50 +5,13 @@
 //! (types priced for every tier, a code without a limit, a fee and 19 %
 //! VAT) for the offer's rounds and loses it for the plain ones.
 
-use seatmap_bench::loadgen;
+use seatmap_bench::{loadgen, reset};
 
 use super::Extra;
 use crate::harness::Harness;
 use crate::options::Options;
 use crate::pgbench::{medians, per_claim};
 use crate::statements;
-
-/// Gives the arena event its offer, or takes it away.
-async fn set_offer(harness: &Harness, on: bool) -> anyhow::Result<()> {
-    let client = harness.pool.get().await?;
-    let event = harness.event_id;
-    client
-        .execute("DELETE FROM promo_codes WHERE event_id = $1", &[&event])
-        .await?;
-    client
-        .execute("DELETE FROM price_types WHERE event_id = $1", &[&event])
-        .await?;
-    client
-        .execute(
-            "UPDATE events SET booking_fee_cents = 0, tax_rate = NULL WHERE id = $1",
-            &[&event],
-        )
-        .await?;
-    if !on {
-        return Ok(());
-    }
-    client
-        .batch_execute(&format!(
-            "INSERT INTO price_types (event_id, code, labels, sort_order)
-             VALUES ({event}, 'adult', '{{\"en\": \"Adult\"}}', 0),
-                    ({event}, 'child', '{{\"en\": \"Child\"}}', 1);
-             INSERT INTO price_type_prices (event_id, price_type_id, tier_id, price_cents)
-             SELECT {event}, pt.id, t.id,
-                    CASE pt.code WHEN 'adult' THEN t.price_cents ELSE t.price_cents / 2 END
-               FROM price_types pt CROSS JOIN price_tiers t
-              WHERE pt.event_id = {event} AND t.event_id = {event};
-             INSERT INTO promo_codes (event_id, code, percent_off) VALUES ({event}, 'BENCH', 10);
-             UPDATE events SET booking_fee_cents = 150, tax_rate = 19, tax_included = true
-              WHERE id = {event};"
-        ))
-        .await?;
-    Ok(())
-}
 
 pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> anyhow::Result<()> {
     let target = harness.target(harness.apps.len());
@@ -59,7 +22,9 @@ pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> any
     for round in 0..3 {
         for (with_offer, runs) in [(false, &mut plain), (true, &mut offer)] {
             harness.reset().await?;
-            set_offer(harness, with_offer).await?;
+            reset::set_offer(&harness.pool.get().await?, harness.event_id, with_offer)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
             statements::reset(harness, options).await?;
             let cpu = harness.postgres_cpu()?;
             let report = loadgen::sales_as(
@@ -99,7 +64,9 @@ pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> any
         }
     }
     harness.reset().await?;
-    set_offer(harness, false).await?;
+    reset::set_offer(&harness.pool.get().await?, harness.event_id, false)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     let median = |mut values: Vec<f64>| {
         values.sort_by(f64::total_cmp);
         values[values.len() / 2]
