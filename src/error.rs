@@ -105,6 +105,15 @@ impl AppError {
         )
     }
 
+    /// A type's quota or a promo code's uses are used up: counts an order
+    /// past its payment deadline may still hold (`payments::lapse_overdue`).
+    pub fn is_offer_used_up(&self) -> bool {
+        matches!(
+            self,
+            AppError::Conflict(Conflict::PriceTypeSoldOut { .. } | Conflict::PromoCodeUsedUp)
+        )
+    }
+
     /// "Current transaction is aborted" (25P02): what a statement answers
     /// when one sent before it in the transaction failed. It is never the
     /// cause, only its echo.

@@ -46,8 +46,16 @@ pub async fn checkout_url(
     if let Some((_, Some(url))) = &request.session {
         return Ok(Some(PayAt::Stripe(url.clone())));
     }
+    // Named in the buyer's language, as their receipt is.
+    let lines = crate::i18n::sync_scope(request.lang, || {
+        request.line_items(
+            &crate::i18n::t("receipt-fees"),
+            crate::i18n::receipt::tax_label,
+        )
+    })
+    .map_err(anyhow::Error::msg)?;
     let session = stripe
-        .create_checkout_session(&request, &order_url(&request))
+        .create_checkout_session(&request, &lines, &order_url(&request))
         .await?;
     let url = session
         .url

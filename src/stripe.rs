@@ -10,7 +10,7 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 
 use crate::config::StripeSettings;
-use crate::db::payments::SessionRequest;
+use crate::db::payments::{SessionLine, SessionRequest};
 
 /// A Checkout Session as far as seatmap reads it.
 #[derive(Debug, Clone, Deserialize)]
@@ -150,10 +150,11 @@ impl Stripe {
     pub async fn create_checkout_session(
         &self,
         order: &SessionRequest,
+        lines: &[SessionLine],
         return_url: &str,
     ) -> Result<CheckoutSession, StripeError> {
         let expires_at = session_expiry(order.pay_by, OffsetDateTime::now_utc());
-        let form = session_form(order, return_url, expires_at);
+        let form = session_form(order, lines, return_url, expires_at);
         // The key names the order and the expiry asked for: a retry within
         // the same five minutes sends the same request under the same key
         // and gets the same session; a later one (Stripe was down) asks for
@@ -213,9 +214,12 @@ pub fn session_expiry(pay_by: OffsetDateTime, now: OffsetDateTime) -> OffsetDate
         .min(now + LONGEST_SESSION + Duration::from_secs(step as u64))
 }
 
-/// The session's form fields, in Stripe's bracket notation.
+/// The session's form fields, in Stripe's bracket notation: a line item
+/// per line (`SessionRequest::line_items`, which add up to the order's
+/// amount), each named after the event.
 pub fn session_form(
     order: &SessionRequest,
+    lines: &[SessionLine],
     return_url: &str,
     expires_at: OffsetDateTime,
 ) -> Vec<(String, String)> {
@@ -236,20 +240,20 @@ pub fn session_form(
         ),
         ("expires_at".into(), expires_at.unix_timestamp().to_string()),
     ];
-    for (i, (name, price)) in order.lines.iter().enumerate() {
+    for (i, item) in lines.iter().enumerate() {
         let line = format!("line_items[{i}]");
-        form.push((format!("{line}[quantity]"), "1".into()));
+        form.push((format!("{line}[quantity]"), item.quantity.to_string()));
         form.push((
             format!("{line}[price_data][currency]"),
             order.currency.clone(),
         ));
         form.push((
             format!("{line}[price_data][unit_amount]"),
-            price.to_string(),
+            item.unit_cents.to_string(),
         ));
         form.push((
             format!("{line}[price_data][product_data][name]"),
-            format!("{}: {name}", order.event_name),
+            format!("{}: {}", order.event_name, item.name),
         ));
     }
     form
@@ -269,26 +273,41 @@ mod tests {
             event_name: "Demo Night".into(),
             currency: "eur".into(),
             buyer_email: "ada@example.com".into(),
+            lang: crate::domain::lang::Lang::En,
             created_at: created,
             pay_by: created + Duration::from_secs(900),
             starts_at: created + Duration::from_secs(86_400),
             sessions_ended: 0,
-            lines: vec![
-                ("Orchestra C12".into(), 5500),
-                ("Orchestra C13".into(), 5500),
+            tickets: vec![
+                ("Orchestra C12 · Adult".into(), 5500),
+                ("Orchestra C13 · Child".into(), 2500),
             ],
+            fee_cents: 150,
+            added_tax: None,
+            amount_cents: 8300,
             session: None,
             status: OrderStatus::PendingPayment,
         };
+        let lines = order
+            .line_items("Booking fees", |_| unreachable!("no tax is added"))
+            .expect("the lines add up");
         let expires = session_expiry(order.pay_by, created);
-        let form = session_form(&order, "http://x/orders/1", expires);
+        let form = session_form(&order, &lines, "http://x/orders/1", expires);
         let get = |key: &str| form.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(get("mode"), Some("payment"));
-        assert_eq!(get("line_items[1][price_data][unit_amount]"), Some("5500"));
+        assert_eq!(get("line_items[1][price_data][unit_amount]"), Some("2500"));
         assert_eq!(
             get("line_items[0][price_data][product_data][name]"),
-            Some("Demo Night: Orchestra C12")
+            Some("Demo Night: Orchestra C12 · Adult")
         );
+        // The fee: one line, once per ticket.
+        assert_eq!(get("line_items[2][price_data][unit_amount]"), Some("150"));
+        assert_eq!(get("line_items[2][quantity]"), Some("2"));
+        assert_eq!(
+            get("line_items[2][price_data][product_data][name]"),
+            Some("Demo Night: Booking fees")
+        );
+        assert_eq!(get("line_items[3][quantity]"), None);
         assert_eq!(
             get("metadata[order_id]"),
             Some(&*uuid::Uuid::nil().to_string())
@@ -306,7 +325,7 @@ mod tests {
             get("success_url"),
             Some("http://x/orders/1?payment=returned")
         );
-        let signed = session_form(&order, "http://x/orders/1?until=9&sig=ab", expires);
+        let signed = session_form(&order, &lines, "http://x/orders/1?until=9&sig=ab", expires);
         let cancel = signed
             .iter()
             .find(|(k, _)| k == "cancel_url")
@@ -315,6 +334,46 @@ mod tests {
             cancel,
             Some("http://x/orders/1?until=9&sig=ab&payment=cancelled")
         );
+    }
+
+    #[test]
+    fn added_tax_is_a_line_of_its_own_and_lines_that_miss_the_amount_make_no_session() {
+        let created = time::macros::datetime!(2026-11-24 12:00 UTC);
+        let tax = crate::domain::charges::Tax {
+            rate_hundredths: 850,
+            included: false,
+        };
+        let mut order = SessionRequest {
+            order_id: OrderId(uuid::Uuid::nil()),
+            event_name: "Demo Night".into(),
+            currency: "usd".into(),
+            buyer_email: "ada@example.com".into(),
+            lang: crate::domain::lang::Lang::En,
+            created_at: created,
+            pay_by: created + Duration::from_secs(900),
+            starts_at: created + Duration::from_secs(86_400),
+            sessions_ended: 0,
+            tickets: vec![("Floor A1".into(), 4000)],
+            fee_cents: 200,
+            // 8.5 % of 4000 is 340, of 200 is 17.
+            added_tax: Some((tax, 357)),
+            amount_cents: 4557,
+            session: None,
+            status: OrderStatus::PendingPayment,
+        };
+        let lines = order
+            .line_items("Booking fees", |tax| format!("Tax {} %", tax.rate_text()))
+            .expect("the lines add up");
+        assert_eq!(
+            lines.last(),
+            Some(&SessionLine {
+                name: "Tax 8.5 %".into(),
+                unit_cents: 357,
+                quantity: 1
+            })
+        );
+        order.amount_cents = 4556;
+        assert!(order.line_items("Booking fees", |_| String::new()).is_err());
     }
 
     #[test]

@@ -308,10 +308,6 @@ fn conflict_text(conflict: &Conflict) -> String {
         ),
         Conflict::PromoCodeUsedUp => "That promo code has been used as often as it may be. Your seats are still held: buy without it.".into(),
         Conflict::PromoCodeExists(code) => format!("This event already has a promo code {}.", quoted(code)),
-        Conflict::PriceTypesWithPayment => "Price types, promo codes, booking fees and tax are sold \
-             only by events that take no payment, for now: set the event's payment to none first, \
-             or remove them."
-            .into(),
         Conflict::TierHasHolds { held } => format!(
             "{} of this tier {} held now, and their buyers were shown the price it has. Try \
              again when the holds are bought or have lapsed, or release them first.",

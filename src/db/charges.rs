@@ -7,7 +7,7 @@ use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::charges::{Charges, Tax};
 use crate::domain::ids::{Actor, EventId, HoldId};
 use crate::domain::payment::PaymentMode;
-use crate::error::{AppError, AppResult, Conflict, Missing};
+use crate::error::{AppError, AppResult, Missing};
 
 const READ: &str = "SELECT booking_fee_cents, (tax_rate * 100)::integer AS tax_hundredths,
                            tax_included, fees_refundable, payment
@@ -90,9 +90,8 @@ pub struct ChargesChange {
 /// Changes the event's fee and tax, and its payment when `payment` says
 /// (mode and box-office window), in one transaction: either both happen or
 /// neither. Orders already sold keep what they were charged (it is on
-/// their tickets); holds are bought at the new charges. Charges are
-/// refused on an event that takes payment, as price types are: its
-/// checkout doesn't carry them yet.
+/// their tickets), as do orders waiting for their payment (it was fixed
+/// at checkout); holds are bought at the new charges.
 pub async fn set(
     pool: &Pool,
     actor: Actor,
@@ -106,24 +105,12 @@ pub async fn set(
             super::events::lock_for_closing(tx, event_id).await?;
             let after = set_in(tx, actor, event_id, change).await?;
             if let Some((mode, window)) = payment {
-                // Its own check refuses payment beside charges.
                 super::payments::set_event_payment_in(tx, actor, event_id, mode, window).await?;
-            } else if (after.booking_fee_cents > 0 || after.tax.is_some())
-                && payment_of(tx, event_id).await? != "none"
-            {
-                return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
             }
             Ok(after)
         })
     })
     .await
-}
-
-async fn payment_of(tx: &impl GenericClient, event_id: EventId) -> AppResult<String> {
-    Ok(tx
-        .query_one("SELECT payment FROM events WHERE id = $1", &[&event_id])
-        .await?
-        .get(0))
 }
 
 async fn set_in(

@@ -51,8 +51,23 @@ pub async fn walk_up_sale(
     if sale.seat_ids.is_empty() && sale.ga.is_empty() {
         return Err(AppError::Invalid(Invalid::NothingToSell));
     }
-    retrying(|| super::in_transaction(pool, async |tx| walk_up_in(tx, actor, event_id, sale).await))
-        .await
+    let attempt = || {
+        retrying(|| {
+            super::in_transaction(pool, async |tx| walk_up_in(tx, actor, event_id, sale).await)
+        })
+    };
+    let outcome = attempt().await;
+    // As a purchase does: counts held by orders past their payment
+    // deadline are given back, and the sale tried once more.
+    match outcome {
+        Err(err)
+            if err.is_offer_used_up()
+                && super::payments::lapse_overdue(pool, event_id).await? > 0 =>
+        {
+            attempt().await
+        }
+        outcome => outcome,
+    }
 }
 
 async fn walk_up_in(

@@ -86,12 +86,26 @@ pub async fn purchase(
     online_window: Duration,
     choices: &Choices,
 ) -> AppResult<Purchased> {
-    let outcome = retrying(|| {
-        super::in_transaction(pool, async |tx| {
-            purchase_in(tx, hold_id, buyer_id, buyer, online_window, choices).await
+    let attempt = || {
+        retrying(|| {
+            super::in_transaction(pool, async |tx| {
+                purchase_in(tx, hold_id, buyer_id, buyer, online_window, choices).await
+            })
         })
-    })
-    .await;
+    };
+    let mut outcome = attempt().await;
+    // A quota or a code used up may be held by orders whose payment
+    // deadline has passed: let them go, and try once more.
+    if let Err(err) = &outcome
+        && err.is_offer_used_up()
+    {
+        let event_id = holds::event_of(&pool.get().await?, hold_id, Some(buyer_id)).await?;
+        if let Some(event_id) = event_id
+            && payments::lapse_overdue(pool, event_id).await? > 0
+        {
+            outcome = attempt().await;
+        }
+    }
     if let Ok(Purchased::Paid(_)) = outcome {
         metrics::counter!(crate::observability::PURCHASES).increment(1);
     }
@@ -208,68 +222,30 @@ async fn purchase_in(
         return Err(AppError::Invalid(Invalid::EmptyHold));
     }
 
-    // A code named by the purchase wins over the one applied in the panel.
-    let promo_code = choices.promo_code.clone().or(tally.applied_code.clone());
-    if !tally.has_price_types
-        && let Some(code) = choices.types.values().next()
-    {
-        return Err(AppError::Invalid(Invalid::UnknownPriceType(code.clone())));
-    }
+    let offer = price_offer(tx, hold.event_id, hold.id, &tally, choices).await?;
     if payment.mode.waits_for_payment() {
-        // Staff can't give types to an event that takes payment (nor
-        // payment to one with types): a purchase never meets both.
-        if tally.has_price_types || promo_code.is_some() {
-            return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
-        }
         return payments::checkout_in(
             tx,
-            hold.id,
-            hold.event_id,
-            buyer_id,
-            buyer,
-            payment,
-            online_window,
-            tally.seats,
-            &tally.ga,
+            payments::Checkout {
+                hold_id: hold.id,
+                event_id: hold.event_id,
+                buyer_id,
+                buyer,
+                payment,
+                online_window,
+                counted_seats: tally.seats,
+                counted_ga: &tally.ga,
+                priced: offer.lines.as_deref(),
+                promo_code_id: offer.promo_code_id,
+            },
         )
         .await
         .map(Purchased::Pending);
     }
-    // Each seat priced as its type, each type's quota counted, and the
-    // promo code redeemed and its use counted, before anything is sold: a
-    // refusal rolls back with the hold as it was.
-    let (priced, redeemed) = if tally.has_price_types || promo_code.is_some() {
-        // Sent together. The code is found before the seats are priced: it
-        // may unlock a hidden type the buyer chose.
-        let (for_sale, found) = tokio::join!(
-            price_types::for_purchase(tx, hold.event_id, hold.id),
-            async {
-                match &promo_code {
-                    Some(code) => promo_codes::find_usable(tx, hold.event_id, code)
-                        .await
-                        .map(Some),
-                    None => Ok(None),
-                }
-            }
-        );
-        sent_together!(for_sale, found);
-        let ((types, held), found) = (for_sale?, found?);
-        let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
-        let mut lines = match types.is_empty() {
-            true => price_type::tier_lines(&held),
-            false => price_type::price_lines(&held, &types, &choices.types, unlocked)?,
-        };
-        if !types.is_empty() {
-            price_types::count_sold(tx, &lines, &types).await?;
-        }
-        let redeemed = match &found {
-            Some(found) => Some(promo_codes::redeem(tx, found, &mut lines, &types).await?),
-            None => None,
-        };
-        (Some(lines), redeemed)
-    } else {
-        (None, None)
-    };
+    let Offer {
+        lines: priced,
+        promo_code_id,
+    } = offer;
     let order_id = OrderId(Uuid::new_v4());
     let places = tally.seats as usize + crate::domain::hold::ga_ticket_count(&tally.ga);
     let insert_order = async {
@@ -284,7 +260,7 @@ async fn purchase_in(
                 &buyer.name,
                 &buyer.email.as_str(),
                 &buyer.lang.tag(),
-                &redeemed.as_ref().map(|r| r.promo_code_id),
+                &promo_code_id,
             ],
         )
         .await?;
@@ -345,6 +321,71 @@ async fn purchase_in(
     sent_together!(inserted, sold, purchased);
     let order = sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)?;
     Ok(Purchased::Paid(order))
+}
+
+/// The hold's seats priced by the event's offer, before anything is sold
+/// or reserved.
+struct Offer {
+    /// Each seat as its type, less its code's discount (None: the event
+    /// sells no types and no code was named; seats go at their tiers').
+    lines: Option<Vec<price_type::PricedLine>>,
+    /// The code redeemed, its use counted.
+    promo_code_id: Option<i64>,
+}
+
+/// Prices each seat as its type, counts each type's quota, and redeems the
+/// promo code (the purchase's, else the one applied in the panel) and
+/// counts its use, in the purchase's transaction: a refusal rolls back
+/// with the hold as it was.
+async fn price_offer(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    hold_id: HoldId,
+    tally: &Tally,
+    choices: &Choices,
+) -> AppResult<Offer> {
+    let promo_code = choices.promo_code.clone().or(tally.applied_code.clone());
+    if !tally.has_price_types
+        && let Some(code) = choices.types.values().next()
+    {
+        return Err(AppError::Invalid(Invalid::UnknownPriceType(code.clone())));
+    }
+    if !tally.has_price_types && promo_code.is_none() {
+        return Ok(Offer {
+            lines: None,
+            promo_code_id: None,
+        });
+    }
+    // Sent together. The code is found before the seats are priced: it may
+    // unlock a hidden type the buyer chose.
+    let (for_sale, found) = tokio::join!(price_types::for_purchase(tx, event_id, hold_id), async {
+        match &promo_code {
+            Some(code) => promo_codes::find_usable(tx, event_id, code).await.map(Some),
+            None => Ok(None),
+        }
+    });
+    sent_together!(for_sale, found);
+    let ((types, held), found) = (for_sale?, found?);
+    let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
+    let mut lines = match types.is_empty() {
+        true => price_type::tier_lines(&held),
+        false => price_type::price_lines(&held, &types, &choices.types, unlocked)?,
+    };
+    if !types.is_empty() {
+        price_types::count_sold(tx, &lines, &types).await?;
+    }
+    let promo_code_id = match &found {
+        Some(found) => Some(
+            promo_codes::redeem(tx, found, &mut lines, &types)
+                .await?
+                .promo_code_id,
+        ),
+        None => None,
+    };
+    Ok(Offer {
+        lines: Some(lines),
+        promo_code_id,
+    })
 }
 
 async fn sell_seats(

@@ -100,6 +100,16 @@ pub async fn replace(
     .await
 }
 
+/// A type's places taken, as its `sold` counts them: its valid tickets,
+/// and the seats of orders waiting for their payment priced as it (a
+/// checkout counts them; paid they become tickets, let go they are given
+/// back).
+const COUNTED: &str = "((SELECT count(*)::int FROM tickets tk
+                          WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL)
+                       + (SELECT count(*)::int FROM order_reserved_seats r
+                            JOIN orders o ON o.id = r.order_id
+                           WHERE r.price_type_id = pt.id AND o.status = 'pending_payment'))";
+
 async fn replace_in(
     tx: &impl GenericClient,
     actor: Actor,
@@ -107,13 +117,6 @@ async fn replace_in(
     specs: &[PriceTypeSpec],
 ) -> AppResult<Vec<PriceTypeView>> {
     super::events::lock_for_closing(tx, event_id).await?;
-    let payment: String = tx
-        .query_one("SELECT payment FROM events WHERE id = $1", &[&event_id])
-        .await?
-        .get(0);
-    if payment != "none" && !specs.is_empty() {
-        return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
-    }
     let tiers: HashMap<String, i64> = tx
         .query(
             "SELECT code, id FROM price_tiers WHERE event_id = $1",
@@ -127,12 +130,12 @@ async fn replace_in(
     price_type::check_list(specs, &tier_codes)?;
     let existing: Vec<(i64, String, i32)> = tx
         .query(
-            // What each has sold, from its valid tickets: only a type with a
-            // quota keeps a count (`sold`), and a quota may be new here.
-            "SELECT pt.id, pt.code,
-                    (SELECT count(*)::int FROM tickets tk
-                      WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL) AS sold
-               FROM price_types pt WHERE pt.event_id = $1 ORDER BY pt.id FOR UPDATE",
+            // What each has sold or has waiting for a payment: only a type
+            // with a quota keeps a count (`sold`), and a quota may be new here.
+            &format!(
+                "SELECT pt.id, pt.code, {COUNTED} AS sold
+                   FROM price_types pt WHERE pt.event_id = $1 ORDER BY pt.id FOR UPDATE"
+            ),
             &[&event_id],
         )
         .await?
@@ -146,7 +149,9 @@ async fn replace_in(
                 let in_use: bool = tx
                     .query_one(
                         "SELECT $2 > 0 OR EXISTS (SELECT 1 FROM order_lines WHERE price_type_id = $1)
-                                OR EXISTS (SELECT 1 FROM tickets WHERE price_type_id = $1)",
+                                OR EXISTS (SELECT 1 FROM tickets WHERE price_type_id = $1)
+                                OR EXISTS (SELECT 1 FROM order_reserved_seats
+                                            WHERE price_type_id = $1)",
                         &[id, sold],
                     )
                     .await?
@@ -211,14 +216,15 @@ async fn replace_in(
         )
         .await?;
     }
-    // A type with a quota counts from what it has sold (a quota may be new);
-    // one without keeps no count. The event's lock keeps purchases out.
+    // A type with a quota counts from what it has sold or has waiting for
+    // a payment (a quota may be new); one without keeps no count. The
+    // event's lock keeps purchases and checkouts out.
     tx.execute(
-        "UPDATE price_types pt
-            SET sold = CASE WHEN pt.quota IS NULL THEN 0
-                            ELSE (SELECT count(*)::int FROM tickets tk
-                                   WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL) END
-          WHERE pt.event_id = $1",
+        &format!(
+            "UPDATE price_types pt
+                SET sold = CASE WHEN pt.quota IS NULL THEN 0 ELSE {COUNTED} END
+              WHERE pt.event_id = $1"
+        ),
         &[&event_id],
     )
     .await?;

@@ -72,13 +72,6 @@ pub async fn create(
     retrying(|| {
         super::in_transaction(pool, async |tx| {
             super::events::lock_for_closing(tx, event_id).await?;
-            let payment: String = tx
-                .query_one("SELECT payment FROM events WHERE id = $1", &[&event_id])
-                .await?
-                .get(0);
-            if payment != "none" {
-                return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
-            }
             let known: Vec<(String, bool)> = tx
                 .query(
                     "SELECT code, hidden FROM price_types WHERE event_id = $1",

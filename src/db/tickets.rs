@@ -28,9 +28,16 @@ pub const ISSUE: &str = "WITH places AS (
            FROM ga_tickets g CROSS JOIN generate_series(1, g.quantity)
           WHERE g.order_id = $1
      ), charges AS (
-         SELECT o.id, e.tax_rate, e.tax_included, e.fees_refundable,
-                CASE WHEN o.tender = 'comp' THEN 0 ELSE e.booking_fee_cents END AS fee_cents
+         -- An order priced at checkout keeps the charges it was asked to
+         -- pay; one sold at once takes the event's.
+         SELECT o.id,
+                CASE WHEN fixed THEN o.tax_rate ELSE e.tax_rate END AS tax_rate,
+                CASE WHEN fixed THEN o.tax_included ELSE e.tax_included END AS tax_included,
+                CASE WHEN fixed THEN o.fees_refundable ELSE e.fees_refundable END AS fees_refundable,
+                CASE WHEN o.tender = 'comp' THEN 0
+                     ELSE coalesce(o.booking_fee_cents, e.booking_fee_cents) END AS fee_cents
            FROM orders o JOIN events e ON e.id = o.event_id
+                CROSS JOIN LATERAL (SELECT o.booking_fee_cents IS NOT NULL AS fixed) f
           WHERE o.id = $1
      ), numbered AS (
          SELECT places.*, row_number() OVER (ORDER BY area_id NULLS FIRST, seat_id) AS n

@@ -89,7 +89,6 @@ error_codes! {
     PriceTypeRule => "price_type_rule",
     PriceTypeSoldOut => "price_type_sold_out",
     PriceTypeInUse => "price_type_in_use",
-    PriceTypesWithPayment => "price_types_with_payment",
     InvalidPromoCode => "invalid_promo_code",
     PromoCodeUnknown => "promo_code_unknown",
     PromoCodeExpired => "promo_code_expired",
@@ -491,9 +490,6 @@ pub enum Conflict {
     PriceTypeInUse {
         price_type: String,
     },
-    /// Price types are sold only by events that take no payment, for now:
-    /// setting them on one that does, or payment on one that has them.
-    PriceTypesWithPayment,
     /// A code whose uses are all taken.
     PromoCodeUsedUp,
     /// A code the event already has (by case-blind match).
@@ -607,7 +603,6 @@ impl Conflict {
             Conflict::TicketAdmitted => ErrorCode::TicketAdmitted,
             Conflict::PriceTypeSoldOut { .. } => ErrorCode::PriceTypeSoldOut,
             Conflict::PriceTypeInUse { .. } => ErrorCode::PriceTypeInUse,
-            Conflict::PriceTypesWithPayment => ErrorCode::PriceTypesWithPayment,
             Conflict::PromoCodeUsedUp => ErrorCode::PromoCodeUsedUp,
             Conflict::PromoCodeExists(_) => ErrorCode::PromoCodeExists,
             Conflict::TicketVoided => ErrorCode::TicketRefunded,

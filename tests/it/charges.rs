@@ -249,7 +249,7 @@ async fn a_refund_pays_back_price_tax_and_fee_and_keeps_the_fee_when_told() {
 }
 
 #[tokio::test]
-async fn charges_are_checked_and_refused_on_an_event_that_takes_payment() {
+async fn charges_are_checked_and_change_with_payment_in_one_transaction() {
     let app = spawn_app().await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
     let event = app.create_event(1, 2).await;
@@ -290,42 +290,41 @@ async fn charges_are_checked_and_refused_on_an_event_that_takes_payment() {
         let (status, refused) = set_event(&app, &key, event.id, body.clone()).await;
         assert!(status.is_client_error(), "{body}: {status} {refused}");
     }
-    // Payment and a fee at once: refused whole, nothing changes.
-    let (status, refused) = set_event(
+    // Payment and a fee at once: both happen.
+    let (status, set) = set_event(
         &app,
         &key,
         event.id,
         json!({"payment": "box_office", "booking_fee_cents": 100}),
     )
     .await;
-    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
-    let (_, now) = set_event(&app, &key, event.id, json!({})).await;
-    assert_eq!(
-        (now["payment"].clone(), now["booking_fee_cents"].clone()),
-        (json!("none"), json!(0))
-    );
-    let (status, _) = set_event(&app, &key, event.id, json!({"payment": "box_office"})).await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, refused) =
-        set_event(&app, &key, event.id, json!({"booking_fee_cents": 100})).await;
-    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
-    assert_eq!(refused["error"], "price_types_with_payment");
-    // Back to no payment, and a fee in one request: both happen.
-    let (status, set) = set_event(
-        &app,
-        &key,
-        event.id,
-        json!({"payment": "none", "booking_fee_cents": 100}),
-    )
-    .await;
     assert_eq!(status, StatusCode::OK, "{set}");
     assert_eq!(
         (set["payment"].clone(), set["booking_fee_cents"].clone()),
-        (json!("none"), json!(100))
+        (json!("box_office"), json!(100))
     );
-    let (status, refused) = set_event(&app, &key, event.id, json!({"payment": "box_office"})).await;
+    // A reservation waits for its money: the payment can't change under it,
+    // and a fee asked with that change is refused with it, in one
+    // transaction.
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &event.seat_ids[0..1]).await;
+    let (status, reserved) = buy(&buyer, &hold, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{reserved}");
+    let (status, refused) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"payment": "none", "booking_fee_cents": 300}),
+    )
+    .await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
-    assert_eq!(refused["error"], "price_types_with_payment");
+    assert_eq!(refused["error"], "orders_awaiting_payment");
+    let (_, now) = set_event(&app, &key, event.id, json!({})).await;
+    assert_eq!(
+        (now["payment"].clone(), now["booking_fee_cents"].clone()),
+        (json!("box_office"), json!(100)),
+        "neither changed"
+    );
 }
 
 /// The tax PostgreSQL stores (`ticket_tax_cents`) and the tax the hold

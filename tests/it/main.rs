@@ -21,6 +21,7 @@ mod limits;
 mod live;
 mod load;
 mod mail;
+mod offer_payment;
 mod ops;
 mod pages;
 mod payments;

@@ -17,17 +17,17 @@ use crate::staff::staff;
 use crate::support::{Api, TestApp, id_segment, spawn_app, spawn_app_with};
 use seatmap::config::{Secret, StripeSettings};
 
-const SECRET: &str = "whsec_seatmap_tests";
+pub(crate) const SECRET: &str = "whsec_seatmap_tests";
 
 /// An app taking payment through a fresh stand-in, with `window` to pay.
 /// `worker_idle`: the payment worker's poll, long to keep it from
 /// expiring sessions mid-test, short to watch it work.
-async fn paying_app(window: Duration, worker_idle: Duration) -> (TestApp, StandIn) {
+pub(crate) async fn paying_app(window: Duration, worker_idle: Duration) -> (TestApp, StandIn) {
     paying_app_with(window, worker_idle, |_| {}).await
 }
 
 /// [`paying_app`], with the configuration adjusted further.
-async fn paying_app_with(
+pub(crate) async fn paying_app_with(
     window: Duration,
     worker_idle: Duration,
     adjust: impl FnOnce(&mut seatmap::config::Config),
@@ -52,7 +52,7 @@ async fn paying_app_with(
     (app, standin)
 }
 
-async fn set_payment(app: &TestApp, event_id: i64, mode: &str) {
+pub(crate) async fn set_payment(app: &TestApp, event_id: i64, mode: &str) {
     app.sql()
         .await
         .execute(
@@ -76,7 +76,7 @@ async fn checkout(app: &TestApp, event_id: i64, seats: &[i64]) -> (Api, Value) {
 }
 
 /// The order's session id, from the payment URL the stand-in made.
-fn session_of(order: &Value) -> String {
+pub(crate) fn session_of(order: &Value) -> String {
     order["payment_url"]
         .as_str()
         .and_then(|url| url.rsplit('/').next())
@@ -84,7 +84,7 @@ fn session_of(order: &Value) -> String {
         .to_string()
 }
 
-async fn order_status(buyer: &Api, order: &Value) -> Value {
+pub(crate) async fn order_status(buyer: &Api, order: &Value) -> Value {
     let (status, body) = buyer
         .get(&format!("/api/orders/{}", id_segment(&order["order_id"])))
         .await;
@@ -92,7 +92,7 @@ async fn order_status(buyer: &Api, order: &Value) -> Value {
     body
 }
 
-async fn stored_status(app: &TestApp, order: &Value) -> String {
+pub(crate) async fn stored_status(app: &TestApp, order: &Value) -> String {
     let id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
     app.sql()
         .await
@@ -103,7 +103,7 @@ async fn stored_status(app: &TestApp, order: &Value) -> String {
 }
 
 /// Runs every due provider call (refunds, expiries) now.
-async fn drain_provider_calls(app: &TestApp) -> usize {
+pub(crate) async fn drain_provider_calls(app: &TestApp) -> usize {
     let settings = app.config.payments.clone();
     let stripe = seatmap::stripe::Stripe::new(settings.stripe.as_ref().unwrap()).unwrap();
     let worker =
@@ -124,7 +124,7 @@ async fn one_provider_call(app: &TestApp) -> bool {
 
 /// Moves the order's deadline (and its seats') to `secs` from now: the
 /// test's clock.
-async fn deadline_in(app: &TestApp, order: &Value, secs: f64) {
+pub(crate) async fn deadline_in(app: &TestApp, order: &Value, secs: f64) {
     let id: uuid::Uuid = id_segment(&order["order_id"]).parse().unwrap();
     let client = app.own_connection().await;
     client

@@ -179,20 +179,6 @@ async fn choices_the_offer_refuses_are_4xx_and_leave_the_hold_as_it_was() {
     // The hold is whole: bought as adults.
     let (status, body) = purchase_as(&buyer, &hold, json!({})).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-
-    // An event that takes payment can't have types (nor types, payment).
-    let paid = app.create_event(1, 2).await;
-    app.sql()
-        .await
-        .execute(
-            "UPDATE events SET payment = 'box_office' WHERE id = $1",
-            &[&paid.id],
-        )
-        .await
-        .unwrap();
-    let (status, body) = put_types(&app, &key, paid.id, offer(None)).await;
-    assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    assert_eq!(body["error"], "price_types_with_payment");
 }
 
 /// 60 buyers, each holding one seat, pay as students at once against a

@@ -61,6 +61,12 @@ impl StandIn {
         self.lock().captures.clone()
     }
 
+    /// A session's line items as it was asked for them: name, unit amount,
+    /// quantity.
+    pub fn session_lines(&self, id: &str) -> Option<Vec<(String, i64, i64)>> {
+        self.lock().sessions.get(id).map(|s| s.lines.clone())
+    }
+
     /// Refunds made.
     pub fn refunds(&self) -> Vec<RefundRecord> {
         self.lock().refunds.clone()

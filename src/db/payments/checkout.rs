@@ -9,8 +9,10 @@ use uuid::Uuid;
 use crate::db::GenericClient;
 use crate::db::events::EventPayment;
 use crate::domain::hold::GaHeld;
-use crate::domain::ids::{EventId, HoldId, OrderId};
+use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId};
 use crate::domain::payment::PaymentMode;
+use crate::domain::price_type::PricedLine;
+use crate::domain::rules::BuyerDetails;
 use crate::error::{AppError, AppResult};
 
 /// An order now waiting for its payment.
@@ -25,15 +27,16 @@ pub struct PendingOrder {
 
 const INSERT_PENDING: &str =
     "INSERT INTO orders (id, event_id, hold_id, buyer_id, buyer_name, buyer_email,
-                         status, payment, pay_by, amount_cents, lang)
+                         status, payment, pay_by, amount_cents, lang, promo_code_id,
+                         booking_fee_cents, tax_rate, tax_included, fees_refundable)
      SELECT $1, $2, $3, $4, $5, $6, 'pending_payment', $7,
             least(now() + make_interval(secs => $8::float8),
                   greatest(e.starts_at, now() + interval '1 second')),
-            0, $9
+            0, $9, $10, e.booking_fee_cents, e.tax_rate, e.tax_included, e.fees_refundable
        FROM events e WHERE e.id = $2";
 
 /// The hold's live seats now wait for the order: held until its deadline,
-/// at today's prices.
+/// at their tiers' prices (an event without an offer).
 const RESERVE_SEATS: &str = "WITH kept AS (
          UPDATE seats s SET held_until = o.pay_by
            FROM orders o
@@ -42,6 +45,22 @@ const RESERVE_SEATS: &str = "WITH kept AS (
      )
      INSERT INTO order_reserved_seats (order_id, seat_id, price_cents)
      SELECT $1, kept.id, t.price_cents FROM kept JOIN price_tiers t ON t.id = kept.tier_id
+  RETURNING seat_id";
+
+/// [`RESERVE_SEATS`] at the prices, types and discounts the offer gave
+/// each seat (`price_types::line_arrays`).
+const RESERVE_SEATS_PRICED: &str = "WITH kept AS (
+         UPDATE seats s SET held_until = o.pay_by
+           FROM orders o
+          WHERE o.id = $1 AND s.hold_id = $2 AND s.held_until > now()
+      RETURNING s.id
+     )
+     INSERT INTO order_reserved_seats (order_id, seat_id, price_cents, price_type_id,
+                                       discount_cents)
+     SELECT $1, kept.id, line.price_cents, line.price_type_id, line.discount_cents
+       FROM kept JOIN unnest($3::bigint[], $4::int[], $5::bigint[], $6::int[])
+                      AS line(seat_id, price_cents, price_type_id, discount_cents)
+                   ON line.seat_id = kept.id
   RETURNING seat_id";
 
 const RESERVE_GA: &str = "WITH kept AS (
@@ -60,45 +79,97 @@ const HOLD_PAYING: &str =
     "UPDATE holds h SET state = 'PAYING', closed_at = now(), expires_at = o.pay_by
        FROM orders o WHERE o.id = $2 AND h.id = $1 AND h.state = 'OPEN'";
 
-// The receipt's totals say the same until the tickets are issued (an
-// event that takes payment charges no fee or tax yet: `charges::set`).
-const PRICE_PENDING: &str = "UPDATE orders o SET amount_cents = due.cents, subtotal_cents = due.cents,
-                                 total_cents = due.cents
-       FROM (SELECT coalesce((SELECT sum(price_cents) FROM order_reserved_seats WHERE order_id = $1), 0)
-                  + coalesce((SELECT sum(price_cents::bigint * quantity) FROM order_reserved_ga
-                               WHERE order_id = $1), 0) AS cents) due
+/// The order's receipt as it will be once paid, and the amount it asks:
+/// the sums `tickets::ISSUE` will write from the tickets, per place with
+/// the charges fixed on the order (each tax rounded half up per ticket by
+/// the same `ticket_tax_cents`), so the payment asked for is what the
+/// tickets will add up to.
+const PRICE_PENDING: &str = "WITH places AS (
+         SELECT price_cents::bigint AS price, discount_cents::bigint AS discount
+           FROM order_reserved_seats WHERE order_id = $1
+         UNION ALL
+         SELECT g.price_cents, 0 FROM order_reserved_ga g CROSS JOIN generate_series(1, g.quantity)
+          WHERE g.order_id = $1
+     ), sums AS (
+         SELECT coalesce(sum(p.price + p.discount), 0) AS subtotal,
+                coalesce(sum(p.discount), 0) AS discount,
+                count(p.*) * o.booking_fee_cents AS fees,
+                coalesce(sum(ticket_tax_cents(p.price, o.tax_rate, o.tax_included)), 0)
+                  + count(p.*) * ticket_tax_cents(o.booking_fee_cents, o.tax_rate, o.tax_included)
+                  AS tax,
+                o.tax_included
+           FROM orders o LEFT JOIN places p ON true
+          WHERE o.id = $1
+          GROUP BY o.id
+     )
+     UPDATE orders o
+        SET subtotal_cents = sums.subtotal, discount_cents = sums.discount,
+            fees_cents = sums.fees, tax_cents = sums.tax,
+            total_cents = sums.subtotal - sums.discount + sums.fees
+                          + CASE WHEN sums.tax_included THEN 0 ELSE sums.tax END,
+            amount_cents = sums.subtotal - sums.discount + sums.fees
+                           + CASE WHEN sums.tax_included THEN 0 ELSE sums.tax END
+       FROM sums
       WHERE o.id = $1
   RETURNING o.amount_cents, o.pay_by";
 
 const QUEUE_EXPIRE: &str = "INSERT INTO payment_jobs (kind, order_id, next_attempt_at)
      SELECT 'expire', o.id, o.pay_by FROM orders o WHERE o.id = $1";
 
+/// What a checkout turns into an order waiting for its payment.
+pub(in crate::db) struct Checkout<'a> {
+    pub hold_id: HoldId,
+    pub event_id: EventId,
+    pub buyer_id: BuyerId,
+    pub buyer: &'a BuyerDetails,
+    pub payment: EventPayment,
+    /// How long an online payment may take.
+    pub online_window: Duration,
+    /// The hold's seats and GA places the purchase counted.
+    pub counted_seats: i64,
+    pub counted_ga: &'a [GaHeld],
+    /// The seats as the offer priced them (None: at their tiers' prices).
+    pub priced: Option<&'a [PricedLine]>,
+    /// The promo code the offer redeemed, its use counted.
+    pub promo_code_id: Option<i64>,
+}
+
 /// Turns the locked, live hold into an order waiting for its payment, in
 /// the purchase's transaction (`orders::purchase` has locked the event and
-/// the hold and counted it): every seat and GA place the hold counted is
-/// kept for the order, or nothing is (`HoldExpired`).
-#[allow(clippy::too_many_arguments)]
+/// the hold, counted it, and priced its offer: each type's quota and the
+/// code's use are counted now, held by the order until it is paid or let
+/// go): every seat and GA place the hold counted is kept for the order, or
+/// nothing is (`HoldExpired`).
 pub(in crate::db) async fn checkout_in(
     tx: &impl GenericClient,
-    hold_id: HoldId,
-    event_id: EventId,
-    buyer_id: crate::domain::ids::BuyerId,
-    buyer: &crate::domain::rules::BuyerDetails,
-    payment: EventPayment,
-    online_window: Duration,
-    counted_seats: i64,
-    counted_ga: &[GaHeld],
+    checkout: Checkout<'_>,
 ) -> AppResult<PendingOrder> {
+    let Checkout {
+        hold_id,
+        event_id,
+        buyer_id,
+        buyer,
+        payment,
+        online_window,
+        counted_seats,
+        counted_ga,
+        priced,
+        promo_code_id,
+    } = checkout;
     let order_id = OrderId(Uuid::new_v4());
     let window = match payment.mode {
         PaymentMode::BoxOffice => payment.box_office_window,
         _ => online_window,
     };
+    let reserve_seats = match priced {
+        Some(_) => RESERVE_SEATS_PRICED,
+        None => RESERVE_SEATS,
+    };
     crate::db::prepare_together(
         tx,
         &[
             INSERT_PENDING,
-            RESERVE_SEATS,
+            reserve_seats,
             RESERVE_GA,
             HOLD_PAYING,
             PRICE_PENDING,
@@ -120,14 +191,33 @@ pub(in crate::db) async fn checkout_in(
                 &payment.mode.as_str(),
                 &window.as_secs_f64(),
                 &buyer.lang.tag(),
+                &promo_code_id,
             ],
         )
         .await?;
         Ok::<_, AppError>(())
     };
     let seats = async {
-        let statement = tx.prepare_cached(RESERVE_SEATS).await?;
-        Ok::<_, AppError>(tx.query(&statement, &[&order_id, &hold_id]).await?.len() as i64)
+        let statement = tx.prepare_cached(reserve_seats).await?;
+        let rows = match priced {
+            Some(lines) => {
+                let arrays = crate::db::price_types::line_arrays(lines);
+                tx.query(
+                    &statement,
+                    &[
+                        &order_id,
+                        &hold_id,
+                        &arrays.seats,
+                        &arrays.cents,
+                        &arrays.types,
+                        &arrays.discounts,
+                    ],
+                )
+                .await?
+            }
+            None => tx.query(&statement, &[&order_id, &hold_id]).await?,
+        };
+        Ok::<_, AppError>(rows.len() as i64)
     };
     let ga_places = async {
         let statement = tx.prepare_cached(RESERVE_GA).await?;

@@ -47,19 +47,6 @@ pub(crate) async fn set_event_payment_in(
         .prepare_cached("SELECT payment FROM events WHERE id = $1")
         .await?;
     let before: String = tx.query_one(&current, &[&event_id]).await?.get(0);
-    let has_types: bool = tx
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM price_types WHERE event_id = $1)
-                 OR EXISTS (SELECT 1 FROM promo_codes WHERE event_id = $1)
-                 OR EXISTS (SELECT 1 FROM events WHERE id = $1
-                               AND (booking_fee_cents > 0 OR tax_rate IS NOT NULL))",
-            &[&event_id],
-        )
-        .await?
-        .get(0);
-    if has_types && mode != PaymentMode::None {
-        return Err(AppError::Conflict(Conflict::PriceTypesWithPayment));
-    }
     if waiting > 0 && before != mode.as_str() {
         return Err(AppError::Conflict(Conflict::OrdersAwaitingPayment {
             waiting,

@@ -20,7 +20,8 @@ pub struct LeasedJob {
     pub attempts: i32,
     pub session_id: Option<String>,
     pub payment_intent: Option<String>,
-    /// The order still waits for its money (an expiry is then worth asking for).
+    /// The order waits for its money, or lapsed with its session maybe
+    /// still open (an expiry is then worth asking for).
     pub order_pending: bool,
 }
 
@@ -46,7 +47,7 @@ pub async fn lease_due_job(
              SELECT l.id, l.lease, l.kind, l.order_id, l.amount_cents, l.attempts,
                     o.stripe_session_id,
                     coalesce(l.payment_intent, o.stripe_payment_intent) AS stripe_payment_intent,
-                    o.status = 'pending_payment' AS pending
+                    o.status IN ('pending_payment', 'lapsed') AS pending
                FROM leased l JOIN orders o ON o.id = l.order_id",
         )
         .await?;

@@ -16,15 +16,15 @@ mod reads;
 mod settle;
 
 pub use checkout::PendingOrder;
-pub(in crate::db) use checkout::checkout_in;
+pub(in crate::db) use checkout::{Checkout, checkout_in};
 pub(crate) use event::set_event_payment_in;
 pub use event::{Reservation, event_payment, reservations, set_event_payment};
 pub use jobs::{LeasedJob, job_done, job_failed, lease_due_job};
 pub use reads::{
-    OrderPayment, RefundView, SessionRequest, of_order, session_request, store_session,
+    OrderPayment, RefundView, SessionLine, SessionRequest, of_order, session_request, store_session,
 };
 pub(in crate::db) use settle::queue_provider_refund;
 pub use settle::{
-    PaidSession, Payment, Settled, lapse_from_stripe, mark_paid_at_counter, note_stripe_event,
-    record_stripe_event, settle_from_stripe,
+    PaidSession, Payment, Settled, lapse_from_stripe, lapse_overdue, mark_paid_at_counter,
+    note_stripe_event, record_stripe_event, settle_from_stripe,
 };

@@ -4,7 +4,9 @@ use time::OffsetDateTime;
 use tokio_postgres::Row;
 
 use crate::db::GenericClient;
+use crate::domain::charges::Tax;
 use crate::domain::ids::OrderId;
+use crate::domain::lang::Lang;
 use crate::domain::locale::EventLocale;
 use crate::domain::payment::{OrderStatus, PaymentMode};
 use crate::error::AppResult;
@@ -16,12 +18,23 @@ pub struct SessionRequest {
     pub event_name: String,
     pub currency: String,
     pub buyer_email: String,
+    /// The buyer's language: the session's lines are named in it.
+    pub lang: Lang,
     pub created_at: OffsetDateTime,
     pub pay_by: OffsetDateTime,
     /// When the event starts (the order's signed link lasts until after).
     pub starts_at: OffsetDateTime,
-    /// One per ticket: its place and price.
-    pub lines: Vec<(String, i64)>,
+    /// One per ticket: its place (and price type), and its price after
+    /// its discount.
+    pub tickets: Vec<(String, i64)>,
+    /// The booking fee per ticket, fixed at checkout (its tax, when added
+    /// on top, is in `added_tax`).
+    pub fee_cents: i64,
+    /// The tax added on top of the prices and fees (None: no tax, or it is
+    /// included in them).
+    pub added_tax: Option<(Tax, i64)>,
+    /// What the order asks: the session's lines must add up to it.
+    pub amount_cents: i64,
     /// How many of its sessions Stripe ended before its deadline (a new
     /// one is then made under a new idempotency key).
     pub sessions_ended: i32,
@@ -30,20 +43,82 @@ pub struct SessionRequest {
     pub status: OrderStatus,
 }
 
+/// One of a session's line items: what, at how much each, how many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionLine {
+    pub name: String,
+    pub unit_cents: i64,
+    pub quantity: i64,
+}
+
+impl SessionRequest {
+    /// The session's line items: a line per ticket, the booking fees, and
+    /// the tax when it is added on top, named with `fees_label` and
+    /// `tax_label`. Refused (so no session asks for it) unless they add
+    /// up to exactly what the order asks.
+    pub fn line_items(
+        &self,
+        fees_label: &str,
+        tax_label: impl FnOnce(Tax) -> String,
+    ) -> Result<Vec<SessionLine>, String> {
+        let mut lines: Vec<SessionLine> = self
+            .tickets
+            .iter()
+            .map(|(name, cents)| SessionLine {
+                name: name.clone(),
+                unit_cents: *cents,
+                quantity: 1,
+            })
+            .collect();
+        if self.fee_cents > 0 && !self.tickets.is_empty() {
+            lines.push(SessionLine {
+                name: fees_label.to_string(),
+                unit_cents: self.fee_cents,
+                quantity: self.tickets.len() as i64,
+            });
+        }
+        if let Some((tax, cents)) = self.added_tax
+            && cents > 0
+        {
+            lines.push(SessionLine {
+                name: tax_label(tax),
+                unit_cents: cents,
+                quantity: 1,
+            });
+        }
+        let sum: i64 = lines.iter().map(|l| l.unit_cents * l.quantity).sum();
+        if sum != self.amount_cents {
+            return Err(format!(
+                "order {}: its session's lines add up to {sum}, but it asks {}",
+                self.order_id, self.amount_cents
+            ));
+        }
+        Ok(lines)
+    }
+}
+
 /// The order's lines for a Checkout Session, if it is an online order.
 pub async fn session_request(
     client: &impl GenericClient,
     order_id: OrderId,
 ) -> AppResult<Option<SessionRequest>> {
+    // Each ticket's name carries its price type in the buyer's language
+    // (English, then the code, where the type has no label in it).
     let statement = client
         .prepare_cached(
             "SELECT o.status, o.pay_by <= now() AS past, o.created_at, o.pay_by, o.buyer_email,
                     o.stripe_session_id, o.stripe_session_url, o.stripe_sessions_ended,
+                    o.lang, o.amount_cents, coalesce(o.booking_fee_cents, 0) AS fee_cents,
+                    (o.tax_rate * 100)::integer AS tax_hundredths, o.tax_included, o.tax_cents,
                     e.name, e.currency, e.starts_at,
                     coalesce((SELECT array_agg(sec.name || ' ' || s.row_label || s.seat_label
+                                               || coalesce(' · ' || coalesce(pt.labels ->> o.lang,
+                                                                              pt.labels ->> 'en',
+                                                                              pt.code), '')
                                                ORDER BY s.section_id, s.row_index, s.position)
                                 FROM order_reserved_seats r JOIN seats s ON s.id = r.seat_id
                                 JOIN sections sec ON sec.id = s.section_id
+                                LEFT JOIN price_types pt ON pt.id = r.price_type_id
                                WHERE r.order_id = o.id), '{}') AS seat_names,
                     coalesce((SELECT array_agg(r.price_cents::bigint
                                                ORDER BY s.section_id, s.row_index, s.position)
@@ -69,6 +144,19 @@ pub async fn session_request(
     let ga_names: Vec<String> = row.get("ga_names");
     let ga_prices: Vec<i64> = row.get("ga_prices");
     let session_id: Option<String> = row.get("stripe_session_id");
+    let tax_included: bool = row.get("tax_included");
+    let added_tax = row
+        .get::<_, Option<i32>>("tax_hundredths")
+        .filter(|_| !tax_included)
+        .map(|rate_hundredths| {
+            (
+                Tax {
+                    rate_hundredths,
+                    included: false,
+                },
+                row.get::<_, i64>("tax_cents"),
+            )
+        });
     Ok(Some(SessionRequest {
         order_id,
         event_name: row.get("name"),
@@ -76,14 +164,18 @@ pub async fn session_request(
             .code()
             .to_ascii_lowercase(),
         buyer_email: row.get("buyer_email"),
+        lang: Lang::from_tag(row.get("lang")).unwrap_or_default(),
         created_at: row.get("created_at"),
         pay_by: row.get("pay_by"),
         starts_at: row.get("starts_at"),
-        lines: names
+        tickets: names
             .into_iter()
             .zip(prices)
             .chain(ga_names.into_iter().zip(ga_prices))
             .collect(),
+        fee_cents: i64::from(row.get::<_, i32>("fee_cents")),
+        added_tax,
+        amount_cents: row.get::<_, Option<i64>>("amount_cents").unwrap_or(0),
         sessions_ended: row.get("stripe_sessions_ended"),
         session: session_id.map(|id| (id, row.get("stripe_session_url"))),
         status: OrderStatus::read(row.get("status"), row.get("past"), 0, 1),

@@ -118,7 +118,7 @@ pub struct HoldView {
     pub ga_units: String,
     pub currency: String,
     /// Whether the event sells with price types or codes (the form then
-    /// asks for a code). Events that take payment have neither, for now.
+    /// asks for a code).
     pub offers_codes: bool,
     /// The promo code applied to the hold, when there is one.
     pub code: Option<AppliedView>,
