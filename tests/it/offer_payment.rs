@@ -132,7 +132,7 @@ async fn students_counted(app: &TestApp) -> i64 {
 }
 
 /// Stripe pays the order's session now: the webhook's answer.
-async fn pay_at_stripe(standin: &stripe_standin::StandIn, order: &Value) -> u16 {
+pub(crate) async fn pay_at_stripe(standin: &stripe_standin::StandIn, order: &Value) -> u16 {
     let (body, signature) = standin
         .complete(&session_of(order))
         .expect("paying the session");

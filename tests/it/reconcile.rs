@@ -1,13 +1,11 @@
 //! Money reconciles to the cent (issue 47): 1,000 random orders over four
 //! events, each with its own booking fee and tax (included, added, none),
 //! mixed price types and promo codes, then random partial and full
-//! refunds. The test prices every order itself from what it chose, and
+//! refunds. Two of the events are paid for online, through the Stripe
+//! stand-in. The test prices every order itself from what it chose, and
 //! holds the app's answers to that: each order's receipt, each refund's
-//! amount, the sum of each order's tickets, and the report's figures.
-//!
-//! Not here: the Stripe stand-in's charges. Events that take payment refuse
-//! price types, codes, fees and tax for now (`price_types_with_payment`),
-//! so no online payment carries them yet.
+//! amount, the sum of each order's tickets, the report's figures, and what
+//! the stand-in charged and paid back.
 
 use std::collections::BTreeMap;
 
@@ -18,10 +16,13 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::api_keys::make_staff_key;
+use crate::offer_payment::pay_at_stripe;
+use crate::payments::{drain_provider_calls, paying_app_with};
 use crate::promo_codes::staff_call;
-use crate::support::{EventFixture, TestApp, id_segment, spawn_app_with};
+use crate::support::{EventFixture, TestApp, id_segment};
 use seatmap::domain::charges::Tax;
 use seatmap::domain::role::Role;
+use stripe_standin::StandIn;
 
 const ORDERS: usize = 1_000;
 
@@ -31,6 +32,8 @@ struct Offer {
     fee: i64,
     tax: Option<Tax>,
     fees_refundable: bool,
+    /// Paid for online, through the stand-in (otherwise no payment).
+    online: bool,
 }
 
 /// The types every event sells: code and price (one tier, "std").
@@ -101,13 +104,13 @@ struct Made {
 
 async fn set_up(app: &TestApp, key: &str) -> Vec<Offer> {
     let charges = [
-        (150, Some(("19", true)), true),
-        (0, Some(("8.25", false)), true),
-        (99, None, true),
-        (250, Some(("7", true)), false),
+        (150, Some(("19", true)), true, true),
+        (0, Some(("8.25", false)), true, true),
+        (99, None, true, false),
+        (250, Some(("7", true)), false, false),
     ];
     let mut offers = Vec::new();
-    for (fee, tax, fees_refundable) in charges {
+    for (fee, tax, fees_refundable, online) in charges {
         let event = app.create_event(15, 50).await;
         let types: Vec<Value> = TYPES
             .iter()
@@ -136,6 +139,7 @@ async fn set_up(app: &TestApp, key: &str) -> Vec<Offer> {
             "booking_fee_cents": fee,
             "tax": tax.map(|(rate, included)| json!({"rate_percent": rate, "included": included})),
             "fees_refundable": fees_refundable,
+            "payment": if online { "online" } else { "none" },
         });
         let path = format!("/api/staff/events/{}", event.id);
         let (status, set) = staff_call(app, key, Method::PATCH, &path, Some(body)).await;
@@ -145,13 +149,20 @@ async fn set_up(app: &TestApp, key: &str) -> Vec<Offer> {
             fee,
             tax: tax.map(|(rate, included)| Tax::parse(rate, included).unwrap()),
             fees_refundable,
+            online,
         });
     }
     offers
 }
 
 /// Makes order `n`: its seats, types and code drawn from `rng`'s seed.
-async fn make_order(app: &TestApp, offers: &[Offer], n: usize, seed: u64) -> Made {
+async fn make_order(
+    app: &TestApp,
+    standin: &StandIn,
+    offers: &[Offer],
+    n: usize,
+    seed: u64,
+) -> Made {
     let mut rng = StdRng::seed_from_u64(seed);
     let which = n % offers.len();
     let offer = &offers[which];
@@ -181,7 +192,11 @@ async fn make_order(app: &TestApp, offers: &[Offer], n: usize, seed: u64) -> Mad
         let body = json!({"name": "Ada", "email": "ada@example.com", "price_types": types, "promo_code": code});
         let (status, bought) = buyer.post(&path, body).await;
         match (status, bought["error"].as_str()) {
-            (StatusCode::CREATED, _) => break bought,
+            (StatusCode::CREATED, _) if !offer.online => break bought,
+            (StatusCode::ACCEPTED, _) if offer.online => {
+                assert_eq!(pay_at_stripe(standin, &bought).await, 200, "order {n}");
+                break bought;
+            }
             // The students' code with no student ticket, or used up: the
             // hold is untouched, and the buyer buys without it.
             (StatusCode::UNPROCESSABLE_ENTITY, Some("promo_code_not_applicable"))
@@ -231,17 +246,21 @@ async fn make_order(app: &TestApp, offers: &[Offer], n: usize, seed: u64) -> Mad
 
 #[tokio::test]
 async fn a_thousand_random_orders_reconcile_to_the_cent() {
-    let app = spawn_app_with(|config| {
-        config.limits = seatmap::config::AbuseLimits {
-            clock: config.limits.clock,
-            ..seatmap::config::AbuseLimits::off()
-        };
-    })
+    let (app, standin) = paying_app_with(
+        std::time::Duration::from_secs(900),
+        std::time::Duration::from_secs(3600),
+        |config| {
+            config.limits = seatmap::config::AbuseLimits {
+                clock: config.limits.clock,
+                ..seatmap::config::AbuseLimits::off()
+            };
+        },
+    )
     .await;
     let key = make_staff_key(&app, "manager-key", Role::Manager).await;
     let offers = set_up(&app, &key).await;
     let made: Vec<Made> = futures::stream::iter(0..ORDERS)
-        .map(|n| make_order(&app, &offers, n, 47_000 + n as u64))
+        .map(|n| make_order(&app, &standin, &offers, n, 47_000 + n as u64))
         .buffer_unordered(6)
         .collect()
         .await;
@@ -298,6 +317,67 @@ async fn a_thousand_random_orders_reconcile_to_the_cent() {
                 .or_default() += offer.refund_of(ticket);
         }
     }
+
+    // The stand-in charged each online order its total, and paid back
+    // what the refunds said, event by event.
+    drain_provider_calls(&app).await;
+    let client = app.sql().await;
+    let unsent = client
+        .query_one(
+            "SELECT count(*) FROM payment_jobs WHERE kind = 'refund' AND done_at IS NULL",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get::<_, i64>(0);
+    assert_eq!(unsent, 0, "every refund reached the stand-in");
+    let captures = standin.captures();
+    let refunds = standin.refunds();
+    for (index, offer) in offers.iter().enumerate() {
+        let mine: Vec<&Made> = made.iter().filter(|m| m.offer == index).collect();
+        let charged: BTreeMap<String, i64> = captures
+            .iter()
+            .filter_map(|c| Some((c.client_reference_id.clone()?, c.amount)))
+            .filter(|(order, _)| mine.iter().any(|m| m.order_id == json!(order)))
+            .collect();
+        let intents: Vec<&str> = captures
+            .iter()
+            .filter(|c| {
+                c.client_reference_id
+                    .as_ref()
+                    .is_some_and(|order| mine.iter().any(|m| m.order_id == json!(order)))
+            })
+            .map(|c| c.payment_intent.as_str())
+            .collect();
+        let paid_back: i64 = refunds
+            .iter()
+            .filter(|r| intents.contains(&r.payment_intent.as_str()))
+            .map(|r| r.amount)
+            .sum();
+        if !offer.online {
+            assert!(charged.is_empty(), "event {index} takes no payment");
+            continue;
+        }
+        assert_eq!(
+            charged.len(),
+            mine.len(),
+            "event {index}: one charge per order"
+        );
+        for order in &mine {
+            let key = order.order_id.as_str().unwrap();
+            let expected: i64 = order
+                .tickets
+                .iter()
+                .map(|t| t.price + t.fee + if offer.added_tax() { t.tax } else { 0 })
+                .sum();
+            assert_eq!(charged[key], expected, "event {index}, order {key}");
+        }
+        assert_eq!(
+            paid_back, refunded_expected[index],
+            "event {index}: refunds"
+        );
+    }
+    drop(client);
 
     // Every order is the sum of its tickets, in the database itself.
     let client = app.sql().await;
