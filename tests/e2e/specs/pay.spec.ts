@@ -78,3 +78,48 @@ test('back from paying before the provider says so, the order page waits, then s
     await request.post(`http://127.0.0.1:${STANDIN_PORT}/_standin/webhook-delay?ms=0`);
   }
 });
+
+// The offer paid online (issue 47): the matinee sells Adult and Child with
+// a €1.50 booking fee, 19 % VAT included and the code SPRING20. Stripe is
+// asked for each ticket after its discount and for the fees, adding up to
+// the receipt's total; the receipt on the way back breaks it down.
+test('staff make the matinee paid online', async ({ page }) => {
+  await signInStaff(page, '/staff');
+  await page.getByRole('link', { name: /Family Matinee/ }).first().click();
+  await page.getByLabel('Online, by card (Stripe Checkout)').check();
+  await page.getByRole('button', { name: 'Save payment' }).click();
+  await expect(page.locator('main')).toContainText('Buyers now pay: online, by card');
+});
+
+test('a child ticket and a code, paid on the provider page for exactly the receipt', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('link', { name: /Family Matinee/ }).click();
+  await seat(page, 'Orchestra', 'P', 5).press('Enter');
+  await seat(page, 'Orchestra', 'P', 6).press('Enter');
+  const panel = page.locator('#hold-panel');
+  const total = panel.locator('.hold-total');
+  await expect(total).toHaveText('Total €113');
+  await panel.getByLabel('Ticket type for Orchestra, row P, seat 6').selectOption('child');
+  await expect(total).toHaveText('Total €83');
+  await panel.getByLabel('Promo code (optional)').fill('spring20');
+  await panel.getByRole('button', { name: 'Apply', exact: true }).click();
+  await expect(total).toHaveText('Total €67');
+  await page.getByLabel('Name').fill('Ada Lovelace');
+  await page.getByLabel('Email').fill('ada@example.com');
+  await page.getByRole('button', { name: /^Pay €67$/ }).click();
+  await expect(page).toHaveURL(new RegExp(`^http://127.0.0.1:${STANDIN_PORT}/c/pay/cs_test_`));
+  // The provider's page lists what it was asked for: €44 + €20 + 2 × €1.50.
+  const asked = page.locator('main, body').first();
+  await expect(asked).toContainText('Orchestra P5 · Adult × 1: 44.00');
+  await expect(asked).toContainText('Orchestra P6 · Child × 1: 20.00');
+  await expect(asked).toContainText('Booking fees × 2: 1.50');
+  await expect(asked).toContainText('67.00');
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await expect(page.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+  const receipt = page.locator('table.receipt');
+  for (const part of ['Tickets', '€80', 'Discount SPRING20', '−€16', 'Booking fees', '€3', 'Including VAT 19 %', '€10.70']) {
+    await expect(receipt).toContainText(part);
+  }
+  await expect(receipt.locator('.receipt__total')).toContainText('€67');
+  await expect(page.locator('.ticket__place', { hasText: 'Orchestra, row P, seat 6' })).toBeVisible();
+});
