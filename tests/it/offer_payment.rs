@@ -302,6 +302,22 @@ async fn a_reservation_asks_its_total_and_holds_its_quota_until_its_deadline() {
     let waiting = order_of(&first, &reserved).await;
     assert_eq!(totals(&waiting), [8500, 0, 200, 1389, 8700], "{waiting}");
     assert_eq!(waiting["amount_cents"], 8700, "the counter asks the total");
+    // The buyer's order page shows what will be asked, before any ticket.
+    let page = first
+        .get_text(&format!("/orders/{}", id_segment(&reserved["order_id"])))
+        .await;
+    for part in [
+        "class=\"receipt\"",
+        "Booking fees",
+        "Including VAT 19 %",
+        "€13.89",
+        "€87",
+    ] {
+        assert!(
+            page.contains(part),
+            "{part} missing from the reservation's page"
+        );
+    }
     assert_eq!(students_counted(&app).await, 1);
 
     let rival = app.buyer();

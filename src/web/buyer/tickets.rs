@@ -102,7 +102,9 @@ pub(crate) struct OrderPage {
     heading: String,
     /// How the order is being paid for, when it waits (or waited) for money.
     payment: Option<crate::web::payments::PaymentPanel>,
-    /// Tickets, discount, fees, tax, total and refunds, in the buyer's language.
+    /// Tickets, discount, fees, tax, total and refunds, in the buyer's
+    /// language: shown once it has tickets, and while it waits for the
+    /// payment (what is asked is already fixed).
     receipt: Vec<crate::i18n::receipt::ReceiptLine>,
 }
 
@@ -148,14 +150,18 @@ pub(crate) async fn order_page(
     let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
     let receipt = &order.receipt;
     let total = receipt.totals.total_cents - receipt.refunded_cents;
+    let asked = payment.status == crate::domain::payment::OrderStatus::PendingPayment;
     render(&OrderPage {
-        receipt: crate::i18n::receipt::lines(
-            &receipt.totals,
-            receipt.tax,
-            receipt.promo_code.as_deref(),
-            receipt.refunded_cents,
-            &order.locale,
-        ),
+        receipt: match tickets.is_empty() && !asked {
+            true => Vec::new(),
+            false => crate::i18n::receipt::lines(
+                &receipt.totals,
+                receipt.tax,
+                receipt.promo_code.as_deref(),
+                receipt.refunded_cents,
+                &order.locale,
+            ),
+        },
         heading: if tickets.is_empty() && payment.payment.waits_for_payment() {
             crate::i18n::t("order-heading-order")
         } else {
