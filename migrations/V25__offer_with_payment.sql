@@ -18,3 +18,28 @@ ALTER TABLE order_reserved_seats
 -- once), its tickets take the event's charges as they are issued.
 ALTER TABLE orders
     ADD COLUMN booking_fee_cents integer CHECK (booking_fee_cents >= 0);
+
+-- General-admission places sold as price types: one line per place, as
+-- `order_lines` has one per seat, written when the order is sold or
+-- checked out. An order with such lines is ticketed from them; one without
+-- (its event sells no types and it used no code) from its `ga_tickets` at
+-- their tiers' prices.
+CREATE TABLE order_ga_lines (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    order_id       uuid NOT NULL REFERENCES orders,
+    area_id        bigint NOT NULL REFERENCES ga_areas,
+    price_type_id  bigint REFERENCES price_types,
+    -- What the buyer pays for the place: its type's price less its discount.
+    price_cents    integer NOT NULL CHECK (price_cents >= 0),
+    discount_cents integer NOT NULL DEFAULT 0 CHECK (discount_cents >= 0)
+);
+CREATE INDEX order_ga_lines_by_order ON order_ga_lines (order_id);
+CREATE INDEX order_ga_lines_by_type ON order_ga_lines (price_type_id)
+    WHERE price_type_id IS NOT NULL;
+
+-- Every place an order was priced as a type, seat or GA: what a waiting
+-- order's checkout counted against the types' quotas.
+CREATE VIEW order_typed_places AS
+    SELECT order_id, price_type_id FROM order_reserved_seats WHERE price_type_id IS NOT NULL
+    UNION ALL
+    SELECT order_id, price_type_id FROM order_ga_lines WHERE price_type_id IS NOT NULL;

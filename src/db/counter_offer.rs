@@ -46,8 +46,8 @@ pub(super) async fn price(
     }
     // A seat named no type whose tier no open public type prices sells at
     // its tier's price, as the counter always sold it.
-    let has_default = |seat: &&price_type::HeldSeat| {
-        choices.types.contains_key(&seat.id)
+    let has_default = |seat: &&price_type::HeldPlace| {
+        choices.types.contains_key(&seat.place)
             || types.iter().any(|t| {
                 !t.closed
                     && !t.hidden
@@ -55,7 +55,7 @@ pub(super) async fn price(
                     && t.prices.contains_key(&seat.tier_id)
             })
     };
-    let (typed, tier_only): (Vec<price_type::HeldSeat>, Vec<price_type::HeldSeat>) =
+    let (typed, tier_only): (Vec<price_type::HeldPlace>, Vec<price_type::HeldPlace>) =
         seats.iter().partition(has_default);
     let mut lines = price_type::tier_lines(&tier_only);
     if !typed.is_empty() {

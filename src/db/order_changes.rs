@@ -231,7 +231,8 @@ async fn refund_in(
               WHERE o.id = $1 AND tickets.order_id = $1 AND tickets.event_id = $2
                 AND ($3::bigint[] IS NULL OR tickets.id = ANY($3))
                 AND tickets.voided_at IS NULL AND tickets.admitted_at IS NULL
-          RETURNING tickets.id, tickets.seat_id, tickets.ga_area_id, tickets.refunded_cents",
+          RETURNING tickets.id, tickets.seat_id, tickets.ga_area_id, tickets.refunded_cents,
+                    tickets.price_type_id",
         )
         .await?;
     let voided = tx.query(&void, &[&order_id, &event_id, &only]).await?;
@@ -280,6 +281,14 @@ async fn refund_in(
     let per_area: Vec<(i64, i32)> = per_area.into_iter().collect();
     if !per_area.is_empty() {
         ga::refund(tx, order_id, &per_area).await?;
+        // A GA place's type gets its place back under its quota (a seat's
+        // does as its line goes: `seats::return_sold`).
+        let ga_types: Vec<i64> = voided
+            .iter()
+            .filter(|row| row.get::<_, Option<i64>>("ga_area_id").is_some())
+            .filter_map(|row| row.get::<_, Option<i64>>("price_type_id"))
+            .collect();
+        super::price_types::give_back_places(tx, &ga_types).await?;
     }
     if !seat_ids.is_empty() {
         let released = seats::return_sold(tx, order_id, &seat_ids).await?;

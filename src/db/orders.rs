@@ -266,6 +266,9 @@ async fn purchase_in(
         .await?;
         Ok::<_, AppError>(())
     };
+    // Prepared before the batch: a statement prepared inside it would be
+    // sent after the ones that need it to have run (the GA lines, before
+    // the tickets).
     super::prepare_together(
         tx,
         &[
@@ -278,6 +281,7 @@ async fn purchase_in(
             tickets::ISSUE,
             outbox::QUEUE_ORDER_CONFIRMATION,
             webhooks::QUEUE,
+            price_types::WRITE_GA_LINES,
         ],
     )
     .await?;
@@ -300,14 +304,22 @@ async fn purchase_in(
         if !ga::sell(tx, hold.id, &tally.ga, order_id).await? {
             return Err(AppError::HoldExpired);
         }
-        let (sold, purchased, issued) = tokio::join!(
+        // The GA places' lines before the tickets issued from them.
+        let ga_lines = async {
+            match &priced {
+                Some(lines) => price_types::write_ga_lines(tx, order_id, lines).await,
+                None => Ok(()),
+            }
+        };
+        let (sold, ga_lined, purchased, issued) = tokio::join!(
             sell_seats(tx, order_id, hold.id, priced.as_deref()),
+            ga_lines,
             holds::mark_purchased(tx, hold.id),
             issue_and_mail
         );
         // The tickets are judged after the sale: fewer seats sold than
         // counted is the reason to give, not the tickets coming up short.
-        sent_together!(sold, purchased);
+        sent_together!(sold, ga_lined, purchased);
         let order = sold_whole(sold?, tally.seats, order_id, hold.event_id, issued)?;
         return Ok(Purchased::Paid(order));
     }

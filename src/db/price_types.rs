@@ -9,8 +9,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::{GenericClient, Pool, audit, retrying};
-use crate::domain::ids::{Actor, EventId, HoldId, SeatId};
-use crate::domain::price_type::{self, HeldSeat, OnSale, PriceTypeSpec, PricedLine, TypeOffer};
+use crate::domain::ids::{Actor, AreaId, EventId, HoldId, OrderId, SeatId};
+use crate::domain::price_type::{
+    self, HeldPlace, OnSale, Place, PriceTypeSpec, PricedLine, TypeOffer,
+};
 use crate::error::{AppError, AppResult, Conflict, Invalid};
 
 /// A type as staff read it back.
@@ -106,7 +108,7 @@ pub async fn replace(
 /// back).
 const COUNTED: &str = "((SELECT count(*)::int FROM tickets tk
                           WHERE tk.price_type_id = pt.id AND tk.voided_at IS NULL)
-                       + (SELECT count(*)::int FROM order_reserved_seats r
+                       + (SELECT count(*)::int FROM order_typed_places r
                             JOIN orders o ON o.id = r.order_id
                            WHERE r.price_type_id = pt.id AND o.status = 'pending_payment'))";
 
@@ -150,7 +152,7 @@ async fn replace_in(
                     .query_one(
                         "SELECT $2 > 0 OR EXISTS (SELECT 1 FROM order_lines WHERE price_type_id = $1)
                                 OR EXISTS (SELECT 1 FROM tickets WHERE price_type_id = $1)
-                                OR EXISTS (SELECT 1 FROM order_reserved_seats
+                                OR EXISTS (SELECT 1 FROM order_typed_places
                                             WHERE price_type_id = $1)",
                         &[id, sold],
                     )
@@ -295,7 +297,7 @@ pub(super) async fn for_purchase(
     tx: &impl GenericClient,
     event_id: EventId,
     hold_id: HoldId,
-) -> AppResult<(Vec<OnSale>, Vec<HeldSeat>)> {
+) -> AppResult<(Vec<OnSale>, Vec<HeldPlace>)> {
     super::prepare_together(tx, &[TYPES_FOR_PURCHASE, HELD_FOR_PURCHASE]).await?;
     // Sent together: neither waits for the other.
     let (types, held) = tokio::join!(
@@ -309,10 +311,7 @@ pub(super) async fn for_purchase(
         }
     );
     sent_together!(types, held);
-    Ok((
-        types?.iter().map(on_sale).collect(),
-        held?.iter().map(held_seat).collect(),
-    ))
+    Ok((types?.iter().map(on_sale).collect(), held_places(&held?)))
 }
 
 fn on_sale(row: &tokio_postgres::Row) -> OnSale {
@@ -330,9 +329,9 @@ fn on_sale(row: &tokio_postgres::Row) -> OnSale {
     }
 }
 
-fn held_seat(row: &tokio_postgres::Row) -> HeldSeat {
-    HeldSeat {
-        id: row.get(0),
+fn held_seat(row: &tokio_postgres::Row) -> HeldPlace {
+    HeldPlace {
+        place: Place::Seat(row.get(0)),
         tier_id: row.get(1),
         tier_price_cents: row.get(2),
     }
@@ -347,9 +346,44 @@ const TYPES_FOR_PURCHASE: &str =
       WHERE pt.event_id = $1
       GROUP BY pt.id ORDER BY pt.sort_order, pt.id";
 
+/// The hold's seats, and its GA places by area, each with its tier.
 const HELD_FOR_PURCHASE: &str =
-    "SELECT s.id, s.tier_id, t.price_cents FROM seats s JOIN price_tiers t ON t.id = s.tier_id
-      WHERE s.hold_id = $1 ORDER BY s.id";
+    "SELECT s.id AS seat_id, NULL::bigint AS area_id, 1 AS quantity, s.tier_id, t.price_cents
+       FROM seats s JOIN price_tiers t ON t.id = s.tier_id
+      WHERE s.hold_id = $1
+     UNION ALL
+     SELECT NULL, g.area_id, sum(g.quantity)::int, a.tier_id, t.price_cents
+       FROM ga_tickets g JOIN ga_areas a ON a.id = g.area_id JOIN price_tiers t ON t.id = a.tier_id
+      WHERE g.hold_id = $1 AND g.order_id IS NULL
+      GROUP BY g.area_id, a.tier_id, t.price_cents
+      ORDER BY seat_id NULLS LAST, area_id";
+
+/// [`HELD_FOR_PURCHASE`]'s rows as places: each seat, and each GA place
+/// (the nth of its area).
+fn held_places(rows: &[tokio_postgres::Row]) -> Vec<HeldPlace> {
+    let mut places = Vec::with_capacity(rows.len());
+    for row in rows {
+        let tier_id = row.get("tier_id");
+        let tier_price_cents = row.get("price_cents");
+        match row.get::<_, Option<SeatId>>("seat_id") {
+            Some(seat) => places.push(HeldPlace {
+                place: Place::Seat(seat),
+                tier_id,
+                tier_price_cents,
+            }),
+            None => {
+                let area = AreaId(row.get("area_id"));
+                let quantity: i32 = row.get("quantity");
+                places.extend((0..quantity.max(0) as u32).map(|n| HeldPlace {
+                    place: Place::Ga(area, n),
+                    tier_id,
+                    tier_price_cents,
+                }));
+            }
+        }
+    }
+    places
+}
 
 /// [`for_purchase`] for a sale at the counter: the event's types and the
 /// named seats of the event with their tiers (sent together).
@@ -357,7 +391,7 @@ pub(super) async fn for_counter(
     tx: &impl GenericClient,
     event_id: EventId,
     seat_ids: &[SeatId],
-) -> AppResult<(Vec<OnSale>, Vec<HeldSeat>)> {
+) -> AppResult<(Vec<OnSale>, Vec<HeldPlace>)> {
     const SEATS: &str = "SELECT s.id, s.tier_id, t.price_cents
                            FROM seats s JOIN price_tiers t ON t.id = s.tier_id
                           WHERE s.event_id = $1 AND s.id = ANY($2) ORDER BY s.id";
@@ -377,6 +411,22 @@ pub(super) async fn for_counter(
         types?.iter().map(on_sale).collect(),
         seats?.iter().map(held_seat).collect(),
     ))
+}
+
+/// Gives each type its places back under its quota, one per id in
+/// `type_ids` (refunded GA tickets' types).
+pub(super) async fn give_back_places(tx: &impl GenericClient, type_ids: &[i64]) -> AppResult<()> {
+    if type_ids.is_empty() {
+        return Ok(());
+    }
+    tx.execute(
+        "UPDATE price_types pt SET sold = pt.sold - back.n
+           FROM (SELECT id, count(*)::int AS n FROM unnest($1::bigint[]) AS t(id) GROUP BY id) back
+          WHERE pt.id = back.id AND pt.quota IS NOT NULL",
+        &[&type_ids],
+    )
+    .await?;
+    Ok(())
 }
 
 /// Counts the lines against their types' quotas, type by type in id order
@@ -439,13 +489,58 @@ pub(super) struct LineArrays {
     pub discounts: Vec<i32>,
 }
 
+/// The seats' lines (GA places' are written by [`write_ga_lines`]).
 pub(super) fn line_arrays(lines: &[PricedLine]) -> LineArrays {
-    LineArrays {
-        seats: lines.iter().map(|l| l.seat_id).collect(),
-        cents: lines.iter().map(|l| l.price_cents).collect(),
-        types: lines.iter().map(|l| l.price_type_id).collect(),
-        discounts: lines.iter().map(|l| l.discount_cents).collect(),
+    let mut arrays = LineArrays {
+        seats: Vec::with_capacity(lines.len()),
+        cents: Vec::with_capacity(lines.len()),
+        types: Vec::with_capacity(lines.len()),
+        discounts: Vec::with_capacity(lines.len()),
+    };
+    for line in lines {
+        if let Place::Seat(seat) = line.place {
+            arrays.seats.push(seat);
+            arrays.cents.push(line.price_cents);
+            arrays.types.push(line.price_type_id);
+            arrays.discounts.push(line.discount_cents);
+        }
     }
+    arrays
+}
+
+/// Writes a line per GA place the offer priced, for the order's tickets
+/// (`tickets::ISSUE`) and, while it waits for its money, its receipt and
+/// its Stripe session. Nothing when the lines have no GA place.
+pub(super) const WRITE_GA_LINES: &str =
+    "INSERT INTO order_ga_lines (order_id, area_id, price_cents, price_type_id, discount_cents)
+     SELECT $1, line.area_id, line.price_cents, line.price_type_id, line.discount_cents
+       FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::int[])
+            AS line(area_id, price_cents, price_type_id, discount_cents)";
+
+pub(super) async fn write_ga_lines(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+    lines: &[PricedLine],
+) -> AppResult<()> {
+    let mut areas: Vec<i64> = Vec::new();
+    let mut cents: Vec<i32> = Vec::new();
+    let mut types: Vec<Option<i64>> = Vec::new();
+    let mut discounts: Vec<i32> = Vec::new();
+    for line in lines {
+        if let Place::Ga(area, _) = line.place {
+            areas.push(area.0);
+            cents.push(line.price_cents);
+            types.push(line.price_type_id);
+            discounts.push(line.discount_cents);
+        }
+    }
+    if areas.is_empty() {
+        return Ok(());
+    }
+    let statement = tx.prepare_cached(WRITE_GA_LINES).await?;
+    tx.execute(&statement, &[&order_id, &areas, &cents, &types, &discounts])
+        .await?;
+    Ok(())
 }
 
 /// The counter's sale of named seats (free, blocked, or held by a lapsed

@@ -24,9 +24,15 @@ pub const ISSUE: &str = "WITH places AS (
                 l.discount_cents
            FROM order_lines l WHERE l.order_id = $1
          UNION ALL
+         -- GA places as the offer priced them; without such lines (no
+         -- types, no code) each of the order's places at its tier's price.
+         SELECT NULL, l.area_id, l.price_cents, l.price_type_id, l.discount_cents
+           FROM order_ga_lines l WHERE l.order_id = $1
+         UNION ALL
          SELECT NULL, g.area_id, g.price_cents, NULL, 0
            FROM ga_tickets g CROSS JOIN generate_series(1, g.quantity)
           WHERE g.order_id = $1
+            AND NOT EXISTS (SELECT 1 FROM order_ga_lines l WHERE l.order_id = $1)
      ), charges AS (
          -- An order priced at checkout keeps the charges it was asked to
          -- pay; one sold at once takes the event's.

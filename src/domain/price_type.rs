@@ -5,14 +5,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::ids::SeatId;
+use super::ids::{AreaId, SeatId};
 use super::refusal::Invalid;
 
 /// The most types an event may have.
 pub const MAX_PRICE_TYPES: usize = 20;
 /// The longest label, in characters.
 pub const MAX_LABEL_CHARS: usize = 60;
-/// The most seats a purchase may name a type for (a hold has fewer).
+/// The most places a purchase may name a type for (a hold has fewer).
 pub const MAX_CHOICES: usize = 100;
 /// The highest price a type may set, in minor units.
 pub const MAX_PRICE_CENTS: i64 = 100_000_000;
@@ -135,11 +135,29 @@ pub fn check_list(specs: &[PriceTypeSpec], tiers: &BTreeSet<String>) -> Result<(
     Ok(())
 }
 
-/// What a buyer chose at checkout besides their seats: each seat's price
-/// type (those not named take the default), and a promo code.
+/// A place a purchase sells as a type: a seat, or the nth (from 0) of
+/// the places the hold has in a general-admission area. GA places of one
+/// area are alike, so which is which only says how many of each type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Place {
+    Seat(SeatId),
+    Ga(AreaId, u32),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Seat(seat) => write!(f, "seat {seat}"),
+            Place::Ga(area, n) => write!(f, "place {} in area {area}", n + 1),
+        }
+    }
+}
+
+/// What a buyer chose at checkout besides their places: each place's
+/// price type (those not named take the default), and a promo code.
 #[derive(Debug, Clone, Default)]
 pub struct Choices {
-    pub types: BTreeMap<SeatId, String>,
+    pub types: BTreeMap<Place, String>,
     pub promo_code: Option<String>,
 }
 
@@ -155,20 +173,48 @@ impl Choices {
     }
 }
 
-/// A purchase's choices as sent (seat id, as text, to type code), read:
-/// at most [`MAX_CHOICES`], each key a seat id.
-pub fn choices(sent: BTreeMap<String, String>) -> Result<BTreeMap<SeatId, String>, Invalid> {
-    if sent.len() > MAX_CHOICES {
-        return Err(Invalid::PriceTypeRule(format!(
-            "at most {MAX_CHOICES} seats named"
-        )));
+/// A purchase's choices as sent, read: `seats` by seat id (as text) to
+/// type code, and `ga` by area id (as text) to how many places of each
+/// type (`{"7": {"child": 2}}`: two of the hold's places in area 7 are
+/// Child tickets, the rest the default). At most [`MAX_CHOICES`] places
+/// named in all.
+pub fn choices(
+    seats: BTreeMap<String, String>,
+    ga: BTreeMap<String, BTreeMap<String, i32>>,
+) -> Result<BTreeMap<Place, String>, Invalid> {
+    let too_many = || Invalid::PriceTypeRule(format!("at most {MAX_CHOICES} places named"));
+    if seats.len() > MAX_CHOICES {
+        return Err(too_many());
     }
-    sent.into_iter()
+    let mut chosen: BTreeMap<Place, String> = seats
+        .into_iter()
         .map(|(seat, code)| match seat.trim().parse::<i64>() {
-            Ok(id) => Ok((SeatId(id), code)),
+            Ok(id) => Ok((Place::Seat(SeatId(id)), code)),
             Err(_) => Err(Invalid::PriceTypeRule(format!("{seat:?} is not a seat id"))),
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    for (area, counts) in ga {
+        let area_id = area
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| Invalid::PriceTypeRule(format!("{area:?} is not an area id")))?;
+        let mut next = 0u32;
+        for (code, count) in counts {
+            if count < 0 {
+                return Err(Invalid::PriceTypeRule(format!(
+                    "area {area_id}: a count of {code} places is 0 or more"
+                )));
+            }
+            for _ in 0..count {
+                if chosen.len() >= MAX_CHOICES {
+                    return Err(too_many());
+                }
+                chosen.insert(Place::Ga(AreaId(area_id), next), code.clone());
+                next += 1;
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 /// A type's label in `lang`, else in English, from its labels as stored
@@ -191,20 +237,26 @@ pub struct TypeOffer {
     pub needs_other: bool,
 }
 
-/// A checkout form's type choices: its `type_<seat id>` fields (others are
-/// the form's own), read as [`choices`] reads the API's.
+/// A checkout form's type choices: its `type_<seat id>` fields, and its
+/// `type_ga_<area id>_<n>` fields, one per GA place (others are the form's
+/// own), read as [`choices`] reads the API's.
 pub fn form_choices<'a>(
     fields: impl IntoIterator<Item = (&'a String, &'a String)>,
-) -> Result<BTreeMap<SeatId, String>, Invalid> {
-    choices(
-        fields
-            .into_iter()
-            .filter_map(|(name, code)| {
-                name.strip_prefix("type_")
-                    .map(|seat| (seat.to_string(), code.clone()))
-            })
-            .collect(),
-    )
+) -> Result<BTreeMap<Place, String>, Invalid> {
+    let mut seats = BTreeMap::new();
+    let mut ga: BTreeMap<String, BTreeMap<String, i32>> = BTreeMap::new();
+    for (name, code) in fields {
+        if let Some(place) = name.strip_prefix("type_ga_") {
+            let area = place.split_once('_').map_or(place, |(area, _)| area);
+            *ga.entry(area.to_string())
+                .or_default()
+                .entry(code.clone())
+                .or_default() += 1;
+        } else if let Some(seat) = name.strip_prefix("type_") {
+            seats.insert(seat.to_string(), code.clone());
+        }
+    }
+    choices(seats, ga)
 }
 
 /// A type as a purchase sees it: its id, code, limits and prices by tier id.
@@ -223,19 +275,19 @@ pub struct OnSale {
     pub prices: HashMap<i64, i32>,
 }
 
-/// A held seat to sell: its id and its tier's id.
+/// A held place to sell (a seat, or one GA place): its tier's id.
 #[derive(Debug, Clone, Copy)]
-pub struct HeldSeat {
-    pub id: SeatId,
+pub struct HeldPlace {
+    pub place: Place,
     pub tier_id: i64,
     /// Its tier's own price (what it sells at when the event has no types).
     pub tier_price_cents: i32,
 }
 
-/// A seat's line: sold as which type, at what price.
+/// A place's line: sold as which type, at what price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PricedLine {
-    pub seat_id: SeatId,
+    pub place: Place,
     /// None: the event sells no types (the tier's price).
     pub price_type_id: Option<i64>,
     /// What the buyer pays for it: its price less `discount_cents`.
@@ -243,11 +295,11 @@ pub struct PricedLine {
     pub discount_cents: i32,
 }
 
-/// Each held seat at its tier's price: an event with no types.
-pub fn tier_lines(held: &[HeldSeat]) -> Vec<PricedLine> {
+/// Each held place at its tier's price: an event with no types.
+pub fn tier_lines(held: &[HeldPlace]) -> Vec<PricedLine> {
     held.iter()
         .map(|seat| PricedLine {
-            seat_id: seat.id,
+            place: seat.place,
             price_type_id: None,
             price_cents: seat.tier_price_cents,
             discount_cents: 0,
@@ -262,22 +314,22 @@ pub fn tier_lines(held: &[HeldSeat]) -> Vec<PricedLine> {
 /// tier, or more of a type than its `max_per_order` is refused, naming the
 /// rule. `types` are in their order.
 pub fn price_lines(
-    held: &[HeldSeat],
+    held: &[HeldPlace],
     types: &[OnSale],
-    chosen: &BTreeMap<SeatId, String>,
+    chosen: &BTreeMap<Place, String>,
     unlocked: Option<&str>,
 ) -> Result<Vec<PricedLine>, Invalid> {
-    for seat in chosen.keys() {
-        if !held.iter().any(|h| h.id == *seat) {
+    for place in chosen.keys() {
+        if !held.iter().any(|h| h.place == *place) {
             return Err(Invalid::PriceTypeRule(format!(
-                "seat {seat} is not in this hold"
+                "{place} is not in this hold"
             )));
         }
     }
     let mut counts: HashMap<i64, i32> = HashMap::new();
     let mut lines = Vec::with_capacity(held.len());
     for seat in held {
-        let kind = match chosen.get(&seat.id) {
+        let kind = match chosen.get(&seat.place) {
             // The first public type that needs no other: a hidden one, or
             // a child ticket that needs an adult, is never a default.
             None => types
@@ -289,7 +341,7 @@ pub fn price_lines(
                         && t.prices.contains_key(&seat.tier_id)
                 })
                 .ok_or_else(|| {
-                    Invalid::PriceTypeRule(format!("seat {} has no ticket type on sale", seat.id))
+                    Invalid::PriceTypeRule(format!("{} has no ticket type on sale", seat.place))
                 })?,
             // A hidden type is unknown to a buyer without its code.
             Some(code) => types
@@ -299,8 +351,8 @@ pub fn price_lines(
         };
         let price = kind.prices.get(&seat.tier_id).ok_or_else(|| {
             Invalid::PriceTypeRule(format!(
-                "seat {} can't be sold as {}: its tier has no {} price",
-                seat.id, kind.code, kind.code
+                "{} can't be sold as {}: its tier has no {} price",
+                seat.place, kind.code, kind.code
             ))
         })?;
         let count = counts.entry(kind.id).or_default();
@@ -313,7 +365,7 @@ pub fn price_lines(
             )));
         }
         lines.push(PricedLine {
-            seat_id: seat.id,
+            place: seat.place,
             price_type_id: Some(kind.id),
             price_cents: *price,
             discount_cents: 0,
@@ -413,30 +465,30 @@ mod tests {
             on_sale(3, "child", &[(10, 2500)]),
         ];
         let held = [
-            HeldSeat {
-                id: SeatId(7),
+            HeldPlace {
+                place: Place::Seat(SeatId(7)),
                 tier_id: 10,
                 tier_price_cents: 0,
             },
-            HeldSeat {
-                id: SeatId(8),
+            HeldPlace {
+                place: Place::Seat(SeatId(8)),
                 tier_id: 11,
                 tier_price_cents: 0,
             },
         ];
-        let chosen = BTreeMap::from([(SeatId(7), "child".to_string())]);
+        let chosen = BTreeMap::from([(Place::Seat(SeatId(7)), "child".to_string())]);
         let lines = price_lines(&held, &types, &chosen, None).unwrap();
         assert_eq!(
             lines,
             [
                 PricedLine {
-                    seat_id: SeatId(7),
+                    place: Place::Seat(SeatId(7)),
                     price_type_id: Some(3),
                     price_cents: 2500,
                     discount_cents: 0,
                 },
                 PricedLine {
-                    seat_id: SeatId(8),
+                    place: Place::Seat(SeatId(8)),
                     price_type_id: Some(2),
                     price_cents: 4000,
                     discount_cents: 0,
@@ -456,24 +508,26 @@ mod tests {
             },
         ];
         let held = [
-            HeldSeat {
-                id: SeatId(7),
+            HeldPlace {
+                place: Place::Seat(SeatId(7)),
                 tier_id: 10,
                 tier_price_cents: 0,
             },
-            HeldSeat {
-                id: SeatId(8),
+            HeldPlace {
+                place: Place::Seat(SeatId(8)),
                 tier_id: 11,
                 tier_price_cents: 0,
             },
-            HeldSeat {
-                id: SeatId(9),
+            HeldPlace {
+                place: Place::Seat(SeatId(9)),
                 tier_id: 10,
                 tier_price_cents: 0,
             },
         ];
-        let child = |ids: &[i64]| -> BTreeMap<SeatId, String> {
-            ids.iter().map(|id| (SeatId(*id), "child".into())).collect()
+        let child = |ids: &[i64]| -> BTreeMap<Place, String> {
+            ids.iter()
+                .map(|id| (Place::Seat(SeatId(*id)), "child".into()))
+                .collect()
         };
         // Tier 11 has no child price.
         assert!(matches!(
@@ -490,7 +544,7 @@ mod tests {
             price_lines(&held, &types, &child(&[99]), None),
             Err(Invalid::PriceTypeRule(_))
         ));
-        let unknown = BTreeMap::from([(SeatId(7), "senior".to_string())]);
+        let unknown = BTreeMap::from([(Place::Seat(SeatId(7)), "senior".to_string())]);
         assert_eq!(
             price_lines(&held, &types, &unknown, None),
             Err(Invalid::UnknownPriceType("senior".into()))
@@ -506,12 +560,12 @@ mod tests {
             },
             on_sale(2, "adult", &[(10, 5500)]),
         ];
-        let held = [HeldSeat {
-            id: SeatId(7),
+        let held = [HeldPlace {
+            place: Place::Seat(SeatId(7)),
             tier_id: 10,
             tier_price_cents: 0,
         }];
-        let members = BTreeMap::from([(SeatId(7), "members".to_string())]);
+        let members = BTreeMap::from([(Place::Seat(SeatId(7)), "members".to_string())]);
         assert_eq!(
             price_lines(&held, &types, &members, None),
             Err(Invalid::UnknownPriceType("members".into()))
@@ -542,18 +596,19 @@ mod tests {
                 ..on_sale(3, "child", &[(10, 2500)])
             },
         ];
-        let held = [7, 8].map(|id| HeldSeat {
-            id: SeatId(id),
+        let held = [7, 8].map(|id| HeldPlace {
+            place: Place::Seat(SeatId(id)),
             tier_id: 10,
             tier_price_cents: 0,
         });
-        let both_children: BTreeMap<SeatId, String> =
-            [7, 8].map(|id| (SeatId(id), "child".to_string())).into();
+        let both_children: BTreeMap<Place, String> = [7, 8]
+            .map(|id| (Place::Seat(SeatId(id)), "child".to_string()))
+            .into();
         match price_lines(&held, &types, &both_children, None) {
             Err(Invalid::PriceTypeRule(rule)) => assert!(rule.contains("adult"), "{rule}"),
             other => panic!("two children alone were not refused: {other:?}"),
         }
-        let one_child = BTreeMap::from([(SeatId(8), "child".to_string())]);
+        let one_child = BTreeMap::from([(Place::Seat(SeatId(8)), "child".to_string())]);
         assert!(price_lines(&held, &types, &one_child, None).is_ok());
         // requires must name another listed type.
         let bad = PriceTypeSpec {
@@ -562,5 +617,85 @@ mod tests {
         };
         assert!(check_list(std::slice::from_ref(&bad), &tiers()).is_err());
         assert!(check_list(&[spec("adult", &[("a", 5500)]), bad], &tiers()).is_ok());
+    }
+
+    #[test]
+    fn ga_places_are_named_by_counts_per_area_and_priced_like_seats() {
+        let area = AreaId(7);
+        // The API's counts, and the form's one field per place, say the same.
+        let api = choices(
+            BTreeMap::from([("12".to_string(), "adult".to_string())]),
+            BTreeMap::from([("7".to_string(), BTreeMap::from([("child".to_string(), 2)]))]),
+        )
+        .unwrap();
+        let fields: Vec<(String, String)> = [
+            ("type_12", "adult"),
+            ("type_ga_7_0", "child"),
+            ("type_ga_7_2", "child"),
+            ("name", "Ada"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into();
+        let form = form_choices(fields.iter().map(|(k, v)| (k, v))).unwrap();
+        assert_eq!(api, form);
+        assert_eq!(
+            api.keys().copied().collect::<Vec<_>>(),
+            [
+                Place::Seat(SeatId(12)),
+                Place::Ga(area, 0),
+                Place::Ga(area, 1)
+            ]
+        );
+        assert!(
+            choices(
+                BTreeMap::new(),
+                BTreeMap::from([("x".into(), BTreeMap::new())])
+            )
+            .is_err()
+        );
+        let negative =
+            BTreeMap::from([("7".to_string(), BTreeMap::from([("child".to_string(), -1)]))]);
+        assert!(choices(BTreeMap::new(), negative).is_err());
+
+        let types = [
+            on_sale(2, "adult", &[(10, 2000)]),
+            OnSale {
+                max_per_order: Some(2),
+                ..on_sale(3, "child", &[(10, 1000)])
+            },
+        ];
+        let held: Vec<HeldPlace> = (0..3)
+            .map(|n| HeldPlace {
+                place: Place::Ga(area, n),
+                tier_id: 10,
+                tier_price_cents: 1500,
+            })
+            .collect();
+        let lines = price_lines(&held, &types, &api, None);
+        // Seat 12 is not in this hold.
+        assert!(matches!(lines, Err(Invalid::PriceTypeRule(ref rule)) if rule.contains("seat 12")));
+        let ga_only: BTreeMap<Place, String> = api
+            .into_iter()
+            .filter(|(p, _)| matches!(p, Place::Ga(..)))
+            .collect();
+        let lines = price_lines(&held, &types, &ga_only, None).unwrap();
+        assert_eq!(
+            lines.iter().map(|l| l.price_cents).collect::<Vec<_>>(),
+            [1000, 1000, 2000],
+            "two children and the default for the third"
+        );
+        assert_eq!(counts_by_type(&lines), [(2, 1), (3, 2)]);
+        let three: BTreeMap<Place, String> = (0..3)
+            .map(|n| (Place::Ga(area, n), "child".to_string()))
+            .collect();
+        assert!(matches!(
+            price_lines(&held, &types, &three, None),
+            Err(Invalid::PriceTypeRule(_))
+        ));
+        // More places named than the hold has in the area.
+        let four: BTreeMap<Place, String> = (0..4)
+            .map(|n| (Place::Ga(area, n), "adult".to_string()))
+            .collect();
+        assert!(price_lines(&held, &types, &four, None).is_err());
     }
 }

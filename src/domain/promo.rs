@@ -129,7 +129,7 @@ mod tests {
 
     fn line(seat: i64, cents: i32, kind: Option<i64>) -> PricedLine {
         PricedLine {
-            seat_id: SeatId(seat),
+            place: crate::domain::price_type::Place::Seat(SeatId(seat)),
             price_type_id: kind,
             price_cents: cents,
             discount_cents: 0,

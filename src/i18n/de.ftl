@@ -157,6 +157,7 @@ hold-release-all = Alle freigeben
 hold-release-all-confirm = Alle Ihre Plätze freigeben? Sie gehen sofort wieder in den Verkauf.
 hold-total = Gesamt
 hold-ticket-type = Ticketart für { $seat }
+hold-ga-place = { $area }, Platz { $n }
 hold-promo-code = Aktionscode (optional)
 selection-summary = { $tickets ->
     [0] { $seats ->

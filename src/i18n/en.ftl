@@ -157,6 +157,7 @@ hold-release-all = Release all
 hold-release-all-confirm = Release all your seats? They go back on sale at once.
 hold-total = Total
 hold-ticket-type = Ticket type for { $seat }
+hold-ga-place = { $area }, place { $n }
 hold-promo-code = Promo code (optional)
 selection-summary = { $tickets ->
     [0] { $seats ->

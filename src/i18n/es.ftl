@@ -134,6 +134,7 @@ hold-release-all = Liberar todo
 hold-release-all-confirm = ¿Liberar todos sus asientos? Vuelven a la venta al instante.
 hold-total = Total
 hold-ticket-type = Tipo de entrada para { $seat }
+hold-ga-place = { $area }, plaza { $n }
 hold-promo-code = Código promocional (opcional)
 selection-summary = { $tickets ->
     [0] { $seats ->

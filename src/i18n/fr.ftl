@@ -134,6 +134,7 @@ hold-release-all = Tout libérer
 hold-release-all-confirm = Libérer toutes vos places ? Elles reviennent aussitôt en vente.
 hold-total = Total
 hold-ticket-type = Type de billet pour { $seat }
+hold-ga-place = { $area }, place { $n }
 hold-promo-code = Code promo (facultatif)
 selection-summary = { $tickets ->
     [0] { $seats ->

@@ -77,8 +77,10 @@ function retotal(panel) {
     const price = panel.querySelector('[data-seat-price="' + select.dataset.priceType + '"]');
     if (price) { price.textContent = option.dataset.price; }
   });
+  // GA places of an event without types: a code that names no types takes
+  // its discount off them too, as the purchase does.
   (total.dataset.gaUnits || "").split(",").filter(Boolean).forEach(function (cents) {
-    tickets.push({ cents: Number(cents), discount: 0 });
+    tickets.push({ cents: Number(cents), discount: discountOff(Number(cents), "", rule) });
   });
   const charged = chargedTotals(tickets, {
     feeCents: Number(total.dataset.feeCents || 0),

@@ -127,8 +127,7 @@ async fn uses_of(app: &TestApp, code: &str) -> i64 {
 }
 
 async fn students_counted(app: &TestApp) -> i64 {
-    app.count("SELECT sold::bigint FROM price_types WHERE code = 'student'")
-        .await
+    counted(app, "student").await
 }
 
 /// Stripe pays the order's session now: the webhook's answer.
@@ -508,4 +507,154 @@ async fn a_payment_after_its_order_was_let_go_sells_only_if_its_counts_are_free(
         }
         app.no_breaches().await;
     }
+}
+
+/// General-admission places take types as seats do: named by count per
+/// area, counted against the type's quota (a refusal leaves the hold
+/// whole), discounted by the code, charged the fee, and carried to the
+/// tickets; a refunded GA ticket gives its type's place back. Bought at
+/// once, and reserved at the box office, whose receipt and tickets agree.
+#[tokio::test]
+async fn general_admission_places_are_sold_as_types_and_counted() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let (event, areas) = app.create_ga_event(2, &[("Floor", 50)]).await;
+    let floor = areas[0];
+    let (status, body) = put_types(
+        &app,
+        &key,
+        event.id,
+        json!({"price_types": [
+            {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 4500, "floor": 2000}},
+            {"code": "child", "label": {"en": "Child"}, "prices": {"floor": 1000}, "quota": 3},
+        ]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "TENOFF", "percent_off": 10}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = set_event(&app, &key, event.id, json!({"booking_fee_cents": 100})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold_ga(event.id, floor, 3).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let kids = |n: i32| json!({"ga_price_types": {floor.to_string(): {"child": n}}, "promo_code": "tenoff"});
+    // Four children named for three places: refused, the hold whole.
+    let (status, refused) = buy(&buyer, &hold, kids(4)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["error"], "price_type_rule");
+    let (status, bought) = buy(&buyer, &hold, kids(2)).await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    // 2 × (1000 − 100) + (2000 − 200), fees 3 × 100.
+    assert_eq!(totals(&order), [4000, 400, 300, 0, 3900], "{order}");
+    let mut kinds: Vec<(String, i64)> = order["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["price_type"].as_str().unwrap().to_string(),
+                t["price_cents"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        vec![
+            ("adult".into(), 1800),
+            ("child".into(), 900),
+            ("child".into(), 900)
+        ]
+    );
+    assert_eq!(counted(&app, "child").await, 2);
+
+    // One child place left under the quota: two more are refused whole.
+    let second = app.buyer();
+    let (_, hold2) = second.hold_ga(event.id, floor, 2).await;
+    let (status, refused) = buy(
+        &second,
+        &hold2,
+        json!({"ga_price_types": {floor.to_string(): {"child": 2}}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"], "price_type_sold_out");
+    assert_eq!(counted(&app, "child").await, 2, "nothing counted");
+
+    // A child ticket refunded gives its place back: now both sell.
+    let child_ticket: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT t.id FROM tickets t JOIN price_types pt ON pt.id = t.price_type_id
+              WHERE pt.code = 'child' ORDER BY t.id LIMIT 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let (status, refunded) = staff_call(
+        &app,
+        &key,
+        Method::POST,
+        &format!(
+            "/api/staff/events/{}/orders/{}/refund",
+            event.id,
+            id_segment(&bought["order_id"])
+        ),
+        Some(json!({"ticket_ids": [child_ticket]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{refunded}");
+    assert_eq!(refunded["amount_cents"], 1000, "900 and its fee");
+    assert_eq!(counted(&app, "child").await, 1);
+
+    // Reserved at the box office: the receipt asked is what the tickets say.
+    let (status, body) = set_event(&app, &key, event.id, json!({"payment": "box_office"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, reserved) = buy(
+        &second,
+        &hold2,
+        json!({"ga_price_types": {floor.to_string(): {"child": 2}}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{reserved}");
+    let waiting = order_of(&second, &reserved).await;
+    assert_eq!(totals(&waiting), [2000, 0, 200, 0, 2200], "{waiting}");
+    assert_eq!(counted(&app, "child").await, 3, "counted at checkout");
+    let clerk = staff(&app, "clerk").await;
+    let (status, body) = clerk
+        .post(
+            &format!(
+                "/api/staff/events/{}/orders/{}/payment",
+                event.id,
+                id_segment(&reserved["order_id"])
+            ),
+            json!({"tender": "cash"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let paid = order_of(&second, &reserved).await;
+    assert_eq!(totals(&paid), [2000, 0, 200, 0, 2200], "{paid}");
+    assert_eq!(paid["tickets"][0]["price_type"], "child");
+    assert_eq!(paid["tickets"][1]["price_type"], "child");
+    assert_eq!(counted(&app, "child").await, 3, "not counted twice");
+    app.no_breaches().await;
+}
+
+/// What a type has counted against its quota.
+async fn counted(app: &TestApp, code: &str) -> i64 {
+    app.count(&format!(
+        "SELECT sold::bigint FROM price_types WHERE code = '{code}'"
+    ))
+    .await
 }

@@ -88,8 +88,11 @@ const PRICE_PENDING: &str = "WITH places AS (
          SELECT price_cents::bigint AS price, discount_cents::bigint AS discount
            FROM order_reserved_seats WHERE order_id = $1
          UNION ALL
+         SELECT price_cents, discount_cents FROM order_ga_lines WHERE order_id = $1
+         UNION ALL
          SELECT g.price_cents, 0 FROM order_reserved_ga g CROSS JOIN generate_series(1, g.quantity)
           WHERE g.order_id = $1
+            AND NOT EXISTS (SELECT 1 FROM order_ga_lines WHERE order_id = $1)
      ), sums AS (
          SELECT coalesce(sum(p.price + p.discount), 0) AS subtotal,
                 coalesce(sum(p.discount), 0) AS discount,
@@ -171,6 +174,7 @@ pub(in crate::db) async fn checkout_in(
             INSERT_PENDING,
             reserve_seats,
             RESERVE_GA,
+            crate::db::price_types::WRITE_GA_LINES,
             HOLD_PAYING,
             PRICE_PENDING,
             QUEUE_EXPIRE,
@@ -228,6 +232,13 @@ pub(in crate::db) async fn checkout_in(
                 .sum::<usize>(),
         )
     };
+    // The GA places as the offer priced them, before the receipt sums them.
+    let ga_lines = async {
+        match priced {
+            Some(lines) => crate::db::price_types::write_ga_lines(tx, order_id, lines).await,
+            None => Ok(()),
+        }
+    };
     let paying = async {
         let statement = tx.prepare_cached(HOLD_PAYING).await?;
         tx.execute(&statement, &[&hold_id, &order_id]).await?;
@@ -246,9 +257,9 @@ pub(in crate::db) async fn checkout_in(
     };
     // Sent in this order in one batch: the order first, since the seats
     // and the hold take its deadline from it.
-    let (inserted, seats, ga_places, paying, priced, expire) =
-        tokio::join!(insert, seats, ga_places, paying, priced, expire);
-    sent_together!(inserted, seats, ga_places, paying, priced, expire);
+    let (inserted, seats, ga_places, ga_lines, paying, priced, expire) =
+        tokio::join!(insert, seats, ga_places, ga_lines, paying, priced, expire);
+    sent_together!(inserted, seats, ga_places, ga_lines, paying, priced, expire);
     // Fewer kept than counted: one lapsed as we checked out and another
     // buyer took it. All or nothing, as in a purchase.
     if seats? != counted_seats || ga_places? != crate::domain::hold::ga_ticket_count(counted_ga) {

@@ -10,13 +10,16 @@
 //! to Stripe are queued in `payment_jobs` and made after the commit.
 
 mod checkout;
+mod counts;
 mod event;
 mod jobs;
 mod reads;
 mod settle;
+mod stripe_events;
 
 pub use checkout::PendingOrder;
 pub(in crate::db) use checkout::{Checkout, checkout_in};
+pub use counts::lapse_overdue;
 pub(crate) use event::set_event_payment_in;
 pub use event::{Reservation, event_payment, reservations, set_event_payment};
 pub use jobs::{LeasedJob, job_done, job_failed, lease_due_job};
@@ -25,6 +28,6 @@ pub use reads::{
 };
 pub(in crate::db) use settle::queue_provider_refund;
 pub use settle::{
-    PaidSession, Payment, Settled, lapse_from_stripe, lapse_overdue, mark_paid_at_counter,
-    note_stripe_event, record_stripe_event, settle_from_stripe,
+    PaidSession, Payment, Settled, lapse_from_stripe, mark_paid_at_counter, settle_from_stripe,
 };
+pub use stripe_events::{note_stripe_event, record_stripe_event};

@@ -124,11 +124,22 @@ pub async fn session_request(
                                                ORDER BY s.section_id, s.row_index, s.position)
                                 FROM order_reserved_seats r JOIN seats s ON s.id = r.seat_id
                                WHERE r.order_id = o.id), '{}') AS seat_prices,
-                    coalesce((SELECT array_agg(a.name ORDER BY a.id, n)
+                    -- GA places as the offer priced them, else at their tiers'.
+                    coalesce((SELECT array_agg(a.name
+                                               || coalesce(' · ' || coalesce(pt.labels ->> o.lang,
+                                                                              pt.labels ->> 'en',
+                                                                              pt.code), '')
+                                               ORDER BY a.id, l.id)
+                                FROM order_ga_lines l JOIN ga_areas a ON a.id = l.area_id
+                                LEFT JOIN price_types pt ON pt.id = l.price_type_id
+                               WHERE l.order_id = o.id),
+                             (SELECT array_agg(a.name ORDER BY a.id, n)
                                 FROM order_reserved_ga r JOIN ga_areas a ON a.id = r.area_id
                                 CROSS JOIN generate_series(1, r.quantity) n
                                WHERE r.order_id = o.id), '{}') AS ga_names,
-                    coalesce((SELECT array_agg(r.price_cents::bigint ORDER BY a.id, n)
+                    coalesce((SELECT array_agg(l.price_cents::bigint ORDER BY l.area_id, l.id)
+                                FROM order_ga_lines l WHERE l.order_id = o.id),
+                             (SELECT array_agg(r.price_cents::bigint ORDER BY a.id, n)
                                 FROM order_reserved_ga r JOIN ga_areas a ON a.id = r.area_id
                                 CROSS JOIN generate_series(1, r.quantity) n
                                WHERE r.order_id = o.id), '{}') AS ga_prices

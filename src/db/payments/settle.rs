@@ -2,6 +2,7 @@
 //! payment, and the paid-late path (re-claim the seats if free, else
 //! refund). Each Stripe event acts once.
 
+use super::stripe_events::record_stripe_event;
 use crate::db::ga;
 use crate::db::tickets;
 use crate::db::{GenericClient, Pool, audit, outbox, retrying, webhooks};
@@ -123,30 +124,6 @@ pub struct PaidSession<'a> {
     pub currency: Option<&'a str>,
 }
 
-/// Records a Stripe event once; false if its id was seen before (a
-/// redelivery, which then does nothing). Waits on a concurrent delivery of
-/// the same id until that one commits or rolls back.
-pub async fn record_stripe_event(
-    tx: &impl GenericClient,
-    event_id: &str,
-    event_type: &str,
-    order_id: Option<OrderId>,
-    outcome: &str,
-) -> AppResult<bool> {
-    let statement = tx
-        .prepare_cached(
-            "INSERT INTO stripe_events (id, type, order_id, outcome)
-             SELECT $1, $2, o.id, $4 FROM (SELECT $3::uuid AS wanted) w
-               LEFT JOIN orders o ON o.id = w.wanted
-             ON CONFLICT (id) DO NOTHING",
-        )
-        .await?;
-    Ok(tx
-        .execute(&statement, &[&event_id, &event_type, &order_id, &outcome])
-        .await?
-        == 1)
-}
-
 /// Stripe says the order's session was paid: sells its seats if they are
 /// still its own (or free again), else refunds. Once per Stripe event id.
 pub async fn settle_from_stripe(
@@ -222,59 +199,6 @@ pub async fn lapse_from_stripe(
         })
     })
     .await
-}
-
-/// Lets go of the event's waiting orders whose deadline has passed (at
-/// most 200, skipping any being settled): each becomes `lapsed`, its hold
-/// expired, and its types' places and its code's use are given back. Their
-/// seats are free already (lazy expiry) and are left as they are; a
-/// session still open at Stripe is expired by its job as before, and a
-/// payment through it is settled late (`settle_locked`). The number let go.
-///
-/// Run when a checkout or a sale finds a quota or a code used up: a lapsed
-/// order's counts are as free as its seats, and are taken back at the
-/// moment they are wanted, whatever became of the webhook or the worker.
-pub async fn lapse_overdue(pool: &Pool, event_id: EventId) -> AppResult<u64> {
-    const LAPSE_OVERDUE: &str = "WITH overdue AS (
-             SELECT id, hold_id FROM orders
-              WHERE event_id = $1 AND status = 'pending_payment' AND pay_by <= now()
-              ORDER BY id LIMIT 200
-                FOR UPDATE SKIP LOCKED
-         ), types_back AS (
-             UPDATE price_types pt SET sold = pt.sold - back.n
-               FROM (SELECT r.price_type_id, count(*)::int AS n
-                       FROM order_reserved_seats r JOIN overdue ON overdue.id = r.order_id
-                      WHERE r.price_type_id IS NOT NULL GROUP BY r.price_type_id) back
-              WHERE pt.id = back.price_type_id AND pt.quota IS NOT NULL
-         ), codes_back AS (
-             UPDATE promo_codes p SET uses = p.uses - back.n
-               FROM (SELECT o.promo_code_id, count(*)::int AS n
-                       FROM orders o JOIN overdue ON overdue.id = o.id
-                      WHERE o.promo_code_id IS NOT NULL GROUP BY o.promo_code_id) back
-              WHERE p.id = back.promo_code_id AND p.max_uses IS NOT NULL
-         ), holds_closed AS (
-             UPDATE holds h SET state = 'EXPIRED'
-               FROM overdue WHERE h.id = overdue.hold_id AND h.state = 'PAYING'
-         )
-         UPDATE orders o SET status = 'lapsed' FROM overdue WHERE o.id = overdue.id";
-    retrying(|| {
-        crate::db::in_transaction(pool, async |tx| {
-            let statement = tx.prepare_cached(LAPSE_OVERDUE).await?;
-            Ok(tx.execute(&statement, &[&event_id]).await?)
-        })
-    })
-    .await
-}
-
-/// Any other Stripe event: kept once, so its redelivery is seen as one.
-pub async fn note_stripe_event(
-    pool: &Pool,
-    stripe_event_id: &str,
-    event_type: &str,
-    order_id: Option<OrderId>,
-) -> AppResult<bool> {
-    let client = pool.get().await?;
-    record_stripe_event(&client, stripe_event_id, event_type, order_id, "ignored").await
 }
 
 /// Staff take the money at the counter for a box-office reservation: its
@@ -375,41 +299,6 @@ const SELL_RESERVED_SEATS: &str = "WITH sold AS (
        FROM sold JOIN order_reserved_seats r ON r.order_id = $1 AND r.seat_id = sold.id
   RETURNING seat_id";
 
-/// Gives back what a waiting order's checkout counted: each reserved
-/// seat's place under its type's quota, and its code's use.
-const GIVE_BACK_COUNTS: &str = "WITH types_back AS (
-         UPDATE price_types pt SET sold = pt.sold - back.n
-           FROM (SELECT price_type_id, count(*)::int AS n FROM order_reserved_seats
-                  WHERE order_id = $1 AND price_type_id IS NOT NULL
-                  GROUP BY price_type_id) back
-          WHERE pt.id = back.price_type_id AND pt.quota IS NOT NULL
-     )
-     UPDATE promo_codes p SET uses = p.uses - 1
-       FROM orders o
-      WHERE o.id = $1 AND p.id = o.promo_code_id AND p.max_uses IS NOT NULL";
-
-/// Counts a lapsed order's places and code use again, as its checkout did,
-/// each only if its quota or its code's uses still allow: true if all were.
-const TAKE_COUNTS_AGAIN: &str = "WITH wanted AS (
-         SELECT r.price_type_id AS id, count(*)::int AS n
-           FROM order_reserved_seats r JOIN price_types pt ON pt.id = r.price_type_id
-          WHERE r.order_id = $1 AND pt.quota IS NOT NULL
-          GROUP BY r.price_type_id
-     ), types_counted AS (
-         UPDATE price_types pt SET sold = pt.sold + wanted.n
-           FROM wanted WHERE pt.id = wanted.id AND pt.sold + wanted.n <= pt.quota
-       RETURNING pt.id
-     ), code_wanted AS (
-         SELECT p.id FROM orders o JOIN promo_codes p ON p.id = o.promo_code_id
-          WHERE o.id = $1 AND p.max_uses IS NOT NULL
-     ), code_counted AS (
-         UPDATE promo_codes p SET uses = p.uses + 1
-           FROM code_wanted WHERE p.id = code_wanted.id AND p.uses < p.max_uses
-       RETURNING p.id
-     )
-     SELECT (SELECT count(*) FROM wanted) = (SELECT count(*) FROM types_counted)
-            AND (SELECT count(*) FROM code_wanted) = (SELECT count(*) FROM code_counted)";
-
 /// Sells a waiting order, or, paid too late for its seats, refunds it.
 async fn settle_in(
     tx: &impl GenericClient,
@@ -508,8 +397,7 @@ async fn settle_locked(
         tx.batch_execute("SAVEPOINT settle_whole").await?;
     }
     if whole && count_again {
-        let take = tx.prepare_cached(TAKE_COUNTS_AGAIN).await?;
-        whole = tx.query_one(&take, &[&order_id]).await?.get(0);
+        whole = super::counts::take_again(tx, order_id).await?;
     }
     if whole && with_ga {
         whole = ga::sell_reserved(tx, hold_id, &order.reserved_ga, order_id, may_take_free).await?;
@@ -668,8 +556,7 @@ async fn let_go(
         .map(|row| row.get(0))
         .collect();
     if order.status == "pending_payment" {
-        let give_back = tx.prepare_cached(GIVE_BACK_COUNTS).await?;
-        tx.execute(&give_back, &[&order_id]).await?;
+        super::counts::give_back(tx, order_id).await?;
     }
     let mark = tx
         .prepare_cached("UPDATE orders SET status = $2 WHERE id = $1")

@@ -512,6 +512,11 @@ pub(crate) struct PurchaseBody {
     /// named are sold as the event's default type (its first open one).
     #[serde(default)]
     price_types: std::collections::BTreeMap<String, String>,
+    /// By general-admission area id, how many of the hold's places there
+    /// are of each type: `{"7": {"child": 2}}`. Places not named are sold
+    /// as the default type.
+    #[serde(default)]
+    ga_price_types: std::collections::BTreeMap<String, std::collections::BTreeMap<String, i32>>,
     /// A promo code, matched without regard to case.
     #[serde(default)]
     #[schema(max_length = 100)]
@@ -567,7 +572,7 @@ pub(crate) async fn purchase(
 ) -> AppResult<impl IntoResponse> {
     let details = input_rules::buyer_details(&body.name, &body.email, crate::i18n::current())?;
     let choices = crate::domain::price_type::Choices {
-        types: crate::domain::price_type::choices(body.price_types)?,
+        types: crate::domain::price_type::choices(body.price_types, body.ga_price_types)?,
         promo_code: None,
     }
     .with_code(body.promo_code.as_deref());

@@ -79,6 +79,21 @@ pub struct HeldGa {
     pub price: String,
     /// One ticket's price, in minor units.
     pub unit_cents: i64,
+    /// A type choice per place, when the event sells types (none otherwise).
+    pub places: Vec<GaPlace>,
+}
+
+/// One general-admission place of a hold, bought as a price type.
+pub struct GaPlace {
+    /// Its key for the script ("ga-7-0"), and its buy form field
+    /// ("type_ga_7_0").
+    pub key: String,
+    pub field: String,
+    /// "Floor, place 1": what its select is labelled with.
+    pub name: String,
+    pub price: String,
+    pub cents: i64,
+    pub choices: Vec<TypeChoice>,
 }
 
 /// The booking fee and tax lines under a hold's seats, and what the script
@@ -212,6 +227,7 @@ impl HoldPanel {
                                 .locale
                                 .price(i64::from(area.price_cents) * i64::from(area.mine)),
                             unit_cents: i64::from(area.price_cents),
+                            places: Vec::new(),
                         })
                         .collect(),
                     total: hold.locale.price(
@@ -281,13 +297,14 @@ impl HoldPanel {
             return;
         }
         let offered = |kind: &&TypeOffer| !kind.hidden || unlocked == Some(kind.code.as_str());
-        let mut seats_cents = 0;
-        for (shown, seat) in view.seats.iter_mut().zip(held) {
-            shown.choices = types
+        // The types a place of `tier_code` may be bought as, the first
+        // public one chosen: its price, or None when none prices the tier.
+        let choices_for = |tier_code: &str| -> (Vec<TypeChoice>, Option<(String, i64)>) {
+            let mut choices: Vec<TypeChoice> = types
                 .iter()
                 .filter(offered)
                 .filter_map(|kind| {
-                    kind.prices.get(&seat.tier_code).map(|cents| {
+                    kind.prices.get(tier_code).map(|cents| {
                         let price = hold.locale.price(i64::from(*cents));
                         TypeChoice {
                             code: kind.code.clone(),
@@ -300,22 +317,59 @@ impl HoldPanel {
                     })
                 })
                 .collect();
-            let first_public = shown.choices.iter_mut().find(|choice| !choice.hidden);
-            if let Some(first) = first_public {
-                first.selected = true;
-                shown.price = first.price.clone();
-                shown.cents = first.cents;
-                seats_cents += first.cents;
-            } else {
-                seats_cents += i64::from(seat.price_cents);
+            let first = choices
+                .iter_mut()
+                .find(|choice| !choice.hidden)
+                .map(|first| {
+                    first.selected = true;
+                    (first.price.clone(), first.cents)
+                });
+            (choices, first)
+        };
+        let mut seats_cents = 0;
+        for (shown, seat) in view.seats.iter_mut().zip(held) {
+            let (choices, first) = choices_for(&seat.tier_code);
+            shown.choices = choices;
+            match first {
+                Some((price, cents)) => {
+                    shown.price = price;
+                    shown.cents = cents;
+                    seats_cents += cents;
+                }
+                None => seats_cents += i64::from(seat.price_cents),
             }
         }
-        let ga_cents: i64 = areas
-            .iter()
-            .filter(|area| area.mine > 0)
-            .map(|area| i64::from(area.price_cents) * i64::from(area.mine))
-            .sum();
+        let mut ga_cents = 0;
+        for line in view.ga.iter_mut() {
+            let Some(area) = areas.iter().find(|area| area.id == line.area_id) else {
+                continue;
+            };
+            line.places = (0..line.quantity.max(0))
+                .map(|n| {
+                    let (choices, first) = choices_for(&area.tier);
+                    let (price, cents) = first
+                        .unwrap_or_else(|| (hold.locale.price(line.unit_cents), line.unit_cents));
+                    ga_cents += cents;
+                    GaPlace {
+                        key: format!("ga-{}-{n}", line.area_id),
+                        field: format!("type_ga_{}_{n}", line.area_id),
+                        name: crate::i18n::t2(
+                            "hold-ga-place",
+                            "area",
+                            line.name.as_str(),
+                            "n",
+                            n + 1,
+                        ),
+                        price,
+                        cents,
+                        choices,
+                    }
+                })
+                .collect();
+        }
         view.ga_cents = ga_cents;
+        // Each GA place is priced by its select now, not as a tier's unit.
+        view.ga_units = String::new();
         let total = hold.locale.price(seats_cents + ga_cents);
         view.buy_label = buy_label(hold.payment, &total);
         view.total = total;
@@ -346,7 +400,27 @@ impl HoldPanel {
             tickets.push((seat.cents - discount, discount));
         }
         for line in &view.ga {
-            tickets.extend((0..line.quantity).map(|_| (line.unit_cents, 0)));
+            if line.places.is_empty() {
+                // No types: a code that names none takes its discount off
+                // each place too, as a purchase does.
+                let discount: i64 = match &offer.applied {
+                    Some(code) if code.price_types.is_none() => {
+                        code.discount.off(line.unit_cents as i32).into()
+                    }
+                    _ => 0,
+                };
+                tickets.extend((0..line.quantity).map(|_| (line.unit_cents - discount, discount)));
+            }
+            for place in &line.places {
+                let chosen = place.choices.iter().find(|choice| choice.selected);
+                let discount = match (&offer.applied, chosen) {
+                    (Some(code), Some(chosen)) if code.applies_to(&chosen.code) => {
+                        code.discount.off(place.cents as i32).into()
+                    }
+                    _ => 0,
+                };
+                tickets.push((place.cents - discount, discount));
+            }
         }
         let totals = charges.totals(&tickets);
         view.code = offer.applied.as_ref().map(|code| AppliedView {

@@ -305,7 +305,11 @@ pub(crate) async fn sale_json(
         buyer: rules::walk_up_buyer(&body.name, &body.email)?,
         tender: Tender::parse(&body.tender, &body.comp_reason)?,
         choices: crate::domain::price_type::Choices {
-            types: crate::domain::price_type::choices(body.price_types.unwrap_or_default())?,
+            // GA places sell at the counter at their tiers' prices (no type).
+            types: crate::domain::price_type::choices(
+                body.price_types.unwrap_or_default(),
+                Default::default(),
+            )?,
             promo_code: None,
         }
         .with_code(body.promo_code.as_deref()),

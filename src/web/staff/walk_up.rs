@@ -321,7 +321,10 @@ async fn walk_up_sale(
             promo_code: None,
         }
         .with_code(Some(typed.promo_code.as_str()));
-        choices.types.retain(|seat, _| seat_ids.contains(seat));
+        // GA places sell at the counter at their tiers' prices (no type).
+        choices.types.retain(
+            |place, _| matches!(place, price_type::Place::Seat(seat) if seat_ids.contains(seat)),
+        );
         // The review, made for the sale too: each seat priced as the type
         // chosen for it (the default, the first open public type priced for
         // its tier, unless one is), less the code's discount, with the fee
@@ -423,7 +426,7 @@ async fn walk_up_sale(
 struct PricedReview {
     selects: Vec<SeatTypes>,
     discounts: HashMap<crate::domain::ids::SeatId, i64>,
-    chosen: std::collections::BTreeMap<crate::domain::ids::SeatId, String>,
+    chosen: std::collections::BTreeMap<price_type::Place, String>,
 }
 
 /// Prices each seat as the type chosen for it (or the default) and offers
@@ -453,7 +456,7 @@ fn price_review(
             .filter(|t| !t.hidden || unlocked == Some(t.code.as_str()))
             .filter(|t| t.prices.contains_key(&seat.tier_code))
             .collect();
-        let chosen = match choices.types.get(&seat.id) {
+        let chosen = match choices.types.get(&price_type::Place::Seat(seat.id)) {
             Some(named) => Some(
                 offered
                     .iter()
@@ -471,7 +474,9 @@ fn price_review(
                 seat.price_cents = *cents;
             }
             seat.tier_name = format!("{} · {}", seat.tier_name, kind.label);
-            priced.chosen.insert(seat.id, kind.code.clone());
+            priced
+                .chosen
+                .insert(price_type::Place::Seat(seat.id), kind.code.clone());
         }
         let applies = code.is_some_and(|code| match chosen {
             Some(kind) => code.applies_to(&kind.code),
