@@ -224,7 +224,7 @@ async fn purchase_in(
 
     let offer = price_offer(tx, hold.event_id, hold.id, &tally, choices).await?;
     if payment.mode.waits_for_payment() {
-        return payments::checkout_in(
+        let pending = payments::checkout_in(
             tx,
             payments::Checkout {
                 hold_id: hold.id,
@@ -239,8 +239,17 @@ async fn purchase_in(
                 promo_code_id: offer.promo_code_id,
             },
         )
-        .await
-        .map(Purchased::Pending);
+        .await?;
+        if pending.amount_cents > 0 {
+            return Ok(Purchased::Pending(pending));
+        }
+        let tickets = payments::settle_free_in(tx, pending.order_id).await?;
+        return Ok(Purchased::Paid(OrderCreated {
+            order_id: pending.order_id,
+            event_id: pending.event_id,
+            seat_ids: tickets.iter().filter_map(|t| t.seat_id).collect(),
+            tickets,
+        }));
     }
     let Offer {
         lines: priced,

@@ -118,6 +118,20 @@ pub(super) fn issued(rows: &[tokio_postgres::Row]) -> Vec<Issued> {
         .collect()
 }
 
+/// The order's tickets as issued, in the order [`ISSUE`] numbers them.
+pub(super) async fn of_order(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<Vec<Issued>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT code, seat_id, ga_area_id FROM tickets WHERE order_id = $1
+              ORDER BY ga_area_id NULLS FIRST, seat_id, id",
+        )
+        .await?;
+    Ok(issued(&client.query(&statement, &[&order_id]).await?))
+}
+
 /// A ticket with everything its page, its e-mail and the door show.
 #[derive(Debug, Clone)]
 pub struct Ticket {

@@ -658,3 +658,64 @@ async fn counted(app: &TestApp, code: &str) -> i64 {
     ))
     .await
 }
+
+/// A code that takes the whole price on an event without a fee leaves
+/// nothing to pay: the order is sold at once (201, with its tickets), no
+/// Stripe session is made for nothing, and the code's use is counted.
+#[tokio::test]
+async fn an_order_with_nothing_to_pay_is_sold_at_once_without_stripe() {
+    let (app, standin) = paying_app(Duration::from_secs(900), Duration::from_secs(3600)).await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = offer_event(&app, &key, "online", None, None, json!({})).await;
+    let (status, body) = make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "PRESS", "percent_off": 100, "max_uses": 2}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let (_, status, bought) = hold_and_buy(
+        &buyer,
+        event.id,
+        &s[0..2],
+        json!({"promo_code": "press", "price_types": {s[1].to_string(): "child"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    assert_eq!(
+        bought["tickets"].as_array().map(Vec::len),
+        Some(2),
+        "{bought}"
+    );
+    let order = order_of(&buyer, &bought).await;
+    assert_eq!(order["status"], "paid", "{order}");
+    assert_eq!(totals(&order), [8000, 8000, 0, 0, 0], "{order}");
+    assert!(standin.session_ids().is_empty(), "no session for nothing");
+    assert_eq!(uses_of(&app, "PRESS").await, 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM seats WHERE status = 'SOLD'")
+            .await,
+        2
+    );
+    // With a fee there is something to pay: Stripe is asked for the fees.
+    let (status, body) = set_event(&app, &key, event.id, json!({"booking_fee_cents": 150})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, status, pending) = hold_and_buy(
+        &app.buyer(),
+        event.id,
+        &s[2..3],
+        json!({"promo_code": "PRESS"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{pending}");
+    let lines = standin.session_lines(&session_of(&pending)).unwrap();
+    let asked: i64 = lines
+        .iter()
+        .map(|(_, unit, quantity)| unit * quantity)
+        .sum();
+    assert_eq!(asked, 150);
+    app.no_breaches().await;
+}

@@ -26,8 +26,8 @@ pub use jobs::{LeasedJob, job_done, job_failed, lease_due_job};
 pub use reads::{
     OrderPayment, RefundView, SessionLine, SessionRequest, of_order, session_request, store_session,
 };
-pub(in crate::db) use settle::queue_provider_refund;
 pub use settle::{
     PaidSession, Payment, Settled, lapse_from_stripe, mark_paid_at_counter, settle_from_stripe,
 };
+pub(in crate::db) use settle::{queue_provider_refund, settle_free_in};
 pub use stripe_events::{note_stripe_event, record_stripe_event};

@@ -133,7 +133,7 @@ pub async fn settle_from_stripe(
     order_id: OrderId,
     payment: &Payment<'_>,
 ) -> AppResult<Option<Settled>> {
-    retrying(|| {
+    let outcome = retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
             if !record_stripe_event(tx, stripe_event_id, event_type, Some(order_id), "settled")
                 .await?
@@ -152,7 +152,12 @@ pub async fn settle_from_stripe(
             Ok(Some(settled))
         })
     })
-    .await
+    .await;
+    // Counted once committed (a retried transaction counts once).
+    if let Ok(Some(Settled::Paid { .. })) = outcome {
+        metrics::counter!(crate::observability::PURCHASES).increment(1);
+    }
+    outcome
 }
 
 /// Stripe says the order's session expired unpaid. Past the order's
@@ -212,7 +217,7 @@ pub async fn mark_paid_at_counter(
     order_id: OrderId,
     tender: &str,
 ) -> AppResult<Settled> {
-    retrying(|| {
+    let outcome = retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
             let order = lock_order(tx, order_id, None)
                 .await?
@@ -257,7 +262,38 @@ pub async fn mark_paid_at_counter(
             }
         })
     })
-    .await
+    .await;
+    if outcome.is_ok() {
+        metrics::counter!(crate::observability::PURCHASES).increment(1);
+    }
+    outcome
+}
+
+/// A checkout that came to nothing to pay (a code took it all and the
+/// event charges no fee, or its tiers are free): sold at once, in the
+/// checkout's own transaction, as a purchase of an event that takes no
+/// payment is. There is nothing to wait for, and Stripe takes no payment
+/// of nothing.
+pub(in crate::db) async fn settle_free_in(
+    tx: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<Vec<tickets::Issued>> {
+    let order = lock_order(tx, order_id, None)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Order))?;
+    let nothing = Payment {
+        amount_cents: 0,
+        payment_intent: None,
+        session: None,
+        tender: "online",
+    };
+    match settle_locked(tx, order_id, order, &nothing, None).await? {
+        Settled::Paid { late: false, .. } => tickets::of_order(tx, order_id).await,
+        // Its seats were the hold's a moment ago, in this transaction.
+        other => Err(AppError::Internal(anyhow::anyhow!(
+            "order {order_id}: nothing to pay, yet it settled as {other:?}"
+        ))),
+    }
 }
 
 fn stored_status(order: &Locked) -> OrderStatus {
@@ -483,7 +519,6 @@ async fn settle_locked(
         )
         .await?;
     }
-    metrics::counter!(crate::observability::PURCHASES).increment(1);
     Ok(Settled::Paid { tickets, late })
 }
 
