@@ -18,6 +18,10 @@ ALTER TABLE order_reserved_seats
 -- once), its tickets take the event's charges as they are issued.
 ALTER TABLE orders
     ADD COLUMN booking_fee_cents integer CHECK (booking_fee_cents >= 0);
+-- Orders waiting for their money (or lapsed, whose payment may still come)
+-- were asked their seats' prices alone: that is what they keep.
+UPDATE orders SET booking_fee_cents = 0, tax_rate = NULL
+ WHERE status IN ('pending_payment', 'lapsed');
 
 -- General-admission places sold as price types: one line per place, as
 -- `order_lines` has one per seat, written when the order is sold or

@@ -46,17 +46,7 @@ pub(super) async fn price(
     }
     // A seat named no type whose tier no open public type prices sells at
     // its tier's price, as the counter always sold it.
-    let has_default = |seat: &&price_type::HeldPlace| {
-        choices.types.contains_key(&seat.place)
-            || types.iter().any(|t| {
-                !t.closed
-                    && !t.hidden
-                    && t.requires.is_none()
-                    && t.prices.contains_key(&seat.tier_id)
-            })
-    };
-    let (typed, tier_only): (Vec<price_type::HeldPlace>, Vec<price_type::HeldPlace>) =
-        seats.iter().partition(has_default);
+    let (typed, tier_only) = price_type::split_untyped(&seats, &types, &choices.types);
     let mut lines = price_type::tier_lines(&tier_only);
     if !typed.is_empty() {
         lines.extend(price_type::price_lines(

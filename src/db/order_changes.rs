@@ -280,15 +280,16 @@ async fn refund_in(
     }
     let per_area: Vec<(i64, i32)> = per_area.into_iter().collect();
     if !per_area.is_empty() {
-        ga::refund(tx, order_id, &per_area).await?;
         // A GA place's type gets its place back under its quota (a seat's
-        // does as its line goes: `seats::return_sold`).
+        // does as its line goes: `seats::return_sold`); types before areas,
+        // the order a purchase takes their rows in.
         let ga_types: Vec<i64> = voided
             .iter()
             .filter(|row| row.get::<_, Option<i64>>("ga_area_id").is_some())
             .filter_map(|row| row.get::<_, Option<i64>>("price_type_id"))
             .collect();
         super::price_types::give_back_places(tx, &ga_types).await?;
+        ga::refund(tx, order_id, &per_area).await?;
     }
     if !seat_ids.is_empty() {
         let released = seats::return_sold(tx, order_id, &seat_ids).await?;

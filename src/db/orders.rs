@@ -388,10 +388,18 @@ async fn price_offer(
     sent_together!(for_sale, found);
     let ((types, held), found) = (for_sale?, found?);
     let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
-    let mut lines = match types.is_empty() {
-        true => price_type::tier_lines(&held),
-        false => price_type::price_lines(&held, &types, &choices.types, unlocked)?,
-    };
+    // A place no type prices (a GA area's tier, say) sells at its tier's
+    // price, as the hold panel shows it.
+    let (typed, tier_only) = price_type::split_untyped(&held, &types, &choices.types);
+    let mut lines = price_type::tier_lines(&tier_only);
+    if !typed.is_empty() {
+        lines.extend(price_type::price_lines(
+            &typed,
+            &types,
+            &choices.types,
+            unlocked,
+        )?);
+    }
     if !types.is_empty() {
         price_types::count_sold(tx, &lines, &types).await?;
     }

@@ -119,6 +119,18 @@ async fn replace_in(
     specs: &[PriceTypeSpec],
 ) -> AppResult<Vec<PriceTypeView>> {
     super::events::lock_for_closing(tx, event_id).await?;
+    // Orders waiting for their money (or lapsed, whose payment may still
+    // come) change their counts without the event's lock: as their
+    // checkouts do, they take turns with this recount on their own rows.
+    // Those past their deadline are let go first, so a quota is judged
+    // by the places still wanted.
+    tx.execute(
+        "SELECT 1 FROM orders WHERE event_id = $1 AND status IN ('pending_payment', 'lapsed')
+          ORDER BY id FOR UPDATE",
+        &[&event_id],
+    )
+    .await?;
+    super::payments::lapse_overdue_in(tx, event_id).await?;
     let tiers: HashMap<String, i64> = tx
         .query(
             "SELECT code, id FROM price_tiers WHERE event_id = $1",

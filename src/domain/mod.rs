@@ -15,6 +15,7 @@ pub mod locale;
 pub mod money;
 pub mod password;
 pub mod payment;
+pub mod price_choice;
 pub mod price_type;
 pub mod promo;
 pub mod refusal;

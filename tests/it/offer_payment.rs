@@ -719,3 +719,86 @@ async fn an_order_with_nothing_to_pay_is_sold_at_once_without_stripe() {
     assert_eq!(asked, 150);
     app.no_breaches().await;
 }
+
+/// A place no type prices (here the floor's tier) sells at its tier's
+/// price beside seats sold as types, and the hold panel offers it none.
+#[tokio::test]
+async fn a_place_no_type_prices_sells_at_its_tiers_price() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let (event, areas) = app.create_ga_event(2, &[("Floor", 50)]).await;
+    let (status, body) = put_types(
+        &app,
+        &key,
+        event.id,
+        json!({"price_types": [
+            {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 4500}},
+            {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2500}},
+        ]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let buyer = app.buyer();
+    let (status, _) = buyer.hold_ga(event.id, areas[0], 2).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, hold) = buyer.hold(event.id, &event.seat_ids[0..1]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let page = buyer.get_text(&format!("/events/{}", event.id)).await;
+    assert!(
+        page.contains("name=\"type_"),
+        "the seat is offered its types"
+    );
+    assert!(
+        !page.contains("name=\"type_ga_"),
+        "the floor is offered none"
+    );
+    let (status, bought) = buy(
+        &buyer,
+        &hold,
+        json!({"price_types": {event.seat_ids[0].to_string(): "child"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    assert_eq!(totals(&order), [6500, 0, 0, 0, 6500], "{order}");
+}
+
+/// Staff lowering a quota are not refused by orders that will never pay:
+/// those past their deadline are let go first, and only live ones count.
+#[tokio::test]
+async fn a_quota_is_judged_by_live_orders_not_abandoned_ones() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = offer_event(&app, &key, "box_office", Some(3), None, json!({})).await;
+    let s = &event.seat_ids;
+    let two_students =
+        json!({"price_types": {s[0].to_string(): "student", s[1].to_string(): "student"}});
+    let (_, status, abandoned) = hold_and_buy(&app.buyer(), event.id, &s[0..2], two_students).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{abandoned}");
+    let (_, status, live) = hold_and_buy(
+        &app.buyer(),
+        event.id,
+        &s[2..3],
+        json!({"price_types": {s[2].to_string(): "student"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{live}");
+    assert_eq!(students_counted(&app).await, 3);
+    let quota = |n: i64| {
+        json!({"price_types": [
+            {"code": "adult", "label": {"en": "Adult"}, "prices": {"std": 5500}},
+            {"code": "child", "label": {"en": "Child"}, "prices": {"std": 2500}},
+            {"code": "student", "label": {"en": "Student"}, "prices": {"std": 3000}, "quota": n},
+        ]})
+    };
+    // While both wait, the quota can't go below what they hold.
+    let (status, refused) = put_types(&app, &key, event.id, quota(1)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    deadline_in(&app, &abandoned, -1.0).await;
+    let (status, body) = put_types(&app, &key, event.id, quota(1)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(stored_status(&app, &abandoned).await, "lapsed");
+    assert_eq!(stored_status(&app, &live).await, "pending_payment");
+    assert_eq!(students_counted(&app).await, 1, "the live reservation's");
+    app.no_breaches().await;
+}

@@ -67,6 +67,15 @@ pub(super) async fn take_again(tx: &impl GenericClient, order_id: OrderId) -> Ap
 /// order's counts are as free as its seats, and are taken back at the
 /// moment they are wanted, whatever became of the webhook or the worker.
 pub async fn lapse_overdue(pool: &Pool, event_id: EventId) -> AppResult<u64> {
+    retrying(|| crate::db::in_transaction(pool, async |tx| lapse_overdue_in(tx, event_id).await))
+        .await
+}
+
+/// [`lapse_overdue`] in the caller's transaction.
+pub(in crate::db) async fn lapse_overdue_in(
+    tx: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<u64> {
     const LAPSE_OVERDUE: &str = "WITH overdue AS (
              SELECT id, hold_id FROM orders
               WHERE event_id = $1 AND status = 'pending_payment' AND pay_by <= now()
@@ -89,11 +98,6 @@ pub async fn lapse_overdue(pool: &Pool, event_id: EventId) -> AppResult<u64> {
                FROM overdue WHERE h.id = overdue.hold_id AND h.state = 'PAYING'
          )
          UPDATE orders o SET status = 'lapsed' FROM overdue WHERE o.id = overdue.id";
-    retrying(|| {
-        crate::db::in_transaction(pool, async |tx| {
-            let statement = tx.prepare_cached(LAPSE_OVERDUE).await?;
-            Ok(tx.execute(&statement, &[&event_id]).await?)
-        })
-    })
-    .await
+    let statement = tx.prepare_cached(LAPSE_OVERDUE).await?;
+    Ok(tx.execute(&statement, &[&event_id]).await?)
 }

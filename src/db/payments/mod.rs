@@ -20,6 +20,7 @@ mod stripe_events;
 pub use checkout::PendingOrder;
 pub(in crate::db) use checkout::{Checkout, checkout_in};
 pub use counts::lapse_overdue;
+pub(in crate::db) use counts::lapse_overdue_in;
 pub(crate) use event::set_event_payment_in;
 pub use event::{Reservation, event_payment, reservations, set_event_payment};
 pub use jobs::{LeasedJob, job_done, job_failed, lease_due_job};

@@ -341,7 +341,10 @@ impl HoldPanel {
         }
         let mut ga_cents = 0;
         for line in view.ga.iter_mut() {
-            let Some(area) = areas.iter().find(|area| area.id == line.area_id) else {
+            let area = areas.iter().find(|area| area.id == line.area_id);
+            // An area whose tier no type prices sells at its tier's price.
+            let Some(area) = area.filter(|area| choices_for(&area.tier).1.is_some()) else {
+                ga_cents += line.unit_cents * i64::from(line.quantity);
                 continue;
             };
             line.places = (0..line.quantity.max(0))
@@ -368,8 +371,15 @@ impl HoldPanel {
                 .collect();
         }
         view.ga_cents = ga_cents;
-        // Each GA place is priced by its select now, not as a tier's unit.
-        view.ga_units = String::new();
+        // A GA place with a select is priced by it; the script adds the
+        // others as their tier's units.
+        view.ga_units = view
+            .ga
+            .iter()
+            .filter(|line| line.places.is_empty())
+            .flat_map(|line| (0..line.quantity).map(|_| line.unit_cents.to_string()))
+            .collect::<Vec<_>>()
+            .join(",");
         let total = hold.locale.price(seats_cents + ga_cents);
         view.buy_label = buy_label(hold.payment, &total);
         view.total = total;
