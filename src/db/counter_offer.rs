@@ -90,7 +90,7 @@ pub(super) async fn sell(
     let statement = tx
         .prepare_cached(price_types::SELL_AT_COUNTER_PRICED)
         .await?;
-    let arrays = price_types::line_arrays(lines);
+    let arrays = super::offer_lines::line_arrays(lines);
     let rows = tx
         .query(
             &statement,

@@ -44,6 +44,7 @@ mod ids;
 pub mod invariants;
 pub mod live;
 pub mod map;
+mod offer_lines;
 pub mod order_changes;
 pub mod orders;
 pub mod outbox;

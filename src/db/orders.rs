@@ -290,7 +290,7 @@ async fn purchase_in(
             tickets::ISSUE,
             outbox::QUEUE_ORDER_CONFIRMATION,
             webhooks::QUEUE,
-            price_types::WRITE_GA_LINES,
+            super::offer_lines::WRITE_GA_LINES,
         ],
     )
     .await?;
@@ -316,7 +316,7 @@ async fn purchase_in(
         // The GA places' lines before the tickets issued from them.
         let ga_lines = async {
             match &priced {
-                Some(lines) => price_types::write_ga_lines(tx, order_id, lines).await,
+                Some(lines) => super::offer_lines::write_ga_lines(tx, order_id, lines).await,
                 None => Ok(()),
             }
         };
@@ -430,7 +430,7 @@ async fn sell_seats(
         }
         Some(lines) => {
             let sell = tx.prepare_cached(price_types::SELL_SEATS_PRICED).await?;
-            let arrays = price_types::line_arrays(lines);
+            let arrays = super::offer_lines::line_arrays(lines);
             tx.query(
                 &sell,
                 &[

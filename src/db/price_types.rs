@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::{GenericClient, Pool, audit, retrying};
-use crate::domain::ids::{Actor, AreaId, EventId, HoldId, OrderId, SeatId};
+use crate::domain::ids::{Actor, AreaId, EventId, HoldId, SeatId};
 use crate::domain::price_type::{
     self, HeldPlace, OnSale, Place, PriceTypeSpec, PricedLine, TypeOffer,
 };
@@ -492,68 +492,6 @@ pub(super) const SELL_SEATS_PRICED: &str = "WITH sold AS (
                       AS line(seat_id, price_cents, price_type_id, discount_cents)
                    ON line.seat_id = sold.id
   RETURNING seat_id";
-
-/// The lines as `SELL_SEATS_PRICED`'s arrays.
-pub(super) struct LineArrays {
-    pub seats: Vec<SeatId>,
-    pub cents: Vec<i32>,
-    pub types: Vec<Option<i64>>,
-    pub discounts: Vec<i32>,
-}
-
-/// The seats' lines (GA places' are written by [`write_ga_lines`]).
-pub(super) fn line_arrays(lines: &[PricedLine]) -> LineArrays {
-    let mut arrays = LineArrays {
-        seats: Vec::with_capacity(lines.len()),
-        cents: Vec::with_capacity(lines.len()),
-        types: Vec::with_capacity(lines.len()),
-        discounts: Vec::with_capacity(lines.len()),
-    };
-    for line in lines {
-        if let Place::Seat(seat) = line.place {
-            arrays.seats.push(seat);
-            arrays.cents.push(line.price_cents);
-            arrays.types.push(line.price_type_id);
-            arrays.discounts.push(line.discount_cents);
-        }
-    }
-    arrays
-}
-
-/// Writes a line per GA place the offer priced, for the order's tickets
-/// (`tickets::ISSUE`) and, while it waits for its money, its receipt and
-/// its Stripe session. Nothing when the lines have no GA place.
-pub(super) const WRITE_GA_LINES: &str =
-    "INSERT INTO order_ga_lines (order_id, area_id, price_cents, price_type_id, discount_cents)
-     SELECT $1, line.area_id, line.price_cents, line.price_type_id, line.discount_cents
-       FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::int[])
-            AS line(area_id, price_cents, price_type_id, discount_cents)";
-
-pub(super) async fn write_ga_lines(
-    tx: &impl GenericClient,
-    order_id: OrderId,
-    lines: &[PricedLine],
-) -> AppResult<()> {
-    let mut areas: Vec<i64> = Vec::new();
-    let mut cents: Vec<i32> = Vec::new();
-    let mut types: Vec<Option<i64>> = Vec::new();
-    let mut discounts: Vec<i32> = Vec::new();
-    for line in lines {
-        if let Place::Ga(area, _) = line.place {
-            areas.push(area.0);
-            cents.push(line.price_cents);
-            types.push(line.price_type_id);
-            discounts.push(line.discount_cents);
-        }
-    }
-    if areas.is_empty() {
-        return Ok(());
-    }
-    let statement = tx.prepare_cached(WRITE_GA_LINES).await?;
-    tx.execute(&statement, &[&order_id, &areas, &cents, &types, &discounts])
-        .await?;
-    Ok(())
-}
 
 /// The counter's sale of named seats (free, blocked, or held by a lapsed
 /// hold) at prices and types given per seat: `seats::sell_at_box_office`'s

@@ -124,23 +124,9 @@ pub fn form_choices<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::price_type::{HeldPlace, OnSale, counts_by_type, price_lines};
-
-    fn on_sale(id: i64, code: &str, prices: &[(i64, i32)]) -> OnSale {
-        OnSale {
-            id,
-            code: code.into(),
-            max_per_order: None,
-            closed: false,
-            hidden: false,
-            requires: None,
-            limited: false,
-            prices: prices.iter().copied().collect(),
-        }
-    }
 
     #[test]
-    fn ga_places_are_named_by_counts_per_area_and_priced_like_seats() {
+    fn ga_places_are_named_by_counts_per_area_in_the_api_and_the_form() {
         let area = AreaId(7);
         // The API's counts, and the form's one field per place, say the same.
         let api = choices(
@@ -186,46 +172,5 @@ mod tests {
             ("07".to_string(), BTreeMap::from([("adult".to_string(), 1)])),
         ]);
         assert!(choices(BTreeMap::new(), one_area_twice).is_err());
-
-        let types = [
-            on_sale(2, "adult", &[(10, 2000)]),
-            OnSale {
-                max_per_order: Some(2),
-                ..on_sale(3, "child", &[(10, 1000)])
-            },
-        ];
-        let held: Vec<HeldPlace> = (0..3)
-            .map(|n| HeldPlace {
-                place: Place::Ga(area, n),
-                tier_id: 10,
-                tier_price_cents: 1500,
-            })
-            .collect();
-        let lines = price_lines(&held, &types, &api, None);
-        // Seat 12 is not in this hold.
-        assert!(matches!(lines, Err(Invalid::PriceTypeRule(ref rule)) if rule.contains("seat 12")));
-        let ga_only: BTreeMap<Place, String> = api
-            .into_iter()
-            .filter(|(p, _)| matches!(p, Place::Ga(..)))
-            .collect();
-        let lines = price_lines(&held, &types, &ga_only, None).unwrap();
-        assert_eq!(
-            lines.iter().map(|l| l.price_cents).collect::<Vec<_>>(),
-            [1000, 1000, 2000],
-            "two children and the default for the third"
-        );
-        assert_eq!(counts_by_type(&lines), [(2, 1), (3, 2)]);
-        let three: BTreeMap<Place, String> = (0..3)
-            .map(|n| (Place::Ga(area, n), "child".to_string()))
-            .collect();
-        assert!(matches!(
-            price_lines(&held, &types, &three, None),
-            Err(Invalid::PriceTypeRule(_))
-        ));
-        // More places named than the hold has in the area.
-        let four: BTreeMap<Place, String> = (0..4)
-            .map(|n| (Place::Ga(area, n), "adult".to_string()))
-            .collect();
-        assert!(price_lines(&held, &types, &four, None).is_err());
     }
 }

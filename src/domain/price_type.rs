@@ -533,4 +533,50 @@ mod tests {
         assert!(check_list(std::slice::from_ref(&bad), &tiers()).is_err());
         assert!(check_list(&[spec("adult", &[("a", 5500)]), bad], &tiers()).is_ok());
     }
+
+    #[test]
+    fn ga_places_are_priced_like_seats() {
+        let area = crate::domain::ids::AreaId(7);
+        let api: BTreeMap<Place, String> = (0..2)
+            .map(|n| (Place::Ga(area, n), "child".to_string()))
+            .collect();
+        let types = [
+            on_sale(2, "adult", &[(10, 2000)]),
+            OnSale {
+                max_per_order: Some(2),
+                ..on_sale(3, "child", &[(10, 1000)])
+            },
+        ];
+        let held: Vec<HeldPlace> = (0..3)
+            .map(|n| HeldPlace {
+                place: Place::Ga(area, n),
+                tier_id: 10,
+                tier_price_cents: 1500,
+            })
+            .collect();
+        let mut with_a_seat = api.clone();
+        with_a_seat.insert(Place::Seat(SeatId(12)), "adult".into());
+        let lines = price_lines(&held, &types, &with_a_seat, None);
+        // Seat 12 is not in this hold.
+        assert!(matches!(lines, Err(Invalid::PriceTypeRule(ref rule)) if rule.contains("seat 12")));
+        let lines = price_lines(&held, &types, &api, None).unwrap();
+        assert_eq!(
+            lines.iter().map(|l| l.price_cents).collect::<Vec<_>>(),
+            [1000, 1000, 2000],
+            "two children and the default for the third"
+        );
+        assert_eq!(counts_by_type(&lines), [(2, 1), (3, 2)]);
+        let three: BTreeMap<Place, String> = (0..3)
+            .map(|n| (Place::Ga(area, n), "child".to_string()))
+            .collect();
+        assert!(matches!(
+            price_lines(&held, &types, &three, None),
+            Err(Invalid::PriceTypeRule(_))
+        ));
+        // More places named than the hold has in the area.
+        let four: BTreeMap<Place, String> = (0..4)
+            .map(|n| (Place::Ga(area, n), "adult".to_string()))
+            .collect();
+        assert!(price_lines(&held, &types, &four, None).is_err());
+    }
 }

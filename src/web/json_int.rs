@@ -81,3 +81,20 @@ mod tests {
         assert!(serde_json::from_str::<Body>(r#"{"count": -1, "ids": []}"#).is_err());
     }
 }
+
+/// A map of maps of whole numbers, by name (`{"7": {"child": 2}}`).
+pub fn map_of_maps<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
+    deserializer: D,
+) -> Result<std::collections::BTreeMap<String, std::collections::BTreeMap<String, T>>, D::Error> {
+    type Numbers = std::collections::BTreeMap<String, serde_json::Number>;
+    std::collections::BTreeMap::<String, Numbers>::deserialize(deserializer)?
+        .into_iter()
+        .map(|(outer, inner)| {
+            let inner = inner
+                .iter()
+                .map(|(name, number)| Ok((name.clone(), convert(number)?)))
+                .collect::<Result<_, D::Error>>()?;
+            Ok((outer, inner))
+        })
+        .collect()
+}

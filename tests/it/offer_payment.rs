@@ -546,6 +546,33 @@ async fn general_admission_places_are_sold_as_types_and_counted() {
     let (status, hold) = buyer.hold_ga(event.id, floor, 3).await;
     assert_eq!(status, StatusCode::CREATED, "{hold}");
     let kids = |n: i32| json!({"ga_price_types": {floor.to_string(): {"child": n}}, "promo_code": "tenoff"});
+    // Malformed counts are refused, and nothing is sold.
+    for (odd, status) in [
+        (
+            json!({"ga_price_types": {floor.to_string(): {"child": 1.5}}}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            json!({"ga_price_types": {floor.to_string(): {"child": -1}}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"ga_price_types": {"floor": {"child": 1}}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"ga_price_types": {"999": {"child": 1}}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"ga_price_types": {floor.to_string(): {"child": 2_000_000_000}}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ] {
+        let (got, body) = buy(&buyer, &hold, odd.clone()).await;
+        assert_eq!(got, status, "{odd}: {body}");
+    }
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
     // Four children named for three places: refused, the hold whole.
     let (status, refused) = buy(&buyer, &hold, kids(4)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");

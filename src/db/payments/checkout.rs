@@ -48,7 +48,7 @@ const RESERVE_SEATS: &str = "WITH kept AS (
   RETURNING seat_id";
 
 /// [`RESERVE_SEATS`] at the prices, types and discounts the offer gave
-/// each seat (`price_types::line_arrays`).
+/// each seat (`offer_lines::line_arrays`).
 const RESERVE_SEATS_PRICED: &str = "WITH kept AS (
          UPDATE seats s SET held_until = o.pay_by
            FROM orders o
@@ -174,7 +174,7 @@ pub(in crate::db) async fn checkout_in(
             INSERT_PENDING,
             reserve_seats,
             RESERVE_GA,
-            crate::db::price_types::WRITE_GA_LINES,
+            crate::db::offer_lines::WRITE_GA_LINES,
             HOLD_PAYING,
             PRICE_PENDING,
             QUEUE_EXPIRE,
@@ -205,7 +205,7 @@ pub(in crate::db) async fn checkout_in(
         let statement = tx.prepare_cached(reserve_seats).await?;
         let rows = match priced {
             Some(lines) => {
-                let arrays = crate::db::price_types::line_arrays(lines);
+                let arrays = crate::db::offer_lines::line_arrays(lines);
                 tx.query(
                     &statement,
                     &[
@@ -235,7 +235,7 @@ pub(in crate::db) async fn checkout_in(
     // The GA places as the offer priced them, before the receipt sums them.
     let ga_lines = async {
         match priced {
-            Some(lines) => crate::db::price_types::write_ga_lines(tx, order_id, lines).await,
+            Some(lines) => crate::db::offer_lines::write_ga_lines(tx, order_id, lines).await,
             None => Ok(()),
         }
     };

@@ -10,6 +10,7 @@
 //! to Stripe are queued in `payment_jobs` and made after the commit.
 
 mod checkout;
+mod counter;
 mod counts;
 mod event;
 mod jobs;
@@ -19,6 +20,7 @@ mod stripe_events;
 
 pub use checkout::PendingOrder;
 pub(in crate::db) use checkout::{Checkout, checkout_in};
+pub use counter::mark_paid_at_counter;
 pub use counts::lapse_overdue;
 pub(in crate::db) use counts::lapse_overdue_in;
 pub(crate) use event::set_event_payment_in;
@@ -27,8 +29,6 @@ pub use jobs::{LeasedJob, job_done, job_failed, lease_due_job};
 pub use reads::{
     OrderPayment, RefundView, SessionLine, SessionRequest, of_order, session_request, store_session,
 };
-pub use settle::{
-    PaidSession, Payment, Settled, lapse_from_stripe, mark_paid_at_counter, settle_from_stripe,
-};
+pub use settle::{PaidSession, Payment, Settled, lapse_from_stripe, settle_from_stripe};
 pub(in crate::db) use settle::{queue_provider_refund, settle_free_in};
 pub use stripe_events::{note_stripe_event, record_stripe_event};

@@ -8,18 +8,18 @@ use crate::db::tickets;
 use crate::db::{GenericClient, Pool, audit, outbox, retrying, webhooks};
 use crate::domain::hold::GaHeld;
 use crate::domain::ids::{Actor, AreaId, EventId, HoldId, OrderId, SeatId};
-use crate::domain::payment::{OrderStatus, PaymentMode};
-use crate::error::{AppError, AppResult, Conflict, Missing};
+use crate::domain::payment::PaymentMode;
+use crate::error::{AppError, AppResult, Missing};
 
 /// The order's row, locked: what settling or letting it go needs.
-struct Locked {
-    event_id: EventId,
+pub(super) struct Locked {
+    pub(super) event_id: EventId,
     /// None for an order made without a hold (a walk-up sale): it never
     /// waited for a payment.
-    hold_id: Option<HoldId>,
-    status: String,
-    payment: PaymentMode,
-    in_time: bool,
+    pub(super) hold_id: Option<HoldId>,
+    pub(super) status: String,
+    pub(super) payment: PaymentMode,
+    pub(super) in_time: bool,
     buyer_email: String,
     event_cancelled: bool,
     /// The payment the order was paid with, once paid online.
@@ -35,7 +35,7 @@ struct Locked {
 
 /// Locks the order, reading with it the Checkout Session `session_id`
 /// names if the order made that session.
-async fn lock_order(
+pub(super) async fn lock_order(
     tx: &impl GenericClient,
     order_id: OrderId,
     session_id: Option<&str>,
@@ -206,69 +206,6 @@ pub async fn lapse_from_stripe(
     .await
 }
 
-/// Staff take the money at the counter for a box-office reservation: its
-/// seats are sold if the reservation is still within its deadline (and so
-/// its seats still its own), all or nothing. A lapsed one is refused, as a
-/// lapsed hold is, even if nobody has taken its seats yet.
-pub async fn mark_paid_at_counter(
-    pool: &Pool,
-    actor: Actor,
-    event_id: EventId,
-    order_id: OrderId,
-    tender: &str,
-) -> AppResult<Settled> {
-    let outcome = retrying(|| {
-        crate::db::in_transaction(pool, async |tx| {
-            let order = lock_order(tx, order_id, None)
-                .await?
-                .filter(|order| order.event_id == event_id)
-                .ok_or(AppError::NotFound(Missing::Order))?;
-            // Lapsed by a checkout that wanted its counts back: as late as
-            // one read lapsed by its deadline.
-            if order.payment == PaymentMode::BoxOffice && order.status == "lapsed" {
-                return Err(AppError::Conflict(Conflict::PaymentDeadlinePassed));
-            }
-            if order.payment != PaymentMode::BoxOffice
-                || order.status != "pending_payment"
-                || order.hold_id.is_none()
-            {
-                return Err(AppError::Conflict(Conflict::NotAwaitingPayment {
-                    status: stored_status(&order).as_str(),
-                }));
-            }
-            if !order.in_time {
-                return Err(AppError::Conflict(Conflict::PaymentDeadlinePassed));
-            }
-            let amount: i64 = reserved_total(tx, order_id).await?;
-            let settled = settle_locked(
-                tx,
-                order_id,
-                order,
-                &Payment {
-                    amount_cents: amount,
-                    payment_intent: None,
-                    session: None,
-                    tender,
-                },
-                Some(actor),
-            )
-            .await?;
-            match settled {
-                Settled::Paid { late: false, .. } => Ok(settled),
-                // The reservation's seats were no longer its own (its
-                // deadline passed as this ran, and a rival took one; or
-                // sales were cancelled): nothing is sold.
-                _ => Err(AppError::Conflict(Conflict::PaymentDeadlinePassed)),
-            }
-        })
-    })
-    .await;
-    if outcome.is_ok() {
-        metrics::counter!(crate::observability::PURCHASES).increment(1);
-    }
-    outcome
-}
-
 /// A checkout that came to nothing to pay (a code took it all and the
 /// event charges no fee, or its tiers are free): sold at once, in the
 /// checkout's own transaction, as a purchase of an event that takes no
@@ -294,21 +231,6 @@ pub(in crate::db) async fn settle_free_in(
             "order {order_id}: nothing to pay, yet it settled as {other:?}"
         ))),
     }
-}
-
-fn stored_status(order: &Locked) -> OrderStatus {
-    OrderStatus::read(&order.status, !order.in_time, 0, 1)
-}
-
-async fn reserved_total(tx: &impl GenericClient, order_id: OrderId) -> AppResult<i64> {
-    let statement = tx
-        .prepare_cached("SELECT amount_cents FROM orders WHERE id = $1")
-        .await?;
-    Ok(tx
-        .query_one(&statement, &[&order_id])
-        .await?
-        .get::<_, Option<i64>>(0)
-        .unwrap_or(0))
 }
 
 /// The reserved seats, locked in id order, each with whether this order
@@ -353,7 +275,7 @@ async fn settle_in(
 /// claim takes them: the order's GA places (tickets, then areas), then its
 /// seats in id order. What it sells before finding the order can't be
 /// whole is rolled back to a savepoint, then the order is refunded.
-async fn settle_locked(
+pub(super) async fn settle_locked(
     tx: &impl GenericClient,
     order_id: OrderId,
     order: Locked,

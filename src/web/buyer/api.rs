@@ -515,7 +515,7 @@ pub(crate) struct PurchaseBody {
     /// By general-admission area id, how many of the hold's places there
     /// are of each type: `{"7": {"child": 2}}`. Places not named are sold
     /// as the default type.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::web::json_int::map_of_maps")]
     ga_price_types: std::collections::BTreeMap<String, std::collections::BTreeMap<String, i32>>,
     /// A promo code, matched without regard to case.
     #[serde(default)]
