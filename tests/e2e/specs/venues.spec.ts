@@ -6,6 +6,10 @@ import { signInStaff, expectNoSeriousA11yViolations } from './helpers';
 // Staff bring a real venue in through the upload page, put an event on
 // sale from it, and a buyer gets general-admission tickets.
 test('import a layout on the staff page, create an event, buy a GA ticket', async ({ page, browser }) => {
+  // A 2,000-place import and two accessibility scans of its 1,500-seat map
+  // take about 50 s alone on two shared cores; beside the other worker the
+  // suite's 60 s ran out mid-test (a full run, 2026-11-27).
+  test.setTimeout(150_000);
   await signInStaff(page, '/staff/venues');
 
   // A broken file: every problem is listed, nothing is saved.
