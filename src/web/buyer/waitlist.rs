@@ -149,6 +149,7 @@ async fn join(
         responses::KeyAccess,
         responses::NotFound,
         responses::Conflict,
+        responses::TooManyRequests,
         responses::Unprocessable,))]
 pub(crate) async fn join_json(
     State(state): State<AppState>,
