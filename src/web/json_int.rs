@@ -48,6 +48,23 @@ pub fn optional_list<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
         .transpose()
 }
 
+/// A map of maps of whole numbers, by name (`{"7": {"child": 2}}`).
+pub fn map_of_maps<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
+    deserializer: D,
+) -> Result<std::collections::BTreeMap<String, std::collections::BTreeMap<String, T>>, D::Error> {
+    type Numbers = std::collections::BTreeMap<String, serde_json::Number>;
+    std::collections::BTreeMap::<String, Numbers>::deserialize(deserializer)?
+        .into_iter()
+        .map(|(outer, inner)| {
+            let inner = inner
+                .iter()
+                .map(|(name, number)| Ok((name.clone(), convert(number)?)))
+                .collect::<Result<_, D::Error>>()?;
+            Ok((outer, inner))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[derive(serde::Deserialize, Debug)]
@@ -80,21 +97,22 @@ mod tests {
         assert!(serde_json::from_str::<Body>(r#"{"count": 7.5, "ids": []}"#).is_err());
         assert!(serde_json::from_str::<Body>(r#"{"count": -1, "ids": []}"#).is_err());
     }
-}
 
-/// A map of maps of whole numbers, by name (`{"7": {"child": 2}}`).
-pub fn map_of_maps<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
-    deserializer: D,
-) -> Result<std::collections::BTreeMap<String, std::collections::BTreeMap<String, T>>, D::Error> {
-    type Numbers = std::collections::BTreeMap<String, serde_json::Number>;
-    std::collections::BTreeMap::<String, Numbers>::deserialize(deserializer)?
-        .into_iter()
-        .map(|(outer, inner)| {
-            let inner = inner
-                .iter()
-                .map(|(name, number)| Ok((name.clone(), convert(number)?)))
-                .collect::<Result<_, D::Error>>()?;
-            Ok((outer, inner))
-        })
-        .collect()
+    #[derive(serde::Deserialize, Debug)]
+    struct Counts {
+        #[serde(deserialize_with = "super::map_of_maps")]
+        counts: std::collections::BTreeMap<String, std::collections::BTreeMap<String, i32>>,
+    }
+
+    #[test]
+    fn a_map_of_maps_takes_whole_numbers_in_range_only() {
+        let read: Counts =
+            serde_json::from_str(r#"{"counts": {"7": {"child": 2.0, "adult": -1}}}"#).unwrap();
+        assert_eq!(read.counts["7"]["child"], 2);
+        assert_eq!(read.counts["7"]["adult"], -1);
+        assert!(serde_json::from_str::<Counts>(r#"{"counts": {"7": {"child": 1.5}}}"#).is_err());
+        assert!(
+            serde_json::from_str::<Counts>(r#"{"counts": {"7": {"child": 3000000000}}}"#).is_err()
+        );
+    }
 }
