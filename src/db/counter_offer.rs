@@ -38,7 +38,6 @@ pub(super) async fn price(
     });
     sent_together!(for_sale, found);
     let ((types, seats), found) = (for_sale?, found?);
-    let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
     if types.is_empty()
         && let Some(code) = choices.types.values().next()
     {
@@ -46,28 +45,8 @@ pub(super) async fn price(
     }
     // A seat named no type whose tier no open public type prices sells at
     // its tier's price, as the counter always sold it.
-    let (typed, tier_only) = price_type::split_untyped(&seats, &types, &choices.types);
-    let mut lines = price_type::tier_lines(&tier_only);
-    if !typed.is_empty() {
-        lines.extend(price_type::price_lines(
-            &typed,
-            &types,
-            &choices.types,
-            unlocked,
-        )?);
-    }
-    if !types.is_empty() {
-        // In type id order, as every sale counts them.
-        price_types::count_sold(tx, &lines, &types).await?;
-    }
-    let promo_code_id = match &found {
-        Some(found) => Some(
-            promo_codes::redeem(tx, found, &mut lines, &types)
-                .await?
-                .promo_code_id,
-        ),
-        None => None,
-    };
+    let (mut lines, promo_code_id) =
+        price_types::price_and_count(tx, &seats, &types, &choices.types, found.as_ref()).await?;
     if comp {
         for line in &mut lines {
             line.price_cents = 0;

@@ -387,30 +387,8 @@ async fn price_offer(
     });
     sent_together!(for_sale, found);
     let ((types, held), found) = (for_sale?, found?);
-    let unlocked = found.as_ref().and_then(|found| found.unlocks.as_deref());
-    // A place no type prices (a GA area's tier, say) sells at its tier's
-    // price, as the hold panel shows it.
-    let (typed, tier_only) = price_type::split_untyped(&held, &types, &choices.types);
-    let mut lines = price_type::tier_lines(&tier_only);
-    if !typed.is_empty() {
-        lines.extend(price_type::price_lines(
-            &typed,
-            &types,
-            &choices.types,
-            unlocked,
-        )?);
-    }
-    if !types.is_empty() {
-        price_types::count_sold(tx, &lines, &types).await?;
-    }
-    let promo_code_id = match &found {
-        Some(found) => Some(
-            promo_codes::redeem(tx, found, &mut lines, &types)
-                .await?
-                .promo_code_id,
-        ),
-        None => None,
-    };
+    let (lines, promo_code_id) =
+        price_types::price_and_count(tx, &held, &types, &choices.types, found.as_ref()).await?;
     Ok(Offer {
         lines: Some(lines),
         promo_code_id,

@@ -425,6 +425,39 @@ pub(super) async fn for_counter(
     ))
 }
 
+/// Prices the held places by the event's offer and counts it, in the
+/// sale's own transaction: each place as the type chosen (or the default;
+/// one no open public type prices at its tier's price), each limited
+/// type's quota, and the code `found` redeemed with its use counted. The
+/// lines, and the code's id when one was redeemed. A refusal rolls the
+/// transaction back with nothing sold.
+pub(super) async fn price_and_count(
+    tx: &impl GenericClient,
+    held: &[HeldPlace],
+    types: &[OnSale],
+    chosen: &BTreeMap<Place, String>,
+    found: Option<&super::promo_codes::Found>,
+) -> AppResult<(Vec<PricedLine>, Option<i64>)> {
+    let unlocked = found.and_then(|found| found.unlocks.as_deref());
+    let (typed, tier_only) = price_type::split_untyped(held, types, chosen);
+    let mut lines = price_type::tier_lines(&tier_only);
+    if !typed.is_empty() {
+        lines.extend(price_type::price_lines(&typed, types, chosen, unlocked)?);
+    }
+    if !types.is_empty() {
+        count_sold(tx, &lines, types).await?;
+    }
+    let promo_code_id = match found {
+        Some(found) => Some(
+            super::promo_codes::redeem(tx, found, &mut lines, types)
+                .await?
+                .promo_code_id,
+        ),
+        None => None,
+    };
+    Ok((lines, promo_code_id))
+}
+
 /// Gives each type its places back under its quota, one per id in
 /// `type_ids` (refunded GA tickets' types).
 pub(super) async fn give_back_places(tx: &impl GenericClient, type_ids: &[i64]) -> AppResult<()> {

@@ -24,6 +24,27 @@ use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
 
 /// Stripe's webhook, routed and documented with the API.
+/// An order's receipt lines, in the current language: shown once it has
+/// tickets, and while it waits for its payment (what is asked is fixed at
+/// checkout); none otherwise (a lapsed order, say).
+pub(crate) fn receipt_lines(
+    order: &db::orders::Order,
+    has_tickets: bool,
+    payment: &OrderPayment,
+) -> Vec<crate::i18n::receipt::ReceiptLine> {
+    if !has_tickets && payment.status != OrderStatus::PendingPayment {
+        return Vec::new();
+    }
+    let receipt = &order.receipt;
+    crate::i18n::receipt::lines(
+        &receipt.totals,
+        receipt.tax,
+        receipt.promo_code.as_deref(),
+        receipt.refunded_cents,
+        &order.locale,
+    )
+}
+
 pub fn routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
     utoipa_axum::router::OpenApiRouter::new().routes(utoipa_axum::routes!(stripe_webhook))
 }

@@ -13,7 +13,13 @@ use crate::support::{Api, TestApp, id_segment, spawn_app, spawn_app_with};
 use seatmap::domain::charges::Tax;
 use seatmap::domain::role::Role;
 
-async fn set_event(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+/// Staff change the event (its payment, fee and tax) with a manager's key.
+pub(crate) async fn set_event(
+    app: &TestApp,
+    key: &str,
+    event_id: i64,
+    body: Value,
+) -> (StatusCode, Value) {
     staff_call(
         app,
         key,
@@ -24,7 +30,8 @@ async fn set_event(app: &TestApp, key: &str, event_id: i64, body: Value) -> (Sta
     .await
 }
 
-async fn buy(buyer: &Api, hold: &Value, extra: Value) -> (StatusCode, Value) {
+/// Buys the hold with `extra` fields beside the buyer (types, a code).
+pub(crate) async fn buy(buyer: &Api, hold: &Value, extra: Value) -> (StatusCode, Value) {
     let mut body = json!({"name": "Ada", "email": "ada@example.com"});
     body.as_object_mut()
         .unwrap()
@@ -37,7 +44,7 @@ async fn buy(buyer: &Api, hold: &Value, extra: Value) -> (StatusCode, Value) {
         .await
 }
 
-async fn order_of(buyer: &Api, bought: &Value) -> Value {
+pub(crate) async fn order_of(buyer: &Api, bought: &Value) -> Value {
     let (status, order) = buyer
         .get(&format!("/api/orders/{}", id_segment(&bought["order_id"])))
         .await;

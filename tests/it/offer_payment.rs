@@ -11,6 +11,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::api_keys::make_staff_key;
+use crate::charges::{buy, order_of, set_event};
 use crate::payments::{deadline_in, drain_provider_calls, paying_app, session_of, stored_status};
 use crate::price_types::put_types;
 use crate::promo_codes::{make_code, staff_call};
@@ -58,17 +59,6 @@ async fn offer_event(
     event
 }
 
-async fn set_event(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
-    staff_call(
-        app,
-        key,
-        Method::PATCH,
-        &format!("/api/staff/events/{event_id}"),
-        Some(body),
-    )
-    .await
-}
-
 /// Holds `seats` for `buyer` and buys them with `choices` (price types and
 /// a promo code): the hold and the purchase's answer.
 async fn hold_and_buy(
@@ -81,27 +71,6 @@ async fn hold_and_buy(
     assert_eq!(status, StatusCode::CREATED, "{hold}");
     let (status, bought) = buy(buyer, &hold, choices).await;
     (hold, status, bought)
-}
-
-async fn buy(buyer: &Api, hold: &Value, choices: Value) -> (StatusCode, Value) {
-    let mut body = json!({"name": "Ada", "email": "ada@example.com"});
-    for (field, value) in choices.as_object().into_iter().flatten() {
-        body[field] = value.clone();
-    }
-    buyer
-        .post(
-            &format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"])),
-            body,
-        )
-        .await
-}
-
-async fn order_of(buyer: &Api, order: &Value) -> Value {
-    let (status, body) = buyer
-        .get(&format!("/api/orders/{}", id_segment(&order["order_id"])))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body
 }
 
 fn totals(order: &Value) -> [i64; 5] {

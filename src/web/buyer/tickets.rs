@@ -150,18 +150,8 @@ pub(crate) async fn order_page(
     let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
     let receipt = &order.receipt;
     let total = receipt.totals.total_cents - receipt.refunded_cents;
-    let asked = payment.status == crate::domain::payment::OrderStatus::PendingPayment;
     render(&OrderPage {
-        receipt: match tickets.is_empty() && !asked {
-            true => Vec::new(),
-            false => crate::i18n::receipt::lines(
-                &receipt.totals,
-                receipt.tax,
-                receipt.promo_code.as_deref(),
-                receipt.refunded_cents,
-                &order.locale,
-            ),
-        },
+        receipt: crate::web::payments::receipt_lines(&order, !tickets.is_empty(), &payment),
         heading: if tickets.is_empty() && payment.payment.waits_for_payment() {
             crate::i18n::t("order-heading-order")
         } else {

@@ -221,20 +221,7 @@ async fn order_page(
     let payment = db::payments::of_order(&client, order_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
-    // Shown once it has tickets, and while it waits for the money: what
-    // the counter is to take is fixed already.
-    let receipt_lines = match rows.is_empty()
-        && payment.status != crate::domain::payment::OrderStatus::PendingPayment
-    {
-        true => Vec::new(),
-        false => crate::i18n::receipt::lines(
-            &receipt.totals,
-            receipt.tax,
-            receipt.promo_code.as_deref(),
-            receipt.refunded_cents,
-            locale,
-        ),
-    };
+    let receipt_lines = crate::web::payments::receipt_lines(&order, !rows.is_empty(), &payment);
     render(&OrderPage {
         payment_status: payment_status(&payment),
         counter_payable: payment.payment == PaymentMode::BoxOffice
