@@ -161,12 +161,29 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::StartsInPast => "The event must start in the future.".into(),
         Invalid::OnSaleAfterStart => "Sales must open before the event starts.".into(),
         Invalid::Time { field, text } => {
-            let field = match field {
-                TimeField::Start => "start time",
-                TimeField::OnSale => "on-sale time",
-            };
+            let field = time_field(*field);
             format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30.")
         }
+        Invalid::LocalTimeSkipped {
+            field,
+            text,
+            zone,
+            offsets: (before, after),
+        } => format!(
+            "The {} {} doesn't exist in {zone}: the clocks go forward then (from {before} to {after}). Choose another time.",
+            time_field(*field),
+            text.replace('T', " ")
+        ),
+        Invalid::LocalTimeTwice {
+            field,
+            text,
+            zone,
+            offsets: (first, second),
+        } => format!(
+            "The {} {} happens twice in {zone}: the clocks go back then (first at {first}, then at {second}). Choose another time, or give it with its offset through the API.",
+            time_field(*field),
+            text.replace('T', " ")
+        ),
         Invalid::UnknownSection(name) => format!("This event has no section {}.", quoted(name)),
         Invalid::UnknownTier(code) => format!("This event has no price tier {}.", quoted(code)),
         Invalid::PriceType(rule) => format!("These price types can't be saved: {rule}."),
@@ -491,6 +508,13 @@ fn denied_text(denied: &Denied) -> String {
     }
 }
 
+fn time_field(field: TimeField) -> &'static str {
+    match field {
+        TimeField::Start => "start time",
+        TimeField::OnSale => "on-sale time",
+    }
+}
+
 /// For people: None while on sale, else why nothing can be bought.
 pub fn sale_notice(
     status: SaleStatus,
@@ -499,6 +523,7 @@ pub fn sale_notice(
 ) -> Option<String> {
     match status {
         SaleStatus::OnSale => None,
+        SaleStatus::Draft => Some(t("sale-draft")),
         SaleStatus::NotYet => Some(match on_sale_at {
             Some(at) => t1("sale-on-sale-at", "at", &locale.time(at)),
             None => t("sale-not-yet"),

@@ -30,6 +30,8 @@ pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
         currency: spec.currency.clone(),
         tiers: spec.tiers.clone(),
         layout,
+        // The demo sells at once.
+        published: true,
     };
     events::create(pool, &new_event).await
 }
@@ -77,6 +79,8 @@ pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
             })
             .collect(),
         layout,
+        // The demo sells at once.
+        published: true,
     };
     events::create(pool, &new_event).await
 }

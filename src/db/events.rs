@@ -36,6 +36,10 @@ pub struct EventSummary {
     pub sale: SaleStatus,
     #[serde(with = "time::serde::rfc3339::option")]
     pub on_sale_at: Option<OffsetDateTime>,
+    /// False for a draft, which buyers are never shown (the buyers' API
+    /// lists only published events, so it doesn't say).
+    #[serde(skip)]
+    pub published: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -48,7 +52,8 @@ pub struct Tier {
 
 /// An event's sale state now; `e` is the events row.
 const SALE_STATUS: &str = "
-    CASE WHEN e.cancelled_at IS NOT NULL THEN 'cancelled'
+    CASE WHEN e.published_at IS NULL THEN 'draft'
+         WHEN e.cancelled_at IS NOT NULL THEN 'cancelled'
          WHEN e.sales_closed_at IS NOT NULL THEN 'closed'
          WHEN e.starts_at <= now() THEN 'started'
          WHEN e.on_sale_at > now() THEN 'not_yet'
@@ -58,7 +63,7 @@ const SALE_STATUS: &str = "
 fn summary_query(filter: &str) -> String {
     format!(
         "SELECT e.id, e.name, e.venue, e.starts_at, e.on_sale_at, e.currency, e.time_zone,
-                {SALE_STATUS} AS sale,
+                {SALE_STATUS} AS sale, e.published_at IS NOT NULL AS published,
                 count(s.id) AS seats_total,
                 count(s.id) FILTER (WHERE s.status = 'AVAILABLE'
                                     OR (s.status = 'HELD' AND s.held_until < now())) AS seats_available,
@@ -98,10 +103,21 @@ fn summary_from_row(row: &Row) -> EventSummary {
         time_zone: row.get("time_zone"),
         sale: SaleStatus::from_db(row.get("sale")),
         on_sale_at: row.get("on_sale_at"),
+        published: row.get("published"),
     }
 }
 
+/// The events buyers see: published ones.
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<EventSummary>> {
+    let statement = client
+        .prepare_cached(&summary_query("WHERE e.published_at IS NOT NULL"))
+        .await?;
+    let rows = client.query(&statement, &[]).await?;
+    Ok(rows.iter().map(summary_from_row).collect())
+}
+
+/// Every event, drafts too: for staff.
+pub async fn list_for_staff(client: &impl GenericClient) -> AppResult<Vec<EventSummary>> {
     let statement = client.prepare_cached(&summary_query("")).await?;
     let rows = client.query(&statement, &[]).await?;
     Ok(rows.iter().map(summary_from_row).collect())
@@ -122,6 +138,15 @@ pub async fn id_by_slug(client: &impl GenericClient, slug: &str) -> AppResult<Op
     let row = client
         .query_opt("SELECT id FROM events WHERE slug = $1", &[&slug])
         .await?;
+    Ok(row.map(|row| row.get(0)))
+}
+
+/// Whether the event is published; None: there is no such event.
+pub async fn published(client: &impl GenericClient, event_id: EventId) -> AppResult<Option<bool>> {
+    let statement = client
+        .prepare_cached("SELECT published_at IS NOT NULL FROM events WHERE id = $1")
+        .await?;
+    let row = client.query_opt(&statement, &[&event_id]).await?;
     Ok(row.map(|row| row.get(0)))
 }
 
@@ -150,7 +175,7 @@ pub(super) async fn lock_on_sale(
 ) -> AppResult<EventPayment> {
     let (status, on_sale_at, time_zone, payment, _) =
         lock_sale_status(client, event_id, LockUnless::Closed).await?;
-    status.refuse(on_sale_at, &time_zone)?;
+    refuse_buyer(status, on_sale_at, &time_zone)?;
     Ok(payment)
 }
 
@@ -162,19 +187,32 @@ pub(super) async fn lock_on_sale_for_claim(
 ) -> AppResult<bool> {
     let (status, on_sale_at, time_zone, _, waitlist_waiting) =
         lock_sale_status(client, event_id, LockUnless::Closed).await?;
-    status.refuse(on_sale_at, &time_zone)?;
+    refuse_buyer(status, on_sale_at, &time_zone)?;
     Ok(waitlist_waiting)
 }
 
+/// A buyer is told a draft doesn't exist, as its pages are.
+fn refuse_buyer(
+    status: SaleStatus,
+    on_sale_at: Option<OffsetDateTime>,
+    time_zone: &str,
+) -> AppResult<()> {
+    match status {
+        SaleStatus::Draft => Err(AppError::NotFound(Missing::Event)),
+        status => Ok(status.refuse(on_sale_at, time_zone)?),
+    }
+}
+
 /// The box office keeps selling at the door after online sales close or
-/// the show starts, but not for a cancelled event.
+/// the show starts, but not for a cancelled event, nor a draft (409
+/// `event_not_published`: staff see drafts, so they are told why).
 pub(super) async fn lock_not_cancelled(
     client: &impl GenericClient,
     event_id: EventId,
 ) -> AppResult<()> {
     match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
-        (SaleStatus::Cancelled, on_sale_at, time_zone, _, _) => {
-            Ok(SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)?)
+        (status @ (SaleStatus::Cancelled | SaleStatus::Draft), on_sale_at, time_zone, _, _) => {
+            Ok(status.refuse(on_sale_at, &time_zone)?)
         }
         _ => Ok(()),
     }
@@ -325,6 +363,8 @@ pub struct NewEvent {
     pub tiers: Vec<TierSpec>,
     /// Where everything is: sections, seats, areas, stage, time zone.
     pub layout: VenueLayout,
+    /// False: a draft, seen by staff only until they publish it.
+    pub published: bool,
 }
 
 /// Creates the event with all its seats and areas in one transaction. If
@@ -335,8 +375,9 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
     let inserted = tx
         .query_opt(
             "INSERT INTO events (slug, name, venue, venue_id, starts_at, on_sale_at,
-                                 currency, time_zone, stage, venue_version, labels)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                 currency, time_zone, stage, venue_version, labels, published_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                     CASE WHEN $12 THEN now() END)
              ON CONFLICT (slug) DO NOTHING RETURNING id",
             &[
                 &event.slug,
@@ -350,6 +391,7 @@ pub async fn create(pool: &Pool, event: &NewEvent) -> AppResult<EventId> {
                 &outline_column(&event.layout.stage),
                 &event.venue_version,
                 &event.layout.labels_json(),
+                &event.published,
             ],
         )
         .await?;

@@ -50,6 +50,7 @@ pub mod orders;
 pub mod outbox;
 pub mod payments;
 pub mod price_types;
+pub mod publishing;
 pub mod promo_codes;
 pub mod rate_limits;
 pub mod replica;

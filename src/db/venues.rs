@@ -226,6 +226,8 @@ pub struct EventPlan {
     pub prices: BTreeMap<String, i32>,
     /// ISO 4217.
     pub currency: String,
+    /// False: made a draft, for staff to publish when it is ready.
+    pub published: bool,
 }
 
 /// Creates the event, its tiers, sections, every seat and GA area from the
@@ -265,6 +267,7 @@ pub async fn create_event(pool: &Pool, plan: &EventPlan) -> AppResult<EventId> {
         currency: plan.currency.clone(),
         tiers,
         layout,
+        published: plan.published,
     };
     events::create(pool, &new_event).await
 }

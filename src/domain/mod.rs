@@ -11,6 +11,7 @@ pub mod hold;
 pub mod ids;
 pub mod lang;
 pub mod layout;
+pub mod local_time;
 pub mod locale;
 pub mod money;
 pub mod password;

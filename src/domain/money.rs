@@ -18,7 +18,28 @@ impl Default for Currency {
     }
 }
 
+/// Each IANA zone's country (ISO 3166 alpha-2), one per line, tab
+/// separated: the tz database's zone.tab (public domain; tzdata 2025b),
+/// without its comments.
+const ZONE_COUNTRIES: &str = include_str!("zone_countries.tsv");
+
 impl Currency {
+    /// What a venue in `zone` most likely sells in: its country's regular
+    /// currency (USD for America/New_York, GBP for Europe/London); None
+    /// for a zone that names no country (UTC, Etc/GMT+5) or an unknown one.
+    pub fn of_zone(zone: &str) -> Option<Currency> {
+        let country = ZONE_COUNTRIES
+            .lines()
+            .filter_map(|line| line.split_once('\t'))
+            .find(|(_, name)| *name == zone)?
+            .0;
+        let country: iso_currency::Country = country.parse().ok()?;
+        iso_currency::Currency::from_country(country)
+            .into_iter()
+            .find(|currency| currency.flags().is_empty())
+            .map(Currency)
+    }
+
     /// "USD", "eur" → the currency; None for anything not in ISO 4217.
     pub fn from_code(code: &str) -> Option<Currency> {
         iso_currency::Currency::from_code(&code.trim().to_ascii_uppercase()).map(Currency)
@@ -141,6 +162,19 @@ pub fn group_thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Currency, group_thousands};
+
+    #[test]
+    fn a_venues_zone_gives_its_countrys_currency() {
+        let code = |zone: &str| Currency::of_zone(zone).map(Currency::code);
+        assert_eq!(code("America/New_York").as_deref(), Some("USD"));
+        assert_eq!(code("Europe/London").as_deref(), Some("GBP"));
+        assert_eq!(code("Europe/Berlin").as_deref(), Some("EUR"));
+        assert_eq!(code("Asia/Tokyo").as_deref(), Some("JPY"));
+        assert_eq!(code("Europe/Zurich").as_deref(), Some("CHF"));
+        assert_eq!(code("UTC"), None);
+        assert_eq!(code("Etc/GMT+5"), None);
+        assert_eq!(code("Nowhere/At_All"), None);
+    }
 
     #[test]
     fn decimal_amounts_keep_the_currencys_digits() {

@@ -34,6 +34,7 @@ error_codes! {
     EmptyHold => "empty_hold",
     EventCancelled => "event_cancelled",
     EventStarted => "event_started",
+    EventNotPublished => "event_not_published",
     Forbidden => "forbidden",
     HoldExpired => "hold_expired",
     HoldLimit => "hold_limit",
@@ -49,6 +50,8 @@ error_codes! {
     InvalidCurrency => "invalid_currency",
     InvalidSearch => "invalid_search",
     InvalidTime => "invalid_time",
+    NonexistentLocalTime => "nonexistent_local_time",
+    AmbiguousLocalTime => "ambiguous_local_time",
     InvalidTicketCode => "invalid_ticket_code",
     InvalidTender => "invalid_tender",
     InvalidGate => "invalid_gate",
@@ -279,6 +282,20 @@ pub enum Invalid {
     Time {
         field: TimeField,
         text: String,
+    },
+    /// A wall-clock time the venue's zone skips: its offsets either side.
+    LocalTimeSkipped {
+        field: TimeField,
+        text: String,
+        zone: String,
+        offsets: (String, String),
+    },
+    /// A wall-clock time the venue's zone passes twice: its two offsets.
+    LocalTimeTwice {
+        field: TimeField,
+        text: String,
+        zone: String,
+        offsets: (String, String),
     },
     UnknownSection(String),
     UnknownTier(String),
@@ -531,6 +548,8 @@ impl Invalid {
             Invalid::StartsInPast => ErrorCode::StartsInPast,
             Invalid::OnSaleAfterStart => ErrorCode::OnSaleAfterStart,
             Invalid::Time { .. } => ErrorCode::InvalidTime,
+            Invalid::LocalTimeSkipped { .. } => ErrorCode::NonexistentLocalTime,
+            Invalid::LocalTimeTwice { .. } => ErrorCode::AmbiguousLocalTime,
             Invalid::UnknownSection(_) => ErrorCode::UnknownSection,
             Invalid::UnknownTier(_) | Invalid::VenueHasNoTier(_) => ErrorCode::UnknownTier,
             Invalid::MissingPrice { .. } => ErrorCode::MissingPrice,
@@ -611,6 +630,7 @@ impl Conflict {
                 SaleStatus::NotYet => ErrorCode::NotOnSaleYet,
                 SaleStatus::Closed => ErrorCode::SalesClosed,
                 SaleStatus::Started => ErrorCode::EventStarted,
+                SaleStatus::Draft => ErrorCode::EventNotPublished,
                 // Not refused while on sale; named for completeness.
                 SaleStatus::Cancelled | SaleStatus::OnSale => ErrorCode::EventCancelled,
             },
@@ -643,6 +663,7 @@ mod tests {
             (SaleStatus::NotYet, ErrorCode::NotOnSaleYet),
             (SaleStatus::Closed, ErrorCode::SalesClosed),
             (SaleStatus::Started, ErrorCode::EventStarted),
+            (SaleStatus::Draft, ErrorCode::EventNotPublished),
             (SaleStatus::Cancelled, ErrorCode::EventCancelled),
         ] {
             match status.refuse(Some(at), "UTC") {

@@ -140,6 +140,7 @@ pub fn event_details(
     name: &str,
     starts_at: &str,
     on_sale_at: &str,
+    zone: &str,
     now: OffsetDateTime,
 ) -> Result<EventDetails, Refusal> {
     let name = name.trim();
@@ -147,13 +148,13 @@ pub fn event_details(
     {
         return Err(Refusal::Invalid(Invalid::EventName));
     }
-    let starts_at = form_time(TimeField::Start, starts_at)?;
+    let starts_at = super::local_time::instant(TimeField::Start, starts_at, zone)?;
     if starts_at <= now {
         return Err(Refusal::Invalid(Invalid::StartsInPast));
     }
     let on_sale_at = match on_sale_at.trim() {
         "" => None,
-        text => Some(form_time(TimeField::OnSale, text)?),
+        text => Some(super::local_time::instant(TimeField::OnSale, text, zone)?),
     };
     if on_sale_at.is_some_and(|at| at >= starts_at) {
         return Err(Refusal::Invalid(Invalid::OnSaleAfterStart));
@@ -163,23 +164,6 @@ pub fn event_details(
         starts_at,
         on_sale_at,
     })
-}
-
-fn form_time(field: TimeField, text: &str) -> Result<OffsetDateTime, Refusal> {
-    let text = text.trim();
-    let local = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]");
-    let local_seconds =
-        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
-    time::PrimitiveDateTime::parse(text, local)
-        .or_else(|_| time::PrimitiveDateTime::parse(text, local_seconds))
-        .map(time::PrimitiveDateTime::assume_utc)
-        .or_else(|_| OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339))
-        .map_err(|_| {
-            Refusal::Invalid(Invalid::Time {
-                field,
-                text: text.to_string(),
-            })
-        })
 }
 
 #[cfg(test)]
@@ -305,14 +289,15 @@ mod tests {
     #[test]
     fn event_details_need_a_name_a_future_start_and_sales_before_it() {
         let now = time::macros::datetime!(2026-11-21 12:00 UTC);
-        let ok = event_details(" Gala ", "2026-12-01T19:30", "2026-11-25T09:00:00", now).unwrap();
+        let ok = event_details(" Gala ", "2026-12-01T19:30", "2026-11-25T09:00:00", "UTC", now)
+            .unwrap();
         assert_eq!(ok.name, "Gala");
         assert_eq!(ok.starts_at, time::macros::datetime!(2026-12-01 19:30 UTC));
         assert_eq!(
             ok.on_sale_at,
             Some(time::macros::datetime!(2026-11-25 09:00 UTC))
         );
-        let at_once = event_details("Gala", "2026-12-01T19:30:00Z", "", now).unwrap();
+        let at_once = event_details("Gala", "2026-12-01T19:30:00Z", "", "UTC", now).unwrap();
         assert_eq!(at_once.on_sale_at, None);
         for (name, starts, on_sale, code) in [
             ("", "2026-12-01T19:30", "", "invalid_name"),
@@ -326,7 +311,7 @@ mod tests {
             ),
             ("Gala", "2026-12-01T19:30", "soon", "invalid_time"),
         ] {
-            match event_details(name, starts, on_sale, now) {
+            match event_details(name, starts, on_sale, "UTC", now) {
                 Err(Refusal::Invalid(got)) => assert_eq!(got.code().as_str(), code),
                 other => panic!("{name:?} {starts:?} {on_sale:?}: {other:?}"),
             }

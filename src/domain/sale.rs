@@ -6,6 +6,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SaleStatus {
+    /// Not published yet: staff only (buyers are told it doesn't exist).
+    Draft,
     OnSale,
     /// Before the on-sale time.
     NotYet,
@@ -19,6 +21,7 @@ pub enum SaleStatus {
 impl SaleStatus {
     pub fn from_db(value: &str) -> SaleStatus {
         match value {
+            "draft" => SaleStatus::Draft,
             "on_sale" => SaleStatus::OnSale,
             "not_yet" => SaleStatus::NotYet,
             "closed" => SaleStatus::Closed,

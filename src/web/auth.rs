@@ -86,6 +86,29 @@ const STAFF_KEY: &str = "staff_id";
 /// password reset raises it, which ends the session.
 const STAFF_VERSION_KEY: &str = "staff_credentials_version";
 
+/// The session's member of staff, if one is signed in and their account
+/// still lets them (not disabled, password not reset since).
+pub async fn signed_in_staff(
+    state: &AppState,
+    session: &Session,
+) -> Result<Option<(StaffId, crate::db::staff::SignedIn)>, AppError> {
+    let Some(staff_id) = session
+        .get::<StaffId>(STAFF_KEY)
+        .await
+        .map_err(session_error)?
+    else {
+        return Ok(None);
+    };
+    let version = session
+        .get::<i32>(STAFF_VERSION_KEY)
+        .await
+        .map_err(session_error)?
+        .unwrap_or(0);
+    let client = state.pool.get().await?;
+    let account = crate::db::staff::signed_in(&client, staff_id, version).await?;
+    Ok(account.map(|account| (staff_id, account)))
+}
+
 /// A signed-in member of staff, whatever their role. Only the login
 /// handler ever puts a staff id in a session, so a buyer's session never
 /// gains staff rights. A handler never takes this directly: it takes
@@ -107,18 +130,7 @@ impl StaffUser {
     async fn from_session(parts: &mut Parts, state: &AppState) -> Result<StaffUser, AppError> {
         let session = session_from(parts).await?;
         let csrf = CsrfToken::from_request_parts(parts, state).await?;
-        let staff_id = session
-            .get::<StaffId>(STAFF_KEY)
-            .await
-            .map_err(session_error)?
-            .ok_or(AppError::Unauthorized)?;
-        let version = session
-            .get::<i32>(STAFF_VERSION_KEY)
-            .await
-            .map_err(session_error)?
-            .unwrap_or(0);
-        let client = state.pool.get().await?;
-        let account = crate::db::staff::signed_in(&client, staff_id, version)
+        let (staff_id, account) = signed_in_staff(state, &session)
             .await?
             .ok_or(AppError::Unauthorized)?;
         Ok(StaffUser {

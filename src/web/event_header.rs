@@ -25,6 +25,8 @@ pub struct EventHeader {
     pub from_price: Option<String>,
     pub sold_out: bool,
     pub on_sale: bool,
+    /// Not published: staff only.
+    pub draft: bool,
     /// Why nothing can be bought now ("On sale at …"), if so.
     pub sale_notice: Option<String>,
     /// For staff: "On sale", "Not on sale yet", "Sales closed", …
@@ -60,8 +62,10 @@ impl From<&EventSummary> for EventHeader {
                 .map(|cents| crate::i18n::t1("price-from-amount", "price", &locale.price(cents))),
             sold_out: event.seats_available + event.ga_available == 0,
             on_sale: event.sale == SaleStatus::OnSale,
+            draft: !event.published,
             sale_notice: crate::words::sale_notice(event.sale, event.on_sale_at, &locale),
             sale_label: crate::i18n::t(match event.sale {
+                SaleStatus::Draft => "sale-label-draft",
                 SaleStatus::OnSale => "sale-label-on-sale",
                 SaleStatus::NotYet => "sale-label-not-yet",
                 SaleStatus::Closed => "sale-label-closed",

@@ -236,6 +236,14 @@ impl SeatMapCache {
         Some(changes.everything.max(named))
     }
 
+    /// Drops the event's map on this instance, after a change to the event
+    /// itself that must show at once (other instances hear of it through
+    /// the feed, see `db::publishing`).
+    pub fn forget(&self, event_id: EventId) {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots.remove(&event_id);
+    }
+
     /// The event's map, made by `make` (its JSON, and where it was read)
     /// when the one kept is stale (see [`SeatMapCache`]).
     pub async fn get_or_make<F, Fut>(&self, event_id: EventId, make: F) -> AppResult<Arc<Prepared>>

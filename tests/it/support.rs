@@ -471,6 +471,7 @@ impl TestApp {
             currency: "EUR".into(),
             tiers,
             layout,
+            published: true,
         };
         let id = db::events::create(&self.pool, &event)
             .await

@@ -334,6 +334,7 @@ async fn event_on(app: &TestApp, venue_id: i64, name: &str, (tier, cents): (&str
         on_sale_at: None,
         prices: BTreeMap::from([(tier.to_string(), cents)]),
         currency: "EUR".into(),
+        published: true,
     };
     seatmap::db::venues::create_event(&app.pool, &plan)
         .await

@@ -76,6 +76,8 @@ async fn event_on_sale(
                 .map(|t| (t.code.clone(), price_cents))
                 .collect(),
             currency: "EUR".into(),
+            // The bench sells at once.
+            published: true,
         },
     )
     .await

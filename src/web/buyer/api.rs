@@ -159,6 +159,10 @@ pub(crate) async fn event_seats(
         .seat_maps
         .get_or_make(event_id, || async {
             let (client, event, from) = state.event_read_client(event_id).await?;
+            // A draft doesn't exist for the API (a failure is not kept).
+            if !event.published {
+                return Err(AppError::NotFound(Missing::Event));
+            }
             let (map, unchanged_until) = seat_map_lapsing(&client, event).await?;
             let json = serde_json::to_vec(&map).map_err(|err| AppError::Internal(err.into()))?;
             Ok(MadeMap {

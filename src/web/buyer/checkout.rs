@@ -70,7 +70,7 @@ pub(crate) async fn purchase(
                 &state,
                 event_id,
                 &MapQuery::default(),
-                (Some(buyer.id), buyer.csrf.value()),
+                (Some(buyer.id), buyer.csrf.value(), &buyer.session),
                 Some(notice),
                 Some(form),
             )

@@ -120,7 +120,7 @@ pub(crate) async fn event_page(
         &state,
         event_id,
         &query,
-        (viewer.buyer_id, viewer.csrf.value()),
+        (viewer.buyer_id, viewer.csrf.value(), &viewer.session),
         notice,
         None,
     )
@@ -133,7 +133,7 @@ pub(crate) async fn event_page_response(
     state: &AppState,
     event_id: EventId,
     query: &MapQuery,
-    (buyer_id, csrf): (Option<BuyerId>, String),
+    (buyer_id, csrf, session): (Option<BuyerId>, String, &tower_sessions::Session),
     notice: Option<Notice>,
     buy_form: Option<BuyerFields>,
 ) -> AppResult<Response> {
@@ -143,6 +143,8 @@ pub(crate) async fn event_page_response(
         since,
         hold,
     } = state.live_page_read(event_id, buyer_id).await?;
+    // A draft's page is staff's preview; its notice says it is a draft.
+    super::draft_preview(state, session, event.published).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;
@@ -519,6 +521,7 @@ pub(crate) async fn list_page(
         hold,
         ..
     } = state.live_page_read(event_id, viewer.buyer_id).await?;
+    super::draft_preview(&state, &viewer.session, event.published).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;

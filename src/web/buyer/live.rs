@@ -97,9 +97,10 @@ async fn live(
     let mut resyncs = state.live.resyncs();
     resyncs.mark_unchanged();
     let client = state.pool.get().await?;
-    if !db::events::exists(&client, event_id).await? {
-        return Err(AppError::NotFound(Missing::Event));
-    }
+    let published = db::events::published(&client, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    super::draft_preview(&state, &viewer.session, published).await?;
     // A browser reconnecting on its own sends Last-Event-ID; htmx reopening
     // the stream sends the `since` the page last recorded.
     let since = headers
@@ -358,6 +359,10 @@ async fn seat_fragments(
         .take(2000)
         .collect();
     let client = state.pool.get().await?;
+    let published = db::events::published(&client, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    super::draft_preview(&state, &viewer.session, published).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
     let seats = db::seats::by_ids(&client, event_id, &ids, None).await?;
     render(&LiveUpdate {

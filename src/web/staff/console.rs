@@ -77,7 +77,7 @@ struct IndexPage {
 
 async fn index(State(state): State<AppState>, staff: Staff<Door>) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
-    let events = db::events::list(&client).await?;
+    let events = db::events::list_for_staff(&client).await?;
     render(&IndexPage {
         staff_bar: staff.bar(),
         events: events.iter().map(EventHeader::from).collect(),

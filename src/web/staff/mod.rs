@@ -15,6 +15,7 @@ pub mod payments;
 pub mod payments_api;
 pub mod price_types_api;
 pub mod promo_codes_api;
+pub mod publishing;
 pub mod reports;
 pub mod reports_api;
 pub mod seats_api;
@@ -38,6 +39,7 @@ pub fn router() -> Router<AppState> {
         .merge(accessible::router())
         .merge(accounts::router())
         .merge(console::router())
+        .merge(publishing::router())
         .merge(venues::router())
         .merge(reports::router())
         .merge(offer::router())

@@ -29,6 +29,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EventPaymentBody {
+    /// true publishes a draft (buyers see it, and buy from its on-sale
+    /// time); false takes it back to a draft, refused (409
+    /// `event_has_sales`) once anything of it is ordered, sold or held.
+    #[serde(default)]
+    published: Option<bool>,
     /// none, online or box_office.
     #[serde(default)]
     payment: Option<String>,
@@ -92,6 +97,8 @@ impl RateText {
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct StaffEventJson {
     event_id: EventId,
+    /// false: a draft, which buyers don't see.
+    published: bool,
     payment: PaymentMode,
     box_office_window_secs: i32,
     booking_fee_cents: i32,
@@ -103,11 +110,13 @@ pub(crate) struct StaffEventJson {
 impl StaffEventJson {
     fn new(
         event_id: EventId,
+        published: bool,
         (payment, box_office_window_secs): (PaymentMode, i32),
         charges: Charges,
     ) -> Self {
         StaffEventJson {
             event_id,
+            published,
             payment,
             box_office_window_secs,
             booking_fee_cents: charges.booking_fee_cents,
@@ -155,7 +164,7 @@ pub(crate) fn payment_choice(
 #[utoipa::path(patch, path = "/api/staff/events/{event_id}", tag = "staff",
     params(("event_id" = i64, Path)), request_body = EventPaymentBody,
     responses(
-        (status = 200, description = "The event's payment settings now", body = StaffEventJson),
+        (status = 200, description = "The event's settings now: published, payment, fee and tax", body = StaffEventJson),
         responses::BadRequest,
         responses::StaffAccess,
         responses::NotFound,
@@ -179,6 +188,11 @@ pub(crate) async fn set_payment(
         }
         None => None,
     };
+    // First, as what is likeliest refused: a refusal changes nothing else.
+    if let Some(published) = body.published {
+        db::publishing::set_published(&state.pool, staff.actor, event_id, published).await?;
+        state.seat_maps.forget(event_id);
+    }
     // Both in one transaction: either both change or neither.
     match (payment, change == ChargesChange::default()) {
         (Some((mode, window)), true) => {
@@ -193,7 +207,10 @@ pub(crate) async fn set_payment(
     let client = state.pool.get().await?;
     let payment = db::payments::event_payment(&client, event_id).await?;
     let charges = db::charges::for_event(&client, event_id).await?;
-    Ok(Json(StaffEventJson::new(event_id, payment, charges)))
+    let published = db::events::find(&client, event_id)
+        .await?
+        .is_some_and(|event| event.published);
+    Ok(Json(StaffEventJson::new(event_id, published, payment, charges)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

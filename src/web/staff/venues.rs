@@ -209,6 +209,8 @@ struct VenuePage {
     id: VenueId,
     name: String,
     time_zone: String,
+    /// What the currency field starts as: the venue's country's.
+    currency: String,
     sections: Vec<SectionLine>,
     tiers: Vec<TierPriceField>,
     version: i32,
@@ -241,6 +243,9 @@ async fn venue_page(
         id: venue_id,
         name: layout.name.clone(),
         time_zone: layout.time_zone.clone(),
+        currency: Currency::of_zone(&layout.time_zone)
+            .unwrap_or_default()
+            .code(),
         sections,
         tiers: layout
             .tiers
@@ -269,7 +274,9 @@ async fn create_event(
     staff: Staff<Manager>,
     CsrfForm(fields): CsrfForm<Vec<(String, String)>>,
 ) -> AppResult<Response> {
-    let outcome = plan_from_form(venue_id, &fields);
+    let (layout, _) = db::venues::latest(&state.pool.get().await?, venue_id).await?;
+    let zone = layout.time_zone;
+    let outcome = plan_from_form(venue_id, &fields, &zone);
     let outcome = match outcome {
         Ok(plan) => db::venues::create_event(&state.pool, &plan)
             .await
@@ -278,14 +285,17 @@ async fn create_event(
     };
     match outcome {
         Ok((event_id, plan)) => {
-            let text = match plan.on_sale_at {
-                Some(at) if at > OffsetDateTime::now_utc() => format!(
-                    "Created {}. It goes on sale at {}.",
-                    plan.name,
-                    words::display_time(at)
-                ),
-                _ => format!("Created {}. It is on sale now.", plan.name),
+            let locale = crate::domain::locale::EventLocale::new(Default::default(), zone);
+            let sells_from = match plan.on_sale_at {
+                Some(at) if at > OffsetDateTime::now_utc() => {
+                    format!("from {}", locale.time(at))
+                }
+                _ => "at once".to_string(),
             };
+            let text = format!(
+                "Created {} as a draft: only staff see it. Once published, it sells {sells_from}.",
+                plan.name
+            );
             push_notice(&staff.session, &Notice::new(NoticeKind::Success, text)).await?;
             Ok(Redirect::to(&format!("/staff/events/{event_id}")).into_response())
         }
@@ -301,7 +311,12 @@ async fn create_event(
     }
 }
 
-fn plan_from_form(venue_id: VenueId, fields: &[(String, String)]) -> AppResult<EventPlan> {
+/// Times are the venue's wall-clock times, in `zone`.
+fn plan_from_form(
+    venue_id: VenueId,
+    fields: &[(String, String)],
+    zone: &str,
+) -> AppResult<EventPlan> {
     let field = |name: &str| {
         fields
             .iter()
@@ -312,12 +327,14 @@ fn plan_from_form(venue_id: VenueId, fields: &[(String, String)]) -> AppResult<E
         field("name"),
         field("starts_at"),
         field("on_sale_at"),
+        zone,
         OffsetDateTime::now_utc(),
     )?;
-    // A form from before events had currencies sells in euros.
+    // Left empty: the venue's country's currency.
+    let default_currency = Currency::of_zone(zone).unwrap_or_default().code();
     let code = Some(field("currency"))
         .filter(|c| !c.trim().is_empty())
-        .unwrap_or("EUR");
+        .unwrap_or(&default_currency);
     let currency = Currency::from_code(code)
         .ok_or_else(|| AppError::Invalid(Invalid::Currency(code.to_string())))?;
     let mut prices = BTreeMap::new();
@@ -340,6 +357,7 @@ fn plan_from_form(venue_id: VenueId, fields: &[(String, String)]) -> AppResult<E
         on_sale_at: details.on_sale_at,
         prices,
         currency: currency.code(),
+        published: false,
     })
 }
 
