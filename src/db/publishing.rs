@@ -20,8 +20,8 @@ const PUBLISH: &str = "
         SELECT (SELECT count(*) FROM seats WHERE event_id = $1 AND status = 'SOLD') AS sold,
                (SELECT count(*) FROM seats
                  WHERE event_id = $1 AND status = 'HELD' AND held_until > now())
-             + (SELECT coalesce(sum(quantity), 0) FROM ga_tickets
-                 WHERE event_id = $1 AND order_id IS NULL AND held_until > now()))::bigint
+             + (SELECT coalesce(sum(quantity), 0)::bigint FROM ga_tickets
+                 WHERE event_id = $1 AND order_id IS NULL AND held_until > now())
                  AS held,
                (SELECT count(*) FROM orders WHERE event_id = $1) AS orders
     ), changed AS (

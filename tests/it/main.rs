@@ -11,6 +11,7 @@ mod budgets;
 mod charges;
 mod claims;
 mod door_offline;
+mod drafts;
 mod general_admission;
 mod hostile;
 mod languages;

@@ -911,6 +911,17 @@ impl Api {
         self.post_raw(path, &body.to_string()).await
     }
 
+    pub async fn patch(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .patch(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .expect("PATCH");
+        Self::answer(response).await
+    }
+
     pub async fn delete(&self, path: &str) -> (StatusCode, Value) {
         let response = self
             .http
