@@ -308,12 +308,13 @@ fn conflict_text(conflict: &Conflict) -> String {
             held_seats,
             orders,
         } => format!(
-            "This event can't move to another version of its venue: {} sold, {} held and {} \
-             made (refunded ones included). Block seats, change prices or add a section instead.",
+            "This event can't go back to a draft: buyers have {} sold, {} held and {} \
+             made (refunded ones included).",
             count(*sold_seats, "seat", "seats"),
             count(*held_seats, "seat", "seats"),
             count(*orders, "order", "orders"),
         ),
+        Conflict::PlacesInUse(places) => places_in_use(places),
         Conflict::PriceTypeSoldOut { price_type } => format!(
             "No {} tickets are left. Your seats are still held: choose another ticket type.",
             quoted(price_type)
@@ -506,6 +507,45 @@ fn denied_text(denied: &Denied) -> String {
             "Your role is {has}; this needs {needs} or above. An admin can change your role."
         ),
     }
+}
+
+/// "Stalls B4 (sold): removed; Floor (held): too few places; and 3 more."
+fn places_in_use(places: &[crate::domain::place_in_use::PlaceInUse]) -> String {
+    const LISTED: usize = 8;
+    let named: Vec<String> = places
+        .iter()
+        .take(LISTED)
+        .map(|place| {
+            let what = match (&place.section, &place.row, &place.seat, &place.area, &place.tier) {
+                (Some(section), Some(row), Some(seat), _, _) => format!("{section} {row}{seat}"),
+                (_, _, _, Some(area), _) => area.clone(),
+                (Some(section), _, _, _, _) => format!("section {section}"),
+                (_, _, _, _, Some(tier)) => format!("tier {tier}"),
+                _ => "a place".into(),
+            };
+            let in_use = match place.in_use.as_str() {
+                "paying" => "awaiting payment",
+                "sold_before" => "ordered before",
+                "waitlist" => "chosen by a waitlist party",
+                other => other,
+            };
+            let change = match place.change.as_str() {
+                "tier_changed" => "changes tier",
+                "capacity_below_taken" => "too few places for those taken",
+                _ => "removed",
+            };
+            format!("{what} ({in_use}): {change}")
+        })
+        .collect();
+    let more = match places.len().saturating_sub(LISTED) {
+        0 => String::new(),
+        n => format!("; and {n} more"),
+    };
+    format!(
+        "This version would take {} from under a sale or hold, so the event stays where it is: {}{more}.",
+        count(places.len(), "place", "places"),
+        named.join("; ")
+    )
 }
 
 fn time_field(field: TimeField) -> &'static str {

@@ -62,6 +62,7 @@ pub mod snapshot;
 pub mod staff;
 pub mod tickets;
 pub mod venue_move;
+pub mod venue_move_check;
 pub mod venues;
 pub mod waitlist;
 pub mod waitlist_cap;

@@ -5,9 +5,10 @@
 //! A move rebuilds the event's seats in place: a seat the new version
 //! still has (same section, row and seat label) keeps its id and takes its
 //! new place, tier and flags; a seat it lacks is deleted, a new one
-//! inserted. It is allowed only while nothing in the event is sold, held
-//! or ordered, judged by one statement that locks every seat of the event,
-//! in the transaction that rebuilds them.
+//! inserted. It is allowed on sale, while every seat that is sold, held or
+//! waiting for its payment keeps its match in the same tier (see
+//! `venue_move_check`), judged under locks on the event and every one of
+//! its seats, in the transaction that rebuilds them.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -34,40 +35,6 @@ pub struct Moved {
 /// Seats one statement writes (see `events::SEATS_PER_STATEMENT`).
 const SEATS_PER_STATEMENT: usize = 5_000;
 
-/// Judges and claims the move in one statement. The event row is already
-/// locked FOR UPDATE (claims and purchases take KEY SHARE on it, so every
-/// one in flight has finished and no new one starts), and so are the
-/// event's general-admission tickets; this locks every seat of the event
-/// too, in id order, for what changes seats without the event's lock
-/// (releasing and extending a hold).
-const JUDGE_AND_MOVE: &str = "
-    WITH seat_states AS (
-        SELECT count(*) FILTER (WHERE status = 'SOLD') AS sold,
-               count(*) FILTER (WHERE status = 'HELD' AND held_until > now()) AS held
-          FROM (SELECT status, held_until FROM seats WHERE event_id = $1
-                 ORDER BY id FOR UPDATE) locked
-    ), ga_states AS (
-        SELECT coalesce(sum(quantity) FILTER (WHERE order_id IS NOT NULL), 0)::bigint AS sold,
-               coalesce(sum(quantity) FILTER (WHERE order_id IS NULL AND held_until > now()), 0)::bigint AS held
-          FROM ga_tickets WHERE event_id = $1
-    ), ordered AS (
-        SELECT count(*) AS orders FROM orders WHERE event_id = $1
-    ), moved AS (
-        UPDATE events e
-           SET venue_version = $2, venue = $3, stage = $4, time_zone = $5, labels = $6
-          FROM seat_states, ga_states, ordered
-         WHERE e.id = $1
-           AND seat_states.sold + ga_states.sold = 0
-           AND seat_states.held + ga_states.held = 0
-           AND ordered.orders = 0
-        RETURNING e.id
-    )
-    SELECT seat_states.sold + ga_states.sold AS sold,
-           seat_states.held + ga_states.held AS held,
-           ordered.orders,
-           EXISTS (SELECT 1 FROM moved) AS moved
-      FROM seat_states, ga_states, ordered";
-
 /// Moves the event's seats to `version` of its venue. New tiers need a
 /// price in `prices` (minor units); a price given for a tier the event
 /// already has replaces it. A deadlock with a release (which locks seats
@@ -86,6 +53,26 @@ pub async fn move_event(
     // New seats the planner has not seen (see `events::create`).
     pool.get().await?.batch_execute("ANALYZE seats").await?;
     Ok(moved)
+}
+
+/// What moving the event to `version` would do now, without doing it:
+/// read without locks, so a moment's sales may change the answer (the
+/// move judges again under its own).
+pub async fn preview(
+    client: &impl GenericClient,
+    event_id: EventId,
+    version: i32,
+) -> AppResult<super::venue_move_check::MovePreview> {
+    let venue_id = event_venue(client, event_id).await?;
+    let layout = super::venues::version_layout(client, venue_id, version).await?;
+    let from_version: i32 = client
+        .query_one(
+            "SELECT venue_version FROM events WHERE id = $1",
+            &[&event_id],
+        )
+        .await?
+        .get(0);
+    super::venue_move_check::compare(client, event_id, from_version, version, &layout).await
 }
 
 async fn move_once(
@@ -112,26 +99,32 @@ async fn move_once(
         &[&event_id],
     )
     .await?;
-    let judged = tx
-        .query_one(
-            JUDGE_AND_MOVE,
-            &[
-                &event_id,
-                &version,
-                &layout.name,
-                &outline_column(&layout.stage),
-                &layout.time_zone,
-                &layout.labels_json(),
-            ],
-        )
-        .await?;
-    if !judged.get::<_, bool>("moved") {
-        return Err(AppError::Conflict(Conflict::EventHasSales {
-            sold_seats: judged.get("sold"),
-            held_seats: judged.get("held"),
-            orders: judged.get("orders"),
-        }));
+    // Every seat too, in id order: releasing and extending a hold change
+    // seats without the event's lock.
+    tx.execute(
+        "SELECT 1 FROM seats WHERE event_id = $1 ORDER BY id FOR UPDATE",
+        &[&event_id],
+    )
+    .await?;
+    super::venue_move_check::reclaim_lapsed_places(&tx, event_id).await?;
+    let judged =
+        super::venue_move_check::compare(&tx, event_id, from_version, version, layout).await?;
+    if !judged.in_use.is_empty() {
+        return Err(AppError::Conflict(Conflict::PlacesInUse(judged.in_use)));
     }
+    tx.execute(
+        "UPDATE events SET venue_version = $2, venue = $3, stage = $4, time_zone = $5, labels = $6
+          WHERE id = $1",
+        &[
+            &event_id,
+            &version,
+            &layout.name,
+            &outline_column(&layout.stage),
+            &layout.time_zone,
+            &layout.labels_json(),
+        ],
+    )
+    .await?;
     let tier_ids = rebuild_tiers(&tx, event_id, layout, prices).await?;
     let counts = rebuild_seats(&tx, event_id, layout).await?;
     rebuild_areas(&tx, event_id, layout, &tier_ids).await?;
@@ -257,21 +250,6 @@ async fn rebuild_seats(
     if seats.iter().any(|s| s.position < 0) {
         return Err(anyhow::anyhow!("a layout seat has a negative position").into());
     }
-    // Every held seat has lapsed (the judge refused live ones): free them,
-    // and every lapsed general-admission ticket.
-    tx.execute(
-        "UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL
-          WHERE event_id = $1 AND status = 'HELD'",
-        &[&event_id],
-    )
-    .await?;
-    tx.execute("DELETE FROM ga_tickets WHERE event_id = $1", &[&event_id])
-        .await?;
-    tx.execute(
-        "UPDATE ga_areas SET held = 0 WHERE event_id = $1",
-        &[&event_id],
-    )
-    .await?;
     let section_col: Vec<i64> = seats.iter().map(|s| section_ids[s.section_index]).collect();
     let row_col: Vec<&str> = seats.iter().map(|s| s.row_label.as_str()).collect();
     let label_col: Vec<&str> = seats.iter().map(|s| s.seat_label.as_str()).collect();

@@ -17,6 +17,7 @@ pub mod money;
 pub mod password;
 pub mod payment;
 pub mod price_choice;
+pub mod place_in_use;
 pub mod price_type;
 pub mod promo;
 pub mod refusal;

@@ -114,6 +114,7 @@ error_codes! {
     TierHasHolds => "tier_has_holds",
     SectionExists => "section_exists",
     NotAVenueEvent => "not_a_venue_event",
+    PlacesInUse => "places_in_use",
     AwaitingPayment => "awaiting_payment",
     NotAwaitingPayment => "not_awaiting_payment",
     PaymentDeadlinePassed => "payment_deadline_passed",
@@ -411,6 +412,9 @@ pub enum Conflict {
         held_seats: i64,
         orders: i64,
     },
+    /// Moving to another venue version would take these places from under
+    /// a sale, a hold or a waitlist party's choice.
+    PlacesInUse(Vec<super::place_in_use::PlaceInUse>),
     /// The event was not built from a venue (the demo hall, tests' grids).
     NotAVenueEvent,
     /// Adding a section an event already has (by name).
@@ -599,6 +603,7 @@ impl Conflict {
             Conflict::VenueExists(_) => ErrorCode::VenueExists,
             Conflict::EventHasSales { .. } => ErrorCode::EventHasSales,
             Conflict::NotAVenueEvent => ErrorCode::NotAVenueEvent,
+            Conflict::PlacesInUse(_) => ErrorCode::PlacesInUse,
             Conflict::TierHasHolds { .. } => ErrorCode::TierHasHolds,
             Conflict::SectionExists(_) => ErrorCode::SectionExists,
             Conflict::StaffExists(_) => ErrorCode::StaffExists,

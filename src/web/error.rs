@@ -196,6 +196,11 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             conflict.code(),
             json!({ "wheelchair_spaces_free": free_spaces, "elsewhere": elsewhere }),
         ),
+        AppError::Conflict(crate::error::Conflict::PlacesInUse(places)) => (
+            StatusCode::CONFLICT,
+            ErrorCode::PlacesInUse,
+            json!({ "places": places }),
+        ),
         AppError::Conflict(
             conflict @ (crate::error::Conflict::PriceTypeSoldOut { price_type }
             | crate::error::Conflict::PriceTypeInUse { price_type }),

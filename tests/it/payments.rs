@@ -889,7 +889,7 @@ async fn staff_choose_how_an_event_is_paid_for_and_cannot_change_it_under_waitin
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
         body,
-        json!({"event_id": event.id, "payment": "box_office", "box_office_window_secs": 3600,
+        json!({"event_id": event.id, "published": true, "payment": "box_office", "box_office_window_secs": 3600,
                "booking_fee_cents": 0, "tax": null, "fees_refundable": true})
     );
     // A reservation waits: the mode can't change under it.

@@ -1,6 +1,7 @@
 //! Versioned venues (issue 29): the layout contract (ETag, If-Match, 412,
 //! 428, 422 with places), two managers saving at once, moving an event to
-//! a new version (refused while anything is sold or held, raced against a
+//! a new version (on sale too since issue 48: refused only where a sold,
+//! held or once-ordered seat would go or change tier; raced against a
 //! buyer's claim in both orders), and repricing a tier on sale.
 
 use std::collections::BTreeMap;
@@ -385,11 +386,12 @@ async fn seat_x(app: &TestApp, seat: i64) -> f32 {
 }
 
 #[tokio::test]
-async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
+async fn an_event_on_sale_moves_while_every_held_seat_keeps_its_place() {
     let app = spawn_app().await;
     let manager = staff(&app, "manager").await;
     let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Moving Hall").await;
     let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let b4 = seat_id(&app, event_id, "B", "4").await.unwrap();
     let x_before = seat_x(&app, a1).await;
     let (status, _, _) = put_layout(
         &manager,
@@ -401,20 +403,26 @@ async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
     assert_eq!(status, StatusCode::OK);
     let path = format!("/api/staff/events/{event_id}/venue-version");
 
+    // B4, which version 2 removes, is held: the move is refused, naming
+    // it, and the preview said so first.
     let buyer = app.buyer();
-    let (status, hold) = buyer.hold(event_id, &[a1]).await;
-    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (status, b4_hold) = buyer.hold(event_id, &[b4]).await;
+    assert_eq!(status, StatusCode::CREATED, "{b4_hold}");
+    let (status, preview) = manager.get(&format!("{path}?version=2")).await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(
+        preview["in_use"],
+        json!([{"section": "Stalls", "row": "B", "seat": "4", "in_use": "held", "change": "removed"}])
+    );
     let (status, body) = manager
         .post(&path, json!({"version": 2, "prices": {"vip": 9000}}))
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    assert_eq!(
-        (
-            body["error"].as_str(),
-            body["held_seats"].as_i64(),
-            body["sold_seats"].as_i64()
-        ),
-        (Some("event_has_sales"), Some(1), Some(0))
+    assert_eq!(body["error"], "places_in_use");
+    assert_eq!(body["places"], preview["in_use"]);
+    assert!(
+        body["message"].as_str().unwrap().contains("Stalls B4 (held): removed"),
+        "{body}"
     );
     assert_eq!(
         seat_x(&app, a1).await,
@@ -429,9 +437,22 @@ async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
         8
     );
 
-    // Once the hold has lapsed there is nothing live: the move goes ahead,
-    // but a new tier needs its price.
-    app.lapse_hold(&hold["hold_id"]).await;
+    // B4 let go and A1 held instead: A1 keeps its match in version 2, so
+    // the move goes ahead under the hold.
+    app.lapse_hold(&b4_hold["hold_id"]).await;
+    let (status, hold) = buyer.hold(event_id, &[a1]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (_, preview) = manager.get(&format!("{path}?version=2")).await;
+    assert_eq!(
+        (
+            preview["seats_kept"].as_i64(),
+            preview["seats_added"].as_i64(),
+            preview["seats_removed"].as_i64(),
+            preview["in_use"].as_array().map(Vec::len)
+        ),
+        (Some(7), Some(1), Some(1), Some(0)),
+        "{preview}"
+    );
     let (status, body) = manager.post(&path, json!({"version": 2})).await;
     assert_eq!(
         (status, body["error"].as_str()),
@@ -470,6 +491,21 @@ async fn an_event_moves_to_a_new_version_only_while_nothing_is_sold_or_held() {
         "A1 is the last seat of row A now"
     );
     assert_eq!(seat_id(&app, event_id, "B", "4").await, None);
+    // A1 is still the buyer's, in its new place.
+    let held_by: Option<uuid::Uuid> = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT hold_id FROM seats WHERE id = $1 AND status = 'HELD'",
+            &[&a1],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        held_by.map(|h| h.to_string()).as_deref(),
+        hold["hold_id"].as_str()
+    );
     let c1 = seat_id(&app, event_id, "C", "1").await.unwrap();
     let (status, hold) = buyer.hold(event_id, &[c1]).await;
     assert_eq!(status, StatusCode::CREATED, "{hold}");
@@ -504,7 +540,8 @@ async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seat
         &second_version("Race Hall One"),
     )
     .await;
-    let a2 = seat_id(&app, event_id, "A", "2").await.unwrap();
+    // B4, which version 2 removes.
+    let b4 = seat_id(&app, event_id, "B", "4").await.unwrap();
     let mut claimant = app.own_connection().await;
     let claim = claimant.transaction().await.unwrap();
     claim
@@ -526,7 +563,7 @@ async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seat
         .execute(
             "UPDATE seats SET status = 'HELD', hold_id = $1, held_until = now() + interval '10 minutes'
               WHERE id = $2 AND status = 'AVAILABLE'",
-            &[&hold_id, &a2],
+            &[&hold_id, &b4],
         )
         .await
         .unwrap();
@@ -544,7 +581,10 @@ async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seat
     claim.commit().await.unwrap();
     let (status, body) = move_request.await.unwrap();
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    assert_eq!(body["held_seats"], 1, "{body}");
+    assert_eq!(
+        body["places"],
+        json!([{"section": "Stalls", "row": "B", "seat": "4", "in_use": "held", "change": "removed"}])
+    );
 
     // Move first: the move is under way (held up on one seat's lock, the
     // event locked), a buyer's claim on A1 and one on B4 (which version 2
@@ -682,20 +722,20 @@ async fn a_tier_repriced_on_sale_changes_unsold_seats_and_sold_ones_keep_their_p
 }
 
 #[tokio::test]
-async fn a_sale_or_a_refunded_order_keeps_the_event_on_its_version() {
+async fn a_sold_seat_keeps_its_tier_and_a_seat_ever_sold_stays_on_record() {
     let app = spawn_app().await;
     let manager = staff(&app, "manager").await;
     let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Sold Hall").await;
-    put_layout(
-        &manager,
-        venue_id,
-        Some("\"v1\""),
-        &second_version("Sold Hall"),
-    )
-    .await;
+    // Version 2 drops B4 (as ever) and makes A2 a VIP seat.
+    let mut v2 = second_version("Sold Hall");
+    v2["sections"][0]["rows"][0]["seats"][2]["tier"] = json!("vip");
+    assert_eq!(v2["sections"][0]["rows"][0]["seats"][2]["label"], "2");
+    put_layout(&manager, venue_id, Some("\"v1\""), &v2).await;
     let a1 = seat_id(&app, event_id, "A", "1").await.unwrap();
+    let a2 = seat_id(&app, event_id, "A", "2").await.unwrap();
+    let b4 = seat_id(&app, event_id, "B", "4").await.unwrap();
     let buyer = app.buyer();
-    let (_, hold) = buyer.hold(event_id, &[a1]).await;
+    let (_, hold) = buyer.hold(event_id, &[a1, a2, b4]).await;
     let (status, order) = buyer
         .purchase(&hold["hold_id"], "Ada", "ada@example.com")
         .await;
@@ -705,14 +745,14 @@ async fn a_sale_or_a_refunded_order_keeps_the_event_on_its_version() {
     let (status, refused) = manager.post(&path, body.clone()).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(
-        (
-            refused["sold_seats"].as_i64(),
-            refused["held_seats"].as_i64(),
-            refused["orders"].as_i64()
-        ),
-        (Some(1), Some(0), Some(1))
+        refused["places"],
+        json!([
+            {"section": "Stalls", "row": "A", "seat": "2", "in_use": "sold", "change": "tier_changed"},
+            {"section": "Stalls", "row": "B", "seat": "4", "in_use": "sold", "change": "removed"},
+        ])
     );
-    // Refunded, the order still names the seat: still refused.
+    // Refunded, the order and its tickets still name B4 and A2: B4 can't
+    // be removed, but A2 may now change tier.
     let order_id = order["order_id"].as_str().unwrap();
     let (status, refund) = manager
         .post(
@@ -724,8 +764,8 @@ async fn a_sale_or_a_refunded_order_keeps_the_event_on_its_version() {
     let (status, refused) = manager.post(&path, body).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(
-        (refused["sold_seats"].as_i64(), refused["orders"].as_i64()),
-        (Some(0), Some(1))
+        refused["places"],
+        json!([{"section": "Stalls", "row": "B", "seat": "4", "in_use": "sold_before", "change": "removed"}])
     );
     let (status, refused) = manager
         .post(&path, json!({"version": 2, "prices": {"vip": -1}}))
@@ -741,6 +781,20 @@ async fn a_sale_or_a_refunded_order_keeps_the_event_on_its_version() {
         .await,
         1
     );
+    // Version 3 keeps B4 (and A2 as VIP): the move goes ahead.
+    let mut v3 = v2.clone();
+    v3["sections"][0]["rows"][1]["seats"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"label": "4", "tier": "std", "x": 120.0, "y": 30.0}));
+    let (status, _, _) = put_layout(&manager, venue_id, Some("\"v2\""), &v3).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, moved) = manager
+        .post(&path, json!({"version": 3, "prices": {"vip": 9000}}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    assert_eq!(seat_id(&app, event_id, "B", "4").await, Some(b4));
+    app.no_breaches().await;
 }
 
 #[tokio::test]

@@ -276,6 +276,7 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
     let console = location(&created);
     let event_id: i64 = console.rsplit('/').next().unwrap().parse().unwrap();
     println!("created the 20,000-seat event over HTTP in {took:?}");
+    publish(&clerk, event_id).await;
     assert_eq!(
         app.count(&format!(
             "SELECT count(*) FROM seats WHERE event_id = {event_id}"
@@ -295,7 +296,8 @@ async fn staff_upload_names_every_problem_writes_nothing_then_builds_the_arena_e
     // with times in the venue's zone (the arena's is New York's).
     let (_, overview) = page(&buyer, &format!("/events/{event_id}")).await;
     assert!(overview.contains("from $35.50"), "{overview}");
-    assert!(overview.contains("Mon 1 Jun 2099, 16:00 EDT"), "{overview}");
+    // Typed as 20:00, it is 20:00 at the arena.
+    assert!(overview.contains("Mon 1 Jun 2099, 20:00 EDT"), "{overview}");
     assert!(!overview.contains("€"), "no euro anywhere: {overview}");
     let listing = buyer.seats(event_id).await;
     assert_eq!(listing["event"]["sale"], "on_sale");
@@ -349,12 +351,25 @@ async fn event_from_small_venue(app: &TestApp, clerk: &Api, on_sale_at: &str) ->
     fields.extend(prices.iter().map(|(k, v)| (k.as_str(), *v)));
     let created = create_event_form(clerk, &format!("/staff/venues/{venue_id}"), &fields).await;
     assert_eq!(created.status(), StatusCode::SEE_OTHER);
-    location(&created)
+    let event_id = location(&created)
         .rsplit('/')
         .next()
         .unwrap()
         .parse()
-        .unwrap()
+        .unwrap();
+    publish(clerk, event_id).await;
+    event_id
+}
+
+/// Publishes the event the form made as a draft.
+async fn publish(clerk: &Api, event_id: i64) {
+    let (status, body) = clerk
+        .patch(
+            &format!("/api/staff/events/{event_id}"),
+            json!({"published": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
 
 #[tokio::test]
@@ -374,13 +389,13 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
         body["message"]
             .as_str()
             .unwrap()
-            .contains("On sale at Fri 1 May 2099, 12:00 CEST"),
+            .contains("On sale at Fri 1 May 2099, 10:00 CEST"),
         "{body}"
     );
     // The page says it in the venue's zone (the hall is in Berlin).
     let (_, html) = page(&buyer, &format!("/events/{event_id}")).await;
     assert!(
-        html.contains("On sale at Fri 1 May 2099, 12:00 CEST."),
+        html.contains("On sale at Fri 1 May 2099, 10:00 CEST."),
         "{html}"
     );
     assert!(
@@ -402,7 +417,7 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
     assert_eq!(response.status(), StatusCode::CONFLICT);
     let refusal = response.text().await.unwrap();
     assert!(
-        refusal.contains("On sale at Fri 1 May 2099, 12:00 CEST."),
+        refusal.contains("On sale at Fri 1 May 2099, 10:00 CEST."),
         "{refusal}"
     );
     assert!(buyer.session_cookie().is_none(), "no session for a refusal");
@@ -414,7 +429,7 @@ async fn before_sales_open_and_after_the_start_nothing_can_be_held() {
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let (_, html) = page(&buyer, &format!("/events/{event_id}")).await;
     assert_eq!(
-        html.matches("On sale at Fri 1 May 2099, 12:00 CEST.")
+        html.matches("On sale at Fri 1 May 2099, 10:00 CEST.")
             .count(),
         2,
         "the banner and the notice: {html}"

@@ -144,7 +144,7 @@ pub(crate) async fn event_page_response(
         hold,
     } = state.live_page_read(event_id, buyer_id).await?;
     // A draft's page is staff's preview; its notice says it is a draft.
-    super::draft_preview(state, session, event.published).await?;
+    super::draft::draft_preview(state, session, event.published).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;
@@ -521,7 +521,7 @@ pub(crate) async fn list_page(
         hold,
         ..
     } = state.live_page_read(event_id, viewer.buyer_id).await?;
-    super::draft_preview(&state, &viewer.session, event.published).await?;
+    super::draft::draft_preview(&state, &viewer.session, event.published).await?;
     let hold_id = hold.as_ref().map(|h| h.id);
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;

@@ -100,7 +100,7 @@ async fn live(
     let published = db::events::published(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
-    super::draft_preview(&state, &viewer.session, published).await?;
+    super::draft::draft_preview(&state, &viewer.session, published).await?;
     // A browser reconnecting on its own sends Last-Event-ID; htmx reopening
     // the stream sends the `since` the page last recorded.
     let since = headers
@@ -362,7 +362,7 @@ async fn seat_fragments(
     let published = db::events::published(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
-    super::draft_preview(&state, &viewer.session, published).await?;
+    super::draft::draft_preview(&state, &viewer.session, published).await?;
     let tiers = db::events::tiers(&client, event_id).await?;
     let seats = db::seats::by_ids(&client, event_id, &ids, None).await?;
     render(&LiveUpdate {

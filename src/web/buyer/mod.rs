@@ -7,6 +7,7 @@ pub mod api;
 pub mod best;
 pub mod checkout;
 pub mod codes;
+pub mod draft;
 pub mod event;
 pub mod live;
 pub mod panel;
@@ -16,27 +17,7 @@ pub mod waitlist;
 
 use axum::Router;
 use axum::routing::{get, post};
-use tower_sessions::Session;
-
-use crate::error::{AppError, AppResult, Missing};
 use crate::web::state::AppState;
-
-/// Whether a buyer's page of the event is a staff preview of a draft. A
-/// published event is shown to anyone; a draft to signed-in staff only,
-/// and to anyone else it doesn't exist (404, in pages and the API alike).
-pub(crate) async fn draft_preview(
-    state: &AppState,
-    session: &Session,
-    published: bool,
-) -> AppResult<bool> {
-    if published {
-        return Ok(false);
-    }
-    match crate::web::auth::signed_in_staff(state, session).await? {
-        Some(_) => Ok(true),
-        None => Err(AppError::NotFound(Missing::Event)),
-    }
-}
 
 /// The buyer's pages and their forms (the JSON API is routed with its
 /// document, in `web::openapi`; the live feed has its own router).

@@ -32,7 +32,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(create_venue))
         .routes(routes!(check_layout))
         .routes(routes!(read_layout_file))
-        .routes(routes!(move_event))
+        .routes(routes!(move_event, preview_move))
         .routes(routes!(add_section))
         .routes(routes!(set_tier_price))
         .layer(DefaultBodyLimit::max(MAX_LAYOUT_BYTES))
@@ -311,7 +311,7 @@ pub(crate) struct MovedJson {
         responses::BadRequest,
         responses::StaffAccess,
         responses::NotFound,
-        (status = 409, description = "`event_has_sales` (with `sold_seats`, `held_seats`, `orders`), or not built from a venue", body = crate::web::error::ErrorBody),
+        (status = 409, description = "`places_in_use` (with `places`: each seat, area, section or tier the version would remove or change under a sale, hold or waitlist party; nothing moved), or not built from a venue", body = crate::web::error::ErrorBody),
         responses::Unprocessable,))]
 pub(crate) async fn move_event(
     State(state): State<AppState>,
@@ -331,6 +331,34 @@ pub(crate) async fn move_event(
         seats_added: moved.seats_added,
         seats_removed: moved.seats_removed,
     }))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct PreviewQuery {
+    /// The venue version the move would build the event's seats from.
+    #[param(minimum = 1)]
+    version: i32,
+}
+
+#[utoipa::path(get, path = "/api/staff/events/{event_id}/venue-version", tag = "staff",
+    params(("event_id" = i64, Path), PreviewQuery),
+    responses(
+        (status = 200, description = "What moving to that version would do now (nothing is changed); `in_use` lists what would refuse it", body = crate::db::venue_move_check::MovePreview),
+        responses::BadRequest,
+        responses::StaffAccess,
+        responses::NotFound,
+        responses::Conflict,))]
+pub(crate) async fn preview_move(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    _staff: StaffCaller<Manager>,
+    crate::web::extract::QueryInput(query): crate::web::extract::QueryInput<PreviewQuery>,
+) -> AppResult<Json<crate::db::venue_move_check::MovePreview>> {
+    let client = state.pool.get().await?;
+    Ok(Json(
+        db::venue_move::preview(&client, event_id, query.version).await?,
+    ))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -162,6 +162,7 @@ test("the theatre's curved balcony: every row label sits beside its own row", as
   await page.getByRole('button', { name: 'Create event' }).click();
   await expect(page).toHaveURL(/\/staff\/events\/\d+$/);
   const eventId = page.url().split('/').pop();
+  await page.getByRole('button', { name: 'Publish' }).click();
   await page.goto(`/events/${eventId}`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Curves');
   await expect(page.locator('.event-head')).toContainText('BST');

@@ -170,6 +170,8 @@ test('a theatre drawn with the mouse is sold on the buyer map, every seat where 
   await page.getByRole('button', { name: 'Create event' }).click();
   await expect(page).toHaveURL(/\/staff\/events\/\d+$/);
   const eventId = page.url().match(/events\/(\d+)$/)![1];
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await expect(page.getByRole('status')).toContainText('Published');
 
   const buyer = await page.context().browser()!.newPage();
   await buyer.goto(`http://127.0.0.1:${new URL(page.url()).port}/events/${eventId}`);

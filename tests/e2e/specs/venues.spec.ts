@@ -39,7 +39,8 @@ test('import a layout on the staff page, create an event, buy a GA ticket', asyn
   await expectNoSeriousA11yViolations(page, 'the venue page');
 
   await page.getByLabel('Event name').fill('Floor Fillers');
-  await page.getByLabel(/^Starts \(UTC/).fill('2099-06-01T20:00');
+  // Times are the venue's wall clock, and the form says whose.
+  await page.getByLabel('Starts (Europe/Berlin time)').fill('2099-06-01T20:00');
   await expect(page.getByLabel(/^Currency/)).toHaveValue('EUR');
   const prices = page.getByRole('group', { name: 'Prices' }).getByRole('textbox');
   const tierCount = await prices.count();
@@ -47,8 +48,28 @@ test('import a layout on the staff page, create an event, buy a GA ticket', asyn
   for (let i = 0; i < tierCount; i++) await prices.nth(i).fill('25');
   await page.getByRole('button', { name: 'Create event' }).click();
   await expect(page).toHaveURL(/\/staff\/events\/\d+$/);
-  await expect(page.getByRole('status')).toContainText('Created Floor Fillers. It is on sale now.');
+  await expect(page.getByRole('status')).toContainText('Created Floor Fillers as a draft: only staff see it.');
   const eventId = page.url().split('/').pop();
+  // 20:00 in Berlin in June is summer time, shown back as typed.
+  await expect(page.locator('.event-head')).toContainText('20:00 CEST');
+  await expect(page.getByRole('heading', { name: 'Sales: Draft' })).toBeVisible();
+
+  // A draft: buyers are told it doesn't exist, and it isn't listed;
+  // staff preview it.
+  const earlyContext = await browser.newContext();
+  const early = await earlyContext.newPage();
+  expect((await early.goto(`/events/${eventId}`))!.status()).toBe(404);
+  await early.goto('/');
+  await expect(early.getByRole('link', { name: 'Floor Fillers' })).toHaveCount(0);
+  await page.getByRole('link', { name: 'Preview as a buyer' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Floor Fillers');
+  await expect(page.locator('main')).toContainText('A draft: only staff see it until it is published.');
+  await page.goBack();
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await expect(page.getByRole('status')).toContainText('Published: buyers see it now');
+  await early.goto('/');
+  await expect(early.getByRole('link', { name: 'Floor Fillers' })).toHaveCount(1);
+  await earlyContext.close();
 
   // Someone else is looking at the map: what is left reaches them live.
   const watcherContext = await browser.newContext();
