@@ -509,34 +509,39 @@ fn denied_text(denied: &Denied) -> String {
     }
 }
 
-/// "Stalls B4 (sold): removed; Floor (held): too few places; and 3 more."
+/// "Stalls B4 (sold): removed"; "Floor (held): too few places for those taken".
+pub fn place_in_use(place: &crate::domain::place_in_use::PlaceInUse) -> String {
+    let what = match (
+        &place.section,
+        &place.row,
+        &place.seat,
+        &place.area,
+        &place.tier,
+    ) {
+        (Some(section), Some(row), Some(seat), _, _) => format!("{section} {row}{seat}"),
+        (_, _, _, Some(area), _) => area.clone(),
+        (Some(section), _, _, _, _) => format!("section {section}"),
+        (_, _, _, _, Some(tier)) => format!("tier {tier}"),
+        _ => "a place".into(),
+    };
+    let in_use = match place.in_use.as_str() {
+        "paying" => "awaiting payment",
+        "sold_before" => "ordered before",
+        "waitlist" => "chosen by a waitlist party",
+        other => other,
+    };
+    let change = match place.change.as_str() {
+        "tier_changed" => "changes tier",
+        "capacity_below_taken" => "too few places for those taken",
+        _ => "removed",
+    };
+    format!("{what} ({in_use}): {change}")
+}
+
+/// Every place a move would disturb, the first few named.
 fn places_in_use(places: &[crate::domain::place_in_use::PlaceInUse]) -> String {
     const LISTED: usize = 8;
-    let named: Vec<String> = places
-        .iter()
-        .take(LISTED)
-        .map(|place| {
-            let what = match (&place.section, &place.row, &place.seat, &place.area, &place.tier) {
-                (Some(section), Some(row), Some(seat), _, _) => format!("{section} {row}{seat}"),
-                (_, _, _, Some(area), _) => area.clone(),
-                (Some(section), _, _, _, _) => format!("section {section}"),
-                (_, _, _, _, Some(tier)) => format!("tier {tier}"),
-                _ => "a place".into(),
-            };
-            let in_use = match place.in_use.as_str() {
-                "paying" => "awaiting payment",
-                "sold_before" => "ordered before",
-                "waitlist" => "chosen by a waitlist party",
-                other => other,
-            };
-            let change = match place.change.as_str() {
-                "tier_changed" => "changes tier",
-                "capacity_below_taken" => "too few places for those taken",
-                _ => "removed",
-            };
-            format!("{what} ({in_use}): {change}")
-        })
-        .collect();
+    let named: Vec<String> = places.iter().take(LISTED).map(place_in_use).collect();
     let more = match places.len().saturating_sub(LISTED) {
         0 => String::new(),
         n => format!("; and {n} more"),

@@ -46,7 +46,7 @@ pub async fn move_event(
     version: i32,
     prices: &BTreeMap<String, i32>,
 ) -> AppResult<Moved> {
-    let venue_id = event_venue(&pool.get().await?, event_id).await?;
+    let venue_id = venue_of_event(&pool.get().await?, event_id).await?;
     let layout = super::venues::version_layout(&pool.get().await?, venue_id, version).await?;
     let moved =
         super::retrying(|| move_once(pool, actor, event_id, version, &layout, prices)).await?;
@@ -63,7 +63,7 @@ pub async fn preview(
     event_id: EventId,
     version: i32,
 ) -> AppResult<super::venue_move_check::MovePreview> {
-    let venue_id = event_venue(client, event_id).await?;
+    let venue_id = venue_of_event(client, event_id).await?;
     let layout = super::venues::version_layout(client, venue_id, version).await?;
     let from_version: i32 = client
         .query_one(
@@ -163,7 +163,8 @@ async fn move_once(
     Ok(moved)
 }
 
-async fn event_venue(client: &impl GenericClient, event_id: EventId) -> AppResult<VenueId> {
+/// The venue the event was built from; 409 for one that wasn't.
+pub async fn venue_of_event(client: &impl GenericClient, event_id: EventId) -> AppResult<VenueId> {
     let row = client
         .query_opt("SELECT venue_id FROM events WHERE id = $1", &[&event_id])
         .await?
@@ -483,7 +484,7 @@ pub async fn add_section(
     section_name: &str,
     prices: &BTreeMap<String, i32>,
 ) -> AppResult<SectionAdded> {
-    let venue_id = event_venue(&pool.get().await?, event_id).await?;
+    let venue_id = venue_of_event(&pool.get().await?, event_id).await?;
     let layout = super::venues::version_layout(&pool.get().await?, venue_id, version).await?;
     let index = layout
         .sections

@@ -30,6 +30,9 @@ pub struct MovePreview {
     pub seats_removed: i64,
     /// Kept seats whose tier changes (none of them sold or held).
     pub seats_retiered: i64,
+    /// Tiers the version has and the event lacks: the move needs a price
+    /// for each (code, name).
+    pub new_tiers: Vec<(String, String)>,
     /// Empty: the move may be made.
     pub in_use: Vec<PlaceInUse>,
 }
@@ -127,8 +130,24 @@ pub async fn compare(
         seats_added: 0,
         seats_removed: 0,
         seats_retiered: 0,
+        new_tiers: Vec::new(),
         in_use: Vec::new(),
     };
+    let priced: Vec<String> = client
+        .query(
+            "SELECT code FROM price_tiers WHERE event_id = $1",
+            &[&event_id],
+        )
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    preview.new_tiers = layout
+        .tiers
+        .iter()
+        .filter(|tier| !priced.contains(&tier.code))
+        .map(|tier| (tier.code.clone(), tier.name.clone()))
+        .collect();
     let seats = client
         .query(
             SEATS_AGAINST_LAYOUT,

@@ -214,6 +214,40 @@ pub async fn save(
     Ok(version)
 }
 
+/// An event built from a venue, and the version it is on.
+#[derive(Debug, Clone)]
+pub struct VenueEvent {
+    pub id: EventId,
+    pub name: String,
+    pub starts_at: OffsetDateTime,
+    pub currency: String,
+    pub version: i32,
+}
+
+/// The venue's events, soonest first.
+pub async fn events_on(
+    client: &impl GenericClient,
+    venue_id: VenueId,
+) -> AppResult<Vec<VenueEvent>> {
+    let rows = client
+        .query(
+            "SELECT id, name, starts_at, currency, coalesce(venue_version, 1) AS version
+               FROM events WHERE venue_id = $1 ORDER BY starts_at, id",
+            &[&venue_id],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| VenueEvent {
+            id: row.get("id"),
+            name: row.get("name"),
+            starts_at: row.get("starts_at"),
+            currency: row.get("currency"),
+            version: row.get("version"),
+        })
+        .collect())
+}
+
 /// An event to create from a venue, as staff entered it.
 #[derive(Debug, Clone)]
 pub struct EventPlan {

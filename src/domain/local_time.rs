@@ -86,7 +86,11 @@ mod tests {
 
     #[test]
     fn a_time_with_its_offset_is_an_instant_already() {
-        let at = instant(TimeField::Start, "2026-12-01T19:30:00+01:00", "America/New_York");
+        let at = instant(
+            TimeField::Start,
+            "2026-12-01T19:30:00+01:00",
+            "America/New_York",
+        );
         assert_eq!(at.unwrap(), datetime!(2026-12-01 18:30 UTC));
         let at = instant(TimeField::Start, "2026-12-01T19:30:00Z", "Europe/Berlin");
         assert_eq!(at.unwrap(), datetime!(2026-12-01 19:30 UTC));
@@ -111,7 +115,11 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // Either of the two, given with its offset, is taken.
-        let second = instant(TimeField::Start, "2027-10-31T02:30:00+01:00", "Europe/Berlin");
+        let second = instant(
+            TimeField::Start,
+            "2027-10-31T02:30:00+01:00",
+            "Europe/Berlin",
+        );
         assert_eq!(second.unwrap(), datetime!(2027-10-31 01:30 UTC));
     }
 

@@ -289,8 +289,14 @@ mod tests {
     #[test]
     fn event_details_need_a_name_a_future_start_and_sales_before_it() {
         let now = time::macros::datetime!(2026-11-21 12:00 UTC);
-        let ok = event_details(" Gala ", "2026-12-01T19:30", "2026-11-25T09:00:00", "UTC", now)
-            .unwrap();
+        let ok = event_details(
+            " Gala ",
+            "2026-12-01T19:30",
+            "2026-11-25T09:00:00",
+            "UTC",
+            now,
+        )
+        .unwrap();
         assert_eq!(ok.name, "Gala");
         assert_eq!(ok.starts_at, time::macros::datetime!(2026-12-01 19:30 UTC));
         assert_eq!(

@@ -183,7 +183,10 @@ async fn a_new_event_is_a_draft_buyers_cannot_see_until_staff_publish_it() {
         let (status, body) = buyer.get(&format!("/api/events/{event_id}/seats")).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
         let (status, body) = buyer.hold(event_id, &[seat]).await;
-        assert_eq!((status, &body["error"]), (StatusCode::NOT_FOUND, &json!("not_found")));
+        assert_eq!(
+            (status, &body["error"]),
+            (StatusCode::NOT_FOUND, &json!("not_found"))
+        );
         let (status, body) = buyer
             .post(
                 &format!("/api/events/{event_id}/waitlist"),
@@ -207,7 +210,10 @@ async fn a_new_event_is_a_draft_buyers_cannot_see_until_staff_publish_it() {
     assert!(console.contains("Sales: Draft"), "{console}");
     assert!(console.contains(&format!("/staff/events/{event_id}/publish")));
     let preview = manager.get_text(&format!("/events/{event_id}")).await;
-    assert!(preview.contains("only staff see it until it is published"), "{preview}");
+    assert!(
+        preview.contains("only staff see it until it is published"),
+        "{preview}"
+    );
     assert!(manager.get_text("/staff").await.contains("Draft"));
     // The counter can't sell a draft either: staff are told why.
     let (status, body) = manager
@@ -253,7 +259,10 @@ async fn a_new_event_is_a_draft_buyers_cannot_see_until_staff_publish_it() {
     // Once the hold is let go, it can go back to a draft, and buyers lose
     // it at once (the API's kept seat map too).
     let (status, _) = buyer
-        .delete(&format!("/api/holds/{}", crate::support::id_segment(&hold["hold_id"])))
+        .delete(&format!(
+            "/api/holds/{}",
+            crate::support::id_segment(&hold["hold_id"])
+        ))
         .await;
     assert!(status.is_success(), "{status}");
     let (status, body) = manager.patch(&path, json!({"published": false})).await;
@@ -295,13 +304,16 @@ async fn publishing_is_a_managers_and_a_bad_body_is_refused() {
     let manager = staff(&app, "manager").await;
     let (status, body) = manager.patch(&path, json!({"published": "yes"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, body) = manager.patch("/api/staff/events/999999", json!({"published": true})).await;
+    let (status, body) = manager
+        .patch("/api/staff/events/999999", json!({"published": true}))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     // Publishing what is published changes nothing and records nothing.
     let (status, body) = manager.patch(&path, json!({"published": true})).await;
     assert_eq!((status, &body["published"]), (StatusCode::OK, &json!(true)));
     assert_eq!(
-        app.count("SELECT count(*) FROM audit_log WHERE action = 'publish'").await,
+        app.count("SELECT count(*) FROM audit_log WHERE action = 'publish'")
+            .await,
         0
     );
 }

@@ -260,6 +260,13 @@ impl RealIds {
             .await
             .unwrap()
             .0;
+        // The event counts as built from it, so a move can be previewed.
+        sql.execute(
+            "UPDATE events SET venue_id = $1, venue_version = 1 WHERE id = $2",
+            &[&venue_id, &event_id],
+        )
+        .await
+        .unwrap();
         RealIds {
             hold_id: crate::support::id_segment(&hold["hold_id"]),
             order_id,

@@ -26,10 +26,22 @@ fn hall(dx: f64, extra_rows: &[(&str, usize)]) -> Value {
         })).collect::<Vec<_>>()})
     };
     let mut rows: Vec<Value> = (0..ROWS)
-        .map(|r| row(((b'A' + r as u8) as char).to_string(), r as f64 * 30.0, PER_ROW, false))
+        .map(|r| {
+            row(
+                ((b'A' + r as u8) as char).to_string(),
+                r as f64 * 30.0,
+                PER_ROW,
+                false,
+            )
+        })
         .collect();
     for (i, (label, count)) in extra_rows.iter().enumerate() {
-        rows.push(row(label.to_string(), (ROWS + i) as f64 * 30.0 + 20.0, *count, true));
+        rows.push(row(
+            label.to_string(),
+            (ROWS + i) as f64 * 30.0 + 20.0,
+            *count,
+            true,
+        ));
     }
     json!({
         "name": "Race Arena",
@@ -83,7 +95,10 @@ async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_noth
     ] {
         let response = manager
             .http
-            .put(format!("{}/api/staff/venues/{venue_id}/layout", manager.base))
+            .put(format!(
+                "{}/api/staff/venues/{venue_id}/layout",
+                manager.base
+            ))
             .header("If-Match", format!("\"v{}\"", version - 1))
             .json(&layout)
             .send()
@@ -111,7 +126,10 @@ async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_noth
     let mut buyers = Vec::new();
     for i in 0..BUYERS {
         let buyer = app.buyer();
-        let pair = [seats[(i * 7) % seats.len()].0, seats[(i * 7 + 3) % seats.len()].0];
+        let pair = [
+            seats[(i * 7) % seats.len()].0,
+            seats[(i * 7 + 3) % seats.len()].0,
+        ];
         buyers.push(tokio::spawn(async move {
             let (status, hold) = buyer.hold(event_id, &pair).await;
             if status != StatusCode::CREATED {
@@ -164,7 +182,11 @@ async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_noth
     assert_eq!(now.len(), ROWS * PER_ROW + 4 + 6);
     for (id, row, label) in &seats {
         let (row_now, label_now, ..) = &now[id];
-        assert_eq!((row_now, label_now), (row, label), "seat {id} kept its place");
+        assert_eq!(
+            (row_now, label_now),
+            (row, label),
+            "seat {id} kept its place"
+        );
     }
     // Each buyer's seats are still theirs: held under their hold, or sold
     // on their order.

@@ -421,7 +421,10 @@ async fn an_event_on_sale_moves_while_every_held_seat_keeps_its_place() {
     assert_eq!(body["error"], "places_in_use");
     assert_eq!(body["places"], preview["in_use"]);
     assert!(
-        body["message"].as_str().unwrap().contains("Stalls B4 (held): removed"),
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("Stalls B4 (held): removed"),
         "{body}"
     );
     assert_eq!(
@@ -1122,4 +1125,73 @@ async fn a_sections_design_is_checked_as_the_typed_note_it_is() {
         let stored: Value = serde_json::from_str(&stored).unwrap();
         assert_eq!(stored["sections"][0]["design"], design);
     }
+}
+
+#[tokio::test]
+async fn the_venue_page_lists_its_events_and_a_move_is_previewed_then_confirmed_in_the_browser() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (venue_id, event_id) = event_on_new_venue(&app, &manager, "Form Hall").await;
+    let venue_page = format!("/staff/venues/{venue_id}");
+    let page = manager.get_text(&venue_page).await;
+    assert!(page.contains("Form Hall night"), "{page}");
+    assert!(page.contains("Up to date"), "{page}");
+    put_layout(
+        &manager,
+        venue_id,
+        Some("\"v1\""),
+        &second_version("Form Hall"),
+    )
+    .await;
+    let move_page = format!("/staff/events/{event_id}/move?version=2");
+    let page = manager.get_text(&venue_page).await;
+    assert!(page.contains(&move_page.replace('&', "&amp;")), "{page}");
+    assert!(page.contains("Move to version 2"), "{page}");
+
+    // B4 held: the preview says why it can't move, and offers no button.
+    let b4 = seat_id(&app, event_id, "B", "4").await.unwrap();
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event_id, &[b4]).await;
+    let page = manager.get_text(&move_page).await;
+    assert!(page.contains("Can't move yet: 1 in use"), "{page}");
+    assert!(page.contains("Stalls B4 (held): removed"), "{page}");
+    assert!(!page.contains(">Move to version 2</button>"), "{page}");
+
+    // Free again: 7 kept, 1 added, 1 removed, and the new VIP tier's price
+    // asked for; confirming moves it.
+    app.lapse_hold(&hold["hold_id"]).await;
+    let page = manager.get_text(&move_page).await;
+    for part in [
+        "7 seats kept",
+        "1 seat added",
+        "1 seat removed",
+        "name=\"price.vip\"",
+    ] {
+        assert!(page.contains(part), "{part}: {page}");
+    }
+    let token = crate::pages::csrf_from(&manager, &move_page).await;
+    let response = crate::staff::post_form(
+        &manager,
+        &format!("/staff/events/{event_id}/move"),
+        &[("csrf", &token), ("version", "2"), ("price.vip", "90")],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        response.headers()["location"],
+        format!("/staff/events/{event_id}").as_str()
+    );
+    let console = manager.get_text(&format!("/staff/events/{event_id}")).await;
+    assert!(
+        console.contains("Moved to version 2: 7 seats kept, 1 seat added, 1 seat removed."),
+        "{console}"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT price_cents::bigint FROM price_tiers WHERE event_id = {event_id} AND code = 'vip'"
+        ))
+        .await,
+        9_000
+    );
+    assert!(manager.get_text(&venue_page).await.contains("Up to date"));
 }

@@ -15,9 +15,9 @@ pub mod seat_list;
 pub mod tickets;
 pub mod waitlist;
 
+use crate::web::state::AppState;
 use axum::Router;
 use axum::routing::{get, post};
-use crate::web::state::AppState;
 
 /// The buyer's pages and their forms (the JSON API is routed with its
 /// document, in `web::openapi`; the live feed has its own router).

@@ -20,6 +20,7 @@ pub mod reports;
 pub mod reports_api;
 pub mod seats_api;
 pub mod sign_in;
+pub mod venue_move;
 pub mod venue_preview;
 pub mod venues;
 pub mod venues_api;
@@ -41,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .merge(console::router())
         .merge(publishing::router())
         .merge(venues::router())
+        .merge(venue_move::router())
         .merge(reports::router())
         .merge(offer::router())
         .merge(door::router())

@@ -210,7 +210,9 @@ pub(crate) async fn set_payment(
     let published = db::events::find(&client, event_id)
         .await?
         .is_some_and(|event| event.published);
-    Ok(Json(StaffEventJson::new(event_id, published, payment, charges)))
+    Ok(Json(StaffEventJson::new(
+        event_id, published, payment, charges,
+    )))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -200,6 +200,14 @@ struct SectionLine {
     size: String,
 }
 
+/// One of the venue's events, with the version it is built from.
+struct VenueEventLine {
+    id: crate::domain::ids::EventId,
+    name: String,
+    starts: String,
+    version: i32,
+}
+
 #[derive(Template)]
 #[template(path = "staff/venue.html")]
 struct VenuePage {
@@ -214,6 +222,7 @@ struct VenuePage {
     sections: Vec<SectionLine>,
     tiers: Vec<TierPriceField>,
     version: i32,
+    events: Vec<VenueEventLine>,
     oob: bool,
 }
 
@@ -224,6 +233,17 @@ async fn venue_page(
 ) -> AppResult<Response> {
     let client = state.pool.get().await?;
     let (layout, version) = db::venues::latest(&client, venue_id).await?;
+    let locale = crate::domain::locale::EventLocale::new(Default::default(), &layout.time_zone);
+    let events = db::venues::events_on(&client, venue_id)
+        .await?
+        .into_iter()
+        .map(|event| VenueEventLine {
+            id: event.id,
+            name: event.name,
+            starts: locale.time(event.starts_at),
+            version: event.version,
+        })
+        .collect();
     let mut sections: Vec<SectionLine> = layout
         .sections
         .iter()
@@ -257,6 +277,7 @@ async fn venue_page(
             })
             .collect(),
         version,
+        events,
         oob: false,
     };
     Ok(render(&page)?.into_response())

@@ -336,9 +336,10 @@ pub(crate) async fn move_event(
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub(crate) struct PreviewQuery {
-    /// The venue version the move would build the event's seats from.
+    /// The venue version the move would build the event's seats from
+    /// (left out: the venue's latest).
     #[param(minimum = 1)]
-    version: i32,
+    version: Option<i32>,
 }
 
 #[utoipa::path(get, path = "/api/staff/events/{event_id}/venue-version", tag = "staff",
@@ -356,8 +357,15 @@ pub(crate) async fn preview_move(
     crate::web::extract::QueryInput(query): crate::web::extract::QueryInput<PreviewQuery>,
 ) -> AppResult<Json<crate::db::venue_move_check::MovePreview>> {
     let client = state.pool.get().await?;
+    let version = match query.version {
+        Some(version) => version,
+        None => {
+            let venue_id = db::venue_move::venue_of_event(&client, event_id).await?;
+            db::venues::latest_json(&client, venue_id).await?.1
+        }
+    };
     Ok(Json(
-        db::venue_move::preview(&client, event_id, query.version).await?,
+        db::venue_move::preview(&client, event_id, version).await?,
     ))
 }
 
