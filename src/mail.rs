@@ -183,6 +183,14 @@ impl Worker {
                 .map_err(anyhow::Error::from)?;
             crate::i18n::scope(lang, async {
                 match row.kind.as_str() {
+                    "order_refunded" => {
+                        order_refunded(&client, order_id, row.payload.as_ref(), &self.links)
+                            .await
+                            .map(|mail| match mail {
+                                Some((body, subject)) => (Some(body), subject),
+                                None => (None, row.subject.clone()),
+                            })
+                    }
                     "payment_refunded" => payment_refunded(&client, order_id, &self.links)
                         .await
                         .map(|mail| match mail {
@@ -404,6 +412,70 @@ struct PaymentRefunded {
     amount: String,
     order_id: String,
     order_url: String,
+}
+
+#[derive(Template)]
+#[template(path = "mail/order_refunded.txt")]
+struct OrderRefunded {
+    buyer_name: String,
+    event: String,
+    starts: String,
+    amount: String,
+    places: Vec<String>,
+    back_to: String,
+    still_valid: usize,
+    order_id: String,
+    order_url: String,
+}
+
+/// What a refund paid back, for which tickets, and how the money comes
+/// back (`refund` is what the refund wrote with the message).
+async fn order_refunded(
+    client: &impl db::GenericClient,
+    order_id: OrderId,
+    refund: Option<&serde_json::Value>,
+    links: &OrderLinks,
+) -> anyhow::Result<Option<(String, String)>> {
+    let Some(refund) = refund else {
+        return Ok(None);
+    };
+    let refunded: Vec<i64> = refund["ticket_ids"]
+        .as_array()
+        .map(|ids| ids.iter().filter_map(serde_json::Value::as_i64).collect())
+        .unwrap_or_default();
+    let tickets = db::tickets::for_order(client, order_id).await?;
+    let Some(first) = tickets.first() else {
+        return Ok(None);
+    };
+    let locale = &first.locale;
+    let until = links.expiry(first.starts_at, OffsetDateTime::now_utc());
+    let back_to = match refund["back_to"].as_str().unwrap_or_default() {
+        "online" => crate::i18n::t("mail-refunded-online"),
+        "cash" => crate::i18n::t("mail-refunded-cash"),
+        "card" => crate::i18n::t("mail-refunded-card"),
+        "nothing" => crate::i18n::t("mail-refunded-nothing"),
+        _ => crate::i18n::t("mail-refunded-box-office"),
+    };
+    let subject = crate::i18n::t1("mail-refunded-subject", "event", &first.event_name);
+    Ok(Some((
+        OrderRefunded {
+            buyer_name: first.buyer_name.clone(),
+            event: first.event_name.clone(),
+            starts: locale.time(first.starts_at),
+            amount: locale.price(refund["amount_cents"].as_i64().unwrap_or(0)),
+            places: tickets
+                .iter()
+                .filter(|ticket| refunded.contains(&ticket.id.0))
+                .map(|ticket| ticket.place())
+                .collect(),
+            back_to,
+            still_valid: tickets.iter().filter(|t| t.voided_at.is_none()).count(),
+            order_id: order_id.to_string(),
+            order_url: links.order_url(order_id, until),
+        }
+        .render()?,
+        subject,
+    )))
 }
 
 /// The notice that a late payment is refunded (its seats were sold to

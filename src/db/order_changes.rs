@@ -342,6 +342,29 @@ async fn refund_in(
     .await?;
     let provider_refund =
         super::payments::queue_provider_refund(tx, order_id, amount_cents, actor).await?;
+    let tender: String = tx
+        .query_one("SELECT tender FROM orders WHERE id = $1", &[&order_id])
+        .await?
+        .get(0);
+    // How the money comes back, for the buyer's mail.
+    let back_to = match (provider_refund, amount_cents, tender.as_str()) {
+        (true, _, _) => "online",
+        (false, 0, _) | (false, _, "comp") => "nothing",
+        (false, _, "cash") => "cash",
+        (false, _, "card") => "card",
+        _ => "box_office",
+    };
+    super::outbox::queue_order_refunded(
+        tx,
+        order_id,
+        &serde_json::json!({
+            "ticket_ids": voided_ids,
+            "amount_cents": amount_cents,
+            "back_to": back_to,
+            "whole_order": only.is_none(),
+        }),
+    )
+    .await?;
     Ok(Refunded {
         tickets: voided.len(),
         seat_ids,

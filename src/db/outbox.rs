@@ -45,6 +45,27 @@ pub(super) async fn queue_payment_refunded(
     .await
 }
 
+/// Queues the mail telling the order's buyer (if they gave an address) what
+/// a refund paid back and how: `refund` is kept with the message.
+pub(super) async fn queue_order_refunded(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    refund: &serde_json::Value,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "INSERT INTO outbox (message_id, kind, order_id, recipient, subject, payload)
+             SELECT $1, 'order_refunded', o.id, o.buyer_email, 'Your refund for ' || e.name, $3
+               FROM orders o JOIN events e ON e.id = o.event_id
+              WHERE o.id = $2 AND o.buyer_email IS NOT NULL",
+        )
+        .await?;
+    client
+        .execute(&statement, &[&new_message_id(), &order_id, refund])
+        .await?;
+    Ok(())
+}
+
 /// A stable Message-ID, made once when the row is written: every attempt
 /// to send the row sends this one, so receivers can drop a duplicate.
 fn new_message_id() -> String {
@@ -100,6 +121,8 @@ pub struct Leased {
     pub recipient: String,
     pub subject: String,
     pub attempts: i32,
+    /// What an `order_refunded` message reports.
+    pub payload: Option<serde_json::Value>,
 }
 
 /// Leases up to `batch` due rows for `lease_for`. One statement, so no
@@ -117,8 +140,8 @@ pub async fn lease_due(
                     attempts = o.attempts + 1
               WHERE o.id IN (SELECT id FROM outbox
                               WHERE kind IN ('order_confirmation', 'payment_refunded',
-                                             'waitlist_joined', 'waitlist_offer',
-                                             'waitlist_lapsed')
+                                             'order_refunded', 'waitlist_joined',
+                                             'waitlist_offer', 'waitlist_lapsed')
                                 AND sent_at IS NULL AND retired_at IS NULL AND failed_at IS NULL
                                 AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
@@ -126,7 +149,7 @@ pub async fn lease_due(
                               LIMIT $3
                                 FOR UPDATE SKIP LOCKED)
           RETURNING o.id, o.kind, o.lease, o.message_id, o.order_id, o.waitlist_entry_id,
-                    o.recipient, o.subject, o.attempts",
+                    o.recipient, o.subject, o.attempts, o.payload",
         )
         .await?;
     let lease = Uuid::new_v4();
@@ -145,6 +168,7 @@ pub async fn lease_due(
             recipient: row.get("recipient"),
             subject: row.get("subject"),
             attempts: row.get("attempts"),
+            payload: row.get("payload"),
         })
         .collect())
 }
@@ -205,30 +229,60 @@ pub async fn retire(client: &impl GenericClient, row: &Leased, why: &str) -> App
     Ok(())
 }
 
-/// Sends a failed message of the event again, from its first attempt;
-/// false if there is no such failed message.
-pub async fn retry_failed(
+/// The event's mail (not webhooks), by id: an order's, or a waitlist
+/// party's. `m` is the outbox row.
+const EVENTS_MAIL: &str = "
+    m.kind <> 'webhook' AND (
+        EXISTS (SELECT 1 FROM orders o WHERE o.id = m.order_id AND o.event_id = $1)
+        OR EXISTS (SELECT 1 FROM waitlist_entries w
+                    WHERE w.id = m.waitlist_entry_id AND w.event_id = $1))";
+
+/// Sends a message of the event again: a failed one from its first
+/// attempt; one already sent as a new copy (its own Message-ID), so the
+/// record of the first stays. False if there is no such message, or it
+/// was retired (nothing left to say).
+pub async fn send_again(
     client: &impl GenericClient,
     event_id: EventId,
     message_id: MessageId,
 ) -> AppResult<bool> {
-    Ok(client
+    let failed = client
         .execute(
-            "UPDATE outbox m SET failed_at = NULL, attempts = 0, next_attempt_at = now()
-               FROM orders o
-              WHERE m.id = $2 AND m.failed_at IS NOT NULL AND m.kind = 'order_confirmation'
-                AND o.id = m.order_id AND o.event_id = $1",
+            &format!(
+                "UPDATE outbox m SET failed_at = NULL, attempts = 0, next_attempt_at = now()
+                  WHERE m.id = $2 AND m.failed_at IS NOT NULL AND {EVENTS_MAIL}"
+            ),
             &[&event_id, &message_id],
         )
-        .await?
-        == 1)
+        .await?;
+    if failed == 1 {
+        return Ok(true);
+    }
+    let copied = client
+        .execute(
+            &format!(
+                "INSERT INTO outbox (message_id, kind, order_id, waitlist_entry_id, recipient,
+                                     subject, payload)
+                 SELECT $3, m.kind, m.order_id, m.waitlist_entry_id, m.recipient, m.subject,
+                        m.payload
+                   FROM outbox m
+                  WHERE m.id = $2 AND m.sent_at IS NOT NULL AND {EVENTS_MAIL}"
+            ),
+            &[&event_id, &message_id, &new_message_id()],
+        )
+        .await?;
+    Ok(copied == 1)
 }
 
 /// A message as staff see it in the outbox list.
 #[derive(Debug, Clone)]
 pub struct QueuedMessage {
     pub id: MessageId,
+    /// order_confirmation, order_refunded, payment_refunded,
+    /// waitlist_joined, waitlist_offer or waitlist_lapsed.
+    pub kind: String,
     pub order_id: Option<OrderId>,
+    pub waitlist_entry_id: Option<crate::domain::ids::WaitlistEntryId>,
     pub recipient: String,
     pub subject: String,
     pub created_at: OffsetDateTime,
@@ -248,10 +302,16 @@ pub async fn for_event(
 ) -> AppResult<Vec<QueuedMessage>> {
     let statement = client
         .prepare_cached(
-            "SELECT m.id, m.order_id, m.recipient, m.subject, m.created_at, m.attempts, m.sent_at,
-                    m.retired_at, m.failed_at, m.next_attempt_at, m.last_error
-               FROM outbox m JOIN orders o ON o.id = m.order_id
-              WHERE o.event_id = $1 AND m.kind = 'order_confirmation'
+            "SELECT m.id, m.kind, m.order_id, m.waitlist_entry_id, m.recipient, m.subject,
+                    m.created_at, m.attempts, m.sent_at, m.retired_at, m.failed_at,
+                    m.next_attempt_at, m.last_error
+               FROM outbox m
+              WHERE m.id IN (SELECT m.id FROM outbox m JOIN orders o ON o.id = m.order_id
+                              WHERE o.event_id = $1 AND m.kind <> 'webhook'
+                             UNION ALL
+                             SELECT m.id FROM outbox m
+                               JOIN waitlist_entries w ON w.id = m.waitlist_entry_id
+                              WHERE w.event_id = $1)
               ORDER BY m.created_at DESC, m.id DESC
               LIMIT $2",
         )
@@ -262,7 +322,9 @@ pub async fn for_event(
         .iter()
         .map(|row| QueuedMessage {
             id: row.get("id"),
+            kind: row.get("kind"),
             order_id: row.get("order_id"),
+            waitlist_entry_id: row.get("waitlist_entry_id"),
             recipient: row.get("recipient"),
             subject: row.get("subject"),
             created_at: row.get("created_at"),

@@ -313,6 +313,18 @@ mail-refund-text = Ihre Zahlung von { $amount } für { $event } ({ $starts }) ka
     Die ganzen { $amount } werden der Karte erstattet, mit der Sie bezahlt haben. Banken
     zeigen eine Erstattung meist innerhalb von 5 bis 10 Tagen.
 mail-refund-sorry = Das tut uns leid. Wenn Sie noch hingehen möchten: Der Saalplan zeigt, was jetzt frei ist.
+mail-refunded-subject = Ihre Erstattung für { $event }
+mail-refunded-text = Wir haben { $amount } für diese Karten für { $event } ({ $starts }) erstattet. Sie sind storniert und berechtigen nicht mehr zum Einlass:
+mail-refunded-online = Das Geld geht auf die Karte zurück, mit der Sie bezahlt haben. Banken zeigen eine Erstattung meist nach 5 bis 10 Tagen.
+mail-refunded-cash = Das Geld wurde Ihnen an der Kasse bar zurückgezahlt.
+mail-refunded-card = Das Geld wurde an der Kasse auf Ihre Karte zurückgebucht. Banken zeigen eine Erstattung meist nach 5 bis 10 Tagen.
+mail-refunded-box-office = Für diese Karten wurde online nichts berechnet: Die Kasse zahlt das Geld so zurück, wie Sie bezahlt haben.
+mail-refunded-nothing = Für diese Karten wurde nichts bezahlt, es gibt also nichts zu erstatten.
+mail-refunded-still-valid = { $count ->
+    [one] Ihre andere Karte bleibt gültig; Ihre Bestellung zeigt sie:
+   *[other] Ihre anderen { $count } Karten bleiben gültig; Ihre Bestellung zeigt sie:
+}
+mail-refunded-all = Von dieser Bestellung ist nichts mehr übrig.
 error-buyer-name = Geben Sie Ihren Namen ein: 1 bis { $max } Zeichen, keines davon unsichtbar.
 error-count = Fragen Sie nach 1 bis { $max } { $things ->
     [tickets] Karten

@@ -315,6 +315,18 @@ mail-refund-text = Your payment of { $amount } for { $event } ({ $starts }) reac
     the whole { $amount } is being refunded to the card you paid with. Banks
     usually show a refund within 5 to 10 days.
 mail-refund-sorry = We are sorry. If you still want to go, the seat map shows what is free now.
+mail-refunded-subject = Your refund for { $event }
+mail-refunded-text = We have refunded { $amount } for these tickets to { $event } ({ $starts }). They are cancelled and no longer admit anyone:
+mail-refunded-online = The money goes back to the card you paid with. Banks usually show a refund within 5 to 10 days.
+mail-refunded-cash = The money was paid back to you in cash at the box office.
+mail-refunded-card = The money was paid back to your card at the box office. Banks usually show a refund within 5 to 10 days.
+mail-refunded-box-office = Nothing was charged online for these tickets: the box office pays the money back as you paid it.
+mail-refunded-nothing = Nothing was paid for these tickets, so there is nothing to pay back.
+mail-refunded-still-valid = { $count ->
+    [one] Your other ticket is still valid; your order shows it:
+   *[other] Your other { $count } tickets are still valid; your order shows them:
+}
+mail-refunded-all = Nothing is left of this order.
 
 ## More refusals a buyer meets
 

@@ -281,6 +281,18 @@ mail-refund-text = Su pago de { $amount } para { $event } ({ $starts }) llegó c
     reembolsan los { $amount } a la tarjeta con la que pagó. Los bancos suelen
     mostrar un reembolso en 5 a 10 días.
 mail-refund-sorry = Lo sentimos. Si aún quiere ir, el plano de la sala muestra lo que está libre ahora.
+mail-refunded-subject = Tu reembolso para { $event }
+mail-refunded-text = Hemos reembolsado { $amount } por estas entradas para { $event } ({ $starts }). Quedan anuladas y ya no dan acceso:
+mail-refunded-online = El dinero vuelve a la tarjeta con la que pagaste. Los bancos suelen mostrar un reembolso en 5 a 10 días.
+mail-refunded-cash = El dinero se te devolvió en efectivo en la taquilla.
+mail-refunded-card = El dinero se devolvió a tu tarjeta en la taquilla. Los bancos suelen mostrar un reembolso en 5 a 10 días.
+mail-refunded-box-office = No se cobró nada en línea por estas entradas: la taquilla te devuelve el dinero como pagaste.
+mail-refunded-nothing = No se pagó nada por estas entradas, así que no hay nada que devolver.
+mail-refunded-still-valid = { $count ->
+    [one] Tu otra entrada sigue siendo válida; tu pedido la muestra:
+   *[other] Tus otras { $count } entradas siguen siendo válidas; tu pedido las muestra:
+}
+mail-refunded-all = No queda nada de este pedido.
 error-buyer-name = Escriba su nombre: de 1 a { $max } caracteres, ninguno invisible.
 error-count = Pida entre 1 y { $max } { $things ->
     [tickets] entradas

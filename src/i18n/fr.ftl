@@ -281,6 +281,18 @@ mail-refund-text = Votre paiement de { $amount } pour { $event } ({ $starts }) n
     pas pu vous donner : les { $amount } sont remboursés sur la carte utilisée. Les
     banques affichent un remboursement en général sous 5 à 10 jours.
 mail-refund-sorry = Nous en sommes désolés. Si vous voulez toujours venir, le plan de salle montre ce qui est libre.
+mail-refunded-subject = Votre remboursement pour { $event }
+mail-refunded-text = Nous avons remboursé { $amount } pour ces billets pour { $event } ({ $starts }). Ils sont annulés et ne donnent plus accès :
+mail-refunded-online = L’argent revient sur la carte avec laquelle vous avez payé. Les banques affichent un remboursement sous 5 à 10 jours en général.
+mail-refunded-cash = L’argent vous a été rendu en espèces à la billetterie.
+mail-refunded-card = L’argent a été recrédité sur votre carte à la billetterie. Les banques affichent un remboursement sous 5 à 10 jours en général.
+mail-refunded-box-office = Rien n’a été débité en ligne pour ces billets : la billetterie vous rembourse comme vous avez payé.
+mail-refunded-nothing = Rien n’a été payé pour ces billets : il n’y a rien à rembourser.
+mail-refunded-still-valid = { $count ->
+    [one] Votre autre billet reste valable ; votre commande le montre :
+   *[other] Vos { $count } autres billets restent valables ; votre commande les montre :
+}
+mail-refunded-all = Il ne reste rien de cette commande.
 error-buyer-name = Saisissez votre nom : 1 à { $max } caractères, aucun invisible.
 error-count = Demandez entre 1 et { $max } { $things ->
     [tickets] billets

@@ -556,6 +556,7 @@ async fn mail_that_keeps_failing_is_given_up_shown_to_staff_and_sent_again_by_ha
 
 /// A message whose order was wholly refunded before it went has nothing
 /// to say: it is retired at its first attempt, neither sent nor failed.
+/// The refund's own mail goes, saying what was refunded and how.
 #[tokio::test]
 async fn a_message_whose_order_was_refunded_before_it_went_is_retired() {
     let sink = SmtpSink::start("mail-retired").await;
@@ -582,13 +583,16 @@ async fn a_message_whose_order_was_refunded_before_it_went_is_retired() {
     )
     .unwrap()
     .unwrap();
+    // One row at a time: the confirmation, then the refund's mail.
+    assert_eq!(worker.send_due().await.unwrap(), 1);
     assert_eq!(worker.send_due().await.unwrap(), 1);
     assert_eq!(worker.send_due().await.unwrap(), 0, "never leased again");
     let row = app
         .sql()
         .await
         .query_one(
-            "SELECT retired_at IS NOT NULL AS retired, failed_at IS NULL AS not_failed, sent_at IS NULL AS unsent FROM outbox",
+            "SELECT retired_at IS NOT NULL AS retired, failed_at IS NULL AS not_failed, sent_at IS NULL AS unsent
+               FROM outbox WHERE kind = 'order_confirmation'",
             &[],
         )
         .await
@@ -598,7 +602,83 @@ async fn a_message_whose_order_was_refunded_before_it_went_is_retired() {
             && row.get::<_, bool>("not_failed")
             && row.get::<_, bool>("unsent")
     );
-    assert!(sink.messages().is_empty(), "nothing was sent");
+    let messages = sink.wait_for(1).await;
+    assert_eq!(messages.len(), 1, "only the refund's mail went");
+    let refund = unwrapped(&messages[0]);
+    assert!(
+        header(&refund, "Subject")
+            .unwrap()
+            .starts_with("Your refund for"),
+        "{refund}"
+    );
+    assert!(refund.contains("We have refunded"), "{refund}");
+    assert!(
+        refund.contains("Nothing is left of this order."),
+        "{refund}"
+    );
+}
+
+/// Every refund mails the buyer: a part of an order bought in cash at the
+/// counter names the ticket refunded, says the money came back in cash,
+/// and that the other ticket still stands.
+#[tokio::test]
+async fn a_partial_refund_at_the_counter_mails_what_was_refunded_and_how() {
+    let sink = SmtpSink::start("mail-partial-refund").await;
+    let url = sink.url();
+    let app = crate::support::spawn_app_with(|config| {
+        config.mail.smtp_url = Some(Secret::new(url));
+        config.mail.poll_every = Duration::from_millis(50);
+    })
+    .await;
+    let event = app.create_event(1, 4).await;
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let (status, sale) = clerk
+        .post(
+            &format!("/api/staff/events/{}/sales", event.id),
+            serde_json::json!({"seat_ids": &event.seat_ids[..2], "name": "Walk Up",
+                               "email": "walkup@example.com", "tender": "cash"}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{sale}");
+    let order_id = id_segment(&sale["order_id"]);
+    let (_, order) = clerk
+        .get(&format!("/api/staff/events/{}/orders/{order_id}", event.id))
+        .await;
+    let ticket = order["tickets"][0]["id"].clone();
+    let place = order["tickets"][0]["place"].as_str().unwrap().to_string();
+    wait_for_mail_to(&sink, "walkup@example.com").await;
+    let (status, refund) = clerk
+        .post(
+            &format!("/api/staff/events/{}/orders/{order_id}/refund", event.id),
+            serde_json::json!({"ticket_ids": [ticket]}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{refund}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let message = loop {
+        if let Some(message) = sink
+            .messages()
+            .iter()
+            .map(|m| unwrapped(m))
+            .find(|m| header(m, "Subject").is_some_and(|s| s.starts_with("Your refund for")))
+        {
+            break message;
+        }
+        assert!(Instant::now() < deadline, "no refund mail arrived");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(header(&message, "To"), Some("walkup@example.com"));
+    assert!(message.contains(&format!("- {place}")), "{message}");
+    assert!(message.contains("paid back to you in cash"), "{message}");
+    assert!(
+        message.contains("Your other ticket is still valid"),
+        "{message}"
+    );
+    // Staff see it on the event's Mail page.
+    let page = clerk
+        .get_text(&format!("/staff/events/{}/mail", event.id))
+        .await;
+    assert!(page.contains("<td>Refund</td>"), "{page}");
 }
 
 /// A worker sends with no transaction open: caught mid-send (the server

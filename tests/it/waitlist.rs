@@ -1217,3 +1217,79 @@ async fn the_box_office_sells_a_seat_the_waitlist_keeps_from_buyers() {
     assert_eq!(status, StatusCode::CREATED, "the counter sells it: {sold}");
     app.no_breaches().await;
 }
+
+/// The waitlist's mail is on the event's Mail page with the orders', and
+/// staff can send a message that went (a party who says it never came)
+/// once more, as a new message: the first one's record stays.
+#[tokio::test]
+async fn waitlist_mail_is_on_the_mail_page_and_sent_mail_can_be_sent_again() {
+    let app = crate::support::spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    sell_out(&app, event.id, &event.seat_ids, 2).await;
+    let party = app.buyer();
+    let (status, joined) = join_unconfirmed(
+        &party,
+        event.id,
+        json!({"email": "party@example.com", "count": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    let clerk = crate::staff::staff_as(&app, "clerk", seatmap::domain::role::Role::BoxOffice).await;
+    let mail_page = format!("/staff/events/{}/mail", event.id);
+    let page = clerk.get_text(&mail_page).await;
+    assert!(page.contains("<td>Waitlist place</td>"), "{page}");
+    assert!(page.contains("party@example.com"), "{page}");
+
+    // Sent: "Send again" queues a copy with its own Message-ID.
+    let (id, message_id): (i64, String) = {
+        let row = app
+            .sql()
+            .await
+            .query_one(
+                "UPDATE outbox SET sent_at = now() WHERE kind = 'waitlist_joined'
+                 RETURNING id, message_id",
+                &[],
+            )
+            .await
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    let token = crate::pages::csrf_from(&clerk, &mail_page).await;
+    let response = crate::staff::post_form(
+        &clerk,
+        &format!("{mail_page}/{id}/retry"),
+        &[("csrf", &token)],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let copies = app
+        .sql()
+        .await
+        .query(
+            "SELECT message_id, sent_at IS NULL FROM outbox
+              WHERE kind = 'waitlist_joined' AND recipient = 'party@example.com' ORDER BY id",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(copies.len(), 2);
+    assert_eq!(copies[0].get::<_, String>(0), message_id);
+    assert_ne!(copies[1].get::<_, String>(0), message_id);
+    assert!(copies[1].get::<_, bool>(1), "the copy waits to be sent");
+    // Another event's page can't send it.
+    let other = app.create_event(1, 1).await;
+    let other_page = format!("/staff/events/{}/mail", other.id);
+    let token = crate::pages::csrf_from(&clerk, &other_page).await;
+    let response = crate::staff::post_form(
+        &clerk,
+        &format!("{other_page}/{id}/retry"),
+        &[("csrf", &token)],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'waitlist_joined'")
+            .await,
+        2
+    );
+}

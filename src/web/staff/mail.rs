@@ -1,5 +1,5 @@
-//! An event's mail outbox: every message, whether it was sent, and sending
-//! a failed one again.
+//! An event's mail outbox: every message (order confirmations, refunds,
+//! waitlist places and offers), whether it was sent, and sending one again.
 
 use askama::Template;
 use axum::Router;
@@ -31,7 +31,10 @@ pub fn router() -> Router<AppState> {
 
 struct MessageRow {
     id: MessageId,
-    failed: bool,
+    /// Failed or sent: staff may send it again.
+    resendable: bool,
+    /// "Tickets", "Refund", "Waitlist offer", …
+    what: &'static str,
     order_id: String,
     short_order: String,
     recipient: String,
@@ -73,7 +76,16 @@ async fn outbox_page(
             .into_iter()
             .map(|m| MessageRow {
                 id: m.id,
-                failed: m.sent_at.is_none() && m.failed_at.is_some(),
+                resendable: m.sent_at.is_some() || m.failed_at.is_some(),
+                what: match m.kind.as_str() {
+                    "order_confirmation" => "Tickets",
+                    "order_refunded" => "Refund",
+                    "payment_refunded" => "Late payment refunded",
+                    "waitlist_joined" => "Waitlist place",
+                    "waitlist_offer" => "Waitlist offer",
+                    "waitlist_lapsed" => "Waitlist offer ran out",
+                    _ => "Mail",
+                },
                 order_id: m.order_id.map(|id| id.to_string()).unwrap_or_default(),
                 short_order: m
                     .order_id
@@ -103,7 +115,8 @@ async fn outbox_page(
     })
 }
 
-/// Sends a message that was given up on again, from its first attempt.
+/// Sends a message again: one given up on from its first attempt, one
+/// already sent as a new copy (a buyer who says it never came).
 async fn retry_message(
     State(state): State<AppState>,
     IdPath((event_id, message_id)): IdPath<(EventId, MessageId)>,
@@ -111,7 +124,7 @@ async fn retry_message(
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
     let client = state.pool.get().await?;
-    let outcome = if db::outbox::retry_failed(&client, event_id, message_id).await? {
+    let outcome = if db::outbox::send_again(&client, event_id, message_id).await? {
         Ok("Message queued again.".to_string())
     } else {
         Err(AppError::NotFound(Missing::Page))
