@@ -15,6 +15,9 @@ const ROWS: usize = 10;
 const PER_ROW: usize = 20;
 const BUYERS: usize = 50;
 
+/// A seat as the race left it: row, label, status, its hold, its order.
+type SeatNow = (String, String, String, Option<uuid::Uuid>, Option<uuid::Uuid>);
+
 /// The hall's rows of seats, shifted right by `dx`, and any extra rows
 /// (a wheelchair row in later versions).
 fn hall(dx: f64, extra_rows: &[(&str, usize)]) -> Value {
@@ -167,7 +170,7 @@ async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_noth
     assert!(!outcomes.is_empty(), "some buyers got seats");
 
     // Every seat of version 1 is still there, under its id and labels.
-    let now: HashMap<i64, (String, String, String, Option<uuid::Uuid>, Option<uuid::Uuid>)> = app
+    let now: HashMap<i64, SeatNow> = app
         .sql()
         .await
         .query(
