@@ -37,6 +37,7 @@ mod counter_offer;
 pub mod database;
 pub mod demo;
 pub mod door;
+pub mod event_details;
 pub mod events;
 pub mod ga;
 pub mod holds;

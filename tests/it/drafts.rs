@@ -317,3 +317,125 @@ async fn publishing_is_a_managers_and_a_bad_body_is_refused() {
         0
     );
 }
+
+#[tokio::test]
+async fn the_settings_page_and_the_api_rename_reschedule_and_reprice_an_event() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let venue = hall_in(&manager, "Opernhaus", "Europe/Berlin").await;
+    let event_id = create_by_form(
+        &manager,
+        venue,
+        &[("name", "Tosca"), ("starts_at", "2099-12-01T19:30")],
+    )
+    .await
+    .unwrap();
+    let settings = format!("/staff/events/{event_id}/settings");
+    let page = manager.get_text(&settings).await;
+    assert!(
+        page.contains(r#"value="2099-12-01T19:30""#),
+        "shown as typed: {page}"
+    );
+    assert!(page.contains("Starts (Europe/Berlin time)"), "{page}");
+    assert!(page.contains(r#"name="price" value="25.00""#), "{page}");
+
+    // The form: renamed, moved to 20:00 Berlin, on sale from 1 November.
+    let token = csrf_from(&manager, &settings).await;
+    let response = post_form(
+        &manager,
+        &settings,
+        &[
+            ("csrf", &token),
+            ("name", "Tosca (new cast)"),
+            ("starts_at", "2099-12-01T20:00"),
+            ("on_sale_at", "2099-11-01T10:00"),
+        ],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let (starts_at, _, _) = event_row(&app, event_id).await;
+    assert_eq!(starts_at, time::macros::datetime!(2099-12-01 19:00 UTC));
+    let page = manager.get_text(&settings).await;
+    assert!(page.contains("Saved the name and times."), "{page}");
+    assert!(page.contains(r#"value="Tosca (new cast)""#), "{page}");
+    assert!(page.contains(r#"value="2099-11-01T10:00""#), "{page}");
+
+    // Sales after the start are refused, and nothing changes.
+    let token = csrf_from(&manager, &settings).await;
+    post_form(
+        &manager,
+        &settings,
+        &[
+            ("csrf", &token),
+            ("name", "Tosca"),
+            ("starts_at", "2099-12-01T20:00"),
+            ("on_sale_at", "2099-12-02T10:00"),
+        ],
+    )
+    .await;
+    let page = manager.get_text(&settings).await;
+    assert!(
+        page.contains("Sales must open before the event starts."),
+        "{page}"
+    );
+    assert!(page.contains(r#"value="Tosca (new cast)""#), "{page}");
+
+    // A tier's price.
+    let token = csrf_from(&manager, &settings).await;
+    let response = post_form(
+        &manager,
+        &format!("{settings}/tiers/std"),
+        &[("csrf", &token), ("price", "31.50")],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT price_cents::bigint FROM price_tiers WHERE event_id = {event_id}"
+        ))
+        .await,
+        3_150
+    );
+
+    // The API: times in the venue's zone or with an offset; null on-sale
+    // time sells at once; a bad one is refused with its code.
+    let path = format!("/api/staff/events/{event_id}");
+    let (status, body) = manager
+        .patch(
+            &path,
+            json!({"name": "Tosca", "starts_at": "2099-12-02T18:00:00+01:00", "on_sale_at": null}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["name"], "Tosca");
+    assert_eq!(body["starts_at"], "2099-12-02T17:00:00Z");
+    assert_eq!(body["on_sale_at"], Value::Null);
+    let (status, body) = manager
+        .patch(&path, json!({"starts_at": "2099-03-29T02:30"}))
+        .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &json!("nonexistent_local_time")
+        ),
+        "{body}"
+    );
+    let (status, body) = manager
+        .patch(&path, json!({"starts_at": "2001-01-01T10:00"}))
+        .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (StatusCode::UNPROCESSABLE_ENTITY, &json!("starts_in_past")),
+        "{body}"
+    );
+    let (status, body) = manager.patch(&path, json!({"name": "  "})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let audited = app
+        .count(&format!(
+            "SELECT count(*) FROM audit_log WHERE event_id = {event_id}
+                AND action = 'change_event_details'"
+        ))
+        .await;
+    assert_eq!(audited, 2);
+}

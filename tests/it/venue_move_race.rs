@@ -16,7 +16,13 @@ const PER_ROW: usize = 20;
 const BUYERS: usize = 50;
 
 /// A seat as the race left it: row, label, status, its hold, its order.
-type SeatNow = (String, String, String, Option<uuid::Uuid>, Option<uuid::Uuid>);
+type SeatNow = (
+    String,
+    String,
+    String,
+    Option<uuid::Uuid>,
+    Option<uuid::Uuid>,
+);
 
 /// The hall's rows of seats, shifted right by `dx`, and any extra rows
 /// (a wheelchair row in later versions).

@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod console;
 pub mod door;
 pub mod door_offline;
+pub mod event_settings;
 pub mod mail;
 pub mod offer;
 pub mod orders;
@@ -41,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .merge(accounts::router())
         .merge(console::router())
         .merge(publishing::router())
+        .merge(event_settings::router())
         .merge(venues::router())
         .merge(venue_move::router())
         .merge(reports::router())

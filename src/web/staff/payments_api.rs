@@ -28,12 +28,26 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct EventPaymentBody {
+pub(crate) struct EventSettingsBody {
     /// true publishes a draft (buyers see it, and buy from its on-sale
     /// time); false takes it back to a draft, refused (409
     /// `event_has_sales`) once anything of it is ordered, sold or held.
     #[serde(default)]
     published: Option<bool>,
+    /// A new name (plain text, up to 200 characters).
+    #[serde(default)]
+    name: Option<String>,
+    /// A new start: the venue's wall-clock time ("2027-03-01T19:30", in
+    /// the venue's time zone) or an instant with its offset. A time the
+    /// zone skips or passes twice is refused (422
+    /// `nonexistent_local_time`, `ambiguous_local_time`).
+    #[serde(default)]
+    starts_at: Option<String>,
+    /// When sales open, written as `starts_at` is; `null`: as soon as it is
+    /// published.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    on_sale_at: Option<Option<String>>,
     /// none, online or box_office.
     #[serde(default)]
     payment: Option<String>,
@@ -97,6 +111,14 @@ impl RateText {
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct StaffEventJson {
     event_id: EventId,
+    name: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    starts_at: time::OffsetDateTime,
+    /// null: on sale as soon as it is published.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    on_sale_at: Option<time::OffsetDateTime>,
     /// false: a draft, which buyers don't see.
     published: bool,
     payment: PaymentMode,
@@ -109,14 +131,16 @@ pub(crate) struct StaffEventJson {
 
 impl StaffEventJson {
     fn new(
-        event_id: EventId,
-        published: bool,
+        event: &db::events::EventSummary,
         (payment, box_office_window_secs): (PaymentMode, i32),
         charges: Charges,
     ) -> Self {
         StaffEventJson {
-            event_id,
-            published,
+            event_id: event.id,
+            name: event.name.clone(),
+            starts_at: event.starts_at,
+            on_sale_at: event.on_sale_at,
+            published: event.published,
             payment,
             box_office_window_secs,
             booking_fee_cents: charges.booking_fee_cents,
@@ -129,8 +153,50 @@ impl StaffEventJson {
     }
 }
 
+/// The name and times staff asked to change, checked; times are read in
+/// the venue's zone.
+async fn details_change(
+    state: &AppState,
+    event_id: EventId,
+    body: &EventSettingsBody,
+) -> AppResult<db::event_details::DetailsChange> {
+    use crate::domain::local_time::instant;
+    use crate::domain::refusal::TimeField;
+    if body.name.is_none() && body.starts_at.is_none() && body.on_sale_at.is_none() {
+        return Ok(Default::default());
+    }
+    let event = db::events::find(&state.pool.get().await?, event_id)
+        .await?
+        .ok_or(AppError::NotFound(crate::error::Missing::Event))?;
+    let zone = event.time_zone.as_str();
+    let name = match &body.name {
+        Some(name) => {
+            let name = name.trim();
+            if name.is_empty()
+                || !crate::domain::text::is_plain(name, crate::domain::text::MAX_NAME_CHARS)
+            {
+                return Err(AppError::Invalid(Invalid::EventName));
+            }
+            Some(name.to_string())
+        }
+        None => None,
+    };
+    Ok(db::event_details::DetailsChange {
+        name,
+        starts_at: match &body.starts_at {
+            Some(text) => Some(instant(TimeField::Start, text, zone)?),
+            None => None,
+        },
+        on_sale_at: match &body.on_sale_at {
+            Some(Some(text)) => Some(Some(instant(TimeField::OnSale, text, zone)?)),
+            Some(None) => Some(None),
+            None => None,
+        },
+    })
+}
+
 /// The charges staff asked to change, checked.
-fn charges_change(body: &EventPaymentBody) -> AppResult<ChargesChange> {
+fn charges_change(body: &EventSettingsBody) -> AppResult<ChargesChange> {
     let tax = match &body.tax {
         None => None,
         Some(None) => Some(None),
@@ -162,7 +228,7 @@ pub(crate) fn payment_choice(
 }
 
 #[utoipa::path(patch, path = "/api/staff/events/{event_id}", tag = "staff",
-    params(("event_id" = i64, Path)), request_body = EventPaymentBody,
+    params(("event_id" = i64, Path)), request_body = EventSettingsBody,
     responses(
         (status = 200, description = "The event's settings now: published, payment, fee and tax", body = StaffEventJson),
         responses::BadRequest,
@@ -174,9 +240,10 @@ pub(crate) async fn set_payment(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     staff: StaffCaller<Manager>,
-    ApiJson(body): ApiJson<EventPaymentBody>,
+    ApiJson(body): ApiJson<EventSettingsBody>,
 ) -> AppResult<Json<StaffEventJson>> {
     let change = charges_change(&body)?;
+    let details = details_change(&state, event_id, &body).await?;
     let payment = match &body.payment {
         Some(payment) => Some(payment_choice(
             &state,
@@ -189,6 +256,7 @@ pub(crate) async fn set_payment(
         None => None,
     };
     // First, as what is likeliest refused: a refusal changes nothing else.
+    db::event_details::change(&state.pool, staff.actor, event_id, &details).await?;
     if let Some(published) = body.published {
         db::publishing::set_published(&state.pool, staff.actor, event_id, published).await?;
         state.seat_maps.forget(event_id);
@@ -207,12 +275,10 @@ pub(crate) async fn set_payment(
     let client = state.pool.get().await?;
     let payment = db::payments::event_payment(&client, event_id).await?;
     let charges = db::charges::for_event(&client, event_id).await?;
-    let published = db::events::find(&client, event_id)
+    let event = db::events::find(&client, event_id)
         .await?
-        .is_some_and(|event| event.published);
-    Ok(Json(StaffEventJson::new(
-        event_id, published, payment, charges,
-    )))
+        .ok_or(AppError::NotFound(crate::error::Missing::Event))?;
+    Ok(Json(StaffEventJson::new(&event, payment, charges)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
