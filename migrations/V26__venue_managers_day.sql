@@ -29,3 +29,8 @@ ALTER TABLE outbox ADD CONSTRAINT outbox_mail_or_webhook CHECK (
 -- The event's Mail page lists waitlist mail too, found by its entry.
 CREATE INDEX outbox_by_waitlist_entry ON outbox (waitlist_entry_id)
     WHERE waitlist_entry_id IS NOT NULL;
+
+-- Seats staff set aside together, for a named purpose: house seats, press,
+-- a sponsor. The purpose belongs to the block, so it goes with it.
+ALTER TABLE seats ADD COLUMN blocked_for text
+    CHECK (blocked_for IS NULL OR (status = 'BLOCKED' AND length(blocked_for) BETWEEN 1 AND 40));

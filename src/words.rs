@@ -184,6 +184,9 @@ fn invalid_text(invalid: &Invalid) -> String {
             time_field(*field),
             text.replace('T', " ")
         ),
+        Invalid::BlockPurpose => {
+            "Say what the seats are for in up to 40 characters of plain text, like house, press or sponsor.".into()
+        }
         Invalid::UnknownSection(name) => format!("This event has no section {}.", quoted(name)),
         Invalid::UnknownTier(code) => format!("This event has no price tier {}.", quoted(code)),
         Invalid::PriceType(rule) => format!("These price types can't be saved: {rule}."),

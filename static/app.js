@@ -16,6 +16,7 @@
 //   price-types.js     a seat's ticket type, and the total it makes
 //   notices.js         notices, and errors from requests
 //   buttons.js         confirm, print, checkout
+//   selection.js       choosing many seats on the console's map
 
 import { initBestAvailable } from "./app/best-available.js";
 import { initButtons } from "./app/buttons.js";
@@ -27,6 +28,7 @@ import { initMap } from "./app/map.js";
 import { initNotices } from "./app/notices.js";
 import { initPicks } from "./app/picks.js";
 import { initPriceTypes } from "./app/price-types.js";
+import { initSelection } from "./app/selection.js";
 
 // Swapped-in seats arrive without tabindex and may carry new expiries.
 let pending = false;
@@ -44,6 +46,7 @@ initKeyboard();
 initPicks();
 initPriceTypes();
 initButtons();
+initSelection();
 document.addEventListener("htmx:afterSettle", afterUpdate);
 document.addEventListener("htmx:oobAfterSwap", afterUpdate);
 

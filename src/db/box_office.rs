@@ -398,14 +398,14 @@ pub async fn set_blocked(
     actor: Actor,
     event_id: EventId,
     seat_ids: &SeatIds,
-    block: bool,
+    block: Option<Option<&str>>,
 ) -> AppResult<SeatIds> {
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
         seats_must_belong(&tx, event_id, seat_ids).await?;
-        let changed = if block {
-            seats::block(&tx, event_id, seat_ids).await?
+        let changed = if let Some(purpose) = block {
+            seats::block(&tx, event_id, seat_ids, purpose).await?
         } else {
             seats::unblock(&tx, event_id, seat_ids).await?
         };
@@ -418,12 +418,15 @@ pub async fn set_blocked(
             &tx,
             Entry {
                 actor: Some(actor),
-                action: if block { "block" } else { "unblock" },
+                action: if block.is_some() { "block" } else { "unblock" },
                 event_id: Some(event_id),
                 hold_id: None,
                 order_id: None,
                 seat_ids,
-                detail: String::new(),
+                detail: match block {
+                    Some(Some(purpose)) => format!("for {purpose}"),
+                    _ => String::new(),
+                },
             },
         )
         .await?;

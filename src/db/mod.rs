@@ -32,6 +32,7 @@ pub mod api_keys;
 pub mod audit;
 pub mod best_available;
 pub mod box_office;
+pub mod bulk_seats;
 pub mod charges;
 mod counter_offer;
 pub mod database;

@@ -536,7 +536,8 @@ pub(super) const SELL_AT_COUNTER_PRICED: &str = "WITH target AS (
           ORDER BY id FOR UPDATE
      ), sold AS (
          UPDATE seats s
-            SET status = 'SOLD', order_id = $2, hold_id = NULL, held_until = NULL
+            SET status = 'SOLD', order_id = $2, hold_id = NULL, held_until = NULL,
+                blocked_for = NULL
            FROM target WHERE s.id = target.id
       RETURNING s.id
      )

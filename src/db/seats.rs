@@ -525,6 +525,7 @@ pub async fn block(
     client: &impl GenericClient,
     event_id: EventId,
     seat_ids: &[SeatId],
+    purpose: Option<&str>,
 ) -> AppResult<SeatIds> {
     let statement = client
         .prepare_cached(
@@ -535,12 +536,15 @@ pub async fn block(
                          OR (status = 'HELD' AND held_until < now()))
                   ORDER BY id FOR UPDATE
              )
-             UPDATE seats s SET status = 'BLOCKED', hold_id = NULL, held_until = NULL
+             UPDATE seats s SET status = 'BLOCKED', hold_id = NULL, held_until = NULL,
+                                blocked_for = $3
                FROM target WHERE s.id = target.id
           RETURNING s.id",
         )
         .await?;
-    let rows = client.query(&statement, &[&event_id, &seat_ids]).await?;
+    let rows = client
+        .query(&statement, &[&event_id, &seat_ids, &purpose])
+        .await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
@@ -558,7 +562,7 @@ pub async fn unblock(
                   WHERE event_id = $1 AND id = ANY($2) AND status IN ('BLOCKED', 'AVAILABLE')
                   ORDER BY id FOR UPDATE
              )
-             UPDATE seats s SET status = 'AVAILABLE'
+             UPDATE seats s SET status = 'AVAILABLE', blocked_for = NULL
                FROM target WHERE s.id = target.id
           RETURNING s.id",
         )
@@ -586,7 +590,8 @@ pub async fn sell_at_box_office(
                   ORDER BY id FOR UPDATE
              ), sold AS (
                  UPDATE seats s
-                    SET status = 'SOLD', order_id = $3, hold_id = NULL, held_until = NULL
+                    SET status = 'SOLD', order_id = $3, hold_id = NULL, held_until = NULL,
+                        blocked_for = NULL
                    FROM target WHERE s.id = target.id
               RETURNING s.id, s.tier_id
              ), lines AS (

@@ -50,6 +50,7 @@ error_codes! {
     InvalidCurrency => "invalid_currency",
     InvalidSearch => "invalid_search",
     InvalidTime => "invalid_time",
+    InvalidPurpose => "invalid_purpose",
     NonexistentLocalTime => "nonexistent_local_time",
     AmbiguousLocalTime => "ambiguous_local_time",
     InvalidTicketCode => "invalid_ticket_code",
@@ -298,6 +299,8 @@ pub enum Invalid {
         zone: String,
         offsets: (String, String),
     },
+    /// What seats are blocked for: plain text, up to 40 characters.
+    BlockPurpose,
     UnknownSection(String),
     UnknownTier(String),
     /// A price given for a tier the venue doesn't have.
@@ -554,6 +557,7 @@ impl Invalid {
             Invalid::Time { .. } => ErrorCode::InvalidTime,
             Invalid::LocalTimeSkipped { .. } => ErrorCode::NonexistentLocalTime,
             Invalid::LocalTimeTwice { .. } => ErrorCode::AmbiguousLocalTime,
+            Invalid::BlockPurpose => ErrorCode::InvalidPurpose,
             Invalid::UnknownSection(_) => ErrorCode::UnknownSection,
             Invalid::UnknownTier(_) | Invalid::VenueHasNoTier(_) => ErrorCode::UnknownTier,
             Invalid::MissingPrice { .. } => ErrorCode::MissingPrice,

@@ -11,6 +11,16 @@ use crate::domain::ids::{BuyerId, SeatId, SectionId};
 #[serde(transparent)]
 pub struct SeatIds(Vec<SeatId>);
 
+/// What seats are set aside for ("house", "press", "sponsor"), as staff
+/// typed it, trimmed; None for none.
+pub fn block_purpose(text: Option<&str>) -> Result<Option<String>, super::refusal::Invalid> {
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(None),
+        Some(purpose) if super::text::is_plain(purpose, 40) => Ok(Some(purpose.to_string())),
+        Some(_) => Err(super::refusal::Invalid::BlockPurpose),
+    }
+}
+
 impl SeatIds {
     pub fn new(ids: impl IntoIterator<Item = SeatId>) -> SeatIds {
         let mut ids: Vec<SeatId> = ids.into_iter().collect();

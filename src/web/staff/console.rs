@@ -200,6 +200,7 @@ struct ConsolePage {
     payment: super::payments::PaymentSection,
     accessible: super::accessible::AccessibleSection,
     waitlist: super::waitlist::WaitlistSection,
+    bulk: super::bulk_seats::BulkSection,
     oob: bool,
 }
 
@@ -277,10 +278,16 @@ async fn seat_panel(
         SeatOccupant::Order(order) => (None, Some(OrderRow::new(order, locale))),
         SeatOccupant::Nobody => (None, None),
     };
+    let mut status = crate::web::seat_view::state_label(seat.state);
+    if seat.state == SeatState::Blocked
+        && let Some(purpose) = db::bulk_seats::blocked_for(client, seat.id).await?
+    {
+        status = format!("{status}, for {purpose}");
+    }
     Ok(SeatPanel {
         id: seat.id,
         name: crate::words::seat_name(seat),
-        status: crate::web::seat_view::state_label(seat.state),
+        status,
         can_block: seat.state == SeatState::Available,
         can_unblock: seat.state == SeatState::Blocked,
         can_sell: matches!(seat.state, SeatState::Available | SeatState::Blocked),
@@ -326,6 +333,7 @@ async fn console(
     let payment = super::payments::PaymentSection::load(&state, &client, event_id, &locale).await?;
     let accessible = super::accessible::AccessibleSection::load(&client, event_id, &locale).await?;
     let waitlist = super::waitlist::WaitlistSection::load(&client, event_id, &locale).await?;
+    let bulk = super::bulk_seats::BulkSection::load(&client, event_id).await?;
     // A big venue's console opens on its overview; a seat asked about
     // opens its section.
     let section = query.section.or(selected_seat.map(|seat| seat.section_id));
@@ -378,6 +386,7 @@ async fn console(
         payment,
         accessible,
         waitlist,
+        bulk,
         oob: false,
     })
 }
@@ -481,7 +490,7 @@ async fn set_blocked(
         staff.actor(),
         event_id,
         &SeatIds::new([seat_id]),
-        block,
+        block.then_some(None),
     )
     .await
     .map(|_| done.to_string());

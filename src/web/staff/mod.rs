@@ -4,6 +4,7 @@
 
 pub mod accessible;
 pub mod accounts;
+pub mod bulk_seats;
 pub mod console;
 pub mod door;
 pub mod door_offline;
@@ -42,6 +43,7 @@ pub fn router() -> Router<AppState> {
         .merge(accounts::router())
         .merge(console::router())
         .merge(publishing::router())
+        .merge(bulk_seats::router())
         .merge(event_settings::router())
         .merge(venues::router())
         .merge(venue_move::router())

@@ -46,6 +46,11 @@ pub(crate) async fn release_hold(
 pub(crate) struct SeatsBody {
     #[serde(deserialize_with = "crate::web::json_int::list")]
     seat_ids: Vec<SeatId>,
+    /// For a block: what the seats are set aside for ("house", "press",
+    /// "sponsor"; plain text, up to 40 characters), kept on each seat and
+    /// in the audit log.
+    #[serde(default)]
+    purpose: Option<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -65,8 +70,10 @@ async fn set_blocked(
     if seat_ids.is_empty() {
         return Err(AppError::Invalid(Invalid::NoSeats));
     }
+    let purpose = crate::domain::seat::block_purpose(body.purpose.as_deref())?;
+    let change = block.then_some(purpose.as_deref());
     let changed =
-        db::box_office::set_blocked(&state.pool, staff.actor, event_id, &seat_ids, block).await?;
+        db::box_office::set_blocked(&state.pool, staff.actor, event_id, &seat_ids, change).await?;
     Ok(Json(SeatsChanged {
         seat_ids: changed,
         status: if block { "blocked" } else { "available" },

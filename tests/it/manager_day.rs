@@ -1,6 +1,7 @@
 //! A venue manager's day (issue 48): events made as drafts that buyers
-//! can't see until staff publish them, and times typed as the venue's
-//! wall-clock times.
+//! can't see until staff publish them; times typed as the venue's
+//! wall-clock times; renaming, rescheduling and repricing from the
+//! settings page; many seats blocked or released at once for a purpose.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -438,4 +439,145 @@ async fn the_settings_page_and_the_api_rename_reschedule_and_reprice_an_event() 
         ))
         .await;
     assert_eq!(audited, 2);
+}
+
+#[tokio::test]
+async fn staff_block_and_release_many_seats_at_once_for_a_named_purpose() {
+    let app = spawn_app().await;
+    let event = app.create_event(2, 4).await;
+    let clerk = crate::staff::staff_as(&app, "clerk", seatmap::domain::role::Role::BoxOffice).await;
+    let console = format!("/staff/events/{}", event.id);
+    let bulk = format!("{console}/seats/bulk");
+    let ids = |seats: &[i64]| {
+        seats
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    // Three seats chosen on the map, for the press.
+    let token = csrf_from(&clerk, &console).await;
+    let chosen = ids(&event.seat_ids[..3]);
+    let response = post_form(
+        &clerk,
+        &bulk,
+        &[
+            ("csrf", &token),
+            ("action", "block"),
+            ("seat_ids", &chosen),
+            ("purpose", "press"),
+        ],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let page = clerk.get_text(&console).await;
+    assert!(page.contains("Blocked 3 seats for press."), "{page}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'BLOCKED' AND blocked_for = 'press'",
+            event.id
+        ))
+        .await,
+        3
+    );
+    let panel = clerk
+        .get_text(&format!("{console}?seat={}", event.seat_ids[0]))
+        .await;
+    assert!(panel.contains("for press"), "{panel}");
+    // Buyers can't have them.
+    let (status, _) = app.buyer().hold(event.id, &event.seat_ids[..1]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+
+    // A seat a buyer holds can't be blocked: all or nothing.
+    let (_, held) = app.buyer().hold(event.id, &event.seat_ids[3..4]).await;
+    assert!(held["hold_id"].is_string(), "{held}");
+    let token = csrf_from(&clerk, &console).await;
+    let chosen = ids(&event.seat_ids[3..6]);
+    post_form(
+        &clerk,
+        &bulk,
+        &[
+            ("csrf", &token),
+            ("action", "block"),
+            ("seat_ids", &chosen),
+            ("purpose", "house"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND blocked_for = 'house'",
+            event.id
+        ))
+        .await,
+        0
+    );
+
+    // A whole section released (no JavaScript needed): the three go back.
+    let section: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT section_id FROM seats WHERE id = $1",
+            &[&event.seat_ids[0]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let token = csrf_from(&clerk, &console).await;
+    let section_text = section.to_string();
+    post_form(
+        &clerk,
+        &bulk,
+        &[
+            ("csrf", &token),
+            ("action", "release"),
+            ("section", &section_text),
+        ],
+    )
+    .await;
+    assert!(
+        clerk
+            .get_text(&console)
+            .await
+            .contains("Released 3 seats: on sale again.")
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND (status = 'BLOCKED' OR blocked_for IS NOT NULL)",
+            event.id
+        ))
+        .await,
+        0
+    );
+
+    // The API takes a purpose too; a bad one is refused.
+    let path = format!("/api/staff/events/{}/seats/block", event.id);
+    let (status, body) = clerk
+        .post(
+            &path,
+            json!({"seat_ids": &event.seat_ids[6..8], "purpose": "sponsor"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = clerk
+        .post(
+            &path,
+            json!({"seat_ids": &event.seat_ids[6..8], "purpose": "x".repeat(41)}),
+        )
+        .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (StatusCode::UNPROCESSABLE_ENTITY, &json!("invalid_purpose")),
+        "{body}"
+    );
+    let audited = app
+        .count(&format!(
+            "SELECT count(*) FROM audit_log WHERE event_id = {} AND action = 'block'
+                AND detail IN ('for press', 'for sponsor')",
+            event.id
+        ))
+        .await;
+    assert_eq!(audited, 2);
+    app.no_breaches().await;
 }
