@@ -19,16 +19,15 @@ export function fitScale(frame, map) {
   return Math.min(frame.width / map.width, frame.height / map.height);
 }
 
-/** The scale the map opens at. A phone opens on the whole house (a tap
- * then zooms in where it lands), or on a section's seats at a size to
- * tap. A mouse picks seats straight away: where the whole house would
- * draw them too small to aim at, the map fills the frame's width instead
- * and pans down. */
+/** The scale the map opens at, and Fit goes back to. The whole house,
+ * always, so every price the key lists is on screen (filling the frame's
+ * width instead hid a tall hall's back rows, the cheap ones, below the
+ * fold); a mouse then zooms in where it wants. A phone's single section
+ * opens at a size to tap. */
 export function defaultScale(frame, map, { coarse, whole }) {
   const fit = fitScale(frame, map);
   if (coarse && !whole) { return Math.max(Math.min(fit, 1.5), MIN_TAP_PX / SEAT_PX + 0.01); }
-  if (coarse || fit * SEAT_PX >= MIN_TAP_PX) { return Math.min(fit, 1.5); }
-  return Math.min(Math.max(fit, frame.width / map.width), 1.5);
+  return Math.min(fit, 1.5);
 }
 
 /** The farthest zoom: a little smaller than the whole map (or than its

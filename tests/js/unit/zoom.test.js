@@ -51,11 +51,15 @@ test("zooming past the limits stops at them, the point still fixed", () => {
   assert.ok(farthest.offsetX > 0, "and centred once smaller than the frame");
 });
 
-test("the opening scale: the whole house on a phone, seats big enough to aim at with a mouse", () => {
+test("the opening scale: the whole house, on a phone and with a mouse; a phone's section big enough to tap", () => {
   const house = { width: 4000, height: 3000 };
   close(defaultScale(frame, house, { coarse: true, whole: true }), 0.2, "a phone sees the whole house");
   close(defaultScale(frame, house, { coarse: true, whole: false }), MIN_TAP_PX / SEAT_PX + 0.01, "a phone's section, big enough to tap");
-  close(defaultScale(frame, house, { coarse: false, whole: true }), 0.2, "too small to aim at: the frame's width");
+  close(defaultScale(frame, house, { coarse: false, whole: true }), 0.2, "a mouse sees the whole house");
+  // A hall deeper than it is wide: its back rows (the cheap seats) are in
+  // the first view too, not below it.
+  const deep = { width: 4000, height: 6000 };
+  close(defaultScale(frame, deep, { coarse: false, whole: true }), 0.1, "the whole depth, not the width");
   close(defaultScale(frame, { width: 400, height: 300 }, { coarse: false, whole: true }), 1.5, "never closer than 1.5×");
   assert.equal(tooSmallToTap(0.5, true), true);
   assert.equal(tooSmallToTap(0.5, false), false, "a mouse aims at anything");
