@@ -158,9 +158,11 @@
     return hmacKey;
   }
 
-  // The code as domain::ticket::TicketCode::parse spells it, or null.
+  // The code as domain::ticket::TicketCode::parse spells it, or null: a
+  // typed zero is the letter O and a one the letter I (codes have neither
+  // digit).
   function normalCode(text) {
-    const code = text.replace(/[\s-]/g, "").toUpperCase();
+    const code = text.replace(/[\s-]/g, "").toUpperCase().replace(/0/g, "O").replace(/1/g, "I");
     return /^[A-Z2-7]{32}$/.test(code) ? code : null;
   }
 

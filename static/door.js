@@ -13,6 +13,14 @@
   const context = canvas.getContext("2d", { willReadFrequently: true });
   let last = { code: "", at: 0 };
 
+  // No camera here (plain HTTP on a LAN name, or none at all): the button
+  // would only fail, so it isn't offered; the typed code is the way.
+  if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    start.hidden = true;
+    status.textContent = "No camera on this connection (it needs HTTPS): type the code.";
+    return;
+  }
+
   // A code still in view (seen within the last 10 s) is not sent again:
   // the green "Admit" stays up until the next ticket, not flipping to
   // "Already admitted" while the guest is still holding out their phone.

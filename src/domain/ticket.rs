@@ -27,12 +27,18 @@ impl TicketCode {
     }
 
     /// A code as typed or scanned: case, spaces and dashes don't matter
-    /// (the page prints it in groups of four).
+    /// (the page prints it in groups of four), and a typed zero or one is
+    /// read as the letter O or I (the code's alphabet has neither digit,
+    /// and a steward reading "O" off a phone types what they see).
     pub fn parse(text: &str) -> Result<TicketCode, Invalid> {
         let code: String = text
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '-')
-            .map(|c| c.to_ascii_uppercase())
+            .map(|c| match c.to_ascii_uppercase() {
+                '0' => 'O',
+                '1' => 'I',
+                upper => upper,
+            })
             .collect();
         let alphabet_only = code
             .bytes()
@@ -143,6 +149,13 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_zero_is_the_letter_o_and_a_one_the_letter_i() {
+        let code = TicketCode("OIOI".repeat(8));
+        let typed = "0i01 o1OI 0101 OIOI 0I0I oioi 0101 OIOI";
+        assert_eq!(TicketCode::parse(typed).unwrap(), code);
+    }
+
+    #[test]
     fn anything_else_is_not_a_code() {
         let code = TicketCode::generate().0;
         for bad in [
@@ -150,7 +163,7 @@ mod tests {
             "1",
             &code[1..],
             &format!("{code}A"),
-            &code.replacen(&code[..1], "1", 1),
+            &code.replacen(&code[..1], "8", 1),
             &code.replacen(&code[..1], "é", 1),
             "SELECT * FROM tickets",
         ] {
