@@ -644,11 +644,11 @@ pub fn venue_size(seats: i64, ga: i64) -> String {
 
 pub fn imported_message(layout: &VenueLayout) -> String {
     format!(
-        "Imported {}: {} in {} sections, {} price tiers.",
+        "Imported {}: {} in {}, {}.",
         layout.name,
         venue_size(layout.seat_count() as i64, layout.ga_capacity() as i64),
-        layout.sections.len(),
-        layout.tiers.len()
+        count(layout.sections.len(), "section", "sections"),
+        count(layout.tiers.len(), "price tier", "price tiers")
     )
 }
 

@@ -206,7 +206,7 @@ pub fn from_csv(name: &str, text: &str) -> Result<VenueLayout, Vec<LayoutError>>
     let tiers = tier_codes
         .into_iter()
         .map(|code| TierDef {
-            name: code.clone(),
+            name: tier_name(&code),
             code,
         })
         .collect();
@@ -239,3 +239,14 @@ fn unreadable(problem: &::csv::Error) -> String {
         _ => "the line is not CSV".into(),
     }
 }
+/// A tier named only by its code in a CSV file gets a name people read:
+/// "standard" is "Standard", "upper_circle" is "Upper circle".
+fn tier_name(code: &str) -> String {
+    let spaced = code.replace(['_', '-'], " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => spaced,
+    }
+}
+
