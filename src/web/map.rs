@@ -20,16 +20,29 @@ pub struct ShapeView {
     pub points: String,
     pub label_x: f32,
     pub label_y: f32,
+    /// The name's font size: at most 16 px, smaller where the shape is too
+    /// narrow for it ("BÜHNE" on a small stage).
+    pub label_size: f32,
 }
+
+/// The widest a label's letters are, per letter, in ems: upper case with
+/// the stylesheet's 0.2 em spacing.
+const LABEL_EMS_PER_CHAR: f32 = 0.95;
 
 impl ShapeView {
     pub(crate) fn new(name: &str, outline: &[Point]) -> ShapeView {
         let centre = geometry::centroid(outline);
+        let (left, right) = outline
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(l, r), p| (l.min(p.x), r.max(p.x)));
+        let room = (right - left) * 0.85;
+        let chars = name.chars().count().max(1) as f32;
         ShapeView {
             name: name.to_string(),
             points: svg_points(outline),
             label_x: centre.x,
             label_y: centre.y,
+            label_size: (room / (chars * LABEL_EMS_PER_CHAR)).clamp(6.0, 16.0),
         }
     }
 }
@@ -295,7 +308,8 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         layer_left: -min.x,
         layer_top: -min.y,
         view_box: format!("{:.1} {:.1} {:.1} {:.1}", min.x, min.y, width, height),
-        stage: (whole && shapes.stage.len() >= 3).then(|| ShapeView::new("Stage", &shapes.stage)),
+        stage: (whole && shapes.stage.len() >= 3)
+            .then(|| ShapeView::new(&crate::i18n::t("map-stage"), &shapes.stage)),
         outlines: shown
             .iter()
             .filter(|s| s.outline.len() >= 3)

@@ -240,9 +240,13 @@ async fn order_page(
         buyer_name: order.buyer_name,
         buyer_email: order.buyer_email,
         bought: order.locale.time(order.created_at),
-        tender: match order.comp_reason {
-            Some(reason) => format!("comp ({reason})"),
-            None => order.tender,
+        tender: match (order.comp_reason, order.tender.as_str(), payment.payment) {
+            (Some(reason), _, _) => format!("comp ({reason})"),
+            // Bought online where no money is taken online: the status
+            // line says so; "online" here read as if it was paid.
+            (None, "online", PaymentMode::None) => "nothing online (no payment taken)".into(),
+            (None, "online", PaymentMode::Online) => "online, by card".into(),
+            (None, tender, _) => tender.to_string(),
         },
         mail: mail_line(&mail, &order.locale),
         total: locale.price(valid_total),
