@@ -203,6 +203,7 @@ hold-expired-pick-again = Ihre Reservierung ist abgelaufen – bitte wählen Sie
 
 order-title = Ihre Karten: { $event }
 order-thanks = Vielen Dank, { $name }.
+order-for = { $name }, Ihre Bestellung für
 order-cancelled = Diese Veranstaltung wurde abgesagt. Ihre Bestellung bleibt erhalten und wird erstattet.
 order-find-again = findet diese Bestellung in diesem Browser wieder.
 order-number = Bestellnummer

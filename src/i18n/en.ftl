@@ -203,6 +203,7 @@ hold-expired-pick-again = Your hold expired — pick seats again.
 
 order-title = Your tickets: { $event }
 order-thanks = Thank you, { $name }.
+order-for = { $name }, your order for
 order-cancelled = This event has been cancelled. Your order is kept, and it will be refunded.
 order-find-again = finds this order again in this browser.
 order-number = Order number

@@ -177,6 +177,7 @@ hold-more-time-announce = Puede pedir más tiempo.
 hold-expired-pick-again = Su reserva ha caducado: elija de nuevo.
 order-title = Sus entradas: { $event }
 order-thanks = Gracias, { $name }.
+order-for = { $name }, tu pedido para
 order-cancelled = Este espectáculo se ha cancelado. Su pedido se conserva y se reembolsará.
 order-find-again = encuentra este pedido de nuevo en este navegador.
 order-number = Número de pedido

@@ -177,6 +177,7 @@ hold-more-time-announce = Vous pouvez demander plus de temps.
 hold-expired-pick-again = Votre réservation a expiré — choisissez de nouveau.
 order-title = Vos billets : { $event }
 order-thanks = Merci, { $name }.
+order-for = { $name }, votre commande pour
 order-cancelled = Ce spectacle a été annulé. Votre commande est conservée et sera remboursée.
 order-find-again = retrouve cette commande dans ce navigateur.
 order-number = Numéro de commande
