@@ -7,10 +7,21 @@ use crate::db::database::Database;
 use crate::db::{self};
 use anyhow::Context;
 
-/// `seatmap demo`: seeds the demo event into the configured database.
-pub async fn demo(config: Config) -> anyhow::Result<crate::domain::ids::EventId> {
+/// `seatmap demo`: seeds the demo events into the configured database, as
+/// the embedded one is seeded (the hall's Demo Night, the 20,000-seat
+/// arena, the Family Matinee that sells the offer): their ids, in that
+/// order. Seeding again finds them.
+pub async fn demo(config: Config) -> anyhow::Result<Vec<crate::domain::ids::EventId>> {
     let database = Database::connect(&config).await?;
-    let seeded = db::demo::seed_demo(&database.pool).await;
+    let pool = &database.pool;
+    let seeded = async {
+        Ok::<_, crate::error::AppError>(vec![
+            db::demo::seed_demo(pool).await?,
+            db::demo::seed_arena(pool).await?,
+            db::demo::seed_offer_demo(pool).await?,
+        ])
+    }
+    .await;
     database.shutdown().await;
     Ok(seeded?)
 }

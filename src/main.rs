@@ -96,7 +96,11 @@ async fn run() -> ExitCode {
     };
     let outcome = match command.as_deref() {
         None | Some("serve") => startup::serve(config).await,
-        Some("demo") => cli::demo(config).await.map(|id| println!("{id}")),
+        Some("demo") => cli::demo(config).await.map(|ids| {
+            for id in ids {
+                println!("{id}");
+            }
+        }),
         Some("staff") => match (args.get(1).map(String::as_str), args.get(2)) {
             (Some("add"), Some(name)) => match cli::role_option(&args[3..]) {
                 Ok(role) => cli::staff_add(config, name, role).await,
