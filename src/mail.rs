@@ -469,7 +469,10 @@ async fn order_refunded(
                 .map(|ticket| ticket.place())
                 .collect(),
             back_to,
-            still_valid: tickets.iter().filter(|t| t.voided_at.is_none()).count(),
+            still_valid: refund["still_valid"].as_u64().map_or_else(
+                || tickets.iter().filter(|t| t.voided_at.is_none()).count(),
+                |n| n as usize,
+            ),
             order_id: order_id.to_string(),
             order_url: links.order_url(order_id, until),
         }

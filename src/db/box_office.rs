@@ -382,7 +382,8 @@ async fn seats_must_belong(
     event_id: EventId,
     seat_ids: &[SeatId],
 ) -> AppResult<()> {
-    events::lock_not_cancelled(client, event_id).await?;
+    // A draft's seats may be set aside before it is published.
+    events::lock_not_cancelled_even_draft(client, event_id).await?;
     let known = seats::ids_in_event(client, event_id, seat_ids).await?;
     if known.len() != seat_ids.len() {
         return Err(AppError::NotFound(Missing::SeatInEvent));

@@ -218,6 +218,20 @@ pub(super) async fn lock_not_cancelled(
     }
 }
 
+/// [`lock_not_cancelled`] for setting seats aside: a draft's house seats
+/// are blocked before it is published.
+pub(super) async fn lock_not_cancelled_even_draft(
+    client: &impl GenericClient,
+    event_id: EventId,
+) -> AppResult<()> {
+    match lock_sale_status(client, event_id, LockUnless::Cancelled).await? {
+        (SaleStatus::Cancelled, on_sale_at, time_zone, _, _) => {
+            Ok(SaleStatus::Cancelled.refuse(on_sale_at, &time_zone)?)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The statement [`lock_on_sale`] sends first (see `db::prepare_together`).
 pub(super) static LOCK_ON_SALE: LazyLock<String> =
     LazyLock::new(|| lock_sale_status_sql("e.sales_closed_at IS NULL"));

@@ -342,10 +342,17 @@ async fn refund_in(
     .await?;
     let provider_refund =
         super::payments::queue_provider_refund(tx, order_id, amount_cents, actor).await?;
-    let tender: String = tx
-        .query_one("SELECT tender FROM orders WHERE id = $1", &[&order_id])
-        .await?
-        .get(0);
+    let order_now = tx
+        .query_one(
+            "SELECT tender,
+                    (SELECT count(*) FROM tickets t
+                      WHERE t.order_id = $1 AND t.voided_at IS NULL) AS still_valid
+               FROM orders WHERE id = $1",
+            &[&order_id],
+        )
+        .await?;
+    let tender: String = order_now.get("tender");
+    let still_valid: i64 = order_now.get("still_valid");
     // How the money comes back, for the buyer's mail.
     let back_to = match (provider_refund, amount_cents, tender.as_str()) {
         (true, _, _) => "online",
@@ -362,6 +369,8 @@ async fn refund_in(
             "amount_cents": amount_cents,
             "back_to": back_to,
             "whole_order": only.is_none(),
+            // As this refund left it (a later one mails its own count).
+            "still_valid": still_valid,
         }),
     )
     .await?;

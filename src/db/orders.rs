@@ -570,3 +570,68 @@ pub async fn lang(
         .and_then(|row| crate::domain::lang::Lang::from_tag(row.get(0)))
         .unwrap_or_default())
 }
+
+/// A buyer's order of the event that waits for its payment (its deadline
+/// not passed): its seats are theirs until then, held under its hold.
+#[derive(Debug, Clone)]
+pub struct AwaitingPayment {
+    pub order_id: OrderId,
+    pub hold_id: HoldId,
+    pub pay_by: OffsetDateTime,
+    /// "Stalls, row A, seat 2", in map order.
+    pub places: Vec<String>,
+}
+
+/// The buyer's latest order of the event waiting for its payment, if any.
+pub async fn awaiting_payment_for_buyer(
+    client: &impl GenericClient,
+    event_id: EventId,
+    buyer_id: BuyerId,
+) -> AppResult<Option<AwaitingPayment>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT o.id, o.hold_id, o.pay_by,
+                    coalesce(array_agg(sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label
+                                       ORDER BY sec.sort_order, s.row_index, s.position)
+                             FILTER (WHERE s.id IS NOT NULL), '{}') AS places
+               FROM orders o
+               LEFT JOIN order_reserved_seats r ON r.order_id = o.id
+               LEFT JOIN seats s ON s.id = r.seat_id
+               LEFT JOIN sections sec ON sec.id = s.section_id
+              WHERE o.event_id = $1 AND o.buyer_id = $2 AND o.status = 'pending_payment'
+                AND o.pay_by > now() AND o.hold_id IS NOT NULL
+              GROUP BY o.id
+              ORDER BY o.created_at DESC
+              LIMIT 1",
+        )
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id, &buyer_id])
+        .await?;
+    Ok(row.map(|row| AwaitingPayment {
+        order_id: row.get("id"),
+        hold_id: row.get("hold_id"),
+        pay_by: row.get("pay_by"),
+        places: row.get("places"),
+    }))
+}
+
+/// The seats the order keeps before it has tickets (while it waits for
+/// its payment), by name, in map order.
+pub async fn reserved_places(
+    client: &impl GenericClient,
+    order_id: OrderId,
+) -> AppResult<Vec<String>> {
+    let rows = client
+        .query(
+            "SELECT sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label
+               FROM order_reserved_seats r
+               JOIN seats s ON s.id = r.seat_id
+               JOIN sections sec ON sec.id = s.section_id
+              WHERE r.order_id = $1
+              ORDER BY sec.sort_order, s.row_index, s.position",
+            &[&order_id],
+        )
+        .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}

@@ -9,13 +9,15 @@ use super::{GenericClient, Pool};
 use crate::domain::ids::{Actor, EventId};
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
-/// Judges and makes the change in one statement, under the event's row
-/// lock (FOR UPDATE, which waits for every claim and purchase in flight:
-/// they hold a key-share lock on it, and new ones queue behind this).
-/// Returns whether it was published before, and what the event has.
+/// Judges and makes the change, once the event's row is locked (FOR
+/// UPDATE, in the statement before: it waits for every claim and purchase
+/// in flight, which hold a key-share lock on it, and new ones queue behind
+/// it). Counted in a statement of its own, so its snapshot sees what those
+/// committed. Returns whether it was published before, and what the event
+/// has.
 const PUBLISH: &str = "
     WITH locked AS (
-        SELECT id, published_at FROM events WHERE id = $1 FOR UPDATE
+        SELECT id, published_at FROM events WHERE id = $1
     ), has AS (
         SELECT (SELECT count(*) FROM seats WHERE event_id = $1 AND status = 'SOLD') AS sold,
                (SELECT count(*) FROM seats
@@ -47,6 +49,7 @@ pub async fn set_published(
 ) -> AppResult<()> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
+    super::events::lock_for_closing(&tx, event_id).await?;
     let row = tx
         .query_opt(PUBLISH, &[&event_id, &published])
         .await?
@@ -86,7 +89,7 @@ pub async fn set_published(
 /// Names the event on every instance's live feed, as a seat change would,
 /// so each drops the seat map it keeps for it (see `web::reads`) and reads
 /// the event again: one seat's (or area's) stamp, nothing else written.
-async fn nudge_live_feed(tx: &impl GenericClient, event_id: EventId) -> AppResult<()> {
+pub(super) async fn nudge_live_feed(tx: &impl GenericClient, event_id: EventId) -> AppResult<()> {
     tx.execute(
         "UPDATE seats SET changed_xid = pg_current_xact_id()
           WHERE id = (SELECT min(id) FROM seats WHERE event_id = $1)",

@@ -537,7 +537,7 @@ pub async fn block(
                   ORDER BY id FOR UPDATE
              )
              UPDATE seats s SET status = 'BLOCKED', hold_id = NULL, held_until = NULL,
-                                blocked_for = $3
+                                blocked_for = coalesce($3, s.blocked_for)
                FROM target WHERE s.id = target.id
           RETURNING s.id",
         )

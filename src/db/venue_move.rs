@@ -149,16 +149,22 @@ async fn move_once(
             order_id: None,
             seat_ids: &[],
             detail: format!(
-                "version {} to {}: {} seats kept, {} added, {} removed",
+                "version {} to {}: {} seats kept, {} added, {} removed{}",
                 moved.from_version,
                 moved.version,
                 moved.seats_kept,
                 moved.seats_added,
-                moved.seats_removed
+                moved.seats_removed,
+                prices
+                    .iter()
+                    .map(|(code, cents)| format!("; tier {code} priced {cents} (minor units)"))
+                    .collect::<String>()
             ),
         },
     )
     .await?;
+    // Every instance drops the seat map it keeps (seats moved, came, went).
+    super::publishing::nudge_live_feed(&tx, event_id).await?;
     tx.commit().await?;
     Ok(moved)
 }
@@ -196,6 +202,13 @@ async fn rebuild_tiers(
         .iter()
         .map(|row| (row.get(0), row.get(1)))
         .collect();
+    // A new price for a tier the event has: not under a live hold (the
+    // move runs on sale now), and audited with the move.
+    for (code, price) in prices {
+        if existing.get(code).is_some_and(|was| was != price) {
+            refuse_if_held(tx, event_id, code).await?;
+        }
+    }
     let mut ids = HashMap::new();
     for (order, tier) in layout.tiers.iter().enumerate() {
         let price = prices
@@ -414,23 +427,7 @@ pub async fn set_tier_price(
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     super::events::lock_for_closing(&tx, event_id).await?;
-    let held: i64 = tx
-        .query_one(
-            "SELECT (SELECT count(*) FROM seats s JOIN price_tiers t ON t.id = s.tier_id
-                      WHERE s.event_id = $1 AND t.code = $2
-                        AND s.status = 'HELD' AND s.held_until > now())
-                  + (SELECT coalesce(sum(g.quantity), 0) FROM ga_tickets g
-                       JOIN ga_areas a ON a.id = g.area_id
-                       JOIN price_tiers t ON t.id = a.tier_id
-                      WHERE g.event_id = $1 AND t.code = $2
-                        AND g.order_id IS NULL AND g.held_until > now())",
-            &[&event_id, &code],
-        )
-        .await?
-        .get(0);
-    if held > 0 {
-        return Err(AppError::Conflict(Conflict::TierHasHolds { held }));
-    }
+    refuse_if_held(&tx, event_id, code).await?;
     let row = tx
         .query_opt(
             "WITH before AS (
@@ -463,6 +460,30 @@ pub async fn set_tier_price(
     .await?;
     tx.commit().await?;
     Ok(before)
+}
+
+/// Refuses a new price for a tier while any seat or place of it is held
+/// live: its buyer must not pay a price their page never showed. Under the
+/// event's lock, which claims and purchases share.
+async fn refuse_if_held(tx: &impl GenericClient, event_id: EventId, code: &str) -> AppResult<()> {
+    let held: i64 = tx
+        .query_one(
+            "SELECT (SELECT count(*) FROM seats s JOIN price_tiers t ON t.id = s.tier_id
+                      WHERE s.event_id = $1 AND t.code = $2
+                        AND s.status = 'HELD' AND s.held_until > now())
+                  + (SELECT coalesce(sum(g.quantity), 0) FROM ga_tickets g
+                       JOIN ga_areas a ON a.id = g.area_id
+                       JOIN price_tiers t ON t.id = a.tier_id
+                      WHERE g.event_id = $1 AND t.code = $2
+                        AND g.order_id IS NULL AND g.held_until > now())",
+            &[&event_id, &code],
+        )
+        .await?
+        .get(0);
+    if held > 0 {
+        return Err(AppError::Conflict(Conflict::TierHasHolds { held }));
+    }
+    Ok(())
 }
 
 /// What adding a section did.
@@ -503,7 +524,14 @@ pub async fn add_section(
         .collect();
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    // Not the claims' lock: selling goes on while seats are added.
+    // The claims' own lock, shared: selling goes on while seats are added,
+    // but a move (which locks the event for update) waits, or is waited
+    // for, rather than rebuild seats under a half-added section.
+    tx.execute(
+        "SELECT 1 FROM events WHERE id = $1 FOR KEY SHARE",
+        &[&event_id],
+    )
+    .await?;
     let existing: Vec<(String, i32)> = tx
         .query(
             "SELECT code, price_cents FROM price_tiers WHERE event_id = $1",

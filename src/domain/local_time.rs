@@ -21,11 +21,25 @@ pub fn instant(field: TimeField, text: &str, zone: &str) -> Result<OffsetDateTim
     if let Ok(at) = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
         return Ok(at);
     }
-    let civil: jiff::civil::DateTime = text.parse().map_err(|_| not_a_time())?;
-    // A time only: "2026-12-01" alone is not a show time.
-    if !text.contains('T') && !text.contains(' ') {
-        return Err(not_a_time());
-    }
+    // Only a date and a time to the minute or second, as a datetime-local
+    // field sends it: no offset (one without seconds is not RFC 3339, and
+    // would otherwise be dropped unread) and a four-digit year.
+    let minutes = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]");
+    let seconds =
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    let typed = time::PrimitiveDateTime::parse(text, minutes)
+        .or_else(|_| time::PrimitiveDateTime::parse(text, seconds))
+        .map_err(|_| not_a_time())?;
+    let civil = jiff::civil::DateTime::new(
+        i16::try_from(typed.year()).map_err(|_| not_a_time())?,
+        typed.month() as i8,
+        typed.day() as i8,
+        typed.hour() as i8,
+        typed.minute() as i8,
+        typed.second() as i8,
+        0,
+    )
+    .map_err(|_| not_a_time())?;
     let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
     let ambiguous = tz.to_ambiguous_timestamp(civil);
     let timestamp = match ambiguous.offset() {
@@ -125,7 +139,18 @@ mod tests {
 
     #[test]
     fn what_is_not_a_date_and_time_is_refused() {
-        for text in ["tomorrow", "2026-12-01", "19:30", "2026-13-01T19:30", ""] {
+        for text in [
+            "tomorrow",
+            "2026-12-01",
+            "19:30",
+            "2026-13-01T19:30",
+            "",
+            // An offset without seconds is not RFC 3339: refused, not
+            // read as the venue's wall clock with the offset dropped.
+            "2027-03-01T19:30+01:00",
+            "2027-03-01T19:30:00[Europe/Paris]",
+            "-005000-01-01T00:00",
+        ] {
             assert!(
                 matches!(
                     instant(TimeField::Start, text, "UTC"),

@@ -205,6 +205,22 @@ async fn a_new_event_is_a_draft_buyers_cannot_see_until_staff_publish_it() {
     };
     refused_everywhere(buyer.clone()).await;
 
+    // House seats can be set aside before it is published.
+    let (status, body) = manager
+        .post(
+            &format!("/api/staff/events/{event_id}/seats/block"),
+            json!({"seat_ids": [seat], "purpose": "house"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = manager
+        .post(
+            &format!("/api/staff/events/{event_id}/seats/unblock"),
+            json!({"seat_ids": [seat]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
     // Staff: the console says draft and offers publishing; the buyer's
     // page is their preview, saying it is a draft.
     let console = manager.get_text(&format!("/staff/events/{event_id}")).await;

@@ -1832,3 +1832,47 @@ async fn a_payment_settling_while_the_event_is_cancelled_and_the_cancellation_ar
     );
     app.no_breaches().await;
 }
+
+/// A buyer whose order waits for its payment (left the payment page, or
+/// reserved to pay at the box office) still has its seats: the map shows
+/// them as theirs, the panel lists them with a way to finish paying, and
+/// the order's page lists them without thanking anyone yet.
+#[tokio::test]
+async fn an_order_waiting_for_payment_is_the_buyers_on_the_map_with_a_way_to_finish_paying() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let clerk = staff(&app, "clerk").await;
+    let (status, body) = clerk
+        .patch(
+            &format!("/api/staff/events/{}", event.id),
+            json!({"payment": "box_office", "box_office_window_secs": 3600}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (buyer, order) = checkout(&app, event.id, &event.seat_ids[1..2]).await;
+    let order_id = id_segment(&order["order_id"]);
+
+    let page = buyer.get_text(&format!("/events/{}", event.id)).await;
+    assert!(page.contains("Your seats wait for your payment:"), "{page}");
+    assert!(
+        page.contains(&format!("href=\"/orders/{order_id}\"")),
+        "{page}"
+    );
+    assert!(page.contains("Finish paying"), "{page}");
+    let seat = format!("id=\"seat-{}\"", event.seat_ids[1]);
+    let button = page
+        .split("<button ")
+        .find(|b| b.contains(&seat))
+        .unwrap_or_else(|| panic!("no seat button: {page}"));
+    assert!(button.contains("held by you"), "{button}");
+    // Anyone else sees it held.
+    let other = app.buyer().get_text(&format!("/events/{}", event.id)).await;
+    assert!(
+        !other.contains("Your seats wait for your payment"),
+        "{other}"
+    );
+
+    let order_page = buyer.get_text(&format!("/orders/{order_id}")).await;
+    assert!(order_page.contains(", row A, seat 2"), "{order_page}");
+    assert!(!order_page.contains("Thank you"), "{order_page}");
+}

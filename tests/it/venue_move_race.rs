@@ -233,3 +233,161 @@ async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_noth
     );
     app.no_breaches().await;
 }
+
+/// A version that removes the back row, moved to while 50 buyers (half of
+/// them after seats of that row) claim and buy, all let go at once: either
+/// the move lands first and claims on the removed row find nothing, or a
+/// claim lands first and the move is refused naming what it would take;
+/// whichever, every seat a buyer got is still theirs.
+#[tokio::test]
+async fn a_move_that_removes_seats_races_fifty_buyers_and_takes_none_of_theirs() {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (status, venue) = manager.post("/api/staff/venues", hall(0.0, &[])).await;
+    assert_eq!(status, StatusCode::CREATED, "{venue}");
+    let venue_id = venue["id"].as_i64().unwrap();
+    let plan = seatmap::db::venues::EventPlan {
+        venue_id: seatmap::domain::ids::VenueId(venue_id),
+        name: "Race Night".into(),
+        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
+        on_sale_at: None,
+        prices: BTreeMap::from([("std".to_string(), 2_000)]),
+        currency: "EUR".into(),
+        published: true,
+    };
+    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
+        .await
+        .unwrap()
+        .0;
+    let mut v2 = hall(0.0, &[]);
+    v2["sections"][0]["rows"].as_array_mut().unwrap().pop();
+    let response = manager
+        .http
+        .put(format!(
+            "{}/api/staff/venues/{venue_id}/layout",
+            manager.base
+        ))
+        .header("If-Match", "\"v1\"")
+        .json(&v2)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let seats: Vec<(i64, String)> = app
+        .sql()
+        .await
+        .query(
+            "SELECT id, row_label FROM seats WHERE event_id = $1 ORDER BY row_index, position",
+            &[&event_id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let back_row: Vec<i64> = seats
+        .iter()
+        .filter(|(_, row)| row == "J")
+        .map(|(id, _)| *id)
+        .collect();
+    assert_eq!(back_row.len(), PER_ROW);
+
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(BUYERS + 1));
+    let mut buyers = Vec::new();
+    for i in 0..BUYERS {
+        let buyer = app.buyer();
+        let pair = if i % 2 == 0 {
+            [back_row[i % PER_ROW], back_row[(i + 1) % PER_ROW]]
+        } else {
+            [seats[i * 3].0, seats[i * 3 + 1].0]
+        };
+        let start = start.clone();
+        buyers.push(tokio::spawn(async move {
+            start.wait().await;
+            // Spread over the move's run: the other rows' claims from the
+            // start (before the move, waiting for it, or after), the back
+            // row's a little later, so the move usually gets there first
+            // and they find their seats gone (a claim there first makes the
+            // move refuse instead: that order is forced in venue_versions).
+            let back = if i % 2 == 0 { 300 } else { 0 };
+            tokio::time::sleep(std::time::Duration::from_millis(back + i as u64 * 3)).await;
+            let (status, hold) = buyer.hold(event_id, &pair).await;
+            if status != StatusCode::CREATED {
+                // Taken by another buyer, or gone with the move.
+                assert!(
+                    status == StatusCode::CONFLICT || status == StatusCode::NOT_FOUND,
+                    "{status} {hold}"
+                );
+                return None;
+            }
+            let bought = if i % 4 < 2 {
+                let (status, order) = buyer
+                    .purchase(&hold["hold_id"], "Racer", "racer@example.com")
+                    .await;
+                assert_eq!(status, StatusCode::CREATED, "{order}");
+                order["order_id"].as_str().map(str::to_string)
+            } else {
+                None
+            };
+            Some((pair, hold["hold_id"].as_str().unwrap().to_string(), bought))
+        }));
+    }
+    let mover = manager.clone();
+    let mover_start = start.clone();
+    let moved = tokio::spawn(async move {
+        mover_start.wait().await;
+        let path = format!("/api/staff/events/{event_id}/venue-version");
+        loop {
+            let (status, body) = mover.post(&path, json!({"version": 2})).await;
+            if status != StatusCode::SERVICE_UNAVAILABLE {
+                return (status, body);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    });
+    let mut outcomes = Vec::new();
+    for buyer in buyers {
+        if let Some(outcome) = buyer.await.unwrap() {
+            outcomes.push(outcome);
+        }
+    }
+    let (status, body) = moved.await.unwrap();
+    let back_row_left = app
+        .count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {event_id} AND row_label = 'J'"
+        ))
+        .await;
+    match status {
+        StatusCode::OK => assert_eq!(back_row_left, 0, "{body}"),
+        StatusCode::CONFLICT => {
+            assert_eq!(body["error"], "places_in_use", "{body}");
+            assert!(!body["places"].as_array().unwrap().is_empty(), "{body}");
+            assert_eq!(back_row_left, PER_ROW as i64);
+        }
+        other => panic!("the move answered {other}: {body}"),
+    }
+    println!("move: {status}; {} buyers got seats", outcomes.len());
+    for (pair, hold_id, order_id) in &outcomes {
+        for seat in pair {
+            let row = app
+                .sql()
+                .await
+                .query_opt(
+                    "SELECT status, hold_id::text, order_id::text FROM seats WHERE id = $1",
+                    &[seat],
+                )
+                .await
+                .unwrap()
+                .unwrap_or_else(|| panic!("seat {seat}, which a buyer got, is gone"));
+            let (status, held_by, sold_on): (String, Option<String>, Option<String>) =
+                (row.get(0), row.get(1), row.get(2));
+            match order_id {
+                Some(order) => {
+                    assert_eq!((status.as_str(), sold_on.as_ref()), ("SOLD", Some(order)))
+                }
+                None => assert_eq!((status.as_str(), held_by.as_ref()), ("HELD", Some(hold_id))),
+            }
+        }
+    }
+    app.no_breaches().await;
+}

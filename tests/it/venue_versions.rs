@@ -462,6 +462,19 @@ async fn an_event_on_sale_moves_while_every_held_seat_keeps_its_place() {
         (StatusCode::UNPROCESSABLE_ENTITY, Some("missing_price")),
         "{body}"
     );
+    // A new price for the held seat's tier is refused while it is held:
+    // its buyer was shown the old one.
+    let (status, body) = manager
+        .post(
+            &path,
+            json!({"version": 2, "prices": {"vip": 9000, "std": 2500}}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::CONFLICT, Some("tier_has_holds")),
+        "{body}"
+    );
     let (status, body) = manager
         .post(&path, json!({"version": 3, "prices": {"vip": 9000}}))
         .await;

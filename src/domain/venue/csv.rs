@@ -249,4 +249,3 @@ fn tier_name(code: &str) -> String {
         None => spaced,
     }
 }
-

@@ -148,6 +148,7 @@ pub(crate) async fn event_seats(
         if let Some(hold) = db::holds::live_for_buyer(&client, event_id, buyer_id).await? {
             let event = db::events::find(&client, event_id)
                 .await?
+                .filter(|event| event.published)
                 .ok_or_else(|| AppError::NotFound(Missing::Event))?;
             return Ok(Json(seat_map(&client, event, Some(hold)).await?).into_response());
         }

@@ -145,7 +145,18 @@ pub(crate) async fn event_page_response(
     } = state.live_page_read(event_id, buyer_id).await?;
     // A draft's page is staff's preview; its notice says it is a draft.
     super::draft::draft_preview(state, session, event.published).await?;
-    let hold_id = hold.as_ref().map(|h| h.id);
+    // Seats of the buyer's order waiting for its payment are theirs too,
+    // as the live feed shows them (by the hold's buyer).
+    let paying = match (buyer_id, &hold) {
+        (Some(buyer_id), None) => {
+            db::orders::awaiting_payment_for_buyer(&client, event_id, buyer_id).await?
+        }
+        _ => None,
+    };
+    let hold_id = hold
+        .as_ref()
+        .map(|h| h.id)
+        .or(paying.as_ref().map(|order| order.hold_id));
     let tiers = db::events::tiers(&client, event_id).await?;
     let shapes = db::map::shapes(&client, event_id, hold_id).await?;
     let filter = PriceFilter::new(&tiers, query.price_min, query.price_max);
@@ -388,6 +399,8 @@ pub(crate) struct PanelReads {
     /// The event's fee and tax, and whether it has promo codes a buyer
     /// may enter (read with a hold only).
     offer: Option<db::charges::PanelOffer>,
+    /// Without a live hold: their order waiting for its payment, if any.
+    awaiting: Option<db::orders::AwaitingPayment>,
 }
 
 impl PanelReads {
@@ -398,7 +411,7 @@ impl PanelReads {
         buyer_id: BuyerId,
         hold: Option<&Hold>,
     ) -> AppResult<PanelReads> {
-        let (areas, tiers, latest, types, offer) = tokio::join!(
+        let (areas, tiers, latest, types, offer, awaiting) = tokio::join!(
             db::ga::areas(client, event_id, hold.map(|h| h.id)),
             db::events::tiers(client, event_id),
             async {
@@ -420,6 +433,14 @@ impl PanelReads {
                         .map(Some),
                     None => Ok(None),
                 }
+            },
+            async {
+                match hold {
+                    Some(_) => Ok(None),
+                    None => {
+                        db::orders::awaiting_payment_for_buyer(client, event_id, buyer_id).await
+                    }
+                }
             }
         );
         Ok(PanelReads {
@@ -428,6 +449,7 @@ impl PanelReads {
             released_by_box_office: latest?.is_some_and(|hold| hold.released_by_staff),
             types: types?,
             offer: offer?,
+            awaiting: awaiting?,
         })
     }
 
@@ -449,6 +471,14 @@ impl PanelReads {
             csrf,
         );
         panel.released_by_box_office = hold.is_none() && self.released_by_box_office;
+        panel.awaiting = self
+            .awaiting
+            .as_ref()
+            .filter(|_| hold.is_none())
+            .map(|order| crate::web::buyer::panel::AwaitingView {
+                order_url: format!("/orders/{}", order.order_id),
+                places: order.places.clone(),
+            });
         if let Some(hold) = hold {
             let unlocked = self
                 .offer

@@ -170,8 +170,18 @@ pub struct HoldPanel {
     /// The buyer's last hold was released by the box office (and they
     /// have no live hold now): the panel says so.
     pub released_by_box_office: bool,
+    /// Without a live hold: the buyer's order waiting for its payment,
+    /// whose seats are still theirs (after leaving the payment page, say).
+    pub awaiting: Option<AwaitingView>,
     /// Rendered as an out-of-band swap (the live feed sends it that way).
     pub oob: bool,
+}
+
+/// An order of the buyer's that waits for its payment, on the panel.
+pub struct AwaitingView {
+    /// Its page, which has the button that pays.
+    pub order_url: String,
+    pub places: Vec<String>,
 }
 
 impl HoldPanel {
@@ -274,6 +284,7 @@ impl HoldPanel {
             buyer_name: String::new(),
             buyer_email: String::new(),
             released_by_box_office: false,
+            awaiting: None,
             oob: false,
         }
     }

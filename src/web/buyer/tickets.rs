@@ -106,6 +106,9 @@ pub(crate) struct OrderPage {
     /// language: shown once it has tickets, and while it waits for the
     /// payment (what is asked is already fixed).
     receipt: Vec<crate::i18n::receipt::ReceiptLine>,
+    /// The seats an order without tickets yet keeps (waiting for its
+    /// payment), by name.
+    places: Vec<String>,
 }
 
 pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
@@ -148,6 +151,10 @@ pub(crate) async fn order_page(
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
     let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
+    let places = match tickets.is_empty() {
+        true => db::orders::reserved_places(&client, order_id).await?,
+        false => Vec::new(),
+    };
     let receipt = &order.receipt;
     let total = receipt.totals.total_cents - receipt.refunded_cents;
     render(&OrderPage {
@@ -177,6 +184,7 @@ pub(crate) async fn order_page(
             .map(|ticket| TicketView::new(ticket, true))
             .collect::<AppResult<_>>()?,
         total: order.locale.price(total),
+        places,
     })
 }
 

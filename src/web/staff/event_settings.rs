@@ -108,10 +108,10 @@ async fn save_details(
     staff: Staff<Manager>,
     CsrfForm(form): CsrfForm<DetailsForm>,
 ) -> AppResult<Redirect> {
-    let zone = db::events::find(&state.pool.get().await?, event_id)
+    let event = db::events::find(&state.pool.get().await?, event_id)
         .await?
-        .ok_or(AppError::NotFound(Missing::Event))?
-        .time_zone;
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    let zone = event.time_zone.clone();
     let outcome = async {
         let name = form.name.trim();
         if name.is_empty()
@@ -119,13 +119,24 @@ async fn save_details(
         {
             return Err(AppError::Invalid(Invalid::EventName));
         }
+        // Only what was changed on the page: a started event can still be
+        // renamed, and a time the form shows as it was is not read again.
+        let shown_start = wall_clock(event.starts_at, &zone);
+        let shown_on_sale = event
+            .on_sale_at
+            .map(|at| wall_clock(at, &zone))
+            .unwrap_or_default();
         let change = DetailsChange {
-            name: Some(name.to_string()),
-            starts_at: Some(instant(TimeField::Start, &form.starts_at, &zone)?),
-            on_sale_at: Some(match form.on_sale_at.trim() {
-                "" => None,
-                text => Some(instant(TimeField::OnSale, text, &zone)?),
-            }),
+            name: (name != event.name).then(|| name.to_string()),
+            starts_at: match form.starts_at.trim() {
+                text if text == shown_start => None,
+                text => Some(instant(TimeField::Start, text, &zone)?),
+            },
+            on_sale_at: match form.on_sale_at.trim() {
+                text if text == shown_on_sale => None,
+                "" => Some(None),
+                text => Some(Some(instant(TimeField::OnSale, text, &zone)?)),
+            },
         };
         db::event_details::change(&state.pool, staff.actor(), event_id, &change).await?;
         state.seat_maps.forget(event_id);

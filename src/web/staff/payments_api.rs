@@ -181,7 +181,7 @@ async fn details_change(
         }
         None => None,
     };
-    Ok(db::event_details::DetailsChange {
+    let change = db::event_details::DetailsChange {
         name,
         starts_at: match &body.starts_at {
             Some(text) => Some(instant(TimeField::Start, text, zone)?),
@@ -192,7 +192,23 @@ async fn details_change(
             Some(None) => Some(None),
             None => None,
         },
-    })
+    };
+    // Checked against the event as it will be, before anything is written.
+    if change
+        .starts_at
+        .is_some_and(|at| at <= time::OffsetDateTime::now_utc())
+    {
+        return Err(AppError::Invalid(Invalid::StartsInPast));
+    }
+    let starts_at = change.starts_at.unwrap_or(event.starts_at);
+    if change
+        .on_sale_at
+        .unwrap_or(event.on_sale_at)
+        .is_some_and(|at| at >= starts_at)
+    {
+        return Err(AppError::Invalid(Invalid::OnSaleAfterStart));
+    }
+    Ok(change)
 }
 
 /// The charges staff asked to change, checked.
@@ -255,12 +271,13 @@ pub(crate) async fn set_payment(
         }
         None => None,
     };
-    // First, as what is likeliest refused: a refusal changes nothing else.
-    db::event_details::change(&state.pool, staff.actor, event_id, &details).await?;
+    // Every part was checked above; publishing first, as what is likeliest
+    // refused then (409 event_has_sales): a refusal changes nothing else.
     if let Some(published) = body.published {
         db::publishing::set_published(&state.pool, staff.actor, event_id, published).await?;
         state.seat_maps.forget(event_id);
     }
+    db::event_details::change(&state.pool, staff.actor, event_id, &details).await?;
     // Both in one transaction: either both change or neither.
     match (payment, change == ChargesChange::default()) {
         (Some((mode, window)), true) => {
@@ -272,6 +289,8 @@ pub(crate) async fn set_payment(
         }
         (None, true) => {}
     }
+    // Names, times and sale state are in the seat map the API keeps.
+    state.seat_maps.forget(event_id);
     let client = state.pool.get().await?;
     let payment = db::payments::event_payment(&client, event_id).await?;
     let charges = db::charges::for_event(&client, event_id).await?;

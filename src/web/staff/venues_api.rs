@@ -323,6 +323,7 @@ pub(crate) async fn move_event(
     let moved =
         db::venue_move::move_event(&state.pool, staff.actor, event_id, body.version, &prices)
             .await?;
+    state.seat_maps.forget(event_id);
     Ok(Json(MovedJson {
         event_id,
         from_version: moved.from_version,
