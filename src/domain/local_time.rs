@@ -10,6 +10,32 @@ use time::OffsetDateTime;
 
 use super::refusal::{Invalid, TimeField};
 
+/// Each IANA zone's country (ISO 3166 alpha-2), one per line, tab
+/// separated: the tz database's zone.tab (public domain; tzdata 2025b),
+/// without its comments.
+const ZONE_COUNTRIES: &str = include_str!("zone_countries.tsv");
+
+/// The country (ISO 3166 alpha-2) a zone is in, if it names one.
+pub fn zone_country(zone: &str) -> Option<&'static str> {
+    ZONE_COUNTRIES
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .find(|(_, name)| *name == zone)
+        .map(|(country, _)| country)
+}
+
+/// The zones a venue is offered, sorted: every zone of a place, and UTC.
+pub fn venue_zones() -> Vec<&'static str> {
+    let mut zones: Vec<&'static str> = ZONE_COUNTRIES
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .map(|(_, name)| name)
+        .collect();
+    zones.push("UTC");
+    zones.sort_unstable();
+    zones
+}
+
 /// The instant `text` names at the venue in `zone` (an IANA name; an
 /// unknown one is UTC, as the venue's pages show it).
 pub fn instant(field: TimeField, text: &str, zone: &str) -> Result<OffsetDateTime, Invalid> {
@@ -96,6 +122,16 @@ mod tests {
             instant(TimeField::Start, "2026-12-01T19:30", "No/Such_Zone").unwrap(),
             datetime!(2026-12-01 19:30 UTC)
         );
+    }
+
+    #[test]
+    fn a_venue_may_be_in_any_zone_of_a_place_or_utc() {
+        let zones = venue_zones();
+        assert!(zones.contains(&"Europe/Berlin") && zones.contains(&"America/New_York"));
+        assert!(zones.contains(&"UTC"));
+        assert!(zones.windows(2).all(|pair| pair[0] < pair[1]), "sorted, once each");
+        assert!(zones.iter().all(|zone| jiff::tz::TimeZone::get(zone).is_ok()));
+        assert_eq!(zone_country("Asia/Tokyo"), Some("JP"));
     }
 
     #[test]

@@ -18,22 +18,13 @@ impl Default for Currency {
     }
 }
 
-/// Each IANA zone's country (ISO 3166 alpha-2), one per line, tab
-/// separated: the tz database's zone.tab (public domain; tzdata 2025b),
-/// without its comments.
-const ZONE_COUNTRIES: &str = include_str!("zone_countries.tsv");
-
 impl Currency {
     /// What a venue in `zone` most likely sells in: its country's regular
     /// currency (USD for America/New_York, GBP for Europe/London); None
     /// for a zone that names no country (UTC, Etc/GMT+5) or an unknown one.
     pub fn of_zone(zone: &str) -> Option<Currency> {
-        let country = ZONE_COUNTRIES
-            .lines()
-            .filter_map(|line| line.split_once('\t'))
-            .find(|(_, name)| *name == zone)?
-            .0;
-        let country: iso_currency::Country = country.parse().ok()?;
+        let country: iso_currency::Country =
+            super::local_time::zone_country(zone)?.parse().ok()?;
         iso_currency::Currency::from_country(country)
             .into_iter()
             .find(|currency| currency.flags().is_empty())

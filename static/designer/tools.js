@@ -132,8 +132,9 @@ function pointerMove(d, event) {
   } else if (drag.kind === "turn") {
     const { section } = drag;
     const angle = (Math.atan2(vy - section.position.y, vx - section.position.x) * 180) / Math.PI + 90;
-    // Whole degrees; with Shift, steps of 15°.
-    section.rotation = (event.shiftKey ? Math.round(angle / 15) * 15 : Math.round(angle)) % 360;
+    // Steps of 5° (the handle is close to the centre, so a short drag is
+    // a wide turn); with Shift, any whole degree.
+    section.rotation = (event.shiftKey ? Math.round(angle) : Math.round(angle / 5) * 5) % 360;
     drag.moved = true;
     d.viewport.querySelector(`[data-section="${drag.s}"]`).setAttribute("transform", `translate(${section.position.x} ${section.position.y}) rotate(${section.rotation})`);
   } else if (drag.kind === "lasso") {

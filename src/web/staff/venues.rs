@@ -389,6 +389,8 @@ fn plan_from_form(
 #[template(path = "staff/designer.html")]
 struct DesignerPage {
     staff_bar: crate::web::auth::StaffBar,
+    /// The time zones the venue may be in, for the zone field's choices.
+    zones: Vec<&'static str>,
     /// None: a new venue (saved with POST, then edited by id).
     venue_id: Option<VenueId>,
     title: String,
@@ -414,6 +416,7 @@ fn designer_page(
 ) -> AppResult<Response> {
     let page = DesignerPage {
         staff_bar: staff.bar(),
+        zones: crate::domain::local_time::venue_zones(),
         venue_id,
         title,
     };
