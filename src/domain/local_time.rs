@@ -129,8 +129,15 @@ mod tests {
         let zones = venue_zones();
         assert!(zones.contains(&"Europe/Berlin") && zones.contains(&"America/New_York"));
         assert!(zones.contains(&"UTC"));
-        assert!(zones.windows(2).all(|pair| pair[0] < pair[1]), "sorted, once each");
-        assert!(zones.iter().all(|zone| jiff::tz::TimeZone::get(zone).is_ok()));
+        assert!(
+            zones.windows(2).all(|pair| pair[0] < pair[1]),
+            "sorted, once each"
+        );
+        assert!(
+            zones
+                .iter()
+                .all(|zone| jiff::tz::TimeZone::get(zone).is_ok())
+        );
         assert_eq!(zone_country("Asia/Tokyo"), Some("JP"));
     }
 

@@ -23,8 +23,7 @@ impl Currency {
     /// currency (USD for America/New_York, GBP for Europe/London); None
     /// for a zone that names no country (UTC, Etc/GMT+5) or an unknown one.
     pub fn of_zone(zone: &str) -> Option<Currency> {
-        let country: iso_currency::Country =
-            super::local_time::zone_country(zone)?.parse().ok()?;
+        let country: iso_currency::Country = super::local_time::zone_country(zone)?.parse().ok()?;
         iso_currency::Currency::from_country(country)
             .into_iter()
             .find(|currency| currency.flags().is_empty())

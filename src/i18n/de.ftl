@@ -40,6 +40,7 @@ map-section-part = Reihen { $first }–{ $last }
 map-section-part-row = Reihe { $row }
 map-section-parts = Teile dieses Bereichs
 map-stage = Bühne
+map-tap-to-zoom = Tippen Sie auf den Plan, um hineinzuzoomen, dann auf einen Platz.
 map-choose-section = Bereich wählen
 zoom-out = Verkleinern
 zoom-fit = An den Bildschirm anpassen

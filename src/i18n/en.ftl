@@ -40,6 +40,7 @@ map-section-part = Rows { $first }–{ $last }
 map-section-part-row = Row { $row }
 map-section-parts = Parts of this section
 map-stage = Stage
+map-tap-to-zoom = Tap the map to zoom in, then tap a seat.
 map-choose-section = Choose a section
 zoom-out = Zoom out
 zoom-fit = Fit to screen

@@ -32,6 +32,7 @@ map-section-part = Filas { $first }–{ $last }
 map-section-part-row = Fila { $row }
 map-section-parts = Partes de esta zona
 map-stage = Escenario
+map-tap-to-zoom = Toca el plano para acercar y luego toca un asiento.
 map-choose-section = Elija una zona
 zoom-out = Alejar
 zoom-fit = Ajustar a la pantalla

@@ -32,6 +32,7 @@ map-section-part = Rangs { $first }–{ $last }
 map-section-part-row = Rang { $row }
 map-section-parts = Parties de cette zone
 map-stage = Scène
+map-tap-to-zoom = Touchez le plan pour zoomer, puis touchez une place.
 map-choose-section = Choisir une zone
 zoom-out = Dézoomer
 zoom-fit = Ajuster à l’écran

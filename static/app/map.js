@@ -52,8 +52,13 @@ export function initMap() {
     viewport.style.height = Math.min(map.height * viewport.clientWidth / map.width, window.innerHeight * 0.55) + "px";
   }
 
+  // On a touch screen with seats drawn too small to tap, the first tap
+  // zooms: the page says so rather than leave it a surprise.
+  const hint = document.querySelector("[data-map-hint]");
+
   // Scale, and centre the map where it is smaller than the viewport.
   function setScale(next) {
+    if (hint) { hint.hidden = !tooSmallToTap(next, coarse); }
     const offset = centring(frame(), map, next);
     view.scale = next;
     view.offsetX = offset.offsetX;

@@ -70,8 +70,11 @@ test('the demo map at 390 px opens on the whole house with its prices; a tap zoo
   const target = seat(page, 'Orchestra', 'K', n);
   const small = (await target.boundingBox())!;
   expect(small.width).toBeLessThan(24);
+  // The page says what the first tap does.
+  await expect(page.getByText('Tap the map to zoom in, then tap a seat.')).toBeVisible();
   await page.touchscreen.tap(small.x + small.width / 2, small.y + small.height / 2);
   await expect.poll(async () => (await target.boundingBox())!.width).toBeGreaterThanOrEqual(24);
+  await expect(page.getByText('Tap the map to zoom in, then tap a seat.')).toBeHidden();
   await expect(target).toHaveAttribute('aria-pressed', 'false');
   await expect(page.locator('#hold-panel .countdown')).toHaveCount(0);
   const zoomed = (await target.boundingBox())!;
