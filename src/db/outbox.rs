@@ -240,12 +240,51 @@ const EVENTS_MAIL: &str = "
 /// Sends a message of the event again: a failed one from its first
 /// attempt; one already sent as a new copy (its own Message-ID), so the
 /// record of the first stays. False if there is no such message, or it
-/// was retired (nothing left to say).
+/// was retired (nothing left to say). Audited, with the recipient: mail
+/// sent again on staff's word is theirs to answer for.
 pub async fn send_again(
-    client: &impl GenericClient,
+    client: &mut deadpool_postgres::Object,
+    actor: crate::domain::ids::Actor,
     event_id: EventId,
     message_id: MessageId,
 ) -> AppResult<bool> {
+    let tx = client.transaction().await?;
+    let again = queue_again(&tx, event_id, message_id).await?;
+    if let Some(recipient) = &again {
+        super::audit::record(
+            &tx,
+            super::audit::Entry {
+                actor: Some(actor),
+                action: "send_mail_again",
+                event_id: Some(event_id),
+                hold_id: None,
+                order_id: None,
+                seat_ids: &[],
+                detail: format!("message {message_id} to {recipient}"),
+            },
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(again.is_some())
+}
+
+/// The message queued again, if it could be: its recipient.
+async fn queue_again(
+    client: &impl GenericClient,
+    event_id: EventId,
+    message_id: MessageId,
+) -> AppResult<Option<String>> {
+    let recipient = client
+        .query_opt(
+            &format!("SELECT m.recipient FROM outbox m WHERE m.id = $2 AND {EVENTS_MAIL}"),
+            &[&event_id, &message_id],
+        )
+        .await?
+        .map(|row| row.get::<_, String>(0));
+    let Some(recipient) = recipient else {
+        return Ok(None);
+    };
     let failed = client
         .execute(
             &format!(
@@ -256,7 +295,7 @@ pub async fn send_again(
         )
         .await?;
     if failed == 1 {
-        return Ok(true);
+        return Ok(Some(recipient));
     }
     let copied = client
         .execute(
@@ -271,7 +310,7 @@ pub async fn send_again(
             &[&event_id, &message_id, &new_message_id()],
         )
         .await?;
-    Ok(copied == 1)
+    Ok((copied == 1).then_some(recipient))
 }
 
 /// A message as staff see it in the outbox list.

@@ -1276,6 +1276,14 @@ async fn waitlist_mail_is_on_the_mail_page_and_sent_mail_can_be_sent_again() {
     assert_eq!(copies[0].get::<_, String>(0), message_id);
     assert_ne!(copies[1].get::<_, String>(0), message_id);
     assert!(copies[1].get::<_, bool>(1), "the copy waits to be sent");
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM audit_log WHERE action = 'send_mail_again'
+                AND detail LIKE '%to party@example.com'"
+        )
+        .await,
+        1
+    );
     // Another event's page can't send it.
     let other = app.create_event(1, 1).await;
     let other_page = format!("/staff/events/{}/mail", other.id);

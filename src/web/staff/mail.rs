@@ -123,12 +123,13 @@ async fn retry_message(
     staff: Staff<BoxOffice>,
     CsrfForm(_): CsrfForm<NoFields>,
 ) -> AppResult<Redirect> {
-    let client = state.pool.get().await?;
-    let outcome = if db::outbox::send_again(&client, event_id, message_id).await? {
-        Ok("Message queued again.".to_string())
-    } else {
-        Err(AppError::NotFound(Missing::Page))
-    };
+    let mut client = state.pool.get().await?;
+    let outcome =
+        if db::outbox::send_again(&mut client, staff.actor(), event_id, message_id).await? {
+            Ok("Message queued again.".to_string())
+        } else {
+            Err(AppError::NotFound(Missing::Page))
+        };
     drop(client);
     let location = format!("/staff/events/{event_id}/mail");
     crate::web::notices::back_with_notice(&staff.session, &location, outcome).await
