@@ -60,6 +60,11 @@ pub struct RowLabelView {
     /// The label's centre, in venue coordinates.
     pub x: f32,
     pub y: f32,
+    /// Its row, as its seats name it (their section and `data-row`), so
+    /// the phone's rail of row letters can name the rows whose seats are
+    /// at the frame's edge.
+    pub section: String,
+    pub row: i32,
 }
 
 pub struct SeatGroup {
@@ -196,20 +201,25 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
     let mut row_seats: Vec<Point> = Vec::new();
     let mut seats_before: Option<&Seat> = None;
     let mut row_name = String::new();
-    let flush_row = |rows: &mut Vec<RowLabelView>, label: &str, seats: &[Point]| {
-        if let Some((start, end)) = row_ends(seats) {
-            for at in [start, end] {
-                rows.push(RowLabelView {
-                    label: label.to_string(),
-                    x: at.x,
-                    y: at.y,
-                });
+    // The row being gathered: its section and index, as its seats say.
+    let mut row_key = (String::new(), 0);
+    let flush_row =
+        |rows: &mut Vec<RowLabelView>, label: &str, key: &(String, i32), seats: &[Point]| {
+            if let Some((start, end)) = row_ends(seats) {
+                for at in [start, end] {
+                    rows.push(RowLabelView {
+                        label: label.to_string(),
+                        x: at.x,
+                        y: at.y,
+                        section: key.0.clone(),
+                        row: key.1,
+                    });
+                }
             }
-        }
-    };
+        };
     for seat in seats {
         if sections.last().is_none_or(|s| s.id != seat.section_id) {
-            flush_row(&mut rows, &row_name, &row_seats);
+            flush_row(&mut rows, &row_name, &row_key, &row_seats);
             row_seats.clear();
             sections.push(SeatGroup {
                 id: seat.section_id,
@@ -220,9 +230,10 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
             });
         }
         if row_name != seat.row_label || row_seats.is_empty() {
-            flush_row(&mut rows, &row_name, &row_seats);
+            flush_row(&mut rows, &row_name, &row_key, &row_seats);
             row_seats.clear();
             row_name = seat.row_label.clone();
+            row_key = (seat.section.clone(), seat.row_index);
         }
         // An aisle (a skipped position) gets the row's label too, in the
         // gap: on a curved row the ends' labels sit a row or two above its
@@ -236,6 +247,8 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
                 label: seat.row_label.clone(),
                 x: (previous.x + seat.x) / 2.0,
                 y: (previous.y + seat.y) / 2.0,
+                section: seat.section.clone(),
+                row: seat.row_index,
             });
         }
         seats_before = Some(seat);
@@ -243,7 +256,7 @@ pub fn seat_canvas(seats: &[Seat], tiers: &[Tier], shapes: &MapShapes, whole: bo
         let group = sections.last_mut().expect("pushed above");
         group.seats.push(SeatView::new(seat, tiers));
     }
-    flush_row(&mut rows, &row_name, &row_seats);
+    flush_row(&mut rows, &row_name, &row_key, &row_seats);
     let turn = if whole {
         None
     } else {

@@ -205,39 +205,46 @@ export function initMap() {
   home();
 }
 
-/** Row letters at the frame's left edge for the rows in view, once the
- * rows' own labels have panned out of it: the rail, and its update. */
+/** Row letters at the frame's left edge for the rows that run out of it
+ * to the left, each level with its leftmost seat in view: the rail, and
+ * its update. A row is known by its seats (their section and row), so a
+ * curved row is named where it is, not where another row's end sits; a
+ * row whose first seat is in view needs no letter over it. */
 function rowRail(viewport, canvas, view) {
   const rail = document.createElement("div");
   rail.className = "row-rail";
   rail.setAttribute("aria-hidden", "true");
   viewport.parentNode.insertBefore(rail, viewport.nextSibling);
-  const rowLabels = canvas.querySelectorAll(".row-label");
+  const letters = new Map();
+  canvas.querySelectorAll(".row-label[data-of]").forEach(function (label) { letters.set(label.dataset.of, label.textContent); });
   return function updateRail() {
     const frame = viewport.getBoundingClientRect();
-    const shown = [];
+    let shown = [];
     if (view.scale * SEAT_PX >= 14) {
-      const seen = new Set();
-      rowLabels.forEach(function (label) {
-        const r = label.getBoundingClientRect();
-        const y = (r.top + r.bottom) / 2 - frame.top;
-        if (y < 8 || y > frame.height - 8) { return; }
-        if (r.right > frame.left + 4) {
-          // This row's label is in view at this height: no need.
-          if (r.left < frame.right) { seen.add(label.textContent + "@" + Math.round(y / 8)); }
-          return;
-        }
-        // A row's labels off to the left (its end, its aisles): the
-        // one nearest the frame says it.
-        const near = shown.find(function (s) {
-          return s.text === label.textContent && Math.abs(s.y - y) < view.scale * SEAT_PX * 2;
+      const rows = new Map();
+      canvas.querySelectorAll(".section").forEach(function (section) {
+        section.querySelectorAll("button.seat").forEach(function (seat) {
+          const key = section.dataset.section + "|" + seat.dataset.row;
+          const r = seat.getBoundingClientRect();
+          let row = rows.get(key);
+          if (!row) { row = { cut: false, left: Infinity, y: 0 }; rows.set(key, row); }
+          if (r.right < frame.left + 2) { row.cut = true; return; }
+          const y = (r.top + r.bottom) / 2 - frame.top;
+          if (r.left > frame.right || y < 8 || y > frame.height - 8) { return; }
+          if (r.left < row.left) { row.left = r.left; row.y = y; }
         });
-        if (!near) { shown.push({ text: label.textContent, y: y, right: r.right }); }
-        else if (r.right > near.right) { near.y = y; near.right = r.right; }
       });
-      for (let i = shown.length - 1; i >= 0; i--) {
-        if (seen.has(shown[i].text + "@" + Math.round(shown[i].y / 8))) { shown.splice(i, 1); }
-      }
+      rows.forEach(function (row, key) {
+        if (row.cut && row.left !== Infinity && letters.has(key)) { shown.push({ text: letters.get(key), y: row.y, left: row.left }); }
+      });
+      // Two rows at one height (the ends of a curved block): the one
+      // nearest the edge.
+      shown.sort(function (a, b) { return a.y - b.y; });
+      const gap = view.scale * SEAT_PX * 0.8;
+      shown = shown.filter(function (s, i) {
+        const next = shown[i + 1], prev = shown[i - 1];
+        return !(next && next.y - s.y < gap && next.left < s.left) && !(prev && s.y - prev.y < gap && prev.left <= s.left);
+      });
     }
     rail.style.top = viewport.offsetTop + "px";
     rail.style.left = viewport.offsetLeft + "px";

@@ -87,6 +87,22 @@ test('the demo map at 390 px opens on the whole house with its prices; a tap zoo
   expect(tagBox.x, 'at the frame\'s left edge').toBeLessThan(frame.x + 12);
   expect(tagBox.x).toBeGreaterThanOrEqual(frame.x);
   expect(Math.abs(tagBox.y + tagBox.height / 2 - (zoomed.y + zoomed.height / 2)), 'level with row K').toBeLessThan(zoomed.height);
+  // Every letter on the rail names the row of the seat nearest the edge
+  // at its height (on this curved hall, another row's end can sit there).
+  const wrong = await page.evaluate(() => {
+    const frame = document.querySelector('[data-map-viewport]')!.getBoundingClientRect();
+    const seats = Array.from(document.querySelectorAll('.seat-canvas .seat')).map((s) => ({ r: s.getBoundingClientRect(), label: s.getAttribute('aria-label')! }))
+      .filter((s) => s.r.right > frame.left && s.r.left < frame.right && s.r.bottom > frame.top && s.r.top < frame.bottom);
+    return Array.from(document.querySelectorAll('.row-rail span')).flatMap((tag) => {
+      const t = tag.getBoundingClientRect();
+      const y = (t.top + t.bottom) / 2;
+      const level = seats.filter((s) => s.r.top <= y && s.r.bottom >= y);
+      if (level.length === 0) return [`${tag.textContent}: no seat level with it`];
+      const edge = level.reduce((a, b) => (a.r.left <= b.r.left ? a : b));
+      return edge.label.includes(`, row ${tag.textContent}, `) ? [] : [`${tag.textContent} beside ${edge.label}`];
+    });
+  });
+  expect(wrong, 'rail letters that name another row').toEqual([]);
   // Now a tap picks.
   await target.tap();
   await expect(target).toHaveAttribute('aria-pressed', 'true');
