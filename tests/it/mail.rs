@@ -162,6 +162,16 @@ pub fn unwrapped(message: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// An app whose outbox sends to `sink`, polled often.
+pub async fn app_mailing_to(sink: &SmtpSink) -> TestApp {
+    let url = sink.url();
+    crate::support::spawn_app_with(|config| {
+        config.mail.smtp_url = Some(Secret::new(url));
+        config.mail.poll_every = Duration::from_millis(50);
+    })
+    .await
+}
+
 fn settings(sink: &SmtpSink, lease: Duration) -> MailSettings {
     MailSettings {
         smtp_url: Some(Secret::new(sink.url())),
@@ -186,12 +196,7 @@ async fn message_id_of(app: &TestApp, order_id: &str) -> String {
 #[tokio::test]
 async fn a_purchase_mails_its_tickets_through_a_real_smtp_server() {
     let sink = SmtpSink::start("mail-arrives").await;
-    let url = sink.url();
-    let app = crate::support::spawn_app_with(|config| {
-        config.mail.smtp_url = Some(Secret::new(url));
-        config.mail.poll_every = Duration::from_millis(50);
-    })
-    .await;
+    let app = app_mailing_to(&sink).await;
     let event = app.create_event(1, 4).await;
     let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
     let order_id = id_segment(&order["order_id"]);
@@ -624,12 +629,7 @@ async fn a_message_whose_order_was_refunded_before_it_went_is_retired() {
 #[tokio::test]
 async fn a_partial_refund_at_the_counter_mails_what_was_refunded_and_how() {
     let sink = SmtpSink::start("mail-partial-refund").await;
-    let url = sink.url();
-    let app = crate::support::spawn_app_with(|config| {
-        config.mail.smtp_url = Some(Secret::new(url));
-        config.mail.poll_every = Duration::from_millis(50);
-    })
-    .await;
+    let app = app_mailing_to(&sink).await;
     let event = app.create_event(1, 4).await;
     let clerk = crate::staff::staff(&app, "clerk").await;
     let (status, sale) = clerk
@@ -775,12 +775,7 @@ fn decoded_word(raw: &str) -> String {
 #[tokio::test]
 async fn an_order_bought_in_german_is_mailed_in_german() {
     let sink = SmtpSink::start("mail-german").await;
-    let url = sink.url();
-    let app = crate::support::spawn_app_with(|config| {
-        config.mail.smtp_url = Some(Secret::new(url));
-        config.mail.poll_every = Duration::from_millis(50);
-    })
-    .await;
+    let app = app_mailing_to(&sink).await;
     let event = app.create_event(1, 4).await;
     let buyer = app.buyer();
     let german = |request: reqwest::RequestBuilder| request.header("accept-language", "de");

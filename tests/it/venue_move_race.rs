@@ -59,6 +59,30 @@ fn hall(dx: f64, extra_rows: &[(&str, usize)]) -> Value {
     })
 }
 
+/// The hall made through the API, an event on sale from it, and a
+/// manager: the app, the manager, the venue's id and the event's.
+async fn hall_on_sale() -> (crate::support::TestApp, Api, i64, i64) {
+    let app = spawn_app().await;
+    let manager = staff(&app, "manager").await;
+    let (status, venue) = manager.post("/api/staff/venues", hall(0.0, &[])).await;
+    assert_eq!(status, StatusCode::CREATED, "{venue}");
+    let venue_id = venue["id"].as_i64().unwrap();
+    let plan = seatmap::db::venues::EventPlan {
+        venue_id: seatmap::domain::ids::VenueId(venue_id),
+        name: "Race Night".into(),
+        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
+        on_sale_at: None,
+        prices: BTreeMap::from([("std".to_string(), 2_000)]),
+        currency: "EUR".into(),
+        published: true,
+    };
+    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
+        .await
+        .unwrap()
+        .0;
+    (app, manager, venue_id, event_id)
+}
+
 /// A move, retried while the database is busy (503): the test is about
 /// what a move that runs does, not about winning a lock quickly.
 async fn move_to(manager: &Api, event_id: i64, version: i32) -> Value {
@@ -78,24 +102,7 @@ async fn move_to(manager: &Api, event_id: i64, version: i32) -> Value {
 
 #[tokio::test]
 async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_nothing_sold_or_held() {
-    let app = spawn_app().await;
-    let manager = staff(&app, "manager").await;
-    let (status, venue) = manager.post("/api/staff/venues", hall(0.0, &[])).await;
-    assert_eq!(status, StatusCode::CREATED, "{venue}");
-    let venue_id = venue["id"].as_i64().unwrap();
-    let plan = seatmap::db::venues::EventPlan {
-        venue_id: seatmap::domain::ids::VenueId(venue_id),
-        name: "Race Night".into(),
-        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
-        on_sale_at: None,
-        prices: BTreeMap::from([("std".to_string(), 2_000)]),
-        currency: "EUR".into(),
-        published: true,
-    };
-    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
-        .await
-        .unwrap()
-        .0;
+    let (app, manager, venue_id, event_id) = hall_on_sale().await;
     // Version 2 moves every seat and adds a wheelchair row; version 3
     // moves them back and adds another.
     for (version, layout) in [
@@ -241,24 +248,7 @@ async fn moving_an_event_on_sale_raced_against_fifty_buyers_loses_and_moves_noth
 /// whichever, every seat a buyer got is still theirs.
 #[tokio::test]
 async fn a_move_that_removes_seats_races_fifty_buyers_and_takes_none_of_theirs() {
-    let app = spawn_app().await;
-    let manager = staff(&app, "manager").await;
-    let (status, venue) = manager.post("/api/staff/venues", hall(0.0, &[])).await;
-    assert_eq!(status, StatusCode::CREATED, "{venue}");
-    let venue_id = venue["id"].as_i64().unwrap();
-    let plan = seatmap::db::venues::EventPlan {
-        venue_id: seatmap::domain::ids::VenueId(venue_id),
-        name: "Race Night".into(),
-        starts_at: time::OffsetDateTime::now_utc() + time::Duration::days(10),
-        on_sale_at: None,
-        prices: BTreeMap::from([("std".to_string(), 2_000)]),
-        currency: "EUR".into(),
-        published: true,
-    };
-    let event_id = seatmap::db::venues::create_event(&app.pool, &plan)
-        .await
-        .unwrap()
-        .0;
+    let (app, manager, venue_id, event_id) = hall_on_sale().await;
     let mut v2 = hall(0.0, &[]);
     v2["sections"][0]["rows"].as_array_mut().unwrap().pop();
     let response = manager

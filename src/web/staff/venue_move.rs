@@ -3,8 +3,6 @@
 //! (what is kept, added and removed, and what in use would refuse it), and
 //! confirmed with a form. The API is `/api/staff/events/{id}/venue-version`.
 
-use std::collections::BTreeMap;
-
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
@@ -14,8 +12,7 @@ use serde::Deserialize;
 
 use crate::db;
 use crate::domain::ids::EventId;
-use crate::domain::money::Currency;
-use crate::error::{AppError, AppResult, Invalid, Missing};
+use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::{Staff, floor::Manager};
 use crate::web::extract::{IdPath, QueryInput};
 use crate::web::notices::{Notice, take_notice};
@@ -127,7 +124,7 @@ async fn move_event(
             .ok_or(AppError::NotFound(Missing::Event))?
             .currency
     };
-    let prices = new_tier_prices(&fields, currency);
+    let prices = super::venues::tier_prices(&fields, currency);
     let outcome = match prices {
         Ok(prices) => {
             db::venue_move::move_event(&state.pool, staff.actor(), event_id, version, &prices)
@@ -150,24 +147,4 @@ async fn move_event(
         Err(_) => format!("/staff/events/{event_id}/move?version={version}"),
     };
     crate::web::notices::back_with_notice(&staff.session, &location, outcome).await
-}
-
-fn new_tier_prices(
-    fields: &[(String, String)],
-    currency: Currency,
-) -> AppResult<BTreeMap<String, i32>> {
-    let mut prices = BTreeMap::new();
-    for (key, value) in fields {
-        let Some(code) = key.strip_prefix("price.") else {
-            continue;
-        };
-        let cents = currency.parse(value).ok_or_else(|| {
-            AppError::Invalid(Invalid::Price {
-                tier: code.to_string(),
-                text: value.to_string(),
-            })
-        })?;
-        prices.insert(code.to_string(), cents);
-    }
-    Ok(prices)
 }

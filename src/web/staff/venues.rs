@@ -358,6 +358,24 @@ fn plan_from_form(
         .unwrap_or(&default_currency);
     let currency = Currency::from_code(code)
         .ok_or_else(|| AppError::Invalid(Invalid::Currency(code.to_string())))?;
+    let prices = tier_prices(fields, currency)?;
+    Ok(EventPlan {
+        venue_id,
+        name: details.name,
+        starts_at: details.starts_at,
+        on_sale_at: details.on_sale_at,
+        prices,
+        currency: currency.code(),
+        published: false,
+    })
+}
+
+/// The `price.<tier code>` fields of a form, each read in `currency`'s
+/// minor units; a price that isn't one is refused, naming its tier.
+pub(super) fn tier_prices(
+    fields: &[(String, String)],
+    currency: Currency,
+) -> AppResult<BTreeMap<String, i32>> {
     let mut prices = BTreeMap::new();
     for (key, value) in fields {
         let Some(code) = key.strip_prefix("price.") else {
@@ -371,15 +389,7 @@ fn plan_from_form(
         })?;
         prices.insert(code.to_string(), cents);
     }
-    Ok(EventPlan {
-        venue_id,
-        name: details.name,
-        starts_at: details.starts_at,
-        on_sale_at: details.on_sale_at,
-        prices,
-        currency: currency.code(),
-        published: false,
-    })
+    Ok(prices)
 }
 
 /// The seat-map designer: a venue drawn in the browser (static/designer.js),
