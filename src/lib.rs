@@ -14,6 +14,7 @@ pub mod payments;
 pub mod server;
 pub mod startup;
 pub mod stripe;
+pub mod ticket_files;
 pub mod web;
 pub mod webhooks;
 pub mod words;

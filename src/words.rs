@@ -113,6 +113,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::SeatInEvent => t("error-no-seat-in-event"),
         Missing::Ticket => t("error-no-ticket"),
         Missing::PromoCode => "This event has no such promo code.".into(),
+        Missing::Wallet => "Wallet passes are not set up on this site.".into(),
         Missing::Seats(ids) => t1("error-no-seats", "ids", &joined(ids)),
         Missing::Areas(ids) => t1("error-no-areas", "ids", &joined(ids)),
     }
@@ -228,6 +229,7 @@ fn invalid_text(invalid: &Invalid) -> String {
              deadline is 1 minute to 30 days after reserving."
             .into(),
         Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
+        Invalid::Language => t("error-language"),
         Invalid::NothingToSell => "Choose at least one seat or general-admission place.".into(),
         Invalid::DuplicateAreas => "Name each general-admission area once.".into(),
         Invalid::SeatName(text) => format!(
@@ -431,6 +433,18 @@ fn conflict_text(conflict: &Conflict) -> String {
             "This ticket was already admitted at the door, so it can't be refunded or moved.".into()
         }
         Conflict::TicketVoided => "This ticket was refunded; it is no longer valid.".into(),
+        Conflict::TicketUsed => t("error-ticket-used"),
+        Conflict::TicketTransferred => t("error-ticket-transferred"),
+        Conflict::TransfersNotAllowed => t("error-transfers-not-allowed"),
+        Conflict::TransfersClosed { at } => t1(
+            "error-transfers-closed",
+            "at",
+            &crate::words::rfc3339(*at),
+        ),
+        Conflict::TransferLimitReached { limit } => {
+            t1("error-transfer-limit", "limit", *limit as i64)
+        }
+        Conflict::TransferEventCancelled => t("error-transfer-cancelled"),
         Conflict::NotASeatTicket => "A general-admission ticket has no seat to move.".into(),
         Conflict::HoldBeingPaid => t("error-hold-being-paid"),
         Conflict::NotAwaitingPayment { status } => format!(

@@ -232,6 +232,10 @@
         showResult("refuse", "Unknown ticket", "No ticket of this event has this code. " + from);
         return;
       }
+      if (ticket.state === "transferred") {
+        showResult("refuse", "Transferred", "This code was passed on: only its new holder's code gets in (" + ticket.place + "). " + from);
+        return;
+      }
       if (ticket.state === "refunded") {
         showResult("refuse", "Refunded", ticket.place + " was refunded: this ticket is void. " + from);
         return;

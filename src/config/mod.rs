@@ -6,10 +6,12 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 mod payments;
+mod ticket_files;
 mod sections;
 pub mod settings;
 mod values;
 pub use payments::{PaymentSettings, StripeSettings};
+pub use ticket_files::TicketFileSettings;
 pub use sections::{
     AbuseLimits, DatabaseSource, DbSettings, LimitClock, LiveLimits, MailSettings, ReadReplica,
     ServerLimits, WaitlistSettings, WebhookSettings,
@@ -49,6 +51,8 @@ pub struct Config {
     pub webhooks: WebhookSettings,
     /// Stripe, and how long a buyer has to pay.
     pub payments: PaymentSettings,
+    /// PDF tickets in the mail, and the wallets' signing keys.
+    pub ticket_files: TicketFileSettings,
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     pub metrics_token: Option<Secret>,
     /// How long this instance keeps a hot event's seat map (as anonymous
@@ -225,6 +229,7 @@ impl Config {
                 lease: s::MAIL_LEASE_SECS.read(get)?,
                 poll_every: s::MAIL_POLL_MS.read(get)?,
                 max_attempts: s::MAIL_MAX_ATTEMPTS.read(get)?,
+                attach_pdf: s::MAIL_ATTACH_PDF.read(get),
             },
             webhooks: WebhookSettings {
                 lease: s::WEBHOOK_LEASE_SECS.read(get)?,
@@ -234,6 +239,7 @@ impl Config {
                 allowed_networks: s::WEBHOOK_ALLOW_NETWORKS.read(get)?.unwrap_or_default(),
             },
             payments: PaymentSettings::from_lookup(get)?,
+            ticket_files: TicketFileSettings::from_lookup(get)?,
             session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,
         };
         Ok(config)
@@ -293,6 +299,7 @@ impl Config {
             waitlist: WaitlistSettings::default(),
             webhooks: WebhookSettings::default(),
             payments: PaymentSettings::default(),
+            ticket_files: TicketFileSettings::default(),
             session_sweep_every: DEFAULT_SESSION_SWEEP_EVERY,
         }
     }

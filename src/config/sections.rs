@@ -94,6 +94,9 @@ pub struct MailSettings {
     /// After this many failed attempts a message is marked failed; staff
     /// can send it again by hand.
     pub max_attempts: i32,
+    /// `SEATMAP_MAIL_ATTACH_PDF`: the confirmation carries the tickets as
+    /// a PDF attachment, not only a link to it.
+    pub attach_pdf: bool,
 }
 
 impl Default for MailSettings {
@@ -104,6 +107,7 @@ impl Default for MailSettings {
             lease: settings::MAIL_LEASE_SECS.default(),
             poll_every: settings::MAIL_POLL_MS.default(),
             max_attempts: settings::MAIL_MAX_ATTEMPTS.default,
+            attach_pdf: false,
         }
     }
 }

@@ -216,6 +216,73 @@ pub const RUST_LOG: Text<String> = Text {
 };
 
 /// Every setting, in the docs' order.
+/// Apple Wallet: the pass type id the certificate was made for.
+pub const WALLET_PASS_TYPE_ID: Optional<String> = Optional {
+    name: "SEATMAP_WALLET_PASS_TYPE_ID",
+    accepts: "a pass type id (`pass.com.example.tickets`)",
+    parse: text,
+};
+/// Apple Wallet: the developer team's id.
+pub const WALLET_TEAM_ID: Optional<String> = Optional {
+    name: "SEATMAP_WALLET_TEAM_ID",
+    accepts: "Apple's 10-character team id",
+    parse: text,
+};
+/// Apple Wallet: the pass type certificate.
+pub const WALLET_CERT: Optional<String> = Optional {
+    name: "SEATMAP_WALLET_CERT",
+    accepts: "a PEM certificate, or the path of a file holding one",
+    parse: pem_or_file,
+};
+/// Apple Wallet: the certificate's private key.
+pub const WALLET_KEY: Optional<Secret> = Optional {
+    name: "SEATMAP_WALLET_KEY",
+    accepts: "a PEM RSA private key, or the path of a file holding one",
+    parse: secret_pem_or_file,
+};
+/// Apple Wallet: Apple's WWDR intermediate certificate.
+pub const WALLET_WWDR_CERT: Optional<String> = Optional {
+    name: "SEATMAP_WALLET_WWDR_CERT",
+    accepts: "a PEM certificate, or the path of a file holding one",
+    parse: pem_or_file,
+};
+/// Google Wallet: the service account key file that signs save links.
+pub const GOOGLE_WALLET_KEY: Optional<Secret> = Optional {
+    name: "SEATMAP_GOOGLE_WALLET_KEY",
+    accepts: "a service account key (JSON), or the path of its file",
+    parse: secret_json_or_file,
+};
+/// Google Wallet: the issuer id of the Wallet console.
+pub const GOOGLE_WALLET_ISSUER_ID: Optional<String> = Optional {
+    name: "SEATMAP_GOOGLE_WALLET_ISSUER_ID",
+    accepts: "the issuer id's digits",
+    parse: text,
+};
+/// Attach the PDF tickets to the confirmation mail (not just link them).
+pub const MAIL_ATTACH_PDF: Flag = Flag("SEATMAP_MAIL_ATTACH_PDF");
+
+/// PEM text as given, or read from the file the value names.
+fn pem_or_file(name: &str, raw: &str) -> anyhow::Result<String> {
+    inline_or_file(name, raw, "-----BEGIN")
+}
+
+fn secret_pem_or_file(name: &str, raw: &str) -> anyhow::Result<Secret> {
+    pem_or_file(name, raw).map(Secret::new)
+}
+
+fn secret_json_or_file(name: &str, raw: &str) -> anyhow::Result<Secret> {
+    inline_or_file(name, raw, "{").map(Secret::new)
+}
+
+fn inline_or_file(name: &str, raw: &str, inline_start: &str) -> anyhow::Result<String> {
+    let raw = raw.trim();
+    if raw.starts_with(inline_start) {
+        return Ok(raw.to_string());
+    }
+    std::fs::read_to_string(raw)
+        .map_err(|err| anyhow::anyhow!("{name}: can't read the file {raw:?}: {err}"))
+}
+
 pub const ALL: &[&dyn Described] = &[
     &DATABASE_URL,
     &DATA_DIR,
@@ -270,6 +337,14 @@ pub const ALL: &[&dyn Described] = &[
     &PAYMENT_WINDOW_SECS,
     &PAYMENT_POLL_MS,
     &PAYMENT_FIRST_RETRY_MS,
+    &WALLET_PASS_TYPE_ID,
+    &WALLET_TEAM_ID,
+    &WALLET_CERT,
+    &WALLET_KEY,
+    &WALLET_WWDR_CERT,
+    &GOOGLE_WALLET_KEY,
+    &GOOGLE_WALLET_ISSUER_ID,
+    &MAIL_ATTACH_PDF,
     &METRICS_TOKEN,
     &LOG_FORMAT,
     &RUST_LOG,

@@ -15,25 +15,31 @@ pub struct ListedTicket {
     pub code: TicketCode,
     pub place: String,
     pub refunded: bool,
+    /// A code that was passed on (its ticket has a new code, listed too).
+    pub transferred: bool,
     pub admitted_at: Option<OffsetDateTime>,
     pub admitted_gate: Option<String>,
 }
 
-/// Every ticket of the event, refunded ones too (a device offline must
-/// say "refunded", not "unknown").
+/// Every ticket of the event, refunded ones too, and every code passed on
+/// (a device offline must say "refunded" or "transferred", not "unknown").
 pub async fn list(client: &impl GenericClient, event_id: EventId) -> AppResult<Vec<ListedTicket>> {
     let statement = client
         .prepare_cached(
-            "SELECT t.code,
+            "SELECT codes.code, codes.transferred,
                     CASE WHEN s.id IS NULL THEN a.name
                          ELSE sec.name || ', row ' || s.row_label || ', seat ' || s.seat_label
                     END AS place,
                     t.voided_at IS NOT NULL AS refunded, t.admitted_at, t.admitted_gate
-               FROM tickets t
+               FROM (SELECT id AS ticket_id, code, false AS transferred
+                       FROM tickets WHERE event_id = $1
+                     UNION ALL
+                     SELECT ticket_id, from_code, true
+                       FROM ticket_transfers WHERE event_id = $1) codes
+               JOIN tickets t ON t.id = codes.ticket_id
                LEFT JOIN seats s ON s.id = t.seat_id
                LEFT JOIN sections sec ON sec.id = s.section_id
-               LEFT JOIN ga_areas a ON a.id = t.ga_area_id
-              WHERE t.event_id = $1",
+               LEFT JOIN ga_areas a ON a.id = t.ga_area_id",
         )
         .await?;
     Ok(client
@@ -44,6 +50,7 @@ pub async fn list(client: &impl GenericClient, event_id: EventId) -> AppResult<V
             code: TicketCode::parse(row.get("code")).expect("the schema's CHECK spells codes"),
             place: row.get("place"),
             refunded: row.get("refunded"),
+            transferred: row.get("transferred"),
             admitted_at: row.get("admitted_at"),
             admitted_gate: row.get("admitted_gate"),
         })
@@ -62,6 +69,9 @@ pub enum Synced {
     /// Its time is outside the ticket's life (before it could have been
     /// sold, or in the future): nothing admitted, recorded.
     OutOfWindow,
+    /// The code had been passed on: its ticket's new code is the valid
+    /// one. Recorded.
+    Transferred,
     /// No ticket of this event has the code.
     Unknown,
 }
@@ -111,7 +121,15 @@ pub async fn apply_offline_scan(
         )
         .await?
     else {
-        return Ok(Synced::Unknown);
+        // A code passed on after the device's list was fetched: let in by
+        // the device, refused by the server, recorded for both gates.
+        return Ok(match super::transfers::given_away(client, code).await? {
+            Some(given) if given.event_id == event_id => {
+                record_conflict(client, event_id, given.ticket_id, "transferred", scan, at).await?;
+                Synced::Transferred
+            }
+            _ => Synced::Unknown,
+        });
     };
     if !row.get::<_, bool>("in_window") {
         record_conflict(client, event_id, row.get("id"), "out_of_window", scan, at).await?;
@@ -121,6 +139,11 @@ pub async fn apply_offline_scan(
     let (kind, ticket) = match &admission {
         Admission::Admitted(_) => return Ok(Synced::Admitted),
         Admission::Unknown | Admission::WrongEvent(_) => return Ok(Synced::Unknown),
+        // The code was passed on between the window's read and the scan.
+        Admission::Transferred(given) => {
+            record_conflict(client, event_id, given.ticket_id, "transferred", scan, at).await?;
+            return Ok(Synced::Transferred);
+        }
         Admission::AlreadyAdmitted(ticket) if is_own_admission(ticket, scan, at) => {
             return Ok(Synced::Admitted);
         }
@@ -226,6 +249,8 @@ pub enum ConflictKind {
     Refunded,
     /// Timed outside the ticket's life (a device's clock, or a forgery).
     OutOfWindow,
+    /// Let in by a code that had been passed on.
+    Transferred,
 }
 
 impl ConflictKind {
@@ -234,6 +259,7 @@ impl ConflictKind {
             ConflictKind::AdmittedTwice => "admitted_twice",
             ConflictKind::Refunded => "refunded",
             ConflictKind::OutOfWindow => "out_of_window",
+            ConflictKind::Transferred => "transferred",
         }
     }
 
@@ -241,6 +267,7 @@ impl ConflictKind {
         match kind {
             "refunded" => ConflictKind::Refunded,
             "out_of_window" => ConflictKind::OutOfWindow,
+            "transferred" => ConflictKind::Transferred,
             _ => ConflictKind::AdmittedTwice,
         }
     }

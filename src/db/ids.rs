@@ -9,7 +9,7 @@ use postgres_types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 use crate::domain::ids::{
     ApiKeyId, AreaId, BuyerId, EventId, HoldId, MessageId, OrderId, SeatId, SectionId, StaffId,
-    TicketId, VenueId, WaitlistEntryId, WebhookId,
+    TicketId, TransferId, VenueId, WaitlistEntryId, WebhookId,
 };
 
 macro_rules! sql_as_inner {
@@ -51,6 +51,7 @@ sql_as_inner!(
     BuyerId(uuid::Uuid),
     SeatId(i64),
     TicketId(i64),
+    TransferId(i64),
     ApiKeyId(i64),
     VenueId(i64),
     SectionId(i64),

@@ -63,6 +63,7 @@ pub mod sessions;
 pub mod snapshot;
 pub mod staff;
 pub mod tickets;
+pub mod transfers;
 pub mod venue_move;
 pub mod venue_move_check;
 pub mod venues;

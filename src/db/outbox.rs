@@ -68,7 +68,7 @@ pub(super) async fn queue_order_refunded(
 
 /// A stable Message-ID, made once when the row is written: every attempt
 /// to send the row sends this one, so receivers can drop a duplicate.
-fn new_message_id() -> String {
+pub(super) fn new_message_id() -> String {
     format!("<{}@seatmap>", Uuid::new_v4())
 }
 
@@ -123,6 +123,8 @@ pub struct Leased {
     pub attempts: i32,
     /// What an `order_refunded` message reports.
     pub payload: Option<serde_json::Value>,
+    /// The transfer a `ticket_transferred` or `transfer_receipt` tells of.
+    pub ticket_transfer_id: Option<crate::domain::ids::TransferId>,
 }
 
 /// Leases up to `batch` due rows for `lease_for`. One statement, so no
@@ -141,7 +143,8 @@ pub async fn lease_due(
               WHERE o.id IN (SELECT id FROM outbox
                               WHERE kind IN ('order_confirmation', 'payment_refunded',
                                              'order_refunded', 'waitlist_joined',
-                                             'waitlist_offer', 'waitlist_lapsed')
+                                             'waitlist_offer', 'waitlist_lapsed',
+                                             'ticket_transferred', 'transfer_receipt')
                                 AND sent_at IS NULL AND retired_at IS NULL AND failed_at IS NULL
                                 AND next_attempt_at <= now()
                                 AND (leased_until IS NULL OR leased_until < now())
@@ -149,7 +152,7 @@ pub async fn lease_due(
                               LIMIT $3
                                 FOR UPDATE SKIP LOCKED)
           RETURNING o.id, o.kind, o.lease, o.message_id, o.order_id, o.waitlist_entry_id,
-                    o.recipient, o.subject, o.attempts, o.payload",
+                    o.recipient, o.subject, o.attempts, o.payload, o.ticket_transfer_id",
         )
         .await?;
     let lease = Uuid::new_v4();
@@ -169,6 +172,7 @@ pub async fn lease_due(
             subject: row.get("subject"),
             attempts: row.get("attempts"),
             payload: row.get("payload"),
+            ticket_transfer_id: row.get("ticket_transfer_id"),
         })
         .collect())
 }
@@ -301,9 +305,9 @@ async fn queue_again(
         .execute(
             &format!(
                 "INSERT INTO outbox (message_id, kind, order_id, waitlist_entry_id, recipient,
-                                     subject, payload)
+                                     subject, payload, ticket_transfer_id)
                  SELECT $3, m.kind, m.order_id, m.waitlist_entry_id, m.recipient, m.subject,
-                        m.payload
+                        m.payload, m.ticket_transfer_id
                    FROM outbox m
                   WHERE m.id = $2 AND m.sent_at IS NOT NULL AND {EVENTS_MAIL}"
             ),

@@ -144,6 +144,9 @@ pub struct Ticket {
     pub locale: EventLocale,
     pub order_id: OrderId,
     pub buyer_name: String,
+    /// Who it was passed on to last, when it was (`transfers`): they hold
+    /// it now, and the buyer's order no longer shows its code.
+    pub holder: Option<Holder>,
     pub seat_id: Option<SeatId>,
     /// The section's or GA area's name.
     pub section: String,
@@ -170,6 +173,13 @@ pub struct Ticket {
     pub price_type: Option<SoldAs>,
 }
 
+/// Whoever a ticket was passed on to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub name: String,
+    pub email: String,
+}
+
 /// The price type a ticket was sold as.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SoldAs {
@@ -181,6 +191,8 @@ pub struct SoldAs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TicketState<'a> {
     Valid,
+    /// Passed on to someone else: valid, but not the buyer's to show.
+    PassedOn { to: &'a Holder },
     Admitted { at: OffsetDateTime, gate: &'a str },
     Refunded { at: OffsetDateTime },
 }
@@ -190,6 +202,7 @@ impl TicketState<'_> {
     pub fn as_str(&self) -> &'static str {
         match self {
             TicketState::Valid => "valid",
+            TicketState::PassedOn { .. } => "transferred",
             TicketState::Admitted { .. } => "admitted",
             TicketState::Refunded { .. } => "refunded",
         }
@@ -197,6 +210,7 @@ impl TicketState<'_> {
 }
 
 impl Ticket {
+    /// Where it stands for whoever holds its code now.
     pub fn state(&self) -> TicketState<'_> {
         match (self.voided_at, self.admitted_at) {
             (Some(at), _) => TicketState::Refunded { at },
@@ -206,6 +220,22 @@ impl Ticket {
             },
             (None, None) => TicketState::Valid,
         }
+    }
+
+    /// Where it stands for its buyer: a valid ticket they passed on is
+    /// no longer theirs to show.
+    pub fn state_for_buyer(&self) -> TicketState<'_> {
+        match (self.state(), &self.holder) {
+            (TicketState::Valid, Some(to)) => TicketState::PassedOn { to },
+            (state, _) => state,
+        }
+    }
+
+    /// The name on the ticket: its holder's, or its buyer's.
+    pub fn holder_name(&self) -> &str {
+        self.holder
+            .as_ref()
+            .map_or(self.buyer_name.as_str(), |holder| holder.name.as_str())
     }
 
     /// "Stalls, row C, seat 7" or "Standing floor (general admission)".
@@ -248,6 +278,7 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             t.discount_cents::bigint AS discount_cents, t.fee_cents::bigint AS fee_cents,
             (t.tax_cents::bigint + t.fee_tax_cents) AS tax_cents, t.refunded_cents,
             t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at,
+            t.holder_name, t.holder_email,
             pt.code AS price_type_code, pt.labels::text AS price_type_labels
        FROM tickets t
        JOIN events e ON e.id = t.event_id
@@ -272,6 +303,12 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
         ),
         order_id: row.get("order_id"),
         buyer_name: row.get("buyer_name"),
+        holder: row
+            .get::<_, Option<String>>("holder_name")
+            .map(|name| Holder {
+                name,
+                email: row.get::<_, Option<String>>("holder_email").unwrap_or_default(),
+            }),
         seat_id: row.get("seat_id"),
         section: row.get("section"),
         row: row.get("row_label"),
@@ -311,6 +348,13 @@ pub async fn by_code(client: &impl GenericClient, code: &TicketCode) -> AppResul
         .map(ticket))
 }
 
+pub async fn by_id(client: &impl GenericClient, id: TicketId) -> AppResult<Option<Ticket>> {
+    let statement = client
+        .prepare_cached(&format!("{TICKET_SELECT} WHERE t.id = $1"))
+        .await?;
+    Ok(client.query_opt(&statement, &[&id]).await?.as_ref().map(ticket))
+}
+
 /// The order's tickets, seats in map order then GA, refunded ones last.
 pub async fn for_order(client: &impl GenericClient, order_id: OrderId) -> AppResult<Vec<Ticket>> {
     let statement = client
@@ -337,6 +381,8 @@ pub enum Admission {
     Refunded(Box<Ticket>),
     /// A real ticket, for another event.
     WrongEvent(Box<Ticket>),
+    /// A code that was passed on: its new holder has a new code.
+    Transferred(super::transfers::GivenAway),
     /// No ticket has this code.
     Unknown,
 }
@@ -383,7 +429,10 @@ pub async fn admit(
     // A new statement, so a new snapshot: it sees the admission or refund
     // that made ours touch nothing, even one that committed while we waited.
     let Some(ticket) = by_code(client, code).await? else {
-        return Ok(Admission::Unknown);
+        return Ok(match super::transfers::given_away(client, code).await? {
+            Some(given) if given.event_id == event_id => Admission::Transferred(given),
+            _ => Admission::Unknown,
+        });
     };
     let ticket = Box::new(ticket);
     Ok(if admitted {

@@ -77,6 +77,10 @@ id_type!(
     TicketId(i64)
 );
 id_type!(
+    /// One passing-on of a ticket to someone else.
+    TransferId(i64)
+);
+id_type!(
     /// An API key (its secret is never stored, only a hash of it).
     ApiKeyId(i64)
 );

@@ -60,6 +60,13 @@ impl EventLocale {
     }
 
     /// "19:02", in the venue's zone: the door's "admitted at".
+    /// The venue's UTC offset at `at` (wallet passes print their date
+    /// on the venue's clock).
+    pub fn offset_at(&self, at: OffsetDateTime) -> time::UtcOffset {
+        time::UtcOffset::from_whole_seconds(self.zoned(at).offset().seconds())
+            .unwrap_or(time::UtcOffset::UTC)
+    }
+
     pub fn hour_minute(&self, at: OffsetDateTime) -> String {
         self.zoned(at).strftime("%H:%M").to_string()
     }

@@ -78,6 +78,12 @@ error_codes! {
     StartsInPast => "starts_in_past",
     TicketAdmitted => "ticket_admitted",
     TicketRefunded => "ticket_refunded",
+    TicketUsed => "ticket_used",
+    TicketTransferred => "ticket_transferred",
+    TransfersNotAllowed => "transfers_not_allowed",
+    TransfersClosed => "transfers_closed",
+    TransferLimitReached => "transfer_limit_reached",
+    WalletNotConfigured => "wallet_not_configured",
     TooEarly => "too_early",
     TooManyHolds => "too_many_holds",
     TooManyLogins => "too_many_logins",
@@ -233,6 +239,8 @@ pub enum Missing {
     Ticket,
     /// A promo code staff named that the event doesn't have.
     PromoCode,
+    /// A wallet pass asked for where that wallet is not configured.
+    Wallet,
     /// Seat ids that are not in the event.
     Seats(Vec<super::ids::SeatId>),
     /// General-admission area ids that are not in the event.
@@ -256,6 +264,8 @@ pub enum TimeField {
 /// Input that breaks a rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalid {
+    /// A language tag that is none of the app's ("en", "de", "fr", "es").
+    Language,
     /// A payment mode that is none of none, online, box_office, or a box
     /// office deadline out of range.
     Payment,
@@ -407,6 +417,23 @@ pub enum Conflict {
     AlreadyClosed,
     AlreadyCancelled,
     VenueExists(String),
+    /// Passing on a ticket already admitted at the door.
+    TicketUsed,
+    /// Passing on (or opening) a code that was already passed on.
+    TicketTransferred,
+    /// The event's tickets can't be passed on.
+    TransfersNotAllowed,
+    /// Passing on closed at this time (the event's start, unless staff set
+    /// another).
+    TransfersClosed {
+        at: OffsetDateTime,
+    },
+    /// The ticket was passed on as often as the event allows.
+    TransferLimitReached {
+        limit: i32,
+    },
+    /// Passing on a ticket of a cancelled event.
+    TransferEventCancelled,
     /// Moving an event to another venue version while seats in it are
     /// sold or held, or it has orders (refunded ones too: their tickets
     /// name its seats).
@@ -572,6 +599,7 @@ impl Invalid {
             Invalid::Tender => ErrorCode::InvalidTender,
             Invalid::Payment => ErrorCode::InvalidPayment,
             Invalid::Gate => ErrorCode::InvalidGate,
+            Invalid::Language => ErrorCode::InvalidInput,
             Invalid::NothingToSell => ErrorCode::NoSeats,
             Invalid::DuplicateAreas => ErrorCode::DuplicateAreas,
             Invalid::SeatName(_) | Invalid::AmbiguousSeatName { .. } => ErrorCode::UnknownSeat,
@@ -634,6 +662,12 @@ impl Conflict {
             Conflict::PromoCodeUsedUp => ErrorCode::PromoCodeUsedUp,
             Conflict::PromoCodeExists(_) => ErrorCode::PromoCodeExists,
             Conflict::TicketVoided => ErrorCode::TicketRefunded,
+            Conflict::TicketUsed => ErrorCode::TicketUsed,
+            Conflict::TicketTransferred => ErrorCode::TicketTransferred,
+            Conflict::TransfersNotAllowed => ErrorCode::TransfersNotAllowed,
+            Conflict::TransfersClosed { .. } => ErrorCode::TransfersClosed,
+            Conflict::TransferLimitReached { .. } => ErrorCode::TransferLimitReached,
+            Conflict::TransferEventCancelled => ErrorCode::EventCancelled,
             Conflict::NotASeatTicket => ErrorCode::NotASeat,
             Conflict::NotSelling { status, .. } => match status {
                 SaleStatus::NotYet => ErrorCode::NotOnSaleYet,

@@ -147,9 +147,18 @@ impl OrderLinks {
 
     /// The order's page, with a signed query that opens it until `until`.
     pub fn order_url(&self, order_id: OrderId, until: time::OffsetDateTime) -> String {
+        self.order_path_url(order_id, "", until)
+    }
+
+    /// The order's tickets as one PDF, by the same signed access.
+    pub fn order_pdf_url(&self, order_id: OrderId, until: time::OffsetDateTime) -> String {
+        self.order_path_url(order_id, "/tickets.pdf", until)
+    }
+
+    fn order_path_url(&self, order_id: OrderId, path: &str, until: time::OffsetDateTime) -> String {
         let SignedAccess { until, sig } = self.key.sign(order_id, until);
         format!(
-            "{}/orders/{order_id}?until={until}&sig={sig}",
+            "{}/orders/{order_id}{path}?until={until}&sig={sig}",
             self.public_url
         )
     }

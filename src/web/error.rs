@@ -159,6 +159,11 @@ pub fn status_of(error: &AppError) -> StatusCode {
 fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
     match error {
         AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, json!({})),
+        AppError::NotFound(crate::error::Missing::Wallet) => (
+            StatusCode::NOT_FOUND,
+            ErrorCode::WalletNotConfigured,
+            json!({}),
+        ),
         AppError::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound, json!({})),
         AppError::SeatsUnavailable { seat_ids } => (
             StatusCode::CONFLICT,

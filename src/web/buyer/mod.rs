@@ -12,7 +12,10 @@ pub mod event;
 pub mod live;
 pub mod panel;
 pub mod seat_list;
+pub mod ticket_files;
+pub mod ticket_page;
 pub mod tickets;
+pub mod transfer;
 pub mod waitlist;
 
 use crate::web::state::AppState;
@@ -56,7 +59,18 @@ pub fn pages_router() -> Router<AppState> {
         )
         .route("/waitlist/{entry_id}/leave", post(waitlist::leave_form))
         .route("/waitlist/{entry_id}/rejoin", post(waitlist::rejoin_form))
-        .route("/tickets/{code}", get(tickets::ticket_page))
+        // "/tickets/{code}.pdf" and ".pkpass" too: a route's parameter
+        // can't have a suffix, so the page's handler sends them on.
+        .route("/tickets/{code}", get(ticket_page::ticket_page))
+        .route("/tickets/{code}/transfer", post(transfer::transfer_form))
+        .route(
+            "/tickets/{code}/google-wallet",
+            get(ticket_files::google_wallet),
+        )
+        .route(
+            "/orders/{order_id}/tickets.pdf",
+            get(ticket_files::order_pdf),
+        )
 }
 
 pub fn router() -> Router<AppState> {

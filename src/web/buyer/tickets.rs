@@ -13,7 +13,6 @@ use crate::db;
 use crate::db::outbox::MailStatus;
 use crate::db::tickets::{Ticket, TicketState};
 use crate::domain::ids::{EventId, OrderId};
-use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::auth::{ApiViewer, Viewer};
 use crate::web::error::responses;
@@ -28,38 +27,53 @@ use utoipa_axum::routes;
 pub(crate) struct TicketView {
     /// "Demo Night · Demo Hall · Tue 22 Dec 2026, 20:00 CET": on the
     /// ticket itself, so a printed one stands alone.
-    event_line: String,
-    code: String,
-    code_grouped: String,
-    place: String,
-    tier: String,
-    price: String,
-    /// "valid", "admitted" or "refunded" (a CSS class too).
-    status: &'static str,
-    status_text: String,
+    pub(crate) event_line: String,
+    /// Empty for a ticket its buyer passed on: the code is its new
+    /// holder's, not theirs to see.
+    pub(crate) code: String,
+    pub(crate) code_grouped: String,
+    pub(crate) place: String,
+    pub(crate) tier: String,
+    pub(crate) price: String,
+    /// "valid", "admitted", "refunded" or "transferred" (a CSS class too).
+    pub(crate) status: &'static str,
+    pub(crate) status_text: String,
     /// Only a valid ticket shows its QR code.
-    qr_svg: Option<String>,
+    pub(crate) qr_svg: Option<String>,
     /// Shown among an order's tickets, with a link to its own page (not
     /// on that page itself).
-    in_order: bool,
+    pub(crate) in_order: bool,
 }
 
-fn status(ticket: &Ticket) -> (&'static str, String) {
+fn status(ticket: &Ticket, state: TicketState<'_>) -> (&'static str, String) {
     let locale = &ticket.locale;
-    let state = ticket.state();
     let text = match state {
         TicketState::Refunded { at } => crate::i18n::t1("ticket-refunded", "at", &locale.time(at)),
         TicketState::Admitted { at, gate } => {
             crate::i18n::t2("ticket-admitted", "at", &locale.time(at), "gate", gate)
         }
+        TicketState::PassedOn { to } => crate::i18n::t2(
+            "ticket-passed-on",
+            "name",
+            to.name.as_str(),
+            "email",
+            to.email.as_str(),
+        ),
         TicketState::Valid => crate::i18n::t("ticket-valid"),
     };
     (state.as_str(), text)
 }
 
 impl TicketView {
-    fn new(ticket: &Ticket, in_order: bool) -> AppResult<TicketView> {
-        let (status, status_text) = status(ticket);
+    /// As its buyer sees it among their order's tickets (`in_order`), or
+    /// as whoever holds its code sees it on its own page.
+    pub(crate) fn new(ticket: &Ticket, in_order: bool) -> AppResult<TicketView> {
+        let state = match in_order {
+            true => ticket.state_for_buyer(),
+            false => ticket.state(),
+        };
+        let (status, status_text) = status(ticket, state);
+        let shows_code = !matches!(state, TicketState::PassedOn { .. });
         Ok(TicketView {
             event_line: format!(
                 "{} · {} · {}",
@@ -67,8 +81,14 @@ impl TicketView {
                 ticket.venue,
                 ticket.locale.time(ticket.starts_at)
             ),
-            code: ticket.code.to_string(),
-            code_grouped: ticket.code.grouped(),
+            code: match shows_code {
+                true => ticket.code.to_string(),
+                false => String::new(),
+            },
+            code_grouped: match shows_code {
+                true => ticket.code.grouped(),
+                false => String::new(),
+            },
             place: ticket.place(),
             tier: ticket.kind(),
             price: ticket.locale.price(ticket.price_cents),
@@ -80,6 +100,10 @@ impl TicketView {
             },
             in_order,
         })
+    }
+
+    pub(crate) fn is_valid(&self) -> bool {
+        self.status == "valid"
     }
 }
 
@@ -109,6 +133,9 @@ pub(crate) struct OrderPage {
     /// The seats an order without tickets yet keeps (waiting for its
     /// payment), by name.
     places: Vec<String>,
+    /// Every ticket the buyer still holds as one PDF, with this page's
+    /// access; None when there is none to print.
+    pdf_url: Option<String>,
 }
 
 pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
@@ -157,7 +184,18 @@ pub(crate) async fn order_page(
     };
     let receipt = &order.receipt;
     let total = receipt.totals.total_cents - receipt.refunded_cents;
+    let views = tickets
+        .iter()
+        .map(|ticket| TicketView::new(ticket, true))
+        .collect::<AppResult<Vec<_>>>()?;
+    let pdf_url = views.iter().any(TicketView::is_valid).then(|| {
+        match access.query() {
+            signed if signed.is_empty() => format!("/orders/{order_id}/tickets.pdf"),
+            signed => format!("/orders/{order_id}/tickets.pdf?{signed}"),
+        }
+    });
     render(&OrderPage {
+        pdf_url,
         receipt: crate::web::payments::receipt_lines(&order, !tickets.is_empty(), &payment),
         heading: if tickets.is_empty() && payment.payment.waits_for_payment() {
             crate::i18n::t("order-heading-order")
@@ -179,42 +217,9 @@ pub(crate) async fn order_page(
         mail: mail_sentence(&mail, &order.buyer_email, &order.locale),
         event_cancelled: order.event_cancelled,
         valid: crate::i18n::t1("order-valid-tickets", "count", valid.len()),
-        tickets: tickets
-            .iter()
-            .map(|ticket| TicketView::new(ticket, true))
-            .collect::<AppResult<_>>()?,
+        tickets: views,
         total: order.locale.price(total),
         places,
-    })
-}
-
-#[derive(Template)]
-#[template(path = "tickets/show.html")]
-pub(crate) struct TicketPage {
-    event: String,
-    venue: String,
-    starts: String,
-    buyer_name: String,
-    ticket: TicketView,
-}
-
-/// One ticket, printable: whoever holds its code may see it (the code is
-/// the ticket). A code that is malformed or unknown is a 404 alike.
-pub(crate) async fn ticket_page(
-    State(state): State<AppState>,
-    IdPath(code): IdPath<String>,
-) -> AppResult<Html<String>> {
-    let code = TicketCode::parse(&code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
-    let client = state.pool.get().await?;
-    let ticket = db::tickets::by_code(&client, &code)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Ticket))?;
-    render(&TicketPage {
-        event: ticket.event_name.clone(),
-        venue: ticket.venue.clone(),
-        starts: ticket.locale.time(ticket.starts_at),
-        buyer_name: ticket.buyer_name.clone(),
-        ticket: TicketView::new(&ticket, false)?,
     })
 }
 
@@ -259,7 +264,9 @@ pub(crate) async fn my_orders(
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct TicketJson {
-    code: String,
+    /// Null once the ticket was passed on: the new code is its new
+    /// holder's alone.
+    code: Option<String>,
     place: String,
     seat_id: Option<crate::domain::ids::SeatId>,
     tier: String,
@@ -274,8 +281,12 @@ pub(crate) struct TicketJson {
     fee_cents: i64,
     /// The tax on its price and fee (inside them when the tax is included).
     tax_cents: i64,
+    /// "valid", "admitted", "refunded" or "transferred".
     status: &'static str,
-    url: String,
+    /// Its page (null once passed on).
+    url: Option<String>,
+    /// Who it was passed on to, by name.
+    transferred_to: Option<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -369,7 +380,7 @@ pub(crate) async fn order_json(
         tickets: tickets
             .iter()
             .map(|ticket| TicketJson {
-                code: ticket.code.to_string(),
+                code: ticket.holder.is_none().then(|| ticket.code.to_string()),
                 place: ticket.place(),
                 seat_id: ticket.seat_id,
                 tier: ticket.tier_name.clone(),
@@ -378,8 +389,12 @@ pub(crate) async fn order_json(
                 discount_cents: ticket.discount_cents,
                 fee_cents: ticket.fee_cents,
                 tax_cents: ticket.tax_cents,
-                status: ticket.state().as_str(),
-                url: format!("/tickets/{}", ticket.code),
+                status: ticket.state_for_buyer().as_str(),
+                url: ticket
+                    .holder
+                    .is_none()
+                    .then(|| format!("/tickets/{}", ticket.code)),
+                transferred_to: ticket.holder.as_ref().map(|holder| holder.name.clone()),
             })
             .collect(),
     }))

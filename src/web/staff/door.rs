@@ -56,7 +56,7 @@ fn scan_result(admission: &Admission) -> ScanResult {
                 Some(sold_as) => format!("Admit — {} — {}", sold_as.label, ticket.short_place()),
                 None => format!("Admit — {}", ticket.short_place()),
             },
-            detail: format!("{} · {}", ticket.kind(), ticket.buyer_name),
+            detail: format!("{} · {}", ticket.kind(), ticket.holder_name()),
         },
         Admission::AlreadyAdmitted(ticket) => ScanResult {
             verdict: "refuse",
@@ -82,6 +82,14 @@ fn scan_result(admission: &Admission) -> ScanResult {
                 "This ticket is for {}, {}.",
                 ticket.event_name,
                 ticket.locale.time(ticket.starts_at)
+            ),
+        },
+        Admission::Transferred(given) => ScanResult {
+            verdict: "refuse",
+            headline: "Transferred".into(),
+            detail: format!(
+                "This code was passed on to {}: only their new code gets in.",
+                given.to_name
             ),
         },
         Admission::Unknown => ScanResult {
@@ -275,7 +283,8 @@ pub(crate) struct AdmitBody {
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct AdmitJson {
-    /// "admitted", "already_admitted", "refunded", "wrong_event" or "unknown".
+    /// "admitted", "already_admitted", "refunded", "wrong_event",
+    /// "transferred" (the code was passed on) or "unknown".
     result: &'static str,
     message: String,
     place: Option<String>,
@@ -320,6 +329,7 @@ pub(crate) async fn admit_json(
         Admission::AlreadyAdmitted(t) => ("already_admitted", Some(t)),
         Admission::Refunded(t) => ("refunded", Some(t)),
         Admission::WrongEvent(t) => ("wrong_event", Some(t)),
+        Admission::Transferred(_) => ("transferred", None),
         Admission::Unknown => ("unknown", None),
     };
     Ok(Json(AdmitJson {

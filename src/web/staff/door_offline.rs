@@ -60,7 +60,8 @@ pub(crate) struct ListedJson {
     /// The keyed hash of the ticket's code (32 hex digits).
     hash: String,
     place: String,
-    /// "valid", "admitted" or "refunded".
+    /// "valid", "admitted", "refunded" or "transferred" (a code passed
+    /// on: its ticket's new code is listed as well).
     state: &'static str,
     admitted_at: Option<String>,
     gate: Option<String>,
@@ -68,7 +69,7 @@ pub(crate) struct ListedJson {
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct ConflictJson {
-    /// "admitted_twice", "refunded" or "out_of_window".
+    /// "admitted_twice", "refunded", "out_of_window" or "transferred".
     kind: &'static str,
     place: String,
     /// "Admitted twice: Stalls, row A, seat 3 — Gate A 19:02, Gate B 19:05".
@@ -105,6 +106,14 @@ pub(crate) fn conflict_text(conflict: &DoorConflict, locale: &EventLocale) -> St
                 conflict.place,
                 device.0,
                 crate::words::rfc3339(device.1)
+            );
+        }
+        ConflictKind::Transferred => {
+            return format!(
+                "Passed-on code let in: {} — {} {} (the ticket's new code is the valid one)",
+                conflict.place,
+                device.0,
+                locale.hour_minute(device.1)
             );
         }
         ConflictKind::AdmittedTwice => {}
@@ -179,7 +188,9 @@ pub(crate) async fn door_list(
             .map(|t| ListedJson {
                 hash: key.hash(&t.code),
                 place: t.place,
-                state: if t.refunded {
+                state: if t.transferred {
+                    "transferred"
+                } else if t.refunded {
                     "refunded"
                 } else if t.admitted_at.is_some() {
                     "admitted"
@@ -231,7 +242,7 @@ pub(crate) struct SyncedJson {
     /// "admitted" (the server's one admission is this scan's),
     /// "admitted_twice", "refunded", "out_of_window" (timed before the
     /// ticket could have been sold, or in the future: nothing admitted,
-    /// recorded) or "unknown".
+    /// recorded), "transferred" (a code passed on: recorded) or "unknown".
     result: &'static str,
     place: Option<String>,
     /// For admitted_twice and refunded: what both gates are shown.
@@ -326,6 +337,7 @@ pub(crate) async fn admit_batch(
                     Synced::AdmittedTwice => "admitted_twice",
                     Synced::Refunded => "refunded",
                     Synced::OutOfWindow => "out_of_window",
+                    Synced::Transferred => "transferred",
                     Synced::Unknown => "unknown",
                 };
                 (result, Some(place.clone()))
@@ -342,7 +354,12 @@ pub(crate) async fn admit_batch(
     let conflicts = db::door::conflicts(&client, event_id).await?;
     for result in results
         .iter_mut()
-        .filter(|r| matches!(r.result, "admitted_twice" | "refunded" | "out_of_window"))
+        .filter(|r| {
+            matches!(
+                r.result,
+                "admitted_twice" | "refunded" | "out_of_window" | "transferred"
+            )
+        })
     {
         result.message = conflicts
             .iter()

@@ -47,6 +47,10 @@ pub fn router() -> Router<AppState> {
             "/staff/events/{event_id}/orders/{order_id}/tickets/{ticket_id}/reseat",
             post(reseat_ticket),
         )
+        .route(
+            "/staff/events/{event_id}/orders/{order_id}/tickets/{ticket_id}/transfer",
+            post(transfer_ticket),
+        )
 }
 
 /// A ticket as the box office lists it, with what can be done to it.
@@ -89,6 +93,8 @@ struct OrderPage {
     counter_payable: bool,
     /// Money going back through the payment provider, with its state.
     provider_refunds: Vec<ProviderRefundRow>,
+    /// The languages a passed-on ticket's mail can be written in: (tag, name).
+    langs: Vec<(&'static str, &'static str)>,
 }
 
 struct ProviderRefundRow {
@@ -198,7 +204,10 @@ async fn order_page(
             TicketState::Admitted { at, gate } => {
                 format!("Admitted {} at {gate}", locale.hour_minute(at))
             }
-            TicketState::Valid => "Valid".to_string(),
+            TicketState::Valid | TicketState::PassedOn { .. } => match &ticket.holder {
+                Some(holder) => format!("Valid, passed on to {} <{}>", holder.name, holder.email),
+                None => "Valid".to_string(),
+            },
         };
         rows.push(StaffTicket {
             id: ticket.id,
@@ -223,6 +232,7 @@ async fn order_page(
         .ok_or(AppError::NotFound(Missing::Order))?;
     let receipt_lines = crate::web::payments::receipt_lines(&order, !rows.is_empty(), &payment);
     render(&OrderPage {
+        langs: crate::web::buyer::transfer::languages(),
         payment_status: payment_status(&payment),
         counter_payable: payment.payment == PaymentMode::BoxOffice
             && payment.status == OrderStatus::PendingPayment,
@@ -336,6 +346,41 @@ async fn reseat_ticket(
         db::order_changes::reseat(&state.pool, staff.actor(), event_id, ticket_id, to).await?;
         Ok(format!(
             "Moved the ticket to {name}; its old seat is back on sale."
+        ))
+    }
+    .await;
+    back_to_order(&staff.session, event_id, order_id, outcome).await
+}
+
+#[derive(Deserialize)]
+struct TransferForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    lang: String,
+}
+
+/// Passes a ticket on at the counter: audited, and not held to the
+/// event's transfer rules (the holder's own transfer is).
+async fn transfer_ticket(
+    State(state): State<AppState>,
+    IdPath((event_id, order_id, ticket_id)): IdPath<(EventId, OrderId, TicketId)>,
+    staff: Staff<BoxOffice>,
+    CsrfForm(form): CsrfForm<TransferForm>,
+) -> AppResult<Redirect> {
+    let outcome = async {
+        let to = crate::web::buyer::transfer::recipient(&form.name, &form.email, Some(&form.lang))?;
+        let code = {
+            let client = state.pool.get().await?;
+            db::transfers::current_code(&client, event_id, ticket_id).await?
+        };
+        db::transfers::transfer(&state.pool, &code, &to, Some(staff.actor())).await?;
+        Ok(format!(
+            "Sent the ticket to {} <{}>; its old code no longer gets in.",
+            to.name,
+            to.email.as_str()
         ))
     }
     .await;

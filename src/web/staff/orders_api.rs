@@ -31,6 +31,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(order_json))
         .routes(routes!(refund_json))
         .routes(routes!(reseat_json))
+        .routes(routes!(transfer_json))
         .routes(routes!(sale_json))
 }
 
@@ -220,6 +221,59 @@ pub(crate) async fn reseat_json(
         from_seat_id: moved.from,
         to_seat_id: moved.to,
     }))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct StaffTransferBody {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+    /// The new holder's mail language: "en", "de", "fr" or "es".
+    #[serde(default)]
+    lang: Option<String>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StaffTransferJson {
+    ticket_id: TicketId,
+    order_id: OrderId,
+    /// The ticket's new code; the old one no longer admits anyone.
+    code: String,
+}
+
+/// Passes a ticket on at the counter: audited, mailed to its new holder,
+/// and not held to the event's transfer rules (the holder's own transfer
+/// is); an admitted or refunded ticket still can't go.
+#[utoipa::path(post, path = "/api/staff/events/{event_id}/tickets/{ticket_id}/transfer", tag = "staff",
+    params(("event_id" = i64, Path), ("ticket_id" = i64, Path)), request_body = StaffTransferBody,
+    responses(
+        (status = 201, description = "Passed on", body = StaffTransferJson),
+        responses::BadRequest,
+        responses::StaffAccess,
+        responses::NotFound,
+        responses::Conflict,
+        responses::Unprocessable,))]
+pub(crate) async fn transfer_json(
+    State(state): State<AppState>,
+    IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
+    staff: StaffCaller<BoxOffice>,
+    ApiJson(body): ApiJson<StaffTransferBody>,
+) -> AppResult<(axum::http::StatusCode, Json<StaffTransferJson>)> {
+    let to = crate::web::buyer::transfer::recipient(&body.name, &body.email, body.lang.as_deref())?;
+    let code = {
+        let client = state.pool.get().await?;
+        db::transfers::current_code(&client, event_id, ticket_id).await?
+    };
+    let made = db::transfers::transfer(&state.pool, &code, &to, Some(staff.actor)).await?;
+    Ok((
+        axum::http::StatusCode::CREATED,
+        Json(StaffTransferJson {
+            ticket_id: made.ticket_id,
+            order_id: made.order_id,
+            code: made.code.to_string(),
+        }),
+    ))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

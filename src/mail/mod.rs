@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askama::Template;
-use lettre::message::{Mailbox, header::ContentType};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart, header::ContentType};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use time::OffsetDateTime;
 
@@ -16,6 +16,8 @@ use crate::config::MailSettings;
 use crate::db::{self, Pool, outbox::Leased};
 use crate::domain::ids::OrderId;
 use crate::domain::signed_link::OrderLinks;
+
+mod transfer;
 
 pub const MAIL_SENT: &str = "seatmap_mail_sent_total";
 pub const MAIL_FAILURES: &str = "seatmap_mail_failures_total";
@@ -47,6 +49,7 @@ pub struct Worker {
     poll_every: Duration,
     max_attempts: i32,
     links: Arc<OrderLinks>,
+    attach_pdf: bool,
 }
 
 /// Why a message was not sent this time.
@@ -93,6 +96,7 @@ impl Worker {
             poll_every: settings.poll_every,
             max_attempts: settings.max_attempts,
             links: Arc::new(links),
+            attach_pdf: settings.attach_pdf,
         }))
     }
 
@@ -167,6 +171,18 @@ impl Worker {
         let recipient = crate::domain::email::Email::parse(&row.recipient)
             .and_then(|address| address.as_str().parse::<Mailbox>().ok())
             .ok_or_else(|| NotSent::Never("not an address mail can be sent to".into()))?;
+        if let Some(transfer_id) = row.ticket_transfer_id {
+            let client = self.pool.get().await.map_err(anyhow::Error::from)?;
+            let mail =
+                transfer::transfer_mail(&client, transfer_id, &row.kind, &self.links.public_url)
+                    .await?;
+            let Some((body, subject)) = mail else {
+                return Err(NotSent::NothingToSay(
+                    "the ticket was refunded, or passed on again, before it went".into(),
+                ));
+            };
+            return self.send(row, recipient, subject, body).await;
+        }
         if let Some(entry_id) = row.waitlist_entry_id {
             let (body, subject) =
                 waitlist_mail(&self.pool, entry_id, &row.kind, &self.links).await?;
@@ -176,6 +192,7 @@ impl Worker {
             return Err(NotSent::NothingToSay("the message has no order".into()));
         };
         // Written in the language the order was bought in.
+        let mut attachment = None;
         let (body, subject) = {
             let client = self.pool.get().await.map_err(anyhow::Error::from)?;
             let lang = db::orders::lang(&client, order_id)
@@ -197,10 +214,13 @@ impl Worker {
                             Some((body, subject)) => (Some(body), subject),
                             None => (None, row.subject.clone()),
                         }),
-                    _ => order_confirmation(&client, order_id, &self.links)
+                    _ => order_confirmation(&client, order_id, &self.links, self.attach_pdf)
                         .await
                         .map(|mail| match mail {
-                            Some((body, subject)) => (Some(body), subject),
+                            Some((body, subject, pdf)) => {
+                                attachment = pdf;
+                                (Some(body), subject)
+                            }
                             None => (None, row.subject.clone()),
                         }),
                 }
@@ -212,7 +232,18 @@ impl Worker {
                 "every ticket of the order was refunded before it went".into(),
             ));
         };
-        self.send(row, recipient, subject, body).await
+        match attachment {
+            Some(facts) => {
+                let pdf = tokio::task::spawn_blocking(move || {
+                    crate::ticket_files::pdf::tickets_pdf(&facts.tickets, facts.paper, &facts.title)
+                })
+                .await
+                .map_err(anyhow::Error::from)??;
+                self.send_with(row, recipient, subject, body, Some(pdf))
+                    .await
+            }
+            None => self.send(row, recipient, subject, body).await,
+        }
     }
 
     async fn send(
@@ -222,14 +253,37 @@ impl Worker {
         subject: String,
         body: String,
     ) -> Result<(), NotSent> {
-        let message = Message::builder()
+        self.send_with(row, recipient, subject, body, None).await
+    }
+
+    /// Sends plain text, with the tickets' PDF attached when there is one.
+    async fn send_with(
+        &self,
+        row: &Leased,
+        recipient: Mailbox,
+        subject: String,
+        body: String,
+        pdf: Option<Vec<u8>>,
+    ) -> Result<(), NotSent> {
+        let builder = Message::builder()
             .message_id(Some(row.message_id.clone()))
             .from(self.from.clone())
             .to(recipient)
-            .subject(subject)
-            .header(ContentType::TEXT_PLAIN)
-            .body(body)
-            .map_err(|err| NotSent::Never(format!("composing the message: {err}")))?;
+            .subject(subject);
+        let message = match pdf {
+            None => builder.header(ContentType::TEXT_PLAIN).body(body),
+            Some(pdf) => builder.multipart(
+                MultiPart::mixed()
+                    .singlepart(SinglePart::plain(body))
+                    .singlepart(
+                        Attachment::new("tickets.pdf".into())
+                            .body(pdf, ContentType::parse("application/pdf").map_err(|err| {
+                                NotSent::Never(format!("the PDF's content type: {err}"))
+                            })?),
+                    ),
+            ),
+        }
+        .map_err(|err| NotSent::Never(format!("composing the message: {err}")))?;
         self.transport
             .send(message)
             .await
@@ -352,19 +406,33 @@ struct OrderConfirmation {
     receipt: Vec<crate::i18n::receipt::ReceiptLine>,
     order_id: String,
     order_url: String,
+    pdf_url: String,
     link_until: String,
 }
 
+/// The tickets a confirmation attaches as one PDF.
+struct PdfTickets {
+    tickets: Vec<crate::ticket_files::TicketFacts>,
+    paper: crate::ticket_files::pdf::Paper,
+    title: String,
+}
+
 /// The confirmation's text and subject, in the current language, from the
-/// order's tickets as they are now (a ticket refunded before the mail went
-/// out is not in it); None when no ticket of the order is valid any more.
+/// order's tickets as they are now (a ticket refunded, or passed on to
+/// someone else, before the mail went out is not in it: its code is not
+/// the buyer's); None when the buyer holds no valid ticket of it. With
+/// `attach_pdf`, the tickets' facts for the attachment too.
 async fn order_confirmation(
     client: &impl db::GenericClient,
     order_id: OrderId,
     links: &OrderLinks,
-) -> anyhow::Result<Option<(String, String)>> {
+    attach_pdf: bool,
+) -> anyhow::Result<Option<(String, String, Option<PdfTickets>)>> {
     let tickets = db::tickets::for_order(client, order_id).await?;
-    let valid: Vec<_> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
+    let valid: Vec<_> = tickets
+        .iter()
+        .filter(|t| t.state_for_buyer() == db::tickets::TicketState::Valid)
+        .collect();
     let Some(first) = valid.first() else {
         return Ok(None);
     };
@@ -397,10 +465,19 @@ async fn order_confirmation(
         },
         order_id: order_id.to_string(),
         order_url: links.order_url(order_id, until),
+        pdf_url: links.order_pdf_url(order_id, until),
         link_until: locale.time(until),
     };
     let subject = crate::i18n::t1("mail-subject", "event", &first.event_name);
-    Ok(Some((page.render()?, subject)))
+    let pdf = attach_pdf.then(|| PdfTickets {
+        tickets: valid
+            .iter()
+            .map(|ticket| crate::ticket_files::facts::facts(ticket))
+            .collect(),
+        paper: crate::ticket_files::facts::paper(first),
+        title: crate::i18n::t1("ticket-title", "event", &first.event_name),
+    });
+    Ok(Some((page.render()?, subject, pdf)))
 }
 
 #[derive(Template)]
