@@ -230,6 +230,9 @@ fn invalid_text(invalid: &Invalid) -> String {
             .into(),
         Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
         Invalid::Language => t("error-language"),
+        Invalid::TransfersPerTicket => {
+            "A ticket may be passed on 0 to 20 times: give a whole number in that range.".into()
+        }
         Invalid::NothingToSell => "Choose at least one seat or general-admission place.".into(),
         Invalid::DuplicateAreas => "Name each general-admission area once.".into(),
         Invalid::SeatName(text) => format!(
@@ -574,6 +577,7 @@ fn time_field(field: TimeField) -> &'static str {
     match field {
         TimeField::Start => "start time",
         TimeField::OnSale => "on-sale time",
+        TimeField::TransfersClose => "time transfers close",
     }
 }
 

@@ -273,3 +273,88 @@ pub async fn current_code(
         .ok_or(AppError::NotFound(Missing::Ticket))?;
     Ok(TicketCode::parse(row.get("code")).expect("the schema's CHECK spells codes"))
 }
+
+/// An event's transfer rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferRules {
+    pub allowed: bool,
+    /// None: until the event starts.
+    pub close_at: Option<OffsetDateTime>,
+    pub per_ticket: i32,
+}
+
+/// What staff asked to change of the rules (None: leave it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RulesChange {
+    pub allowed: Option<bool>,
+    /// Some(None): back to "until the event starts".
+    pub close_at: Option<Option<OffsetDateTime>>,
+    pub per_ticket: Option<i32>,
+}
+
+pub async fn rules(client: &impl GenericClient, event_id: EventId) -> AppResult<TransferRules> {
+    let statement = client
+        .prepare_cached(
+            "SELECT transfers_allowed, transfers_close_at, transfers_per_ticket
+               FROM events WHERE id = $1",
+        )
+        .await?;
+    let row = client
+        .query_opt(&statement, &[&event_id])
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?;
+    Ok(TransferRules {
+        allowed: row.get("transfers_allowed"),
+        close_at: row.get("transfers_close_at"),
+        per_ticket: row.get("transfers_per_ticket"),
+    })
+}
+
+/// Sets the event's transfer rules, audited. A tighter rule binds every
+/// transfer from the moment it commits (each transfer reads the rules in
+/// its own statement).
+pub async fn set_rules(
+    pool: &super::Pool,
+    actor: Actor,
+    event_id: EventId,
+    change: RulesChange,
+) -> AppResult<()> {
+    if change == RulesChange::default() {
+        return Ok(());
+    }
+    super::in_transaction(pool, async |tx| {
+        let changed = tx
+            .execute(
+                "UPDATE events
+                    SET transfers_allowed = coalesce($2, transfers_allowed),
+                        transfers_close_at = CASE WHEN $3 THEN $4 ELSE transfers_close_at END,
+                        transfers_per_ticket = coalesce($5, transfers_per_ticket)
+                  WHERE id = $1",
+                &[
+                    &event_id,
+                    &change.allowed,
+                    &change.close_at.is_some(),
+                    &change.close_at.flatten(),
+                    &change.per_ticket,
+                ],
+            )
+            .await?;
+        if changed == 0 {
+            return Err(AppError::NotFound(Missing::Event));
+        }
+        audit::record(
+            tx,
+            Entry {
+                actor: Some(actor),
+                action: "transfer_rules",
+                event_id: Some(event_id),
+                hold_id: None,
+                order_id: None,
+                seat_ids: &[],
+                detail: format!("{change:?}"),
+            },
+        )
+        .await
+    })
+    .await
+}

@@ -259,6 +259,8 @@ pub enum Counted {
 pub enum TimeField {
     Start,
     OnSale,
+    /// Until when tickets may be passed on.
+    TransfersClose,
 }
 
 /// Input that breaks a rule.
@@ -266,6 +268,8 @@ pub enum TimeField {
 pub enum Invalid {
     /// A language tag that is none of the app's ("en", "de", "fr", "es").
     Language,
+    /// How often a ticket may be passed on, out of 0 to 20.
+    TransfersPerTicket,
     /// A payment mode that is none of none, online, box_office, or a box
     /// office deadline out of range.
     Payment,
@@ -599,7 +603,7 @@ impl Invalid {
             Invalid::Tender => ErrorCode::InvalidTender,
             Invalid::Payment => ErrorCode::InvalidPayment,
             Invalid::Gate => ErrorCode::InvalidGate,
-            Invalid::Language => ErrorCode::InvalidInput,
+            Invalid::Language | Invalid::TransfersPerTicket => ErrorCode::InvalidInput,
             Invalid::NothingToSell => ErrorCode::NoSeats,
             Invalid::DuplicateAreas => ErrorCode::DuplicateAreas,
             Invalid::SeatName(_) | Invalid::AmbiguousSeatName { .. } => ErrorCode::UnknownSeat,

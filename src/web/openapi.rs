@@ -56,6 +56,7 @@ fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(buyer::api::routes())
         .merge(buyer::tickets::routes())
+        .merge(buyer::transfer::routes())
         .merge(staff::seats_api::routes())
         .merge(staff::venues_api::routes())
         .merge(staff::orders_api::routes())

@@ -72,8 +72,19 @@ impl TicketView {
             true => ticket.state_for_buyer(),
             false => ticket.state(),
         };
-        let (status, status_text) = status(ticket, state);
-        let shows_code = !matches!(state, TicketState::PassedOn { .. });
+        let (status, mut status_text) = status(ticket, state);
+        if let (true, Some(to), false) = (
+            in_order,
+            &ticket.holder,
+            matches!(state, TicketState::PassedOn { .. }),
+        ) {
+            // Admitted or refunded after it was passed on: say to whom too.
+            let passed_on = TicketState::PassedOn { to };
+            status_text = format!("{status_text} · {}", self::status(ticket, passed_on).1);
+        }
+        // Once passed on, the code is its holder's alone, whatever befell
+        // the ticket since (admitted or refunded).
+        let shows_code = !in_order || ticket.holder.is_none();
         Ok(TicketView {
             event_line: format!(
                 "{} · {} · {}",

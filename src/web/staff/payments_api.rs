@@ -67,6 +67,18 @@ pub(crate) struct EventSettingsBody {
     /// Whether a refund pays the booking fee back too (true unless set).
     #[serde(default)]
     fees_refundable: Option<bool>,
+    /// Whether holders may pass their tickets on (true unless set).
+    #[serde(default)]
+    transfers_allowed: Option<bool>,
+    /// Until when, written as `starts_at` is; `null`: until the event
+    /// starts.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    transfers_until: Option<Option<String>>,
+    /// How often one ticket may be passed on (0 to 20; 3 unless set).
+    #[serde(default, deserialize_with = "crate::web::json_int::optional")]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 20)]
+    transfers_per_ticket: Option<i64>,
 }
 
 /// A field that was sent, even as `null` (`Some(None)`), apart from one
@@ -127,6 +139,12 @@ pub(crate) struct StaffEventJson {
     /// null: no tax line.
     tax: Option<TaxJson>,
     fees_refundable: bool,
+    transfers_allowed: bool,
+    /// null: until the event starts.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    transfers_until: Option<time::OffsetDateTime>,
+    transfers_per_ticket: i32,
 }
 
 impl StaffEventJson {
@@ -134,6 +152,7 @@ impl StaffEventJson {
         event: &db::events::EventSummary,
         (payment, box_office_window_secs): (PaymentMode, i32),
         charges: Charges,
+        transfers: db::transfers::TransferRules,
     ) -> Self {
         StaffEventJson {
             event_id: event.id,
@@ -149,8 +168,34 @@ impl StaffEventJson {
                 included: tax.included,
             }),
             fees_refundable: charges.fees_refundable,
+            transfers_allowed: transfers.allowed,
+            transfers_until: transfers.close_at,
+            transfers_per_ticket: transfers.per_ticket,
         }
     }
+}
+
+/// The transfer rules staff asked to change, checked; a time is read in
+/// the venue's zone.
+fn transfer_rules_change(
+    body: &EventSettingsBody,
+    zone: &str,
+) -> AppResult<db::transfers::RulesChange> {
+    use crate::domain::local_time::instant;
+    use crate::domain::refusal::TimeField;
+    Ok(db::transfers::RulesChange {
+        allowed: body.transfers_allowed,
+        close_at: match &body.transfers_until {
+            Some(Some(text)) => Some(Some(instant(TimeField::TransfersClose, text, zone)?)),
+            Some(None) => Some(None),
+            None => None,
+        },
+        per_ticket: match body.transfers_per_ticket {
+            Some(times @ 0..=20) => Some(times as i32),
+            Some(_) => return Err(AppError::Invalid(Invalid::TransfersPerTicket)),
+            None => None,
+        },
+    })
 }
 
 /// The name and times staff asked to change, checked; times are read in
@@ -260,6 +305,13 @@ pub(crate) async fn set_payment(
 ) -> AppResult<Json<StaffEventJson>> {
     let change = charges_change(&body)?;
     let details = details_change(&state, event_id, &body).await?;
+    let transfers = {
+        let client = state.pool.get().await?;
+        let event = db::events::find(&client, event_id)
+            .await?
+            .ok_or(AppError::NotFound(crate::error::Missing::Event))?;
+        transfer_rules_change(&body, &event.time_zone)?
+    };
     let payment = match &body.payment {
         Some(payment) => Some(payment_choice(
             &state,
@@ -278,6 +330,7 @@ pub(crate) async fn set_payment(
         state.seat_maps.forget(event_id);
     }
     db::event_details::change(&state.pool, staff.actor, event_id, &details).await?;
+    db::transfers::set_rules(&state.pool, staff.actor, event_id, transfers).await?;
     // Both in one transaction: either both change or neither.
     match (payment, change == ChargesChange::default()) {
         (Some((mode, window)), true) => {
@@ -297,7 +350,8 @@ pub(crate) async fn set_payment(
     let event = db::events::find(&client, event_id)
         .await?
         .ok_or(AppError::NotFound(crate::error::Missing::Event))?;
-    Ok(Json(StaffEventJson::new(&event, payment, charges)))
+    let transfers = db::transfers::rules(&client, event_id).await?;
+    Ok(Json(StaffEventJson::new(&event, payment, charges, transfers)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
