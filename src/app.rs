@@ -235,8 +235,19 @@ async fn html_errors(request: Request, next: Next) -> Response {
         .path_and_query()
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| path.clone());
+    // A ticket's file (PDF, wallet pass) is fetched by programs as often
+    // as by a browser's navigation: its refusal stays JSON (naming the
+    // error, as `wallet_not_configured`) unless a page was asked for.
+    let is_file = path.ends_with(".pdf")
+        || path.ends_with(".pkpass")
+        || path.ends_with("/google-wallet");
+    let wants_page = request
+        .headers()
+        .get(axum::http::header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
     let response = next.run(request).await;
-    if path.starts_with("/api/") {
+    if path.starts_with("/api/") || (is_file && !wants_page) {
         return response;
     }
     let needs_sign_in = response.status() == StatusCode::UNAUTHORIZED

@@ -40,6 +40,7 @@ mod shape;
 mod slow_bodies;
 mod staff;
 mod support;
+mod ticket_files;
 mod transfers;
 mod venue_move_race;
 mod venue_versions;

@@ -883,6 +883,15 @@ impl Api {
         Self::answer(response).await
     }
 
+    /// A GET's whole response (a file, its headers).
+    pub async fn raw_get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("GET")
+    }
+
     /// The body of a GET, as text (a page, metrics).
     pub async fn get_text(&self, path: &str) -> String {
         self.http
