@@ -26,9 +26,14 @@ const STANDIN_SECRET = 'whsec_e2e_standin';
 export const MAIL_PORT = MAIN_PORT + 5;
 export const SMTP_PORT = MAIN_PORT + 6;
 export const MAILDIR = `${process.env.SEATMAP_E2E_DATA_DIR ?? `${tmpdir()}/seatmap-e2e-${MAIN_PORT}`}/maildir`;
+// Made by wallet-keys.sh in the server's data folder; exported for it.
+const walletKeys =
+  `bash ./wallet-keys.sh "$dir/wallet" && ` +
+  `export SEATMAP_WALLET_CERT="$dir/wallet/pass.pem" SEATMAP_WALLET_KEY="$dir/wallet/pass.key" ` +
+  `SEATMAP_WALLET_WWDR_CERT="$dir/wallet/wwdr.pem" SEATMAP_GOOGLE_WALLET_KEY="$dir/wallet/google.json" && `;
 const standin = process.env.STANDIN_BIN ?? '../../target/debug/stripe-standin';
 
-function server(name: string, port: number, env: Record<string, string>) {
+function server(name: string, port: number, env: Record<string, string>, prelude = '') {
   // tests/run-all.sh passes a fresh folder (and removes it after); run by
   // hand, a new one is made here.
   const dataDir = process.env.SEATMAP_E2E_DATA_DIR
@@ -36,7 +41,7 @@ function server(name: string, port: number, env: Record<string, string>) {
     : `"$(mktemp -d "\${TMPDIR:-/tmp}/seatmap-e2e-XXXXXX")"`;
   return {
     command:
-      `dir=${dataDir} && mkdir -p "$dir" && chmod 755 "$dir" && export SEATMAP_DATA_DIR="$dir" && ` +
+      `dir=${dataDir} && mkdir -p "$dir" && chmod 755 "$dir" && export SEATMAP_DATA_DIR="$dir" && ${prelude}` +
       `(printf '%s\\n' '${STAFF.password}' | ${binary} staff add ${STAFF.name} >/dev/null 2>&1 || true) && ` +
       `exec ${binary}`,
     url: `http://127.0.0.1:${port}/api/events`,
@@ -117,10 +122,14 @@ export default defineConfig({
       stdout: 'pipe' as const,
       stderr: 'pipe' as const,
     },
+    // It also has (throwaway) Apple and Google Wallet keys, made at start.
     server('mail', MAIL_PORT, {
       SEATMAP_SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`,
       SEATMAP_MAIL_POLL_MS: '200',
-    }),
+      SEATMAP_WALLET_PASS_TYPE_ID: 'pass.com.example.tickets',
+      SEATMAP_WALLET_TEAM_ID: 'ABCDE12345',
+      SEATMAP_GOOGLE_WALLET_ISSUER_ID: '3388000000012345678',
+    }, walletKeys),
     server('pay', PAY_PORT, {
       SEATMAP_STRIPE_SECRET_KEY: 'sk_test_e2e',
       SEATMAP_STRIPE_WEBHOOK_SECRET: STANDIN_SECRET,

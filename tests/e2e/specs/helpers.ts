@@ -54,7 +54,10 @@ function readable(raw: string): { subject: string; body: string } {
 }
 
 /** The message sent to `address`, once it has arrived. */
-export async function mailTo(address: string): Promise<{ subject: string; body: string }> {
+export async function mailTo(
+  address: string,
+  subject?: RegExp,
+): Promise<{ subject: string; body: string }> {
   let found: string | undefined;
   await expect
     .poll(() => {
@@ -67,7 +70,7 @@ export async function mailTo(address: string): Promise<{ subject: string; body: 
         }
         for (const name of names) {
           const raw = readFileSync(join(MAILDIR, folder, name), 'utf8');
-          if (raw.includes(address)) {
+          if (raw.includes(address) && (!subject || subject.test(readable(raw).subject))) {
             found = raw;
             return true;
           }
