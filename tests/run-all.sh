@@ -24,6 +24,11 @@ command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 # The mail tests deliver to a real SMTP server: Debian's aiosmtpd, run by
 # Debian's own python3 (a pyenv or venv python on PATH may lack it).
 /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || missing+=(python3-aiosmtpd)
+# Ticket files are checked as real files: poppler reads the PDF, zbar its
+# QR code, openssl makes throwaway wallet certificates and verifies passes.
+command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # Schemathesis is installed by pip into a virtualenv (tests/api-fuzz.sh).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -440,6 +440,9 @@ async fn an_offline_door_that_let_an_old_code_in_is_told_and_both_gates_see_it()
     assert_eq!(scan(&gate_b, event.id, &new).await["result"], "admitted");
     let door_page = gate_b.get_text(&format!("/staff/events/{}/door", event.id)).await;
     assert!(door_page.contains("Passed-on code let in"), "the door page shows it");
+    let manager = staff(&app, "manager").await;
+    let report = manager.get_text(&format!("/staff/events/{}/report", event.id)).await;
+    assert!(report.contains("Passed-on code let in"), "the report shows it");
 }
 
 /// The mails: the new holder gets the ticket in the language chosen for
@@ -488,4 +491,44 @@ async fn the_new_holder_is_mailed_the_ticket_in_their_language_and_the_sender_a_
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
     assert!(!receipt.contains(new) && !receipt.contains(&grouped(new)), "{receipt}");
+}
+
+/// The settings page sets the rules as the API does: unticked, no
+/// transfers; a count out of range is refused and nothing changes.
+#[tokio::test]
+async fn the_settings_page_sets_the_transfer_rules() {
+    use crate::pages::csrf_from;
+    use crate::staff::post_form;
+    let app = spawn_app().await;
+    let event = app.create_event(1, 2).await;
+    let manager = staff(&app, "manager").await;
+    let settings = format!("/staff/events/{}/settings", event.id);
+    let page = manager.get_text(&settings).await;
+    assert!(page.contains("Passing tickets on"), "{page}");
+    let token = csrf_from(&manager, &settings).await;
+    let response = post_form(
+        &manager,
+        &format!("{settings}/transfers"),
+        &[("csrf", &token), ("until", ""), ("per_ticket", "1")],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let (_, json) = manager
+        .patch(&format!("/api/staff/events/{}", event.id), json!({}))
+        .await;
+    assert_eq!(json["transfers_allowed"], false, "{json}");
+    assert_eq!(json["transfers_per_ticket"], 1);
+    let response = post_form(
+        &manager,
+        &format!("{settings}/transfers"),
+        &[("csrf", &token), ("allowed", "on"), ("until", ""), ("per_ticket", "99")],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let page = manager.get_text(&settings).await;
+    assert!(page.contains("0 to 20 times"), "{page}");
+    let (_, json) = manager
+        .patch(&format!("/api/staff/events/{}", event.id), json!({}))
+        .await;
+    assert_eq!(json["transfers_allowed"], false, "a refused form changed nothing");
 }

@@ -35,6 +35,10 @@ pub fn router() -> Router<AppState> {
             "/staff/events/{event_id}/settings/tiers/{code}",
             post(save_price),
         )
+        .route(
+            "/staff/events/{event_id}/settings/transfers",
+            post(save_transfer_rules),
+        )
 }
 
 struct TierRow {
@@ -57,6 +61,10 @@ struct SettingsPage {
     on_sale_at: String,
     currency: String,
     tiers: Vec<TierRow>,
+    transfers_allowed: bool,
+    /// On the venue's clock; empty: until the event starts.
+    transfers_until: String,
+    transfers_per_ticket: i32,
 }
 
 async fn settings_page(
@@ -69,8 +77,15 @@ async fn settings_page(
         .await?
         .ok_or(AppError::NotFound(Missing::Event))?;
     let tiers = db::events::tiers(&client, event_id).await?;
+    let transfers = db::transfers::rules(&client, event_id).await?;
     let zone = event.time_zone.clone();
     render(&SettingsPage {
+        transfers_allowed: transfers.allowed,
+        transfers_until: transfers
+            .close_at
+            .map(|at| wall_clock(at, &zone))
+            .unwrap_or_default(),
+        transfers_per_ticket: transfers.per_ticket,
         staff_bar: staff.bar(),
         csrf: staff.csrf.value(),
         notice: take_notice(&staff.session).await?,
@@ -141,6 +156,47 @@ async fn save_details(
         db::event_details::change(&state.pool, staff.actor(), event_id, &change).await?;
         state.seat_maps.forget(event_id);
         Ok("Saved the name and times.".to_string())
+    }
+    .await;
+    back(&staff, event_id, outcome).await
+}
+
+#[derive(Deserialize)]
+struct TransferRulesForm {
+    /// A checkbox: present when ticked.
+    #[serde(default)]
+    allowed: Option<String>,
+    #[serde(default)]
+    until: String,
+    #[serde(default)]
+    per_ticket: String,
+}
+
+async fn save_transfer_rules(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    staff: Staff<Manager>,
+    CsrfForm(form): CsrfForm<TransferRulesForm>,
+) -> AppResult<Redirect> {
+    let zone = db::events::find(&state.pool.get().await?, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Event))?
+        .time_zone;
+    let outcome = async {
+        let per_ticket = match form.per_ticket.trim().parse::<i32>() {
+            Ok(times @ 0..=20) => times,
+            _ => return Err(AppError::Invalid(Invalid::TransfersPerTicket)),
+        };
+        let change = db::transfers::RulesChange {
+            allowed: Some(form.allowed.is_some()),
+            close_at: Some(match form.until.trim() {
+                "" => None,
+                text => Some(instant(TimeField::TransfersClose, text, &zone)?),
+            }),
+            per_ticket: Some(per_ticket),
+        };
+        db::transfers::set_rules(&state.pool, staff.actor(), event_id, change).await?;
+        Ok("Saved the rules for passing tickets on.".to_string())
     }
     .await;
     back(&staff, event_id, outcome).await
