@@ -238,9 +238,8 @@ async fn html_errors(request: Request, next: Next) -> Response {
     // A ticket's file (PDF, wallet pass) is fetched by programs as often
     // as by a browser's navigation: its refusal stays JSON (naming the
     // error, as `wallet_not_configured`) unless a page was asked for.
-    let is_file = path.ends_with(".pdf")
-        || path.ends_with(".pkpass")
-        || path.ends_with("/google-wallet");
+    let is_file =
+        path.ends_with(".pdf") || path.ends_with(".pkpass") || path.ends_with("/google-wallet");
     let wants_page = request
         .headers()
         .get(axum::http::header::ACCEPT)

@@ -6,16 +6,16 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 mod payments;
-mod ticket_files;
 mod sections;
 pub mod settings;
+mod ticket_files;
 mod values;
 pub use payments::{PaymentSettings, StripeSettings};
-pub use ticket_files::TicketFileSettings;
 pub use sections::{
     AbuseLimits, DatabaseSource, DbSettings, LimitClock, LiveLimits, MailSettings, ReadReplica,
     ServerLimits, WaitlistSettings, WebhookSettings,
 };
+pub use ticket_files::TicketFileSettings;
 pub use values::{LogFormat, Secret};
 
 #[derive(Debug, Clone)]

@@ -57,9 +57,6 @@ impl TicketFileSettings {
                 "Google Wallet needs both SEATMAP_GOOGLE_WALLET_KEY and SEATMAP_GOOGLE_WALLET_ISSUER_ID, or neither"
             ),
         };
-        Ok(TicketFileSettings {
-            apple,
-            google,
-        })
+        Ok(TicketFileSettings { apple, google })
     }
 }

@@ -192,9 +192,16 @@ pub struct SoldAs {
 pub enum TicketState<'a> {
     Valid,
     /// Passed on to someone else: valid, but not the buyer's to show.
-    PassedOn { to: &'a Holder },
-    Admitted { at: OffsetDateTime, gate: &'a str },
-    Refunded { at: OffsetDateTime },
+    PassedOn {
+        to: &'a Holder,
+    },
+    Admitted {
+        at: OffsetDateTime,
+        gate: &'a str,
+    },
+    Refunded {
+        at: OffsetDateTime,
+    },
 }
 
 impl TicketState<'_> {
@@ -307,7 +314,9 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
             .get::<_, Option<String>>("holder_name")
             .map(|name| Holder {
                 name,
-                email: row.get::<_, Option<String>>("holder_email").unwrap_or_default(),
+                email: row
+                    .get::<_, Option<String>>("holder_email")
+                    .unwrap_or_default(),
             }),
         seat_id: row.get("seat_id"),
         section: row.get("section"),
@@ -352,7 +361,11 @@ pub async fn by_id(client: &impl GenericClient, id: TicketId) -> AppResult<Optio
     let statement = client
         .prepare_cached(&format!("{TICKET_SELECT} WHERE t.id = $1"))
         .await?;
-    Ok(client.query_opt(&statement, &[&id]).await?.as_ref().map(ticket))
+    Ok(client
+        .query_opt(&statement, &[&id])
+        .await?
+        .as_ref()
+        .map(ticket))
 }
 
 /// The order's tickets, seats in map order then GA, refunded ones last.

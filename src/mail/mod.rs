@@ -275,12 +275,12 @@ impl Worker {
             Some(pdf) => builder.multipart(
                 MultiPart::mixed()
                     .singlepart(SinglePart::plain(body))
-                    .singlepart(
-                        Attachment::new("tickets.pdf".into())
-                            .body(pdf, ContentType::parse("application/pdf").map_err(|err| {
-                                NotSent::Never(format!("the PDF's content type: {err}"))
-                            })?),
-                    ),
+                    .singlepart(Attachment::new("tickets.pdf".into()).body(
+                        pdf,
+                        ContentType::parse("application/pdf").map_err(|err| {
+                            NotSent::Never(format!("the PDF's content type: {err}"))
+                        })?,
+                    )),
             ),
         }
         .map_err(|err| NotSent::Never(format!("composing the message: {err}")))?;

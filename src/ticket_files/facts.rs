@@ -75,4 +75,3 @@ pub fn paper(ticket: &Ticket) -> pdf::Paper {
         &ticket.locale.time_zone,
     ))
 }
-

@@ -18,9 +18,14 @@ use crate::support::{Api, TestApp, id_segment, spawn_app, spawn_app_with};
 /// Runs a tool the tests need; a missing one fails the test, naming the
 /// Debian package that has it.
 fn run(tool: &str, package: &str, args: &[&str]) -> std::process::Output {
-    let output = Command::new(tool).args(args).output().unwrap_or_else(|err| {
-        panic!("{tool} is needed (Debian package {package}; tests/run-all.sh installs it): {err}")
-    });
+    let output = Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|err| {
+            panic!(
+                "{tool} is needed (Debian package {package}; tests/run-all.sh installs it): {err}"
+            )
+        });
     assert!(
         output.status.success(),
         "{tool} {args:?} failed: {}",
@@ -58,7 +63,13 @@ fn qr_codes_in(pdf: &Path, dir: &Path) -> Vec<String> {
     run(
         "pdftoppm",
         "poppler-utils",
-        &["-r", "150", "-png", pdf.to_str().unwrap(), prefix.to_str().unwrap()],
+        &[
+            "-r",
+            "150",
+            "-png",
+            pdf.to_str().unwrap(),
+            prefix.to_str().unwrap(),
+        ],
     );
     let mut pages: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -69,9 +80,13 @@ fn qr_codes_in(pdf: &Path, dir: &Path) -> Vec<String> {
     pages
         .iter()
         .map(|page| {
-            text(run("zbarimg", "zbar-tools", &["--raw", "-q", page.to_str().unwrap()]))
-                .trim()
-                .to_string()
+            text(run(
+                "zbarimg",
+                "zbar-tools",
+                &["--raw", "-q", page.to_str().unwrap()],
+            ))
+            .trim()
+            .to_string()
         })
         .collect()
 }
@@ -88,9 +103,23 @@ async fn a_ticket_pdf_carries_the_event_the_seat_and_a_qr_code_a_phone_reads() {
     let dir = scratch();
     let pdf = dir.path().join("ticket.pdf");
     std::fs::write(&pdf, &body).unwrap();
-    let words = text(run("pdftotext", "poppler-utils", &[pdf.to_str().unwrap(), "-"]));
-    for wanted in ["Test Night", "Test Hall", "Row", "Seat", "Ada Lovelace", "Standard"] {
-        assert!(words.contains(wanted), "{wanted:?} is not in the PDF: {words}");
+    let words = text(run(
+        "pdftotext",
+        "poppler-utils",
+        &[pdf.to_str().unwrap(), "-"],
+    ));
+    for wanted in [
+        "Test Night",
+        "Test Hall",
+        "Row",
+        "Seat",
+        "Ada Lovelace",
+        "Standard",
+    ] {
+        assert!(
+            words.contains(wanted),
+            "{wanted:?} is not in the PDF: {words}"
+        );
     }
     let grouped: String = code
         .as_bytes()
@@ -130,8 +159,18 @@ async fn a_ticket_pdf_carries_the_event_the_seat_and_a_qr_code_a_phone_reads() {
     let (status, _, _) = fetch(&buyer, "/tickets/NOTACODE.pdf").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     // The pages link it.
-    assert!(buyer.get_text(&format!("/tickets/{code}")).await.contains(&format!("/tickets/{code}.pdf")));
-    assert!(buyer.get_text(&format!("/orders/{order_id}")).await.contains(&format!("/orders/{order_id}/tickets.pdf")));
+    assert!(
+        buyer
+            .get_text(&format!("/tickets/{code}"))
+            .await
+            .contains(&format!("/tickets/{code}.pdf"))
+    );
+    assert!(
+        buyer
+            .get_text(&format!("/orders/{order_id}"))
+            .await
+            .contains(&format!("/orders/{order_id}/tickets.pdf"))
+    );
 }
 
 #[tokio::test]
@@ -148,13 +187,19 @@ async fn german_french_and_spanish_text_survives_into_the_pdf() {
         .unwrap();
     let buyer = app.buyer();
     let (_, hold) = buyer.hold(event.id, &event.seat_ids[..1]).await;
-    let (status, order) = buyer.purchase(&hold["hold_id"], "Zoë Ñúñez", "z@example.com").await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Zoë Ñúñez", "z@example.com")
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
     let (_, _, body) = fetch(&buyer, &format!("/tickets/{}.pdf", first_code(&order))).await;
     let dir = scratch();
     let pdf = dir.path().join("t.pdf");
     std::fs::write(&pdf, &body).unwrap();
-    let words = text(run("pdftotext", "poppler-utils", &[pdf.to_str().unwrap(), "-"]));
+    let words = text(run(
+        "pdftotext",
+        "poppler-utils",
+        &[pdf.to_str().unwrap(), "-"],
+    ));
     for wanted in ["Fête à l'Opéra", "¡Señor Müller grüßt!", "Zoë Ñúñez"] {
         assert!(words.contains(wanted), "{wanted:?} is not in: {words}");
     }
@@ -166,7 +211,10 @@ async fn without_wallet_keys_there_is_no_button_and_the_passes_are_404_wallet_no
     let event = app.create_event(1, 2).await;
     let (buyer, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
     let code = first_code(&order);
-    for path in [format!("/tickets/{code}.pkpass"), format!("/tickets/{code}/google-wallet")] {
+    for path in [
+        format!("/tickets/{code}.pkpass"),
+        format!("/tickets/{code}/google-wallet"),
+    ] {
         let response = buyer.raw_get(&path).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
         let body: Value = response.json().await.unwrap();
@@ -185,7 +233,11 @@ fn throwaway_wallet_chain(dir: &Path) {
             .args(args)
             .output()
             .expect("openssl is needed (Debian package openssl)");
-        assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     };
     std::fs::write(
         dir.join("wwdr.ext"),
@@ -197,18 +249,92 @@ fn throwaway_wallet_chain(dir: &Path) {
         "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n",
     )
     .unwrap();
-    openssl(&["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
-        "-days", "30", "-subj", "/CN=Test Root CA/O=Seatmap Test",
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
-    openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "wwdr.key", "-out", "wwdr.csr",
-        "-subj", "/CN=Test WWDR Intermediate/OU=G4/O=Seatmap Test"]);
-    openssl(&["x509", "-req", "-in", "wwdr.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "wwdr.pem", "-days", "30", "-extfile", "wwdr.ext"]);
-    openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "pass.key", "-out", "pass.csr",
-        "-subj", "/UID=pass.com.example.tickets/CN=Pass Type ID: pass.com.example.tickets/OU=ABCDE12345/O=Seatmap Test"]);
-    openssl(&["x509", "-req", "-in", "pass.csr", "-CA", "wwdr.pem", "-CAkey", "wwdr.key", "-CAcreateserial",
-        "-out", "pass.pem", "-days", "30", "-extfile", "pass.ext"]);
-    openssl(&["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "google.key"]);
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "30",
+        "-subj",
+        "/CN=Test Root CA/O=Seatmap Test",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "wwdr.key",
+        "-out",
+        "wwdr.csr",
+        "-subj",
+        "/CN=Test WWDR Intermediate/OU=G4/O=Seatmap Test",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "wwdr.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "wwdr.pem",
+        "-days",
+        "30",
+        "-extfile",
+        "wwdr.ext",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "pass.key",
+        "-out",
+        "pass.csr",
+        "-subj",
+        "/UID=pass.com.example.tickets/CN=Pass Type ID: pass.com.example.tickets/OU=ABCDE12345/O=Seatmap Test",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "pass.csr",
+        "-CA",
+        "wwdr.pem",
+        "-CAkey",
+        "wwdr.key",
+        "-CAcreateserial",
+        "-out",
+        "pass.pem",
+        "-days",
+        "30",
+        "-extfile",
+        "pass.ext",
+    ]);
+    openssl(&[
+        "genpkey",
+        "-algorithm",
+        "RSA",
+        "-pkeyopt",
+        "rsa_keygen_bits:2048",
+        "-out",
+        "google.key",
+    ]);
     openssl(&["pkey", "-in", "google.key", "-pubout", "-out", "google.pub"]);
 }
 
@@ -253,8 +379,14 @@ async fn an_apple_wallet_pass_is_a_signed_event_ticket_openssl_verifies() {
     let (buyer, order) = buy(&app, event.id, &event.seat_ids[1..2], None).await;
     let code = first_code(&order);
     let page = buyer.get_text(&format!("/tickets/{code}")).await;
-    assert!(page.contains(&format!("/tickets/{code}.pkpass")), "no Apple Wallet button");
-    assert!(page.contains(&format!("/tickets/{code}/google-wallet")), "no Google Wallet button");
+    assert!(
+        page.contains(&format!("/tickets/{code}.pkpass")),
+        "no Apple Wallet button"
+    );
+    assert!(
+        page.contains(&format!("/tickets/{code}/google-wallet")),
+        "no Google Wallet button"
+    );
 
     let (status, kind, body) = fetch(&buyer, &format!("/tickets/{code}.pkpass")).await;
     assert_eq!(status, StatusCode::OK);
@@ -264,14 +396,28 @@ async fn an_apple_wallet_pass_is_a_signed_event_ticket_openssl_verifies() {
     names.sort();
     assert_eq!(
         names,
-        ["icon.png", "icon@2x.png", "logo.png", "logo@2x.png", "manifest.json", "pass.json", "signature"]
+        [
+            "icon.png",
+            "icon@2x.png",
+            "logo.png",
+            "logo@2x.png",
+            "manifest.json",
+            "pass.json",
+            "signature"
+        ]
     );
     let unpacked = dir.path().join("pass");
     archive.extract(&unpacked).unwrap();
     let manifest: Value = serde_json::from_str(&read(&unpacked, "manifest.json")).unwrap();
-    for name in names.iter().filter(|n| *n != "manifest.json" && *n != "signature") {
+    for name in names
+        .iter()
+        .filter(|n| *n != "manifest.json" && *n != "signature")
+    {
         let bytes = std::fs::read(unpacked.join(name)).unwrap();
-        let sha1: String = sha1::Sha1::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let sha1: String = sha1::Sha1::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(manifest[name.as_str()], sha1.as_str(), "{name}'s hash");
     }
     assert_eq!(manifest.as_object().unwrap().len(), 5);
@@ -284,13 +430,29 @@ async fn an_apple_wallet_pass_is_a_signed_event_ticket_openssl_verifies() {
     assert!(pass["relevantDate"].is_string());
     assert!(pass["eventTicket"]["primaryFields"][0]["value"] == "Test Night");
     let secondary = pass["eventTicket"]["secondaryFields"].to_string();
-    assert!(secondary.contains("\"seat\"") && secondary.contains("\"row\""), "{secondary}");
+    assert!(
+        secondary.contains("\"seat\"") && secondary.contains("\"row\""),
+        "{secondary}"
+    );
     // The signature: detached CMS over the manifest, verified to the root.
     let unpacked_path = unpacked.to_str().unwrap();
     let verified = Command::new("openssl")
         .current_dir(&unpacked)
-        .args(["smime", "-verify", "-inform", "DER", "-binary", "-content", "manifest.json",
-            "-in", "signature", "-CAfile", dir.path().join("ca.pem").to_str().unwrap(), "-out", "/dev/null"])
+        .args([
+            "smime",
+            "-verify",
+            "-inform",
+            "DER",
+            "-binary",
+            "-content",
+            "manifest.json",
+            "-in",
+            "signature",
+            "-CAfile",
+            dir.path().join("ca.pem").to_str().unwrap(),
+            "-out",
+            "/dev/null",
+        ])
         .output()
         .unwrap();
     assert!(
@@ -298,15 +460,41 @@ async fn an_apple_wallet_pass_is_a_signed_event_ticket_openssl_verifies() {
         "openssl smime -verify in {unpacked_path}: {}",
         String::from_utf8_lossy(&verified.stderr)
     );
-    let printed = text(run("openssl", "openssl", &["cms", "-cmsout", "-print", "-inform", "DER",
-        "-in", unpacked.join("signature").to_str().unwrap()]));
-    assert!(printed.contains("Test WWDR Intermediate"), "the WWDR certificate is included");
+    let printed = text(run(
+        "openssl",
+        "openssl",
+        &[
+            "cms",
+            "-cmsout",
+            "-print",
+            "-inform",
+            "DER",
+            "-in",
+            unpacked.join("signature").to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        printed.contains("Test WWDR Intermediate"),
+        "the WWDR certificate is included"
+    );
     // A changed manifest no longer verifies: the check can fail.
     std::fs::write(unpacked.join("manifest.json"), "{}").unwrap();
     let tampered = Command::new("openssl")
         .current_dir(&unpacked)
-        .args(["smime", "-verify", "-inform", "DER", "-binary", "-content", "manifest.json",
-            "-in", "signature", "-noverify", "-out", "/dev/null"])
+        .args([
+            "smime",
+            "-verify",
+            "-inform",
+            "DER",
+            "-binary",
+            "-content",
+            "manifest.json",
+            "-in",
+            "signature",
+            "-noverify",
+            "-out",
+            "/dev/null",
+        ])
         .output()
         .unwrap();
     assert!(!tampered.status.success(), "a tampered manifest verified");
@@ -334,7 +522,8 @@ async fn add_to_google_wallet_redirects_with_a_jwt_the_public_key_verifies() {
     let jwt = location
         .strip_prefix("https://pay.google.com/gp/v/save/")
         .unwrap_or_else(|| panic!("not a save link: {location}"));
-    let key = jsonwebtoken::DecodingKey::from_rsa_pem(read(dir.path(), "google.pub").as_bytes()).unwrap();
+    let key =
+        jsonwebtoken::DecodingKey::from_rsa_pem(read(dir.path(), "google.pub").as_bytes()).unwrap();
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
     validation.set_audience(&["google"]);
     validation.required_spec_claims.clear();
@@ -348,13 +537,28 @@ async fn add_to_google_wallet_redirects_with_a_jwt_the_public_key_verifies() {
     assert_eq!(object["barcode"]["type"], "QR_CODE");
     assert_eq!(object["barcode"]["value"], code.as_str());
     assert_eq!(object["classId"], class["id"]);
-    assert!(object["id"].as_str().unwrap().starts_with("3388000000012345678."));
+    assert!(
+        object["id"]
+            .as_str()
+            .unwrap()
+            .starts_with("3388000000012345678.")
+    );
     assert_eq!(object["state"], "ACTIVE");
     assert_eq!(class["eventName"]["defaultValue"]["value"], "Test Night");
     assert_eq!(object["ticketHolderName"], "Ada Lovelace");
     // A key other than the service account's does not verify it.
     let other = jsonwebtoken::DecodingKey::from_rsa_pem(
-        &run("openssl", "openssl", &["pkey", "-in", dir.path().join("ca.key").to_str().unwrap(), "-pubout"]).stdout,
+        &run(
+            "openssl",
+            "openssl",
+            &[
+                "pkey",
+                "-in",
+                dir.path().join("ca.key").to_str().unwrap(),
+                "-pubout",
+            ],
+        )
+        .stdout,
     )
     .unwrap();
     assert!(jsonwebtoken::decode::<Value>(jwt, &other, &validation).is_err());
@@ -375,10 +579,14 @@ async fn making_a_pdf_or_a_pass_writes_nothing_to_the_database() {
 
     let mut config = app.config.clone();
     config.addr = "127.0.0.1:0".parse().unwrap();
-    let mut database = seatmap::db::database::Database::connect(&config).await.unwrap();
+    let mut database = seatmap::db::database::Database::connect(&config)
+        .await
+        .unwrap();
     database.pool =
         seatmap::db::build_named_pool(database.pg_config.clone(), &config.db, "seatmap").unwrap();
-    let instance = seatmap::startup::Application::build(config, &database).await.unwrap();
+    let instance = seatmap::startup::Application::build(config, &database)
+        .await
+        .unwrap();
     let db_name = app.db.pg_config().get_dbname().unwrap().to_string();
     app.sql()
         .await
@@ -400,7 +608,12 @@ async fn making_a_pdf_or_a_pass_writes_nothing_to_the_database() {
         format!("/tickets/{code}.pkpass"),
     ] {
         let (status, _, body) = fetch(&reader, &path).await;
-        assert_eq!(status, StatusCode::OK, "{path}: {}", String::from_utf8_lossy(&body));
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{path}: {}",
+            String::from_utf8_lossy(&body)
+        );
     }
     let no_redirect = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -413,7 +626,10 @@ async fn making_a_pdf_or_a_pass_writes_nothing_to_the_database() {
         .unwrap();
     assert!(google.status().is_redirection(), "{}", google.status());
     let (status, refused) = reader.hold(event.id, &event.seat_ids[2..3]).await;
-    assert!(status.is_server_error() || status == StatusCode::SERVICE_UNAVAILABLE, "a write went through a read-only connection: {status} {refused}");
+    assert!(
+        status.is_server_error() || status == StatusCode::SERVICE_UNAVAILABLE,
+        "a write went through a read-only connection: {status} {refused}"
+    );
     // Back to writable, so the cluster's other tests' cleanup is unaffected.
     let owner = app.own_connection().await;
     // (A statement of its own: one sent with it would run in the same

@@ -73,7 +73,10 @@ async fn a_passed_on_ticket_gets_a_new_code_the_old_one_stops_and_the_buyer_no_l
     assert_eq!(refused["result"], "transferred", "{refused}");
     assert_eq!(refused["message"], "Transferred");
     assert_eq!(scan(&door, event.id, &new).await["result"], "admitted");
-    assert_eq!(scan(&door, event.id, &new).await["result"], "already_admitted");
+    assert_eq!(
+        scan(&door, event.id, &new).await["result"],
+        "already_admitted"
+    );
 
     // The buyer's order shows the ticket as passed on, without its code.
     let order_id = id_segment(&order["order_id"]);
@@ -96,11 +99,16 @@ async fn a_passed_on_ticket_gets_a_new_code_the_old_one_stops_and_the_buyer_no_l
     assert!(!page.contains(&old), "the order page shows the old code");
     assert!(page.contains("Grace Hopper"));
     // The old code's page says where it went (410), the new one's is the ticket.
-    let response = reqwest::get(format!("{}/tickets/{old}", app.base)).await.unwrap();
+    let response = reqwest::get(format!("{}/tickets/{old}", app.base))
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::GONE);
     assert!(response.text().await.unwrap().contains("Grace Hopper"));
     let holder_page = buyer.get_text(&format!("/tickets/{new}")).await;
-    assert!(holder_page.contains("Grace Hopper"), "the ticket names its holder");
+    assert!(
+        holder_page.contains("Grace Hopper"),
+        "the ticket names its holder"
+    );
 
     // Both are mailed: the ticket to Grace, the receipt to the buyer.
     let mail: Vec<(String, String)> = app
@@ -118,8 +126,14 @@ async fn a_passed_on_ticket_gets_a_new_code_the_old_one_stops_and_the_buyer_no_l
     assert_eq!(
         mail,
         [
-            ("ticket_transferred".to_string(), "grace@example.com".to_string()),
-            ("transfer_receipt".to_string(), "ada@example.com".to_string()),
+            (
+                "ticket_transferred".to_string(),
+                "grace@example.com".to_string()
+            ),
+            (
+                "transfer_receipt".to_string(),
+                "ada@example.com".to_string()
+            ),
         ]
     );
     // The code given away is no code any more, anywhere.
@@ -165,7 +179,9 @@ async fn a_transfer_and_twenty_scans_of_the_old_code_never_both_win() {
         };
         let send_transfer = || {
             let (holder, code) = (holder.clone(), code.clone());
-            tokio::spawn(async move { transfer(&holder, &code, "Friend", "friend@example.com").await })
+            tokio::spawn(
+                async move { transfer(&holder, &code, "Friend", "friend@example.com").await },
+            )
         };
         let (scans, sent) = if scan_first {
             let scans = send_scans();
@@ -190,7 +206,11 @@ async fn a_transfer_and_twenty_scans_of_the_old_code_never_both_win() {
         let admitted = results.iter().filter(|r| *r == "admitted").count();
         if scan_first {
             assert_eq!(admitted, 1, "round {round}: {results:?}");
-            assert!(results.iter().all(|r| r == "admitted" || r == "already_admitted"));
+            assert!(
+                results
+                    .iter()
+                    .all(|r| r == "admitted" || r == "already_admitted")
+            );
             assert_eq!(status, StatusCode::CONFLICT, "round {round}: {body}");
             assert_eq!(body["error"], "ticket_used");
         } else {
@@ -200,7 +220,10 @@ async fn a_transfer_and_twenty_scans_of_the_old_code_never_both_win() {
                 "round {round}: the old code got in: {results:?}"
             );
             let new = body["code"].as_str().unwrap();
-            let twice = [scan(&door, event.id, new).await, scan(&door, event.id, new).await];
+            let twice = [
+                scan(&door, event.id, new).await,
+                scan(&door, event.id, new).await,
+            ];
             assert_eq!(twice[0]["result"], "admitted");
             assert_eq!(twice[1]["result"], "already_admitted");
         }
@@ -214,9 +237,13 @@ async fn a_transfer_and_twenty_scans_of_the_old_code_never_both_win() {
         .await,
         0
     );
-    assert_eq!(app.count("SELECT count(*) FROM ticket_transfers").await, TICKETS as i64);
     assert_eq!(
-        app.count("SELECT count(*) FROM tickets WHERE admitted_at IS NOT NULL").await,
+        app.count("SELECT count(*) FROM ticket_transfers").await,
+        TICKETS as i64
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM tickets WHERE admitted_at IS NOT NULL")
+            .await,
         2 * TICKETS as i64
     );
     app.no_breaches().await;
@@ -231,7 +258,13 @@ async fn ten_transfers_of_one_ticket_at_once_make_exactly_one_new_code() {
     let sent = join_all((0..10).map(|i| {
         let (buyer, code) = (buyer.clone(), code.clone());
         tokio::spawn(async move {
-            transfer(&buyer, &code, &format!("Friend {i}"), &format!("f{i}@example.com")).await
+            transfer(
+                &buyer,
+                &code,
+                &format!("Friend {i}"),
+                &format!("f{i}@example.com"),
+            )
+            .await
         })
     }))
     .await;
@@ -254,7 +287,8 @@ async fn ten_transfers_of_one_ticket_at_once_make_exactly_one_new_code() {
     assert_eq!(won[0].1["code"], current.as_str());
     assert_eq!(app.count("SELECT count(*) FROM ticket_transfers").await, 1);
     assert_eq!(
-        app.count("SELECT count(*) FROM outbox WHERE kind = 'ticket_transferred'").await,
+        app.count("SELECT count(*) FROM outbox WHERE kind = 'ticket_transferred'")
+            .await,
         1
     );
 }
@@ -289,17 +323,26 @@ async fn the_events_rules_say_whether_until_when_and_how_often_and_staff_may_ove
     let (_, first) = transfer(&buyer, &codes[0], "Friend", "f@example.com").await;
     let friends = first["code"].as_str().unwrap();
     let (status, body) = transfer(&buyer, friends, "Other", "o@example.com").await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("transfer_limit_reached")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("transfer_limit_reached"))
+    );
 
     // Closed: a time in the past.
     rules(json!({ "transfers_per_ticket": 3, "transfers_until": "2020-01-01T10:00:00Z" })).await;
     let (status, body) = transfer(&buyer, &codes[1], "Friend", "f@example.com").await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("transfers_closed")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("transfers_closed"))
+    );
 
     // Not at all.
     rules(json!({ "transfers_until": null, "transfers_allowed": false })).await;
     let (status, body) = transfer(&buyer, &codes[1], "Friend", "f@example.com").await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("transfers_not_allowed")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("transfers_not_allowed"))
+    );
 
     // Staff at the counter may still, audited.
     let ticket_id: i64 = app
@@ -311,25 +354,34 @@ async fn the_events_rules_say_whether_until_when_and_how_often_and_staff_may_ove
         .get(0);
     let (status, body) = clerk
         .post(
-            &format!("/api/staff/events/{}/tickets/{ticket_id}/transfer", event.id),
+            &format!(
+                "/api/staff/events/{}/tickets/{ticket_id}/transfer",
+                event.id
+            ),
             json!({ "name": "Walk-in Friend", "email": "walkin@example.com", "lang": "de" }),
         )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(
-        app.count("SELECT count(*) FROM audit_log WHERE action = 'ticket_transferred'").await,
+        app.count("SELECT count(*) FROM audit_log WHERE action = 'ticket_transferred'")
+            .await,
         1
     );
     assert_eq!(
-        app.count("SELECT count(*) FROM ticket_transfers WHERE to_lang = 'de' AND by_staff_id IS NOT NULL")
-            .await,
+        app.count(
+            "SELECT count(*) FROM ticket_transfers WHERE to_lang = 'de' AND by_staff_id IS NOT NULL"
+        )
+        .await,
         1
     );
     // But never an admitted ticket: 409 ticket_used, for staff too.
     assert_eq!(scan(&door, event.id, &codes[2]).await["result"], "admitted");
     rules(json!({ "transfers_allowed": true })).await;
     let (status, body) = transfer(&buyer, &codes[2], "Friend", "f@example.com").await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("ticket_used")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("ticket_used"))
+    );
     let admitted_id: i64 = app
         .sql()
         .await
@@ -339,16 +391,28 @@ async fn the_events_rules_say_whether_until_when_and_how_often_and_staff_may_ove
         .get(0);
     let (status, body) = clerk
         .post(
-            &format!("/api/staff/events/{}/tickets/{admitted_id}/transfer", event.id),
+            &format!(
+                "/api/staff/events/{}/tickets/{admitted_id}/transfer",
+                event.id
+            ),
             json!({ "name": "X", "email": "x@example.com" }),
         )
         .await;
-    assert_eq!((status, body["error"].clone()), (StatusCode::CONFLICT, json!("ticket_used")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (StatusCode::CONFLICT, json!("ticket_used"))
+    );
     // Bad input is a 4xx that says which.
     for (body, error) in [
-        (json!({ "name": "", "email": "f@example.com" }), "invalid_name"),
+        (
+            json!({ "name": "", "email": "f@example.com" }),
+            "invalid_name",
+        ),
         (json!({ "name": "F", "email": "not mail" }), "invalid_email"),
-        (json!({ "name": "F", "email": "f@example.com", "lang": "xx" }), "invalid_input"),
+        (
+            json!({ "name": "F", "email": "f@example.com", "lang": "xx" }),
+            "invalid_input",
+        ),
     ] {
         let (status, answer) = buyer
             .post(&format!("/api/tickets/{}/transfer", codes[3]), body)
@@ -383,8 +447,16 @@ async fn guessing_codes_through_transfers_is_limited_like_holds() {
         let (status, _) = transfer(&guesser, &code, "X", "x@example.com").await;
         statuses.push(status);
     }
-    assert!(statuses[..5].iter().all(|s| *s == StatusCode::NOT_FOUND), "{statuses:?}");
-    assert!(statuses[5..].iter().all(|s| *s == StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
+    assert!(
+        statuses[..5].iter().all(|s| *s == StatusCode::NOT_FOUND),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses[5..]
+            .iter()
+            .all(|s| *s == StatusCode::TOO_MANY_REQUESTS),
+        "{statuses:?}"
+    );
 }
 
 /// A device whose list was fetched before a transfer still admits the old
@@ -403,7 +475,13 @@ async fn an_offline_door_that_let_an_old_code_in_is_told_and_both_gates_see_it()
     let (_, before) = gate_a.get(&list_path).await;
     let key = before["key"].as_str().unwrap().to_string();
     let old_hash = hash_for(&key, &old);
-    assert!(before["tickets"].as_array().unwrap().iter().any(|t| t["hash"] == old_hash.as_str()));
+    assert!(
+        before["tickets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["hash"] == old_hash.as_str())
+    );
 
     let (_, sent) = transfer(&buyer, &old, "Friend", "friend@example.com").await;
     let new = sent["code"].as_str().unwrap().to_string();
@@ -419,7 +497,10 @@ async fn an_offline_door_that_let_an_old_code_in_is_told_and_both_gates_see_it()
         .await;
     assert_eq!(status, StatusCode::OK, "{synced}");
     assert_eq!(synced["results"][0]["result"], "transferred", "{synced}");
-    let message = synced["results"][0]["message"].as_str().unwrap().to_string();
+    let message = synced["results"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(message.starts_with("Passed-on code let in"), "{message}");
     for gate in [&gate_a, &gate_b] {
         let (_, list) = gate.get(&list_path).await;
@@ -438,11 +519,21 @@ async fn an_offline_door_that_let_an_old_code_in_is_told_and_both_gates_see_it()
     }
     // The old code admitted nothing on the server: the new one still can.
     assert_eq!(scan(&gate_b, event.id, &new).await["result"], "admitted");
-    let door_page = gate_b.get_text(&format!("/staff/events/{}/door", event.id)).await;
-    assert!(door_page.contains("Passed-on code let in"), "the door page shows it");
+    let door_page = gate_b
+        .get_text(&format!("/staff/events/{}/door", event.id))
+        .await;
+    assert!(
+        door_page.contains("Passed-on code let in"),
+        "the door page shows it"
+    );
     let manager = staff(&app, "manager").await;
-    let report = manager.get_text(&format!("/staff/events/{}/report", event.id)).await;
-    assert!(report.contains("Passed-on code let in"), "the report shows it");
+    let report = manager
+        .get_text(&format!("/staff/events/{}/report", event.id))
+        .await;
+    assert!(
+        report.contains("Passed-on code let in"),
+        "the report shows it"
+    );
 }
 
 /// The mails: the new holder gets the ticket in the language chosen for
@@ -473,9 +564,15 @@ async fn the_new_holder_is_mailed_the_ticket_in_their_language_and_the_sender_a_
     };
     let to_friend = crate::mail::wait_for_mail_to(&sink, "juergen@example.com").await;
     assert!(to_friend.contains(&grouped(new)), "{to_friend}");
-    assert!(to_friend.contains(&format!("/tickets/{new}.pdf")), "{to_friend}");
+    assert!(
+        to_friend.contains(&format!("/tickets/{new}.pdf")),
+        "{to_friend}"
+    );
     assert!(!to_friend.contains(&grouped(&old)) && !to_friend.contains(&old));
-    assert!(to_friend.contains("Hallo Jürgen"), "not in German: {to_friend}");
+    assert!(
+        to_friend.contains("Hallo Jürgen"),
+        "not in German: {to_friend}"
+    );
     // The buyer's receipt (the second mail to them) names the friend, no code.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let receipt = loop {
@@ -490,7 +587,10 @@ async fn the_new_holder_is_mailed_the_ticket_in_their_language_and_the_sender_a_
         assert!(std::time::Instant::now() < deadline, "no receipt arrived");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
-    assert!(!receipt.contains(new) && !receipt.contains(&grouped(new)), "{receipt}");
+    assert!(
+        !receipt.contains(new) && !receipt.contains(&grouped(new)),
+        "{receipt}"
+    );
 }
 
 /// The settings page sets the rules as the API does: unticked, no
@@ -521,7 +621,12 @@ async fn the_settings_page_sets_the_transfer_rules() {
     let response = post_form(
         &manager,
         &format!("{settings}/transfers"),
-        &[("csrf", &token), ("allowed", "on"), ("until", ""), ("per_ticket", "99")],
+        &[
+            ("csrf", &token),
+            ("allowed", "on"),
+            ("until", ""),
+            ("per_ticket", "99"),
+        ],
     )
     .await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
@@ -530,5 +635,8 @@ async fn the_settings_page_sets_the_transfer_rules() {
     let (_, json) = manager
         .patch(&format!("/api/staff/events/{}", event.id), json!({}))
         .await;
-    assert_eq!(json["transfers_allowed"], false, "a refused form changed nothing");
+    assert_eq!(
+        json["transfers_allowed"], false,
+        "a refused form changed nothing"
+    );
 }

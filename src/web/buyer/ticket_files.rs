@@ -69,7 +69,10 @@ pub(crate) async fn ticket_pdf(state: &AppState, code: &str) -> AppResult<Respon
     let body = made_off_runtime(move || pdf::tickets_pdf(&facts, paper, &title)).await?;
     Ok(file(
         "application/pdf",
-        format!("inline; filename=\"ticket-{}.pdf\"", &ticket.code.as_str()[..8]),
+        format!(
+            "inline; filename=\"ticket-{}.pdf\"",
+            &ticket.code.as_str()[..8]
+        ),
         body,
     ))
 }

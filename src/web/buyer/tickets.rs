@@ -199,12 +199,13 @@ pub(crate) async fn order_page(
         .iter()
         .map(|ticket| TicketView::new(ticket, true))
         .collect::<AppResult<Vec<_>>>()?;
-    let pdf_url = views.iter().any(TicketView::is_valid).then(|| {
-        match access.query() {
+    let pdf_url = views
+        .iter()
+        .any(TicketView::is_valid)
+        .then(|| match access.query() {
             signed if signed.is_empty() => format!("/orders/{order_id}/tickets.pdf"),
             signed => format!("/orders/{order_id}/tickets.pdf?{signed}"),
-        }
-    });
+        });
     render(&OrderPage {
         pdf_url,
         receipt: crate::web::payments::receipt_lines(&order, !tickets.is_empty(), &payment),

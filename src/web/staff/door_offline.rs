@@ -352,15 +352,12 @@ pub(crate) async fn admit_batch(
         });
     }
     let conflicts = db::door::conflicts(&client, event_id).await?;
-    for result in results
-        .iter_mut()
-        .filter(|r| {
-            matches!(
-                r.result,
-                "admitted_twice" | "refunded" | "out_of_window" | "transferred"
-            )
-        })
-    {
+    for result in results.iter_mut().filter(|r| {
+        matches!(
+            r.result,
+            "admitted_twice" | "refunded" | "out_of_window" | "transferred"
+        )
+    }) {
         result.message = conflicts
             .iter()
             .rev()

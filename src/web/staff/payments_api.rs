@@ -351,7 +351,9 @@ pub(crate) async fn set_payment(
         .await?
         .ok_or(AppError::NotFound(crate::error::Missing::Event))?;
     let transfers = db::transfers::rules(&client, event_id).await?;
-    Ok(Json(StaffEventJson::new(&event, payment, charges, transfers)))
+    Ok(Json(StaffEventJson::new(
+        &event, payment, charges, transfers,
+    )))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
