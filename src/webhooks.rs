@@ -243,10 +243,10 @@ impl Sender {
 fn connect_failure(err: &hyper_util::client::legacy::Error) -> String {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
     while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::PermissionDenied {
-                return NOT_PUBLIC.into();
-            }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::PermissionDenied
+        {
+            return NOT_PUBLIC.into();
         }
         source = cause.source();
     }

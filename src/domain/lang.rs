@@ -178,7 +178,7 @@ impl NumberStyle {
         }
         let mut out = String::new();
         for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 out.push_str(self.group);
             }
             out.push(c);

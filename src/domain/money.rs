@@ -77,7 +77,7 @@ impl Currency {
         let unit = 10u64.pow(self.digits());
         let whole = group_thousands(minor / unit);
         let symbol = self.symbol();
-        if minor % unit == 0 {
+        if minor.is_multiple_of(unit) {
             format!("{sign}{symbol}{whole}")
         } else {
             let width = self.digits() as usize;
@@ -98,7 +98,7 @@ impl Currency {
         let minor = minor.unsigned_abs();
         let unit = 10u64.pow(self.digits());
         let whole = style.group(minor / unit);
-        let number = if minor % unit == 0 {
+        let number = if minor.is_multiple_of(unit) {
             whole
         } else {
             let width = self.digits() as usize;
@@ -141,7 +141,7 @@ pub fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);

@@ -70,12 +70,12 @@ async fn stalled_bodies_from_many_addresses_are_cut_off_while_a_clean_address_is
             attackers.push(tokio::spawn(async move {
                 let local = format!("127.0.0.{address}");
                 while tokio::time::Instant::now() < until {
-                    if let Ok(mut stream) = connect_from(&local, server).await {
-                        if stream.write_all(STALLED_HOLD).await.is_ok() {
-                            opened.fetch_add(1, Ordering::Relaxed);
-                            let left = until.saturating_duration_since(tokio::time::Instant::now());
-                            read_until_closed(&mut stream, left).await;
-                        }
+                    if let Ok(mut stream) = connect_from(&local, server).await
+                        && stream.write_all(STALLED_HOLD).await.is_ok()
+                    {
+                        opened.fetch_add(1, Ordering::Relaxed);
+                        let left = until.saturating_duration_since(tokio::time::Instant::now());
+                        read_until_closed(&mut stream, left).await;
                     }
                     // Opened again at once, short of spinning the test's cores.
                     tokio::time::sleep(Duration::from_millis(20)).await;

@@ -128,7 +128,7 @@ async fn a_ticket_pdf_carries_the_event_the_seat_and_a_qr_code_a_phone_reads() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(words.contains(&grouped), "the code as text: {words}");
-    assert_eq!(qr_codes_in(&pdf, dir.path()), [code.clone()]);
+    assert_eq!(qr_codes_in(&pdf, dir.path()), vec![code.clone()]);
     let info = text(run("pdfinfo", "poppler-utils", &[pdf.to_str().unwrap()]));
     assert!(info.contains("(A4)"), "a UTC venue prints on A4: {info}");
 

@@ -265,15 +265,15 @@ pub(super) async fn find_block(
         let mut round_size = 1;
         let mut contended = false;
         loop {
-            if let Some(next_rank) = walk.peek(client).await? {
-                if !search.is_settled_before(next_rank) {
-                    let keys = walk.take(client, round_size).await?;
-                    for row in read_rows(client, event_id, &keys, filters).await? {
-                        search.consider_row(&row);
-                    }
-                    round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
-                    continue;
+            if let Some(next_rank) = walk.peek(client).await?
+                && !search.is_settled_before(next_rank)
+            {
+                let keys = walk.take(client, round_size).await?;
+                for row in read_rows(client, event_id, &keys, filters).await? {
+                    search.consider_row(&row);
                 }
+                round_size = (round_size * 2).min(MAX_ROWS_PER_ROUND);
+                continue;
             }
             let candidates = search.ranked(CANDIDATE_BLOCKS);
             if candidates.is_empty() {
