@@ -6,6 +6,7 @@ pub mod best_available;
 pub mod charges;
 pub mod door;
 pub mod email;
+pub mod error_code;
 pub mod geometry;
 pub mod hold;
 pub mod ids;

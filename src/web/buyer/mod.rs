@@ -11,6 +11,7 @@ pub mod draft;
 pub mod event;
 pub mod live;
 pub mod panel;
+pub mod recipient;
 pub mod seat_list;
 pub mod ticket_files;
 pub mod ticket_page;

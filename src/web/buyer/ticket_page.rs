@@ -107,7 +107,7 @@ async fn ticket_page_with(
             None => (None, ("", "")),
         };
         TransferPanel {
-            langs: super::transfer::languages(),
+            langs: super::recipient::languages(),
             error,
             name: name.to_string(),
             email: email.to_string(),

@@ -13,12 +13,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db;
-use crate::domain::lang::Lang;
-use crate::domain::rules::{self as input_rules, BuyerDetails};
 use crate::domain::ticket::TicketCode;
-use crate::error::{AppError, AppResult, Invalid, Missing};
+use crate::error::{AppError, AppResult, Missing};
 use crate::web::admission::admit_hold_request;
 use crate::web::auth::{ApiBuyer, Buyer};
+use crate::web::buyer::recipient::recipient;
 use crate::web::error::responses;
 use crate::web::extract::{ApiJson, ClientIp, IdPath};
 use crate::web::security::CsrfForm;
@@ -26,27 +25,6 @@ use crate::web::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(transfer_json))
-}
-
-/// Who a ticket goes to, from a form or a body: a name, an address, and
-/// the language their mail is written in (`lang`, a tag; empty or absent
-/// is the sender's own).
-pub(crate) fn recipient(name: &str, email: &str, lang: Option<&str>) -> AppResult<BuyerDetails> {
-    let lang = match lang.map(str::trim).filter(|tag| !tag.is_empty()) {
-        None => crate::i18n::current(),
-        Some(tag) => Lang::from_tag(tag).ok_or(AppError::Invalid(Invalid::Language))?,
-    };
-    Ok(input_rules::buyer_details(name, email, lang)?)
-}
-
-/// The languages a passed-on ticket's mail can be written in, for a form:
-/// (tag, name), the sender's own first.
-pub(crate) fn languages() -> Vec<(&'static str, &'static str)> {
-    let own = crate::i18n::current();
-    std::iter::once(own)
-        .chain(Lang::ALL.into_iter().filter(|lang| *lang != own))
-        .map(|lang| (lang.tag(), lang.name()))
-        .collect()
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -232,7 +232,7 @@ async fn order_page(
         .ok_or(AppError::NotFound(Missing::Order))?;
     let receipt_lines = crate::web::payments::receipt_lines(&order, !rows.is_empty(), &payment);
     render(&OrderPage {
-        langs: crate::web::buyer::transfer::languages(),
+        langs: crate::web::buyer::recipient::languages(),
         payment_status: payment_status(&payment),
         counter_payable: payment.payment == PaymentMode::BoxOffice
             && payment.status == OrderStatus::PendingPayment,
@@ -371,7 +371,8 @@ async fn transfer_ticket(
     CsrfForm(form): CsrfForm<TransferForm>,
 ) -> AppResult<Redirect> {
     let outcome = async {
-        let to = crate::web::buyer::transfer::recipient(&form.name, &form.email, Some(&form.lang))?;
+        let to =
+            crate::web::buyer::recipient::recipient(&form.name, &form.email, Some(&form.lang))?;
         let code = {
             let client = state.pool.get().await?;
             db::transfers::current_code(&client, event_id, ticket_id).await?

@@ -260,7 +260,8 @@ pub(crate) async fn transfer_json(
     staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<StaffTransferBody>,
 ) -> AppResult<(axum::http::StatusCode, Json<StaffTransferJson>)> {
-    let to = crate::web::buyer::transfer::recipient(&body.name, &body.email, body.lang.as_deref())?;
+    let to =
+        crate::web::buyer::recipient::recipient(&body.name, &body.email, body.lang.as_deref())?;
     let code = {
         let client = state.pool.get().await?;
         db::transfers::current_code(&client, event_id, ticket_id).await?
