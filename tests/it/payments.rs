@@ -897,7 +897,8 @@ async fn staff_choose_how_an_event_is_paid_for_and_cannot_change_it_under_waitin
     assert_eq!(
         settings,
         json!({"event_id": event.id, "published": true, "payment": "box_office", "box_office_window_secs": 3600,
-               "booking_fee_cents": 0, "tax": null, "fees_refundable": true})
+               "booking_fee_cents": 0, "tax": null, "fees_refundable": true,
+               "transfers_allowed": true, "transfers_until": null, "transfers_per_ticket": 3})
     );
     // A reservation waits: the mode can't change under it.
     let (_, order) = checkout(&plain, event.id, &event.seat_ids[0..1]).await;
