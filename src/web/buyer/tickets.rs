@@ -188,7 +188,11 @@ pub(crate) async fn order_page(
     let payment = db::payments::of_order(&client, order_id)
         .await?
         .ok_or(AppError::NotFound(Missing::Order))?;
-    let valid: Vec<&Ticket> = tickets.iter().filter(|t| t.voided_at.is_none()).collect();
+    // The tickets the buyer still holds: not refunded, not passed on.
+    let valid: Vec<&Ticket> = tickets
+        .iter()
+        .filter(|t| t.state_for_buyer() == TicketState::Valid)
+        .collect();
     let places = match tickets.is_empty() {
         true => db::orders::reserved_places(&client, order_id).await?,
         false => Vec::new(),
