@@ -5,8 +5,10 @@
 -- here, so the door can say "Transferred" rather than "Unknown".
 
 -- Each event's rules: whether its tickets may be passed on, until when
--- (NULL: until the event starts), and how often each ticket.
+-- (NULL: until the doors open, which is the event's start or its first
+-- admission, whichever comes first), and how often each ticket.
 ALTER TABLE events
+    ADD COLUMN doors_opened_at timestamptz,
     ADD COLUMN transfers_allowed boolean NOT NULL DEFAULT true,
     ADD COLUMN transfers_close_at timestamptz,
     ADD COLUMN transfers_per_ticket integer NOT NULL DEFAULT 3

@@ -215,7 +215,6 @@ pub const RUST_LOG: Text<String> = Text {
     parse: text,
 };
 
-/// Every setting, in the docs' order.
 /// Apple Wallet: the pass type id the certificate was made for.
 pub const WALLET_PASS_TYPE_ID: Optional<String> = Optional {
     name: "SEATMAP_WALLET_PASS_TYPE_ID",
@@ -283,6 +282,7 @@ fn inline_or_file(name: &str, raw: &str, inline_start: &str) -> anyhow::Result<S
         .map_err(|err| anyhow::anyhow!("{name}: can't read the file {raw:?}: {err}"))
 }
 
+/// Every setting, in the docs' order.
 pub const ALL: &[&dyn Described] = &[
     &DATABASE_URL,
     &DATA_DIR,

@@ -526,7 +526,8 @@ pub async fn for_buyer(
     let statement = client
         .prepare_cached(
             "SELECT o.id, e.name AS event_name, e.starts_at, o.created_at, e.currency, e.time_zone,
-                    count(t.id) FILTER (WHERE t.voided_at IS NULL) AS valid_tickets,
+                    count(t.id) FILTER (WHERE t.voided_at IS NULL AND t.holder_name IS NULL)
+                        AS valid_tickets,
                     (o.total_cents - coalesce(sum(t.refunded_cents), 0))::bigint AS total_cents
                FROM orders o
                JOIN events e ON e.id = o.event_id

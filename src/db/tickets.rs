@@ -147,6 +147,10 @@ pub struct Ticket {
     /// Who it was passed on to last, when it was (`transfers`): they hold
     /// it now, and the buyer's order no longer shows its code.
     pub holder: Option<Holder>,
+    /// Who its buyer passed it on to (the first transfer's recipient):
+    /// what the buyer's order says, whoever that person passed it to since
+    /// (the buyer never typed those names, so never sees them).
+    pub passed_to: Option<Holder>,
     pub seat_id: Option<SeatId>,
     /// The section's or GA area's name.
     pub section: String,
@@ -232,7 +236,7 @@ impl Ticket {
     /// Where it stands for its buyer: a valid ticket they passed on is
     /// no longer theirs to show.
     pub fn state_for_buyer(&self) -> TicketState<'_> {
-        match (self.state(), &self.holder) {
+        match (self.state(), &self.passed_to) {
             (TicketState::Valid, Some(to)) => TicketState::PassedOn { to },
             (state, _) => state,
         }
@@ -285,7 +289,8 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             t.discount_cents::bigint AS discount_cents, t.fee_cents::bigint AS fee_cents,
             (t.tax_cents::bigint + t.fee_tax_cents) AS tax_cents, t.refunded_cents,
             t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at,
-            t.holder_name, t.holder_email,
+            t.holder_name, t.holder_email, first_transfer.to_name AS passed_to_name,
+            first_transfer.to_email AS passed_to_email,
             pt.code AS price_type_code, pt.labels::text AS price_type_labels
        FROM tickets t
        JOIN events e ON e.id = t.event_id
@@ -294,7 +299,10 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
        LEFT JOIN sections sec ON sec.id = s.section_id
        LEFT JOIN ga_areas a ON a.id = t.ga_area_id
        JOIN price_tiers p ON p.id = coalesce(s.tier_id, a.tier_id)
-       LEFT JOIN price_types pt ON pt.id = t.price_type_id";
+       LEFT JOIN price_types pt ON pt.id = t.price_type_id
+       LEFT JOIN LATERAL (SELECT x.to_name, x.to_email FROM ticket_transfers x
+                           WHERE x.ticket_id = t.id AND t.transfer_count > 0
+                           ORDER BY x.id LIMIT 1) first_transfer ON true";
 
 fn ticket(row: &tokio_postgres::Row) -> Ticket {
     Ticket {
@@ -317,6 +325,12 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
                 email: row
                     .get::<_, Option<String>>("holder_email")
                     .unwrap_or_default(),
+            }),
+        passed_to: row
+            .get::<_, Option<String>>("passed_to_name")
+            .map(|name| Holder {
+                name,
+                email: row.get("passed_to_email"),
             }),
         seat_id: row.get("seat_id"),
         section: row.get("section"),
@@ -419,7 +433,14 @@ pub async fn admit(
                                     admitted_gate = $3, admitted_by = $4, admitted_device = $6
                   WHERE code = $1 AND event_id = $2 AND admitted_at IS NULL AND NOT voided
               RETURNING id, order_id, event_id
-             ), hooks AS ({})
+             ), hooks AS ({}
+             ), doors AS (
+                 -- The first admission opens the doors: passing tickets on
+                 -- closes then, unless staff set another time.
+                 UPDATE events SET doors_opened_at = now()
+                  WHERE id = $2 AND doors_opened_at IS NULL
+                    AND EXISTS (SELECT 1 FROM admitted)
+             )
              SELECT count(*) FROM admitted",
             super::webhooks::QUEUE_ADMITTED
         ))

@@ -38,7 +38,8 @@ const TRANSFER: &str = "WITH moved AS (
             AND t.admitted_at IS NULL AND NOT t.voided
             AND e.cancelled_at IS NULL
             AND ($6 OR (e.transfers_allowed
-                        AND now() < coalesce(e.transfers_close_at, e.starts_at)
+                        AND now() < coalesce(e.transfers_close_at,
+                                             least(e.starts_at, e.doors_opened_at))
                         AND t.transfer_count < e.transfers_per_ticket))
       RETURNING t.id, t.event_id, t.order_id, e.name AS event_name
      ), sender AS (
@@ -149,8 +150,10 @@ async fn why_refused(client: &impl GenericClient, from: &TicketCode) -> AppResul
         .prepare_cached(
             "SELECT t.admitted_at IS NOT NULL AS used, t.voided,
                     e.cancelled_at IS NOT NULL AS cancelled, e.transfers_allowed,
-                    coalesce(e.transfers_close_at, e.starts_at) AS closes_at,
-                    now() >= coalesce(e.transfers_close_at, e.starts_at) AS closed,
+                    coalesce(e.transfers_close_at, least(e.starts_at, e.doors_opened_at))
+                        AS closes_at,
+                    now() >= coalesce(e.transfers_close_at, least(e.starts_at, e.doors_opened_at))
+                        AS closed,
                     t.transfer_count >= e.transfers_per_ticket AS at_limit,
                     e.transfers_per_ticket
                FROM tickets t JOIN events e ON e.id = t.event_id
@@ -256,19 +259,24 @@ pub async fn for_mail(client: &impl GenericClient, id: TransferId) -> AppResult<
 }
 
 /// The ticket's code now, for staff who pass it on from the order page
-/// (they name the ticket, not its code). The transfer is still judged by
+/// (they name the ticket, not its code), of `order_id` when a page named
+/// one. The transfer is still judged by
 /// its own conditional statement on this code: if the code changed since,
 /// it touches nothing and says why.
 pub async fn current_code(
     client: &impl GenericClient,
     event_id: EventId,
     ticket_id: TicketId,
+    order_id: Option<OrderId>,
 ) -> AppResult<TicketCode> {
     let statement = client
-        .prepare_cached("SELECT code FROM tickets WHERE id = $1 AND event_id = $2")
+        .prepare_cached(
+            "SELECT code FROM tickets
+              WHERE id = $1 AND event_id = $2 AND ($3::uuid IS NULL OR order_id = $3)",
+        )
         .await?;
     let row = client
-        .query_opt(&statement, &[&ticket_id, &event_id])
+        .query_opt(&statement, &[&ticket_id, &event_id, &order_id])
         .await?
         .ok_or(AppError::NotFound(Missing::Ticket))?;
     Ok(TicketCode::parse(row.get("code")).expect("the schema's CHECK spells codes"))
@@ -278,7 +286,8 @@ pub async fn current_code(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransferRules {
     pub allowed: bool,
-    /// None: until the event starts.
+    /// None: until the doors open (the event's start, or its first
+    /// admission if that comes first).
     pub close_at: Option<OffsetDateTime>,
     pub per_ticket: i32,
 }

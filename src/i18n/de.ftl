@@ -457,3 +457,4 @@ mail-transfer-receipt-subject = Ihr Ticket für { $event } wurde weitergegeben
 mail-transfer-receipt-text = Sie haben Ihr Ticket für { $event } ({ $place }) am { $at } an { $name } ({ $email }) gesendet.
 mail-transfer-receipt-old-code = Sein alter Code gilt nicht mehr; die Person hat einen neuen erhalten.
 mail-transfer-receipt-not-you = Falls Sie das nicht waren, wenden Sie sich sofort an die Kasse.
+mail-ticket-passed-on = { $place } ({ $tier }): an { $name } weitergegeben; deren neuer Code ist jetzt das Ticket

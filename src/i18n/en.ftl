@@ -462,3 +462,4 @@ mail-transfer-receipt-subject = Your ticket for { $event } was sent on
 mail-transfer-receipt-text = You sent your ticket for { $event } ({ $place }) to { $name } ({ $email }) on { $at }.
 mail-transfer-receipt-old-code = Its old code no longer gets in; they have been sent a new one.
 mail-transfer-receipt-not-you = If you did not do this, contact the box office at once.
+mail-ticket-passed-on = { $place } ({ $tier }): sent to { $name }, whose new code is the ticket now

@@ -425,3 +425,4 @@ mail-transfer-receipt-subject = Su entrada para { $event } se ha enviado
 mail-transfer-receipt-text = Envió su entrada para { $event } ({ $place }) a { $name } ({ $email }) el { $at }.
 mail-transfer-receipt-old-code = Su código antiguo ya no permite entrar; esa persona ha recibido uno nuevo.
 mail-transfer-receipt-not-you = Si no fue usted, contacte con la taquilla cuanto antes.
+mail-ticket-passed-on = { $place } ({ $tier }): enviada a { $name }; su nuevo código es ahora la entrada

@@ -425,3 +425,4 @@ mail-transfer-receipt-subject = Votre billet pour { $event } a été transmis
 mail-transfer-receipt-text = Vous avez envoyé votre billet pour { $event } ({ $place }) à { $name } ({ $email }) le { $at }.
 mail-transfer-receipt-old-code = Son ancien code ne permet plus d’entrer ; un nouveau lui a été envoyé.
 mail-transfer-receipt-not-you = Si ce n’était pas vous, contactez la billetterie sans attendre.
+mail-ticket-passed-on = { $place } ({ $tier }) : transmis à { $name }, dont le nouveau code vaut billet

@@ -403,10 +403,14 @@ struct OrderConfirmation {
     venue: String,
     starts: String,
     tickets: Vec<TicketLine>,
+    /// Tickets the buyer passed on: "Orchestra, row B, seat 13 (Premium):
+    /// sent to Grace Hopper", with no code.
+    passed_on: Vec<String>,
     receipt: Vec<crate::i18n::receipt::ReceiptLine>,
     order_id: String,
     order_url: String,
-    pdf_url: String,
+    /// None when the buyer holds no ticket to print.
+    pdf_url: Option<String>,
     link_until: String,
 }
 
@@ -433,7 +437,23 @@ async fn order_confirmation(
         .iter()
         .filter(|t| t.state_for_buyer() == db::tickets::TicketState::Valid)
         .collect();
-    let Some(first) = valid.first() else {
+    let passed_on: Vec<String> = tickets
+        .iter()
+        .filter_map(|t| match t.state_for_buyer() {
+            db::tickets::TicketState::PassedOn { to } => Some(crate::i18n::tw(
+                "mail-ticket-passed-on",
+                &[
+                    ("place", t.place().as_str().into()),
+                    ("tier", t.tier_name.as_str().into()),
+                    ("name", to.name.as_str().into()),
+                ],
+            )),
+            _ => None,
+        })
+        .collect();
+    // Its first ticket not refunded, for the event's facts: a buyer who
+    // passed every ticket on still gets their receipt.
+    let Some(first) = tickets.iter().find(|t| t.voided_at.is_none()) else {
         return Ok(None);
     };
     let until = links.expiry(first.starts_at, OffsetDateTime::now_utc());
@@ -465,11 +485,12 @@ async fn order_confirmation(
         },
         order_id: order_id.to_string(),
         order_url: links.order_url(order_id, until),
-        pdf_url: links.order_pdf_url(order_id, until),
+        pdf_url: (!valid.is_empty()).then(|| links.order_pdf_url(order_id, until)),
+        passed_on,
         link_until: locale.time(until),
     };
     let subject = crate::i18n::t1("mail-subject", "event", &first.event_name);
-    let pdf = attach_pdf.then(|| PdfTickets {
+    let pdf = (attach_pdf && !valid.is_empty()).then(|| PdfTickets {
         tickets: valid
             .iter()
             .map(|ticket| crate::ticket_files::facts::facts(ticket))

@@ -155,6 +155,16 @@ async fn a_transfer_and_twenty_scans_of_the_old_code_never_both_win() {
     let app = roomy_app().await;
     let event = app.create_event(6, 10).await;
     let door = staff_as(&app, "door", Role::Door).await;
+    // The doors open with the first round's admission, which would close
+    // transfers by default: staff keep them open past it.
+    let (status, _) = staff(&app, "manager")
+        .await
+        .patch(
+            &format!("/api/staff/events/{}", event.id),
+            json!({ "transfers_until": "2099-01-01T00:00:00Z" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
     let mut tickets: Vec<(Api, String)> = Vec::new();
     for seats in event.seat_ids.chunks(10) {
         let (buyer, order) = buy(&app, event.id, seats, None).await;
@@ -639,4 +649,171 @@ async fn the_settings_page_sets_the_transfer_rules() {
         json["transfers_allowed"], false,
         "a refused form changed nothing"
     );
+}
+
+/// Passed along a chain (buyer → B → C), the buyer's order names only
+/// the person they sent it to; no page, file or mail of the order carries
+/// the code, and the confirmation sent again lists it as sent on.
+#[tokio::test]
+async fn nothing_of_the_buyers_order_gives_away_a_passed_on_code_or_who_has_it_now() {
+    let sink = crate::mail::SmtpSink::start("chain").await;
+    let app = crate::mail::app_mailing_to(&sink).await;
+    let event = app.create_event(1, 3).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
+    let order_id = id_segment(&order["order_id"]);
+    let first = codes(&order)[0].clone();
+    crate::mail::wait_for_mail_to(&sink, "ada@example.com").await;
+    let (_, to_b) = transfer(&buyer, &first, "Bea Friend", "bea@example.com").await;
+    let b_code = to_b["code"].as_str().unwrap().to_string();
+    let bea = app.buyer();
+    let (status, to_c) = transfer(&bea, &b_code, "Cal Stranger", "cal@example.com").await;
+    assert_eq!(status, StatusCode::CREATED, "{to_c}");
+    let c_code = to_c["code"].as_str().unwrap().to_string();
+
+    let (_, json) = buyer.get(&format!("/api/orders/{order_id}")).await;
+    let text = json.to_string();
+    assert!(text.contains("Bea Friend"), "{text}");
+    assert!(!text.contains("Cal") && !text.contains(&c_code) && !text.contains(&b_code));
+    let page = buyer.get_text(&format!("/orders/{order_id}")).await;
+    assert!(page.contains("Bea Friend") && !page.contains("Cal Stranger"));
+    assert!(!page.contains(&c_code) && !page.contains(&b_code));
+    assert!(
+        page.contains("1 valid ticket"),
+        "only the ticket still held counts"
+    );
+    // The order's PDF holds the other ticket only.
+    let pdf = buyer
+        .raw_get(&format!("/orders/{order_id}/tickets.pdf"))
+        .await
+        .bytes()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("o.pdf"), &pdf).unwrap();
+    let words = std::process::Command::new("pdftotext")
+        .args([dir.path().join("o.pdf").to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext is needed (Debian package poppler-utils)");
+    let words = String::from_utf8_lossy(&words.stdout).replace(' ', "");
+    assert!(
+        !words.contains(&c_code) && !words.contains(&first),
+        "{words}"
+    );
+    assert!(words.contains(&codes(&order)[1]), "{words}");
+    // The confirmation sent again from the Mail page: the held ticket's
+    // code, the passed-on one as sent to Bea, no other code.
+    let clerk = staff_as(&app, "clerk", Role::BoxOffice).await;
+    let mail_page = format!("/staff/events/{}/mail", event.id);
+    let id: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT id FROM outbox WHERE kind = 'order_confirmation' AND sent_at IS NOT NULL",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let token = crate::pages::csrf_from(&clerk, &mail_page).await;
+    let response = crate::staff::post_form(
+        &clerk,
+        &format!("{mail_page}/{id}/retry"),
+        &[("csrf", &token)],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let again = loop {
+        let confirmations: Vec<String> = sink
+            .messages()
+            .iter()
+            .map(|m| crate::mail::unwrapped(m))
+            .filter(|m| m.contains("To: ada@example.com") && m.contains("Bea Friend"))
+            .filter(|m| m.contains(&format!("Order {order_id}")))
+            .collect();
+        if let Some(found) = confirmations.into_iter().next() {
+            break found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the confirmation was not sent again"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let compact = again.replace(' ', "");
+    assert!(!compact.contains(&c_code) && !compact.contains(&b_code) && !compact.contains(&first));
+    assert!(!again.contains("Cal Stranger"), "{again}");
+    assert!(compact.contains(&codes(&order)[1]), "{again}");
+}
+
+/// The default close is when the doors open: the event's start, or its
+/// first admission if that comes first.
+#[tokio::test]
+async fn passing_on_closes_when_the_doors_open() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 3).await;
+    let door = staff_as(&app, "door", Role::Door).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
+    let codes = codes(&order);
+    assert_eq!(scan(&door, event.id, &codes[0]).await["result"], "admitted");
+    let (status, body) = transfer(&buyer, &codes[1], "Friend", "f@example.com").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], "transfers_closed");
+}
+
+/// A code passed on, or a refunded ticket, has no file: a 409 that says
+/// why, never a 500.
+#[tokio::test]
+async fn files_of_a_passed_on_code_or_a_refunded_ticket_are_refused_with_why() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 3).await;
+    let manager = staff(&app, "manager").await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
+    let codes = codes(&order);
+    transfer(&buyer, &codes[0], "Friend", "f@example.com").await;
+    let ticket_id: i64 = app
+        .sql()
+        .await
+        .query_one("SELECT id FROM tickets WHERE code = $1", &[&codes[1]])
+        .await
+        .unwrap()
+        .get(0);
+    let order_id = id_segment(&order["order_id"]);
+    let (status, refunded) = manager
+        .post(
+            &format!("/api/staff/events/{}/orders/{order_id}/refund", event.id),
+            json!({ "ticket_ids": [ticket_id] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{refunded}");
+    for (code, error) in [
+        (&codes[0], "ticket_transferred"),
+        (&codes[1], "ticket_refunded"),
+    ] {
+        for path in [
+            format!("/tickets/{code}.pdf"),
+            format!("/tickets/{code}/google-wallet"),
+        ] {
+            let response = buyer.raw_get(&path).await;
+            let status = response.status();
+            let body: Value = response.json().await.unwrap();
+            if path.ends_with("google-wallet") {
+                // Without wallet keys that is the first thing said.
+                assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+                assert_eq!(body["error"], "wallet_not_configured");
+            } else {
+                assert_eq!(status, StatusCode::CONFLICT, "{path}: {body}");
+                assert_eq!(body["error"], error, "{path}");
+            }
+        }
+    }
+    for weird in [
+        "/tickets/.pdf",
+        "/tickets/x.pkpass",
+        "/tickets/%00.pdf",
+        "/orders/nope/tickets.pdf",
+    ] {
+        let status = buyer.raw_get(weird).await.status();
+        assert!(status.is_client_error(), "{weird}: {status}");
+    }
 }

@@ -34,8 +34,9 @@ fn file(content_type: &'static str, disposition: String, body: Vec<u8>) -> Respo
     response
 }
 
-/// The ticket whose code is `code`, valid or not (the PDF of a refunded
-/// ticket says so on its page's status, but its file still opens).
+/// The ticket whose code is `code` (a code passed on is
+/// `409 ticket_transferred`; whether the ticket is still good is
+/// [`must_be_valid`]'s to say).
 async fn ticket_by_code(state: &AppState, code: &str) -> AppResult<Ticket> {
     let code = TicketCode::parse(code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
     let client = state.pool.get().await?;

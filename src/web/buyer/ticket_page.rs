@@ -27,9 +27,9 @@ pub(crate) struct TicketPage {
     csrf: String,
     /// The "Send to someone" form, for a ticket that can still go.
     transfer: Option<TransferPanel>,
-    /// Links to the ticket as a file: the PDF always, each wallet when
-    /// the site has its keys.
-    pdf_url: String,
+    /// Links to a valid ticket as a file: the PDF always, each wallet
+    /// when the site has its keys.
+    pdf_url: Option<String>,
     apple_wallet_url: Option<String>,
     google_wallet_url: Option<String>,
 }
@@ -119,7 +119,7 @@ async fn ticket_page_with(
         venue: ticket.venue.clone(),
         starts: ticket.locale.time(ticket.starts_at),
         holder_name: ticket.holder_name().to_string(),
-        pdf_url: format!("/tickets/{code}.pdf"),
+        pdf_url: view.is_valid().then(|| format!("/tickets/{code}.pdf")),
         apple_wallet_url: (view.is_valid() && wallets.apple.is_some())
             .then(|| format!("/tickets/{code}.pkpass")),
         google_wallet_url: (view.is_valid() && wallets.google.is_some())

@@ -75,7 +75,7 @@ impl TicketView {
         let (status, mut status_text) = status(ticket, state);
         if let (true, Some(to), false) = (
             in_order,
-            &ticket.holder,
+            &ticket.passed_to,
             matches!(state, TicketState::PassedOn { .. }),
         ) {
             // Admitted or refunded after it was passed on: say to whom too.
@@ -84,7 +84,7 @@ impl TicketView {
         }
         // Once passed on, the code is its holder's alone, whatever befell
         // the ticket since (admitted or refunded).
-        let shows_code = !in_order || ticket.holder.is_none();
+        let shows_code = !in_order || ticket.passed_to.is_none();
         Ok(TicketView {
             event_line: format!(
                 "{} · {} · {}",
@@ -396,7 +396,7 @@ pub(crate) async fn order_json(
         tickets: tickets
             .iter()
             .map(|ticket| TicketJson {
-                code: ticket.holder.is_none().then(|| ticket.code.to_string()),
+                code: ticket.passed_to.is_none().then(|| ticket.code.to_string()),
                 place: ticket.place(),
                 seat_id: ticket.seat_id,
                 tier: ticket.tier_name.clone(),
@@ -407,10 +407,10 @@ pub(crate) async fn order_json(
                 tax_cents: ticket.tax_cents,
                 status: ticket.state_for_buyer().as_str(),
                 url: ticket
-                    .holder
+                    .passed_to
                     .is_none()
                     .then(|| format!("/tickets/{}", ticket.code)),
-                transferred_to: ticket.holder.as_ref().map(|holder| holder.name.clone()),
+                transferred_to: ticket.passed_to.as_ref().map(|to| to.name.clone()),
             })
             .collect(),
     }))

@@ -62,7 +62,7 @@ struct SettingsPage {
     currency: String,
     tiers: Vec<TierRow>,
     transfers_allowed: bool,
-    /// On the venue's clock; empty: until the event starts.
+    /// On the venue's clock; empty: until the doors open.
     transfers_until: String,
     transfers_per_ticket: i32,
 }

@@ -375,7 +375,7 @@ async fn transfer_ticket(
             crate::web::buyer::recipient::recipient(&form.name, &form.email, Some(&form.lang))?;
         let code = {
             let client = state.pool.get().await?;
-            db::transfers::current_code(&client, event_id, ticket_id).await?
+            db::transfers::current_code(&client, event_id, ticket_id, Some(order_id)).await?
         };
         db::transfers::transfer(&state.pool, &code, &to, Some(staff.actor())).await?;
         Ok(format!(

@@ -264,7 +264,7 @@ pub(crate) async fn transfer_json(
         crate::web::buyer::recipient::recipient(&body.name, &body.email, body.lang.as_deref())?;
     let code = {
         let client = state.pool.get().await?;
-        db::transfers::current_code(&client, event_id, ticket_id).await?
+        db::transfers::current_code(&client, event_id, ticket_id, None).await?
     };
     let made = db::transfers::transfer(&state.pool, &code, &to, Some(staff.actor)).await?;
     Ok((

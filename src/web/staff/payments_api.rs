@@ -70,8 +70,8 @@ pub(crate) struct EventSettingsBody {
     /// Whether holders may pass their tickets on (true unless set).
     #[serde(default)]
     transfers_allowed: Option<bool>,
-    /// Until when, written as `starts_at` is; `null`: until the event
-    /// starts.
+    /// Until when, written as `starts_at` is; `null`: until the doors
+    /// open (the start, or the first admission if sooner).
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     transfers_until: Option<Option<String>>,
@@ -140,7 +140,7 @@ pub(crate) struct StaffEventJson {
     tax: Option<TaxJson>,
     fees_refundable: bool,
     transfers_allowed: bool,
-    /// null: until the event starts.
+    /// null: until the doors open (the start, or the first admission).
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     transfers_until: Option<time::OffsetDateTime>,
