@@ -20,6 +20,9 @@ use seatmap::ticket_files::{Labels, PassColours, TicketFacts};
 
 const RUNS: usize = 100;
 
+/// A file maker, by name.
+type Maker<'a> = (&'static str, Box<dyn Fn() -> Vec<u8> + 'a>);
+
 fn facts(seat: u32) -> TicketFacts {
     let starts_at = time::OffsetDateTime::now_utc() + time::Duration::days(30);
     TicketFacts {
@@ -165,7 +168,7 @@ fn main() {
     let one = [facts(14)];
     let four: Vec<TicketFacts> = (11..15).map(facts).collect();
     println!("ticket files, {RUNS} runs each (median, p95, size):");
-    let rows: [(&str, Box<dyn Fn() -> Vec<u8>>); 4] = [
+    let rows: [Maker; 4] = [
         (
             "PDF, one ticket",
             Box::new(|| tickets_pdf(&one, Paper::A4, "Ticket").unwrap()),

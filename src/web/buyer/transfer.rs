@@ -31,13 +31,19 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub(crate) struct TransferBody {
     /// The new holder's name, as the ticket and the door will show it.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
     name: String,
     /// Where their ticket is mailed.
     #[serde(default)]
+    #[schema(
+        max_length = 254,
+        pattern = "^[^@\\s]{1,64}@([^@\\s.]{1,63}\\.)+[^@\\s.]{2,63}$"
+    )]
     email: String,
     /// Their mail's language: "en", "de", "fr" or "es" (default: the
     /// request's).
     #[serde(default)]
+    #[schema(pattern = "^(en|de|fr|es)$")]
     lang: Option<String>,
 }
 
@@ -69,9 +75,10 @@ pub(crate) async fn transfer_json(
     ip: ClientIp,
     ApiJson(body): ApiJson<TransferBody>,
 ) -> AppResult<Response> {
-    let to = recipient(&body.name, &body.email, body.lang.as_deref())?;
-    admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+    // A code that can't be one is no guess: 404 before anything is counted.
     let code = TicketCode::parse(&code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
+    admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+    let to = recipient(&body.name, &body.email, body.lang.as_deref())?;
     let made = db::transfers::transfer(&state.pool, &code, &to, None).await?;
     Ok((
         StatusCode::CREATED,

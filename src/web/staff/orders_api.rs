@@ -226,11 +226,17 @@ pub(crate) async fn reseat_json(
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct StaffTransferBody {
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
     name: String,
     #[serde(default)]
+    #[schema(
+        max_length = 254,
+        pattern = "^[^@\\s]{1,64}@([^@\\s.]{1,63}\\.)+[^@\\s.]{2,63}$"
+    )]
     email: String,
     /// The new holder's mail language: "en", "de", "fr" or "es".
     #[serde(default)]
+    #[schema(pattern = "^(en|de|fr|es)$")]
     lang: Option<String>,
 }
 
@@ -260,12 +266,12 @@ pub(crate) async fn transfer_json(
     staff: StaffCaller<BoxOffice>,
     ApiJson(body): ApiJson<StaffTransferBody>,
 ) -> AppResult<(axum::http::StatusCode, Json<StaffTransferJson>)> {
-    let to =
-        crate::web::buyer::recipient::recipient(&body.name, &body.email, body.lang.as_deref())?;
     let code = {
         let client = state.pool.get().await?;
         db::transfers::current_code(&client, event_id, ticket_id, None).await?
     };
+    let to =
+        crate::web::buyer::recipient::recipient(&body.name, &body.email, body.lang.as_deref())?;
     let made = db::transfers::transfer(&state.pool, &code, &to, Some(staff.actor)).await?;
     Ok((
         axum::http::StatusCode::CREATED,
