@@ -183,8 +183,9 @@ async fn why_refused(client: &impl GenericClient, from: &TicketCode) -> AppResul
             limit: row.get("transfers_per_ticket"),
         }
     } else {
-        // Nothing in the way now: the row changed under the statement and
-        // back (a refund undone is not a thing), so it is a lost race; say so.
+        // Nothing in the way now, so something changed while the statement
+        // ran (the event's rules, say): the code is no longer where it was
+        // looked for. Told as a transfer that lost, which asks to look again.
         Conflict::TicketTransferred
     };
     Ok(AppError::Conflict(conflict))
