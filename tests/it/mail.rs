@@ -112,6 +112,28 @@ impl Drop for SmtpSink {
     }
 }
 
+/// The first message (its body decoded) that `matches`, waiting for it;
+/// `what` names it if none arrives.
+pub async fn wait_for_mail_where(
+    sink: &SmtpSink,
+    what: &str,
+    matches: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(message) = sink
+            .messages()
+            .iter()
+            .map(|m| unwrapped(m))
+            .find(|m| matches(m))
+        {
+            return message;
+        }
+        assert!(Instant::now() < deadline, "{what} did not arrive");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// The first message to `recipient`, its body decoded, waiting for it.
 pub async fn wait_for_mail_to(sink: &SmtpSink, recipient: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -41,6 +41,29 @@ async fn scan(door: &Api, event_id: i64, code: &str) -> Value {
     body
 }
 
+async fn ticket_id_of(app: &TestApp, code: &str) -> i64 {
+    app.sql()
+        .await
+        .query_one("SELECT id FROM tickets WHERE code = $1", &[&code])
+        .await
+        .unwrap()
+        .get(0)
+}
+
+async fn staff_transfer(
+    clerk: &Api,
+    event_id: i64,
+    ticket_id: i64,
+    body: Value,
+) -> (StatusCode, Value) {
+    clerk
+        .post(
+            &format!("/api/staff/events/{event_id}/tickets/{ticket_id}/transfer"),
+            body,
+        )
+        .await
+}
+
 /// Hold requests aren't what these tests count: every transfer is one.
 async fn roomy_app() -> TestApp {
     spawn_app_with(|config| {
@@ -355,22 +378,14 @@ async fn the_events_rules_say_whether_until_when_and_how_often_and_staff_may_ove
     );
 
     // Staff at the counter may still, audited.
-    let ticket_id: i64 = app
-        .sql()
-        .await
-        .query_one("SELECT id FROM tickets WHERE code = $1", &[&codes[1]])
-        .await
-        .unwrap()
-        .get(0);
-    let (status, body) = clerk
-        .post(
-            &format!(
-                "/api/staff/events/{}/tickets/{ticket_id}/transfer",
-                event.id
-            ),
-            json!({ "name": "Walk-in Friend", "email": "walkin@example.com", "lang": "de" }),
-        )
-        .await;
+    let ticket_id = ticket_id_of(&app, &codes[1]).await;
+    let (status, body) = staff_transfer(
+        &clerk,
+        event.id,
+        ticket_id,
+        json!({ "name": "Walk-in Friend", "email": "walkin@example.com", "lang": "de" }),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(
         app.count("SELECT count(*) FROM audit_log WHERE action = 'ticket_transferred'")
@@ -392,22 +407,14 @@ async fn the_events_rules_say_whether_until_when_and_how_often_and_staff_may_ove
         (status, body["error"].clone()),
         (StatusCode::CONFLICT, json!("ticket_used"))
     );
-    let admitted_id: i64 = app
-        .sql()
-        .await
-        .query_one("SELECT id FROM tickets WHERE code = $1", &[&codes[2]])
-        .await
-        .unwrap()
-        .get(0);
-    let (status, body) = clerk
-        .post(
-            &format!(
-                "/api/staff/events/{}/tickets/{admitted_id}/transfer",
-                event.id
-            ),
-            json!({ "name": "X", "email": "x@example.com" }),
-        )
-        .await;
+    let admitted_id = ticket_id_of(&app, &codes[2]).await;
+    let (status, body) = staff_transfer(
+        &clerk,
+        event.id,
+        admitted_id,
+        json!({ "name": "X", "email": "x@example.com" }),
+    )
+    .await;
     assert_eq!(
         (status, body["error"].clone()),
         (StatusCode::CONFLICT, json!("ticket_used"))
@@ -584,19 +591,10 @@ async fn the_new_holder_is_mailed_the_ticket_in_their_language_and_the_sender_a_
         "not in German: {to_friend}"
     );
     // The buyer's receipt (the second mail to them) names the friend, no code.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let receipt = loop {
-        let found = sink
-            .messages()
-            .iter()
-            .map(|m| crate::mail::unwrapped(m))
-            .find(|m| m.contains("juergen@example.com") && m.contains("To: ada@example.com"));
-        if let Some(found) = found {
-            break found;
-        }
-        assert!(std::time::Instant::now() < deadline, "no receipt arrived");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    let receipt = crate::mail::wait_for_mail_where(&sink, "the receipt", |m| {
+        m.contains("juergen@example.com") && m.contains("To: ada@example.com")
+    })
+    .await;
     assert!(
         !receipt.contains(new) && !receipt.contains(&grouped(new)),
         "{receipt}"
@@ -722,24 +720,12 @@ async fn nothing_of_the_buyers_order_gives_away_a_passed_on_code_or_who_has_it_n
     )
     .await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let again = loop {
-        let confirmations: Vec<String> = sink
-            .messages()
-            .iter()
-            .map(|m| crate::mail::unwrapped(m))
-            .filter(|m| m.contains("To: ada@example.com") && m.contains("Bea Friend"))
-            .filter(|m| m.contains(&format!("Order {order_id}")))
-            .collect();
-        if let Some(found) = confirmations.into_iter().next() {
-            break found;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the confirmation was not sent again"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    let again = crate::mail::wait_for_mail_where(&sink, "the confirmation sent again", |m| {
+        m.contains("To: ada@example.com")
+            && m.contains("Bea Friend")
+            && m.contains(&format!("Order {order_id}"))
+    })
+    .await;
     let compact = again.replace(' ', "");
     assert!(!compact.contains(&c_code) && !compact.contains(&b_code) && !compact.contains(&first));
     assert!(!again.contains("Cal Stranger"), "{again}");
@@ -771,13 +757,7 @@ async fn files_of_a_passed_on_code_or_a_refunded_ticket_are_refused_with_why() {
     let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
     let codes = codes(&order);
     transfer(&buyer, &codes[0], "Friend", "f@example.com").await;
-    let ticket_id: i64 = app
-        .sql()
-        .await
-        .query_one("SELECT id FROM tickets WHERE code = $1", &[&codes[1]])
-        .await
-        .unwrap()
-        .get(0);
+    let ticket_id = ticket_id_of(&app, &codes[1]).await;
     let order_id = id_segment(&order["order_id"]);
     let (status, refunded) = manager
         .post(

@@ -27,26 +27,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(transfer_json))
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-pub(crate) struct TransferBody {
-    /// The new holder's name, as the ticket and the door will show it.
-    #[serde(default)]
-    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
-    name: String,
-    /// Where their ticket is mailed.
-    #[serde(default)]
-    #[schema(
-        max_length = 254,
-        pattern = "^[^@\\s]{1,64}@([^@\\s.]{1,63}\\.)+[^@\\s.]{2,63}$"
-    )]
-    email: String,
-    /// Their mail's language: "en", "de", "fr" or "es" (default: the
-    /// request's).
-    #[serde(default)]
-    #[schema(pattern = "^(en|de|fr|es)$")]
-    lang: Option<String>,
-}
-
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct TransferJson {
     /// The ticket's new code (the old one no longer admits anyone).
@@ -60,7 +40,7 @@ pub(crate) struct TransferJson {
 /// costs what a wrong guess at anything else does.
 #[utoipa::path(post, path = "/api/tickets/{code}/transfer", tag = "buyers",
     params(("code" = String, Path, description = "The ticket's code")),
-    request_body = TransferBody,
+    request_body = super::recipient::TransferBody,
     responses(
         (status = 201, description = "Passed on: the new code, mailed to its new holder", body = TransferJson),
         responses::BadRequest,
@@ -73,12 +53,12 @@ pub(crate) async fn transfer_json(
     IdPath(code): IdPath<String>,
     buyer: ApiBuyer,
     ip: ClientIp,
-    ApiJson(body): ApiJson<TransferBody>,
+    ApiJson(body): ApiJson<super::recipient::TransferBody>,
 ) -> AppResult<Response> {
     // A code that can't be one is no guess: 404 before anything is counted.
     let code = TicketCode::parse(&code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
     admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
-    let to = recipient(&body.name, &body.email, body.lang.as_deref())?;
+    let to = body.recipient()?;
     let made = db::transfers::transfer(&state.pool, &code, &to, None).await?;
     Ok((
         StatusCode::CREATED,

@@ -223,23 +223,6 @@ pub(crate) async fn reseat_json(
     }))
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-pub(crate) struct StaffTransferBody {
-    #[serde(default)]
-    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
-    name: String,
-    #[serde(default)]
-    #[schema(
-        max_length = 254,
-        pattern = "^[^@\\s]{1,64}@([^@\\s.]{1,63}\\.)+[^@\\s.]{2,63}$"
-    )]
-    email: String,
-    /// The new holder's mail language: "en", "de", "fr" or "es".
-    #[serde(default)]
-    #[schema(pattern = "^(en|de|fr|es)$")]
-    lang: Option<String>,
-}
-
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct StaffTransferJson {
     ticket_id: TicketId,
@@ -252,7 +235,7 @@ pub(crate) struct StaffTransferJson {
 /// and not held to the event's transfer rules (the holder's own transfer
 /// is); an admitted or refunded ticket still can't go.
 #[utoipa::path(post, path = "/api/staff/events/{event_id}/tickets/{ticket_id}/transfer", tag = "staff",
-    params(("event_id" = i64, Path), ("ticket_id" = i64, Path)), request_body = StaffTransferBody,
+    params(("event_id" = i64, Path), ("ticket_id" = i64, Path)), request_body = crate::web::buyer::recipient::TransferBody,
     responses(
         (status = 201, description = "Passed on", body = StaffTransferJson),
         responses::BadRequest,
@@ -264,14 +247,13 @@ pub(crate) async fn transfer_json(
     State(state): State<AppState>,
     IdPath((event_id, ticket_id)): IdPath<(EventId, TicketId)>,
     staff: StaffCaller<BoxOffice>,
-    ApiJson(body): ApiJson<StaffTransferBody>,
+    ApiJson(body): ApiJson<crate::web::buyer::recipient::TransferBody>,
 ) -> AppResult<(axum::http::StatusCode, Json<StaffTransferJson>)> {
     let code = {
         let client = state.pool.get().await?;
         db::transfers::current_code(&client, event_id, ticket_id, None).await?
     };
-    let to =
-        crate::web::buyer::recipient::recipient(&body.name, &body.email, body.lang.as_deref())?;
+    let to = body.recipient()?;
     let made = db::transfers::transfer(&state.pool, &code, &to, Some(staff.actor)).await?;
     Ok((
         axum::http::StatusCode::CREATED,
