@@ -24,6 +24,12 @@ pub enum AppError {
     NotFound(Missing),
     #[error("seats unavailable: {seat_ids:?}")]
     SeatsUnavailable { seat_ids: Vec<SeatId> },
+    /// A season claim refused: the places (their first-event seat ids)
+    /// and the events they are taken in.
+    #[error("season places taken: {taken:?}")]
+    SeasonPlacesTaken {
+        taken: Vec<crate::domain::season::TakenNight>,
+    },
     #[error("over the hold limit of {max}")]
     HoldLimit { max: u32 },
     #[error("invalid: {0:?}")]

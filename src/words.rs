@@ -37,7 +37,9 @@ pub fn message(error: &AppError) -> String {
         AppError::BadRequest(malformed) => malformed_text(malformed),
         AppError::Forbidden(denied) => denied_text(denied),
         AppError::NotFound(missing) => missing_text(missing),
-        AppError::SeatsUnavailable { .. } => t("error-seats-unavailable"),
+        AppError::SeatsUnavailable { .. } | AppError::SeasonPlacesTaken { .. } => {
+            t("error-seats-unavailable")
+        }
         AppError::HoldLimit { max } => t1("error-hold-limit", "max", *max),
         AppError::Invalid(invalid) => invalid_text(invalid),
         AppError::Conflict(conflict) => conflict_text(conflict),
@@ -81,6 +83,7 @@ pub fn refusal_notice(error: AppError) -> Result<String, AppError> {
     match error {
         AppError::NotFound(_)
         | AppError::SeatsUnavailable { .. }
+        | AppError::SeasonPlacesTaken { .. }
         | AppError::HoldLimit { .. }
         | AppError::Invalid(_)
         | AppError::Conflict(_)
@@ -114,6 +117,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::Ticket => t("error-no-ticket"),
         Missing::PromoCode => "This event has no such promo code.".into(),
         Missing::Wallet => "Wallet passes are not set up on this site.".into(),
+        Missing::Season => "Season not found.".into(),
         Missing::Seats(ids) => t1("error-no-seats", "ids", &joined(ids)),
         Missing::Areas(ids) => t1("error-no-areas", "ids", &joined(ids)),
     }
@@ -206,6 +210,17 @@ fn invalid_text(invalid: &Invalid) -> String {
             format!("{text:?} is not a price for {tier}: use an amount like 45 or 45.50.")
         }
         Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
+        Invalid::SeasonEventsDiffer => "A season's events must share a layout: the same venue \
+             version, or copies of one event. Move them to one version, or make the \
+             performances with \"Add performances\"."
+            .into(),
+        Invalid::Season => "A season has a name (1 to 200 characters) and 2 to 100 events, each \
+             named once; a partial season lets buyers choose 1 to all of them."
+            .into(),
+        Invalid::SeasonChoice { choose } => {
+            format!("Choose exactly {choose} of this season's events, each once.")
+        }
+        Invalid::Copies => "Give 1 to 100 start times, each in the future and each once.".into(),
         Invalid::SaleChangedSinceReview => {
             "Nothing was sold: the seats, places or payment changed after the review. \
              Check the sale again, then sell."
@@ -344,6 +359,12 @@ fn conflict_text(conflict: &Conflict) -> String {
             "This event already has a section named {name:?}: rename the new one in the designer, \
              save, and add that version's section."
         ),
+        Conflict::NotASeasonTicket => {
+            "Only a night of a season ticket can be released back to sale.".into()
+        }
+        Conflict::RenewalNotPossible => "That season can't be renewed into this one: its events \
+             must share a layout with this season's, and each season is renewed once."
+            .into(),
         Conflict::NotAVenueEvent => {
             "This event was not built from a venue, so it has no versions to move to.".into()
         }

@@ -51,7 +51,7 @@ pub struct Tier {
 }
 
 /// An event's sale state now; `e` is the events row.
-const SALE_STATUS: &str = "
+pub(super) const SALE_STATUS: &str = "
     CASE WHEN e.published_at IS NULL THEN 'draft'
          WHEN e.cancelled_at IS NOT NULL THEN 'cancelled'
          WHEN e.sales_closed_at IS NOT NULL THEN 'closed'

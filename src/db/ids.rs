@@ -8,7 +8,7 @@ use bytes::BytesMut;
 use postgres_types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 use crate::domain::ids::{
-    ApiKeyId, AreaId, BuyerId, EventId, HoldId, MessageId, OrderId, SeatId, SectionId, StaffId,
+    ApiKeyId, AreaId, BuyerId, EventId, HoldId, MessageId, OrderId, SeasonId, SeatId, SectionId, StaffId,
     TicketId, TransferId, VenueId, WaitlistEntryId, WebhookId,
 };
 
@@ -58,4 +58,5 @@ sql_as_inner!(
     AreaId(i64),
     WebhookId(i64),
     MessageId(i64),
+    SeasonId(i64),
 );

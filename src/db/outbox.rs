@@ -72,6 +72,54 @@ pub(super) fn new_message_id() -> String {
     format!("<{}@seatmap>", Uuid::new_v4())
 }
 
+/// A season's order: its subject names the season.
+pub const QUEUE_SEASON_CONFIRMATION: &str =
+    "INSERT INTO outbox (message_id, kind, order_id, recipient, subject)
+     SELECT $1, 'order_confirmation', $2, $3, 'Your season tickets: ' || s.name
+       FROM seasons s WHERE s.id = $4";
+
+pub(super) async fn queue_season_confirmation(
+    client: &impl GenericClient,
+    order_id: OrderId,
+    season_id: crate::domain::ids::SeasonId,
+    recipient: &str,
+) -> AppResult<()> {
+    let statement = client.prepare_cached(QUEUE_SEASON_CONFIRMATION).await?;
+    client
+        .execute(
+            &statement,
+            &[&new_message_id(), &order_id, &recipient, &season_id],
+        )
+        .await?;
+    Ok(())
+}
+
+/// A subscriber's renewal offer: their last order, and (in the payload)
+/// the hold that keeps their places.
+pub(super) async fn queue_season_renewal(
+    client: &impl GenericClient,
+    from_order: OrderId,
+    season_id: crate::domain::ids::SeasonId,
+    recipient: &str,
+    hold_id: crate::domain::ids::HoldId,
+) -> AppResult<()> {
+    let statement = client
+        .prepare_cached(
+            "INSERT INTO outbox (message_id, kind, order_id, recipient, subject, payload)
+             SELECT $1, 'season_renewal', $2, $3, 'Renew your seats: ' || s.name,
+                    jsonb_build_object('season_hold_id', $5::uuid)
+               FROM seasons s WHERE s.id = $4",
+        )
+        .await?;
+    client
+        .execute(
+            &statement,
+            &[&new_message_id(), &from_order, &recipient, &season_id, &hold_id],
+        )
+        .await?;
+    Ok(())
+}
+
 pub(super) async fn queue_order_confirmation(
     client: &impl GenericClient,
     order_id: OrderId,

@@ -172,6 +172,10 @@ pub struct Ticket {
     /// The door device that admitted it, when it said (door.js does).
     pub admitted_device: Option<String>,
     pub voided_at: Option<OffsetDateTime>,
+    /// Voided because its season subscriber gave the night back to sale.
+    pub released_to_sale: bool,
+    /// The season it was sold in, if it is a night of a season ticket.
+    pub season_id: Option<crate::domain::ids::SeasonId>,
     /// The price type it was sold as (code, and its label in the
     /// request's language), when the event sells types.
     pub price_type: Option<SoldAs>,
@@ -206,6 +210,10 @@ pub enum TicketState<'a> {
     Refunded {
         at: OffsetDateTime,
     },
+    /// A season's night its subscriber gave back to sale.
+    Released {
+        at: OffsetDateTime,
+    },
 }
 
 impl TicketState<'_> {
@@ -216,6 +224,7 @@ impl TicketState<'_> {
             TicketState::PassedOn { .. } => "transferred",
             TicketState::Admitted { .. } => "admitted",
             TicketState::Refunded { .. } => "refunded",
+            TicketState::Released { .. } => "released",
         }
     }
 }
@@ -224,6 +233,7 @@ impl Ticket {
     /// Where it stands for whoever holds its code now.
     pub fn state(&self) -> TicketState<'_> {
         match (self.voided_at, self.admitted_at) {
+            (Some(at), _) if self.released_to_sale => TicketState::Released { at },
             (Some(at), _) => TicketState::Refunded { at },
             (None, Some(at)) => TicketState::Admitted {
                 at,
@@ -289,6 +299,7 @@ const TICKET_SELECT: &str = "SELECT t.id, t.code, t.event_id, e.name AS event_na
             t.discount_cents::bigint AS discount_cents, t.fee_cents::bigint AS fee_cents,
             (t.tax_cents::bigint + t.fee_tax_cents) AS tax_cents, t.refunded_cents,
             t.admitted_at, t.admitted_gate, t.admitted_device, t.voided_at,
+            coalesce(t.void_reason = 'released_to_sale', false) AS released_to_sale, o.season_id,
             t.holder_name, t.holder_email, first_transfer.to_name AS passed_to_name,
             first_transfer.to_email AS passed_to_email,
             pt.code AS price_type_code, pt.labels::text AS price_type_labels
@@ -346,6 +357,8 @@ fn ticket(row: &tokio_postgres::Row) -> Ticket {
         admitted_gate: row.get("admitted_gate"),
         admitted_device: row.get("admitted_device"),
         voided_at: row.get("voided_at"),
+        released_to_sale: row.get("released_to_sale"),
+        season_id: row.get("season_id"),
         price_type: row
             .get::<_, Option<String>>("price_type_code")
             .map(|code| SoldAs {
@@ -387,7 +400,7 @@ pub async fn for_order(client: &impl GenericClient, order_id: OrderId) -> AppRes
     let statement = client
         .prepare_cached(&format!(
             "{TICKET_SELECT} WHERE t.order_id = $1
-              ORDER BY t.voided_at IS NOT NULL, sec.sort_order, s.row_index, s.position,
+              ORDER BY t.voided_at IS NOT NULL, e.starts_at, e.id, sec.sort_order, s.row_index, s.position,
                        a.sort_order, t.id"
         ))
         .await?;

@@ -126,6 +126,11 @@ error_codes! {
     NoWheelchairSpace => "no_wheelchair_space",
     WheelchairNotTogether => "wheelchair_not_together",
     InvalidAccessibleSeating => "invalid_accessible_seating",
+    SeasonEventsDiffer => "season_events_differ",
+    InvalidSeason => "invalid_season",
+    InvalidCopies => "invalid_copies",
+    NotASeasonTicket => "not_a_season_ticket",
+    RenewalNotPossible => "renewal_not_possible",
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -101,6 +101,10 @@ id_type!(
     WebhookId(i64)
 );
 id_type!(
+    /// A season: the same places sold for every one of its events.
+    SeasonId(i64)
+);
+id_type!(
     /// A message in the outbox: an e-mail or a webhook delivery.
     MessageId(i64)
 );

@@ -25,6 +25,7 @@ pub mod refusal;
 pub mod role;
 pub mod rules;
 pub mod sale;
+pub mod season;
 pub mod seat;
 pub mod signed_link;
 pub mod text;

@@ -110,6 +110,7 @@ pub enum Missing {
     PromoCode,
     /// A wallet pass asked for where that wallet is not configured.
     Wallet,
+    Season,
     /// Seat ids that are not in the event.
     Seats(Vec<super::ids::SeatId>),
     /// General-admission area ids that are not in the event.
@@ -196,6 +197,19 @@ pub enum Invalid {
         text: String,
     },
     EmptyHold,
+    /// A season's events built from different layouts (venue versions,
+    /// or events without a venue that are not copies of one another).
+    SeasonEventsDiffer,
+    /// A season of fewer than 2 or more than 100 events, one named twice,
+    /// a choice count out of range, or a name out of bounds.
+    Season,
+    /// A partial season's events chosen: not `choose` of the season's.
+    SeasonChoice {
+        choose: i32,
+    },
+    /// Copies of an event: 1 to 100 start times, each in the future and
+    /// named once.
+    Copies,
     /// A change to a whole event (closing sales, cancelling) sent without
     /// its confirmation.
     NotConfirmed,
@@ -400,6 +414,11 @@ pub enum Conflict {
     TicketVoided,
     /// A general-admission ticket has no seat to move.
     NotASeatTicket,
+    /// Releasing a night back to sale from a ticket that is not a season's.
+    NotASeasonTicket,
+    /// A renewal of a season into one whose layout is not the same, or
+    /// asked twice for the same season.
+    RenewalNotPossible,
     NotSelling {
         status: SaleStatus,
         on_sale_at: Option<OffsetDateTime>,
@@ -471,6 +490,9 @@ impl Invalid {
             Invalid::TicketCode => ErrorCode::InvalidTicketCode,
             Invalid::Tender => ErrorCode::InvalidTender,
             Invalid::Payment => ErrorCode::InvalidPayment,
+            Invalid::SeasonEventsDiffer => ErrorCode::SeasonEventsDiffer,
+            Invalid::Season | Invalid::SeasonChoice { .. } => ErrorCode::InvalidSeason,
+            Invalid::Copies => ErrorCode::InvalidCopies,
             Invalid::Gate => ErrorCode::InvalidGate,
             Invalid::Language | Invalid::TransfersPerTicket => ErrorCode::InvalidInput,
             Invalid::NothingToSell => ErrorCode::NoSeats,
@@ -536,6 +558,8 @@ impl Conflict {
             Conflict::PromoCodeExists(_) => ErrorCode::PromoCodeExists,
             Conflict::TicketVoided => ErrorCode::TicketRefunded,
             Conflict::TicketUsed => ErrorCode::TicketUsed,
+            Conflict::NotASeasonTicket => ErrorCode::NotASeasonTicket,
+            Conflict::RenewalNotPossible => ErrorCode::RenewalNotPossible,
             Conflict::TicketTransferred => ErrorCode::TicketTransferred,
             Conflict::TransfersNotAllowed => ErrorCode::TransfersNotAllowed,
             Conflict::TransfersClosed { .. } => ErrorCode::TransfersClosed,

@@ -7,7 +7,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use time::OffsetDateTime;
 
-use super::ids::{OrderId, WaitlistEntryId};
+use super::ids::{HoldId, OrderId, WaitlistEntryId};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -15,6 +15,11 @@ type HmacSha256 = Hmac<Sha256>;
 /// never opens another with the same id.
 const ORDER_TAG: &[u8] = b"seatmap order link v1\0";
 const WAITLIST_TAG: &[u8] = b"seatmap waitlist link v1\0";
+const RENEWAL_TAG: &[u8] = b"seatmap season renewal link v1\0";
+
+fn renewal_tag(action: &str) -> Vec<u8> {
+    [RENEWAL_TAG, action.as_bytes()].concat()
+}
 
 fn waitlist_tag(action: &str) -> Vec<u8> {
     [WAITLIST_TAG, action.as_bytes()].concat()
@@ -99,6 +104,22 @@ impl LinkKey {
         self.sign_tagged(&waitlist_tag(action), &entry_id.0, until)
     }
 
+    /// A link's query for a season renewal (`action` "" to see it,
+    /// "/renew" or "/give-up"), valid until `until`.
+    pub fn sign_renewal(&self, hold_id: HoldId, action: &str, until: OffsetDateTime) -> SignedAccess {
+        self.sign_tagged(&renewal_tag(action), &hold_id.0, until)
+    }
+
+    pub fn verify_renewal(
+        &self,
+        hold_id: HoldId,
+        action: &str,
+        access: &SignedAccess,
+        now: OffsetDateTime,
+    ) -> bool {
+        self.verify_tagged(&renewal_tag(action), &hold_id.0, access, now)
+    }
+
     pub fn verify_waitlist(
         &self,
         entry_id: WaitlistEntryId,
@@ -141,6 +162,15 @@ impl OrderLinks {
         let SignedAccess { until, sig } = self.key.sign_waitlist(entry_id, suffix, until);
         format!(
             "{}/waitlist/{entry_id}{suffix}?until={until}&sig={sig}",
+            self.public_url
+        )
+    }
+
+    /// A renewal's page (`/renewals/{hold_id}`), signed until `until`.
+    pub fn renewal_url(&self, hold_id: HoldId, until: OffsetDateTime) -> String {
+        let SignedAccess { until, sig } = self.key.sign_renewal(hold_id, "", until);
+        format!(
+            "{}/renewals/{hold_id}?until={until}&sig={sig}",
             self.public_url
         )
     }

@@ -170,6 +170,16 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             ErrorCode::SeatsUnavailable,
             json!({ "seat_ids": seat_ids }),
         ),
+        AppError::SeasonPlacesTaken { taken } => {
+            let mut places: Vec<_> = taken.iter().map(|night| night.seat_id).collect();
+            places.sort_unstable();
+            places.dedup();
+            (
+                StatusCode::CONFLICT,
+                ErrorCode::SeatsUnavailable,
+                json!({ "seat_ids": places, "taken": taken }),
+            )
+        }
         AppError::HoldLimit { max } => (
             StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::HoldLimit,

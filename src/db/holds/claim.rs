@@ -22,12 +22,7 @@ pub(in crate::db) async fn open_new(
     holder: Holder,
     rules: HoldRules,
 ) -> AppResult<Hold> {
-    if let (Some(ip), max @ 1..) = (holder.client_ip, rules.max_holds_per_ip) {
-        refuse_if_full(client, CappedBy::Address(ip), max).await?;
-    }
-    if let (Some(key), max @ 1..) = (holder.api_key, rules.max_holds_per_key) {
-        refuse_if_full(client, CappedBy::Key(key), max).await?;
-    }
+    refuse_if_capped(client, &holder, rules).await?;
     let open = client
         .prepare_cached(&format!(
             "INSERT INTO holds (id, event_id, buyer_id, expires_at, client_ip, api_key_id)
@@ -62,6 +57,22 @@ pub(in crate::db) async fn open_new(
             .await?
             .ok_or(AppError::NotFound(Missing::Event)),
     }
+}
+
+/// Refuses a new hold when its client address (or API key) already has
+/// as many live holds as the rules allow. A season hold counts as one.
+pub(in crate::db) async fn refuse_if_capped(
+    client: &impl GenericClient,
+    holder: &Holder,
+    rules: HoldRules,
+) -> AppResult<()> {
+    if let (Some(ip), max @ 1..) = (holder.client_ip, rules.max_holds_per_ip) {
+        refuse_if_full(client, CappedBy::Address(ip), max).await?;
+    }
+    if let (Some(key), max @ 1..) = (holder.api_key, rules.max_holds_per_key) {
+        refuse_if_full(client, CappedBy::Key(key), max).await?;
+    }
+    Ok(())
 }
 
 /// What a cap on live holds counts: one client address's, or one API

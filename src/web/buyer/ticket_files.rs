@@ -54,7 +54,7 @@ fn must_be_valid(ticket: &Ticket) -> AppResult<()> {
     match ticket.state() {
         TicketState::Valid | TicketState::PassedOn { .. } => Ok(()),
         TicketState::Admitted { .. } => Err(AppError::Conflict(crate::error::Conflict::TicketUsed)),
-        TicketState::Refunded { .. } => {
+        TicketState::Refunded { .. } | TicketState::Released { .. } => {
             Err(AppError::Conflict(crate::error::Conflict::TicketVoided))
         }
     }

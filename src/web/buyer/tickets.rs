@@ -49,6 +49,7 @@ fn status(ticket: &Ticket, state: TicketState<'_>) -> (&'static str, String) {
     let locale = &ticket.locale;
     let text = match state {
         TicketState::Refunded { at } => crate::i18n::t1("ticket-refunded", "at", &locale.time(at)),
+        TicketState::Released { at } => crate::i18n::t1("ticket-released", "at", &locale.time(at)),
         TicketState::Admitted { at, gate } => {
             crate::i18n::t2("ticket-admitted", "at", &locale.time(at), "gate", gate)
         }

@@ -201,6 +201,7 @@ async fn order_page(
         let status = state.as_str();
         let status_text = match state {
             TicketState::Refunded { at } => format!("Refunded {}", locale.time(at)),
+            TicketState::Released { at } => format!("Released to sale {}", locale.time(at)),
             TicketState::Admitted { at, gate } => {
                 format!("Admitted {} at {gate}", locale.hour_minute(at))
             }
