@@ -599,6 +599,7 @@ fn time_field(field: TimeField) -> &'static str {
         TimeField::Start => "start time",
         TimeField::OnSale => "on-sale time",
         TimeField::TransfersClose => "time transfers close",
+        TimeField::RenewUntil => "renewal deadline (in the next year)",
     }
 }
 

@@ -40,6 +40,9 @@ pub struct EventSummary {
     /// lists only published events, so it doesn't say).
     #[serde(skip)]
     pub published: bool,
+    /// The series it belongs to (events copied from one another, named by
+    /// the first), if any.
+    pub series_id: Option<EventId>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -63,7 +66,7 @@ pub(super) const SALE_STATUS: &str = "
 fn summary_query(filter: &str) -> String {
     format!(
         "SELECT e.id, e.name, e.venue, e.starts_at, e.on_sale_at, e.currency, e.time_zone,
-                {SALE_STATUS} AS sale, e.published_at IS NOT NULL AS published,
+                {SALE_STATUS} AS sale, e.published_at IS NOT NULL AS published, e.series_id,
                 count(s.id) AS seats_total,
                 count(s.id) FILTER (WHERE s.status = 'AVAILABLE'
                                     OR (s.status = 'HELD' AND s.held_until < now())) AS seats_available,
@@ -104,6 +107,7 @@ fn summary_from_row(row: &Row) -> EventSummary {
         sale: SaleStatus::from_db(row.get("sale")),
         on_sale_at: row.get("on_sale_at"),
         published: row.get("published"),
+        series_id: row.get("series_id"),
     }
 }
 

@@ -20,6 +20,16 @@ pub async fn copy_event(
     event_id: EventId,
     starts: &[OffsetDateTime],
 ) -> AppResult<Vec<EventId>> {
+    // PostgreSQL keeps microseconds: the times as it will store them, so
+    // the new rows can be matched back to the times given.
+    let starts: Vec<OffsetDateTime> = starts
+        .iter()
+        .map(|at| {
+            at.replace_nanosecond(at.nanosecond() / 1_000 * 1_000)
+                .unwrap_or(*at)
+        })
+        .collect();
+    let starts = starts.as_slice();
     let mut distinct = starts.to_vec();
     distinct.sort_unstable();
     distinct.dedup();

@@ -131,6 +131,8 @@ pub enum TimeField {
     OnSale,
     /// Until when tickets may be passed on.
     TransfersClose,
+    /// Until when a renewal holds subscribers' places.
+    RenewUntil,
 }
 
 /// Input that breaks a rule.

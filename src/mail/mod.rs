@@ -17,6 +17,7 @@ use crate::db::{self, Pool, outbox::Leased};
 use crate::domain::ids::OrderId;
 use crate::domain::signed_link::OrderLinks;
 
+mod renewal;
 mod transfer;
 
 pub const MAIL_SENT: &str = "seatmap_mail_sent_total";
@@ -202,6 +203,14 @@ impl Worker {
                 match row.kind.as_str() {
                     "order_refunded" => {
                         order_refunded(&client, order_id, row.payload.as_ref(), &self.links)
+                            .await
+                            .map(|mail| match mail {
+                                Some((body, subject)) => (Some(body), subject),
+                                None => (None, row.subject.clone()),
+                            })
+                    }
+                    "season_renewal" => {
+                        renewal::renewal_mail(&client, row.payload.as_ref(), &self.links)
                             .await
                             .map(|mail| match mail {
                                 Some((body, subject)) => (Some(body), subject),

@@ -9,6 +9,7 @@ use crate::domain::sale::SaleStatus;
 use crate::error::{AppError, AppResult, Missing};
 use crate::web::state::AppState;
 
+#[derive(Clone)]
 pub struct EventHeader {
     pub id: EventId,
     /// The event's currency and venue time zone, for pages that show more.

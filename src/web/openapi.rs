@@ -64,6 +64,8 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(staff::accessible::routes())
         .merge(staff::price_types_api::routes())
         .merge(staff::promo_codes_api::routes())
+        .merge(staff::seasons_api::routes())
+        .merge(buyer::seasons_api::routes())
         .merge(staff::reports_api::routes())
         .merge(staff::door::routes())
         .merge(staff::door_offline::routes())

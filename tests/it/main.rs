@@ -34,6 +34,7 @@ mod reconcile;
 mod replica;
 mod roles;
 mod schema;
+mod seasons;
 mod security;
 mod sessions;
 mod shape;

@@ -514,6 +514,44 @@ pub(super) async fn lock_hold(
     Ok(row.as_ref().map(season_hold))
 }
 
+/// Puts one place of the season hold back on sale, in every night.
+async fn release_place_in(tx: &impl GenericClient, hold: &SeasonHold, place: SeatId) -> AppResult<u64> {
+    let statement = tx
+        .prepare_cached(
+            "UPDATE seats s SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
+                    changed_xid = pg_current_xact_id()
+               FROM holds h, season_places p
+              WHERE h.season_hold_id = $1 AND s.hold_id = h.id
+                AND p.season_id = $2 AND p.place_id = $3 AND p.seat_id = s.id",
+        )
+        .await?;
+    Ok(tx
+        .execute(&statement, &[&hold.id, &hold.season_id, &place])
+        .await?)
+}
+
+/// The buyer gives one place of their live season hold back, in every
+/// night at once. 404 if the place is not in their hold.
+pub async fn release_place(
+    pool: &Pool,
+    season_id: SeasonId,
+    buyer_id: BuyerId,
+    place: SeatId,
+) -> AppResult<()> {
+    crate::db::retrying(|| {
+        crate::db::in_transaction(pool, async |tx| {
+            let hold = lock_open(tx, season_id, buyer_id)
+                .await?
+                .ok_or(AppError::NotFound(Missing::Hold))?;
+            match release_place_in(tx, &hold, place).await? {
+                0 => Err(AppError::NotFound(Missing::SeatInHold)),
+                _ => Ok(()),
+            }
+        })
+    })
+    .await
+}
+
 /// Staff move one place of a live season hold (a renewal, say) to
 /// another, in every night at once: the old place goes back on sale and
 /// the new one is claimed, or nothing changes.
@@ -546,15 +584,7 @@ pub async fn move_place(
                 return Err(AppError::NotFound(Missing::SeatInHold));
             }
             must_be_places(tx, hold.season_id, &[to]).await?;
-            tx.execute(
-                "UPDATE seats s SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
-                        changed_xid = pg_current_xact_id()
-                   FROM holds h, season_places p
-                  WHERE h.season_hold_id = $1 AND s.hold_id = h.id
-                    AND p.season_id = $2 AND p.place_id = $3 AND p.seat_id = s.id",
-                &[&hold_id, &hold.season_id, &from],
-            )
-            .await?;
+            release_place_in(tx, &hold, from).await?;
             let taken = claim_in(tx, hold.season_id, &hold, &[to], Locking::Wait).await?;
             if !taken.is_empty() {
                 return Err(AppError::SeasonPlacesTaken { taken });
@@ -565,6 +595,53 @@ pub async fn move_place(
         })
     })
     .await
+}
+
+/// A live season hold as staff see it.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct StaffSeasonHold {
+    pub hold_id: HoldId,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub expires_at: OffsetDateTime,
+    /// Its places (first-event seat ids).
+    pub seat_ids: Vec<SeatId>,
+    pub event_ids: Vec<EventId>,
+    /// A renewal: the order renewed, and its buyer.
+    pub renewal_of: Option<OrderId>,
+    pub buyer_name: Option<String>,
+}
+
+/// The season's live holds, soonest to lapse first.
+pub async fn live_holds(
+    client: &impl GenericClient,
+    season_id: SeasonId,
+) -> AppResult<Vec<StaffSeasonHold>> {
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {SEASON_HOLD_COLUMNS}, o.buyer_name
+                   FROM season_holds sh LEFT JOIN orders o ON o.id = sh.renewal_of
+                  WHERE sh.season_id = $1 AND sh.state = 'OPEN' AND sh.expires_at > now()
+                  ORDER BY sh.expires_at, sh.id"
+            ),
+            &[&season_id],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            let hold = season_hold(row);
+            StaffSeasonHold {
+                hold_id: hold.id,
+                expires_at: hold.expires_at,
+                seat_ids: hold.seat_ids,
+                event_ids: hold.nights,
+                renewal_of: hold.renewal_of,
+                buyer_name: row.get("buyer_name"),
+            }
+        })
+        .collect())
 }
 
 /// The buyer's live season hold, if any.

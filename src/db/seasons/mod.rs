@@ -24,7 +24,10 @@ mod purchase;
 mod release;
 mod renewal;
 
-pub use claim::{SeasonHold, claim_best, claim_places, live_hold, move_place, release_hold};
+pub use claim::{
+    SeasonHold, StaffSeasonHold, claim_best, claim_places, live_hold, live_holds, move_place,
+    release_hold, release_place,
+};
 pub use purchase::purchase;
 pub use release::{Released, release_to_sale, released_nights};
 pub use renewal::{RenewalOffer, Renewals, renew, renewal_for_link};
@@ -328,13 +331,19 @@ pub async fn find(client: &impl GenericClient, season_id: SeasonId) -> AppResult
     })
 }
 
-/// Every season, newest first: id, name and how many events.
+/// Every season buyers may see (all its events published and none
+/// started), newest first: id, name and how many events.
 pub async fn list(client: &impl GenericClient) -> AppResult<Vec<(SeasonId, String, i64)>> {
     let rows = client
         .query(
             "SELECT s.id, s.name, count(se.event_id) AS events
-               FROM seasons s JOIN season_events se ON se.season_id = s.id
-              GROUP BY s.id ORDER BY s.id DESC",
+               FROM seasons s
+               JOIN season_events se ON se.season_id = s.id
+               JOIN events e ON e.id = se.event_id
+              GROUP BY s.id
+             HAVING bool_and(e.published_at IS NOT NULL AND e.starts_at > now()
+                             AND e.cancelled_at IS NULL)
+              ORDER BY s.id DESC",
             &[],
         )
         .await?;

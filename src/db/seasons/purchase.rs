@@ -21,10 +21,11 @@ pub async fn purchase(
     hold_id: HoldId,
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
+    offer_asked: bool,
 ) -> AppResult<OrderCreated> {
     let bought = retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
-            purchase_in(tx, hold_id, buyer_id, buyer).await
+            purchase_in(tx, hold_id, buyer_id, buyer, offer_asked).await
         })
     })
     .await?;
@@ -37,6 +38,7 @@ async fn purchase_in(
     hold_id: HoldId,
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
+    offer_asked: bool,
 ) -> AppResult<OrderCreated> {
     // Read unlocked first, so the events are locked before the hold, the
     // order claims keep.
@@ -48,6 +50,10 @@ async fn purchase_in(
         )
         .await?
         .ok_or(AppError::NotFound(Missing::Hold))?;
+    // A season is sold at its own prices: no price types, no codes.
+    if offer_asked {
+        return Err(AppError::Invalid(Invalid::PromoCodeNotApplicable));
+    }
     let season_id: SeasonId = found.get("season_id");
     let nights: Vec<EventId> = found.get("event_ids");
     refuse_unless_selling(tx, season_id, &nights, found.get("renewal")).await?;

@@ -586,7 +586,7 @@ pub(crate) async fn purchase(
     if choices.promo_code.is_some() {
         admission::admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
     }
-    let bought = db::orders::purchase(
+    let bought = match db::orders::purchase(
         &state.pool,
         hold_id,
         buyer.id,
@@ -594,7 +594,18 @@ pub(crate) async fn purchase(
         state.config.payments.window,
         &choices,
     )
-    .await?;
+    .await
+    {
+        // Not an event's hold: perhaps a season's (one order, every night).
+        Err(AppError::NotFound(Missing::Hold)) => {
+            let offer_asked = !choices.types.is_empty() || choices.promo_code.is_some();
+            db::orders::Purchased::Paid(
+                db::seasons::purchase(&state.pool, hold_id, buyer.id, &details, offer_asked)
+                    .await?,
+            )
+        }
+        bought => bought?,
+    };
     let order = match bought {
         db::orders::Purchased::Paid(order) => {
             return Ok((

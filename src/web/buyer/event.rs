@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use time::OffsetDateTime;
 
-use crate::db::events::Tier;
+use crate::db::events::{EventSummary, Tier};
 use crate::db::ga::GaAreaView;
 use crate::db::{self, GenericClient};
 use crate::domain::hold::Hold;
@@ -35,7 +35,48 @@ use crate::web::state::AppState;
 #[derive(Template)]
 #[template(path = "events/index.html")]
 pub(crate) struct IndexPage {
-    events: Vec<EventHeader>,
+    cards: Vec<IndexCard>,
+    seasons: Vec<SeasonCard>,
+}
+
+/// One entry of the list: an event, or a series of them under one name
+/// with each date.
+pub(crate) struct IndexCard {
+    pub first: EventHeader,
+    /// Every date of a series (the first's too); empty for a lone event.
+    pub dates: Vec<EventHeader>,
+    pub series_id: Option<EventId>,
+}
+
+pub(crate) struct SeasonCard {
+    pub id: crate::domain::ids::SeasonId,
+    pub name: String,
+    pub events: String,
+}
+
+/// Events in start order, a series gathered where its first date falls.
+fn cards(events: &[EventSummary]) -> Vec<IndexCard> {
+    let mut cards: Vec<IndexCard> = Vec::new();
+    for event in events {
+        let header = EventHeader::from(event);
+        match event
+            .series_id
+            .and_then(|series| cards.iter_mut().find(|card| card.series_id == Some(series)))
+        {
+            Some(card) => card.dates.push(header),
+            None => cards.push(IndexCard {
+                dates: vec![header.clone()],
+                first: header,
+                series_id: event.series_id,
+            }),
+        }
+    }
+    for card in &mut cards {
+        if card.dates.len() < 2 {
+            card.dates.clear();
+        }
+    }
+    cards
 }
 
 pub(crate) async fn index(
@@ -45,8 +86,17 @@ pub(crate) async fn index(
 ) -> AppResult<Html<String>> {
     let (client, _) = state.read_client().await?;
     let events = db::events::list(&client).await?;
+    let seasons = db::seasons::list(&client).await?;
     render(&IndexPage {
-        events: events.iter().map(EventHeader::from).collect(),
+        cards: cards(&events),
+        seasons: seasons
+            .into_iter()
+            .map(|(id, name, events)| SeasonCard {
+                id,
+                name,
+                events: crate::i18n::t1("season-events", "count", events),
+            })
+            .collect(),
     })
 }
 

@@ -12,6 +12,8 @@ pub mod event;
 pub mod live;
 pub mod panel;
 pub mod recipient;
+pub mod seasons;
+pub mod seasons_api;
 pub mod seat_list;
 pub mod ticket_files;
 pub mod ticket_page;
@@ -64,6 +66,18 @@ pub fn pages_router() -> Router<AppState> {
         // can't have a suffix, so the page's handler sends them on.
         .route("/tickets/{code}", get(ticket_page::ticket_page))
         .route("/tickets/{code}/transfer", post(transfer::transfer_form))
+        .route(
+            "/tickets/{code}/release-to-sale",
+            post(seasons::release_to_sale_form),
+        )
+        .route("/seasons/{season_id}", get(seasons::season_page))
+        .route("/seasons/{season_id}/seats", post(seasons::place_action))
+        .route("/seasons/{season_id}/best", post(seasons::best_available))
+        .route("/seasons/{season_id}/release", post(seasons::release_all))
+        .route("/seasons/{season_id}/buy", post(seasons::buy))
+        .route("/renewals/{hold_id}", get(seasons::renewal_page))
+        .route("/renewals/{hold_id}/renew", post(seasons::renew))
+        .route("/renewals/{hold_id}/give-up", post(seasons::give_up))
         .route(
             "/tickets/{code}/google-wallet",
             get(ticket_files::google_wallet),

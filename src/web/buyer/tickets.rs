@@ -43,6 +43,10 @@ pub(crate) struct TicketView {
     /// Shown among an order's tickets, with a link to its own page (not
     /// on that page itself).
     pub(crate) in_order: bool,
+    /// A night of a season ticket: its event.
+    pub(crate) night: Option<EventId>,
+    /// A season's night its holder may still give back to sale.
+    pub(crate) releasable: bool,
 }
 
 fn status(ticket: &Ticket, state: TicketState<'_>) -> (&'static str, String) {
@@ -111,6 +115,11 @@ impl TicketView {
                 _ => None,
             },
             in_order,
+            night: ticket.season_id.map(|_| ticket.event_id),
+            releasable: ticket.season_id.is_some()
+                && status == "valid"
+                && shows_code
+                && ticket.starts_at > OffsetDateTime::now_utc(),
         })
     }
 
@@ -148,6 +157,8 @@ pub(crate) struct OrderPage {
     /// Every ticket the buyer still holds as one PDF, with this page's
     /// access; None when there is none to print.
     pdf_url: Option<String>,
+    /// For a season night's "give back to sale" form.
+    csrf: String,
 }
 
 pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
@@ -212,6 +223,7 @@ pub(crate) async fn order_page(
             signed => format!("/orders/{order_id}/tickets.pdf?{signed}"),
         });
     render(&OrderPage {
+        csrf: viewer.csrf.value(),
         pdf_url,
         receipt: crate::web::payments::receipt_lines(&order, !tickets.is_empty(), &payment),
         heading: if tickets.is_empty() && payment.payment.waits_for_payment() {

@@ -17,6 +17,7 @@ pub mod payments;
 pub mod payments_api;
 pub mod price_types_api;
 pub mod promo_codes_api;
+pub mod seasons_api;
 pub mod publishing;
 pub mod reports;
 pub mod reports_api;
