@@ -317,7 +317,7 @@ fn claim_into_hold_sql(only: &str) -> String {
     )
 }
 
-static CLAIM_INTO_HOLD: LazyLock<String> =
+pub(super) static CLAIM_INTO_HOLD: LazyLock<String> =
     LazyLock::new(|| claim_into_hold_sql(&buyer_may_claim()));
 
 /// What a claim took, and the hold as it now is.

@@ -511,6 +511,8 @@ async fn forty_season_buyers_and_forty_single_buyers_for_one_place_make_one_winn
         );
     }
     no_split_season(&app).await;
+    // Every claim locks event then seat: no deadlock for a retry to hide.
+    assert_eq!(app.settled_deadlocks().await, 0, "deadlocks in the race");
 }
 
 #[tokio::test]

@@ -253,6 +253,12 @@ async fn claim_in(
     }
     // One round trip; none depends on another's answer. The request's
     // count goes last: its counters' locks are then held only to the commit.
+    // The claim is prepared first: a statement prepared inside the batch is
+    // sent after the others, and a count that ran before the claim would
+    // hold the counters' locks while the claim waits on a seat's, which a
+    // claim holding that seat and waiting to count would close into a
+    // deadlock (seen with a herd on fresh connections).
+    crate::db::prepare_together(tx, &[seats::CLAIM_INTO_HOLD.as_str()]).await?;
     let (claimed, ga, counted) = tokio::join!(
         seats::claim_into_hold(
             tx,
