@@ -101,17 +101,53 @@ ALTER TABLE holds ADD CONSTRAINT season_night_has_no_buyer
     CHECK (season_hold_id IS NULL OR buyer_id = season_hold_id);
 
 -- A season order is one order (under the season's first event) whose
--- seats and tickets are in every event of the season: a seat or ticket
--- now names its order alone, not its order and event together.
+-- seats and tickets are in every event of the season. A seat or ticket
+-- still names its order and its own event together, so a seat can't be
+-- sold by an order of another event: the pair is now checked against the
+-- events each order covers (its own, and its season hold's nights),
+-- written by a trigger when the order is.
 ALTER TABLE orders ADD COLUMN season_id bigint REFERENCES seasons;
 ALTER TABLE orders ADD COLUMN season_hold_id uuid UNIQUE REFERENCES season_holds;
 ALTER TABLE orders ADD CONSTRAINT season_order_has_its_hold
     CHECK ((season_id IS NULL) = (season_hold_id IS NULL));
 CREATE INDEX orders_by_season ON orders (season_id) WHERE season_id IS NOT NULL;
+
+CREATE TABLE order_events (
+    order_id  uuid NOT NULL REFERENCES orders ON DELETE CASCADE,
+    event_id  bigint NOT NULL REFERENCES events,
+    PRIMARY KEY (event_id, order_id)
+);
+CREATE INDEX order_events_by_order ON order_events (order_id);
+INSERT INTO order_events (order_id, event_id) SELECT id, event_id FROM orders;
+
+CREATE FUNCTION order_events_of_new_order() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO order_events (order_id, event_id)
+    SELECT NEW.id, NEW.event_id
+    UNION
+    SELECT NEW.id, night.event_id
+      FROM season_holds sh CROSS JOIN LATERAL unnest(sh.event_ids) AS night(event_id)
+     WHERE sh.id = NEW.season_hold_id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER orders_cover_their_events AFTER INSERT ON orders
+    FOR EACH ROW EXECUTE FUNCTION order_events_of_new_order();
+-- An order's event (and its season's nights) are fixed once it is made.
+CREATE FUNCTION order_event_is_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'an order''s event and season are fixed' USING ERRCODE = 'check_violation';
+END $$;
+CREATE TRIGGER orders_event_fixed BEFORE UPDATE OF event_id, season_hold_id ON orders
+    FOR EACH ROW WHEN (OLD.event_id IS DISTINCT FROM NEW.event_id
+                       OR OLD.season_hold_id IS DISTINCT FROM NEW.season_hold_id)
+    EXECUTE FUNCTION order_event_is_fixed();
+
 ALTER TABLE seats DROP CONSTRAINT seats_event_id_order_id_fkey;
-ALTER TABLE seats ADD CONSTRAINT seats_order_id_fkey FOREIGN KEY (order_id) REFERENCES orders;
+ALTER TABLE seats ADD CONSTRAINT seats_sold_by_an_order_of_the_event
+    FOREIGN KEY (event_id, order_id) REFERENCES order_events (event_id, order_id);
 ALTER TABLE tickets DROP CONSTRAINT tickets_event_id_order_id_fkey;
-ALTER TABLE tickets ADD CONSTRAINT tickets_order_id_fkey FOREIGN KEY (order_id) REFERENCES orders;
+ALTER TABLE tickets ADD CONSTRAINT tickets_of_an_order_of_the_event
+    FOREIGN KEY (event_id, order_id) REFERENCES order_events (event_id, order_id);
 
 -- The backstop for "every night or none": at commit, a season order was
 -- sold the same number of seats in each event its hold covered (counted

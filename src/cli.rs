@@ -22,7 +22,13 @@ pub async fn demo(config: Config) -> anyhow::Result<Vec<crate::domain::ids::Even
         ])
     }
     .await;
+    // The season's concerts are events too; their ids are the season's.
+    let season = match &seeded {
+        Ok(_) => db::demo::seed_season_demo(pool).await.map(Some),
+        Err(_) => Ok(None),
+    };
     database.shutdown().await;
+    season?;
     Ok(seeded?)
 }
 

@@ -94,7 +94,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let event_id = db::demo::seed_demo(&database.pool).await?;
         let arena_id = db::demo::seed_arena(&database.pool).await?;
         let matinee_id = db::demo::seed_offer_demo(&database.pool).await?;
-        tracing::info!(%event_id, %arena_id, %matinee_id, "demo events ready");
+        let season_id = db::demo::seed_season_demo(&database.pool).await?;
+        tracing::info!(%event_id, %arena_id, %matinee_id, %season_id, "demo events ready");
     }
     let app = Application::build(config, &database).await?;
     println!("seatmap is running at http://{}/", app.addr);

@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 use super::Pool;
 use super::events::{self, NewEvent};
 use super::venues;
-use crate::domain::ids::EventId;
+use crate::domain::ids::{EventId, SeasonId};
 use crate::domain::layout::{EventSpec, TierSpec, demo_event};
 use crate::domain::venue;
 use crate::error::{AppError, AppResult};
@@ -147,4 +147,65 @@ pub async fn seed_offer_demo(pool: &Pool) -> AppResult<EventId> {
         )
         .await?;
     Ok(event_id)
+}
+
+/// Seeds the demo season (once): three concerts on the Demo Hall, the
+/// first made from the hall's layout and the other two "added as
+/// performances" of it (copies, so they share its layout), sold together
+/// as the Winter Season. A newcomer sees a season on the list.
+pub async fn seed_season_demo(pool: &Pool) -> AppResult<SeasonId> {
+    const FIRST: &str = "winter-1";
+    let client = pool.get().await?;
+    if let Some(row) = client
+        .query_opt(
+            "SELECT se.season_id FROM season_events se JOIN events e ON e.id = se.event_id
+              WHERE e.slug = $1 LIMIT 1",
+            &[&FIRST],
+        )
+        .await?
+    {
+        return Ok(row.get(0));
+    }
+    let starts_at = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or(OffsetDateTime::now_utc())
+        + time::Duration::days(40);
+    let mut spec = demo_event(starts_at);
+    spec.slug = Some(FIRST.into());
+    spec.name = "Winter Concerts I: Beethoven".into();
+    let first = create_event(pool, &spec).await?;
+    let copies = super::series::copy_event(
+        pool,
+        first,
+        &[
+            starts_at + time::Duration::days(7),
+            starts_at + time::Duration::days(14),
+        ],
+    )
+    .await?;
+    // Three concerts, not three nights of one: each copy gets its name,
+    // and is published (copies start as drafts).
+    client
+        .execute(
+            "UPDATE events SET published_at = now(),
+                    name = CASE id WHEN $1 THEN 'Winter Concerts II: Brahms'
+                                   ELSE 'Winter Concerts III: Mahler' END
+              WHERE id = ANY($2)",
+            &[&copies[0], &copies],
+        )
+        .await?;
+    let mut events = vec![first];
+    events.extend(copies);
+    super::seasons::create(
+        pool,
+        &super::seasons::NewSeason {
+            name: "Winter Season: three concerts".into(),
+            event_ids: events,
+            prices: None,
+            on_sale_at: None,
+            choose_events: None,
+            release_credit: true,
+        },
+    )
+    .await
 }

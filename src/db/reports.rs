@@ -123,6 +123,8 @@ pub struct OrderExport {
     pub sold_by: Option<String>,
     pub tender: String,
     pub event_cancelled: bool,
+    /// A season's order (its name): the row is this event's share of it.
+    pub season: Option<String>,
 }
 
 /// Every order of the event, oldest first, with its seats and GA lines.
@@ -139,14 +141,20 @@ pub async fn orders_for_export(
                                 FROM order_lines l
                                 JOIN seats s ON s.id = l.seat_id
                                 JOIN sections sec ON sec.id = s.section_id
-                               WHERE l.order_id = o.id), '') AS seat_places,
+                               WHERE l.order_id = o.id AND s.event_id = $1), '') AS seat_places,
                     coalesce((SELECT string_agg(a.name || ' × ' || g.quantity, '; ' ORDER BY a.sort_order)
                                 FROM ga_tickets g JOIN ga_areas a ON a.id = g.area_id
                                WHERE g.order_id = o.id), '') AS ga_places,
-                    o.subtotal_cents, o.discount_cents, o.fees_cents, o.tax_cents, o.total_cents,
-                    pc.code AS promo_code,
+                    coalesce(night.subtotal, o.subtotal_cents) AS subtotal_cents,
+                    CASE WHEN night IS NULL THEN o.discount_cents ELSE 0 END AS discount_cents,
+                    CASE WHEN night IS NULL THEN o.fees_cents ELSE 0 END AS fees_cents,
+                    coalesce(night.tax, o.tax_cents) AS tax_cents,
+                    CASE WHEN night IS NULL THEN o.total_cents
+                         ELSE night.subtotal + CASE WHEN o.tax_included THEN 0 ELSE night.tax END
+                    END AS total_cents,
+                    pc.code AS promo_code, season.name AS season,
                     (SELECT coalesce(sum(t.refunded_cents), 0)::bigint FROM tickets t
-                      WHERE t.order_id = o.id) AS refunded_cents,
+                      WHERE t.order_id = o.id AND t.event_id = $1) AS refunded_cents,
                     coalesce((SELECT string_agg(n.code || ' × ' || n.tickets, '; ' ORDER BY n.sort_order)
                                 FROM (SELECT pt.code, pt.sort_order, count(*) AS tickets
                                         FROM tickets t JOIN price_types pt ON pt.id = t.price_type_id
@@ -154,7 +162,18 @@ pub async fn orders_for_export(
                FROM orders o
                LEFT JOIN staff st ON st.id = o.sold_by_staff
                LEFT JOIN promo_codes pc ON pc.id = o.promo_code_id
+               LEFT JOIN seasons season ON season.id = o.season_id
+               -- A season order, seen from one of its events: that event's
+               -- tickets are its share (a season charges no fee or discount).
+               LEFT JOIN LATERAL (
+                   SELECT coalesce(sum(t.price_cents), 0)::bigint AS subtotal,
+                          coalesce(sum(t.tax_cents), 0)::bigint AS tax
+                     FROM tickets t WHERE t.order_id = o.id AND t.event_id = $1
+               ) night ON o.season_id IS NOT NULL
               WHERE o.event_id = $1
+                 OR (o.season_id IS NOT NULL
+                     AND EXISTS (SELECT 1 FROM tickets t
+                                  WHERE t.order_id = o.id AND t.event_id = $1))
               ORDER BY o.created_at, o.id",
         )
         .await?;
@@ -186,6 +205,7 @@ pub async fn orders_for_export(
                 sold_by: row.get("sold_by"),
                 tender: row.get("tender"),
                 event_cancelled: row.get("event_cancelled"),
+                season: row.get("season"),
             }
         })
         .collect())
@@ -194,7 +214,9 @@ pub async fn orders_for_export(
 /// What one way of paying has taken (valid tickets), and what was refunded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TenderGross {
-    /// "online", "cash", "card", "comp"; or "refunded" for voided tickets.
+    /// "online", "cash", "card", "comp", "season" (sold in a season); or
+    /// "refunded" for voided tickets, "released" for a season's night
+    /// given back to sale.
     pub tender: String,
     pub tickets: i64,
     pub gross_cents: i64,
@@ -209,14 +231,18 @@ pub async fn gross_by_tender(
             // What each ticket cost its buyer: its price, its fee, and the
             // tax when it was added on top.
             "SELECT tender, count(*) AS tickets, sum(paid)::bigint AS gross_cents
-               FROM (SELECT CASE WHEN t.voided_at IS NULL THEN o.tender ELSE 'refunded' END AS tender,
+               FROM (SELECT CASE WHEN t.void_reason = 'released_to_sale' THEN 'released'
+                                 WHEN t.voided_at IS NOT NULL THEN 'refunded'
+                                 -- Season tickets apart from single ones.
+                                 WHEN o.season_id IS NOT NULL THEN 'season'
+                                 ELSE o.tender END AS tender,
                             t.price_cents::bigint + t.fee_cents
                             + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents + t.fee_tax_cents END
                               AS paid
                        FROM tickets t JOIN orders o ON o.id = t.order_id
                       WHERE t.event_id = $1) AS paid
               GROUP BY tender
-              ORDER BY tender = 'refunded', tender",
+              ORDER BY tender IN ('refunded', 'released'), tender",
         )
         .await?;
     Ok(client

@@ -220,6 +220,7 @@ struct RealIds {
     message_id: i64,
     endpoint_id: String,
     venue_id: i64,
+    season_id: i64,
 }
 
 impl RealIds {
@@ -267,7 +268,30 @@ impl RealIds {
         )
         .await
         .unwrap();
+        // A season of the event and a copy of it.
+        let copy = seatmap::db::series::copy_event(
+            &app.pool,
+            seatmap::domain::ids::EventId(event_id),
+            &[time::OffsetDateTime::now_utc() + time::Duration::days(60)],
+        )
+        .await
+        .unwrap();
+        let season_id = seatmap::db::seasons::create(
+            &app.pool,
+            &seatmap::db::seasons::NewSeason {
+                name: "Walk Season".into(),
+                event_ids: vec![seatmap::domain::ids::EventId(event_id), copy[0]],
+                prices: None,
+                on_sale_at: None,
+                choose_events: None,
+                release_credit: false,
+            },
+        )
+        .await
+        .unwrap()
+        .0;
         RealIds {
+            season_id,
             hold_id: crate::support::id_segment(&hold["hold_id"]),
             order_id,
             seat_id: seats[1],
@@ -299,7 +323,8 @@ impl Walk {
                 .replace("{ticket_id}", &real.ticket_id.to_string())
                 .replace("{message_id}", &real.message_id.to_string())
                 .replace("{endpoint_id}", &real.endpoint_id)
-                .replace("{venue_id}", &real.venue_id.to_string()),
+                .replace("{venue_id}", &real.venue_id.to_string())
+                .replace("{season_id}", &real.season_id.to_string()),
             None => path
                 .replace("{hold_id}", no_uuid)
                 .replace("{order_id}", no_uuid)
@@ -307,7 +332,8 @@ impl Walk {
                 .replace("{ticket_id}", nothing)
                 .replace("{message_id}", nothing)
                 .replace("{endpoint_id}", nothing)
-                .replace("{venue_id}", nothing),
+                .replace("{venue_id}", nothing)
+                .replace("{season_id}", nothing),
         }
     }
 

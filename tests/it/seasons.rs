@@ -394,6 +394,22 @@ async fn a_season_place_is_held_and_sold_in_every_night_with_a_ticket_each_that_
     for (event, code) in &codes {
         assert_eq!(scan(*event, code.clone()).await, "admitted");
     }
+    // Reports: the second night's CSV has the season order, as its share
+    // (€45 of €135), marked with the season; its report counts it apart.
+    let csv = season
+        .manager
+        .get_text(&format!("/staff/events/{}/orders.csv", season.events[1]))
+        .await;
+    let row = csv
+        .lines()
+        .find(|line| line.contains("Winter Season"))
+        .unwrap_or_else(|| panic!("no season row: {csv}"));
+    assert!(row.contains(",45.00,"), "{row}");
+    let report = season
+        .manager
+        .get_text(&format!("/staff/events/{}/report", season.events[1]))
+        .await;
+    assert!(report.contains(">season<"), "the report shows season sales apart");
     // The buyer's order page lists every night.
     let page = buyer
         .get_text(&format!("/orders/{}", order["order_id"].as_str().unwrap()))

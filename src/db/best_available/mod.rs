@@ -150,7 +150,9 @@ async fn best_in(
     already.refuse_if_over(request.count as usize, rules.max_seats)?;
 
     let chosen = SeatIds::new(find(tx, event_id, &filters, request).await?);
-    // The request's count last, in the claim's round trip (see holds::claim).
+    // The request's count last, in the claim's round trip (see holds::claim,
+    // which also says why the claim is prepared before the batch).
+    super::prepare_together(tx, &[seats::CLAIM_INTO_HOLD.as_str()]).await?;
     let (claimed, counted) = tokio::join!(
         seats::claim_into_hold(
             tx,

@@ -6,8 +6,9 @@
 
 use time::OffsetDateTime;
 
-use super::Season;
-use super::claim::{Locking, SeasonHold, claim_in, lock_hold, open_new};
+use super::season::Season;
+use super::claim::{Locking, claim_in};
+use super::hold::{SeasonHold, lock_hold, open_new};
 use crate::db::holds::Holder;
 use crate::db::{GenericClient, Pool, outbox};
 use crate::domain::hold::HoldRules;

@@ -17,6 +17,7 @@ pub mod payments;
 pub mod payments_api;
 pub mod price_types_api;
 pub mod promo_codes_api;
+pub mod seasons;
 pub mod seasons_api;
 pub mod publishing;
 pub mod reports;
@@ -44,6 +45,7 @@ pub fn router() -> Router<AppState> {
         .merge(accounts::router())
         .merge(console::router())
         .merge(publishing::router())
+        .merge(seasons::router())
         .merge(bulk_seats::router())
         .merge(event_settings::router())
         .merge(venues::router())

@@ -277,6 +277,7 @@ async fn orders_csv(
             "refunded",
             "promo code",
             "price types",
+            "season",
         ],
     )?;
     for order in &orders {
@@ -303,6 +304,7 @@ async fn orders_csv(
                 &money(order.refunded_cents),
                 &spreadsheet_safe(order.promo_code.as_deref().unwrap_or("")),
                 &order.price_types,
+                &spreadsheet_safe(order.season.as_deref().unwrap_or("")),
             ],
         )?;
     }
