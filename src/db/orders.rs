@@ -455,7 +455,10 @@ pub async fn find(
 ) -> AppResult<Option<Order>> {
     let header = client
         .prepare_cached(
-            "SELECT o.id, o.event_id, e.name AS event_name, e.venue, e.starts_at,
+            "SELECT o.id, o.event_id, e.venue, e.starts_at,
+                    -- A season's order goes by the season's name.
+                    coalesce((SELECT s.name FROM seasons s WHERE s.id = o.season_id), e.name)
+                        AS event_name,
                     o.buyer_name, coalesce(o.buyer_email, '') AS buyer_email, o.created_at,
                     o.event_cancelled, o.tender, o.comp_reason, e.currency, e.time_zone,
                     o.subtotal_cents, o.discount_cents, o.fees_cents, o.tax_cents, o.total_cents,
@@ -525,7 +528,9 @@ pub async fn for_buyer(
 ) -> AppResult<Vec<BuyerOrder>> {
     let statement = client
         .prepare_cached(
-            "SELECT o.id, e.name AS event_name, e.starts_at, o.created_at, e.currency, e.time_zone,
+            "SELECT o.id, e.starts_at, o.created_at, e.currency, e.time_zone,
+                    coalesce((SELECT s.name FROM seasons s WHERE s.id = o.season_id), e.name)
+                        AS event_name,
                     count(t.id) FILTER (WHERE t.voided_at IS NULL AND t.holder_name IS NULL)
                         AS valid_tickets,
                     (o.total_cents - coalesce(sum(t.refunded_cents), 0))::bigint AS total_cents

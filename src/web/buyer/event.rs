@@ -54,15 +54,19 @@ pub(crate) struct SeasonCard {
     pub events: String,
 }
 
-/// Events in start order, a series gathered where its first date falls.
+/// Events in start order, a series (same series, same name) gathered
+/// where its first date falls.
 fn cards(events: &[EventSummary]) -> Vec<IndexCard> {
     let mut cards: Vec<IndexCard> = Vec::new();
     for event in events {
         let header = EventHeader::from(event);
-        match event
-            .series_id
-            .and_then(|series| cards.iter_mut().find(|card| card.series_id == Some(series)))
-        {
+        // A series is one show on several dates: copies renamed into other
+        // shows (the demo's concerts) stand alone.
+        match event.series_id.and_then(|series| {
+            cards
+                .iter_mut()
+                .find(|card| card.series_id == Some(series) && card.first.name == event.name)
+        }) {
             Some(card) => card.dates.push(header),
             None => cards.push(IndexCard {
                 dates: vec![header.clone()],

@@ -333,10 +333,12 @@ pub(crate) async fn buy(
     }
 }
 
-/// "Give this night back to sale", from the order page or the ticket's.
+/// "Give this night back to sale", from the order page (back to it, with
+/// its signed query if it had one) or the ticket's own page.
 pub(crate) async fn release_to_sale_form(
     State(state): State<AppState>,
     IdPath(code): IdPath<String>,
+    headers: axum::http::HeaderMap,
     buyer: Buyer,
     ip: ClientIp,
     CsrfForm(_form): CsrfForm<ReleaseForm>,
@@ -349,7 +351,17 @@ pub(crate) async fn release_to_sale_form(
         false => crate::i18n::t("season-night-released"),
     };
     push_notice(&buyer.session, &Notice::new(NoticeKind::Success, text)).await?;
-    Ok(Redirect::to(&format!("/tickets/{parsed}")).into_response())
+    Ok(Redirect::to(&order_page_referred(&headers).unwrap_or(format!("/tickets/{parsed}")))
+        .into_response())
+}
+
+/// The order page the form was sent from (path and query), if it was.
+fn order_page_referred(headers: &axum::http::HeaderMap) -> Option<String> {
+    let referer = headers.get(axum::http::header::REFERER)?.to_str().ok()?;
+    let uri: axum::http::Uri = referer.parse().ok()?;
+    let path_and_query = uri.path_and_query()?.as_str();
+    (uri.path().starts_with("/orders/") && !path_and_query.contains("//"))
+        .then(|| path_and_query.to_string())
 }
 
 #[derive(Template)]

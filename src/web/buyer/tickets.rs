@@ -159,6 +159,9 @@ pub(crate) struct OrderPage {
     pdf_url: Option<String>,
     /// For a season night's "give back to sale" form.
     csrf: String,
+    /// What the last action on the page did (a night given back).
+    notice: Option<crate::web::notices::Notice>,
+    oob: bool,
 }
 
 pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
@@ -223,6 +226,8 @@ pub(crate) async fn order_page(
             signed => format!("/orders/{order_id}/tickets.pdf?{signed}"),
         });
     render(&OrderPage {
+        notice: crate::web::notices::take_notice(&viewer.session).await?,
+        oob: false,
         csrf: viewer.csrf.value(),
         pdf_url,
         receipt: crate::web::payments::receipt_lines(&order, !tickets.is_empty(), &payment),
