@@ -6,7 +6,7 @@
 //! seconds with htmx.
 
 use askama::Template;
-use axum::extract::{Query, State};
+use axum::extract::{Query, RawQuery, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -75,16 +75,33 @@ pub(crate) struct SeasonPage {
     counts: Vec<u32>,
 }
 
-#[derive(Deserialize, Default)]
-pub(crate) struct SeasonQuery {
-    event_ids: Option<String>,
+/// The nights a page's query chose: `event_ids=1,3` (the forms carry it),
+/// or a ticked box per night, `night=1&night=3` (the choice form, which
+/// works without JavaScript).
+fn chosen_nights(query: Option<&str>) -> AppResult<Option<Vec<EventId>>> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or(""))
+        .map_err(|err| AppError::BadRequest(crate::error::Malformed::Query(err.to_string())))?;
+    let ticked: Vec<&str> = pairs
+        .iter()
+        .filter(|(name, _)| name == "night")
+        .map(|(_, value)| value.as_str())
+        .collect();
+    match ticked.is_empty() {
+        true => event_ids(
+            pairs
+                .iter()
+                .find(|(name, _)| name == "event_ids")
+                .map(|(_, value)| value.as_str()),
+        ),
+        false => event_ids(Some(&ticked.join(","))),
+    }
 }
 
 pub(crate) async fn season_page(
     State(state): State<AppState>,
     IdPath(season_id): IdPath<SeasonId>,
     viewer: Viewer,
-    Query(query): Query<SeasonQuery>,
+    RawQuery(query): RawQuery,
 ) -> AppResult<Html<String>> {
     let client = state.pool.get().await?;
     let season = visible_season(&client, season_id).await?;
@@ -92,7 +109,7 @@ pub(crate) async fn season_page(
         Some(buyer_id) => db::seasons::live_hold(&client, season_id, buyer_id).await?,
         None => None,
     };
-    let asked = event_ids(query.event_ids.as_deref())?;
+    let asked = chosen_nights(query.as_deref())?;
     let nights = match (&hold, &asked) {
         (Some(hold), _) => hold.nights.clone(),
         (None, Some(chosen)) => season.nights(Some(chosen))?,

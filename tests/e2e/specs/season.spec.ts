@@ -56,6 +56,12 @@ test('a subscriber gives one night back to sale, and only that night goes on sal
   const nights = page.locator('.ticket[data-night]');
   await expect(nights).toHaveCount(3);
   await nights.nth(1).getByRole('button', { name: /give this night back to sale/i }).click();
-  await expect(page.locator('.ticket__status')).toContainText('Given back to sale');
   await expect(page.locator('.notice')).toContainText('Your other nights are unchanged');
+  // The Brahms night is given back; the other two still get in.
+  const released = page.locator('.ticket--released');
+  await expect(released).toHaveCount(1);
+  await expect(released).toContainText('Brahms');
+  await expect(released.locator('.ticket__status')).toContainText('Given back to sale');
+  await expect(page.locator('.ticket--valid')).toHaveCount(2);
+  await expect(page.locator('main')).toContainText('2 valid tickets');
 });
