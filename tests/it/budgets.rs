@@ -27,6 +27,13 @@ const API_CHECKOUT: u64 = 9;
 /// its GA places, the sale with its tickets, mail and webhook, `COMMIT`.
 const WEBHOOK_SETTLE: u64 = 7;
 const STANDIN_SECRET: &str = "whsec_budget";
+/// A new buyer's season claim of one place, whatever the number of
+/// events: the season read (its events and prices together), `BEGIN`, the
+/// limits' check with the lapsed hold closed and the open one locked, the
+/// events locked, the address's cap (its lock, then its count), the hold
+/// opened, the places checked with the claim and the count, `COMMIT`, the
+/// new session saved.
+const SEASON_CLAIM: u64 = 10;
 
 struct Counted {
     buyer: Api,
@@ -34,6 +41,7 @@ struct Counted {
     event_id: i64,
     seat_ids: Vec<i64>,
     csrf: String,
+    pool: seatmap::db::Pool,
     _db: TestDb,
 }
 
@@ -70,6 +78,7 @@ async fn counted_app_paying(stripe: Option<&str>) -> Counted {
         event_id: event.id,
         seat_ids: event.seat_ids,
         csrf,
+        pool: state.pool.clone(),
         _db: db,
     }
 }
@@ -255,4 +264,71 @@ async fn a_checkout_and_its_webhook_stay_within_their_round_trip_budgets() {
         "webhook settle: {} round trips",
         settles[1]
     );
+}
+
+#[tokio::test]
+async fn a_season_claim_costs_the_same_round_trips_for_3_events_as_for_20() {
+    let app = counted_app().await;
+    let first = seatmap::domain::ids::EventId(app.event_id);
+    let now = time::OffsetDateTime::now_utc();
+    let starts: Vec<time::OffsetDateTime> =
+        (1..20).map(|n| now + time::Duration::days(30 + n)).collect();
+    let copies = seatmap::db::series::copy_event(&app.pool, first, &starts)
+        .await
+        .unwrap();
+    app.pool
+        .get()
+        .await
+        .unwrap()
+        .execute(
+            "UPDATE events SET published_at = now() WHERE id = ANY($1)",
+            &[&copies],
+        )
+        .await
+        .unwrap();
+    let mut events = vec![first];
+    events.extend(copies);
+    let season = |events: Vec<seatmap::domain::ids::EventId>| async {
+        seatmap::db::seasons::create(
+            &app.pool,
+            &seatmap::db::seasons::NewSeason {
+                name: "Counted".into(),
+                event_ids: events,
+                prices: None,
+                on_sale_at: None,
+                choose_events: None,
+                release_credit: false,
+            },
+        )
+        .await
+        .unwrap()
+        .0
+    };
+    let three = season(events[..3].to_vec()).await;
+    let twenty = season(events.clone()).await;
+    let s = &app.seat_ids;
+    let base = app.buyer.base.clone();
+    let claim = |season: i64, place: i64| {
+        let base = base.clone();
+        async move {
+        // A new buyer each time: a first claim opens the season hold.
+        Api::new(&base)
+            .post(
+                &format!("/api/seasons/{season}/holds"),
+                serde_json::json!({ "seat_ids": [place] }),
+            )
+            .await
+            .0
+        }
+    };
+    // Warm up each statement on the pool's one connection.
+    app.trips(StatusCode::CREATED, app.api_pick(s[0])).await;
+    app.trips(StatusCode::CREATED, claim(three, s[1])).await;
+    app.trips(StatusCode::CREATED, claim(twenty, s[2])).await;
+    let single = app.trips(StatusCode::CREATED, app.api_pick(s[3])).await;
+    let of_three = app.trips(StatusCode::CREATED, claim(three, s[4])).await;
+    let of_twenty = app.trips(StatusCode::CREATED, claim(twenty, s[5])).await;
+    eprintln!("round trips: single pick {single}, season of 3 {of_three}, season of 20 {of_twenty}");
+    assert_eq!(of_three, of_twenty, "a season's round trips grow with its events");
+    assert!(of_three <= SEASON_CLAIM, "season claim: {of_three} round trips");
 }

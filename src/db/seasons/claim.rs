@@ -43,13 +43,20 @@ pub async fn claim_places(
     counting_request(pool, holder, || async {
         crate::db::in_transaction(pool, async |tx| {
             let hold = open_or_lock(tx, season, &holder, chosen, rules).await?;
-            must_be_places(tx, season.id, &places).await?;
-            let taken = claim_in(tx, season.id, &hold, &places, Locking::Wait).await?;
+            // One round trip: the places checked, the claim, and the
+            // request's count last (prepared first: see holds::claim).
+            crate::db::prepare_together(tx, &[MUST_BE_PLACES, CLAIM_WAITING.as_str()]).await?;
+            let (known, taken, counted) = tokio::join!(
+                must_be_places(tx, season.id, &places),
+                claim_in(tx, season.id, &hold, &places, Locking::Wait),
+                count_request(tx, &holder)
+            );
+            sent_together!(known, taken, counted);
+            let taken = taken?;
             if !taken.is_empty() {
                 return Err(AppError::SeasonPlacesTaken { taken });
             }
-            count_request(tx, &holder).await?;
-            finish(tx, hold, rules).await
+            finish(hold, &places, rules)
         })
         .await
     })
@@ -68,13 +75,14 @@ pub async fn claim_best(
 ) -> AppResult<(SeasonHold, Vec<SeatId>)> {
     counting_request(pool, holder, || async {
         crate::db::in_transaction(pool, async |tx| {
-            let hold = open_or_lock(tx, season, &holder, chosen, rules).await?;
+            let mut hold = open_or_lock(tx, season, &holder, chosen, rules).await?;
             // The party size is the count: what the hold had goes back first
             // (and may be found again, in this transaction, as the best).
             release_seats(tx, hold.id).await?;
+            hold.seat_ids.clear();
             let block = best_block(tx, season.id, &hold, count as usize).await?;
             count_request(tx, &holder).await?;
-            let hold = finish(tx, hold, rules).await?;
+            let hold = finish(hold, &block, rules)?;
             Ok((hold, block))
         })
         .await
@@ -244,18 +252,16 @@ static CLAIM_WAITING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
 static CLAIM_SKIPPING: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| claim_sql("SKIP LOCKED"));
 
+const MUST_BE_PLACES: &str = "SELECT DISTINCT place_id FROM season_places
+      WHERE season_id = $1 AND place_id = ANY($2)";
+
 /// Refuses place ids that are not the season's (seats of the first event).
 async fn must_be_places(
     tx: &impl GenericClient,
     season_id: SeasonId,
     places: &[SeatId],
 ) -> AppResult<()> {
-    let statement = tx
-        .prepare_cached(
-            "SELECT DISTINCT place_id FROM season_places
-              WHERE season_id = $1 AND place_id = ANY($2)",
-        )
-        .await?;
+    let statement = tx.prepare_cached(MUST_BE_PLACES).await?;
     let known: Vec<SeatId> = tx
         .query(&statement, &[&season_id, &places])
         .await?
@@ -271,7 +277,9 @@ async fn must_be_places(
 
 /// Checks the season and its nights are on sale (their rows key-share
 /// locked, in id order, as the claim then locks their seats), closes the
-/// buyer's lapsed season hold, and locks their open one or opens one.
+/// buyer's lapsed season hold, and locks their open one or opens one. The
+/// first round trip sends the plan setting, the request limits' check, the
+/// closing and the lock together.
 async fn open_or_lock(
     tx: &impl GenericClient,
     season: &Season,
@@ -279,9 +287,16 @@ async fn open_or_lock(
     chosen: Option<&[EventId]>,
     rules: HoldRules,
 ) -> AppResult<SeasonHold> {
-    refuse_if_spent(tx, holder).await?;
-    close_lapsed(tx, season.id, holder.buyer_id).await?;
-    let open = lock_open(tx, season.id, holder.buyer_id).await?;
+    crate::db::prepare_together(tx, &[super::hold::CLOSE_LAPSED, super::hold::LOCK_OPEN.as_str()])
+        .await?;
+    let (generic, spent, closed, open) = tokio::join!(
+        crate::db::generic_plans(tx),
+        refuse_if_spent(tx, holder),
+        close_lapsed(tx, season.id, holder.buyer_id),
+        lock_open(tx, season.id, holder.buyer_id)
+    );
+    sent_together!(generic, spent, closed, open);
+    let open = open?;
     let nights = match (&open, chosen) {
         (Some(hold), None) => hold.nights.clone(),
         (Some(hold), Some(_)) => {

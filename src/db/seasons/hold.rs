@@ -53,35 +53,35 @@ pub(super) async fn close_lapsed(
     season_id: SeasonId,
     buyer_id: BuyerId,
 ) -> AppResult<()> {
-    let statement = tx
-        .prepare_cached(
-            "WITH lapsed AS (
-                 UPDATE season_holds SET state = 'EXPIRED', closed_at = now()
-                  WHERE season_id = $1 AND buyer_id = $2 AND state = 'OPEN'
-                    AND expires_at <= now()
-              RETURNING id
-             )
-             UPDATE holds SET state = 'EXPIRED', closed_at = now()
-              WHERE season_hold_id IN (SELECT id FROM lapsed) AND state = 'OPEN'",
-        )
-        .await?;
+    let statement = tx.prepare_cached(CLOSE_LAPSED).await?;
     tx.execute(&statement, &[&season_id, &buyer_id]).await?;
     Ok(())
 }
+
+pub(super) const CLOSE_LAPSED: &str = "WITH lapsed AS (
+         UPDATE season_holds SET state = 'EXPIRED', closed_at = now()
+          WHERE season_id = $1 AND buyer_id = $2 AND state = 'OPEN'
+            AND expires_at <= now()
+      RETURNING id
+     )
+     UPDATE holds SET state = 'EXPIRED', closed_at = now()
+      WHERE season_hold_id IN (SELECT id FROM lapsed) AND state = 'OPEN'";
+
+pub(super) static LOCK_OPEN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT {SEASON_HOLD_COLUMNS} FROM season_holds sh
+          WHERE sh.season_id = $1 AND sh.buyer_id = $2 AND sh.state = 'OPEN'
+            AND sh.expires_at > now()
+            FOR UPDATE OF sh"
+    )
+});
 
 pub(super) async fn lock_open(
     tx: &impl GenericClient,
     season_id: SeasonId,
     buyer_id: BuyerId,
 ) -> AppResult<Option<SeasonHold>> {
-    let statement = tx
-        .prepare_cached(&format!(
-            "SELECT {SEASON_HOLD_COLUMNS} FROM season_holds sh
-              WHERE sh.season_id = $1 AND sh.buyer_id = $2 AND sh.state = 'OPEN'
-                AND sh.expires_at > now()
-                FOR UPDATE OF sh"
-        ))
-        .await?;
+    let statement = tx.prepare_cached(&LOCK_OPEN).await?;
     let row = tx.query_opt(&statement, &[&season_id, &buyer_id]).await?;
     Ok(row.as_ref().map(season_hold))
 }
@@ -144,15 +144,16 @@ pub(super) async fn open_new(
     }
 }
 
-/// Reads the hold back after a claim and holds it to the seat limit.
-pub(super) async fn finish(
-    tx: &impl GenericClient,
-    hold: SeasonHold,
+/// The hold after a claim took `claimed` (every place asked for: a claim
+/// short of any refuses), held to the seat limit.
+pub(super) fn finish(
+    mut hold: SeasonHold,
+    claimed: &[SeatId],
     rules: HoldRules,
 ) -> AppResult<SeasonHold> {
-    let hold = lock_open(tx, hold.season_id, hold.buyer_id)
-        .await?
-        .ok_or(AppError::HoldExpired)?;
+    hold.seat_ids.extend_from_slice(claimed);
+    hold.seat_ids.sort_unstable();
+    hold.seat_ids.dedup();
     if hold.seat_ids.len() > rules.max_seats as usize {
         return Err(AppError::HoldLimit {
             max: rules.max_seats,

@@ -261,35 +261,46 @@ async fn fill(
     Ok(())
 }
 
-/// The season, its events in start order and its prices.
+static SEASON_EVENTS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT s.id, s.name, s.on_sale_at, s.choose_events, s.release_credit,
+                e.id AS event_id, e.name AS event_name, e.starts_at, e.currency, e.time_zone,
+                {} AS sale
+           FROM seasons s
+           JOIN season_events se ON se.season_id = s.id
+           JOIN events e ON e.id = se.event_id
+          WHERE s.id = $1
+          ORDER BY se.position",
+        crate::db::events::SALE_STATUS
+    )
+});
+
+/// Tier names from the first event (the season's places are its seats).
+const SEASON_PRICES: &str = "SELECT p.tier_code, coalesce(t.name, p.tier_code) AS tier_name,
+            p.price_cents
+       FROM season_prices p
+       LEFT JOIN season_events first ON first.season_id = p.season_id AND first.position = 1
+       LEFT JOIN price_tiers t ON t.event_id = first.event_id AND t.code = p.tier_code
+      WHERE p.season_id = $1
+      ORDER BY t.sort_order, p.tier_code";
+
+/// The season, its events in start order and its prices: one round trip.
 pub async fn find(client: &impl GenericClient, season_id: SeasonId) -> AppResult<Season> {
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT s.id, s.name, s.on_sale_at, s.choose_events, s.release_credit,
-                    e.id AS event_id, e.name AS event_name, e.starts_at, e.currency, e.time_zone,
-                    {} AS sale
-               FROM seasons s
-               JOIN season_events se ON se.season_id = s.id
-               JOIN events e ON e.id = se.event_id
-              WHERE s.id = $1
-              ORDER BY se.position",
-            crate::db::events::SALE_STATUS
-        ))
-        .await?;
-    let rows = client.query(&statement, &[&season_id]).await?;
+    crate::db::prepare_together(client, &[SEASON_EVENTS.as_str(), SEASON_PRICES]).await?;
+    let (rows, prices) = tokio::join!(
+        async {
+            let statement = client.prepare_cached(&SEASON_EVENTS).await?;
+            client.query(&statement, &[&season_id]).await
+        },
+        async {
+            let statement = client.prepare_cached(SEASON_PRICES).await?;
+            client.query(&statement, &[&season_id]).await
+        }
+    );
+    let (rows, prices) = (rows?, prices?);
     let Some(head) = rows.first() else {
         return Err(AppError::NotFound(Missing::Season));
     };
-    let prices = client
-        .query(
-            "SELECT p.tier_code, coalesce(t.name, p.tier_code) AS tier_name, p.price_cents
-               FROM season_prices p
-               LEFT JOIN price_tiers t ON t.event_id = $2 AND t.code = p.tier_code
-              WHERE p.season_id = $1
-              ORDER BY t.sort_order, p.tier_code",
-            &[&season_id, &head.get::<_, EventId>("event_id")],
-        )
-        .await?;
     Ok(Season {
         id: head.get("id"),
         name: head.get("name"),
