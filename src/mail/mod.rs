@@ -465,24 +465,39 @@ async fn order_confirmation(
     let Some(first) = tickets.iter().find(|t| t.voided_at.is_none()) else {
         return Ok(None);
     };
-    let until = links.expiry(first.starts_at, OffsetDateTime::now_utc());
+    // A season's links work until its last night is past.
+    let last_start = tickets.iter().map(|t| t.starts_at).max().unwrap_or(first.starts_at);
+    let until = links.expiry(last_start, OffsetDateTime::now_utc());
     let locale = &first.locale;
+    let order = db::orders::find(client, order_id, None).await?;
+    // A season order goes by the season's name; its tickets say their night.
+    let title = order
+        .as_ref()
+        .map_or_else(|| first.event_name.clone(), |o| o.event_name.clone());
     let page = OrderConfirmation {
         buyer_name: first.buyer_name.clone(),
-        event: first.event_name.clone(),
+        event: title.clone(),
         venue: first.venue.clone(),
         starts: locale.time(first.starts_at),
         tickets: valid
             .iter()
             .map(|ticket| TicketLine {
-                place: ticket.place(),
+                place: match ticket.season_id {
+                    Some(_) => format!(
+                        "{}, {}: {}",
+                        ticket.event_name,
+                        locale.time(ticket.starts_at),
+                        ticket.place()
+                    ),
+                    None => ticket.place(),
+                },
                 tier: ticket.tier_name.clone(),
                 price: locale.price(ticket.price_cents),
                 code: ticket.code.grouped(),
                 url: format!("{}/tickets/{}", links.public_url, ticket.code),
             })
             .collect(),
-        receipt: match db::orders::find(client, order_id, None).await? {
+        receipt: match order {
             Some(order) => crate::i18n::receipt::lines(
                 &order.receipt.totals,
                 order.receipt.tax,
@@ -498,7 +513,7 @@ async fn order_confirmation(
         passed_on,
         link_until: locale.time(until),
     };
-    let subject = crate::i18n::t1("mail-subject", "event", &first.event_name);
+    let subject = crate::i18n::t1("mail-subject", "event", &title);
     let pdf = (attach_pdf && !valid.is_empty()).then(|| PdfTickets {
         tickets: valid
             .iter()

@@ -617,6 +617,73 @@ async fn expire_season_hold_at(
         .unwrap();
 }
 
+/// The season hold `hold_id` (its buyer `payer`) lapses while its purchase
+/// waits on the hold's row lock, and a single buyer takes `place`'s seat
+/// in the second night meanwhile: the purchase must be refused whole, with
+/// nothing sold in any night. `first_night_seat` names the place's seats.
+async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
+    app: &TestApp,
+    season_id: i64,
+    events: &[i64],
+    place: i64,
+    payer: Api,
+    hold_id: &Value,
+) {
+    let hold = id_segment(hold_id);
+    // The test holds the season hold's lock: the purchase starts and waits.
+    let mut locker = app.own_connection().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute(
+        "SELECT 1 FROM season_holds WHERE id = $1::text::uuid FOR UPDATE",
+        &[&hold],
+    )
+    .await
+    .unwrap();
+    let purchase = {
+        let hold_id = hold_id.clone();
+        tokio::spawn(async move { payer.purchase(&hold_id, "Late", "late@example.com").await })
+    };
+    let waiter = app.lock_waiter("FROM season_holds WHERE id = $1 FOR UPDATE").await;
+    // It runs out 1 ms after the purchase began, and a single buyer takes
+    // the second night's seat meanwhile.
+    expire_season_hold_at(&lock, &hold, waiter.xact_start + time::Duration::milliseconds(1)).await;
+    let second_night: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT seat_id FROM season_places WHERE season_id = $1 AND place_id = $2 AND event_id = $3",
+            &[&season_id, &place, &events[1]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    app.wait_for_database_time(waiter.xact_start + time::Duration::milliseconds(2))
+        .await;
+    lock.commit().await.unwrap();
+    let (status, body) = app.buyer().hold(events[1], &[second_night]).await;
+    assert_eq!(status, StatusCode::CREATED, "the lapsed night is free: {body}");
+
+    let (status, body) = purchase.await.unwrap();
+    assert_eq!(status, StatusCode::GONE, "{body}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM orders WHERE season_hold_id = '{hold}'"
+        ))
+        .await,
+        0
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM season_places p JOIN seats s ON s.id = p.seat_id
+              WHERE p.season_id = {season_id} AND p.place_id = {place} AND s.status = 'SOLD'"
+        ))
+        .await,
+        0,
+        "no night was sold"
+    );
+    no_split_season(app).await;
+}
+
 #[tokio::test]
 async fn a_season_hold_lapsing_while_a_single_buyer_claims_loses_whole_when_the_claim_commits_first() {
     let app = spawn_app_with(roomy).await;
@@ -625,41 +692,15 @@ async fn a_season_hold_lapsing_while_a_single_buyer_claims_loses_whole_when_the_
     let buyer = app.buyer();
     let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
     assert_eq!(status, StatusCode::CREATED, "{hold}");
-    let hold_id = id_segment(&hold["hold_id"]);
-
-    // The test holds the season hold's lock: the purchase starts and waits.
-    let mut locker = app.own_connection().await;
-    let lock = locker.transaction().await.unwrap();
-    lock.execute(
-        "SELECT 1 FROM season_holds WHERE id = $1::text::uuid FOR UPDATE",
-        &[&hold_id],
+    lapses_while_paying_and_a_single_buyer_takes_a_night(
+        &app,
+        season.id,
+        &season.events,
+        place,
+        buyer,
+        &hold["hold_id"],
     )
-    .await
-    .unwrap();
-    let purchase = {
-        let hold_id = hold["hold_id"].clone();
-        tokio::spawn(async move { buyer.purchase(&hold_id, "Late", "late@example.com").await })
-    };
-    let waiter = app.lock_waiter("FROM season_holds WHERE id = $1 FOR UPDATE").await;
-    // It runs out 1 ms after the purchase began, and a single buyer takes
-    // the second night's seat meanwhile.
-    expire_season_hold_at(&lock, &hold_id, waiter.xact_start + time::Duration::milliseconds(1)).await;
-    let second_night = seats_of(&app, &season, place).await[1];
-    app.wait_for_database_time(waiter.xact_start + time::Duration::milliseconds(2))
-        .await;
-    lock.commit().await.unwrap();
-    let (status, body) = app.buyer().hold(season.events[1], &[second_night]).await;
-    assert_eq!(status, StatusCode::CREATED, "the lapsed night is free: {body}");
-
-    let (status, body) = purchase.await.unwrap();
-    assert_eq!(status, StatusCode::GONE, "{body}");
-    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
-    assert_eq!(
-        app.count("SELECT count(*) FROM seats WHERE status = 'SOLD'").await,
-        0,
-        "no night was sold"
-    );
-    no_split_season(&app).await;
+    .await;
 }
 
 #[tokio::test]
@@ -813,8 +854,11 @@ async fn a_partial_season_holds_the_chosen_nights_only() {
     no_split_season(&app).await;
 }
 
-#[tokio::test]
-async fn renewal_holds_each_subscribers_places_until_the_deadline_and_mails_a_link() {
+/// A subscriber of last season (2 nights, one place bought) and next
+/// season (copies of its first event; the season not on sale for 30
+/// days): the app, the subscriber, last season, next season's id, and the
+/// place bought.
+async fn subscriber_and_next_season() -> (TestApp, Api, Season, i64, i64) {
     let app = spawn_app_with(roomy).await;
     let last = season_of(&app, 1, 4, 2).await;
     let buyer = app.buyer();
@@ -852,6 +896,12 @@ async fn renewal_holds_each_subscribers_places_until_the_deadline_and_mails_a_li
         )
         .await;
     let next = body["season_id"].as_i64().unwrap();
+    (app, buyer, last, next, place)
+}
+
+#[tokio::test]
+async fn renewal_holds_each_subscribers_places_until_the_deadline_and_mails_a_link() {
+    let (app, buyer, last, next, _) = subscriber_and_next_season().await;
     let until = OffsetDateTime::now_utc() + time::Duration::days(14);
     let (status, body) = last
         .manager
@@ -912,4 +962,76 @@ async fn renewal_holds_each_subscribers_places_until_the_deadline_and_mails_a_li
     assert_eq!(status, StatusCode::CREATED, "{order}");
     assert_eq!(order["tickets"].as_array().unwrap().len(), 2);
     no_split_season(&app).await;
+}
+
+#[tokio::test]
+async fn a_renewal_lapsing_at_its_deadline_while_its_subscriber_pays_has_one_winner() {
+    let (app, buyer, last, next, place) = subscriber_and_next_season().await;
+    let until = OffsetDateTime::now_utc() + time::Duration::days(14);
+    let (status, body) = last
+        .manager
+        .post(
+            &format!("/api/staff/seasons/{next}/renewals"),
+            json!({ "from_season_id": last.id, "until": rfc3339(until) }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let renewal: String = app
+        .sql()
+        .await
+        .query_one("SELECT id::text FROM season_holds WHERE season_id = $1", &[&next])
+        .await
+        .unwrap()
+        .get(0);
+    let events: Vec<i64> = app
+        .sql()
+        .await
+        .query(
+            "SELECT event_id FROM season_events WHERE season_id = $1 ORDER BY position",
+            &[&next],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    // The new season's place with the subscriber's seat (same labels).
+    let new_place: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT n0.id FROM seats s0 JOIN sections sec0 ON sec0.id = s0.section_id
+               JOIN sections nsec ON nsec.event_id = $2 AND nsec.name = sec0.name
+               JOIN seats n0 ON n0.section_id = nsec.id AND n0.row_label = s0.row_label
+                            AND n0.seat_label = s0.seat_label
+              WHERE s0.id = $1",
+            &[&place, &events[0]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    // A single buyer can't have the night while the renewal holds it; once
+    // its deadline passes they can, and the subscriber paying as it lapses
+    // is refused whole.
+    let seat_of_second: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT seat_id FROM season_places WHERE season_id = $1 AND place_id = $2 AND event_id = $3",
+            &[&next, &new_place, &events[1]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let (status, _) = app.buyer().hold(events[1], &[seat_of_second]).await;
+    assert_eq!(status, StatusCode::CONFLICT, "held for the subscriber until the deadline");
+    lapses_while_paying_and_a_single_buyer_takes_a_night(
+        &app,
+        next,
+        &events,
+        new_place,
+        buyer,
+        &Value::String(renewal),
+    )
+    .await;
 }

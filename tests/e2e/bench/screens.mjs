@@ -120,6 +120,21 @@ try {
       await page.goto(`/events/${demo}/list`);
       await shoot(page, 'demo-list', width.name);
     }
+    // The demo's season: a seat held in every concert, then bought.
+    if (want('season')) {
+      await page.goto('/');
+      await page.getByRole('link', { name: /Winter Season/ }).click();
+      const seat = width.name === '390' ? 'Orchestra, row G, seat 12, ' : 'Orchestra, row G, seat 11, ';
+      await page.getByRole('button', { name: new RegExp(`^${seat}`) }).click();
+      await page.locator('#hold-panel .countdown').waitFor();
+      await shoot(page, 'season-held', width.name);
+      await page.getByLabel('Name', { exact: true }).fill('Clara Schumann');
+      await page.getByLabel('Email', { exact: true }).fill('clara@example.com');
+      await page.getByRole('button', { name: 'Buy the season' }).click();
+      await page.waitForURL(/\/orders\//);
+      await page.locator('.ticket[data-night]').first().scrollIntoViewIfNeeded();
+      await shoot(page, 'season-order', width.name);
+    }
     await buyer.close();
 
     const staff = await browser.newContext({ baseURL: base, ...width });
@@ -144,6 +159,7 @@ try {
       ['staff-venue', '/staff/venues/1'],
       ['staff-webhooks', '/staff/webhooks'],
       ['staff-accounts', '/staff/accounts'],
+      ['staff-seasons', '/staff/seasons'],
     ];
     for (const [name, path] of pages) {
       if (!want(name)) continue;
