@@ -140,26 +140,68 @@ pub(crate) async fn visible_season(
     Ok(season)
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+/// Places to hold (the season's first event's seat ids), or the best
+/// places side by side; with a partial season's chosen events.
+#[derive(Deserialize)]
 pub(crate) struct SeasonHoldBody {
-    /// Places to hold, as the season's first event's seat ids.
     #[serde(default, deserialize_with = "crate::web::json_int::optional_list")]
-    #[schema(value_type = Option<Vec<i64>>, min_items = 1)]
     seat_ids: Option<Vec<SeatId>>,
-    /// Or the best places side by side: `{"count": 2}`.
     best_available: Option<SeasonBestBody>,
-    /// A partial season: the events chosen (exactly its number of them).
     #[serde(default, deserialize_with = "crate::web::json_int::optional_list")]
-    #[schema(value_type = Option<Vec<i64>>)]
     event_ids: Option<Vec<EventId>>,
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize)]
 pub(crate) struct SeasonBestBody {
     #[serde(deserialize_with = "crate::web::json_int::one")]
-    #[schema(value_type = i64, minimum = 1, maximum = 100)]
     count: i64,
 }
+
+/// The request's schema, by hand: one of two shapes (places, or the best
+/// available), which the derive can't say.
+impl utoipa::PartialSchema for SeasonHoldBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let ids = serde_json::json!({
+            "type": "array",
+            "items": { "type": "integer", "format": "int64" },
+            "minItems": 1,
+            "uniqueItems": true
+        });
+        let events = serde_json::json!({
+            "anyOf": [
+                { "type": "array", "items": { "type": "integer", "format": "int64" },
+                  "uniqueItems": true,
+                  "description": "A partial season's chosen events: exactly its number of them" },
+                { "type": "null" }
+            ]
+        });
+        let best = serde_json::json!({
+            "type": "object",
+            "required": ["count"],
+            "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 100 } }
+        });
+        let nothing = serde_json::json!({ "type": "null" });
+        serde_json::from_value(serde_json::json!({
+            "oneOf": [
+                {
+                    "type": "object",
+                    "description": "Places, as the season's first event's seat ids",
+                    "required": ["seat_ids"],
+                    "properties": { "seat_ids": ids, "best_available": nothing, "event_ids": events }
+                },
+                {
+                    "type": "object",
+                    "description": "The best places side by side",
+                    "required": ["best_available"],
+                    "properties": { "best_available": best, "seat_ids": nothing, "event_ids": events }
+                }
+            ]
+        }))
+        .expect("a valid schema")
+    }
+}
+
+impl utoipa::ToSchema for SeasonHoldBody {}
 
 #[utoipa::path(post, path = "/api/seasons/{season_id}/holds", tag = "buyers",
     params(("season_id" = i64, Path)), request_body = SeasonHoldBody,

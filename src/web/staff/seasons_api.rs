@@ -75,7 +75,8 @@ pub(crate) struct SeasonBody {
     name: String,
     /// 2 to 100 events sharing a layout (a venue version, or copies of one
     /// event), each once. The first by start time names the places.
-    #[schema(min_items = 2, max_items = 100)]
+    #[serde(deserialize_with = "crate::web::json_int::list")]
+    #[schema(value_type = Vec<i64>, min_items = 2, max_items = 100)]
     event_ids: Vec<EventId>,
     /// By tier code, a place's price for the whole season in minor units
     /// (absent: each tier's event prices added up).
@@ -86,8 +87,8 @@ pub(crate) struct SeasonBody {
     #[schema(value_type = Option<String>, format = DateTime)]
     on_sale_at: Option<OffsetDateTime>,
     /// A partial season: buyers choose this many of its events.
-    #[serde(default)]
-    #[schema(minimum = 1)]
+    #[serde(default, deserialize_with = "crate::web::json_int::optional")]
+    #[schema(value_type = Option<i64>, minimum = 1)]
     choose_events: Option<i32>,
     /// Whether a subscriber who gives a night back to sale is credited
     /// its share once it sells (default false).
@@ -172,6 +173,8 @@ pub(crate) async fn season_holds(
 #[serde(deny_unknown_fields)]
 pub(crate) struct RenewalBody {
     /// The season whose subscribers are offered their places.
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(value_type = i64)]
     from_season_id: SeasonId,
     /// Until when their places are held for them (RFC 3339, in the future).
     #[serde(with = "time::serde::rfc3339")]
@@ -208,15 +211,19 @@ pub(crate) async fn renew(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct MoveBody {
+pub(crate) struct SeasonMoveBody {
     /// The place to give up (its first-event seat id).
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(value_type = i64)]
     from_seat_id: SeatId,
     /// The place to hold instead, in every night of the hold.
+    #[serde(deserialize_with = "crate::web::json_int::one")]
+    #[schema(value_type = i64)]
     to_seat_id: SeatId,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
-pub(crate) struct SeasonHoldJson {
+pub(crate) struct MovedSeasonHoldJson {
     hold_id: HoldId,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -225,9 +232,9 @@ pub(crate) struct SeasonHoldJson {
     event_ids: Vec<EventId>,
 }
 
-impl From<db::seasons::SeasonHold> for SeasonHoldJson {
-    fn from(hold: db::seasons::SeasonHold) -> SeasonHoldJson {
-        SeasonHoldJson {
+impl From<db::seasons::SeasonHold> for MovedSeasonHoldJson {
+    fn from(hold: db::seasons::SeasonHold) -> MovedSeasonHoldJson {
+        MovedSeasonHoldJson {
             hold_id: hold.id,
             expires_at: hold.expires_at,
             seat_ids: hold.seat_ids,
@@ -237,9 +244,9 @@ impl From<db::seasons::SeasonHold> for SeasonHoldJson {
 }
 
 #[utoipa::path(post, path = "/api/staff/season-holds/{hold_id}/move", tag = "staff",
-    params(("hold_id" = String, Path, format = Uuid)), request_body = MoveBody,
+    params(("hold_id" = String, Path, format = Uuid)), request_body = SeasonMoveBody,
     responses(
-        (status = 200, description = "Moved in every night", body = SeasonHoldJson),
+        (status = 200, description = "Moved in every night", body = MovedSeasonHoldJson),
         responses::BadRequest,
         responses::StaffAccess,
         responses::NotFound,
@@ -249,8 +256,8 @@ pub(crate) async fn move_place(
     State(state): State<AppState>,
     IdPath(hold_id): IdPath<HoldId>,
     _staff: StaffCaller<BoxOffice>,
-    ApiJson(body): ApiJson<MoveBody>,
-) -> AppResult<Json<SeasonHoldJson>> {
+    ApiJson(body): ApiJson<SeasonMoveBody>,
+) -> AppResult<Json<MovedSeasonHoldJson>> {
     let hold =
         db::seasons::move_place(&state.pool, hold_id, body.from_seat_id, body.to_seat_id).await?;
     Ok(Json(hold.into()))
