@@ -8,8 +8,8 @@ use bytes::BytesMut;
 use postgres_types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 use crate::domain::ids::{
-    ApiKeyId, AreaId, BuyerId, EventId, HoldId, MessageId, OrderId, SeasonId, SeatId, SectionId, StaffId,
-    TicketId, TransferId, VenueId, WaitlistEntryId, WebhookId,
+    ApiKeyId, AreaId, BuyerId, EventId, HoldId, MessageId, OrderId, SeasonId, SeatId, SectionId,
+    StaffId, TicketId, TransferId, VenueId, WaitlistEntryId, WebhookId,
 };
 
 macro_rules! sql_as_inner {

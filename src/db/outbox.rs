@@ -114,7 +114,13 @@ pub(super) async fn queue_season_renewal(
     client
         .execute(
             &statement,
-            &[&new_message_id(), &from_order, &recipient, &season_id, &hold_id],
+            &[
+                &new_message_id(),
+                &from_order,
+                &recipient,
+                &season_id,
+                &hold_id,
+            ],
         )
         .await?;
     Ok(())

@@ -45,7 +45,11 @@ pub fn best_blocks(places: &[FreePlace], count: usize, max_blocks: usize) -> Vec
             if side_by_side {
                 let rank: i64 = window.iter().map(|p| i64::from(p.rank)).sum();
                 // The layout's order breaks ties: the same answer every time.
-                blocks.push((rank, blocks.len(), window.iter().map(|p| p.seat_id).collect()));
+                blocks.push((
+                    rank,
+                    blocks.len(),
+                    window.iter().map(|p| p.seat_id).collect(),
+                ));
             }
         }
     }

@@ -106,7 +106,12 @@ impl LinkKey {
 
     /// A link's query for a season renewal (`action` "" to see it,
     /// "/renew" or "/give-up"), valid until `until`.
-    pub fn sign_renewal(&self, hold_id: HoldId, action: &str, until: OffsetDateTime) -> SignedAccess {
+    pub fn sign_renewal(
+        &self,
+        hold_id: HoldId,
+        action: &str,
+        until: OffsetDateTime,
+    ) -> SignedAccess {
         self.sign_tagged(&renewal_tag(action), &hold_id.0, until)
     }
 

@@ -466,7 +466,11 @@ async fn order_confirmation(
         return Ok(None);
     };
     // A season's links work until its last night is past.
-    let last_start = tickets.iter().map(|t| t.starts_at).max().unwrap_or(first.starts_at);
+    let last_start = tickets
+        .iter()
+        .map(|t| t.starts_at)
+        .max()
+        .unwrap_or(first.starts_at);
     let until = links.expiry(last_start, OffsetDateTime::now_utc());
     let locale = &first.locale;
     let order = db::orders::find(client, order_id, None).await?;

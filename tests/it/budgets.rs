@@ -271,8 +271,9 @@ async fn a_season_claim_costs_the_same_round_trips_for_3_events_as_for_20() {
     let app = counted_app().await;
     let first = seatmap::domain::ids::EventId(app.event_id);
     let now = time::OffsetDateTime::now_utc();
-    let starts: Vec<time::OffsetDateTime> =
-        (1..20).map(|n| now + time::Duration::days(30 + n)).collect();
+    let starts: Vec<time::OffsetDateTime> = (1..20)
+        .map(|n| now + time::Duration::days(30 + n))
+        .collect();
     let copies = seatmap::db::series::copy_event(&app.pool, first, &starts)
         .await
         .unwrap();
@@ -311,14 +312,14 @@ async fn a_season_claim_costs_the_same_round_trips_for_3_events_as_for_20() {
     let claim = |season: i64, place: i64| {
         let base = base.clone();
         async move {
-        // A new buyer each time: a first claim opens the season hold.
-        Api::new(&base)
-            .post(
-                &format!("/api/seasons/{season}/holds"),
-                serde_json::json!({ "seat_ids": [place] }),
-            )
-            .await
-            .0
+            // A new buyer each time: a first claim opens the season hold.
+            Api::new(&base)
+                .post(
+                    &format!("/api/seasons/{season}/holds"),
+                    serde_json::json!({ "seat_ids": [place] }),
+                )
+                .await
+                .0
         }
     };
     // Warm up each statement on the pool's one connection.
@@ -328,7 +329,15 @@ async fn a_season_claim_costs_the_same_round_trips_for_3_events_as_for_20() {
     let single = app.trips(StatusCode::CREATED, app.api_pick(s[3])).await;
     let of_three = app.trips(StatusCode::CREATED, claim(three, s[4])).await;
     let of_twenty = app.trips(StatusCode::CREATED, claim(twenty, s[5])).await;
-    eprintln!("round trips: single pick {single}, season of 3 {of_three}, season of 20 {of_twenty}");
-    assert_eq!(of_three, of_twenty, "a season's round trips grow with its events");
-    assert!(of_three <= SEASON_CLAIM, "season claim: {of_three} round trips");
+    eprintln!(
+        "round trips: single pick {single}, season of 3 {of_three}, season of 20 {of_twenty}"
+    );
+    assert_eq!(
+        of_three, of_twenty,
+        "a season's round trips grow with its events"
+    );
+    assert!(
+        of_three <= SEASON_CLAIM,
+        "season claim: {of_three} round trips"
+    );
 }

@@ -145,7 +145,10 @@ async fn no_split_season(app: &TestApp) {
              ) per_place WHERE nights <> wanted",
         )
         .await;
-    assert_eq!(split, 0, "a season holds or sold a place in only some nights");
+    assert_eq!(
+        split, 0,
+        "a season holds or sold a place in only some nights"
+    );
     app.no_breaches().await;
 }
 
@@ -196,7 +199,11 @@ async fn copies_share_the_layout_tiers_and_fees_start_as_drafts_and_list_as_one_
         );
         assert!(row.get::<_, bool>(1), "a copy starts as a draft");
         assert_eq!(row.get::<_, i32>(2), 150, "the fee is copied");
-        assert_eq!(row.get::<_, &str>(3), "box_office", "the payment mode is copied");
+        assert_eq!(
+            row.get::<_, &str>(3),
+            "box_office",
+            "the payment mode is copied"
+        );
         assert_eq!(row.get::<_, Option<i64>>(4), Some(first.id), "one series");
         assert_eq!(row.get::<_, i64>(5), 12, "every seat is copied");
         assert_eq!(row.get::<_, &str>(6), "std=4500,vip=9900");
@@ -259,7 +266,10 @@ async fn a_season_needs_events_that_share_a_layout() {
         .await;
     assert_eq!(
         (status, body["error"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("season_events_differ")),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("season_events_differ")
+        ),
         "two events that are not copies of each other: {body}"
     );
     for bad in [
@@ -288,7 +298,11 @@ async fn a_season_needs_events_that_share_a_layout() {
             json!({ "name": "Not mine", "event_ids": [a.id, b.id] }),
         )
         .await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "a season is a manager's to make");
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "a season is a manager's to make"
+    );
 }
 
 #[tokio::test]
@@ -307,13 +321,32 @@ async fn a_season_place_is_held_and_sold_in_every_night_with_a_ticket_each_that_
         assert_eq!(by.as_deref(), Some(hold_id.as_str()));
     }
     // The season map says "mine"; another buyer's says "held".
-    let (_, map) = buyer.get(&format!("/api/seasons/{}/seats", season.id)).await;
-    let mine = map["seats"].as_array().unwrap().iter().find(|s| s["id"] == place).unwrap();
+    let (_, map) = buyer
+        .get(&format!("/api/seasons/{}/seats", season.id))
+        .await;
+    let mine = map["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == place)
+        .unwrap();
     assert_eq!(mine["status"], "mine", "{mine}");
-    let (_, other) = app.buyer().get(&format!("/api/seasons/{}/seats", season.id)).await;
-    let seen = other["seats"].as_array().unwrap().iter().find(|s| s["id"] == place).unwrap();
+    let (_, other) = app
+        .buyer()
+        .get(&format!("/api/seasons/{}/seats", season.id))
+        .await;
+    let seen = other["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == place)
+        .unwrap();
     assert_eq!(seen["status"], "held");
-    assert_eq!(map["seats"].as_array().unwrap().len(), 8, "one entry per place");
+    assert_eq!(
+        map["seats"].as_array().unwrap().len(),
+        8,
+        "one entry per place"
+    );
 
     // A single buyer can't take the place in any night.
     let nights = seats_of(&app, &season, place).await;
@@ -359,7 +392,11 @@ async fn a_season_place_is_held_and_sold_in_every_night_with_a_ticket_each_that_
             )
             .await
             .unwrap();
-        (row.get::<_, i64>(0), row.get::<_, i64>(1), row.get::<_, i64>(2))
+        (
+            row.get::<_, i64>(0),
+            row.get::<_, i64>(1),
+            row.get::<_, i64>(2),
+        )
     };
     assert_eq!((total, orders, events), (13_500, 1, 3));
 
@@ -409,7 +446,10 @@ async fn a_season_place_is_held_and_sold_in_every_night_with_a_ticket_each_that_
         .manager
         .get_text(&format!("/staff/events/{}/report", season.events[1]))
         .await;
-    assert!(report.contains(">season<"), "the report shows season sales apart");
+    assert!(
+        report.contains(">season<"),
+        "the report shows season sales apart"
+    );
     // The buyer's order page lists every night.
     let page = buyer
         .get_text(&format!("/orders/{}", order["order_id"].as_str().unwrap()))
@@ -424,7 +464,10 @@ async fn a_season_claim_refused_names_the_places_and_nights_taken_and_holds_noth
     let season = season_of(&app, 1, 4, 3).await;
     let (a, b) = (season.places[0], season.places[1]);
     let third_night_of_b = seats_of(&app, &season, b).await[2];
-    let (status, _) = app.buyer().hold(season.events[2], &[third_night_of_b]).await;
+    let (status, _) = app
+        .buyer()
+        .hold(season.events[2], &[third_night_of_b])
+        .await;
     assert_eq!(status, StatusCode::CREATED);
 
     let buyer = app.buyer();
@@ -441,7 +484,8 @@ async fn a_season_claim_refused_names_the_places_and_nights_taken_and_holds_noth
         assert_eq!(status, "AVAILABLE", "the free place was not held either");
     }
     // A place that isn't the season's: 404 naming it.
-    let (status, body) = season_hold(&buyer, &season, json!({ "seat_ids": [third_night_of_b] })).await;
+    let (status, body) =
+        season_hold(&buyer, &season, json!({ "seat_ids": [third_night_of_b] })).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     no_split_season(&app).await;
 }
@@ -490,7 +534,9 @@ async fn forty_season_buyers_and_forty_single_buyers_for_one_place_make_one_winn
             single_buyers
                 .iter()
                 .zip(&single_outcomes)
-                .filter(|((_, night, _), (status, _))| night == event && *status == StatusCode::CREATED)
+                .filter(|((_, night, _), (status, _))| {
+                    night == event && *status == StatusCode::CREATED
+                })
                 .count()
         })
         .collect();
@@ -506,7 +552,9 @@ async fn forty_season_buyers_and_forty_single_buyers_for_one_place_make_one_winn
     let states = place_states(&app, &season, place).await;
     if season_wins == 1 {
         assert!(
-            states.iter().all(|(status, by)| status == "HELD" && by.is_some()),
+            states
+                .iter()
+                .all(|(status, by)| status == "HELD" && by.is_some()),
             "the season holds the place in every night: {states:?}"
         );
         let winner = season_outcomes
@@ -514,7 +562,11 @@ async fn forty_season_buyers_and_forty_single_buyers_for_one_place_make_one_winn
             .find(|(status, _)| *status == StatusCode::CREATED)
             .unwrap();
         let hold_id = id_segment(&winner.1["hold_id"]);
-        assert!(states.iter().all(|(_, by)| by.as_deref() == Some(hold_id.as_str())));
+        assert!(
+            states
+                .iter()
+                .all(|(_, by)| by.as_deref() == Some(hold_id.as_str()))
+        );
     } else {
         assert!(
             states.iter().all(|(_, by)| by.is_none()),
@@ -546,9 +598,11 @@ async fn two_hundred_season_buyers_best_available_on_a_nearly_full_season_split_
         .await
         .unwrap();
     let buyers: Vec<Api> = (0..200).map(|_| app.buyer()).collect();
-    let outcomes = join_all(buyers.iter().map(|buyer| {
-        season_hold(buyer, &season, json!({ "best_available": { "count": 2 } }))
-    }))
+    let outcomes = join_all(
+        buyers
+            .iter()
+            .map(|buyer| season_hold(buyer, &season, json!({ "best_available": { "count": 2 } }))),
+    )
     .await;
     let mut given = std::collections::HashSet::new();
     let mut won = 0;
@@ -586,7 +640,10 @@ async fn two_hundred_season_buyers_best_available_on_a_nearly_full_season_split_
             season = season.id
         ))
         .await;
-    assert_eq!(pairs_left, 0, "a free pair was left while buyers were refused");
+    assert_eq!(
+        pairs_left, 0,
+        "a free pair was left while buyers were refused"
+    );
     no_split_season(&app).await;
     // Claims lock event then seat, and best available skips locked rows:
     // no deadlock at all, so no retry of one.
@@ -643,10 +700,17 @@ async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
         let hold_id = hold_id.clone();
         tokio::spawn(async move { payer.purchase(&hold_id, "Late", "late@example.com").await })
     };
-    let waiter = app.lock_waiter("FROM season_holds WHERE id = $1 FOR UPDATE").await;
+    let waiter = app
+        .lock_waiter("FROM season_holds WHERE id = $1 FOR UPDATE")
+        .await;
     // It runs out 1 ms after the purchase began, and a single buyer takes
     // the second night's seat meanwhile.
-    expire_season_hold_at(&lock, &hold, waiter.xact_start + time::Duration::milliseconds(1)).await;
+    expire_season_hold_at(
+        &lock,
+        &hold,
+        waiter.xact_start + time::Duration::milliseconds(1),
+    )
+    .await;
     let second_night: i64 = app
         .sql()
         .await
@@ -661,7 +725,11 @@ async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
         .await;
     lock.commit().await.unwrap();
     let (status, body) = app.buyer().hold(events[1], &[second_night]).await;
-    assert_eq!(status, StatusCode::CREATED, "the lapsed night is free: {body}");
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "the lapsed night is free: {body}"
+    );
 
     let (status, body) = purchase.await.unwrap();
     assert_eq!(status, StatusCode::GONE, "{body}");
@@ -685,7 +753,8 @@ async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
 }
 
 #[tokio::test]
-async fn a_season_hold_lapsing_while_a_single_buyer_claims_loses_whole_when_the_claim_commits_first() {
+async fn a_season_hold_lapsing_while_a_single_buyer_claims_loses_whole_when_the_claim_commits_first()
+ {
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 1, 3, 3).await;
     let place = season.places[0];
@@ -725,7 +794,9 @@ async fn a_season_purchase_that_commits_first_wins_over_a_claim_after_its_lapse(
     // holds the outbox; the hold lapses meanwhile.
     let mut locker = app.own_connection().await;
     let lock = locker.transaction().await.unwrap();
-    lock.batch_execute("LOCK TABLE outbox IN SHARE MODE").await.unwrap();
+    lock.batch_execute("LOCK TABLE outbox IN SHARE MODE")
+        .await
+        .unwrap();
     let purchase = {
         let hold_id = hold["hold_id"].clone();
         tokio::spawn(async move { buyer.purchase(&hold_id, "Early", "early@example.com").await })
@@ -764,7 +835,9 @@ async fn a_night_given_back_goes_on_sale_alone_and_credit_is_owed_once_it_sells(
     let place = season.places[2];
     let buyer = app.buyer();
     let (_, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
-    let (status, order) = buyer.purchase(&hold["hold_id"], "Sub", "sub@example.com").await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Sub", "sub@example.com")
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
     let order_id = order["order_id"].as_str().unwrap().to_string();
     let second: String = app
@@ -808,7 +881,10 @@ async fn a_night_given_back_goes_on_sale_alone_and_credit_is_owed_once_it_sells(
     // A single ticket is no season's night.
     let single_code = single["tickets"][0]["code"].as_str().unwrap().to_string();
     let (status, body) = buyer
-        .post(&format!("/api/tickets/{single_code}/release-to-sale"), json!({}))
+        .post(
+            &format!("/api/tickets/{single_code}/release-to-sale"),
+            json!({}),
+        )
         .await;
     assert_eq!(
         (status, body["error"].as_str()),
@@ -848,7 +924,9 @@ async fn a_partial_season_holds_the_chosen_nights_only() {
         .map(|(status, _)| status)
         .collect();
     assert_eq!(states, ["HELD", "AVAILABLE", "HELD"]);
-    let (status, order) = buyer.purchase(&hold["hold_id"], "Part", "part@example.com").await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Part", "part@example.com")
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
     assert_eq!(order["tickets"].as_array().unwrap().len(), 2);
     no_split_season(&app).await;
@@ -864,7 +942,9 @@ async fn subscriber_and_next_season() -> (TestApp, Api, Season, i64, i64) {
     let buyer = app.buyer();
     let place = last.places[1];
     let (_, hold) = season_hold(&buyer, &last, json!({ "seat_ids": [place] })).await;
-    let (status, _) = buyer.purchase(&hold["hold_id"], "Sub", "sub@example.com").await;
+    let (status, _) = buyer
+        .purchase(&hold["hold_id"], "Sub", "sub@example.com")
+        .await;
     assert_eq!(status, StatusCode::CREATED);
 
     // Next year's season: copies of last season's first event.
@@ -979,7 +1059,10 @@ async fn a_renewal_lapsing_at_its_deadline_while_its_subscriber_pays_has_one_win
     let renewal: String = app
         .sql()
         .await
-        .query_one("SELECT id::text FROM season_holds WHERE season_id = $1", &[&next])
+        .query_one(
+            "SELECT id::text FROM season_holds WHERE season_id = $1",
+            &[&next],
+        )
         .await
         .unwrap()
         .get(0);
@@ -1024,7 +1107,11 @@ async fn a_renewal_lapsing_at_its_deadline_while_its_subscriber_pays_has_one_win
         .unwrap()
         .get(0);
     let (status, _) = app.buyer().hold(events[1], &[seat_of_second]).await;
-    assert_eq!(status, StatusCode::CONFLICT, "held for the subscriber until the deadline");
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "held for the subscriber until the deadline"
+    );
     lapses_while_paying_and_a_single_buyer_takes_a_night(
         &app,
         next,

@@ -22,9 +22,9 @@ use crate::db::holds::{Holder, count_request, counting_request, refuse_if_spent}
 use crate::db::{GenericClient, Pool};
 use crate::domain::hold::HoldRules;
 use crate::domain::ids::{EventId, HoldId, SeasonId, SeatId};
+use crate::domain::refusal::Filters;
 use crate::domain::sale::SaleStatus;
 use crate::domain::season::{FreePlace, TakenNight, best_blocks};
-use crate::domain::refusal::Filters;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 /// Holds `places` (first-event seat ids) in every night, adding them to
@@ -119,7 +119,8 @@ async fn best_block(
                 return Ok(block);
             }
             // Its locks and writes go with it: the next block starts clean.
-            tx.batch_execute("ROLLBACK TO SAVEPOINT season_best").await?;
+            tx.batch_execute("ROLLBACK TO SAVEPOINT season_best")
+                .await?;
         }
     }
     let filters = Filters::default();
@@ -287,8 +288,11 @@ async fn open_or_lock(
     chosen: Option<&[EventId]>,
     rules: HoldRules,
 ) -> AppResult<SeasonHold> {
-    crate::db::prepare_together(tx, &[super::hold::CLOSE_LAPSED, super::hold::LOCK_OPEN.as_str()])
-        .await?;
+    crate::db::prepare_together(
+        tx,
+        &[super::hold::CLOSE_LAPSED, super::hold::LOCK_OPEN.as_str()],
+    )
+    .await?;
     let (generic, spent, closed, open) = tokio::join!(
         crate::db::generic_plans(tx),
         refuse_if_spent(tx, holder),
@@ -410,4 +414,3 @@ pub async fn move_place(
     })
     .await
 }
-

@@ -98,7 +98,7 @@ pub(super) async fn open_new(
     renewal: Option<(OrderId, OffsetDateTime)>,
 ) -> AppResult<SeasonHold> {
     let statement = tx
-        .prepare_cached(&format!(
+        .prepare_cached(
             "WITH sh AS (
                  INSERT INTO season_holds (id, season_id, buyer_id, event_ids, expires_at,
                                            client_ip, renewal_of)
@@ -114,9 +114,9 @@ pub(super) async fn open_new(
                    FROM sh CROSS JOIN unnest(sh.event_ids) WITH ORDINALITY AS u(event_id, n)
              )
              SELECT sh.id, sh.season_id, sh.buyer_id, sh.expires_at, sh.event_ids,
-                    sh.renewal_of, '{{}}'::bigint[] AS places
-               FROM sh"
-        ))
+                    sh.renewal_of, '{}'::bigint[] AS places
+               FROM sh",
+        )
         .await?;
     let row = tx
         .query_opt(
@@ -179,7 +179,11 @@ pub(super) async fn lock_hold(
 }
 
 /// Puts one place of the season hold back on sale, in every night.
-pub(super) async fn release_place_in(tx: &impl GenericClient, hold: &SeasonHold, place: SeatId) -> AppResult<u64> {
+pub(super) async fn release_place_in(
+    tx: &impl GenericClient,
+    hold: &SeasonHold,
+    place: SeatId,
+) -> AppResult<u64> {
     let statement = tx
         .prepare_cached(
             "UPDATE seats s SET status = 'AVAILABLE', hold_id = NULL, held_until = NULL,
@@ -276,7 +280,9 @@ pub async fn live_hold(
                 AND sh.expires_at > now()"
         ))
         .await?;
-    let row = client.query_opt(&statement, &[&season_id, &buyer_id]).await?;
+    let row = client
+        .query_opt(&statement, &[&season_id, &buyer_id])
+        .await?;
     Ok(row.as_ref().map(season_hold))
 }
 

@@ -109,9 +109,7 @@ async fn purchase_in(
         ],
     )
     .await?;
-    let sold = tx
-        .query(SELL, &[&order_id, &hold_id, &season_id])
-        .await?;
+    let sold = tx.query(SELL, &[&order_id, &hold_id, &season_id]).await?;
     if sold.len() as i64 != held {
         return Err(AppError::HoldExpired);
     }

@@ -28,10 +28,7 @@ pub struct Released {
 /// not a season's night, was admitted or voided, or whose event has
 /// started or is cancelled.
 pub async fn release_to_sale(pool: &Pool, code: &TicketCode) -> AppResult<Released> {
-    retrying(|| {
-        crate::db::in_transaction(pool, async |tx| release_in(tx, code).await)
-    })
-    .await
+    retrying(|| crate::db::in_transaction(pool, async |tx| release_in(tx, code).await)).await
 }
 
 async fn release_in(tx: &impl GenericClient, code: &TicketCode) -> AppResult<Released> {
@@ -53,15 +50,14 @@ async fn release_in(tx: &impl GenericClient, code: &TicketCode) -> AppResult<Rel
             &[&event_id],
         )
         .await?;
-    match SaleStatus::from_db(event.get("sale")) {
-        status @ (SaleStatus::Started | SaleStatus::Cancelled) => {
-            return Err(AppError::Conflict(Conflict::NotSelling {
-                status,
-                on_sale_at: event.get("on_sale_at"),
-                time_zone: event.get("time_zone"),
-            }));
-        }
-        _ => {}
+    if let status @ (SaleStatus::Started | SaleStatus::Cancelled) =
+        SaleStatus::from_db(event.get("sale"))
+    {
+        return Err(AppError::Conflict(Conflict::NotSelling {
+            status,
+            on_sale_at: event.get("on_sale_at"),
+            time_zone: event.get("time_zone"),
+        }));
     }
     let ticket = tx
         .query_one(
@@ -100,11 +96,7 @@ async fn release_in(tx: &impl GenericClient, code: &TicketCode) -> AppResult<Rel
             "ticket {ticket_id}'s seat {seat_id} was not sold to its order {order_id}"
         )));
     }
-    let credit_cents: i32 = if credit {
-        ticket.get("price_cents")
-    } else {
-        0
-    };
+    let credit_cents: i32 = if credit { ticket.get("price_cents") } else { 0 };
     tx.execute(
         "INSERT INTO season_releases (ticket_id, order_id, event_id, seat_id, credit, credit_cents)
          VALUES ($1, $2, $3, $4, $5, $6)",

@@ -6,9 +6,9 @@
 
 use time::OffsetDateTime;
 
-use super::season::Season;
 use super::claim::{Locking, claim_in};
 use super::hold::{SeasonHold, lock_hold, open_new};
+use super::season::Season;
 use crate::db::holds::Holder;
 use crate::db::{GenericClient, Pool, outbox};
 use crate::domain::hold::HoldRules;
@@ -60,7 +60,10 @@ pub async fn renew(
         let subscribers = tx
             .query(SUBSCRIBERS, &[&from, &season.id, &season.first_event()])
             .await?;
-        let mut made = Renewals { held: 0, skipped: 0 };
+        let mut made = Renewals {
+            held: 0,
+            skipped: 0,
+        };
         for row in &subscribers {
             let order_id: OrderId = row.get("order_id");
             let places: Vec<SeatId> = row.get("places");

@@ -177,7 +177,10 @@ pub async fn create(pool: &Pool, new: &NewSeason) -> AppResult<SeasonId> {
     // seats (5 ms, and 9 ms for the claim, for a 20-event season of the
     // demo hall; 0.1 ms and 1.1 ms once analysed). ANALYZE reads a bounded
     // sample, as `events::create` does for seats.
-    pool.get().await?.batch_execute("ANALYZE season_places").await?;
+    pool.get()
+        .await?
+        .batch_execute("ANALYZE season_places")
+        .await?;
     Ok(season_id)
 }
 

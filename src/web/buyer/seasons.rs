@@ -26,8 +26,8 @@ use crate::web::extract::{ClientIp, IdPath};
 use crate::web::map::{self, SeatCanvas};
 use crate::web::notices::{Notice, NoticeKind, push_notice, take_notice};
 use crate::web::render::render;
-use crate::web::security::CsrfForm;
 use crate::web::seat_view::{StatusLegend, TierLegend};
+use crate::web::security::CsrfForm;
 use crate::web::state::AppState;
 
 pub struct NightView {
@@ -116,8 +116,7 @@ pub(crate) async fn season_page(
         (None, None) => season.event_ids(),
     };
     let first = season.first_event();
-    let seats =
-        db::seasons::map(&client, season_id, &nights, hold.as_ref().map(|h| h.id)).await?;
+    let seats = db::seasons::map(&client, season_id, &nights, hold.as_ref().map(|h| h.id)).await?;
     let shapes = db::map::shapes(&client, first, None).await?;
     let tiers: Vec<Tier> = season
         .prices
@@ -288,9 +287,15 @@ pub(crate) async fn best_available(
         let count = input_rules::party_size(form.count, rules.max_seats)?;
         let chosen = event_ids(form.event_ids.as_deref())?;
         let holder = hold_request(&state, buyer.id, None, ip);
-        let (_, added) =
-            db::seasons::claim_best(&state.pool, &season, holder, count, chosen.as_deref(), rules)
-                .await?;
+        let (_, added) = db::seasons::claim_best(
+            &state.pool,
+            &season,
+            holder,
+            count,
+            chosen.as_deref(),
+            rules,
+        )
+        .await?;
         Ok(t1("season-best-found", "count", added.len()))
     }
     .await;
@@ -336,8 +341,7 @@ pub(crate) async fn buy(
     CsrfForm(form): CsrfForm<BuyForm>,
 ) -> AppResult<Response> {
     let outcome = async {
-        let details =
-            input_rules::buyer_details(&form.name, &form.email, crate::i18n::current())?;
+        let details = input_rules::buyer_details(&form.name, &form.email, crate::i18n::current())?;
         let hold = db::seasons::live_hold(&state.pool.get().await?, season_id, buyer.id)
             .await?
             .ok_or(AppError::HoldExpired)?;
@@ -368,8 +372,10 @@ pub(crate) async fn release_to_sale_form(
         false => crate::i18n::t("season-night-released"),
     };
     push_notice(&buyer.session, &Notice::new(NoticeKind::Success, text)).await?;
-    Ok(Redirect::to(&order_page_referred(&headers).unwrap_or(format!("/tickets/{parsed}")))
-        .into_response())
+    Ok(
+        Redirect::to(&order_page_referred(&headers).unwrap_or(format!("/tickets/{parsed}")))
+            .into_response(),
+    )
 }
 
 /// The order page the form was sent from (path and query), if it was.
@@ -438,7 +444,13 @@ pub(crate) async fn renewal_page(
         places: seats
             .iter()
             .filter(|seat| seat.state == crate::domain::seat::SeatState::Mine)
-            .map(|seat| format!("{} · {}", crate::words::seat_name(seat), locale.price(seat.price_cents)))
+            .map(|seat| {
+                format!(
+                    "{} · {}",
+                    crate::words::seat_name(seat),
+                    locale.price(seat.price_cents)
+                )
+            })
             .collect(),
         nights: season
             .events
@@ -483,10 +495,14 @@ pub(crate) async fn renew(
         sig: form.sig,
     };
     verified(&state, hold_id, &query)?;
-    let back = format!("/renewals/{hold_id}?until={}&sig={}", query.until, query.sig);
+    let back = format!(
+        "/renewals/{hold_id}?until={}&sig={}",
+        query.until, query.sig
+    );
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;
-        let lang = crate::domain::lang::Lang::from_tag(&offer.lang).unwrap_or(crate::i18n::current());
+        let lang =
+            crate::domain::lang::Lang::from_tag(&offer.lang).unwrap_or(crate::i18n::current());
         let details = input_rules::buyer_details(&offer.buyer_name, &offer.buyer_email, lang)?;
         db::seasons::purchase(&state.pool, hold_id, offer.hold.buyer_id, &details, false).await
     }
@@ -509,7 +525,10 @@ pub(crate) async fn give_up(
         sig: form.sig,
     };
     verified(&state, hold_id, &query)?;
-    let back = format!("/renewals/{hold_id}?until={}&sig={}", query.until, query.sig);
+    let back = format!(
+        "/renewals/{hold_id}?until={}&sig={}",
+        query.until, query.sig
+    );
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;
         db::seasons::release_hold(&state.pool, hold_id, offer.hold.buyer_id).await?;

@@ -236,8 +236,7 @@ pub(crate) async fn create_season_hold(
         (None, Some(best)) => {
             let count = input_rules::party_size(best.count, rules.max_seats)?;
             let (hold, added) =
-                db::seasons::claim_best(&state.pool, &season, holder, count, chosen, rules)
-                    .await?;
+                db::seasons::claim_best(&state.pool, &season, holder, count, chosen, rules).await?;
             SeasonHoldJson::new(hold, Some(added))
         }
         _ => return Err(AppError::BadRequest(Malformed::HoldRequestShape)),
@@ -279,5 +278,7 @@ pub(crate) async fn release_to_sale(
     // As a transfer: the code is the bearer secret, and each try counts.
     let code = TicketCode::parse(&code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
     admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
-    Ok(Json(db::seasons::release_to_sale(&state.pool, &code).await?))
+    Ok(Json(
+        db::seasons::release_to_sale(&state.pool, &code).await?,
+    ))
 }

@@ -102,9 +102,7 @@ async fn page(State(state): State<AppState>, staff: Staff<BoxOffice>) -> AppResu
                         .join(", "),
                     nights: hold.event_ids.len(),
                     until: locale.time(hold.expires_at),
-                    renewal: hold
-                        .renewal_of
-                        .map(|_| hold.buyer_name.unwrap_or_default()),
+                    renewal: hold.renewal_of.map(|_| hold.buyer_name.unwrap_or_default()),
                 })
                 .collect(),
             name: season.name,
@@ -214,7 +212,13 @@ async fn add_performances(
             .dates
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|date| !date.is_empty())
-            .map(|date| instant(TimeField::Start, &format!("{date}T{time}"), &event.time_zone))
+            .map(|date| {
+                instant(
+                    TimeField::Start,
+                    &format!("{date}T{time}"),
+                    &event.time_zone,
+                )
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let made = db::series::copy_event(&state.pool, event_id, &starts).await?;
         Ok(format!(
@@ -283,9 +287,8 @@ async fn move_place(
     staff: Staff<BoxOffice>,
     CsrfForm(form): CsrfForm<MoveForm>,
 ) -> AppResult<Redirect> {
-    let outcome =
-        db::seasons::move_place(&state.pool, hold_id, form.from_seat_id, form.to_seat_id)
-            .await
-            .map(|_| "Moved, in every night of the hold.".to_string());
+    let outcome = db::seasons::move_place(&state.pool, hold_id, form.from_seat_id, form.to_seat_id)
+        .await
+        .map(|_| "Moved, in every night of the hold.".to_string());
     back_with_notice(&staff.session, PAGE, outcome).await
 }

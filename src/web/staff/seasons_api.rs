@@ -121,7 +121,11 @@ pub(crate) async fn create_season(
     if !(1..=200).contains(&name.chars().count()) || name.chars().any(char::is_control) {
         return Err(AppError::Invalid(Invalid::Season));
     }
-    if body.prices.as_ref().is_some_and(|prices| prices.values().any(|cents| *cents < 0)) {
+    if body
+        .prices
+        .as_ref()
+        .is_some_and(|prices| prices.values().any(|cents| *cents < 0))
+    {
         return Err(AppError::Invalid(Invalid::Season));
     }
     match body.payment.as_deref() {
