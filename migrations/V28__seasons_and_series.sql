@@ -150,23 +150,23 @@ ALTER TABLE tickets ADD CONSTRAINT tickets_of_an_order_of_the_event
     FOREIGN KEY (event_id, order_id) REFERENCES order_events (event_id, order_id);
 
 -- The backstop for "every night or none": at commit, a season order was
--- sold the same number of seats in each event its hold covered (counted
--- among the tickets issued with the order, so a later reseat or release
--- doesn't count).
+-- sold each of its places in every night its hold covered (counted among
+-- the tickets issued with the order, so a later reseat or release doesn't
+-- count), and at least one place.
 CREATE FUNCTION season_order_whole() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (
+    IF NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = NEW.id)
+       OR EXISTS (
         SELECT 1
           FROM orders o
           JOIN season_holds sh ON sh.id = o.season_hold_id
-          CROSS JOIN LATERAL unnest(sh.event_ids) AS night(event_id)
-          CROSS JOIN LATERAL (
-              SELECT count(*) AS n FROM tickets t
-               WHERE t.order_id = o.id AND t.event_id = night.event_id
-                 AND t.issued_at = o.created_at
-          ) sold
+          JOIN tickets t ON t.order_id = o.id AND t.issued_at = o.created_at
+          JOIN season_places p ON p.season_id = o.season_id AND p.seat_id = t.seat_id
          WHERE o.id = NEW.id
-        HAVING count(DISTINCT sold.n) > 1 OR min(sold.n) = 0
+         GROUP BY p.place_id
+        HAVING count(*) <> min(cardinality(sh.event_ids))
+            OR count(DISTINCT t.event_id) <> min(cardinality(sh.event_ids))
+            OR NOT bool_and(t.event_id = ANY(sh.event_ids))
     ) THEN
         RAISE EXCEPTION 'season order % would have a place in only some of its nights', NEW.id
             USING ERRCODE = 'check_violation';

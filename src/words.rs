@@ -365,6 +365,15 @@ fn conflict_text(conflict: &Conflict) -> String {
         Conflict::RenewalNotPossible => "That season can't be renewed into this one: its events \
              must share a layout with this season's, and each season is renewed once."
             .into(),
+        Conflict::SeasonNight => "This hold is one night of a season hold, which is held, \
+             released and moved in every night at once: use the Seasons page."
+            .into(),
+        Conflict::RenewalPending => "Your places here are held for your renewal: renew them \
+             (or give them up) from the link in your mail before choosing others."
+            .into(),
+        Conflict::EventInSeason => "This event is in a season, whose places are this event's \
+             seats: it stays on its venue version."
+            .into(),
         Conflict::NotAVenueEvent => {
             "This event was not built from a venue, so it has no versions to move to.".into()
         }

@@ -259,6 +259,7 @@ pub async fn release(
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
+        super::seasons::refuse_season_night(&tx, hold_id).await?;
         let hold = holds::lock_by_id(&tx, hold_id).await?;
         holds::refuse_if_purchased(&hold)?;
         let released = match only_seat {
@@ -323,6 +324,7 @@ pub async fn revive(
     retrying(|| async {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
+        super::seasons::refuse_season_night(&tx, hold_id).await?;
         let event_id = holds::event_of(&tx, hold_id, None)
             .await?
             .ok_or_else(|| AppError::NotFound(Missing::Hold))?;

@@ -47,6 +47,19 @@ pub async fn move_event(
     prices: &BTreeMap<String, i32>,
 ) -> AppResult<Moved> {
     let venue_id = venue_of_event(&pool.get().await?, event_id).await?;
+    // A season's places are this event's seats (`season_places`).
+    if pool
+        .get()
+        .await?
+        .query_opt(
+            "SELECT 1 FROM season_events WHERE event_id = $1 LIMIT 1",
+            &[&event_id],
+        )
+        .await?
+        .is_some()
+    {
+        return Err(AppError::Conflict(Conflict::EventInSeason));
+    }
     let layout = super::venues::version_layout(&pool.get().await?, venue_id, version).await?;
     let moved =
         super::retrying(|| move_once(pool, actor, event_id, version, &layout, prices)).await?;

@@ -131,6 +131,9 @@ error_codes! {
     InvalidCopies => "invalid_copies",
     NotASeasonTicket => "not_a_season_ticket",
     RenewalNotPossible => "renewal_not_possible",
+    SeasonNight => "season_night",
+    RenewalPending => "renewal_pending",
+    EventInSeason => "event_in_season",
 }
 
 impl std::fmt::Display for ErrorCode {

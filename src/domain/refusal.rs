@@ -421,6 +421,13 @@ pub enum Conflict {
     /// A renewal of a season into one whose layout is not the same, or
     /// asked twice for the same season.
     RenewalNotPossible,
+    /// Staff acting on one night's hold of a season hold as if it were a
+    /// hold of its own (the season hold is released or moved whole).
+    SeasonNight,
+    /// A buyer's season hold is a renewal: renew it (or give it up) first.
+    RenewalPending,
+    /// Moving an event of a season to another venue version.
+    EventInSeason,
     NotSelling {
         status: SaleStatus,
         on_sale_at: Option<OffsetDateTime>,
@@ -562,6 +569,9 @@ impl Conflict {
             Conflict::TicketUsed => ErrorCode::TicketUsed,
             Conflict::NotASeasonTicket => ErrorCode::NotASeasonTicket,
             Conflict::RenewalNotPossible => ErrorCode::RenewalNotPossible,
+            Conflict::SeasonNight => ErrorCode::SeasonNight,
+            Conflict::RenewalPending => ErrorCode::RenewalPending,
+            Conflict::EventInSeason => ErrorCode::EventInSeason,
             Conflict::TicketTransferred => ErrorCode::TicketTransferred,
             Conflict::TransfersNotAllowed => ErrorCode::TransfersNotAllowed,
             Conflict::TransfersClosed { .. } => ErrorCode::TransfersClosed,

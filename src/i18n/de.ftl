@@ -224,7 +224,6 @@ mail-status-failed = Wir konnten { $email } nicht erreichen und haben es aufgege
 mail-status-none = Für diese Bestellung wurde keine E-Mail verschickt; Ihre Karten sind auf dieser Seite.
 ticket-refunded = Erstattet am { $at }
 ticket-released = Am { $at } zum Verkauf zurückgegeben
-ticket-night = { $event }, { $date }
 ticket-release-to-sale = Verhindert? Diesen Abend zum Verkauf zurückgeben
 ticket-admitted = Eingelassen am { $at } an { $gate }
 ticket-valid = Gültig: Zeigen Sie diesen Code am Einlass

@@ -224,7 +224,6 @@ mail-status-failed = We could not e-mail { $email }, and have stopped trying. Th
 mail-status-none = No e-mail was sent for this order; this page has your tickets.
 ticket-refunded = Refunded { $at }
 ticket-released = Given back to sale { $at }
-ticket-night = { $event }, { $date }
 ticket-release-to-sale = Can't come? Give this night back to sale
 ticket-admitted = Admitted { $at } at { $gate }
 ticket-valid = Valid: show this code at the door

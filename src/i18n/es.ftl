@@ -198,7 +198,6 @@ mail-status-failed = No hemos podido escribir a { $email } y hemos dejado de int
 mail-status-none = No se envió ningún correo para este pedido; sus entradas están en esta página.
 ticket-refunded = Reembolsada el { $at }
 ticket-released = Devuelta a la venta el { $at }
-ticket-night = { $event }, { $date }
 ticket-release-to-sale = ¿No puede venir? Devolver esta noche a la venta
 ticket-admitted = Entró el { $at } por { $gate }
 ticket-valid = Válida: muestre este código en la entrada

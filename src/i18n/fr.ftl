@@ -198,7 +198,6 @@ mail-status-failed = Nous n’avons pas pu écrire à { $email } et avons abando
 mail-status-none = Aucun e-mail n’a été envoyé pour cette commande ; vos billets sont sur cette page.
 ticket-refunded = Remboursé le { $at }
 ticket-released = Remis en vente le { $at }
-ticket-night = { $event }, { $date }
 ticket-release-to-sale = Empêché ? Remettre cette soirée en vente
 ticket-admitted = Entré le { $at } par { $gate }
 ticket-valid = Valable : montrez ce code à l’entrée

@@ -494,21 +494,30 @@ async fn a_season_claim_refused_names_the_places_and_nights_taken_and_holds_noth
 async fn forty_season_buyers_and_forty_single_buyers_for_one_place_make_one_winner() {
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 2, 5, 4).await;
-    let place = season.places[3];
+    // Two places side by side: every claim takes two row locks per night,
+    // so claims taking them in different orders would deadlock.
+    let (place, beside) = (season.places[3], season.places[4]);
     let nights = seats_of(&app, &season, place).await;
+    let nights_beside = seats_of(&app, &season, beside).await;
     let season_buyers: Vec<Api> = (0..40).map(|_| app.buyer()).collect();
-    let single_buyers: Vec<(Api, i64, i64)> = (0..40)
-        .map(|i| (app.buyer(), season.events[i % 4], nights[i % 4]))
+    let single_buyers: Vec<(Api, i64, [i64; 2])> = (0..40)
+        .map(|i| {
+            (
+                app.buyer(),
+                season.events[i % 4],
+                [nights_beside[i % 4], nights[i % 4]],
+            )
+        })
         .collect();
     let season_claims = join_all(
         season_buyers
             .iter()
-            .map(|buyer| season_hold(buyer, &season, json!({ "seat_ids": [place] }))),
+            .map(|buyer| season_hold(buyer, &season, json!({ "seat_ids": [beside, place] }))),
     );
     let single_claims = join_all(
         single_buyers
             .iter()
-            .map(|(buyer, event, seat)| async move { buyer.hold(*event, &[*seat]).await }),
+            .map(|(buyer, event, seats)| async move { buyer.hold(*event, seats).await }),
     );
     let (season_outcomes, single_outcomes) = tokio::join!(season_claims, single_claims);
     for (status, body) in season_outcomes.iter().chain(single_outcomes.iter()) {
@@ -576,6 +585,13 @@ async fn forty_season_buyers_and_forty_single_buyers_for_one_place_make_one_winn
             states.iter().filter(|(status, _)| status == "HELD").count(),
             season.events.len(),
             "each night is held by its single buyer"
+        );
+        let beside_states = place_states(&app, &season, beside).await;
+        assert!(
+            beside_states
+                .iter()
+                .all(|(status, by)| status == "HELD" && by.is_none()),
+            "the place beside went with it, night by night: {beside_states:?}"
         );
     }
     no_split_season(&app).await;
@@ -674,11 +690,13 @@ async fn expire_season_hold_at(
         .unwrap();
 }
 
-/// The season hold `hold_id` (its buyer `payer`) lapses while its purchase
-/// waits on the hold's row lock, and a single buyer takes `place`'s seat
-/// in the second night meanwhile: the purchase must be refused whole, with
-/// nothing sold in any night. `first_night_seat` names the place's seats.
-async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
+/// The season hold `hold_id` (its buyer `payer`) is being bought: the
+/// purchase has counted the hold's seats and read the clock, and waits to
+/// write its order (the test holds `orders`). Meanwhile the place's seat
+/// in the second night lapses and a single buyer takes it. The purchase
+/// must then be refused whole, selling nothing in any night, rather than
+/// sell the nights it still has.
+async fn a_night_taken_while_paying_refuses_the_whole_purchase(
     app: &TestApp,
     season_id: i64,
     events: &[i64],
@@ -687,30 +705,16 @@ async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
     hold_id: &Value,
 ) {
     let hold = id_segment(hold_id);
-    // The test holds the season hold's lock: the purchase starts and waits.
     let mut locker = app.own_connection().await;
     let lock = locker.transaction().await.unwrap();
-    lock.execute(
-        "SELECT 1 FROM season_holds WHERE id = $1::text::uuid FOR UPDATE",
-        &[&hold],
-    )
-    .await
-    .unwrap();
+    lock.batch_execute("LOCK TABLE orders IN SHARE MODE")
+        .await
+        .unwrap();
     let purchase = {
         let hold_id = hold_id.clone();
         tokio::spawn(async move { payer.purchase(&hold_id, "Late", "late@example.com").await })
     };
-    let waiter = app
-        .lock_waiter("FROM season_holds WHERE id = $1 FOR UPDATE")
-        .await;
-    // It runs out 1 ms after the purchase began, and a single buyer takes
-    // the second night's seat meanwhile.
-    expire_season_hold_at(
-        &lock,
-        &hold,
-        waiter.xact_start + time::Duration::milliseconds(1),
-    )
-    .await;
+    app.lock_waiter("INSERT INTO orders").await;
     let second_night: i64 = app
         .sql()
         .await
@@ -721,15 +725,21 @@ async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
         .await
         .unwrap()
         .get(0);
-    app.wait_for_database_time(waiter.xact_start + time::Duration::milliseconds(2))
-        .await;
-    lock.commit().await.unwrap();
+    app.sql()
+        .await
+        .execute(
+            "UPDATE seats SET held_until = now() - interval '1 second' WHERE id = $1",
+            &[&second_night],
+        )
+        .await
+        .unwrap();
     let (status, body) = app.buyer().hold(events[1], &[second_night]).await;
     assert_eq!(
         status,
         StatusCode::CREATED,
         "the lapsed night is free: {body}"
     );
+    lock.commit().await.unwrap();
 
     let (status, body) = purchase.await.unwrap();
     assert_eq!(status, StatusCode::GONE, "{body}");
@@ -749,19 +759,27 @@ async fn lapses_while_paying_and_a_single_buyer_takes_a_night(
         0,
         "no night was sold"
     );
+    // Its other nights lapse as the second did (one expiry for all).
+    let a_minute_ago: OffsetDateTime = app
+        .sql()
+        .await
+        .query_one("SELECT now() - interval '1 minute'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    expire_season_hold_at(&app.own_connection().await, &hold, a_minute_ago).await;
     no_split_season(app).await;
 }
 
 #[tokio::test]
-async fn a_season_hold_lapsing_while_a_single_buyer_claims_loses_whole_when_the_claim_commits_first()
- {
+async fn a_night_lapsing_and_taken_while_its_season_is_bought_refuses_the_purchase_whole() {
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 1, 3, 3).await;
     let place = season.places[0];
     let buyer = app.buyer();
     let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
     assert_eq!(status, StatusCode::CREATED, "{hold}");
-    lapses_while_paying_and_a_single_buyer_takes_a_night(
+    a_night_taken_while_paying_refuses_the_whole_purchase(
         &app,
         season.id,
         &season.events,
@@ -1045,7 +1063,7 @@ async fn renewal_holds_each_subscribers_places_until_the_deadline_and_mails_a_li
 }
 
 #[tokio::test]
-async fn a_renewal_lapsing_at_its_deadline_while_its_subscriber_pays_has_one_winner() {
+async fn a_renewal_night_lapsing_and_taken_while_its_subscriber_pays_has_one_winner() {
     let (app, buyer, last, next, place) = subscriber_and_next_season().await;
     let until = OffsetDateTime::now_utc() + time::Duration::days(14);
     let (status, body) = last
@@ -1112,7 +1130,7 @@ async fn a_renewal_lapsing_at_its_deadline_while_its_subscriber_pays_has_one_win
         StatusCode::CONFLICT,
         "held for the subscriber until the deadline"
     );
-    lapses_while_paying_and_a_single_buyer_takes_a_night(
+    a_night_taken_while_paying_refuses_the_whole_purchase(
         &app,
         next,
         &events,
@@ -1121,4 +1139,58 @@ async fn a_renewal_lapsing_at_its_deadline_while_its_subscriber_pays_has_one_win
         &Value::String(renewal),
     )
     .await;
+}
+
+#[tokio::test]
+async fn staff_release_a_season_hold_in_every_night_never_one_night_alone() {
+    let app = spawn_app_with(roomy).await;
+    let season = season_of(&app, 1, 3, 3).await;
+    let place = season.places[1];
+    let buyer = app.buyer();
+    let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let hold_id = id_segment(&hold["hold_id"]);
+    let night: String = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT id::text FROM holds WHERE season_hold_id = $1::text::uuid AND event_id = $2",
+            &[&hold_id, &season.events[1]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let clerk = crate::staff::staff_as(&app, "clerk", seatmap::domain::role::Role::BoxOffice).await;
+    // The event console's tools refuse one night of it.
+    let (status, body) = clerk
+        .post(&format!("/api/staff/holds/{night}/release"), json!({}))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::CONFLICT, Some("season_night")),
+        "{body}"
+    );
+    for (status, _) in place_states(&app, &season, place).await {
+        assert_eq!(status, "HELD", "nothing was released");
+    }
+    // The Seasons page's release frees every night.
+    let (status, body) = clerk
+        .post(
+            &format!("/api/staff/season-holds/{hold_id}/release"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    for (status, _) in place_states(&app, &season, place).await {
+        assert_eq!(status, "AVAILABLE");
+    }
+    let (status, _) = buyer
+        .purchase(&hold["hold_id"], "Too", "late@example.com")
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "a released season hold is not bought"
+    );
+    no_split_season(&app).await;
 }

@@ -301,6 +301,9 @@ async fn open_or_lock(
     );
     sent_together!(generic, spent, closed, open);
     let open = open?;
+    if open.as_ref().is_some_and(|hold| hold.renewal_of.is_some()) {
+        return Err(AppError::Conflict(Conflict::RenewalPending));
+    }
     let nights = match (&open, chosen) {
         (Some(hold), None) => hold.nights.clone(),
         (Some(hold), Some(_)) => {

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use crate::db::holds::Holder;
 use crate::db::{GenericClient, Pool};
 use crate::domain::hold::HoldRules;
-use crate::domain::ids::{BuyerId, EventId, HoldId, OrderId, SeasonId, SeatId};
+use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, OrderId, SeasonId, SeatId};
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 /// A buyer's season hold as it now is.
@@ -325,6 +325,56 @@ pub async fn release_hold(pool: &Pool, hold_id: HoldId, buyer_id: BuyerId) -> Ap
                  UPDATE holds SET state = 'RELEASED', closed_at = now()
                   WHERE season_hold_id IN (SELECT id FROM closed) AND state = 'OPEN'",
                 &[&hold_id],
+            )
+            .await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Refuses staff's single-event tools on one night's hold of a season
+/// hold: it is released (or moved) whole, from the Seasons page.
+pub async fn refuse_season_night(client: &impl GenericClient, hold_id: HoldId) -> AppResult<()> {
+    let row = client
+        .query_opt(
+            "SELECT season_hold_id IS NOT NULL FROM holds WHERE id = $1",
+            &[&hold_id],
+        )
+        .await?;
+    match row.map(|row| row.get::<_, bool>(0)) {
+        Some(true) => Err(AppError::Conflict(Conflict::SeasonNight)),
+        _ => Ok(()),
+    }
+}
+
+/// Staff release a season hold: its places go back on sale in every
+/// night at once, and its nights are closed as released by staff.
+pub async fn release_by_staff(pool: &Pool, hold_id: HoldId, actor: Actor) -> AppResult<()> {
+    crate::db::retrying(|| {
+        crate::db::in_transaction(pool, async |tx| {
+            let row = tx
+                .query_opt(
+                    "SELECT state FROM season_holds WHERE id = $1 FOR UPDATE",
+                    &[&hold_id],
+                )
+                .await?
+                .ok_or(AppError::NotFound(Missing::Hold))?;
+            match row.get::<_, &str>(0) {
+                "OPEN" => {}
+                "PURCHASED" => return Err(AppError::Conflict(Conflict::AlreadyPurchased)),
+                _ => return Err(AppError::Conflict(Conflict::HoldReleased)),
+            }
+            release_seats(tx, hold_id).await?;
+            tx.execute(
+                "WITH closed AS (
+                     UPDATE season_holds SET state = 'RELEASED', closed_at = now()
+                      WHERE id = $1 RETURNING id
+                 )
+                 UPDATE holds SET state = 'RELEASED', closed_at = now(),
+                        released_by_staff = $2, released_by_key = $3
+                  WHERE season_hold_id IN (SELECT id FROM closed) AND state IN ('OPEN', 'EXPIRED')",
+                &[&hold_id, &actor.staff_id(), &actor.api_key_id()],
             )
             .await?;
             Ok(())

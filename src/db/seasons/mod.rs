@@ -16,7 +16,10 @@ mod renewal;
 mod season;
 
 pub use claim::{claim_best, claim_places, move_place};
-pub use hold::{SeasonHold, StaffSeasonHold, live_hold, live_holds, release_hold, release_place};
+pub use hold::{
+    SeasonHold, StaffSeasonHold, live_hold, live_holds, refuse_season_night, release_by_staff,
+    release_hold, release_place,
+};
 pub use purchase::purchase;
 pub use release::{Released, release_to_sale, released_nights};
 pub use renewal::{RenewalOffer, Renewals, renew, renewal_for_link};

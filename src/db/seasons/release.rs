@@ -59,10 +59,12 @@ async fn release_in(tx: &impl GenericClient, code: &TicketCode) -> AppResult<Rel
             time_zone: event.get("time_zone"),
         }));
     }
+    // A transfer may have changed the code since it was found: 404 then.
     let ticket = tx
-        .query_one(
+        .query_opt(
             "SELECT t.id, t.order_id, t.seat_id, t.price_cents, t.admitted_at IS NOT NULL AS admitted,
-                    t.voided_at IS NOT NULL AS voided, o.season_id, s.release_credit
+                    t.voided_at IS NOT NULL AS voided, t.holder_name IS NOT NULL AS passed_on,
+                    o.season_id, s.release_credit
                FROM tickets t
                JOIN orders o ON o.id = t.order_id
                LEFT JOIN seasons s ON s.id = o.season_id
@@ -70,12 +72,18 @@ async fn release_in(tx: &impl GenericClient, code: &TicketCode) -> AppResult<Rel
                 FOR UPDATE OF t",
             &[&code.as_str()],
         )
-        .await?;
+        .await?
+        .ok_or(AppError::NotFound(Missing::Ticket))?;
     let seat_id: Option<SeatId> = ticket.get("seat_id");
     let (Some(seat_id), Some(credit)) = (seat_id, ticket.get::<_, Option<bool>>("release_credit"))
     else {
         return Err(AppError::Conflict(Conflict::NotASeasonTicket));
     };
+    // A night passed on is its new holder's to use, and its credit its
+    // subscriber's: neither may give it back alone.
+    if ticket.get("passed_on") {
+        return Err(AppError::Conflict(Conflict::TicketTransferred));
+    }
     if ticket.get("admitted") {
         return Err(AppError::Conflict(Conflict::TicketAdmitted));
     }

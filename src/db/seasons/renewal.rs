@@ -7,7 +7,7 @@
 use time::OffsetDateTime;
 
 use super::claim::{Locking, claim_in};
-use super::hold::{SeasonHold, lock_hold, open_new};
+use super::hold::{SeasonHold, close_lapsed, lock_hold, open_new};
 use super::season::Season;
 use crate::db::holds::Holder;
 use crate::db::{GenericClient, Pool, outbox};
@@ -74,6 +74,8 @@ pub async fn renew(
                 request: None,
             };
             tx.batch_execute("SAVEPOINT renewal").await?;
+            // A lapsed hold of theirs in the new season makes way.
+            close_lapsed(tx, season.id, holder.buyer_id).await?;
             let hold = open_new(
                 tx,
                 season.id,
@@ -85,8 +87,12 @@ pub async fn renew(
             .await?;
             // A buyer who already holds places in the new season keeps that
             // hold, and is left out of the renewal.
+            // Skipping locked seats: one transaction claims for every
+            // subscriber, so it must never wait on a seat a buyer holds
+            // while wanting one it has (no lock order spans subscribers).
+            // A subscriber whose seat is being claimed right now is skipped.
             let short = match hold.renewal_of == Some(order_id) && !places.is_empty() {
-                true => !claim_in(tx, season.id, &hold, &places, Locking::Wait)
+                true => !claim_in(tx, season.id, &hold, &places, Locking::SkipLocked)
                     .await?
                     .is_empty(),
                 false => true,
@@ -126,10 +132,12 @@ fn renewal_rules() -> HoldRules {
 /// back to sale counts: the subscription stands), with its places as the
 /// new season names them.
 const SUBSCRIBERS: &str = "SELECT o.id AS order_id, o.buyer_id, o.buyer_email,
-            array_agg(DISTINCT np.place_id ORDER BY np.place_id)
-                FILTER (WHERE np.place_id IS NOT NULL) AS places
+            coalesce(array_agg(DISTINCT np.place_id ORDER BY np.place_id)
+                         FILTER (WHERE np.place_id IS NOT NULL), '{}') AS places
        FROM orders o
-       JOIN tickets t ON t.order_id = o.id
+       -- The order's places as its first night has them (a night reseated
+       -- since doesn't add a place).
+       JOIN tickets t ON t.order_id = o.id AND t.event_id = o.event_id
                      AND (t.voided_at IS NULL OR t.void_reason = 'released_to_sale')
        JOIN season_places op ON op.season_id = $1 AND op.seat_id = t.seat_id
        JOIN seats s0 ON s0.id = op.place_id

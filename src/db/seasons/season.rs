@@ -129,7 +129,7 @@ pub async fn create(pool: &Pool, new: &NewSeason) -> AppResult<SeasonId> {
         // deleted, while its places are written.
         let rows = tx
             .query(
-                "SELECT id, venue_id, venue_version, coalesce(series_id, id) AS series
+                "SELECT id, venue_id, venue_version, coalesce(series_id, id) AS series, payment
                    FROM events WHERE id = ANY($1) ORDER BY starts_at, id FOR KEY SHARE",
                 &[&ids],
             )
@@ -146,6 +146,14 @@ pub async fn create(pool: &Pool, new: &NewSeason) -> AppResult<SeasonId> {
                     .then(|| row.get::<_, i64>("series")),
             )
         };
+        // A season is sold at once (its only payment mode so far): its
+        // events' seats must not be had for nothing where they take money.
+        if rows
+            .iter()
+            .any(|row| row.get::<_, &str>("payment") != "none")
+        {
+            return Err(AppError::Invalid(Invalid::Payment));
+        }
         let first = layout(&rows[0]);
         if rows.iter().any(|row| layout(row) != first) {
             return Err(AppError::Invalid(Invalid::SeasonEventsDiffer));

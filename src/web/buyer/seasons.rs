@@ -398,9 +398,12 @@ pub(crate) struct RenewalPage {
     /// "until Fri 11 Dec 2026, 18:00": while it can still be renewed.
     until: Option<String>,
     renewed_as: Option<String>,
-    /// The signed link's expiry and signature, carried by the forms.
+    /// The signed link's expiry and each form's own signature (and the
+    /// page's, to come back to it).
     link_until: i64,
-    sig: String,
+    renew_sig: String,
+    give_up_sig: String,
+    view_sig: String,
     hold_id: HoldId,
     csrf: String,
     notice: Option<Notice>,
@@ -413,7 +416,9 @@ pub(crate) struct SignedQuery {
     sig: String,
 }
 
-fn verified(state: &AppState, hold_id: HoldId, query: &SignedQuery) -> AppResult<()> {
+/// Whether the link opens `action` ("": the page; "/renew", "/give-up":
+/// its forms, each signed for itself, so a link to the page does neither).
+fn verified(state: &AppState, hold_id: HoldId, action: &str, query: &SignedQuery) -> AppResult<()> {
     let access = SignedAccess {
         until: query.until,
         sig: query.sig.clone(),
@@ -421,7 +426,7 @@ fn verified(state: &AppState, hold_id: HoldId, query: &SignedQuery) -> AppResult
     match state
         .links
         .key
-        .verify_renewal(hold_id, "", &access, OffsetDateTime::now_utc())
+        .verify_renewal(hold_id, action, &access, OffsetDateTime::now_utc())
     {
         true => Ok(()),
         false => Err(AppError::NotFound(Missing::Hold)),
@@ -434,9 +439,18 @@ pub(crate) async fn renewal_page(
     viewer: Viewer,
     Query(query): Query<SignedQuery>,
 ) -> AppResult<Html<String>> {
-    verified(&state, hold_id, &query)?;
+    verified(&state, hold_id, "", &query)?;
     let client = state.pool.get().await?;
     let offer = db::seasons::renewal_for_link(&client, hold_id).await?;
+    let action_until = OffsetDateTime::from_unix_timestamp(query.until)
+        .map_err(|_| AppError::NotFound(Missing::Hold))?;
+    let sign = |action: &str| {
+        state
+            .links
+            .key
+            .sign_renewal(hold_id, action, action_until)
+            .sig
+    };
     let season = db::seasons::find(&client, offer.hold.season_id).await?;
     let locale = crate::i18n::locale(season.currency, &season.time_zone);
     let seats = db::seasons::map(&client, season.id, &offer.hold.nights, Some(hold_id)).await?;
@@ -468,7 +482,9 @@ pub(crate) async fn renewal_page(
         until: offer.live.then(|| locale.time(offer.hold.expires_at)),
         renewed_as: offer.renewed_as.map(|id| id.to_string()),
         link_until: query.until,
-        sig: query.sig,
+        renew_sig: sign("/renew"),
+        give_up_sig: sign("/give-up"),
+        view_sig: query.sig,
         hold_id,
         csrf: viewer.csrf.value(),
         notice: take_notice(&viewer.session).await?,
@@ -480,6 +496,8 @@ pub(crate) async fn renewal_page(
 pub(crate) struct RenewalForm {
     until: i64,
     sig: String,
+    /// The page's own signature, to go back to it.
+    view: String,
 }
 
 /// Renew: buy the renewal hold for the subscriber, as their last order
@@ -494,10 +512,10 @@ pub(crate) async fn renew(
         until: form.until,
         sig: form.sig,
     };
-    verified(&state, hold_id, &query)?;
+    verified(&state, hold_id, "/renew", &query)?;
     let back = format!(
         "/renewals/{hold_id}?until={}&sig={}",
-        query.until, query.sig
+        query.until, form.view
     );
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;
@@ -524,10 +542,10 @@ pub(crate) async fn give_up(
         until: form.until,
         sig: form.sig,
     };
-    verified(&state, hold_id, &query)?;
+    verified(&state, hold_id, "/give-up", &query)?;
     let back = format!(
         "/renewals/{hold_id}?until={}&sig={}",
-        query.until, query.sig
+        query.until, form.view
     );
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;

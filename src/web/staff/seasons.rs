@@ -30,6 +30,7 @@ pub fn router() -> Router<AppState> {
         .route("/staff/events/{event_id}/copies", post(add_performances))
         .route("/staff/seasons/{season_id}/renewals", post(renew))
         .route("/staff/season-holds/{hold_id}/move", post(move_place))
+        .route("/staff/season-holds/{hold_id}/release", post(release))
 }
 
 struct EventChoice {
@@ -290,5 +291,17 @@ async fn move_place(
     let outcome = db::seasons::move_place(&state.pool, hold_id, form.from_seat_id, form.to_seat_id)
         .await
         .map(|_| "Moved, in every night of the hold.".to_string());
+    back_with_notice(&staff.session, PAGE, outcome).await
+}
+
+async fn release(
+    State(state): State<AppState>,
+    IdPath(hold_id): IdPath<HoldId>,
+    staff: Staff<BoxOffice>,
+    CsrfForm(_): CsrfForm<crate::web::security::NoFields>,
+) -> AppResult<Redirect> {
+    let outcome = db::seasons::release_by_staff(&state.pool, hold_id, staff.actor())
+        .await
+        .map(|()| "Released: its places are back on sale in every night.".to_string());
     back_with_notice(&staff.session, PAGE, outcome).await
 }

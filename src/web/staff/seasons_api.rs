@@ -27,6 +27,24 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(season_holds))
         .routes(routes!(renew))
         .routes(routes!(move_place))
+        .routes(routes!(release_season_hold))
+}
+
+#[utoipa::path(post, path = "/api/staff/season-holds/{hold_id}/release", tag = "staff",
+    params(("hold_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 204, description = "Released in every night"),
+        responses::BadRequest,
+        responses::StaffAccess,
+        responses::NotFound,
+        responses::Conflict,))]
+pub(crate) async fn release_season_hold(
+    State(state): State<AppState>,
+    IdPath(hold_id): IdPath<HoldId>,
+    staff: StaffCaller<BoxOffice>,
+) -> AppResult<StatusCode> {
+    db::seasons::release_by_staff(&state.pool, hold_id, staff.actor).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
