@@ -228,7 +228,10 @@ async fn refund_in(
                                WHEN o.tax_included THEN tickets.fee_cents
                                ELSE tickets.fee_cents::bigint + tickets.fee_tax_cents END
                FROM orders o
-              WHERE o.id = $1 AND tickets.order_id = $1 AND tickets.event_id = $2
+              WHERE o.id = $1 AND tickets.order_id = $1
+                -- A season order's tickets are in all its nights: it is
+                -- refunded whole from its console (its first night's).
+                AND (tickets.event_id = $2 OR o.season_id IS NOT NULL)
                 AND ($3::bigint[] IS NULL OR tickets.id = ANY($3))
                 AND tickets.voided_at IS NULL AND tickets.admitted_at IS NULL
           RETURNING tickets.id, tickets.seat_id, tickets.ga_area_id, tickets.refunded_cents,
@@ -244,7 +247,9 @@ async fn refund_in(
                     count(*) FILTER (WHERE admitted_at IS NOT NULL) AS admitted,
                     count(*) FILTER (WHERE voided_at IS NOT NULL) AS voided
                FROM tickets
-              WHERE order_id = $1 AND event_id = $2 AND ($3::bigint[] IS NULL OR id = ANY($3))
+              WHERE order_id = $1 AND ($3::bigint[] IS NULL OR id = ANY($3))
+                AND (event_id = $2
+                     OR EXISTS (SELECT 1 FROM orders o WHERE o.id = $1 AND o.season_id IS NOT NULL))
                 AND NOT (id = ANY($4))",
         )
         .await?;

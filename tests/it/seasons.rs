@@ -1194,3 +1194,41 @@ async fn staff_release_a_season_hold_in_every_night_never_one_night_alone() {
     );
     no_split_season(&app).await;
 }
+
+#[tokio::test]
+async fn a_season_order_refunded_from_its_console_is_refunded_in_every_night() {
+    let app = spawn_app_with(roomy).await;
+    let season = season_of(&app, 1, 3, 3).await;
+    let place = season.places[0];
+    let buyer = app.buyer();
+    let (_, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Sub", "sub@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let order_id = order["order_id"].as_str().unwrap();
+    let (status, body) = season
+        .manager
+        .post(
+            &format!(
+                "/api/staff/events/{}/orders/{order_id}/refund",
+                season.events[0]
+            ),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["tickets"], 3, "{body}");
+    assert_eq!(body["amount_cents"], 13_500);
+    for (status, _) in place_states(&app, &season, place).await {
+        assert_eq!(status, "AVAILABLE", "every night back on sale");
+    }
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM tickets WHERE order_id = '{order_id}' AND voided_at IS NULL"
+        ))
+        .await,
+        0
+    );
+    no_split_season(&app).await;
+}
