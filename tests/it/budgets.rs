@@ -341,3 +341,34 @@ async fn a_season_claim_costs_the_same_round_trips_for_3_events_as_for_20() {
         "season claim: {of_three} round trips"
     );
 }
+
+/// Best available for a new buyer (issue 51 counts each hot path's trips
+/// so they can't creep back), as measured: `BEGIN`; the plan setting with
+/// the limits' check and the event's and hold's locks; the address's cap
+/// (its lock, then its count); the hold opened; the best block found and
+/// locked (four trips); the claim with the count; `COMMIT`; the new
+/// session saved. Issue 51's target is fewer.
+const API_BEST: u64 = 12;
+
+#[tokio::test]
+async fn best_available_stays_within_its_round_trip_budget() {
+    let app = counted_app().await;
+    let best = |count: u32| {
+        let base = app.buyer.base.clone();
+        let event_id = app.event_id;
+        async move {
+            Api::new(&base)
+                .post(
+                    &format!("/api/events/{event_id}/holds"),
+                    serde_json::json!({ "best_available": { "count": count } }),
+                )
+                .await
+                .0
+        }
+    };
+    // Warm up the statements on the pool's one connection.
+    app.trips(StatusCode::CREATED, best(2)).await;
+    let trips = app.trips(StatusCode::CREATED, best(2)).await;
+    eprintln!("round trips: best available for 2 (a new buyer) {trips}");
+    assert!(trips <= API_BEST, "best available: {trips} round trips");
+}
