@@ -69,7 +69,9 @@ fn in_layout_order(rows: &[Row]) -> Vec<Seat> {
     keyed.into_iter().map(|(_, seat)| seat).collect()
 }
 
-fn seat_from_row(row: &Row) -> Seat {
+/// A seat from a row with [`SEAT_SELECT`]'s columns (the season map's
+/// too: `db::seasons`).
+pub(super) fn seat_from_row(row: &Row) -> Seat {
     Seat {
         id: row.get("id"),
         section: row.get("section"),

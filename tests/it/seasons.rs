@@ -97,6 +97,14 @@ async fn seats_of(app: &TestApp, season: &Season, place: i64) -> Vec<i64> {
         .collect()
 }
 
+/// A new buyer holding `place` in every night of the season.
+async fn holding(season: &Season, app: &TestApp, place: i64) -> (Api, Value) {
+    let buyer = app.buyer();
+    let (status, hold) = season_hold(&buyer, season, json!({ "seat_ids": [place] })).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    (buyer, hold)
+}
+
 async fn season_hold(buyer: &Api, season: &Season, body: Value) -> (StatusCode, Value) {
     buyer
         .post(&format!("/api/seasons/{}/holds", season.id), body)
@@ -310,9 +318,7 @@ async fn a_season_place_is_held_and_sold_in_every_night_with_a_ticket_each_that_
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 2, 4, 3).await;
     let place = season.places[1];
-    let buyer = app.buyer();
-    let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
-    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (buyer, hold) = holding(&season, &app, place).await;
     assert_eq!(ids(&hold["seat_ids"]), vec![place]);
     assert_eq!(ids(&hold["event_ids"]), season.events);
     let hold_id = id_segment(&hold["hold_id"]);
@@ -776,9 +782,7 @@ async fn a_night_lapsing_and_taken_while_its_season_is_bought_refuses_the_purcha
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 1, 3, 3).await;
     let place = season.places[0];
-    let buyer = app.buyer();
-    let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
-    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (buyer, hold) = holding(&season, &app, place).await;
     a_night_taken_while_paying_refuses_the_whole_purchase(
         &app,
         season.id,
@@ -795,9 +799,7 @@ async fn a_season_purchase_that_commits_first_wins_over_a_claim_after_its_lapse(
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 1, 3, 3).await;
     let place = season.places[0];
-    let buyer = app.buyer();
-    let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
-    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (buyer, hold) = holding(&season, &app, place).await;
     let hold_id = id_segment(&hold["hold_id"]);
     let soon: OffsetDateTime = app
         .sql()
@@ -1146,9 +1148,7 @@ async fn staff_release_a_season_hold_in_every_night_never_one_night_alone() {
     let app = spawn_app_with(roomy).await;
     let season = season_of(&app, 1, 3, 3).await;
     let place = season.places[1];
-    let buyer = app.buyer();
-    let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": [place] })).await;
-    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (buyer, hold) = holding(&season, &app, place).await;
     let hold_id = id_segment(&hold["hold_id"]);
     let night: String = app
         .sql()

@@ -302,11 +302,30 @@ pub(super) async fn release_seats(tx: &impl GenericClient, hold_id: HoldId) -> A
 /// Releases the buyer's season hold: its places go back on sale in every
 /// night at once. 404 if it is not theirs; 409 if already closed.
 pub async fn release_hold(pool: &Pool, hold_id: HoldId, buyer_id: BuyerId) -> AppResult<()> {
+    release_whole(pool, hold_id, Some(buyer_id), None).await
+}
+
+/// Staff release a season hold: its places go back on sale in every
+/// night at once, and its nights are closed as released by staff.
+pub async fn release_by_staff(pool: &Pool, hold_id: HoldId, actor: Actor) -> AppResult<()> {
+    release_whole(pool, hold_id, None, Some(actor)).await
+}
+
+/// The season hold released in every night: its buyer's (when `buyer_id`
+/// is given, it must be theirs), or by staff (`actor`, recorded on its
+/// nights).
+async fn release_whole(
+    pool: &Pool,
+    hold_id: HoldId,
+    buyer_id: Option<BuyerId>,
+    actor: Option<Actor>,
+) -> AppResult<()> {
     crate::db::retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
             let row = tx
                 .query_opt(
-                    "SELECT state FROM season_holds WHERE id = $1 AND buyer_id = $2 FOR UPDATE",
+                    "SELECT state FROM season_holds
+                      WHERE id = $1 AND ($2::uuid IS NULL OR buyer_id = $2) FOR UPDATE",
                     &[&hold_id, &buyer_id],
                 )
                 .await?
@@ -322,9 +341,14 @@ pub async fn release_hold(pool: &Pool, hold_id: HoldId, buyer_id: BuyerId) -> Ap
                      UPDATE season_holds SET state = 'RELEASED', closed_at = now()
                       WHERE id = $1 RETURNING id
                  )
-                 UPDATE holds SET state = 'RELEASED', closed_at = now()
-                  WHERE season_hold_id IN (SELECT id FROM closed) AND state = 'OPEN'",
-                &[&hold_id],
+                 UPDATE holds SET state = 'RELEASED', closed_at = now(),
+                        released_by_staff = $2, released_by_key = $3
+                  WHERE season_hold_id IN (SELECT id FROM closed) AND state IN ('OPEN', 'EXPIRED')",
+                &[
+                    &hold_id,
+                    &actor.and_then(Actor::staff_id),
+                    &actor.and_then(Actor::api_key_id),
+                ],
             )
             .await?;
             Ok(())
@@ -346,39 +370,4 @@ pub async fn refuse_season_night(client: &impl GenericClient, hold_id: HoldId) -
         Some(true) => Err(AppError::Conflict(Conflict::SeasonNight)),
         _ => Ok(()),
     }
-}
-
-/// Staff release a season hold: its places go back on sale in every
-/// night at once, and its nights are closed as released by staff.
-pub async fn release_by_staff(pool: &Pool, hold_id: HoldId, actor: Actor) -> AppResult<()> {
-    crate::db::retrying(|| {
-        crate::db::in_transaction(pool, async |tx| {
-            let row = tx
-                .query_opt(
-                    "SELECT state FROM season_holds WHERE id = $1 FOR UPDATE",
-                    &[&hold_id],
-                )
-                .await?
-                .ok_or(AppError::NotFound(Missing::Hold))?;
-            match row.get::<_, &str>(0) {
-                "OPEN" => {}
-                "PURCHASED" => return Err(AppError::Conflict(Conflict::AlreadyPurchased)),
-                _ => return Err(AppError::Conflict(Conflict::HoldReleased)),
-            }
-            release_seats(tx, hold_id).await?;
-            tx.execute(
-                "WITH closed AS (
-                     UPDATE season_holds SET state = 'RELEASED', closed_at = now()
-                      WHERE id = $1 RETURNING id
-                 )
-                 UPDATE holds SET state = 'RELEASED', closed_at = now(),
-                        released_by_staff = $2, released_by_key = $3
-                  WHERE season_hold_id IN (SELECT id FROM closed) AND state IN ('OPEN', 'EXPIRED')",
-                &[&hold_id, &actor.staff_id(), &actor.api_key_id()],
-            )
-            .await?;
-            Ok(())
-        })
-    })
-    .await
 }

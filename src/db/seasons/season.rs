@@ -9,7 +9,7 @@ use crate::db::{GenericClient, Pool};
 use crate::domain::ids::{EventId, SeasonId};
 use crate::domain::money::Currency;
 use crate::domain::sale::SaleStatus;
-use crate::domain::seat::{Seat, SeatState};
+use crate::domain::seat::Seat;
 use crate::error::{AppError, AppResult, Invalid, Missing};
 
 /// The most events one season may have.
@@ -421,7 +421,14 @@ pub async fn map(
              SELECT s0.id, sec.name AS section, s0.section_id, s0.row_label, s0.seat_label,
                     s0.row_index, s0.position, s0.x, s0.y, t.code AS tier_code, t.name AS tier_name,
                     coalesce(sp.price_cents, 0) AS price_cents, s0.accessibility, s0.view_note,
-                    n.sold, n.blocked, n.held, coalesce(n.mine, false) AS mine, n.held_until
+                    -- As a seat's own columns (db::seats): the place as a whole.
+                    CASE WHEN n.sold THEN 'SOLD' WHEN n.blocked THEN 'BLOCKED'
+                         WHEN n.held OR n.mine THEN 'HELD' ELSE 'AVAILABLE' END
+                        AS effective_status,
+                    coalesce(n.mine, false) AS held_by_viewer,
+                    CASE WHEN NOT n.sold AND NOT n.blocked AND (n.held OR n.mine)
+                         THEN n.held_until END AS held_until,
+                    NULL::uuid AS holder
                FROM nights n
                JOIN seats s0 ON s0.id = n.place_id
                JOIN sections sec ON sec.id = s0.section_id
@@ -433,42 +440,5 @@ pub async fn map(
     let rows = client
         .query(&statement, &[&season_id, &nights, &viewer_hold])
         .await?;
-    Ok(rows
-        .iter()
-        .map(|row| {
-            let state = if row.get("sold") {
-                SeatState::Sold
-            } else if row.get("blocked") {
-                SeatState::Blocked
-            } else if row.get("mine") {
-                SeatState::Mine
-            } else if row.get("held") {
-                SeatState::Held
-            } else {
-                SeatState::Available
-            };
-            Seat {
-                id: row.get("id"),
-                section: row.get("section"),
-                section_id: row.get("section_id"),
-                row_label: row.get("row_label"),
-                seat_label: row.get("seat_label"),
-                row_index: row.get("row_index"),
-                position: row.get("position"),
-                x: row.get("x"),
-                y: row.get("y"),
-                tier_code: row.get("tier_code"),
-                tier_name: row.get("tier_name"),
-                price_cents: row.get("price_cents"),
-                state,
-                accessibility: row.get("accessibility"),
-                view_note: row.get("view_note"),
-                held_until: match state {
-                    SeatState::Held | SeatState::Mine => row.get("held_until"),
-                    _ => None,
-                },
-                holder: None,
-            }
-        })
-        .collect())
+    Ok(rows.iter().map(crate::db::seats::seat_from_row).collect())
 }

@@ -500,6 +500,22 @@ pub(crate) struct RenewalForm {
     view: String,
 }
 
+impl RenewalForm {
+    /// Checks the form's signature for `action`; answers the renewal
+    /// page's address (with its own signature) to go back to.
+    fn verified(self, state: &AppState, hold_id: HoldId, action: &str) -> AppResult<String> {
+        let query = SignedQuery {
+            until: self.until,
+            sig: self.sig,
+        };
+        verified(state, hold_id, action, &query)?;
+        Ok(format!(
+            "/renewals/{hold_id}?until={}&sig={}",
+            query.until, self.view
+        ))
+    }
+}
+
 /// Renew: buy the renewal hold for the subscriber, as their last order
 /// named them. The signed link is the authority, not this browser.
 pub(crate) async fn renew(
@@ -508,15 +524,7 @@ pub(crate) async fn renew(
     buyer: Buyer,
     CsrfForm(form): CsrfForm<RenewalForm>,
 ) -> AppResult<Response> {
-    let query = SignedQuery {
-        until: form.until,
-        sig: form.sig,
-    };
-    verified(&state, hold_id, "/renew", &query)?;
-    let back = format!(
-        "/renewals/{hold_id}?until={}&sig={}",
-        query.until, form.view
-    );
+    let back = form.verified(&state, hold_id, "/renew")?;
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;
         let lang =
@@ -525,10 +533,8 @@ pub(crate) async fn renew(
         db::seasons::purchase(&state.pool, hold_id, offer.hold.buyer_id, &details, false).await
     }
     .await;
-    match outcome {
-        Ok(_) => back_with(&buyer, back, Ok(crate::i18n::t("season-renewed"))).await,
-        Err(err) => back_with(&buyer, back, Err(err)).await,
-    }
+    let outcome = outcome.map(|_| crate::i18n::t("season-renewed"));
+    back_with(&buyer, back, outcome).await
 }
 
 /// Give up: the places go back on sale now rather than at the deadline.
@@ -538,15 +544,7 @@ pub(crate) async fn give_up(
     buyer: Buyer,
     CsrfForm(form): CsrfForm<RenewalForm>,
 ) -> AppResult<Response> {
-    let query = SignedQuery {
-        until: form.until,
-        sig: form.sig,
-    };
-    verified(&state, hold_id, "/give-up", &query)?;
-    let back = format!(
-        "/renewals/{hold_id}?until={}&sig={}",
-        query.until, form.view
-    );
+    let back = form.verified(&state, hold_id, "/give-up")?;
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;
         db::seasons::release_hold(&state.pool, hold_id, offer.hold.buyer_id).await?;
