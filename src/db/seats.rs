@@ -424,36 +424,6 @@ pub async fn release_one(
     Ok(client.execute(&statement, &[&hold_id, &seat_id]).await? == 1)
 }
 
-/// [`release_one`], and the hold closed as released if that was all it
-/// had (no seat, no GA ticket left), in one statement. The caller must
-/// hold the hold's row lock (taken in an earlier statement, so this one's
-/// snapshot sees every claim into the hold that committed before it):
-/// nothing can join the hold between the count and the close.
-pub async fn release_one_closing_empty(
-    client: &impl GenericClient,
-    hold_id: HoldId,
-    seat_id: SeatId,
-) -> AppResult<bool> {
-    static RELEASE_ONE_CLOSING_EMPTY: std::sync::LazyLock<String> =
-        std::sync::LazyLock::new(|| {
-            format!(
-                "WITH released AS ({RELEASE_ONE} RETURNING id),
-                  closed AS (
-                     UPDATE holds SET state = 'RELEASED', closed_at = now()
-                      WHERE id = $1 AND state = 'OPEN'
-                        AND EXISTS (SELECT 1 FROM released)
-                        AND NOT EXISTS (SELECT 1 FROM seats WHERE hold_id = $1 AND id <> $2)
-                        AND NOT EXISTS (SELECT 1 FROM ga_tickets
-                                         WHERE hold_id = $1 AND order_id IS NULL)
-                      RETURNING id)
-                 SELECT count(*) FROM released"
-            )
-        });
-    let statement = client.prepare_cached(&RELEASE_ONE_CLOSING_EMPTY).await?;
-    let row = client.query_one(&statement, &[&hold_id, &seat_id]).await?;
-    Ok(row.get::<_, i64>(0) == 1)
-}
-
 /// Puts those of `seat_ids` the hold has back on sale; returns which.
 pub async fn release_some(
     client: &impl GenericClient,

@@ -470,3 +470,113 @@ async fn seats_across_an_aisle_are_never_together() {
         "{added:?}"
     );
 }
+
+/// The walk stops reading rows once no later row can beat the block found.
+/// On random fills its answer must be what a search of every row gives: a
+/// block of a row whose best block scores lowest, and, of that row's
+/// blocks, the one preferred (no orphan, then the lowest rank sum, then
+/// the first). `suggest` finds without holding, so each fill is asked
+/// for every party size as it stands.
+#[tokio::test]
+async fn best_available_equals_the_exhaustive_search_on_random_fills() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use seatmap::db::best_available::{BestAvailableRequest, BestMode, suggest};
+    use seatmap::domain::best_available::{Block, FreeSeat, WheelchairSpaces, blocks};
+    use seatmap::domain::ids::{EventId, SeatId};
+
+    let app = spawn_app().await;
+    let event = app.create_event(12, 24).await;
+    let client = app.sql().await;
+    let mut rng = StdRng::seed_from_u64(51);
+    let mut compared = 0;
+    for round in 0..16 {
+        let taken_share = 0.2 + 0.05 * f64::from(round);
+        let taken: Vec<i64> = event
+            .seat_ids
+            .iter()
+            .filter(|_| rng.random_bool(taken_share))
+            .copied()
+            .collect();
+        client
+            .execute(
+                "UPDATE seats SET status = CASE WHEN id = ANY($2) THEN 'BLOCKED' ELSE 'AVAILABLE' END
+                  WHERE event_id = $1",
+                &[&event.id, &taken],
+            )
+            .await
+            .unwrap();
+        let free = client
+            .query(
+                "SELECT id, section_id, row_index, position, rank FROM seats
+                  WHERE event_id = $1 AND status = 'AVAILABLE'
+                  ORDER BY section_id, row_index, position",
+                &[&event.id],
+            )
+            .await
+            .unwrap();
+        let mut rows: Vec<Vec<FreeSeat>> = Vec::new();
+        let mut last_row: Option<(i64, i32)> = None;
+        for seat in &free {
+            let row = (seat.get::<_, i64>(1), seat.get::<_, i32>(2));
+            if last_row != Some(row) {
+                rows.push(Vec::new());
+                last_row = Some(row);
+            }
+            rows.last_mut().unwrap().push(FreeSeat {
+                id: SeatId(seat.get(0)),
+                position: seat.get(3),
+                rank: seat.get(4),
+                eligible: true,
+                wheelchair: false,
+                companion: false,
+            });
+        }
+        for party in 1..=5usize {
+            let per_row: Vec<Vec<Block>> = rows
+                .iter()
+                .map(|row| blocks(row, party, WheelchairSpaces::Any))
+                .collect();
+            let best_score = per_row.iter().flatten().map(|block| block.rank_sum).min();
+            let request = BestAvailableRequest {
+                count: party as u32,
+                section: None,
+                tier: None,
+                together: true,
+                mode: BestMode::Replace,
+                wheelchair: 0,
+                avoid_restricted_view: false,
+            };
+            let found = suggest(&app.pool, EventId(event.id), &request).await;
+            let Some(best_score) = best_score else {
+                assert!(found.is_err(), "no block of {party} exists, yet {found:?}");
+                continue;
+            };
+            let mut found: Vec<SeatId> = found
+                .unwrap_or_else(|err| panic!("a block of {party} exists: {err:?}"))
+                .iter()
+                .map(|seat| seat.id)
+                .collect();
+            found.sort_unstable();
+            let row = per_row
+                .iter()
+                .find(|row| row.iter().any(|block| block.seat_ids == found))
+                .unwrap_or_else(|| panic!("{found:?} is no block of {party} (fill {round})"));
+            let row_score = row.iter().map(|block| block.rank_sum).min().unwrap();
+            let preferred = row
+                .iter()
+                .min_by_key(|block| (block.leaves_orphan, block.rank_sum, block.start))
+                .unwrap();
+            assert_eq!(
+                row_score, best_score,
+                "fill {round}, party {party}: {found:?} is in a row scoring {row_score}, the best scores {best_score}"
+            );
+            assert_eq!(
+                preferred.seat_ids, found,
+                "fill {round}, party {party}: its row prefers another block"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 60, "only {compared} answers compared");
+}

@@ -105,7 +105,11 @@ async fn overlapping_multi_seat_claims_are_all_or_nothing_and_never_share_a_seat
         // A bound, not a claim about speed: claims that deadlock are
         // retried and may never all be waiting at once.
         let piled_up = app
-            .lock_waiters_within("UPDATE seats", 10, std::time::Duration::from_secs(5))
+            .lock_waiters_within(
+                crate::support::PICK_STATEMENT,
+                10,
+                std::time::Duration::from_secs(5),
+            )
             .await;
         lock.rollback().await.unwrap();
         piled_up.err()

@@ -71,7 +71,7 @@ async fn on_sigterm_streams_end_requests_in_flight_are_answered_and_the_process_
         .unwrap();
     let buyer = Api::new(&base);
     let pick = tokio::spawn(async move { buyer.hold(event.id, &[seat]).await });
-    app.lock_waiter("UPDATE seats").await;
+    app.lock_waiter(crate::support::PICK_STATEMENT).await;
 
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id().unwrap() as i32),

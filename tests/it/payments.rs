@@ -660,7 +660,7 @@ async fn a_payment_racing_a_rival_at_the_deadline_is_decided_by_the_seat_lock_bo
             let rival = rival.clone();
             tokio::spawn(async move { rival.hold(event.id, &[seat]).await })
         };
-        app.lock_waiter("SET status = 'HELD'").await;
+        app.lock_waiter(crate::support::PICK_STATEMENT).await;
         tx.commit().await.unwrap();
         let (claim_status, claim_body) = claim.await.unwrap();
         order_tx.commit().await.unwrap();
@@ -765,7 +765,7 @@ async fn a_box_office_reservation_lapsing_as_staff_take_the_money_has_one_winner
             let rival = rival.clone();
             tokio::spawn(async move { rival.hold(event_id, &[seat]).await })
         };
-        app.lock_waiter("SET status = 'HELD'").await;
+        app.lock_waiter(crate::support::PICK_STATEMENT).await;
         tx.commit().await.unwrap();
         let (claim_status, claim_body) = claim.await.unwrap();
         order_tx.commit().await.unwrap();

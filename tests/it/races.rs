@@ -830,7 +830,8 @@ async fn revive_and_take(revive_first: bool) {
         let seats = seats.clone();
         tokio::spawn(async move { taker.hold(event.id, &seats).await })
     };
-    const CLAIM: &str = "UPDATE seats";
+    // The revive's claim, and the buyer's pick (one statement).
+    const CLAIM: &str = "UPDATE seats||claim_seats_for_buyer";
     let (revived, taken) = if revive_first {
         let revived = send_revive();
         app.lock_waiters(CLAIM, 1).await;

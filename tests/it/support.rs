@@ -276,6 +276,13 @@ impl Drop for TestDb {
 }
 
 /// The app, served on 127.0.0.1:0 against its own database.
+/// Joins statement parts a lock waiter may be in any of.
+pub const ANY_OF: &str = "||";
+
+/// What a buyer's pick waits in: its one statement (migration V29), which
+/// pg_stat_activity shows for every lock the function waits on inside.
+pub const PICK_STATEMENT: &str = "claim_seats_for_buyer";
+
 pub struct TestApp {
     pub base: String,
     pub pool: Pool,
@@ -586,7 +593,8 @@ impl TestApp {
     }
 
     /// Waits (polling, up to [`PATIENCE`]) until a backend of this database
-    /// is waiting on a lock in a statement containing `statement_part`.
+    /// is waiting on a lock in a statement containing `statement_part` (or
+    /// any of its parts joined by [`ANY_OF`]).
     pub async fn lock_waiter(&self, statement_part: &str) -> LockWaiter {
         self.lock_waiters(statement_part, 1).await
     }
@@ -618,8 +626,10 @@ impl TestApp {
                 .query_one(
                     "SELECT count(*), min(xact_start) FROM pg_stat_activity
                       WHERE datname = current_database() AND pid <> pg_backend_pid()
-                        AND wait_event_type = 'Lock' AND strpos(query, $1) > 0",
-                    &[&statement_part],
+                        AND wait_event_type = 'Lock'
+                        AND EXISTS (SELECT 1 FROM unnest($1::text[]) part
+                                     WHERE strpos(query, part) > 0)",
+                    &[&statement_part.split(ANY_OF).collect::<Vec<_>>()],
                 )
                 .await
                 .expect("reading pg_stat_activity");

@@ -634,7 +634,7 @@ async fn a_move_racing_a_claim_either_refuses_or_the_claim_lands_on_the_new_seat
     let (first, second) = (app.buyer(), app.buyer());
     let claim_kept = tokio::spawn(async move { first.hold(event_id, &[a1]).await });
     let claim_removed = tokio::spawn(async move { second.hold(event_id, &[b4]).await });
-    app.lock_waiters("FOR KEY SHARE", 2).await;
+    app.lock_waiters(crate::support::PICK_STATEMENT, 2).await;
     block.commit().await.unwrap();
     let (status, body) = move_request.await.unwrap();
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -20,6 +20,9 @@ pub struct WireCounter {
     /// at the door: the feed can't take its first snapshot.
     live_feed_through: Arc<tokio::sync::watch::Sender<bool>>,
     round_trips: Arc<AtomicU64>,
+    /// Statements sent: each Execute of the extended protocol, and each
+    /// simple query (`BEGIN`, `COMMIT`, a `SET LOCAL`).
+    statements: Arc<AtomicU64>,
     /// What each counted trip began with, to say what a budget was spent on.
     trips: Arc<Mutex<Vec<String>>>,
     pub port: u16,
@@ -33,6 +36,7 @@ impl WireCounter {
         let counter = WireCounter {
             live_feed_through: Arc::new(tokio::sync::watch::channel(true).0),
             round_trips: Arc::default(),
+            statements: Arc::default(),
             trips: Arc::default(),
             port,
         };
@@ -80,6 +84,10 @@ impl WireCounter {
         self.round_trips.load(Ordering::SeqCst)
     }
 
+    pub fn statements(&self) -> u64 {
+        self.statements.load(Ordering::SeqCst)
+    }
+
     /// The trips counted after the first `from`, each as the SQL it began with.
     pub fn trips_since(&self, from: u64) -> Vec<String> {
         self.trips.lock().unwrap()[from as usize..].to_vec()
@@ -122,10 +130,15 @@ async fn relay(
     let answered_up = answered.clone();
     let up = async move {
         let mut buffer = vec![0u8; 64 * 1024];
+        let mut messages = Messages::default();
         loop {
             let read = client_read.read(&mut buffer).await?;
             if read == 0 {
                 return Ok::<_, std::io::Error>(());
+            }
+            let statements = messages.statements_in(&buffer[..read]);
+            if counted {
+                counter.statements.fetch_add(statements, Ordering::SeqCst);
             }
             if answered_up.swap(false, Ordering::SeqCst) && counted {
                 let mut trips = counter.trips.lock().unwrap();
@@ -149,6 +162,45 @@ async fn relay(
     tokio::select! {
         outcome = up => outcome,
         outcome = down => outcome,
+    }
+}
+
+/// The client's messages after startup, each a type byte and a length
+/// (itself included), split across reads as TCP pleases.
+#[derive(Default)]
+struct Messages {
+    /// Bytes of a message header not yet complete.
+    header: Vec<u8>,
+    /// Bytes of the current message's body still to come.
+    body_left: usize,
+}
+
+impl Messages {
+    /// How many statements begin in `bytes`: Execute ('E') and simple
+    /// Query ('Q') messages.
+    fn statements_in(&mut self, mut bytes: &[u8]) -> u64 {
+        let mut statements = 0;
+        while !bytes.is_empty() {
+            if self.body_left > 0 {
+                let skip = self.body_left.min(bytes.len());
+                self.body_left -= skip;
+                bytes = &bytes[skip..];
+                continue;
+            }
+            let need = 5 - self.header.len();
+            let take = need.min(bytes.len());
+            self.header.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.header.len() == 5 {
+                if matches!(self.header[0], b'E' | b'Q') {
+                    statements += 1;
+                }
+                let length = u32::from_be_bytes(self.header[1..5].try_into().unwrap()) as usize;
+                self.body_left = length.saturating_sub(4);
+                self.header.clear();
+            }
+        }
+        statements
     }
 }
 

@@ -5,6 +5,7 @@ use std::net::IpAddr;
 
 use uuid::Uuid;
 
+use super::pick::{Picked, pick_once};
 use super::requests::Holder;
 use super::requests::{count_request, counting_request, refuse_if_spent};
 use super::row::{CLOSE_LAPSED, HOLD_COLUMNS, LOCK_OPEN, close_lapsed, hold_from_row, lock_open};
@@ -145,7 +146,9 @@ pub async fn claim_seats(
 }
 
 /// Adds the cart to the buyer's hold for the event, all or nothing: GA
-/// areas first, by id, then seats by id, the order every claim keeps.
+/// areas first, by id, then seats by id, the order every claim keeps. A
+/// cart of seats alone is one statement (`super::pick`); with GA areas,
+/// the transaction below.
 pub async fn claim(
     pool: &Pool,
     event_id: EventId,
@@ -154,10 +157,23 @@ pub async fn claim(
     rules: HoldRules,
 ) -> AppResult<HoldSummary> {
     let cart = &cart.in_claim_order();
-    let outcome = counting_request(pool, holder, || {
-        claim_once(pool, event_id, holder, cart, rules)
-    })
-    .await;
+    let outcome = match cart.ga.is_empty() && !cart.seat_ids.is_empty() {
+        // Seats alone: the one-statement pick.
+        true => counting_request(pool, holder, || {
+            pick_once(pool, event_id, holder, &cart.seat_ids, rules)
+        })
+        .await
+        .and_then(|picked| match picked {
+            Picked::Held(summary, reclaimed) => Ok((summary, reclaimed)),
+            Picked::Refused(refusal) => Err(refusal),
+        }),
+        false => {
+            counting_request(pool, holder, || {
+                claim_once(pool, event_id, holder, cart, rules)
+            })
+            .await
+        }
+    };
     match &outcome {
         Ok((_, reclaimed)) => {
             metrics::counter!(obs::SEATS_CLAIMED).increment(cart.seat_ids.len() as u64);

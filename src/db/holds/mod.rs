@@ -14,6 +14,7 @@ use crate::domain::seat::SeatIds;
 use crate::error::{AppError, AppResult, Conflict, Missing};
 
 mod claim;
+mod pick;
 mod requests;
 mod row;
 
@@ -193,7 +194,9 @@ pub(super) fn refuse_if_purchased(hold: &Hold) -> AppResult<()> {
 }
 
 /// Puts one seat of the buyer's hold back on sale. The hold closes when its
-/// last seat goes, so an empty hold never keeps a timer running.
+/// last seat goes, so an empty hold never keeps a timer running. One
+/// statement: the SQL function `release_seat_of_buyer` (migration V29)
+/// locks the hold, then releases the seat and counts what is left.
 pub async fn release_seat(
     pool: &Pool,
     hold_id: HoldId,
@@ -201,17 +204,20 @@ pub async fn release_seat(
     buyer_id: BuyerId,
 ) -> AppResult<()> {
     retrying(|| async {
-        let mut client = pool.get().await?;
-        let tx = client.transaction().await?;
-        let hold = lock_for_buyer_or_404(&tx, hold_id, buyer_id).await?;
-        refuse_if_purchased(&hold)?;
-        // One statement, not three (release, count what is left, close):
-        // the hold's lock, taken above, keeps the count true.
-        if !seats::release_one_closing_empty(&tx, hold.id, seat_id).await? {
-            return Err(AppError::NotFound(Missing::SeatInHold));
+        let client = pool.get().await?;
+        let statement = client
+            .prepare_cached("SELECT release_seat_of_buyer($1, $2, $3)")
+            .await?;
+        let row = client
+            .query_one(&statement, &[&hold_id, &buyer_id, &seat_id])
+            .await?;
+        match row.get::<_, &str>(0) {
+            "released" => Ok(()),
+            "not_in_hold" => Err(AppError::NotFound(Missing::SeatInHold)),
+            "purchased" => Err(AppError::Conflict(Conflict::AlreadyPurchased)),
+            "paying" => Err(AppError::Conflict(Conflict::HoldBeingPaid)),
+            _ => Err(AppError::NotFound(Missing::Hold)),
         }
-        tx.commit().await?;
-        Ok(())
     })
     .await
 }

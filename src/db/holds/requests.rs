@@ -49,6 +49,16 @@ fn request_counters(holder: &Holder, limits: RequestLimits) -> [Counter; 2] {
     [buyer, peer]
 }
 
+/// The counters a request bumps that are on (max > 0), as the keys and
+/// maxima the one-statement pick takes.
+pub(super) fn active_counters(holder: &Holder, limits: RequestLimits) -> (Vec<String>, Vec<i32>) {
+    request_counters(holder, limits)
+        .into_iter()
+        .filter(|counter| counter.max > 0)
+        .map(|counter| (counter.key, i32::try_from(counter.max).unwrap_or(i32::MAX)))
+        .unzip()
+}
+
 /// Counts the holder's request, if it is still to be counted (429 when
 /// that would take a counter over its limit). In a claim's transaction,
 /// the counters' row locks are held to its commit: send it last.

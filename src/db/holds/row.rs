@@ -9,6 +9,7 @@ use crate::db::GenericClient;
 use crate::domain::hold::{Hold, HoldState};
 use crate::domain::ids::{BuyerId, EventId};
 use crate::domain::locale::EventLocale;
+use crate::domain::payment::PaymentMode;
 use crate::error::AppResult;
 
 // The event's currency and zone come from a subquery, not a join: these
@@ -19,6 +20,7 @@ pub(super) const HOLD_COLUMNS: &str = "id, event_id, buyer_id, state, expires_at
      (SELECT ARRAY[e.currency, e.time_zone, e.payment] FROM events e WHERE e.id = holds.event_id) AS locale";
 
 pub(super) fn hold_from_row(row: &Row) -> Hold {
+    let (locale, payment) = hold_locale(&row.get::<_, Vec<String>>("locale"));
     Hold {
         id: row.get("id"),
         event_id: row.get("event_id"),
@@ -28,18 +30,25 @@ pub(super) fn hold_from_row(row: &Row) -> Hold {
         live: row.get("live"),
         released_by_staff: row.get("released_by_staff"),
         extended: row.get("extended"),
-        locale: match row.get::<_, Vec<String>>("locale").as_slice() {
-            [currency, zone, ..] => {
-                crate::i18n::locale(crate::db::events::currency_column(currency), zone)
-            }
-            _ => EventLocale::default(),
-        },
-        payment: row
-            .get::<_, Vec<String>>("locale")
-            .get(2)
-            .and_then(|mode| crate::domain::payment::PaymentMode::parse(mode))
-            .unwrap_or_default(),
+        locale,
+        payment,
     }
+}
+
+/// The hold's event's locale and payment mode, from its `locale` column
+/// (`ARRAY[currency, time_zone, payment]`).
+pub(super) fn hold_locale(columns: &[String]) -> (EventLocale, PaymentMode) {
+    let locale = match columns {
+        [currency, zone, ..] => {
+            crate::i18n::locale(crate::db::events::currency_column(currency), zone)
+        }
+        _ => EventLocale::default(),
+    };
+    let payment = columns
+        .get(2)
+        .and_then(|mode| PaymentMode::parse(mode))
+        .unwrap_or_default();
+    (locale, payment)
 }
 
 pub(in crate::db) const CLOSE_LAPSED: &str = "UPDATE holds SET state = 'EXPIRED', closed_at = now()
