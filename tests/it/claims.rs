@@ -319,3 +319,196 @@ async fn a_session_cannot_release_or_buy_another_sessions_hold() {
     let orders: i64 = app.count("SELECT count(*) FROM orders").await;
     assert_eq!(orders, 0);
 }
+
+/// The pick's one statement (migration V29), tested as a query: it holds
+/// all or nothing, answers a taken seat as a row with nothing held (and
+/// no hold left behind) while still counting the request, refuses a
+/// seat of another event and a spent limit with its SQLSTATE, and takes
+/// back a seat whose hold lapsed.
+#[tokio::test]
+async fn the_pick_statement_holds_all_or_nothing_refuses_by_sqlstate_and_counts_every_request() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 4).await;
+    let other = app.create_event(1, 1).await;
+    let s = &event.seat_ids;
+    let db = app.sql().await;
+    let pick = db
+        .prepare(
+            "SELECT outcome, refused, reclaimed, hold_id, id FROM claim_seats_for_buyer(
+                 $1, $2, $3, $4, 600, NULL, NULL, 0, 0, $5, $6, NULL, 8)",
+        )
+        .await
+        .unwrap();
+    let hits = |key: String| {
+        let db = &db;
+        async move {
+            db.query_opt("SELECT hits FROM rate_limits WHERE key = $1", &[&key])
+                .await
+                .unwrap()
+                .map_or(0, |row| row.get::<_, i32>(0))
+        }
+    };
+    let (ada, grace) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    let limit = |buyer: uuid::Uuid| (vec![format!("hold:buyer:{buyer}")], vec![3i32]);
+
+    let (keys, maxes) = limit(ada);
+    let ada_hold = uuid::Uuid::new_v4();
+    let held = db
+        .query(
+            &pick,
+            &[&event.id, &ada, &vec![s[0], s[1]], &ada_hold, &keys, &maxes],
+        )
+        .await
+        .unwrap();
+    assert_eq!(held.len(), 2, "one row per seat the hold has");
+    assert!(held.iter().all(|row| row.get::<_, &str>(0) == "held"));
+    assert!(
+        held.iter()
+            .all(|row| row.get::<_, uuid::Uuid>(3) == ada_hold)
+    );
+
+    let (keys, maxes) = limit(grace);
+    let taken = db
+        .query(
+            &pick,
+            &[
+                &event.id,
+                &grace,
+                &vec![s[1], s[2]],
+                &uuid::Uuid::new_v4(),
+                &keys,
+                &maxes,
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].get::<_, &str>(0), "taken");
+    assert_eq!(taken[0].get::<_, Vec<i64>>(1), vec![s[1]]);
+    let graces_holds: i64 = db
+        .query_one("SELECT count(*) FROM holds WHERE buyer_id = $1", &[&grace])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(graces_holds, 0, "a refused pick leaves no hold behind");
+    let free: i64 = db
+        .query_one(
+            "SELECT count(*) FROM seats WHERE id = $1 AND status = 'AVAILABLE'",
+            &[&s[2]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        free, 1,
+        "all or nothing: the free seat asked for with it stays free"
+    );
+    assert_eq!(
+        hits(format!("hold:buyer:{grace}")).await,
+        1,
+        "the refusal counted"
+    );
+
+    let unknown = db
+        .query(
+            &pick,
+            &[
+                &event.id,
+                &grace,
+                &vec![other.seat_ids[0]],
+                &uuid::Uuid::new_v4(),
+                &keys,
+                &maxes,
+            ],
+        )
+        .await
+        .unwrap_err();
+    let unknown = unknown.as_db_error().expect("a database error");
+    assert_eq!(unknown.code().code(), "SM4SE");
+    assert_eq!(
+        unknown.detail(),
+        Some(other.seat_ids[0].to_string().as_str())
+    );
+    assert_eq!(
+        hits(format!("hold:buyer:{grace}")).await,
+        1,
+        "a raised refusal writes nothing"
+    );
+
+    // Ada's hold lapses: Grace takes its seat back (lazy expiry), counted.
+    db.execute(
+        "UPDATE holds SET created_at = now() - interval '2 hours', expires_at = now() - interval '1 minute'
+          WHERE id = $1",
+        &[&ada_hold],
+    )
+    .await
+    .unwrap();
+    db.execute(
+        "UPDATE seats SET held_until = now() - interval '1 minute' WHERE hold_id = $1",
+        &[&ada_hold],
+    )
+    .await
+    .unwrap();
+    let reclaimed = db
+        .query(
+            &pick,
+            &[
+                &event.id,
+                &grace,
+                &vec![s[1]],
+                &uuid::Uuid::new_v4(),
+                &keys,
+                &maxes,
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(reclaimed.len(), 1);
+    assert_eq!(reclaimed[0].get::<_, &str>(0), "held");
+    assert_eq!(
+        reclaimed[0].get::<_, i32>(2),
+        1,
+        "taken back from a lapsed hold"
+    );
+    assert_eq!(hits(format!("hold:buyer:{grace}")).await, 2);
+
+    // Grace's third request spends her limit of 3; the fourth is refused
+    // before it takes any lock.
+    db.query(
+        &pick,
+        &[
+            &event.id,
+            &grace,
+            &vec![s[3]],
+            &uuid::Uuid::new_v4(),
+            &keys,
+            &maxes,
+        ],
+    )
+    .await
+    .unwrap();
+    let spent = db
+        .query(
+            &pick,
+            &[
+                &event.id,
+                &grace,
+                &vec![s[2]],
+                &uuid::Uuid::new_v4(),
+                &keys,
+                &maxes,
+            ],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(spent.as_db_error().unwrap().code().code(), "SM429");
+    let still_free: i64 = db
+        .query_one(
+            "SELECT count(*) FROM seats WHERE id = $1 AND status = 'AVAILABLE'",
+            &[&s[2]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(still_free, 1);
+}

@@ -340,6 +340,22 @@ impl Harness {
     }
 
     /// CPU time PostgreSQL has used so far (see [`seatmap_bench::postgres_cpu`]).
+    /// Deadlocks PostgreSQL has detected in the bench's database so far
+    /// (its statistics may lag by a moment; read after a scenario ends).
+    pub async fn deadlocks(&self) -> anyhow::Result<i64> {
+        let client = self.pool.get().await?;
+        client
+            .batch_execute("SELECT pg_stat_clear_snapshot()")
+            .await?;
+        let row = client
+            .query_one(
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+                &[],
+            )
+            .await?;
+        Ok(row.get(0))
+    }
+
     pub fn postgres_cpu(&self) -> anyhow::Result<Duration> {
         seatmap_bench::postgres_cpu(self.data_dir.path())
     }

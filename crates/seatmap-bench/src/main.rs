@@ -69,6 +69,7 @@ async fn main() -> anyhow::Result<()> {
         if scenario != "ratio" {
             statements::reset(&harness, &options).await?;
         }
+        let deadlocks_before = harness.deadlocks().await?;
         let healthy = match scenarios::run(scenario, &mut harness, &options, &mut extra).await? {
             Outcome::Printed { healthy } => healthy,
             Outcome::Report(report) => {
@@ -78,6 +79,10 @@ async fn main() -> anyhow::Result<()> {
                 healthy
             }
         };
+        // Claims lock in a fixed order, so a herd should deadlock never.
+        let deadlocks = harness.deadlocks().await?.saturating_sub(deadlocks_before);
+        println!("{scenario}: deadlocks {deadlocks} (pg_stat_database)");
+        extra.insert(format!("{scenario}_deadlocks"), deadlocks.into());
         if !healthy {
             failures += 1;
         }

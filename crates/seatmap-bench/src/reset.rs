@@ -205,8 +205,15 @@ pub fn sale_script(with_tickets: bool) -> String {
             .replace("$2", "md5(:h::text || 'order')::uuid")
             .replace("$3", "'bench@example.com'")
             .replace("$4", ":event");
-        // pgbench wants each statement on one line.
-        let one_line = |sql: String| sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        // pgbench wants each statement on one line; the app's SQL carries
+        // `--` comments, which would swallow the rest of that line.
+        let one_line = |sql: String| {
+            sql.lines()
+                .map(|line| line.split("--").next().unwrap_or_default())
+                .flat_map(str::split_whitespace)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         format!("{};\n{};\n", one_line(issue), one_line(queue))
     } else {
         String::new()
