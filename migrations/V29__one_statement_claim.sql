@@ -13,11 +13,15 @@
 -- Refusals that write nothing raise an error whose SQLSTATE (class 'SM')
 -- the app maps to its answer; the statement's failure rolls back
 -- everything it did. A claim refused because a seat is taken is answered
--- as rows instead, so the request is still counted in the same statement
+-- as a row instead, so the request is still counted in the same statement
 -- (a refused request counts too) and the herd's losers cost one trip.
+-- Such a refusal claims nothing, and a hold it opened is deleted again;
+-- what it keeps besides the count is the buyer's lapsed hold closed as
+-- EXPIRED, which any later claim would do first anyway.
 
--- The sale state of an event, one definition for the app's queries and
--- this function. A one-expression SQL function: the planner inlines it.
+-- The sale state of an event, the one definition the app's queries
+-- (db::events::SALE_STATUS) and this function use. A one-expression SQL
+-- function: the planner inlines it.
 CREATE FUNCTION sale_status(e events) RETURNS text LANGUAGE sql STABLE AS $$
     SELECT CASE WHEN e.published_at IS NULL THEN 'draft'
                 WHEN e.cancelled_at IS NOT NULL THEN 'cancelled'
@@ -84,7 +88,6 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_now timestamptz := coalesce(p_clock, now());
     v_window timestamptz := rate_window_start(coalesce(p_clock, now()), 60);
     v_retry bigint := ceil(extract(epoch FROM rate_window_start(coalesce(p_clock, now()), 60)
                                    + interval '60 seconds' - coalesce(p_clock, now())));
@@ -105,6 +108,9 @@ DECLARE
     v_ga_ids bigint[];
     v_ga_quantities integer[];
 BEGIN
+    IF coalesce(cardinality(p_seat_ids), 0) = 0 THEN
+        RAISE EXCEPTION 'a pick names at least one seat' USING ERRCODE = '22023';
+    END IF;
     -- The request's limits: one already spent is refused before any lock.
     IF cardinality(p_counter_keys) > 0 AND EXISTS (
         SELECT 1 FROM rate_limits r
@@ -135,7 +141,8 @@ BEGIN
     IF v_sale <> 'on_sale' THEN
         RAISE EXCEPTION 'event not on sale' USING ERRCODE = 'SM409',
             DETAIL = json_build_object('sale', v_sale, 'time_zone', v_time_zone,
-                                       'on_sale_at', extract(epoch FROM v_on_sale_at))::text;
+                                       'on_sale_at_micros',
+                                       (extract(epoch FROM v_on_sale_at) * 1000000)::bigint)::text;
     END IF;
 
     SELECT count(*) INTO v_known FROM seats s
@@ -274,7 +281,6 @@ BEGIN
         RETURN;
     END IF;
 
-    reclaimed := v_reclaimed;
     RETURN QUERY
         SELECT 'held'::text, NULL::bigint[], v_reclaimed, v_hold.id, v_hold.expires_at,
                v_hold.state, v_hold.extended,

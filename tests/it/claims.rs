@@ -435,6 +435,23 @@ async fn the_pick_statement_holds_all_or_nothing_refuses_by_sqlstate_and_counts_
         "a raised refusal writes nothing"
     );
 
+    let empty: Vec<i64> = Vec::new();
+    let nothing = db
+        .query(
+            &pick,
+            &[
+                &event.id,
+                &grace,
+                &empty,
+                &uuid::Uuid::new_v4(),
+                &keys,
+                &maxes,
+            ],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(nothing.as_db_error().unwrap().code().code(), "22023");
+
     // Ada's hold lapses: Grace takes its seat back (lazy expiry), counted.
     db.execute(
         "UPDATE holds SET created_at = now() - interval '2 hours', expires_at = now() - interval '1 minute'

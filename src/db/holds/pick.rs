@@ -186,19 +186,19 @@ fn refusal(err: tokio_postgres::Error) -> AppError {
 }
 
 /// The event's sale state when it isn't on sale, from the function's
-/// JSON detail: `{"sale", "on_sale_at" (epoch seconds), "time_zone"}`.
+/// JSON detail: `{"sale", "on_sale_at_micros" (since the epoch), "time_zone"}`.
 fn not_selling(detail: &str) -> AppError {
     #[derive(serde::Deserialize)]
     struct NotSelling {
         sale: String,
-        on_sale_at: Option<f64>,
+        on_sale_at_micros: Option<i64>,
         time_zone: String,
     }
     let Ok(found) = serde_json::from_str::<NotSelling>(detail) else {
         return AppError::Internal(anyhow::anyhow!("an unreadable sale state: {detail}"));
     };
-    let on_sale_at = found.on_sale_at.and_then(|secs| {
-        OffsetDateTime::from_unix_timestamp_nanos((secs * 1e9).round() as i128).ok()
+    let on_sale_at = found.on_sale_at_micros.and_then(|micros| {
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1000).ok()
     });
     match SaleStatus::from_db(&found.sale).refuse(on_sale_at, &found.time_zone) {
         Err(conflict) => AppError::Conflict(conflict),
