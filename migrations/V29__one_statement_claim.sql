@@ -38,6 +38,45 @@ CREATE FUNCTION rate_window_start(at timestamptz, window_secs float8)
     SELECT to_timestamp(floor(extract(epoch FROM at)::float8 / window_secs) * window_secs)
 $$;
 
+-- Refuses a new hold when its client address (or API key) already has as
+-- many live holds as allowed (0: no cap); a hold checked out and waiting
+-- for its payment counts until its deadline. An advisory lock on the
+-- address (or key) first, so concurrent requests can't all slip under the
+-- cap together, then the count: two statements, so the count sees the
+-- holds committed while the lock was awaited. Every path that opens a
+-- buyer's hold calls it (the pick below, and db::holds::refuse_if_capped).
+CREATE FUNCTION refuse_if_holds_capped(p_client_ip inet, p_api_key bigint,
+                                       p_max_holds_per_ip integer, p_max_holds_per_key integer)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_live bigint;
+    v_first_expiry bigint;
+BEGIN
+    IF p_client_ip IS NOT NULL AND p_max_holds_per_ip > 0 THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended(host(p_client_ip), 7));
+        SELECT count(*), ceil(extract(epoch FROM min(h.expires_at) - now()))::bigint
+          INTO v_live, v_first_expiry
+          FROM holds h WHERE h.client_ip = p_client_ip
+           AND h.state IN ('OPEN', 'PAYING') AND h.expires_at > now();
+        IF v_live >= p_max_holds_per_ip THEN
+            RAISE EXCEPTION 'live holds from the address at the cap' USING ERRCODE = 'SM43I',
+                DETAIL = v_live || ',' || greatest(coalesce(v_first_expiry, 1), 1);
+        END IF;
+    END IF;
+    IF p_api_key IS NOT NULL AND p_max_holds_per_key > 0 THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended('api_key:' || p_api_key, 7));
+        SELECT count(*), ceil(extract(epoch FROM min(h.expires_at) - now()))::bigint
+          INTO v_live, v_first_expiry
+          FROM holds h WHERE h.api_key_id = p_api_key
+           AND h.state IN ('OPEN', 'PAYING') AND h.expires_at > now();
+        IF v_live >= p_max_holds_per_key THEN
+            RAISE EXCEPTION 'live holds of the key at the cap' USING ERRCODE = 'SM43K',
+                DETAIL = v_live || ',' || greatest(coalesce(v_first_expiry, 1), 1);
+        END IF;
+    END IF;
+END
+$$;
+
 CREATE FUNCTION claim_seats_for_buyer(
     p_event_id bigint,
     p_buyer_id uuid,
@@ -98,8 +137,6 @@ DECLARE
     v_known integer;
     v_hold holds%ROWTYPE;
     v_opened boolean := false;
-    v_live bigint;
-    v_first_expiry bigint;
     v_locked bigint[];
     v_reclaimed integer;
     v_refused bigint[];
@@ -164,31 +201,8 @@ BEGIN
        AND h.state = 'OPEN' AND h.expires_at > now()
        FOR UPDATE;
     IF NOT FOUND THEN
-        -- The caps on live holds: an advisory lock on the address (or key),
-        -- then the count, in two statements so the count sees the holds
-        -- committed while the lock was awaited.
-        IF p_client_ip IS NOT NULL AND p_max_holds_per_ip > 0 THEN
-            PERFORM pg_advisory_xact_lock(hashtextextended(host(p_client_ip), 7));
-            SELECT count(*), ceil(extract(epoch FROM min(h.expires_at) - now()))::bigint
-              INTO v_live, v_first_expiry
-              FROM holds h WHERE h.client_ip = p_client_ip
-               AND h.state IN ('OPEN', 'PAYING') AND h.expires_at > now();
-            IF v_live >= p_max_holds_per_ip THEN
-                RAISE EXCEPTION 'live holds from the address at the cap' USING ERRCODE = 'SM43I',
-                    DETAIL = v_live || ',' || greatest(coalesce(v_first_expiry, 1), 1);
-            END IF;
-        END IF;
-        IF p_api_key IS NOT NULL AND p_max_holds_per_key > 0 THEN
-            PERFORM pg_advisory_xact_lock(hashtextextended('api_key:' || p_api_key, 7));
-            SELECT count(*), ceil(extract(epoch FROM min(h.expires_at) - now()))::bigint
-              INTO v_live, v_first_expiry
-              FROM holds h WHERE h.api_key_id = p_api_key
-               AND h.state IN ('OPEN', 'PAYING') AND h.expires_at > now();
-            IF v_live >= p_max_holds_per_key THEN
-                RAISE EXCEPTION 'live holds of the key at the cap' USING ERRCODE = 'SM43K',
-                    DETAIL = v_live || ',' || greatest(coalesce(v_first_expiry, 1), 1);
-            END IF;
-        END IF;
+        PERFORM refuse_if_holds_capped(p_client_ip, p_api_key, p_max_holds_per_ip,
+                                       p_max_holds_per_key);
         INSERT INTO holds AS h (id, event_id, buyer_id, expires_at, client_ip, api_key_id)
         VALUES (p_new_hold_id, p_event_id, p_buyer_id, now() + make_interval(secs => p_ttl_secs),
                 p_client_ip, p_api_key)

@@ -332,34 +332,57 @@ async fn the_pick_statement_holds_all_or_nothing_refuses_by_sqlstate_and_counts_
     let other = app.create_event(1, 1).await;
     let s = &event.seat_ids;
     let db = app.sql().await;
-    let pick = db
+    let statement = db
         .prepare(
             "SELECT outcome, refused, reclaimed, hold_id, id FROM claim_seats_for_buyer(
                  $1, $2, $3, $4, 600, NULL, NULL, 0, 0, $5, $6, NULL, 8)",
         )
         .await
         .unwrap();
-    let hits = |key: String| {
+    // Each buyer may make 3 requests a minute; `hold` is the id of the
+    // hold the pick opens, if it opens one.
+    let pick_with = |buyer: uuid::Uuid, seats: Vec<i64>, hold: uuid::Uuid| {
+        let (db, statement, event_id) = (&db, &statement, event.id);
+        async move {
+            let keys = vec![format!("hold:buyer:{buyer}")];
+            db.query(
+                statement,
+                &[&event_id, &buyer, &seats, &hold, &keys, &vec![3i32]],
+            )
+            .await
+        }
+    };
+    let pick = |buyer: uuid::Uuid, seats: Vec<i64>| pick_with(buyer, seats, uuid::Uuid::new_v4());
+    let sqlstate =
+        |err: tokio_postgres::Error| err.as_db_error().unwrap().code().code().to_string();
+    let hits = |buyer: uuid::Uuid| {
         let db = &db;
         async move {
-            db.query_opt("SELECT hits FROM rate_limits WHERE key = $1", &[&key])
-                .await
-                .unwrap()
-                .map_or(0, |row| row.get::<_, i32>(0))
+            db.query_opt(
+                "SELECT hits FROM rate_limits WHERE key = $1",
+                &[&format!("hold:buyer:{buyer}")],
+            )
+            .await
+            .unwrap()
+            .map_or(0, |row| row.get::<_, i32>(0))
+        }
+    };
+    let is_free = |seat: i64| {
+        let db = &db;
+        async move {
+            db.query_one(
+                "SELECT status = 'AVAILABLE' FROM seats WHERE id = $1",
+                &[&seat],
+            )
+            .await
+            .unwrap()
+            .get::<_, bool>(0)
         }
     };
     let (ada, grace) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
-    let limit = |buyer: uuid::Uuid| (vec![format!("hold:buyer:{buyer}")], vec![3i32]);
 
-    let (keys, maxes) = limit(ada);
     let ada_hold = uuid::Uuid::new_v4();
-    let held = db
-        .query(
-            &pick,
-            &[&event.id, &ada, &vec![s[0], s[1]], &ada_hold, &keys, &maxes],
-        )
-        .await
-        .unwrap();
+    let held = pick_with(ada, vec![s[0], s[1]], ada_hold).await.unwrap();
     assert_eq!(held.len(), 2, "one row per seat the hold has");
     assert!(held.iter().all(|row| row.get::<_, &str>(0) == "held"));
     assert!(
@@ -367,21 +390,7 @@ async fn the_pick_statement_holds_all_or_nothing_refuses_by_sqlstate_and_counts_
             .all(|row| row.get::<_, uuid::Uuid>(3) == ada_hold)
     );
 
-    let (keys, maxes) = limit(grace);
-    let taken = db
-        .query(
-            &pick,
-            &[
-                &event.id,
-                &grace,
-                &vec![s[1], s[2]],
-                &uuid::Uuid::new_v4(),
-                &keys,
-                &maxes,
-            ],
-        )
-        .await
-        .unwrap();
+    let taken = pick(grace, vec![s[1], s[2]]).await.unwrap();
     assert_eq!(taken.len(), 1);
     assert_eq!(taken[0].get::<_, &str>(0), "taken");
     assert_eq!(taken[0].get::<_, Vec<i64>>(1), vec![s[1]]);
@@ -391,95 +400,29 @@ async fn the_pick_statement_holds_all_or_nothing_refuses_by_sqlstate_and_counts_
         .unwrap()
         .get(0);
     assert_eq!(graces_holds, 0, "a refused pick leaves no hold behind");
-    let free: i64 = db
-        .query_one(
-            "SELECT count(*) FROM seats WHERE id = $1 AND status = 'AVAILABLE'",
-            &[&s[2]],
-        )
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(
-        free, 1,
+    assert!(
+        is_free(s[2]).await,
         "all or nothing: the free seat asked for with it stays free"
     );
-    assert_eq!(
-        hits(format!("hold:buyer:{grace}")).await,
-        1,
-        "the refusal counted"
-    );
+    assert_eq!(hits(grace).await, 1, "the refusal counted");
 
-    let unknown = db
-        .query(
-            &pick,
-            &[
-                &event.id,
-                &grace,
-                &vec![other.seat_ids[0]],
-                &uuid::Uuid::new_v4(),
-                &keys,
-                &maxes,
-            ],
-        )
-        .await
-        .unwrap_err();
+    let unknown = pick(grace, vec![other.seat_ids[0]]).await.unwrap_err();
     let unknown = unknown.as_db_error().expect("a database error");
     assert_eq!(unknown.code().code(), "SM4SE");
     assert_eq!(
         unknown.detail(),
         Some(other.seat_ids[0].to_string().as_str())
     );
+    assert_eq!(hits(grace).await, 1, "a raised refusal writes nothing");
     assert_eq!(
-        hits(format!("hold:buyer:{grace}")).await,
-        1,
-        "a raised refusal writes nothing"
+        sqlstate(pick(grace, Vec::new()).await.unwrap_err()),
+        "22023"
     );
 
-    let empty: Vec<i64> = Vec::new();
-    let nothing = db
-        .query(
-            &pick,
-            &[
-                &event.id,
-                &grace,
-                &empty,
-                &uuid::Uuid::new_v4(),
-                &keys,
-                &maxes,
-            ],
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(nothing.as_db_error().unwrap().code().code(), "22023");
-
     // Ada's hold lapses: Grace takes its seat back (lazy expiry), counted.
-    db.execute(
-        "UPDATE holds SET created_at = now() - interval '2 hours', expires_at = now() - interval '1 minute'
-          WHERE id = $1",
-        &[&ada_hold],
-    )
-    .await
-    .unwrap();
-    db.execute(
-        "UPDATE seats SET held_until = now() - interval '1 minute' WHERE hold_id = $1",
-        &[&ada_hold],
-    )
-    .await
-    .unwrap();
-    let reclaimed = db
-        .query(
-            &pick,
-            &[
-                &event.id,
-                &grace,
-                &vec![s[1]],
-                &uuid::Uuid::new_v4(),
-                &keys,
-                &maxes,
-            ],
-        )
-        .await
-        .unwrap();
+    app.lapse_hold(&serde_json::Value::String(ada_hold.to_string()))
+        .await;
+    let reclaimed = pick(grace, vec![s[1]]).await.unwrap();
     assert_eq!(reclaimed.len(), 1);
     assert_eq!(reclaimed[0].get::<_, &str>(0), "held");
     assert_eq!(
@@ -487,45 +430,14 @@ async fn the_pick_statement_holds_all_or_nothing_refuses_by_sqlstate_and_counts_
         1,
         "taken back from a lapsed hold"
     );
-    assert_eq!(hits(format!("hold:buyer:{grace}")).await, 2);
+    assert_eq!(hits(grace).await, 2);
 
     // Grace's third request spends her limit of 3; the fourth is refused
     // before it takes any lock.
-    db.query(
-        &pick,
-        &[
-            &event.id,
-            &grace,
-            &vec![s[3]],
-            &uuid::Uuid::new_v4(),
-            &keys,
-            &maxes,
-        ],
-    )
-    .await
-    .unwrap();
-    let spent = db
-        .query(
-            &pick,
-            &[
-                &event.id,
-                &grace,
-                &vec![s[2]],
-                &uuid::Uuid::new_v4(),
-                &keys,
-                &maxes,
-            ],
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(spent.as_db_error().unwrap().code().code(), "SM429");
-    let still_free: i64 = db
-        .query_one(
-            "SELECT count(*) FROM seats WHERE id = $1 AND status = 'AVAILABLE'",
-            &[&s[2]],
-        )
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(still_free, 1);
+    pick(grace, vec![s[3]]).await.unwrap();
+    assert_eq!(
+        sqlstate(pick(grace, vec![s[2]]).await.unwrap_err()),
+        "SM429"
+    );
+    assert!(is_free(s[2]).await);
 }

@@ -1,22 +1,20 @@
 //! Claiming into a hold: opening one under the live-hold caps, and the
 //! all-or-nothing claim of a cart, in the fixed order every claim keeps.
 
-use std::net::IpAddr;
-
 use uuid::Uuid;
 
-use super::pick::{Picked, pick_once};
+use super::pick::{Picked, as_sql_int, pick_once, refusal};
 use super::requests::Holder;
 use super::requests::{count_request, counting_request, refuse_if_spent};
 use super::row::{CLOSE_LAPSED, HOLD_COLUMNS, LOCK_OPEN, close_lapsed, hold_from_row, lock_open};
 use crate::db::{GenericClient, Pool, events, ga, seats};
 use crate::domain::hold::{Cart, Hold, HoldRules, HoldSummary};
-use crate::domain::ids::{ApiKeyId, EventId, HoldId, SeatId};
-use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
+use crate::domain::ids::{EventId, HoldId, SeatId};
+use crate::error::{AppError, AppResult, Conflict, Missing};
 use crate::observability as obs;
 
 /// Opens a hold for a buyer who has none. It counts against its client
-/// address, or its API key (see [`refuse_if_full`]).
+/// address, or its API key (see [`refuse_if_capped`]).
 pub(in crate::db) async fn open_new(
     client: &impl GenericClient,
     event_id: EventId,
@@ -61,74 +59,34 @@ pub(in crate::db) async fn open_new(
 }
 
 /// Refuses a new hold when its client address (or API key) already has
-/// as many live holds as the rules allow. A season hold counts as one.
+/// as many live holds as the rules allow. A season hold counts as one. The
+/// rule is the SQL function `refuse_if_holds_capped` (migration V29), which
+/// the one-statement pick calls too; its refusals map as the pick's do.
 pub(in crate::db) async fn refuse_if_capped(
     client: &impl GenericClient,
     holder: &Holder,
     rules: HoldRules,
 ) -> AppResult<()> {
-    if let (Some(ip), max @ 1..) = (holder.client_ip, rules.max_holds_per_ip) {
-        refuse_if_full(client, CappedBy::Address(ip), max).await?;
+    let capped = (holder.client_ip.is_some() && rules.max_holds_per_ip > 0)
+        || (holder.api_key.is_some() && rules.max_holds_per_key > 0);
+    if !capped {
+        return Ok(());
     }
-    if let (Some(key), max @ 1..) = (holder.api_key, rules.max_holds_per_key) {
-        refuse_if_full(client, CappedBy::Key(key), max).await?;
-    }
-    Ok(())
-}
-
-/// What a cap on live holds counts: one client address's, or one API
-/// key's (all its customers').
-#[derive(Clone, Copy)]
-enum CappedBy {
-    Address(IpAddr),
-    Key(ApiKeyId),
-}
-
-/// Refuses when `by` already has `max` live holds. A hold checked out and
-/// waiting for its payment counts until its deadline: its seats are still
-/// held, and checking out must not be a way round the cap. Opening a hold takes an
-/// advisory lock on the address (or key), so concurrent requests can't all
-/// slip under the cap together. Two statements, not one: under READ
-/// COMMITTED a statement's snapshot is taken when it starts, so a count in
-/// the statement that waited for the lock would miss the holds committed
-/// while it waited.
-async fn refuse_if_full(client: &impl GenericClient, by: CappedBy, max: u32) -> AppResult<()> {
-    let (lock, count) = match by {
-        CappedBy::Address(_) => (
-            "SELECT pg_advisory_xact_lock(hashtextextended(host($1::inet), 7))",
-            "client_ip = $1",
-        ),
-        CappedBy::Key(_) => (
-            "SELECT pg_advisory_xact_lock(hashtextextended('api_key:' || $1::bigint, 7))",
-            "api_key_id = $1",
-        ),
-    };
-    let param: &(dyn tokio_postgres::types::ToSql + Sync) = match &by {
-        CappedBy::Address(ip) => ip,
-        CappedBy::Key(key) => key,
-    };
-    let lock = client.prepare_cached(lock).await?;
-    client.execute(&lock, &[param]).await?;
-    let count = client
-        .prepare_cached(&format!(
-            "SELECT count(*) AS live,
-                    ceil(extract(epoch FROM min(expires_at) - now()))::bigint AS first_expiry
-               FROM holds
-              WHERE {count} AND state IN ('OPEN', 'PAYING') AND expires_at > now()"
-        ))
+    let statement = client
+        .prepare_cached("SELECT refuse_if_holds_capped($1, $2, $3, $4)")
         .await?;
-    let row = client.query_one(&count, &[param]).await?;
-    let live: i64 = row.get("live");
-    if live >= i64::from(max) {
-        let retry: Option<i64> = row.get("first_expiry");
-        return Err(AppError::TooManyRequests {
-            limit: match by {
-                CappedBy::Address(_) => Limit::HoldsFromNetwork { live },
-                CappedBy::Key(_) => Limit::HoldsForKey { live },
-            },
-            retry_after_secs: retry.unwrap_or(1).max(1) as u64,
-        });
-    }
+    client
+        .execute(
+            &statement,
+            &[
+                &holder.client_ip,
+                &holder.api_key,
+                &as_sql_int(rules.max_holds_per_ip),
+                &as_sql_int(rules.max_holds_per_key),
+            ],
+        )
+        .await
+        .map_err(refusal)?;
     Ok(())
 }
 

@@ -65,12 +65,12 @@ async fn pick_in(
                 &rules.ttl.as_secs_f64(),
                 &holder.client_ip,
                 &holder.api_key,
-                &cap(rules.max_holds_per_ip),
-                &cap(rules.max_holds_per_key),
+                &as_sql_int(rules.max_holds_per_ip),
+                &as_sql_int(rules.max_holds_per_key),
                 &keys,
                 &maxes,
                 &clock,
-                &cap(rules.max_seats),
+                &as_sql_int(rules.max_seats),
             ],
         )
         .await
@@ -95,7 +95,8 @@ async fn pick_in(
     }
 }
 
-fn cap(limit: u32) -> i32 {
+/// A limit as the SQL functions take it (`integer`).
+pub(super) fn as_sql_int(limit: u32) -> i32 {
     i32::try_from(limit).unwrap_or(i32::MAX)
 }
 
@@ -137,9 +138,9 @@ fn summary(event_id: EventId, rows: &[Row], first: &Row) -> HoldSummary {
     }
 }
 
-/// The answer for a refusal the function raised (class `SM`: nothing was
-/// written); any other failure as it came.
-fn refusal(err: tokio_postgres::Error) -> AppError {
+/// The answer for a refusal a V29 function raised (class `SM`: nothing
+/// was written); any other failure as it came.
+pub(super) fn refusal(err: tokio_postgres::Error) -> AppError {
     let Some(db) = err.as_db_error() else {
         return err.into();
     };
