@@ -70,10 +70,12 @@ async fn walk(
 }
 
 /// The free seats of the given rows, per row in position order. No locks.
-/// "Free" is spelled as a CASE so that no partial index on status matches
-/// it: the rows are read through the layout index, a few dozen seats each,
-/// even when statistics are stale and claim the event has no free seat
-/// (then the partial indexes look cheaper, and cost a whole event's scan).
+/// Available seats come from `seats_available_by_row` (migration V30), one
+/// index range per row, so a nearly full row costs its few free seats and
+/// not every seat in it; lapsed holds come from `seats_held_by_expiry`,
+/// which holds only held seats and is read up to now. The lateral join
+/// keeps the available side to the rows asked for even when statistics
+/// are stale and claim the event has no free seat.
 async fn read_rows(
     client: &impl GenericClient,
     event_id: EventId,
@@ -88,7 +90,21 @@ async fn read_rows(
             "s.accessibility",
         );
         format!(
-            "SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
+            "WITH wanted AS (SELECT * FROM unnest($2::bigint[], $3::int[]) AS w (section_id, row_index)),
+             free AS (
+               SELECT a.id, a.section_id, a.row_index, a.position, a.rank, a.tier_id, a.accessibility
+                 FROM wanted w
+                CROSS JOIN LATERAL (
+                      SELECT id, section_id, row_index, position, rank, tier_id, accessibility
+                        FROM seats
+                       WHERE event_id = $1 AND section_id = w.section_id
+                         AND row_index = w.row_index AND status = 'AVAILABLE') a
+               UNION ALL
+               SELECT id, section_id, row_index, position, rank, tier_id, accessibility
+                 FROM seats
+                WHERE event_id = $1 AND status = 'HELD' AND held_until < now()
+                  AND (section_id, row_index) IN (SELECT section_id, row_index FROM wanted))
+             SELECT s.id, s.section_id, s.row_index, s.position, s.rank,
                     ($4::bigint IS NULL OR s.tier_id = $4)
                     AND NOT ($5::bool AND 'restricted_view' = ANY (s.accessibility))
                     AND ($6::bool OR NOT s.accessibility && ARRAY['wheelchair', 'companion']
@@ -99,12 +115,7 @@ async fn read_rows(
                                            WHERE event_id = $1 AND price_cents <= $8)) AS eligible,
                     'wheelchair' = ANY (s.accessibility) AS wheelchair,
                     'companion' = ANY (s.accessibility) AS companion
-               FROM seats s
-              WHERE s.event_id = $1
-                AND (s.section_id, s.row_index) IN (SELECT * FROM unnest($2::bigint[], $3::int[]))
-                AND CASE s.status WHEN 'AVAILABLE' THEN true
-                                  WHEN 'HELD' THEN s.held_until < now()
-                                  ELSE false END
+               FROM free s
               ORDER BY s.section_id, s.row_index, s.position"
         )
     });
