@@ -27,6 +27,7 @@ pub struct Background {
     /// In the order they stop.
     tasks: Vec<(&'static str, JoinHandle<()>)>,
     live: LiveFeed,
+    queues: std::sync::Arc<crate::web::queue::board::QueueBoard>,
 }
 
 impl Background {
@@ -69,6 +70,18 @@ impl Background {
                 )),
             ));
         }
+        let queues = std::sync::Arc::new(crate::web::queue::board::QueueBoard::default());
+        if let Some(every) = config.queue.every {
+            tasks.push((
+                "queue worker",
+                tokio::spawn(run_queues(
+                    workers.clone(),
+                    queues.clone(),
+                    every,
+                    config.queue.auto_shoppers,
+                )),
+            ));
+        }
         if let Some(replica) = &database.replica {
             tasks.push((
                 "replica lag",
@@ -80,12 +93,21 @@ impl Background {
                 crate::payments::Worker::new(workers.clone(), stripe.clone(), &config.payments);
             tasks.push(("payment worker", tokio::spawn(worker.run())));
         }
-        Ok(Background { tasks, live })
+        Ok(Background {
+            tasks,
+            live,
+            queues,
+        })
     }
 
     /// The live feed, for the pages that follow it.
     pub fn live(&self) -> &LiveFeed {
         &self.live
+    }
+
+    /// The waiting rooms' figures the queue worker keeps.
+    pub fn queues(&self) -> std::sync::Arc<crate::web::queue::board::QueueBoard> {
+        self.queues.clone()
     }
 
     /// The worker tasks running, by name.
@@ -166,6 +188,56 @@ async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
             }
         }
     }
+}
+
+/// The waiting rooms' worker: each tick, one read of every queue's figures
+/// and new joins into the board (what waiting buyers are answered from),
+/// then an admission batch offered for each opened queue (one statement;
+/// the instance that gets the queue's row admits, the others skip it).
+async fn run_queues(
+    pool: Pool,
+    board: std::sync::Arc<crate::web::queue::board::QueueBoard>,
+    every: Duration,
+    auto_shoppers: i64,
+) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if let Err(err) = queue_tick(&pool, &board, auto_shoppers).await {
+            tracing::warn!(error = %err, "waiting room tick");
+        }
+    }
+}
+
+/// One tick of the queue worker (see [`run_queues`]); public for tests
+/// that step it themselves.
+pub async fn queue_tick(
+    pool: &Pool,
+    board: &crate::web::queue::board::QueueBoard,
+    auto_shoppers: i64,
+) -> crate::error::AppResult<u64> {
+    let read = {
+        let client = pool.get().await?;
+        db::queue::feed(&client, board.cursor()).await?
+    };
+    let now = time::OffsetDateTime::now_utc();
+    let opened: Vec<_> = read
+        .queues
+        .iter()
+        .filter(|q| q.spec.opens_at <= now)
+        .map(|q| q.event_id)
+        .collect();
+    board.apply(read);
+    let mut admitted = 0;
+    for event_id in opened {
+        let n = db::queue::admit_batch(pool, event_id, auto_shoppers).await?;
+        if n > 0 {
+            tracing::debug!(event_id = event_id.0, admitted = n, "queue batch");
+        }
+        admitted += n as u64;
+    }
+    Ok(admitted)
 }
 
 /// Expired session rows are harmless (loads ignore them) but would pile up.

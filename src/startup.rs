@@ -54,7 +54,8 @@ impl Application {
             links,
         )
         .with_payments(payments)
-        .with_replica(database.replica.clone());
+        .with_replica(database.replica.clone())
+        .with_queues(background.queues());
         Ok(Application {
             addr,
             state,

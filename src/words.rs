@@ -111,6 +111,7 @@ fn missing_text(missing: &Missing) -> String {
         Missing::File => "File not found.".into(),
         Missing::StaffAccount => "No such staff account.".into(),
         Missing::WaitlistEntry => t("error-no-waitlist-entry"),
+        Missing::Queue => "This event has no waiting room on.".into(),
         Missing::SeatInHold => t("error-no-seat-in-hold"),
         Missing::TicketInHold => "Ticket in this hold not found.".into(),
         Missing::SeatInEvent => t("error-no-seat-in-event"),
@@ -245,6 +246,15 @@ fn invalid_text(invalid: &Invalid) -> String {
             .into(),
         Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
         Invalid::Language => t("error-language"),
+        Invalid::QueueSettings(field) => format!(
+            "The queue's {field} is out of range: opens_at is an RFC 3339 time, admit_per_minute 1 to 1000000 or \"auto\", window_minutes 1 to 1440."
+        ),
+        Invalid::ProofOfWork => {
+            "The proof of work does not solve a challenge set for this queue (or it ran out): ask for a new one.".into()
+        }
+        Invalid::ProofOfWorkReused => {
+            "That proof of work has been used already: ask for a new challenge.".into()
+        }
         Invalid::TransfersPerTicket => {
             "A ticket may be passed on 0 to 20 times: give a whole number in that range.".into()
         }
@@ -556,6 +566,9 @@ fn denied_text(denied: &Denied) -> String {
         Denied::Role { has, needs } => format!(
             "Your role is {has}; this needs {needs} or above. An admin can change your role."
         ),
+        Denied::QueueRequired { .. } => {
+            "This sale has a waiting room: join the queue, and you can choose seats when it is your turn.".into()
+        }
     }
 }
 

@@ -12,8 +12,8 @@ mod ticket_files;
 mod values;
 pub use payments::{PaymentSettings, StripeSettings};
 pub use sections::{
-    AbuseLimits, DatabaseSource, DbSettings, LimitClock, LiveLimits, MailSettings, ReadReplica,
-    ServerLimits, WaitlistSettings, WebhookSettings,
+    AbuseLimits, DatabaseSource, DbSettings, LimitClock, LiveLimits, MailSettings, QueueSettings,
+    ReadReplica, ServerLimits, WaitlistSettings, WebhookSettings,
 };
 pub use ticket_files::TicketFileSettings;
 pub use values::{LogFormat, Secret};
@@ -48,6 +48,7 @@ pub struct Config {
     pub public_url: Option<String>,
     pub mail: MailSettings,
     pub waitlist: WaitlistSettings,
+    pub queue: QueueSettings,
     pub webhooks: WebhookSettings,
     /// Stripe, and how long a buyer has to pay.
     pub payments: PaymentSettings,
@@ -218,6 +219,7 @@ impl Config {
             metrics_token: s::METRICS_TOKEN.read(get)?,
             seat_map_cache: s::SEAT_MAP_CACHE_MS.read(get)?,
             public_url: s::PUBLIC_URL.read(get)?,
+            queue: QueueSettings::default(),
             waitlist: WaitlistSettings {
                 offer_for: s::WAITLIST_OFFER_SECS.read(get)?,
                 entries_per_client: s::WAITLIST_ENTRIES_PER_ADDRESS.read(get)?,
@@ -297,6 +299,7 @@ impl Config {
             public_url: None,
             mail: MailSettings::default(),
             waitlist: WaitlistSettings::default(),
+            queue: QueueSettings::default(),
             webhooks: WebhookSettings::default(),
             payments: PaymentSettings::default(),
             ticket_files: TicketFileSettings::default(),

@@ -55,6 +55,29 @@ impl Default for WebhookSettings {
     }
 }
 
+/// The waiting room's worker.
+#[derive(Debug, Clone)]
+pub struct QueueSettings {
+    /// How often this instance reads the queues' figures and offers to
+    /// admit a batch; None: no worker (tests that run its steps themselves).
+    pub every: Option<Duration>,
+    /// "auto" keeps this many admitted buyers shopping at once.
+    pub auto_shoppers: i64,
+    /// The admissions per minute an "auto" queue's waiting times are
+    /// estimated with.
+    pub auto_rate_estimate: u32,
+}
+
+impl Default for QueueSettings {
+    fn default() -> QueueSettings {
+        QueueSettings {
+            every: Some(Duration::from_secs(1)),
+            auto_shoppers: 200,
+            auto_rate_estimate: 600,
+        }
+    }
+}
+
 /// The waitlist's offers.
 #[derive(Debug, Clone)]
 pub struct WaitlistSettings {

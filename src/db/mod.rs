@@ -54,6 +54,7 @@ pub mod payments;
 pub mod price_types;
 pub mod promo_codes;
 pub mod publishing;
+pub mod queue;
 pub mod rate_limits;
 pub mod replica;
 pub mod reports;

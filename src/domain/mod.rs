@@ -21,6 +21,7 @@ pub mod place_in_use;
 pub mod price_choice;
 pub mod price_type;
 pub mod promo;
+pub mod queue;
 pub mod refusal;
 pub mod role;
 pub mod rules;

@@ -66,6 +66,9 @@ pub enum Denied {
         has: super::role::Role,
         needs: super::role::Role,
     },
+    /// A claim on an event whose waiting room is on, without an admission
+    /// that hasn't lapsed.
+    QueueRequired { event_id: super::ids::EventId },
 }
 
 impl SaleStatus {
@@ -101,6 +104,8 @@ pub enum Missing {
     File,
     StaffAccount,
     WaitlistEntry,
+    /// The event has no waiting room on.
+    Queue,
     SeatInHold,
     TicketInHold,
     SeatInEvent,
@@ -140,6 +145,12 @@ pub enum TimeField {
 pub enum Invalid {
     /// A language tag that is none of the app's ("en", "de", "fr", "es").
     Language,
+    /// A waiting room's settings out of range (which field).
+    QueueSettings(&'static str),
+    /// A proof of work that is forged, lapsed, for another event or short.
+    ProofOfWork,
+    /// A proof of work whose challenge another join already used.
+    ProofOfWorkReused,
     /// How often a ticket may be passed on, out of 0 to 20.
     TransfersPerTicket,
     /// A payment mode that is none of none, online, box_office, or a box
@@ -483,6 +494,9 @@ impl Invalid {
             Invalid::StartsInPast => ErrorCode::StartsInPast,
             Invalid::OnSaleAfterStart => ErrorCode::OnSaleAfterStart,
             Invalid::Time { .. } => ErrorCode::InvalidTime,
+            Invalid::QueueSettings(_) => ErrorCode::InvalidQueue,
+            Invalid::ProofOfWork => ErrorCode::ProofOfWorkInvalid,
+            Invalid::ProofOfWorkReused => ErrorCode::ProofOfWorkReused,
             Invalid::LocalTimeSkipped { .. } => ErrorCode::NonexistentLocalTime,
             Invalid::LocalTimeTwice { .. } => ErrorCode::AmbiguousLocalTime,
             Invalid::BlockPurpose => ErrorCode::InvalidPurpose,

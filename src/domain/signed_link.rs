@@ -82,6 +82,27 @@ impl LinkKey {
         self.mac(tag, id, access.until).verify_slice(&sig).is_ok()
     }
 
+    /// A MAC over `text` under `tag`, lowercase hex: for tokens that carry
+    /// their own fields (the waiting room's tickets and challenges).
+    pub fn sign_text(&self, tag: &[u8], text: &str) -> String {
+        data_encoding::HEXLOWER.encode(&self.text_mac(tag, text).finalize().into_bytes())
+    }
+
+    /// Whether `sig` is `text`'s MAC under `tag` (in constant time).
+    pub fn verify_text(&self, tag: &[u8], text: &str, sig: &str) -> bool {
+        let Ok(sig) = data_encoding::HEXLOWER_PERMISSIVE.decode(sig.as_bytes()) else {
+            return false;
+        };
+        self.text_mac(tag, text).verify_slice(&sig).is_ok()
+    }
+
+    fn text_mac(&self, tag: &[u8], text: &str) -> HmacSha256 {
+        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes a key of any length");
+        mac.update(tag);
+        mac.update(text.as_bytes());
+        mac
+    }
+
     /// A link's query for the order, valid until `until`.
     pub fn sign(&self, order_id: OrderId, until: OffsetDateTime) -> SignedAccess {
         self.sign_tagged(ORDER_TAG, &order_id.0, until)

@@ -252,6 +252,13 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             ErrorCode::Forbidden,
             json!({ "role": has.as_str(), "needs": needs.as_str() }),
         ),
+        AppError::Forbidden(crate::error::Denied::QueueRequired { event_id }) => (
+            StatusCode::FORBIDDEN,
+            ErrorCode::QueueRequired,
+            json!({
+                "queue": format!("/api/events/{event_id}/queue"),
+            }),
+        ),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, json!({})),
         AppError::RequestTimeout => (
             StatusCode::REQUEST_TIMEOUT,

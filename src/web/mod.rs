@@ -23,6 +23,7 @@ pub mod order_access;
 pub mod payments;
 pub mod precompressed;
 pub mod qr;
+pub mod queue;
 pub mod reads;
 pub mod render;
 pub mod seat_view;

@@ -72,6 +72,7 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(buyer::waitlist::routes())
         .merge(staff::waitlist::routes())
         .merge(crate::web::payments::routes())
+        .merge(crate::web::queue::api::routes())
 }
 
 /// The API's routes, its document at `/api/openapi.json`, and the viewer.

@@ -29,6 +29,8 @@ pub struct AppState {
     pub payments: crate::payments::Payments,
     /// The streaming replica reads may go to, when one is configured.
     pub replica: Option<crate::db::replica::Replica>,
+    /// The waiting rooms' figures, as this instance last read them.
+    pub queues: Arc<crate::web::queue::board::QueueBoard>,
     /// Set when the app starts shutting down: long-lived streams end, so
     /// a graceful shutdown doesn't wait on them forever.
     shutdown: Arc<watch::Sender<bool>>,
@@ -80,8 +82,15 @@ impl AppState {
             seat_maps,
             payments: crate::payments::Payments::default(),
             replica: None,
+            queues: Arc::default(),
             shutdown: Arc::new(watch::channel(false).0),
         }
+    }
+
+    /// Sharing the queue worker's board.
+    pub fn with_queues(mut self, queues: Arc<crate::web::queue::board::QueueBoard>) -> AppState {
+        self.queues = queues;
+        self
     }
 
     /// With reads that may be a moment behind going to a replica.

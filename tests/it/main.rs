@@ -46,6 +46,7 @@ mod transfers;
 mod venue_move_race;
 mod venue_versions;
 mod venues;
+mod waiting_room;
 mod waitlist;
 mod webhooks;
 mod wire;

@@ -253,6 +253,7 @@ pub(crate) async fn seat_action(
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<SeatActionForm>,
 ) -> AppResult<Response> {
     let back = match form.back.as_deref() {
@@ -266,8 +267,9 @@ pub(crate) async fn seat_action(
             hold: Some(seat_id),
             ..
         } => {
-            let holder = hold_request(&state, buyer.id, None, ip);
-            let rules = state.hold_rules();
+            let gate = crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+            let holder = gate.holder(hold_request(&state, buyer.id, None, ip));
+            let rules = gate.rules(state.hold_rules());
             let claim =
                 db::holds::claim_seats(&state.pool, event_id, holder, &[seat_id], rules).await;
             let outcome = match claim {
@@ -443,6 +445,7 @@ pub(crate) async fn ga_action(
     IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<GaForm>,
 ) -> AppResult<Response> {
     let number =
@@ -455,6 +458,7 @@ pub(crate) async fn ga_action(
                 &state,
                 event_id,
                 &buyer,
+                &pass,
                 ip,
                 area_id,
                 number(&form.count).unwrap_or(0),
@@ -475,11 +479,13 @@ pub(crate) async fn hold_ga(
     state: &AppState,
     event_id: EventId,
     buyer: &Buyer,
+    pass: &crate::web::queue::gate::QueuePass,
     ip: ClientIp,
     area_id: AreaId,
     count: i64,
 ) -> AppResult<String> {
-    let hold_rules = state.hold_rules();
+    let gate = crate::web::queue::gate::admit(state, event_id, pass).await?;
+    let hold_rules = gate.rules(state.hold_rules());
     let cart = Cart {
         seat_ids: SeatIds::default(),
         ga: vec![GaRequest {
@@ -487,7 +493,7 @@ pub(crate) async fn hold_ga(
             quantity: rules::ticket_count(count, hold_rules.max_seats)?,
         }],
     };
-    let holder = hold_request(state, buyer.id, None, ip);
+    let holder = gate.holder(hold_request(state, buyer.id, None, ip));
     db::holds::claim(&state.pool, event_id, holder, &cart, hold_rules).await?;
     Ok(crate::i18n::t1("notice-holding-ga", "count", count))
 }

@@ -391,9 +391,11 @@ pub(crate) async fn create_hold(
     IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     buyer: ApiBuyer,
+    pass: crate::web::queue::gate::QueuePass,
     ApiJson(body): ApiJson<CreateHoldBody>,
 ) -> AppResult<Response> {
-    let rules = state.hold_rules();
+    let gate = crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+    let rules = gate.rules(state.hold_rules());
     let max_seats = rules.max_seats;
     match body {
         CreateHoldBody {
@@ -414,7 +416,7 @@ pub(crate) async fn create_hold(
                     None => Vec::new(),
                 },
             };
-            let holder = hold_request(&state, buyer.id, buyer.key, ip);
+            let holder = gate.holder(hold_request(&state, buyer.id, buyer.key, ip));
             let hold = db::holds::claim(&state.pool, event_id, holder, &cart, rules).await?;
             Ok((StatusCode::CREATED, Json(HoldJson::from(hold))).into_response())
         }
@@ -437,7 +439,7 @@ pub(crate) async fn create_hold(
                     Some(_) => return Err(AppError::Invalid(Invalid::BestMode)),
                 },
             };
-            let holder = hold_request(&state, buyer.id, buyer.key, ip);
+            let holder = gate.holder(hold_request(&state, buyer.id, buyer.key, ip));
             let outcome = db::best_available::hold_best_available(
                 &state.pool,
                 event_id,

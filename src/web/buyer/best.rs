@@ -43,9 +43,11 @@ pub(crate) async fn best_available(
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<BestAvailableForm>,
 ) -> AppResult<Response> {
-    let rules = state.hold_rules();
+    let gate = crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+    let rules = gate.rules(state.hold_rules());
     let max_seats = rules.max_seats;
     // Anything that isn't a number is out of range like 0 is.
     let count = form.count.trim().parse::<i64>().unwrap_or(0);
@@ -70,7 +72,7 @@ pub(crate) async fn best_available(
                 wheelchair,
                 avoid_restricted_view: form.clear_view.is_some(),
             };
-            let holder = hold_request(&state, buyer.id, None, ip);
+            let holder = gate.holder(hold_request(&state, buyer.id, None, ip));
             db::best_available::hold_best_available(&state.pool, event_id, holder, &request, rules)
                 .await
         }

@@ -156,8 +156,10 @@ pub(crate) async fn join_json(
     IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     buyer: ApiBuyer,
+    pass: crate::web::queue::gate::QueuePass,
     ApiJson(body): ApiJson<JoinBody>,
 ) -> AppResult<Response> {
+    crate::web::queue::gate::admit(&state, event_id, &pass).await?;
     // Joining counts as a hold request: the same limits per buyer, address
     // and key (a flood of entries would be a flood of offers).
     admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
@@ -248,8 +250,10 @@ pub(crate) async fn join_form(
     IdPath(event_id): IdPath<EventId>,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<JoinForm>,
 ) -> AppResult<Response> {
+    crate::web::queue::gate::admit(&state, event_id, &pass).await?;
     admit_hold_request(&state, buyer.id, None, ip).await?;
     let count = form.count.trim().parse::<i64>().map_err(|_| {
         AppError::Invalid(Invalid::CountOutOfRange {

@@ -1,0 +1,296 @@
+//! The waiting room in PostgreSQL (migration V31): an event's queue
+//! settings, the joins, the admission batches, and what each instance reads
+//! once a second to answer waiting buyers from memory.
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{GenericClient, Pool};
+use crate::domain::ids::EventId;
+use crate::error::{AppError, AppResult, Missing};
+
+/// What staff set for an event's queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueSpec {
+    pub opens_at: OffsetDateTime,
+    /// None: "auto".
+    pub admit_per_minute: Option<i32>,
+    pub window_minutes: i32,
+    pub proof_of_work: bool,
+}
+
+/// An event's queue as it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueState {
+    pub event_id: EventId,
+    pub spec: QueueSpec,
+    pub pow_bits: i32,
+    /// Admitted so far.
+    pub admitted: i64,
+    /// Joined so far.
+    pub joined: i64,
+}
+
+const STATE_COLUMNS: &str = "q.event_id, q.opens_at, q.admit_per_minute, q.window_minutes,
+       q.proof_of_work, q.pow_bits, q.admitted,
+       (SELECT count(*) FROM queue_joins j WHERE j.event_id = q.event_id) AS joined";
+
+fn state_of(row: &tokio_postgres::Row) -> QueueState {
+    QueueState {
+        event_id: row.get("event_id"),
+        spec: QueueSpec {
+            opens_at: row.get("opens_at"),
+            admit_per_minute: row.get("admit_per_minute"),
+            window_minutes: row.get("window_minutes"),
+            proof_of_work: row.get("proof_of_work"),
+        },
+        pow_bits: row.get("pow_bits"),
+        admitted: row.get("admitted"),
+        joined: row.get("joined"),
+    }
+}
+
+/// Turns the queue on, or changes a running one's settings (its joins and
+/// admissions stay).
+pub async fn put(pool: &Pool, event_id: EventId, spec: &QueueSpec) -> AppResult<QueueState> {
+    let client = pool.get().await?;
+    if !super::events::exists(&client, event_id).await? {
+        return Err(AppError::NotFound(Missing::Event));
+    }
+    let sql = format!(
+        "WITH put AS (
+           INSERT INTO event_queues (event_id, opens_at, admit_per_minute, window_minutes, proof_of_work)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (event_id) DO UPDATE
+              SET opens_at = EXCLUDED.opens_at, admit_per_minute = EXCLUDED.admit_per_minute,
+                  window_minutes = EXCLUDED.window_minutes, proof_of_work = EXCLUDED.proof_of_work,
+                  updated_at = now()
+           RETURNING *)
+         SELECT {} FROM put q",
+        STATE_COLUMNS
+    );
+    let row = client
+        .query_one(
+            &sql,
+            &[
+                &event_id,
+                &spec.opens_at,
+                &spec.admit_per_minute,
+                &spec.window_minutes,
+                &spec.proof_of_work,
+            ],
+        )
+        .await?;
+    Ok(state_of(&row))
+}
+
+/// Turns the queue off (its joins go with it); false if there was none.
+pub async fn delete(pool: &Pool, event_id: EventId) -> AppResult<bool> {
+    let client = pool.get().await?;
+    let deleted = client
+        .execute("DELETE FROM event_queues WHERE event_id = $1", &[&event_id])
+        .await?;
+    Ok(deleted > 0)
+}
+
+pub async fn get(client: &impl GenericClient, event_id: EventId) -> AppResult<Option<QueueState>> {
+    let sql = format!("SELECT {STATE_COLUMNS} FROM event_queues q WHERE q.event_id = $1");
+    Ok(client
+        .query_opt(&sql, &[&event_id])
+        .await?
+        .map(|r| state_of(&r)))
+}
+
+/// A join as the queue recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Joined {
+    pub order_key: i64,
+    pub early: bool,
+}
+
+/// Why a join was not recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinRefused {
+    /// The event has no queue.
+    NoQueue,
+    /// The proof of work's challenge was used by another join.
+    ChallengeUsed,
+}
+
+/// Joins the queue: one statement. Before the opening the join's place
+/// is a random key below every later join's; after it, its sequence number.
+pub async fn join(
+    client: &impl GenericClient,
+    event_id: EventId,
+    join_id: Uuid,
+    challenge: Option<Uuid>,
+) -> AppResult<Result<Joined, JoinRefused>> {
+    let statement = client
+        .prepare_cached(
+            "WITH q AS (SELECT event_id, now() < opens_at AS early FROM event_queues WHERE event_id = $1),
+                  n AS (SELECT nextval('queue_join_seq') AS seq FROM q),
+                  joined AS (
+                    INSERT INTO queue_joins (id, event_id, seq, early, order_key, pow_challenge)
+                    SELECT $2, q.event_id, n.seq, q.early,
+                           CASE WHEN q.early THEN -1 - floor(random() * 9.0e18)::bigint ELSE n.seq END,
+                           $3
+                      FROM q, n
+                    ON CONFLICT (pow_challenge) DO NOTHING
+                    RETURNING order_key, early)
+             SELECT (SELECT count(*) FROM q) AS queues, j.order_key, j.early
+               FROM (SELECT 1) one LEFT JOIN joined j ON true",
+        )
+        .await?;
+    let row = client
+        .query_one(&statement, &[&event_id, &join_id, &challenge])
+        .await?;
+    let queues: i64 = row.get("queues");
+    Ok(match row.get::<_, Option<i64>>("order_key") {
+        Some(order_key) => Ok(Joined {
+            order_key,
+            early: row.get("early"),
+        }),
+        None if queues == 0 => Err(JoinRefused::NoQueue),
+        None => Err(JoinRefused::ChallengeUsed),
+    })
+}
+
+/// Admits the next batch of the event's queue, in one statement, if this
+/// instance gets the queue's row (`FOR UPDATE SKIP LOCKED`: one worker at
+/// a time, whatever the number of instances) and the queue has opened.
+/// A fixed rate admits what its allowance (a clock, at most `60 / rate`
+/// seconds or one second behind now, so idle time doesn't bank a burst)
+/// allows; "auto" tops the buyers shopping (admitted, window not over)
+/// up to `auto_shoppers`. Returns how many were admitted.
+pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> AppResult<i64> {
+    let client = pool.get().await?;
+    let statement = client
+        .prepare_cached(
+            "WITH q AS (
+                SELECT event_id, window_minutes, admit_per_minute,
+                       greatest(coalesce(admit_clock, opens_at),
+                                now() - make_interval(secs => greatest(1.0, 60.0 / coalesce(admit_per_minute, 60))))
+                         AS clock
+                  FROM event_queues
+                 WHERE event_id = $1 AND opens_at <= now()
+                   FOR UPDATE SKIP LOCKED),
+             allowance AS (
+                SELECT q.*,
+                       CASE WHEN q.admit_per_minute IS NULL
+                            THEN greatest(0, $2 - (SELECT count(*) FROM queue_joins j
+                                                     WHERE j.event_id = q.event_id
+                                                       AND j.admitted_until > now()))
+                            ELSE floor(extract(epoch FROM now() - q.clock) * q.admit_per_minute / 60.0)
+                       END::bigint AS k
+                  FROM q),
+             picked AS (
+                SELECT j.id FROM queue_joins j
+                 WHERE j.event_id = $1 AND j.admitted_at IS NULL
+                 ORDER BY j.order_key
+                 LIMIT (SELECT k FROM allowance)
+                   FOR UPDATE OF j SKIP LOCKED),
+             admitted AS (
+                UPDATE queue_joins j
+                   SET admitted_at = now(),
+                       admitted_until = now() + make_interval(mins => a.window_minutes)
+                  FROM picked p, allowance a
+                 WHERE j.id = p.id
+                RETURNING j.id),
+             counted AS (SELECT count(*) AS n FROM admitted),
+             moved AS (
+                UPDATE event_queues e
+                   SET admitted = e.admitted + c.n,
+                       admit_clock = CASE WHEN a.admit_per_minute IS NULL THEN now()
+                                          ELSE a.clock + make_interval(secs => c.n * 60.0 / a.admit_per_minute) END
+                  FROM allowance a, counted c
+                 WHERE e.event_id = a.event_id
+                RETURNING e.admitted)
+             SELECT (SELECT n FROM counted) AS admitted_now, (SELECT count(*) FROM moved) AS ran",
+        )
+        .await?;
+    let row = client
+        .query_one(&statement, &[&event_id, &auto_shoppers])
+        .await?;
+    Ok(row.get("admitted_now"))
+}
+
+/// Until when the join admits its buyer to shop, if it has been admitted
+/// and its window is not over.
+pub async fn admitted_until(
+    client: &impl GenericClient,
+    event_id: EventId,
+    join_id: Uuid,
+) -> AppResult<Option<OffsetDateTime>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT admitted_until FROM queue_joins
+              WHERE id = $1 AND event_id = $2 AND admitted_until > now()",
+        )
+        .await?;
+    Ok(client
+        .query_opt(&statement, &[&join_id, &event_id])
+        .await?
+        .map(|r| r.get(0)))
+}
+
+/// What an instance reads once a second: every queue's state, and the
+/// joins committed since its last read (by transaction id, as the live
+/// feed reads seats, so a join that commits late is not skipped; some are
+/// read twice, and the reader keeps each once).
+pub struct FeedRead {
+    pub queues: Vec<QueueState>,
+    /// (event, join, order key).
+    pub joins: Vec<(EventId, Uuid, i64)>,
+    /// Where the next read starts.
+    pub next_cursor: i64,
+}
+
+pub async fn feed(client: &impl GenericClient, cursor: i64) -> AppResult<FeedRead> {
+    let queues = client
+        .query(
+            &format!("SELECT {STATE_COLUMNS} FROM event_queues q ORDER BY q.event_id"),
+            &[],
+        )
+        .await?
+        .iter()
+        .map(state_of)
+        .collect();
+    let rows = client
+        .query(
+            "SELECT event_id, id, order_key,
+                    pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS next_cursor
+               FROM queue_joins WHERE xid >= $1::bigint::text::xid8
+              UNION ALL
+             SELECT NULL, NULL, NULL, pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+            &[&cursor],
+        )
+        .await?;
+    let mut next_cursor = cursor;
+    let mut joins = Vec::new();
+    for row in &rows {
+        next_cursor = row.get("next_cursor");
+        if let Some(event_id) = row.get::<_, Option<EventId>>("event_id") {
+            joins.push((event_id, row.get("id"), row.get("order_key")));
+        }
+    }
+    Ok(FeedRead {
+        queues,
+        joins,
+        next_cursor,
+    })
+}
+
+/// When the join's shopping window ends (or ended), if it has been admitted.
+pub async fn admission_of(
+    client: &impl GenericClient,
+    event_id: EventId,
+    join_id: Uuid,
+) -> AppResult<Option<OffsetDateTime>> {
+    let statement = client
+        .prepare_cached("SELECT admitted_until FROM queue_joins WHERE id = $1 AND event_id = $2")
+        .await?;
+    Ok(client
+        .query_opt(&statement, &[&join_id, &event_id])
+        .await?
+        .and_then(|r| r.get(0)))
+}

@@ -1,0 +1,404 @@
+//! The waiting room's JSON API: a buyer joins and asks where they stand;
+//! staff put, change and remove an event's queue.
+//!
+//! A waiting buyer's `GET` is answered from the instance's board (no SQL);
+//! only once the board says their turn has come is the admission read, to
+//! give its end. Joining is one statement.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::board::Standing;
+use super::gate::{QueuePass, cookie_name};
+use crate::db;
+use crate::db::queue::{JoinRefused, QueueSpec, QueueState};
+use crate::domain::ids::EventId;
+use crate::domain::queue::{CHALLENGE_LIFETIME, Challenge, QueueTicket, TICKET_LIFETIME};
+use crate::error::{AppError, AppResult, Invalid, Missing};
+use crate::web::auth::{StaffCaller, floor::BoxOffice, floor::Manager};
+use crate::web::error::responses;
+use crate::web::extract::IdPath;
+use crate::web::state::AppState;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(join, standing))
+        .routes(routes!(challenge))
+        .routes(routes!(staff_show, staff_put, staff_delete))
+}
+
+/// How often a waiting page asks again, in seconds.
+pub const POLL_AFTER_SECS: u64 = 5;
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StandingJson {
+    /// "waiting", "admitted", "expired" (the shopping window is over) or
+    /// "not_joined" (no ticket for this event came with the request).
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ahead: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_wait_secs: Option<u64>,
+    /// RFC 3339: when the admission's shopping window ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    until: Option<String>,
+    /// RFC 3339: when the queue opens (before it, everyone waiting is
+    /// placed in random order at the opening).
+    opens_at: String,
+    /// Ask again after this many seconds.
+    poll_after_secs: u64,
+    /// The signed queue ticket (also set as a cookie): send it back as the
+    /// `Queue-Ticket` header on claims.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ticket: Option<String>,
+}
+
+#[derive(Deserialize, utoipa::ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct JoinBody {
+    /// The challenge from `GET …/queue/challenge`, when the queue asks for
+    /// a proof of work.
+    #[serde(default)]
+    challenge: Option<String>,
+    /// A nonce such that SHA-256 of `"{challenge}:{nonce}"` starts with the
+    /// challenge's number of zero bits.
+    #[serde(default)]
+    nonce: Option<String>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ChallengeJson {
+    /// Null when the queue asks for no proof of work.
+    challenge: Option<String>,
+    /// Leading zero bits the answer's hash needs.
+    bits: u32,
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&Rfc3339).unwrap_or_default()
+}
+
+fn queue_of(state: &AppState, event_id: EventId) -> AppResult<QueueState> {
+    state
+        .queues
+        .queue_of(event_id)
+        .ok_or(AppError::NotFound(Missing::Queue))
+}
+
+/// Where the ticket's buyer stands: from the board while waiting; the
+/// admission itself (one read) once the board says it is their turn.
+pub(crate) async fn standing_of(
+    state: &AppState,
+    queue: &QueueState,
+    ticket: &QueueTicket,
+) -> AppResult<StandingJson> {
+    let mut json = StandingJson {
+        state: "waiting",
+        position: None,
+        ahead: None,
+        estimated_wait_secs: None,
+        until: None,
+        opens_at: rfc3339(queue.spec.opens_at),
+        poll_after_secs: POLL_AFTER_SECS,
+        ticket: None,
+    };
+    let auto_rate = state.config.queue.auto_rate_estimate;
+    match state
+        .queues
+        .standing(queue.event_id, ticket.order_key, auto_rate)
+    {
+        None => return Err(AppError::NotFound(Missing::Queue)),
+        Some(Standing::Waiting(place)) => {
+            json.position = Some(place.position);
+            json.ahead = Some(place.ahead);
+            json.estimated_wait_secs = Some(place.estimated_wait_secs);
+            json.poll_after_secs = POLL_AFTER_SECS.min(place.estimated_wait_secs.max(1));
+        }
+        Some(Standing::Turn) => {
+            let client = state.pool.get().await?;
+            match db::queue::admission_of(&client, queue.event_id, ticket.join_id).await? {
+                Some(until) if until > OffsetDateTime::now_utc() => {
+                    json.state = "admitted";
+                    json.until = Some(rfc3339(until));
+                }
+                Some(_) => json.state = "expired",
+                // Next in line; the next batch is at most a second away.
+                None => {
+                    json.position = Some(queue.admitted.max(0) as u64 + 1);
+                    json.ahead = Some(0);
+                    json.estimated_wait_secs = Some(1);
+                    json.poll_after_secs = 1;
+                }
+            }
+        }
+    }
+    Ok(json)
+}
+
+#[utoipa::path(get, path = "/api/events/{event_id}/queue/challenge", tag = "buyers",
+    params(("event_id" = i64, Path)),
+    responses(
+        (status = 200, description = "A proof-of-work puzzle to join with (null when the queue asks for none)", body = ChallengeJson),
+        responses::NotFound,))]
+pub(crate) async fn challenge(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+) -> AppResult<Json<ChallengeJson>> {
+    let queue = queue_of(&state, event_id)?;
+    let bits = queue.pow_bits.clamp(0, 32) as u32;
+    let challenge = queue.spec.proof_of_work.then(|| {
+        Challenge {
+            event_id,
+            id: uuid::Uuid::new_v4(),
+            bits,
+            until: (OffsetDateTime::now_utc() + CHALLENGE_LIFETIME).unix_timestamp(),
+        }
+        .encode(&state.links.key)
+    });
+    Ok(Json(ChallengeJson {
+        challenge,
+        bits: if queue.spec.proof_of_work { bits } else { 0 },
+    }))
+}
+
+#[utoipa::path(post, path = "/api/events/{event_id}/queue", tag = "buyers",
+    params(("event_id" = i64, Path)), request_body = JoinBody,
+    responses(
+        (status = 201, description = "Joined: the place, and the signed queue ticket (also a cookie)", body = StandingJson),
+        (status = 200, description = "Already in this queue with the ticket sent: where it stands", body = StandingJson),
+        responses::NotFound,
+        responses::Unprocessable,))]
+pub(crate) async fn join(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    pass: QueuePass,
+    body: axum::body::Bytes,
+) -> AppResult<Response> {
+    let queue = queue_of(&state, event_id)?;
+    // Joining again gives nothing: a buyer with a ticket keeps their place.
+    if let Some(ticket) = pass.ticket(&state, event_id) {
+        let json = standing_of(&state, &queue, &ticket).await?;
+        return Ok((StatusCode::OK, Json(json)).into_response());
+    }
+    // No body (or an empty one) is a join without a proof of work.
+    let body: JoinBody = match body.iter().all(u8::is_ascii_whitespace) {
+        true => JoinBody::default(),
+        false => serde_json::from_slice(&body).map_err(|err| {
+            AppError::BadRequest(crate::error::Malformed::Json(format!(
+                "Failed to parse the request body as JSON: {err}"
+            )))
+        })?,
+    };
+    let challenge = match queue.spec.proof_of_work {
+        false => None,
+        true => {
+            let (Some(text), Some(nonce)) = (body.challenge.as_deref(), body.nonce.as_deref())
+            else {
+                return Err(AppError::Invalid(Invalid::ProofOfWork));
+            };
+            let now = OffsetDateTime::now_utc();
+            let solved = Challenge::check(text, nonce, event_id, &state.links.key, now)
+                .map_err(|_| AppError::Invalid(Invalid::ProofOfWork))?;
+            Some(solved.id)
+        }
+    };
+    let join_id = uuid::Uuid::new_v4();
+    let client = state.pool.get().await?;
+    let joined = match db::queue::join(&client, event_id, join_id, challenge).await? {
+        Ok(joined) => joined,
+        Err(JoinRefused::NoQueue) => return Err(AppError::NotFound(Missing::Queue)),
+        Err(JoinRefused::ChallengeUsed) => {
+            return Err(AppError::Invalid(Invalid::ProofOfWorkReused));
+        }
+    };
+    state.queues.joined(event_id, join_id, joined.order_key);
+    let ticket = QueueTicket {
+        event_id,
+        join_id,
+        order_key: joined.order_key,
+        until: (OffsetDateTime::now_utc() + TICKET_LIFETIME).unix_timestamp(),
+    };
+    let text = ticket.encode(&state.links.key);
+    let mut json = standing_of(&state, &queue, &ticket).await?;
+    json.ticket = Some(text.clone());
+    let mut headers = HeaderMap::new();
+    let cookie = format!(
+        "{}={text}; Path=/; Max-Age={}; HttpOnly; SameSite=Lax",
+        cookie_name(event_id),
+        TICKET_LIFETIME.whole_seconds()
+    );
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        headers.insert(header::SET_COOKIE, value);
+    }
+    Ok((StatusCode::CREATED, headers, Json(json)).into_response())
+}
+
+#[utoipa::path(get, path = "/api/events/{event_id}/queue", tag = "buyers",
+    params(("event_id" = i64, Path)),
+    responses(
+        (status = 200, description = "Where the caller's ticket stands: waiting (position, ahead, estimated_wait_secs), admitted (until), expired, or not_joined", body = StandingJson),
+        responses::NotFound,))]
+pub(crate) async fn standing(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    pass: QueuePass,
+) -> AppResult<Response> {
+    let queue = queue_of(&state, event_id)?;
+    let json = match pass.ticket(&state, event_id) {
+        Some(ticket) => standing_of(&state, &queue, &ticket).await?,
+        None => StandingJson {
+            state: "not_joined",
+            position: None,
+            ahead: None,
+            estimated_wait_secs: None,
+            until: None,
+            opens_at: rfc3339(queue.spec.opens_at),
+            poll_after_secs: POLL_AFTER_SECS,
+            ticket: None,
+        },
+    };
+    let refresh = json.poll_after_secs;
+    let mut response = Json(json).into_response();
+    if let Ok(value) = HeaderValue::from_str(&refresh.to_string()) {
+        response.headers_mut().insert("retry-after", value);
+    }
+    Ok(response)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct QueueBody {
+    /// RFC 3339.
+    opens_at: String,
+    /// 1 to 1,000,000, or "auto".
+    #[schema(value_type = Object)]
+    admit_per_minute: serde_json::Value,
+    /// 1 to 1440.
+    window_minutes: i64,
+    #[serde(default)]
+    proof_of_work: bool,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct QueueJson {
+    event_id: EventId,
+    opens_at: String,
+    /// A number, or "auto".
+    #[schema(value_type = Object)]
+    admit_per_minute: serde_json::Value,
+    window_minutes: i32,
+    proof_of_work: bool,
+    /// Leading zero bits a proof of work needs.
+    proof_of_work_bits: i32,
+    joined: i64,
+    admitted: i64,
+    waiting: i64,
+}
+
+impl From<QueueState> for QueueJson {
+    fn from(q: QueueState) -> QueueJson {
+        QueueJson {
+            event_id: q.event_id,
+            opens_at: rfc3339(q.spec.opens_at),
+            admit_per_minute: match q.spec.admit_per_minute {
+                Some(n) => serde_json::json!(n),
+                None => serde_json::json!("auto"),
+            },
+            window_minutes: q.spec.window_minutes,
+            proof_of_work: q.spec.proof_of_work,
+            proof_of_work_bits: q.pow_bits,
+            joined: q.joined,
+            admitted: q.admitted,
+            waiting: (q.joined - q.admitted).max(0),
+        }
+    }
+}
+
+fn spec_of(body: QueueBody) -> AppResult<QueueSpec> {
+    let invalid = |field| AppError::Invalid(Invalid::QueueSettings(field));
+    let opens_at =
+        OffsetDateTime::parse(&body.opens_at, &Rfc3339).map_err(|_| invalid("opens_at"))?;
+    let admit_per_minute = match &body.admit_per_minute {
+        serde_json::Value::String(s) if s == "auto" => None,
+        value => Some(
+            value
+                .as_i64()
+                .filter(|n| (1..=1_000_000).contains(n))
+                .ok_or_else(|| invalid("admit_per_minute"))? as i32,
+        ),
+    };
+    if !(1..=1440).contains(&body.window_minutes) {
+        return Err(invalid("window_minutes"));
+    }
+    Ok(QueueSpec {
+        opens_at,
+        admit_per_minute,
+        window_minutes: body.window_minutes as i32,
+        proof_of_work: body.proof_of_work,
+    })
+}
+
+#[utoipa::path(get, path = "/api/staff/events/{event_id}/queue", tag = "staff",
+    params(("event_id" = i64, Path)),
+    responses(
+        (status = 200, description = "The event's waiting room, with its figures", body = QueueJson),
+        responses::StaffAccess,
+        responses::NotFound,))]
+pub(crate) async fn staff_show(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    _staff: StaffCaller<BoxOffice>,
+) -> AppResult<Json<QueueJson>> {
+    let client = state.pool.get().await?;
+    let queue = db::queue::get(&client, event_id)
+        .await?
+        .ok_or(AppError::NotFound(Missing::Queue))?;
+    Ok(Json(queue.into()))
+}
+
+#[utoipa::path(put, path = "/api/staff/events/{event_id}/queue", tag = "staff",
+    params(("event_id" = i64, Path)), request_body = QueueBody,
+    responses(
+        (status = 200, description = "The waiting room on, with these settings (a running queue keeps its joins and admissions)", body = QueueJson),
+        responses::BadRequest,
+        responses::StaffAccess,
+        responses::NotFound,
+        responses::Unprocessable,))]
+pub(crate) async fn staff_put(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    _staff: StaffCaller<Manager>,
+    crate::web::extract::ApiJson(body): crate::web::extract::ApiJson<QueueBody>,
+) -> AppResult<Json<QueueJson>> {
+    let spec = spec_of(body)?;
+    let queue = db::queue::put(&state.pool, event_id, &spec).await?;
+    state.queues.set(queue.clone());
+    Ok(Json(queue.into()))
+}
+
+#[utoipa::path(delete, path = "/api/staff/events/{event_id}/queue", tag = "staff",
+    params(("event_id" = i64, Path)),
+    responses(
+        (status = 204, description = "The waiting room is off: claims need no admission"),
+        responses::StaffAccess,
+        responses::NotFound,))]
+pub(crate) async fn staff_delete(
+    State(state): State<AppState>,
+    IdPath(event_id): IdPath<EventId>,
+    _staff: StaffCaller<Manager>,
+) -> AppResult<StatusCode> {
+    if !db::queue::delete(&state.pool, event_id).await? {
+        return Err(AppError::NotFound(Missing::Queue));
+    }
+    state.queues.remove(event_id);
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,129 @@
+//! The waiting room's gate on every claim: while an event's queue is on,
+//! a claim needs the buyer's queue ticket (a cookie, or the `Queue-Ticket`
+//! header for API clients) and an admission PostgreSQL says has not
+//! lapsed. An admitted buyer's holds are capped by the admission, not by
+//! the address: thousands of phones behind one carrier address each get
+//! their turn.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use crate::db::holds::Holder;
+use crate::domain::hold::HoldRules;
+use crate::domain::ids::EventId;
+use crate::domain::queue::QueueTicket;
+use crate::domain::refusal::Denied;
+use crate::error::{AppError, AppResult};
+use crate::web::state::AppState;
+
+/// The header API clients send their ticket in.
+pub const TICKET_HEADER: &str = "queue-ticket";
+
+/// The cookie a browser keeps its ticket for the event in.
+pub fn cookie_name(event_id: EventId) -> String {
+    format!("seatmap_queue_{event_id}")
+}
+
+/// The queue tickets a request carries (the header's, then every cookie
+/// that looks like one): which is for which event is the ticket's to say.
+#[derive(Debug, Default, Clone)]
+pub struct QueuePass {
+    texts: Vec<(Option<EventId>, String)>,
+}
+
+impl QueuePass {
+    /// The first carried ticket that is signed, unexpired and for the event.
+    pub fn ticket(&self, state: &AppState, event_id: EventId) -> Option<QueueTicket> {
+        let now = time::OffsetDateTime::now_utc();
+        self.texts
+            .iter()
+            .filter(|(for_event, _)| for_event.is_none_or(|e| e == event_id))
+            .find_map(|(_, text)| QueueTicket::verify(text, event_id, &state.links.key, now))
+    }
+}
+
+impl FromRequestParts<AppState> for QueuePass {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _state: &AppState,
+    ) -> Result<QueuePass, Self::Rejection> {
+        let mut texts = Vec::new();
+        for value in parts.headers.get_all(TICKET_HEADER) {
+            if let Ok(text) = value.to_str() {
+                texts.push((None, text.to_owned()));
+            }
+        }
+        for value in parts.headers.get_all(axum::http::header::COOKIE) {
+            let Ok(cookies) = value.to_str() else {
+                continue;
+            };
+            for pair in cookies.split(';') {
+                if let Some((name, text)) = pair.trim().split_once('=')
+                    && let Some(event) = name.strip_prefix("seatmap_queue_")
+                    && let Ok(event) = event.parse::<i64>()
+                {
+                    texts.push((Some(EventId(event)), text.to_owned()));
+                }
+            }
+        }
+        // A request carries a handful at most; more is not a buyer.
+        texts.truncate(16);
+        Ok(QueuePass { texts })
+    }
+}
+
+/// What the gate decided for a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// The event has no queue: the usual caps.
+    Open,
+    /// Admitted by the queue: its own caps.
+    Admitted,
+}
+
+impl Gate {
+    /// The hold's rules: an admission lifts the per-address and per-key
+    /// caps on live holds (one hold per buyer and event stays).
+    pub fn rules(self, rules: HoldRules) -> HoldRules {
+        match self {
+            Gate::Open => rules,
+            Gate::Admitted => HoldRules {
+                max_holds_per_ip: 0,
+                max_holds_per_key: 0,
+                ..rules
+            },
+        }
+    }
+
+    /// The holder's per-minute limits: an admitted buyer keeps its own, not
+    /// its address's (the queue paces the crowd).
+    pub fn holder(self, holder: Holder) -> Holder {
+        match (self, holder.request) {
+            (Gate::Admitted, Some(mut limits)) => {
+                limits.per_peer = 0;
+                Holder {
+                    request: Some(limits),
+                    ..holder
+                }
+            }
+            _ => holder,
+        }
+    }
+}
+
+/// Lets a claim on the event through, or refuses it with `403
+/// queue_required`. Reads nothing when the event has no queue.
+pub async fn admit(state: &AppState, event_id: EventId, pass: &QueuePass) -> AppResult<Gate> {
+    if state.queues.queue_of(event_id).is_none() {
+        return Ok(Gate::Open);
+    }
+    let refused = || AppError::Forbidden(Denied::QueueRequired { event_id });
+    let ticket = pass.ticket(state, event_id).ok_or_else(refused)?;
+    let client = state.pool.get().await?;
+    match crate::db::queue::admitted_until(&client, event_id, ticket.join_id).await? {
+        Some(_) => Ok(Gate::Admitted),
+        None => Err(refused()),
+    }
+}

@@ -1,0 +1,429 @@
+//! The waiting room (issue 52): fair order at the opening, the gate on
+//! claims, the admission rate, and the proof of work.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use crate::api_keys::make_staff_key;
+use crate::promo_codes::staff_call;
+use crate::support::{Api, TestApp, rfc3339, spawn_app_with};
+use seatmap::domain::ids::EventId;
+use seatmap::domain::queue::QueueTicket;
+use seatmap::domain::role::Role;
+
+/// An app whose queue worker doesn't run: the tests step it themselves.
+async fn app() -> TestApp {
+    spawn_app_with(|config| config.queue.every = None).await
+}
+
+async fn put_queue(app: &TestApp, key: &str, event_id: i64, body: Value) -> (StatusCode, Value) {
+    staff_call(
+        app,
+        key,
+        reqwest::Method::PUT,
+        &format!("/api/staff/events/{event_id}/queue"),
+        Some(body),
+    )
+    .await
+}
+
+/// One step of every instance's worker: the figures read, a batch offered.
+async fn tick(app: &TestApp) -> u64 {
+    seatmap::background::queue_tick(&app.pool, &app.state.queues, 200)
+        .await
+        .expect("a queue tick")
+}
+
+async fn join(buyer: &Api, event_id: i64) -> (StatusCode, Value) {
+    buyer
+        .post(&format!("/api/events/{event_id}/queue"), json!({}))
+        .await
+}
+
+/// Spearman's rank correlation of two orderings of the same items.
+fn spearman(a: &[usize], b: &[usize]) -> f64 {
+    let n = a.len() as f64;
+    let d2: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (*x as f64 - *y as f64).powi(2))
+        .sum();
+    1.0 - 6.0 * d2 / (n * (n * n - 1.0))
+}
+
+#[tokio::test]
+async fn early_arrivals_go_first_in_random_order_and_later_ones_in_arrival_order() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(2, 10).await;
+    let opens = OffsetDateTime::now_utc() + time::Duration::hours(1);
+    let body = |opens_at: OffsetDateTime| json!({"opens_at": rfc3339(opens_at), "admit_per_minute": 1_000_000, "window_minutes": 15});
+    let (status, queue) = put_queue(&app, &key, event.id, body(opens)).await;
+    assert_eq!(status, StatusCode::OK, "{queue}");
+    assert_eq!(queue["admit_per_minute"], 1_000_000);
+
+    // 300 arrive before the opening, in this order.
+    let mut early = Vec::new();
+    for _ in 0..300 {
+        let buyer = app.buyer();
+        let (status, joined) = join(&buyer, event.id).await;
+        assert_eq!(status, StatusCode::CREATED, "{joined}");
+        assert_eq!(joined["state"], "waiting");
+        early.push(joined["ticket"].as_str().unwrap().to_owned());
+    }
+    // Nobody is admitted before the opening, whatever the worker does.
+    assert_eq!(tick(&app).await, 0);
+    // Staff open it now (a running queue keeps its joins); 100 arrive after.
+    let now = OffsetDateTime::now_utc();
+    let (status, _) = put_queue(&app, &key, event.id, body(now)).await;
+    assert_eq!(status, StatusCode::OK);
+    app.wait_for_database_time(now).await;
+    let mut late = Vec::new();
+    for _ in 0..100 {
+        let (status, joined) = join(&app.buyer(), event.id).await;
+        assert_eq!(status, StatusCode::CREATED, "{joined}");
+        late.push(joined["ticket"].as_str().unwrap().to_owned());
+    }
+    let mut admitted = 0;
+    while admitted < 400 {
+        let n = tick(&app).await;
+        assert!(n > 0, "the worker stopped admitting at {admitted} of 400");
+        admitted += n;
+    }
+
+    // The admission order, as PostgreSQL recorded it.
+    let order: Vec<uuid::Uuid> = app
+        .sql()
+        .await
+        .query(
+            "SELECT id FROM queue_joins WHERE event_id = $1 ORDER BY admitted_at, order_key",
+            &[&event.id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let join_id = |text: &String| {
+        QueueTicket::verify(
+            text,
+            EventId(event.id),
+            &app.state.links.key,
+            OffsetDateTime::now_utc(),
+        )
+        .expect("a ticket the app signed")
+        .join_id
+    };
+    let rank_of = |id: uuid::Uuid| order.iter().position(|o| *o == id).unwrap();
+    let early_ranks: Vec<usize> = early.iter().map(|t| rank_of(join_id(t))).collect();
+    let late_ranks: Vec<usize> = late.iter().map(|t| rank_of(join_id(t))).collect();
+    assert!(
+        early_ranks.iter().max() < late_ranks.iter().min(),
+        "every early arrival is admitted before every late one"
+    );
+    assert!(
+        late_ranks.windows(2).all(|w| w[0] < w[1]),
+        "late arrivals are admitted in arrival order: {late_ranks:?}"
+    );
+    let arrival: Vec<usize> = (0..early_ranks.len()).collect();
+    let rho = spearman(&arrival, &early_ranks);
+    assert!(
+        rho.abs() < 0.2,
+        "early arrivals' admission order is uncorrelated with arrival: rho {rho}"
+    );
+}
+
+#[tokio::test]
+async fn a_claim_needs_an_admission_while_the_queue_is_on_and_holds_nothing_without_one() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(2, 10).await;
+    let other = app.create_event(1, 5).await;
+    let seat = event.seat_ids[0];
+
+    // No queue: a claim is as before.
+    let buyer = app.buyer();
+    let (status, _) = buyer.hold(event.id, &[seat]).await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    let past = OffsetDateTime::now_utc() - time::Duration::minutes(1);
+    for id in [event.id, other.id] {
+        let (status, queue) = put_queue(
+            &app,
+            &key,
+            id,
+            json!({"opens_at": rfc3339(past), "admit_per_minute": 60, "window_minutes": 15}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{queue}");
+    }
+    let second = event.seat_ids[1];
+    let refused = |body: &Value| {
+        assert_eq!(body["error"], "queue_required", "{body}");
+        assert_eq!(body["queue"], format!("/api/events/{}/queue", event.id));
+    };
+
+    // Without a ticket.
+    let newcomer = app.buyer();
+    let (status, body) = newcomer.hold(event.id, &[second]).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    refused(&body);
+    // Best available and the waitlist's join go through the same gate.
+    let (status, body) = newcomer
+        .post(
+            &format!("/api/events/{}/holds", event.id),
+            json!({"best_available": {"count": 2}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    refused(&body);
+
+    let with_header = |text: String| {
+        let base = app.base.clone();
+        let seats = vec![second];
+        async move {
+            let response = reqwest::Client::new()
+                .post(format!("{base}/api/events/{}/holds", event.id))
+                .header("Queue-Ticket", text)
+                .json(&json!({"seat_ids": seats}))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            (status, response.json::<Value>().await.unwrap())
+        }
+    };
+    let signer = &app.state.links.key;
+    let forged_key = seatmap::domain::signed_link::LinkKey::new(vec![1; 32]);
+    let ticket = |event_id: i64, until: OffsetDateTime| QueueTicket {
+        event_id: EventId(event_id),
+        join_id: uuid::Uuid::new_v4(),
+        order_key: 1,
+        until: until.unix_timestamp(),
+    };
+    let later = OffsetDateTime::now_utc() + time::Duration::hours(1);
+    let cases = [
+        ("forged", ticket(event.id, later).encode(&forged_key)),
+        ("expired", ticket(event.id, past).encode(signer)),
+        ("another event's", ticket(other.id, later).encode(signer)),
+        // Signed and in time, but no such join: PostgreSQL decides.
+        ("never joined", ticket(event.id, later).encode(signer)),
+    ];
+    for (what, text) in cases {
+        let (status, body) = with_header(text).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "a {what} ticket");
+        refused(&body);
+    }
+    // Another event's real ticket doesn't open this one.
+    let elsewhere = app.buyer();
+    let (_, joined) = join(&elsewhere, other.id).await;
+    let (status, body) = with_header(joined["ticket"].as_str().unwrap().to_owned()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    refused(&body);
+
+    // Joined but not yet admitted: refused; admitted: holds.
+    let (status, joined) = join(&newcomer, event.id).await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    let (status, body) = newcomer.hold(event.id, &[second]).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    refused(&body);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'HELD'",
+            event.id
+        ))
+        .await,
+        1,
+        "nothing was held by a refused claim"
+    );
+    assert_eq!(tick(&app).await, 2, "the one buyer waiting in each queue admitted");
+    // The board a waiting buyer is answered from is read at the start of
+    // a tick: the next one shows the admission.
+    tick(&app).await;
+    let (_, standing) = newcomer
+        .get(&format!("/api/events/{}/queue", event.id))
+        .await;
+    assert_eq!(standing["state"], "admitted", "{standing}");
+    assert!(standing["until"].is_string());
+    let (status, body) = newcomer.hold(event.id, &[second]).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // Off again: claims need nothing.
+    let (status, _) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::DELETE,
+        &format!("/api/staff/events/{}/queue", event.id),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = app.buyer().hold(event.id, &[event.seat_ids[2]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn admissions_keep_to_the_rate_and_two_workers_never_admit_one_join_twice() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(1, 5).await;
+    let past = OffsetDateTime::now_utc() - time::Duration::minutes(5);
+    let (status, _) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(past), "admit_per_minute": 120, "window_minutes": 5}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    for _ in 0..60 {
+        let (status, _) = join(&app.buyer(), event.id).await;
+        assert_eq!(status, StatusCode::CREATED);
+    }
+    // Two workers (as two instances' would) step as fast as they can for 3 s.
+    let started = std::time::Instant::now();
+    let worker = || async {
+        let mut admitted = 0;
+        while started.elapsed() < std::time::Duration::from_secs(3) {
+            admitted += tick(&app).await;
+        }
+        admitted
+    };
+    let (a, b) = tokio::join!(worker(), worker());
+    let elapsed = started.elapsed().as_secs_f64();
+    let recorded = app
+        .count(&format!(
+            "SELECT count(*) FROM queue_joins WHERE event_id = {} AND admitted_at IS NOT NULL",
+            event.id
+        ))
+        .await;
+    let counted = app
+        .count(&format!(
+            "SELECT admitted FROM event_queues WHERE event_id = {}",
+            event.id
+        ))
+        .await;
+    assert_eq!((a + b) as i64, recorded, "each admission counted once");
+    assert_eq!(counted, recorded);
+    // 120 a minute is 2 a second; a batch is at most one second's worth.
+    let most = (elapsed * 2.0).ceil() as i64 + 2;
+    assert!(
+        (1..=most).contains(&recorded),
+        "{recorded} admitted in {elapsed:.1} s at 120 a minute (at most {most})"
+    );
+}
+
+#[tokio::test]
+async fn a_proof_of_work_must_be_right_and_is_used_once() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(1, 5).await;
+    let (status, _) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(OffsetDateTime::now_utc()), "admit_per_minute": "auto",
+               "window_minutes": 10, "proof_of_work": true}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let path = format!("/api/events/{}/queue", event.id);
+    let buyer = app.buyer();
+    let (status, body) = buyer.post(&path, json!({})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"], "proof_of_work_invalid");
+
+    let (status, challenge) = buyer.get(&format!("{path}/challenge")).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = challenge["challenge"].as_str().unwrap().to_owned();
+    let bits = challenge["bits"].as_u64().unwrap() as u32;
+    assert!(bits >= 8, "a puzzle worth the name: {bits} bits");
+    let wrong = (0u64..)
+        .map(|n| n.to_string())
+        .find(|n| !seatmap::domain::queue::solves(&text, n, bits))
+        .unwrap();
+    let (status, body) = buyer
+        .post(&path, json!({"challenge": text, "nonce": wrong}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"], "proof_of_work_invalid");
+
+    let nonce = seatmap::domain::queue::solve(&text, bits);
+    let (status, joined) = buyer
+        .post(&path, json!({"challenge": text, "nonce": nonce}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    let (status, body) = app
+        .buyer()
+        .post(&path, json!({"challenge": text, "nonce": nonce}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"], "proof_of_work_reused");
+    // The buyer with a ticket keeps their place rather than joining again.
+    let (status, again) = buyer.post(&path, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+}
+
+#[tokio::test]
+async fn waiting_buyers_are_told_their_place_and_bad_settings_are_refused() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(1, 5).await;
+    for bad in [
+        json!({"opens_at": "soon", "admit_per_minute": 10, "window_minutes": 10}),
+        json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": 0, "window_minutes": 10}),
+        json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": "fast", "window_minutes": 10}),
+        json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": 10, "window_minutes": 0}),
+    ] {
+        let (status, body) = put_queue(&app, &key, event.id, bad.clone()).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+        assert_eq!(body["error"], "invalid_queue");
+    }
+    let (status, _) = join(&app.buyer(), event.id).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "no queue, nothing to join");
+
+    let opens = OffsetDateTime::now_utc() + time::Duration::minutes(30);
+    let (status, _) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(opens), "admit_per_minute": 60, "window_minutes": 10}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let buyers: Vec<Api> = (0..5).map(|_| app.buyer()).collect();
+    for buyer in &buyers {
+        join(buyer, event.id).await;
+    }
+    let path = format!("/api/events/{}/queue", event.id);
+    let mut positions = Vec::new();
+    for buyer in &buyers {
+        let (status, standing) = buyer.get(&path).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(standing["state"], "waiting", "{standing}");
+        assert_eq!(
+            standing["ahead"],
+            standing["position"].as_u64().unwrap() - 1
+        );
+        assert!(standing["estimated_wait_secs"].as_u64().unwrap() >= 1);
+        positions.push(standing["position"].as_u64().unwrap());
+    }
+    positions.sort();
+    assert_eq!(positions, vec![1, 2, 3, 4, 5]);
+    let (_, stranger) = app.buyer().get(&path).await;
+    assert_eq!(stranger["state"], "not_joined");
+    let (status, shown) = staff_call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/staff/events/{}/queue", event.id),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (shown["joined"].as_i64(), shown["waiting"].as_i64()),
+        (Some(5), Some(5))
+    );
+}
