@@ -10,7 +10,7 @@ CREATE TABLE event_queues (
     window_minutes    integer NOT NULL CHECK (window_minutes BETWEEN 1 AND 1440),
     proof_of_work     boolean NOT NULL DEFAULT false,
     -- Leading zero bits a proof of work's hash needs.
-    pow_bits          integer NOT NULL DEFAULT 18 CHECK (pow_bits BETWEEN 0 AND 32),
+    pow_bits          integer NOT NULL DEFAULT 16 CHECK (pow_bits BETWEEN 0 AND 32),
     admitted          bigint NOT NULL DEFAULT 0 CHECK (admitted >= 0),
     -- The admission allowance is spent up to this time (a token bucket
     -- kept as a clock): a batch of k moves it k minutes / rate on.
@@ -43,3 +43,5 @@ CREATE TABLE queue_joins (
 );
 CREATE INDEX queue_joins_waiting ON queue_joins (event_id, order_key) WHERE admitted_at IS NULL;
 CREATE INDEX queue_joins_by_xid ON queue_joins (xid);
+-- Buyers shopping now, which "auto" keeps near its target.
+CREATE INDEX queue_joins_shopping ON queue_joins (event_id, admitted_until) WHERE admitted_until IS NOT NULL;

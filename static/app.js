@@ -17,6 +17,7 @@
 //   notices.js         notices, and errors from requests
 //   buttons.js         confirm, print, checkout
 //   selection.js       choosing many seats on the console's map
+//   queue.js           the waiting room: countdown, place, proof of work
 
 import { initBestAvailable } from "./app/best-available.js";
 import { initButtons } from "./app/buttons.js";
@@ -28,6 +29,7 @@ import { initMap } from "./app/map.js";
 import { initNotices } from "./app/notices.js";
 import { initPicks } from "./app/picks.js";
 import { initPriceTypes } from "./app/price-types.js";
+import { initQueue } from "./app/queue.js";
 import { initSelection } from "./app/selection.js";
 
 // Swapped-in seats arrive without tabindex and may carry new expiries.
@@ -47,6 +49,7 @@ initPicks();
 initPriceTypes();
 initButtons();
 initSelection();
+initQueue();
 document.addEventListener("htmx:afterSettle", afterUpdate);
 document.addEventListener("htmx:oobAfterSwap", afterUpdate);
 

@@ -219,7 +219,10 @@ impl Config {
             metrics_token: s::METRICS_TOKEN.read(get)?,
             seat_map_cache: s::SEAT_MAP_CACHE_MS.read(get)?,
             public_url: s::PUBLIC_URL.read(get)?,
-            queue: QueueSettings::default(),
+            queue: QueueSettings {
+                demo_opens_in: s::DEMO_QUEUE_OPENS_SECS.read(get)?,
+                ..QueueSettings::default()
+            },
             waitlist: WaitlistSettings {
                 offer_for: s::WAITLIST_OFFER_SECS.read(get)?,
                 entries_per_client: s::WAITLIST_ENTRIES_PER_ADDRESS.read(get)?,

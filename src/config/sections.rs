@@ -66,6 +66,8 @@ pub struct QueueSettings {
     /// The admissions per minute an "auto" queue's waiting times are
     /// estimated with.
     pub auto_rate_estimate: u32,
+    /// How long after the demo arena is first seeded its queue opens.
+    pub demo_opens_in: Duration,
 }
 
 impl Default for QueueSettings {
@@ -74,6 +76,7 @@ impl Default for QueueSettings {
             every: Some(Duration::from_secs(1)),
             auto_shoppers: 200,
             auto_rate_estimate: 600,
+            demo_opens_in: settings::DEMO_QUEUE_OPENS_SECS.default(),
         }
     }
 }

@@ -46,6 +46,9 @@ pub const MAX_SEATS_PER_HOLD: Number<u32> =
 /// How long a waiting party's offer holds its seats.
 pub const WAITLIST_OFFER_SECS: Secs =
     Secs::within("SEATMAP_WAITLIST_OFFER_SECS", 1800, 10..=86_400);
+/// How long after the demo arena is first seeded its waiting room opens.
+pub const DEMO_QUEUE_OPENS_SECS: Secs =
+    Secs::within("SEATMAP_DEMO_QUEUE_OPENS_SECS", 60, 0..=86_400);
 /// Live places on one event's waitlist per client (address, IPv6 /64, API key).
 pub const WAITLIST_ENTRIES_PER_ADDRESS: Number<u32> =
     Number::within("SEATMAP_WAITLIST_ENTRIES_PER_ADDRESS", 4, 1..=1_000);
@@ -297,6 +300,7 @@ pub const ALL: &[&dyn Described] = &[
     &MAX_SEATS_PER_HOLD,
     &WAITLIST_OFFER_SECS,
     &WAITLIST_ENTRIES_PER_ADDRESS,
+    &DEMO_QUEUE_OPENS_SECS,
     &MAX_HOLDS_PER_IP,
     &MAX_HOLDS_PER_KEY,
     &HOLD_REQUESTS_PER_MINUTE,

@@ -38,8 +38,9 @@ pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
 
 /// Seeds the demo arena (once): the shipped 20,000-seat layout as a venue
 /// and an event of it on sale now, priced in US dollars, and returns the
-/// event's id. A big venue, so the page opens on its overview.
-pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
+/// event's id. A big venue, so the page opens on its overview; its sale
+/// has a waiting room opening a minute after it is seeded.
+pub async fn seed_arena(pool: &Pool, queue_opens_in: std::time::Duration) -> AppResult<EventId> {
     const SLUG: &str = "arena-demo";
     let seeded = {
         let client = pool.get().await?;
@@ -82,7 +83,17 @@ pub async fn seed_arena(pool: &Pool) -> AppResult<EventId> {
         // The demo sells at once.
         published: true,
     };
-    events::create(pool, &new_event).await
+    let event_id = events::create(pool, &new_event).await?;
+    // On-sale day, shown: a waiting room that opens a minute (by default)
+    // after the first start and admits at the rate the house sells ("auto").
+    let queue = super::queue::QueueSpec {
+        opens_at: OffsetDateTime::now_utc() + queue_opens_in,
+        admit_per_minute: None,
+        window_minutes: 15,
+        proof_of_work: false,
+    };
+    super::queue::put(pool, event_id, &queue).await?;
+    Ok(event_id)
 }
 
 /// Seeds the demo event (once) and returns its id.

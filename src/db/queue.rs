@@ -106,6 +106,8 @@ pub async fn get(client: &impl GenericClient, event_id: EventId) -> AppResult<Op
 pub struct Joined {
     pub order_key: i64,
     pub early: bool,
+    /// Admitted at once (an "auto" queue with no line).
+    pub admitted: bool,
 }
 
 /// Why a join was not recorded.
@@ -118,37 +120,59 @@ pub enum JoinRefused {
 }
 
 /// Joins the queue: one statement. Before the opening the join's place
-/// is a random key below every later join's; after it, its sequence number.
+/// is a random key below every later join's; after it, its sequence
+/// number. An "auto" queue that has opened, with nobody waiting and fewer
+/// than `auto_shoppers` shopping, admits the join at once: with no line
+/// there is nothing to wait for.
 pub async fn join(
     client: &impl GenericClient,
     event_id: EventId,
     join_id: Uuid,
     challenge: Option<Uuid>,
+    auto_shoppers: i64,
 ) -> AppResult<Result<Joined, JoinRefused>> {
     let statement = client
         .prepare_cached(
-            "WITH q AS (SELECT event_id, now() < opens_at AS early FROM event_queues WHERE event_id = $1),
+            "WITH q AS (
+                SELECT event_id, now() < opens_at AS early, window_minutes,
+                       opens_at <= now() AND admit_per_minute IS NULL
+                       AND NOT EXISTS (SELECT 1 FROM queue_joins w
+                                        WHERE w.event_id = $1 AND w.admitted_at IS NULL)
+                       AND (SELECT count(*) FROM queue_joins s
+                             WHERE s.event_id = $1 AND s.admitted_until > now()) < $4 AS at_once
+                  FROM event_queues WHERE event_id = $1),
                   n AS (SELECT nextval('queue_join_seq') AS seq FROM q),
                   joined AS (
-                    INSERT INTO queue_joins (id, event_id, seq, early, order_key, pow_challenge)
+                    INSERT INTO queue_joins (id, event_id, seq, early, order_key, pow_challenge,
+                                             admitted_at, admitted_until)
                     SELECT $2, q.event_id, n.seq, q.early,
                            CASE WHEN q.early THEN -1 - floor(random() * 9.0e18)::bigint ELSE n.seq END,
-                           $3
+                           $3,
+                           CASE WHEN q.at_once THEN now() END,
+                           CASE WHEN q.at_once THEN now() + make_interval(mins => q.window_minutes) END
                       FROM q, n
                     ON CONFLICT (pow_challenge) DO NOTHING
-                    RETURNING order_key, early)
-             SELECT (SELECT count(*) FROM q) AS queues, j.order_key, j.early
+                    RETURNING order_key, early, admitted_at IS NOT NULL AS admitted),
+                  counted AS (
+                    UPDATE event_queues e SET admitted = e.admitted + 1
+                     WHERE e.event_id = $1 AND EXISTS (SELECT 1 FROM joined WHERE admitted)
+                    RETURNING 1)
+             SELECT (SELECT count(*) FROM q) AS queues, j.order_key, j.early, j.admitted
                FROM (SELECT 1) one LEFT JOIN joined j ON true",
         )
         .await?;
     let row = client
-        .query_one(&statement, &[&event_id, &join_id, &challenge])
+        .query_one(
+            &statement,
+            &[&event_id, &join_id, &challenge, &auto_shoppers],
+        )
         .await?;
     let queues: i64 = row.get("queues");
     Ok(match row.get::<_, Option<i64>>("order_key") {
         Some(order_key) => Ok(Joined {
             order_key,
             early: row.get("early"),
+            admitted: row.get("admitted"),
         }),
         None if queues == 0 => Err(JoinRefused::NoQueue),
         None => Err(JoinRefused::ChallengeUsed),

@@ -489,3 +489,28 @@ renewal-over = Diese Verlängerung ist beendet: Die Plätze sind wieder im Verka
 renewal-see-order = Ihre Tickets ansehen
 renewal-mail = Ihre Plätze sind im Abonnement { $season } bis { $until } für Sie reserviert. Verlängern Sie (oder verzichten Sie) über den Link unten; wenn Sie nichts tun, gehen sie danach zurück in den Verkauf.
 renewal-mail-subject = Plätze verlängern: { $season }
+queue-title = Warteraum: { $event }
+queue-intro = Dieser Verkauf hat einen Warteraum, damit alle fair an die Reihe kommen und der Saalplan schnell bleibt. Wenn Sie dran sind, können Sie Plätze wählen.
+queue-open-now = Der Verkauf ist eröffnet: Käufer werden der Reihe nach eingelassen.
+queue-opens-at = Der Verkauf beginnt um { $time }.
+queue-fair = Wer vor der Eröffnung beitritt, erhält einen Platz in zufälliger Reihenfolge: Früh kommen oder Neuladen bringt keinen Vorteil.
+queue-position = Ihr Platz in der Reihe
+queue-ahead = Personen vor Ihnen
+queue-wait = Geschätzte Wartezeit
+queue-keep-open = Lassen Sie diese Seite offen: Sie wechselt von selbst zum Saalplan, wenn Sie dran sind.
+queue-expired = Ihre Einkaufszeit ist abgelaufen. Treten Sie erneut bei, um einen neuen Platz am Ende der Reihe zu erhalten.
+queue-join = In die Warteschlange
+queue-pow-needs-script = Ihr Browser löst ein kleines Rätsel, das Bots aus der Reihe hält …
+queue-pow-ready = Bereit.
+queue-wait-seconds = { $count ->
+    [one] etwa 1 Sekunde
+   *[other] etwa { $count } Sekunden
+}
+queue-wait-minutes = { $count ->
+    [one] etwa 1 Minute
+   *[other] etwa { $count } Minuten
+}
+queue-wait-hours = { $count ->
+    [one] etwa 1 Stunde
+   *[other] etwa { $count } Stunden
+}

@@ -494,3 +494,28 @@ renewal-over = This renewal has ended: the places are back on sale.
 renewal-see-order = See your tickets
 renewal-mail = Your seats are held for you in { $season } until { $until }. Renew them, or give them up, at the link below; if you do nothing they go back on sale after that.
 renewal-mail-subject = Renew your seats: { $season }
+queue-title = Waiting room: { $event }
+queue-intro = This sale has a waiting room, so everyone gets a fair turn and the map stays fast. When it is your turn you can choose seats.
+queue-open-now = The sale is open: buyers are let in in turn.
+queue-opens-at = The sale opens at { $time }.
+queue-fair = Everyone who joins before the opening gets a place in random order, so there is nothing to gain by arriving early or refreshing.
+queue-position = Your place in line
+queue-ahead = People ahead of you
+queue-wait = Estimated wait
+queue-keep-open = Keep this page open: it moves on to the seat map by itself when it is your turn.
+queue-expired = Your shopping time is over. Join again to get a new place at the back of the line.
+queue-join = Join the queue
+queue-pow-needs-script = Your browser is solving a small puzzle that keeps bots out of the line…
+queue-pow-ready = Ready.
+queue-wait-seconds = { $count ->
+    [one] about 1 second
+   *[other] about { $count } seconds
+}
+queue-wait-minutes = { $count ->
+    [one] about 1 minute
+   *[other] about { $count } minutes
+}
+queue-wait-hours = { $count ->
+    [one] about 1 hour
+   *[other] about { $count } hours
+}

@@ -457,3 +457,28 @@ renewal-over = Esta renovación ha terminado: las butacas vuelven a estar a la v
 renewal-see-order = Ver sus entradas
 renewal-mail = Sus butacas están reservadas para usted en { $season } hasta el { $until }. Renuévelas, o renuncie a ellas, en el enlace de abajo; si no hace nada, vuelven a la venta después.
 renewal-mail-subject = Renovar sus butacas: { $season }
+queue-title = Sala de espera: { $event }
+queue-intro = Esta venta tiene sala de espera, para que todos tengan su turno y el plano siga rápido. Cuando sea su turno podrá elegir butacas.
+queue-open-now = La venta está abierta: los compradores entran por turnos.
+queue-opens-at = La venta abre a las { $time }.
+queue-fair = Quien se une antes de la apertura recibe un puesto en orden aleatorio: no sirve de nada llegar antes ni recargar.
+queue-position = Su puesto en la fila
+queue-ahead = Personas delante
+queue-wait = Espera estimada
+queue-keep-open = Mantenga esta página abierta: pasará sola al plano cuando sea su turno.
+queue-expired = Su tiempo de compra ha terminado. Únase de nuevo para un puesto nuevo al final de la fila.
+queue-join = Unirse a la fila
+queue-pow-needs-script = Su navegador resuelve un pequeño acertijo que mantiene a los bots fuera de la fila…
+queue-pow-ready = Listo.
+queue-wait-seconds = { $count ->
+    [one] aproximadamente 1 segundo
+   *[other] aproximadamente { $count } segundos
+}
+queue-wait-minutes = { $count ->
+    [one] aproximadamente 1 minuto
+   *[other] aproximadamente { $count } minutos
+}
+queue-wait-hours = { $count ->
+    [one] aproximadamente 1 hora
+   *[other] aproximadamente { $count } horas
+}

@@ -457,3 +457,28 @@ renewal-over = Ce renouvellement est terminé : les places sont remises en vente
 renewal-see-order = Voir vos billets
 renewal-mail = Vos places sont réservées pour vous dans { $season } jusqu’au { $until }. Renouvelez-les, ou renoncez-y, par le lien ci-dessous ; sans réponse, elles seront remises en vente ensuite.
 renewal-mail-subject = Renouveler vos places : { $season }
+queue-title = Salle d’attente : { $event }
+queue-intro = Cette vente a une salle d’attente : chacun passe à son tour et le plan reste rapide. Quand ce sera votre tour, vous pourrez choisir vos places.
+queue-open-now = La vente est ouverte : les acheteurs entrent à tour de rôle.
+queue-opens-at = La vente ouvre à { $time }.
+queue-fair = Tous ceux qui rejoignent avant l’ouverture reçoivent une place dans un ordre aléatoire : rien ne sert d’arriver tôt ni de recharger la page.
+queue-position = Votre place dans la file
+queue-ahead = Personnes devant vous
+queue-wait = Attente estimée
+queue-keep-open = Gardez cette page ouverte : elle passe d’elle-même au plan de salle quand c’est votre tour.
+queue-expired = Votre temps d’achat est écoulé. Rejoignez la file pour une nouvelle place à la fin.
+queue-join = Rejoindre la file
+queue-pow-needs-script = Votre navigateur résout une petite énigme qui tient les robots à l’écart…
+queue-pow-ready = Prêt.
+queue-wait-seconds = { $count ->
+    [one] environ 1 seconde
+   *[other] environ { $count } secondes
+}
+queue-wait-minutes = { $count ->
+    [one] environ 1 minute
+   *[other] environ { $count } minutes
+}
+queue-wait-hours = { $count ->
+    [one] environ 1 heure
+   *[other] environ { $count } heures
+}

@@ -60,6 +60,11 @@ function server(name: string, port: number, env: Record<string, string>, prelude
       RUST_LOG: 'warn',
       SEATMAP_MAX_HOLDS_PER_IP: '0',
       SEATMAP_READS_PER_IP: '0',
+      // The demo arena's waiting room opens at once here (a minute after
+      // the first start by default): with no line an "auto" queue admits
+      // a browser as it arrives, so the arena's own tests see its map.
+      // The waiting room's test puts a queue of its own.
+      SEATMAP_DEMO_QUEUE_OPENS_SECS: '0',
       ...env,
     },
     reuseExistingServer: false,

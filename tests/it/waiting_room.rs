@@ -237,7 +237,11 @@ async fn a_claim_needs_an_admission_while_the_queue_is_on_and_holds_nothing_with
         1,
         "nothing was held by a refused claim"
     );
-    assert_eq!(tick(&app).await, 2, "the one buyer waiting in each queue admitted");
+    assert_eq!(
+        tick(&app).await,
+        2,
+        "the one buyer waiting in each queue admitted"
+    );
     // The board a waiting buyer is answered from is read at the start of
     // a tick: the next one shows the admission.
     tick(&app).await;
@@ -426,4 +430,100 @@ async fn waiting_buyers_are_told_their_place_and_bad_settings_are_refused() {
         (shown["joined"].as_i64(), shown["waiting"].as_i64()),
         (Some(5), Some(5))
     );
+}
+
+#[tokio::test]
+async fn a_browser_waits_on_the_waiting_page_before_the_opening_and_goes_straight_in_after() {
+    use crate::pages::{csrf_from, page};
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(1, 5).await;
+    let map = format!("/events/{}", event.id);
+    let waiting = format!("/events/{}/queue", event.id);
+    let opens = OffsetDateTime::now_utc() + time::Duration::minutes(30);
+    let (status, _) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(opens), "admit_per_minute": "auto", "window_minutes": 10}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+
+    // Before the opening the map sends a browser to the waiting page.
+    let browser = app.buyer();
+    let response = browser.raw_get(&map).await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(response.headers()["location"], waiting.as_str());
+    let (status, html) = page(&browser, &waiting).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Join the queue"), "{html}");
+    assert!(html.contains("data-opens-at"), "the opening's countdown");
+    // The form joins (without JavaScript), and the page then shows the
+    // place and asks again by itself.
+    let token = csrf_from(&browser, &waiting).await;
+    let response = browser
+        .http
+        .post(format!("{}{waiting}", app.base))
+        .form(&[("csrf", token)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let response = browser.raw_get(&waiting).await;
+    assert!(
+        response.headers().contains_key("refresh"),
+        "refreshes without a script"
+    );
+    let html = response.text().await.unwrap();
+    assert!(html.contains("data-queue-position>1<"), "{html}");
+    assert!(
+        browser
+            .cookie(&format!("seatmap_queue_{}", event.id))
+            .is_some()
+    );
+    // In German too.
+    let german = app.buyer();
+    let response = german
+        .http
+        .get(format!("{}{waiting}", app.base))
+        .header("Accept-Language", "de")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response
+            .text()
+            .await
+            .unwrap()
+            .contains("In die Warteschlange")
+    );
+
+    // After the opening an "auto" queue with no line lets a newcomer
+    // straight onto the map, with a ticket admitted as it arrived.
+    let now = OffsetDateTime::now_utc();
+    put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(now), "admit_per_minute": "auto", "window_minutes": 10}),
+    )
+    .await;
+    app.wait_for_database_time(now).await;
+    // The early joiner is waiting, so a newcomer queues behind them…
+    let newcomer = app.buyer();
+    let response = newcomer.raw_get(&map).await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    // …until the worker admits the line; then the next newcomer walks in.
+    tick(&app).await;
+    tick(&app).await;
+    let (status, _) = browser.hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CREATED, "the early joiner holds a seat");
+    let (status, html) = page(&newcomer, &map).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    let last = app.buyer();
+    let (status, _) = page(&last, &map).await;
+    assert_eq!(status, StatusCode::OK, "no line: straight in");
+    let (status, body) = last.hold(event.id, &[event.seat_ids[1]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
 }

@@ -165,12 +165,19 @@ pub(crate) async fn event_page(
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
+    pass: crate::web::queue::gate::QueuePass,
 ) -> AppResult<Response> {
+    // While the event's waiting room is on, the map is for those admitted.
+    use crate::web::queue::page::{Entry, waiting_room, with_entry_cookie};
+    let cookie = match waiting_room(&state, event_id, &pass).await? {
+        Entry::Show(cookie) => cookie,
+        Entry::Wait(to) => return Ok(to),
+    };
     // A Viewer, not a Buyer: looking writes no session. The first action
     // makes the buyer, and its answer tells the page to reopen its live
     // feed (see `respond`), so the feed then knows whose seats are whose.
     let notice = take_notice(&viewer.session).await?;
-    event_page_response(
+    let page = event_page_response(
         &state,
         event_id,
         &query,
@@ -178,7 +185,8 @@ pub(crate) async fn event_page(
         notice,
         None,
     )
-    .await
+    .await?;
+    Ok(with_entry_cookie(page, cookie))
 }
 
 /// The whole event page. `buy_form` refills the buy form after a refused
@@ -595,7 +603,13 @@ pub(crate) async fn list_page(
     IdPath(event_id): IdPath<EventId>,
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
-) -> AppResult<Html<String>> {
+    pass: crate::web::queue::gate::QueuePass,
+) -> AppResult<Response> {
+    use crate::web::queue::page::{Entry, waiting_room, with_entry_cookie};
+    let cookie = match waiting_room(&state, event_id, &pass).await? {
+        Entry::Show(cookie) => cookie,
+        Entry::Wait(to) => return Ok(to),
+    };
     // No live feed here, so no buyer id is needed until the first hold.
     let notice = take_notice(&viewer.session).await?;
     let csrf = viewer.csrf.value();
@@ -654,4 +668,5 @@ pub(crate) async fn list_page(
         notice,
         oob: false,
     })
+    .map(|page| with_entry_cookie(page.into_response(), cookie))
 }

@@ -32,6 +32,10 @@ pub fn pages_router() -> Router<AppState> {
         .route("/", get(event::index))
         .route("/events/{event_id}", get(event::event_page))
         .route("/events/{event_id}/list", get(event::list_page))
+        .route(
+            "/events/{event_id}/queue",
+            get(crate::web::queue::page::queue_page).post(crate::web::queue::page::join_form),
+        )
         .route("/events/{event_id}/seats", post(actions::seat_action))
         .route("/events/{event_id}/best", post(best::best_available))
         .route(

@@ -7,7 +7,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -41,25 +41,25 @@ pub const POLL_AFTER_SECS: u64 = 5;
 pub(crate) struct StandingJson {
     /// "waiting", "admitted", "expired" (the shopping window is over) or
     /// "not_joined" (no ticket for this event came with the request).
-    state: &'static str,
+    pub(crate) state: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    position: Option<u64>,
+    pub(crate) position: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    ahead: Option<u64>,
+    pub(crate) ahead: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_wait_secs: Option<u64>,
+    pub(crate) estimated_wait_secs: Option<u64>,
     /// RFC 3339: when the admission's shopping window ends.
     #[serde(skip_serializing_if = "Option::is_none")]
-    until: Option<String>,
+    pub(crate) until: Option<String>,
     /// RFC 3339: when the queue opens (before it, everyone waiting is
     /// placed in random order at the opening).
-    opens_at: String,
+    pub(crate) opens_at: String,
     /// Ask again after this many seconds.
-    poll_after_secs: u64,
+    pub(crate) poll_after_secs: u64,
     /// The signed queue ticket (also set as a cookie): send it back as the
     /// `Queue-Ticket` header on claims.
     #[serde(skip_serializing_if = "Option::is_none")]
-    ticket: Option<String>,
+    pub(crate) ticket: Option<String>,
 }
 
 #[derive(Deserialize, utoipa::ToSchema, Default)]
@@ -68,11 +68,11 @@ pub(crate) struct JoinBody {
     /// The challenge from `GET …/queue/challenge`, when the queue asks for
     /// a proof of work.
     #[serde(default)]
-    challenge: Option<String>,
+    pub(crate) challenge: Option<String>,
     /// A nonce such that SHA-256 of `"{challenge}:{nonce}"` starts with the
     /// challenge's number of zero bits.
     #[serde(default)]
-    nonce: Option<String>,
+    pub(crate) nonce: Option<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -87,7 +87,7 @@ fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&Rfc3339).unwrap_or_default()
 }
 
-fn queue_of(state: &AppState, event_id: EventId) -> AppResult<QueueState> {
+pub(crate) fn queue_of(state: &AppState, event_id: EventId) -> AppResult<QueueState> {
     state
         .queues
         .queue_of(event_id)
@@ -183,12 +183,6 @@ pub(crate) async fn join(
     pass: QueuePass,
     body: axum::body::Bytes,
 ) -> AppResult<Response> {
-    let queue = queue_of(&state, event_id)?;
-    // Joining again gives nothing: a buyer with a ticket keeps their place.
-    if let Some(ticket) = pass.ticket(&state, event_id) {
-        let json = standing_of(&state, &queue, &ticket).await?;
-        return Ok((StatusCode::OK, Json(json)).into_response());
-    }
     // No body (or an empty one) is a join without a proof of work.
     let body: JoinBody = match body.iter().all(u8::is_ascii_whitespace) {
         true => JoinBody::default(),
@@ -198,6 +192,42 @@ pub(crate) async fn join(
             )))
         })?,
     };
+    Ok(match join_as(&state, event_id, &pass, body).await? {
+        Joining::Already(json) => (StatusCode::OK, Json(json)).into_response(),
+        Joining::New(json, cookie) => (
+            StatusCode::CREATED,
+            [(header::SET_COOKIE, cookie)],
+            Json(json),
+        )
+            .into_response(),
+    })
+}
+
+/// What a join came to.
+pub(crate) enum Joining {
+    /// The request's ticket is for this queue and still counts: its standing.
+    Already(StandingJson),
+    /// A new place, and the cookie that keeps its ticket.
+    New(StandingJson, HeaderValue),
+}
+
+/// Joins the event's queue for the request (the API's and the page's
+/// form's), unless its ticket already has a place that counts: joining
+/// again gives nothing, so hammering gains nothing. After an admission's
+/// window is over the buyer may join again, at the back.
+pub(crate) async fn join_as(
+    state: &AppState,
+    event_id: EventId,
+    pass: &QueuePass,
+    body: JoinBody,
+) -> AppResult<Joining> {
+    let queue = queue_of(state, event_id)?;
+    if let Some(ticket) = pass.ticket(state, event_id) {
+        let json = standing_of(state, &queue, &ticket).await?;
+        if json.state != "expired" {
+            return Ok(Joining::Already(json));
+        }
+    }
     let challenge = match queue.spec.proof_of_work {
         false => None,
         true => {
@@ -213,7 +243,9 @@ pub(crate) async fn join(
     };
     let join_id = uuid::Uuid::new_v4();
     let client = state.pool.get().await?;
-    let joined = match db::queue::join(&client, event_id, join_id, challenge).await? {
+    let auto_shoppers = state.config.queue.auto_shoppers;
+    let joined = match db::queue::join(&client, event_id, join_id, challenge, auto_shoppers).await?
+    {
         Ok(joined) => joined,
         Err(JoinRefused::NoQueue) => return Err(AppError::NotFound(Missing::Queue)),
         Err(JoinRefused::ChallengeUsed) => {
@@ -228,18 +260,24 @@ pub(crate) async fn join(
         until: (OffsetDateTime::now_utc() + TICKET_LIFETIME).unix_timestamp(),
     };
     let text = ticket.encode(&state.links.key);
-    let mut json = standing_of(&state, &queue, &ticket).await?;
+    let mut json = standing_of(state, &queue, &ticket).await?;
+    if joined.admitted {
+        // Admitted by the join itself; the board learns of it next second.
+        let until = OffsetDateTime::now_utc()
+            + time::Duration::minutes(i64::from(queue.spec.window_minutes));
+        json.state = "admitted";
+        json.until = Some(rfc3339(until));
+        (json.position, json.ahead, json.estimated_wait_secs) = (None, None, None);
+    }
     json.ticket = Some(text.clone());
-    let mut headers = HeaderMap::new();
     let cookie = format!(
         "{}={text}; Path=/; Max-Age={}; HttpOnly; SameSite=Lax",
         cookie_name(event_id),
         TICKET_LIFETIME.whole_seconds()
     );
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        headers.insert(header::SET_COOKIE, value);
-    }
-    Ok((StatusCode::CREATED, headers, Json(json)).into_response())
+    let cookie = HeaderValue::from_str(&cookie)
+        .map_err(|err| AppError::Internal(anyhow::anyhow!("a queue cookie: {err}")))?;
+    Ok(Joining::New(json, cookie))
 }
 
 #[utoipa::path(get, path = "/api/events/{event_id}/queue", tag = "buyers",
