@@ -1,6 +1,6 @@
 //! The app's background work, started from one place
 //! ([`crate::startup::Application::build`]) so that production and the
-//! tests run the same set, and stopped in one stated order. Seven tasks:
+//! tests run the same set, and stopped in one stated order. Eight tasks:
 //!
 //! - the live feed (`db::live`), on a connection of its own: seat changes
 //!   for the pages that follow them;
@@ -10,7 +10,10 @@
 //! - the waitlist's offers (`db::waitlist_offers`), unless turned off;
 //! - the replica's lag measured (`db::replica`), when there is a replica;
 //! - the payment worker (`payments`), when Stripe is configured: the
-//!   queued calls to it (expire a session, refund).
+//!   queued calls to it (expire a session, refund);
+//! - the waiting rooms' worker (`run_queues`): each second, the queues'
+//!   figures read into this instance's board and an admission batch
+//!   offered for each opened queue.
 
 use std::time::Duration;
 
@@ -27,12 +30,12 @@ pub struct Background {
     /// In the order they stop.
     tasks: Vec<(&'static str, JoinHandle<()>)>,
     live: LiveFeed,
-    queues: std::sync::Arc<crate::web::queue::board::QueueBoard>,
+    queues: std::sync::Arc<crate::db::queue_board::QueueBoard>,
 }
 
 impl Background {
     /// Starts the live feed (on a connection of its own), then the other
-    /// six tasks (those configured) on the workers' own pool.
+    /// seven tasks (those configured) on the workers' own pool.
     pub fn start(
         database: &Database,
         config: &Config,
@@ -70,7 +73,7 @@ impl Background {
                 )),
             ));
         }
-        let queues = std::sync::Arc::new(crate::web::queue::board::QueueBoard::default());
+        let queues = std::sync::Arc::new(crate::db::queue_board::QueueBoard::default());
         if let Some(every) = config.queue.every {
             tasks.push((
                 "queue worker",
@@ -106,7 +109,7 @@ impl Background {
     }
 
     /// The waiting rooms' figures the queue worker keeps.
-    pub fn queues(&self) -> std::sync::Arc<crate::web::queue::board::QueueBoard> {
+    pub fn queues(&self) -> std::sync::Arc<crate::db::queue_board::QueueBoard> {
         self.queues.clone()
     }
 
@@ -196,7 +199,7 @@ async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
 /// the instance that gets the queue's row admits, the others skip it).
 async fn run_queues(
     pool: Pool,
-    board: std::sync::Arc<crate::web::queue::board::QueueBoard>,
+    board: std::sync::Arc<crate::db::queue_board::QueueBoard>,
     every: Duration,
     auto_shoppers: i64,
 ) {
@@ -214,7 +217,7 @@ async fn run_queues(
 /// that step it themselves.
 pub async fn queue_tick(
     pool: &Pool,
-    board: &crate::web::queue::board::QueueBoard,
+    board: &crate::db::queue_board::QueueBoard,
     auto_shoppers: i64,
 ) -> crate::error::AppResult<u64> {
     let read = {

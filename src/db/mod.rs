@@ -55,6 +55,7 @@ pub mod price_types;
 pub mod promo_codes;
 pub mod publishing;
 pub mod queue;
+pub mod queue_board;
 pub mod rate_limits;
 pub mod replica;
 pub mod reports;

@@ -318,3 +318,14 @@ pub async fn admission_of(
         .await?
         .and_then(|r| r.get(0)))
 }
+
+/// Admitted buyers whose shopping window is not over.
+pub async fn shopping(client: &impl GenericClient, event_id: EventId) -> AppResult<i64> {
+    Ok(client
+        .query_one(
+            "SELECT count(*) FROM queue_joins WHERE event_id = $1 AND admitted_until > now()",
+            &[&event_id],
+        )
+        .await?
+        .get(0))
+}

@@ -30,7 +30,7 @@ pub struct AppState {
     /// The streaming replica reads may go to, when one is configured.
     pub replica: Option<crate::db::replica::Replica>,
     /// The waiting rooms' figures, as this instance last read them.
-    pub queues: Arc<crate::web::queue::board::QueueBoard>,
+    pub queues: Arc<crate::db::queue_board::QueueBoard>,
     /// Set when the app starts shutting down: long-lived streams end, so
     /// a graceful shutdown doesn't wait on them forever.
     shutdown: Arc<watch::Sender<bool>>,
@@ -88,7 +88,7 @@ impl AppState {
     }
 
     /// Sharing the queue worker's board.
-    pub fn with_queues(mut self, queues: Arc<crate::web::queue::board::QueueBoard>) -> AppState {
+    pub fn with_queues(mut self, queues: Arc<crate::db::queue_board::QueueBoard>) -> AppState {
         self.queues = queues;
         self
     }

@@ -342,7 +342,12 @@ async fn building_the_app_starts_its_background_work_and_shutdown_stops_it() {
     // No SMTP in the tests' configuration: no mail worker.
     assert_eq!(
         instance.background_running(),
-        ["session sweeper", "webhook sender", "waitlist offers"]
+        [
+            "session sweeper",
+            "webhook sender",
+            "waitlist offers",
+            "queue worker"
+        ]
     );
     // This instance's live feed and the first instance's: two.
     let live_connections = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'seatmap-live' AND datname = current_database()";

@@ -527,3 +527,66 @@ async fn a_browser_waits_on_the_waiting_page_before_the_opening_and_goes_straigh
     let (status, body) = last.hold(event.id, &[event.seat_ids[1]]).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 }
+
+#[tokio::test]
+async fn two_thousand_buyers_behind_one_address_are_all_admitted_in_turn_and_each_holds_a_seat() {
+    use futures::StreamExt;
+    // One carrier address: without the queue, its 4th live hold would be
+    // refused (and its 31st request in a minute).
+    let app = spawn_app_with(|config| {
+        config.queue.every = None;
+        config.limits.max_holds_per_ip = 3;
+        config.limits.hold_requests_per_ip = 30;
+    })
+    .await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(41, 50).await;
+    let (status, _) = app.buyer().hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let now = OffsetDateTime::now_utc();
+    let (status, _) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(now), "admit_per_minute": 1_000_000, "window_minutes": 15}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    app.wait_for_database_time(now).await;
+
+    let buyers: Vec<(Api, i64)> = event.seat_ids[1..2001]
+        .iter()
+        .map(|seat| (app.buyer(), *seat))
+        .collect();
+    let joined = futures::stream::iter(&buyers)
+        .map(|(buyer, _)| join(buyer, event.id))
+        .buffer_unordered(16)
+        .filter(|(status, _)| std::future::ready(*status == StatusCode::CREATED))
+        .count()
+        .await;
+    assert_eq!(joined, 2000);
+    let mut admitted = 0;
+    while admitted < 2000 {
+        let n = tick(&app).await;
+        assert!(n > 0, "admissions stopped at {admitted}");
+        admitted += n;
+    }
+    let held: Vec<StatusCode> = futures::stream::iter(&buyers)
+        .map(|(buyer, seat)| async move { buyer.hold(event.id, &[*seat]).await.0 })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    let refused = held.iter().filter(|s| **s != StatusCode::CREATED).count();
+    assert_eq!(
+        refused, 0,
+        "every admitted buyer holds a seat: {refused} refused"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'HELD'",
+            event.id
+        ))
+        .await,
+        2001
+    );
+}

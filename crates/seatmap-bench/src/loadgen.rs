@@ -7,13 +7,14 @@
 //! By concern: the report and the checks after a run (`report`), the HTTP
 //! plumbing every scenario shares (`requests`), buyers claiming seats
 //! (`holds`), buying them (`sales`), the door (`door`), open pages
-//! (`live`), reads beside a buyer (`flood`) and stalled request bodies
-//! (`stall`).
+//! (`live`), reads beside a buyer (`flood`), stalled request bodies
+//! (`stall`) and on-sale day behind the waiting room (`onsale`).
 
 mod door;
 mod flood;
 mod holds;
 mod live;
+mod onsale;
 mod report;
 mod requests;
 mod sales;
@@ -23,6 +24,7 @@ pub use door::{door, door_list_times};
 pub use flood::{FloodReport, read_flood};
 pub use holds::{best, ga, hot_seat, mixed, picks};
 pub use live::{LiveReport, live};
+pub use onsale::{AfterOpening, Timings, Waiter, after_opening, join_crowd, polls_only};
 pub use report::{Report, verify};
 pub use sales::{sales, sales_as};
 pub use stall::{StallReport, stalled_bodies};

@@ -28,7 +28,12 @@
 //! read-flood-holders each reader holds a seat, so its map is its own),
 //! stalled-bodies (17 addresses x 256 hold requests whose bodies stall,
 //! on an instance with the default connection caps, while a clean
-//! address asks /healthz). --seatmap-binary PATH runs another build;
+//! address asks /healthz), onsale (--arrivals buyers join an event's
+//! waiting room, --before-open of them before the opening, then the rest
+//! over --duration while all poll and those admitted pick a seat; with
+//! the join, poll and pick figures, the statements per poll, the admission
+//! rate against --admit-per-minute, and the order's fairness).
+//! --seatmap-binary PATH runs another build;
 //! --statements loads pg_stat_statements and prints where the database's
 //! time went in ratio, sales and best.
 //!

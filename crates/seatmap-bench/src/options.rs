@@ -21,10 +21,15 @@ pub struct Options {
     pub seatmap: Option<PathBuf>,
     /// Load pg_stat_statements and print where the database's time went.
     pub statements: bool,
+    /// onsale: buyers who join the queue in all, and of them before the opening.
+    pub arrivals: usize,
+    pub before_open: usize,
+    /// onsale: the queue's admissions per minute.
+    pub admit_per_minute: i32,
 }
 
 impl Options {
-    /// Reads the command line; `--help` prints the scenarios (lines 12–31
+    /// Reads the command line; `--help` prints the scenarios (lines 12–36
     /// of main.rs's doc comment) and exits.
     pub fn from_args() -> anyhow::Result<Options> {
         let mut options = Options {
@@ -39,6 +44,9 @@ impl Options {
             picks_per_sec: 10,
             seatmap: None,
             statements: false,
+            arrivals: 20_000,
+            before_open: 15_000,
+            admit_per_minute: 6_000,
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
@@ -56,6 +64,11 @@ impl Options {
                 "--pages" => options.pages = value("--pages")?.parse()?,
                 "--picks-per-sec" => options.picks_per_sec = value("--picks-per-sec")?.parse()?,
                 "--statements" => options.statements = true,
+                "--arrivals" => options.arrivals = value("--arrivals")?.parse()?,
+                "--before-open" => options.before_open = value("--before-open")?.parse()?,
+                "--admit-per-minute" => {
+                    options.admit_per_minute = value("--admit-per-minute")?.parse()?
+                }
                 "--seatmap-binary" => {
                     options.seatmap = Some(PathBuf::from(value("--seatmap-binary")?))
                 }
@@ -71,7 +84,7 @@ impl Options {
                         include_str!("main.rs")
                             .lines()
                             .skip(11)
-                            .take(20)
+                            .take(25)
                             .map(|l| l.trim_start_matches("//! "))
                             .collect::<Vec<_>>()
                             .join("\n")
@@ -94,6 +107,18 @@ impl Options {
             "--concurrency is 1..512"
         );
         anyhow::ensure!((1..=8).contains(&options.instances), "--instances is 1..8");
+        anyhow::ensure!(
+            options.arrivals <= 200_000 && options.before_open <= options.arrivals,
+            "--arrivals is capped at 200000, and --before-open is at most --arrivals"
+        );
+        anyhow::ensure!(
+            (1..=1_000_000).contains(&options.admit_per_minute),
+            "--admit-per-minute is 1..1000000"
+        );
+        // The waiting room's cost per poll is read from pg_stat_statements.
+        if options.scenarios.iter().any(|s| s == "onsale") {
+            options.statements = true;
+        }
         anyhow::ensure!((1..=5000).contains(&options.pages), "--pages is 1..5000");
         anyhow::ensure!(
             (1..=200).contains(&options.picks_per_sec),

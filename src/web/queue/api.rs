@@ -15,10 +15,10 @@ use time::format_description::well_known::Rfc3339;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::board::Standing;
 use super::gate::{QueuePass, cookie_name};
 use crate::db;
 use crate::db::queue::{JoinRefused, QueueSpec, QueueState};
+use crate::db::queue_board::Standing;
 use crate::domain::ids::EventId;
 use crate::domain::queue::{CHALLENGE_LIFETIME, Challenge, QueueTicket, TICKET_LIFETIME};
 use crate::error::{AppError, AppResult, Invalid, Missing};
@@ -329,6 +329,15 @@ pub(crate) struct QueueBody {
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct QueueJson {
     event_id: EventId,
+    /// Whether the event has a waiting room; when false, nothing else is given.
+    on: bool,
+    #[serde(flatten)]
+    #[schema(inline)]
+    settings: Option<QueueSettingsJson>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct QueueSettingsJson {
     opens_at: String,
     /// A number, or "auto".
     #[schema(value_type = Object)]
@@ -342,10 +351,29 @@ pub(crate) struct QueueJson {
     waiting: i64,
 }
 
+impl QueueJson {
+    fn off(event_id: EventId) -> QueueJson {
+        QueueJson {
+            event_id,
+            on: false,
+            settings: None,
+        }
+    }
+}
+
 impl From<QueueState> for QueueJson {
     fn from(q: QueueState) -> QueueJson {
         QueueJson {
             event_id: q.event_id,
+            on: true,
+            settings: Some(QueueSettingsJson::from(q)),
+        }
+    }
+}
+
+impl From<QueueState> for QueueSettingsJson {
+    fn from(q: QueueState) -> QueueSettingsJson {
+        QueueSettingsJson {
             opens_at: rfc3339(q.spec.opens_at),
             admit_per_minute: match q.spec.admit_per_minute {
                 Some(n) => serde_json::json!(n),
@@ -388,7 +416,7 @@ fn spec_of(body: QueueBody) -> AppResult<QueueSpec> {
 #[utoipa::path(get, path = "/api/staff/events/{event_id}/queue", tag = "staff",
     params(("event_id" = i64, Path)),
     responses(
-        (status = 200, description = "The event's waiting room, with its figures", body = QueueJson),
+        (status = 200, description = "The event's waiting room, with its figures (`on: false` when it has none)", body = QueueJson),
         responses::StaffAccess,
         responses::NotFound,))]
 pub(crate) async fn staff_show(
@@ -397,10 +425,11 @@ pub(crate) async fn staff_show(
     _staff: StaffCaller<BoxOffice>,
 ) -> AppResult<Json<QueueJson>> {
     let client = state.pool.get().await?;
-    let queue = db::queue::get(&client, event_id)
-        .await?
-        .ok_or(AppError::NotFound(Missing::Queue))?;
-    Ok(Json(queue.into()))
+    match db::queue::get(&client, event_id).await? {
+        Some(queue) => Ok(Json(queue.into())),
+        None if db::events::exists(&client, event_id).await? => Ok(Json(QueueJson::off(event_id))),
+        None => Err(AppError::NotFound(Missing::Event)),
+    }
 }
 
 #[utoipa::path(put, path = "/api/staff/events/{event_id}/queue", tag = "staff",

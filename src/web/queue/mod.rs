@@ -1,7 +1,5 @@
-//! The waiting room (issue 52): the instance's board of queue figures,
-//! the gate on claims, the JSON API and the waiting page.
+//! The waiting room (issue 52): the gate on claims, the JSON API and the waiting page.
 
 pub mod api;
-pub mod board;
 pub mod gate;
 pub mod page;

@@ -195,3 +195,45 @@ pub(crate) async fn join_form(
         Joining::New(_, cookie) => ([(header::SET_COOKIE, cookie)], back).into_response(),
     })
 }
+
+/// The waiting room on the box office's console: its settings and live
+/// figures (staff change them through the API).
+pub struct QueueSection {
+    pub opens_at: String,
+    pub opened: bool,
+    /// "600 a minute" or "auto".
+    pub rate: String,
+    pub window_minutes: i32,
+    pub proof_of_work: bool,
+    pub joined: i64,
+    pub admitted: i64,
+    pub waiting: i64,
+    pub shopping: i64,
+}
+
+impl QueueSection {
+    pub async fn load(
+        client: &impl crate::db::GenericClient,
+        event_id: EventId,
+        locale: &crate::domain::locale::EventLocale,
+    ) -> AppResult<Option<QueueSection>> {
+        let Some(queue) = db::queue::get(client, event_id).await? else {
+            return Ok(None);
+        };
+        let shopping = db::queue::shopping(client, event_id).await?;
+        Ok(Some(QueueSection {
+            opens_at: locale.time(queue.spec.opens_at),
+            opened: queue.spec.opens_at <= OffsetDateTime::now_utc(),
+            rate: match queue.spec.admit_per_minute {
+                Some(n) => format!("{n} a minute"),
+                None => "auto".into(),
+            },
+            window_minutes: queue.spec.window_minutes,
+            proof_of_work: queue.spec.proof_of_work,
+            joined: queue.joined,
+            admitted: queue.admitted,
+            waiting: (queue.joined - queue.admitted).max(0),
+            shopping,
+        }))
+    }
+}

@@ -200,6 +200,7 @@ struct ConsolePage {
     payment: super::payments::PaymentSection,
     accessible: super::accessible::AccessibleSection,
     waitlist: super::waitlist::WaitlistSection,
+    queue: Option<crate::web::queue::page::QueueSection>,
     bulk: super::bulk_seats::BulkSection,
     oob: bool,
 }
@@ -334,6 +335,7 @@ async fn console(
     let accessible = super::accessible::AccessibleSection::load(&client, event_id, &locale).await?;
     let waitlist = super::waitlist::WaitlistSection::load(&client, event_id, &locale).await?;
     let bulk = super::bulk_seats::BulkSection::load(&client, event_id).await?;
+    let queue = crate::web::queue::page::QueueSection::load(&client, event_id, &locale).await?;
     // A big venue's console opens on its overview; a seat asked about
     // opens its section.
     let section = query.section.or(selected_seat.map(|seat| seat.section_id));
@@ -386,6 +388,7 @@ async fn console(
         payment,
         accessible,
         waitlist,
+        queue,
         bulk,
         oob: false,
     })

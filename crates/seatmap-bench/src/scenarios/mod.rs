@@ -7,6 +7,7 @@ mod faults;
 mod ga;
 mod live;
 mod offer_cost;
+mod onsale;
 mod ratio;
 mod read_flood;
 mod sale_cost;
@@ -84,6 +85,10 @@ pub async fn run(
             return Ok(Outcome::Printed { healthy: true });
         }
         "scale" => scale::run(harness, options, extra).await?,
+        "onsale" => {
+            let healthy = onsale::run(harness, options, extra).await?;
+            return Ok(Outcome::Printed { healthy });
+        }
         other => bail!("unknown scenario {other}"),
     };
     Ok(Outcome::Report(Box::new(report)))
