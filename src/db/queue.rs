@@ -182,18 +182,20 @@ pub async fn join(
 /// Admits the next batch of the event's queue, in one statement, if this
 /// instance gets the queue's row (`FOR UPDATE SKIP LOCKED`: one worker at
 /// a time, whatever the number of instances) and the queue has opened.
-/// A fixed rate admits what its allowance (a clock, at most `60 / rate`
-/// seconds or one second behind now, so idle time doesn't bank a burst)
-/// allows; "auto" tops the buyers shopping (admitted, window not over)
-/// up to `auto_shoppers`. Returns how many were admitted.
+/// A fixed rate admits what its allowance allows: a clock that each
+/// batch of k moves k minutes / rate on, so a late tick catches up; once
+/// the line is empty it is set to now, so time without a line banks no
+/// burst. "auto" tops the buyers shopping (admitted, window not over) up
+/// to `auto_shoppers`. Returns how many were admitted.
 pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> AppResult<i64> {
     let client = pool.get().await?;
     let statement = client
         .prepare_cached(
             "WITH q AS (
                 SELECT event_id, window_minutes, admit_per_minute,
-                       greatest(coalesce(admit_clock, opens_at),
-                                now() - make_interval(secs => greatest(1.0, 60.0 / coalesce(admit_per_minute, 60))))
+                       coalesce(admit_clock,
+                                greatest(opens_at,
+                                         now() - make_interval(secs => greatest(1.0, 60.0 / coalesce(admit_per_minute, 60)))))
                          AS clock
                   FROM event_queues
                  WHERE event_id = $1 AND opens_at <= now()
@@ -224,7 +226,7 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> 
              moved AS (
                 UPDATE event_queues e
                    SET admitted = e.admitted + c.n,
-                       admit_clock = CASE WHEN a.admit_per_minute IS NULL THEN now()
+                       admit_clock = CASE WHEN a.admit_per_minute IS NULL OR c.n < a.k THEN now()
                                           ELSE a.clock + make_interval(secs => c.n * 60.0 / a.admit_per_minute) END
                   FROM allowance a, counted c
                  WHERE e.event_id = a.event_id
