@@ -257,6 +257,7 @@ fn status_code_and_body(error: &AppError) -> (StatusCode, ErrorCode, Value) {
             ErrorCode::QueueRequired,
             json!({
                 "queue": format!("/api/events/{event_id}/queue"),
+                "queue_page": format!("/events/{event_id}/queue"),
             }),
         ),
         AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, json!({})),

@@ -38,7 +38,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub const POLL_AFTER_SECS: u64 = 5;
 
 #[derive(Serialize, utoipa::ToSchema)]
-pub(crate) struct StandingJson {
+pub(crate) struct QueueStandingJson {
     /// "waiting", "admitted", "expired" (the shopping window is over) or
     /// "not_joined" (no ticket for this event came with the request).
     pub(crate) state: &'static str,
@@ -64,7 +64,7 @@ pub(crate) struct StandingJson {
 
 #[derive(Deserialize, utoipa::ToSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct JoinBody {
+pub(crate) struct QueueJoinBody {
     /// The challenge from `GET …/queue/challenge`, when the queue asks for
     /// a proof of work.
     #[serde(default)]
@@ -76,7 +76,7 @@ pub(crate) struct JoinBody {
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
-pub(crate) struct ChallengeJson {
+pub(crate) struct QueueChallengeJson {
     /// Null when the queue asks for no proof of work.
     challenge: Option<String>,
     /// Leading zero bits the answer's hash needs.
@@ -100,8 +100,8 @@ pub(crate) async fn standing_of(
     state: &AppState,
     queue: &QueueState,
     ticket: &QueueTicket,
-) -> AppResult<StandingJson> {
-    let mut json = StandingJson {
+) -> AppResult<QueueStandingJson> {
+    let mut json = QueueStandingJson {
         state: "waiting",
         position: None,
         ahead: None,
@@ -147,12 +147,12 @@ pub(crate) async fn standing_of(
 #[utoipa::path(get, path = "/api/events/{event_id}/queue/challenge", tag = "buyers",
     params(("event_id" = i64, Path)),
     responses(
-        (status = 200, description = "A proof-of-work puzzle to join with (null when the queue asks for none)", body = ChallengeJson),
+        (status = 200, description = "A proof-of-work puzzle to join with (null when the queue asks for none)", body = QueueChallengeJson),
         responses::NotFound,))]
 pub(crate) async fn challenge(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
-) -> AppResult<Json<ChallengeJson>> {
+) -> AppResult<Json<QueueChallengeJson>> {
     let queue = queue_of(&state, event_id)?;
     let bits = queue.pow_bits.clamp(0, 32) as u32;
     let challenge = queue.spec.proof_of_work.then(|| {
@@ -164,17 +164,18 @@ pub(crate) async fn challenge(
         }
         .encode(&state.links.key)
     });
-    Ok(Json(ChallengeJson {
+    Ok(Json(QueueChallengeJson {
         challenge,
         bits: if queue.spec.proof_of_work { bits } else { 0 },
     }))
 }
 
 #[utoipa::path(post, path = "/api/events/{event_id}/queue", tag = "buyers",
-    params(("event_id" = i64, Path)), request_body = JoinBody,
+    params(("event_id" = i64, Path)), request_body = QueueJoinBody,
     responses(
-        (status = 201, description = "Joined: the place, and the signed queue ticket (also a cookie)", body = StandingJson),
-        (status = 200, description = "Already in this queue with the ticket sent: where it stands", body = StandingJson),
+        (status = 201, description = "Joined: the place, and the signed queue ticket (also a cookie)", body = QueueStandingJson),
+        (status = 200, description = "Already in this queue with the ticket sent: where it stands", body = QueueStandingJson),
+        responses::BadRequest,
         responses::NotFound,
         responses::Unprocessable,))]
 pub(crate) async fn join(
@@ -184,8 +185,8 @@ pub(crate) async fn join(
     body: axum::body::Bytes,
 ) -> AppResult<Response> {
     // No body (or an empty one) is a join without a proof of work.
-    let body: JoinBody = match body.iter().all(u8::is_ascii_whitespace) {
-        true => JoinBody::default(),
+    let body: QueueJoinBody = match body.iter().all(u8::is_ascii_whitespace) {
+        true => QueueJoinBody::default(),
         false => serde_json::from_slice(&body).map_err(|err| {
             AppError::BadRequest(crate::error::Malformed::Json(format!(
                 "Failed to parse the request body as JSON: {err}"
@@ -206,9 +207,9 @@ pub(crate) async fn join(
 /// What a join came to.
 pub(crate) enum Joining {
     /// The request's ticket is for this queue and still counts: its standing.
-    Already(StandingJson),
+    Already(QueueStandingJson),
     /// A new place, and the cookie that keeps its ticket.
-    New(StandingJson, HeaderValue),
+    New(QueueStandingJson, HeaderValue),
 }
 
 /// Joins the event's queue for the request (the API's and the page's
@@ -219,7 +220,7 @@ pub(crate) async fn join_as(
     state: &AppState,
     event_id: EventId,
     pass: &QueuePass,
-    body: JoinBody,
+    body: QueueJoinBody,
 ) -> AppResult<Joining> {
     let queue = queue_of(state, event_id)?;
     if let Some(ticket) = pass.ticket(state, event_id) {
@@ -283,7 +284,7 @@ pub(crate) async fn join_as(
 #[utoipa::path(get, path = "/api/events/{event_id}/queue", tag = "buyers",
     params(("event_id" = i64, Path)),
     responses(
-        (status = 200, description = "Where the caller's ticket stands: waiting (position, ahead, estimated_wait_secs), admitted (until), expired, or not_joined", body = StandingJson),
+        (status = 200, description = "Where the caller's ticket stands: waiting (position, ahead, estimated_wait_secs), admitted (until), expired, or not_joined", body = QueueStandingJson),
         responses::NotFound,))]
 pub(crate) async fn standing(
     State(state): State<AppState>,
@@ -293,7 +294,7 @@ pub(crate) async fn standing(
     let queue = queue_of(&state, event_id)?;
     let json = match pass.ticket(&state, event_id) {
         Some(ticket) => standing_of(&state, &queue, &ticket).await?,
-        None => StandingJson {
+        None => QueueStandingJson {
             state: "not_joined",
             position: None,
             ahead: None,
@@ -318,7 +319,7 @@ pub(crate) struct QueueBody {
     /// RFC 3339.
     opens_at: String,
     /// 1 to 1,000,000, or "auto".
-    #[schema(value_type = Object)]
+    #[schema(value_type = serde_json::Value)]
     admit_per_minute: serde_json::Value,
     /// 1 to 1440.
     window_minutes: i64,
@@ -331,24 +332,26 @@ pub(crate) struct QueueJson {
     event_id: EventId,
     /// Whether the event has a waiting room; when false, nothing else is given.
     on: bool,
-    #[serde(flatten)]
-    #[schema(inline)]
-    settings: Option<QueueSettingsJson>,
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub(crate) struct QueueSettingsJson {
-    opens_at: String,
+    /// RFC 3339.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    opens_at: Option<String>,
     /// A number, or "auto".
-    #[schema(value_type = Object)]
-    admit_per_minute: serde_json::Value,
-    window_minutes: i32,
-    proof_of_work: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<serde_json::Value>)]
+    admit_per_minute: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window_minutes: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof_of_work: Option<bool>,
     /// Leading zero bits a proof of work needs.
-    proof_of_work_bits: i32,
-    joined: i64,
-    admitted: i64,
-    waiting: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof_of_work_bits: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    joined: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    admitted: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waiting: Option<i64>,
 }
 
 impl QueueJson {
@@ -356,7 +359,14 @@ impl QueueJson {
         QueueJson {
             event_id,
             on: false,
-            settings: None,
+            opens_at: None,
+            admit_per_minute: None,
+            window_minutes: None,
+            proof_of_work: None,
+            proof_of_work_bits: None,
+            joined: None,
+            admitted: None,
+            waiting: None,
         }
     }
 }
@@ -366,25 +376,17 @@ impl From<QueueState> for QueueJson {
         QueueJson {
             event_id: q.event_id,
             on: true,
-            settings: Some(QueueSettingsJson::from(q)),
-        }
-    }
-}
-
-impl From<QueueState> for QueueSettingsJson {
-    fn from(q: QueueState) -> QueueSettingsJson {
-        QueueSettingsJson {
-            opens_at: rfc3339(q.spec.opens_at),
-            admit_per_minute: match q.spec.admit_per_minute {
+            opens_at: Some(rfc3339(q.spec.opens_at)),
+            admit_per_minute: Some(match q.spec.admit_per_minute {
                 Some(n) => serde_json::json!(n),
                 None => serde_json::json!("auto"),
-            },
-            window_minutes: q.spec.window_minutes,
-            proof_of_work: q.spec.proof_of_work,
-            proof_of_work_bits: q.pow_bits,
-            joined: q.joined,
-            admitted: q.admitted,
-            waiting: (q.joined - q.admitted).max(0),
+            }),
+            window_minutes: Some(q.spec.window_minutes),
+            proof_of_work: Some(q.spec.proof_of_work),
+            proof_of_work_bits: Some(q.pow_bits),
+            joined: Some(q.joined),
+            admitted: Some(q.admitted),
+            waiting: Some((q.joined - q.admitted).max(0)),
         }
     }
 }

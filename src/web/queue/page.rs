@@ -10,7 +10,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use time::OffsetDateTime;
 
-use super::api::{JoinBody, Joining, join_as, queue_of, standing_of};
+use super::api::{Joining, QueueJoinBody, join_as, queue_of, standing_of};
 use super::gate::QueuePass;
 use crate::db;
 use crate::domain::ids::EventId;
@@ -81,7 +81,7 @@ pub async fn waiting_room(
         return Ok(Entry::Wait(to_wait(None)));
     }
     Ok(
-        match join_as(state, event_id, pass, JoinBody::default()).await? {
+        match join_as(state, event_id, pass, QueueJoinBody::default()).await? {
             Joining::New(json, cookie) if json.state == "admitted" => Entry::Show(Some(cookie)),
             Joining::New(_, cookie) => Entry::Wait(to_wait(Some(cookie))),
             Joining::Already(_) => Entry::Wait(to_wait(None)),
@@ -185,7 +185,7 @@ pub(crate) async fn join_form(
     CsrfForm(form): CsrfForm<JoinForm>,
 ) -> AppResult<Response> {
     let nonempty = |v: Option<String>| v.filter(|v| !v.trim().is_empty());
-    let body = JoinBody {
+    let body = QueueJoinBody {
         challenge: nonempty(form.challenge),
         nonce: nonempty(form.nonce),
     };

@@ -54,7 +54,9 @@ async function shoot(page, name, width, { full = false } = {}) {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'seatmap-screens-'));
 chmodSync(dataDir, 0o755);
-const env = { ...process.env, SEATMAP_DATA_DIR: dataDir, SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'error' };
+// The arena's waiting room opens at once here, so its map is what the
+// arena's shots show; the waiting room's own shots put a queue on the demo.
+const env = { ...process.env, SEATMAP_DATA_DIR: dataDir, SEATMAP_ADDR: `127.0.0.1:${port}`, RUST_LOG: 'error', SEATMAP_DEMO_QUEUE_OPENS_SECS: '0' };
 delete env.DATABASE_URL;
 execFileSync(binary, ['staff', 'add', STAFF[0], '--role', 'admin'], { env, input: `${STAFF[1]}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
 const server = spawn(binary, [], { env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -204,6 +206,26 @@ try {
         await desk.goto(await order.getAttribute('href'));
         await shoot(desk, 'staff-order', width.name);
       }
+    }
+    if (want('queue')) {
+      // The demo behind a waiting room opening in ten minutes: the page
+      // before joining, then a place in line; then the queue is off again.
+      const opensAt = new Date(Date.now() + 10 * 60 * 1000).toISOString();
+      const put = await desk.request.put(`/api/staff/events/${demo}/queue`, {
+        data: { opens_at: opensAt, admit_per_minute: 600, window_minutes: 15 },
+      });
+      if (!put.ok()) throw new Error(`putting the queue: ${put.status()} ${await put.text()}`);
+      await desk.goto(`/staff/events/${demo}#waiting-room`);
+      await shoot(desk, 'staff-queue', width.name);
+      const visitor = await browser.newContext({ baseURL: base, ...width });
+      const line = await visitor.newPage();
+      await line.goto(`/events/${demo}`);
+      await shoot(line, 'queue-join', width.name);
+      await line.getByRole('button', { name: 'Join the queue' }).click();
+      await line.waitForSelector('[data-queue-position]');
+      await shoot(line, 'queue-waiting', width.name);
+      await visitor.close();
+      await desk.request.delete(`/api/staff/events/${demo}/queue`);
     }
     await staff.close();
   }
