@@ -108,12 +108,14 @@ impl QueueBoard {
             .spec
             .admit_per_minute
             .map_or(auto_rate, |r| r.max(1) as u32);
-        Some(
-            match place(before, room.state.admitted.max(0) as u64, rate) {
-                Some(place) => Standing::Waiting(place),
-                None => Standing::Turn,
-            },
-        )
+        let opens_in = (room.state.spec.opens_at - time::OffsetDateTime::now_utc())
+            .whole_seconds()
+            .max(0) as u64;
+        let admitted = room.state.admitted.max(0) as u64;
+        Some(match place(before, admitted, rate, opens_in) {
+            Some(place) => Standing::Waiting(place),
+            None => Standing::Turn,
+        })
     }
 }
 

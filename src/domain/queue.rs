@@ -184,15 +184,16 @@ pub struct Place {
 }
 
 /// The place of the join whose order key has `before` keys below it, when
-/// `admitted` have been admitted at `per_minute`; None once it is its turn.
-pub fn place(before: u64, admitted: u64, per_minute: u32) -> Option<Place> {
+/// `admitted` have been admitted at `per_minute` and the queue opens in
+/// `opens_in_secs` (0 once open); None once it is its turn.
+pub fn place(before: u64, admitted: u64, per_minute: u32, opens_in_secs: u64) -> Option<Place> {
     let ahead = before.checked_sub(admitted)?;
     let per_minute = u64::from(per_minute.max(1));
     Some(Place {
         position: before + 1,
         ahead,
         // Admissions come once a second in batches: the next one is at most a second away.
-        estimated_wait_secs: ((ahead + 1) * 60).div_ceil(per_minute).max(1),
+        estimated_wait_secs: opens_in_secs + ((ahead + 1) * 60).div_ceil(per_minute).max(1),
     })
 }
 
@@ -276,14 +277,16 @@ mod tests {
     #[test]
     fn a_place_counts_who_is_ahead_and_how_long_they_take() {
         assert_eq!(
-            place(130, 10, 60),
+            place(130, 10, 60, 0),
             Some(Place {
                 position: 131,
                 ahead: 120,
                 estimated_wait_secs: 121
             })
         );
-        assert_eq!(place(9, 10, 60), None);
-        assert_eq!(place(10, 10, 600).unwrap().estimated_wait_secs, 1);
+        assert_eq!(place(9, 10, 60, 0), None);
+        assert_eq!(place(10, 10, 600, 0).unwrap().estimated_wait_secs, 1);
+        // Before the opening, nobody is let in until it.
+        assert_eq!(place(0, 0, 600, 600).unwrap().estimated_wait_secs, 601);
     }
 }
