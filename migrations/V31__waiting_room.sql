@@ -35,6 +35,9 @@ CREATE TABLE queue_joins (
     admitted_until timestamptz,
     -- The proof of work's challenge, once: a second join with it is refused.
     pow_challenge uuid UNIQUE,
+    -- The buyer whose claim first used the admission: it admits them
+    -- alone, so one ticket passed round a crowd holds for one buyer.
+    buyer_id      uuid,
     -- Instances read new joins by transaction, as the live feed reads seats.
     xid           xid8 NOT NULL DEFAULT pg_current_xact_id(),
     CHECK ((admitted_at IS NULL) = (admitted_until IS NULL)),

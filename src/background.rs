@@ -233,12 +233,17 @@ pub async fn queue_tick(
         .collect();
     board.apply(read);
     let mut admitted = 0;
+    // One queue's failure doesn't hold up the others' batches.
     for event_id in opened {
-        let n = db::queue::admit_batch(pool, event_id, auto_shoppers).await?;
-        if n > 0 {
-            tracing::debug!(event_id = event_id.0, admitted = n, "queue batch");
+        match db::queue::admit_batch(pool, event_id, auto_shoppers).await {
+            Ok(n) => {
+                if n > 0 {
+                    tracing::debug!(event_id = event_id.0, admitted = n, "queue batch");
+                }
+                admitted += n as u64;
+            }
+            Err(err) => tracing::warn!(event_id = event_id.0, error = %err, "queue batch"),
         }
-        admitted += n as u64;
     }
     Ok(admitted)
 }

@@ -64,7 +64,7 @@ pub async fn put(pool: &Pool, event_id: EventId, spec: &QueueSpec) -> AppResult<
            ON CONFLICT (event_id) DO UPDATE
               SET opens_at = EXCLUDED.opens_at, admit_per_minute = EXCLUDED.admit_per_minute,
                   window_minutes = EXCLUDED.window_minutes, proof_of_work = EXCLUDED.proof_of_work,
-                  updated_at = now()
+                  admit_clock = NULL, updated_at = now()
            RETURNING *)
          SELECT {} FROM put q",
         STATE_COLUMNS
@@ -117,19 +117,23 @@ pub enum JoinRefused {
     NoQueue,
     /// The proof of work's challenge was used by another join.
     ChallengeUsed,
+    /// Asked to join only if admitted at once, and it would have waited.
+    WouldWait,
 }
 
 /// Joins the queue: one statement. Before the opening the join's place
 /// is a random key below every later join's; after it, its sequence
 /// number. An "auto" queue that has opened, with nobody waiting and fewer
 /// than `auto_shoppers` shopping, admits the join at once: with no line
-/// there is nothing to wait for.
+/// there is nothing to wait for. `only_if_admitted` (a page view, which
+/// must not fill the line with places nobody asked for) joins only then.
 pub async fn join(
     client: &impl GenericClient,
     event_id: EventId,
     join_id: Uuid,
     challenge: Option<Uuid>,
     auto_shoppers: i64,
+    only_if_admitted: bool,
 ) -> AppResult<Result<Joined, JoinRefused>> {
     let statement = client
         .prepare_cached(
@@ -151,20 +155,28 @@ pub async fn join(
                            CASE WHEN q.at_once THEN now() END,
                            CASE WHEN q.at_once THEN now() + make_interval(mins => q.window_minutes) END
                       FROM q, n
+                     WHERE q.at_once OR NOT $5
                     ON CONFLICT (pow_challenge) DO NOTHING
                     RETURNING order_key, early, admitted_at IS NOT NULL AS admitted),
                   counted AS (
                     UPDATE event_queues e SET admitted = e.admitted + 1
                      WHERE e.event_id = $1 AND EXISTS (SELECT 1 FROM joined WHERE admitted)
                     RETURNING 1)
-             SELECT (SELECT count(*) FROM q) AS queues, j.order_key, j.early, j.admitted
+             SELECT (SELECT count(*) FROM q) AS queues, (SELECT bool_or(at_once) FROM q) AS at_once,
+                    j.order_key, j.early, j.admitted
                FROM (SELECT 1) one LEFT JOIN joined j ON true",
         )
         .await?;
     let row = client
         .query_one(
             &statement,
-            &[&event_id, &join_id, &challenge, &auto_shoppers],
+            &[
+                &event_id,
+                &join_id,
+                &challenge,
+                &auto_shoppers,
+                &only_if_admitted,
+            ],
         )
         .await?;
     let queues: i64 = row.get("queues");
@@ -175,6 +187,9 @@ pub async fn join(
             admitted: row.get("admitted"),
         }),
         None if queues == 0 => Err(JoinRefused::NoQueue),
+        None if only_if_admitted && !row.get::<_, Option<bool>>("at_once").unwrap_or(false) => {
+            Err(JoinRefused::WouldWait)
+        }
         None => Err(JoinRefused::ChallengeUsed),
     })
 }
@@ -183,9 +198,10 @@ pub async fn join(
 /// instance gets the queue's row (`FOR UPDATE SKIP LOCKED`: one worker at
 /// a time, whatever the number of instances) and the queue has opened.
 /// A fixed rate admits what its allowance allows: a clock that each
-/// batch of k moves k minutes / rate on, so a late tick catches up; once
-/// the line is empty it is set to now, so time without a line banks no
-/// burst. "auto" tops the buyers shopping (admitted, window not over) up
+/// batch of k moves k minutes / rate on, so a late tick catches up (by up
+/// to two seconds, or one batch at a slow rate: a worker that was down
+/// doesn't come back with a burst); once the line is empty it is set to
+/// now, so time without a line banks nothing. "auto" tops the buyers shopping (admitted, window not over) up
 /// to `auto_shoppers`. Returns how many were admitted.
 pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> AppResult<i64> {
     let client = pool.get().await?;
@@ -193,9 +209,8 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> 
         .prepare_cached(
             "WITH q AS (
                 SELECT event_id, window_minutes, admit_per_minute,
-                       coalesce(admit_clock,
-                                greatest(opens_at,
-                                         now() - make_interval(secs => greatest(1.0, 60.0 / coalesce(admit_per_minute, 60)))))
+                       greatest(coalesce(admit_clock, opens_at),
+                                now() - make_interval(secs => greatest(2.0, 60.0 / coalesce(admit_per_minute, 60))))
                          AS clock
                   FROM event_queues
                  WHERE event_id = $1 AND opens_at <= now()
@@ -213,7 +228,7 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> 
                 SELECT j.id FROM queue_joins j
                  WHERE j.event_id = $1 AND j.admitted_at IS NULL
                  ORDER BY j.order_key
-                 LIMIT (SELECT k FROM allowance)
+                 LIMIT coalesce((SELECT k FROM allowance), 0)
                    FOR UPDATE OF j SKIP LOCKED),
              admitted AS (
                 UPDATE queue_joins j
@@ -240,23 +255,34 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> 
     Ok(row.get("admitted_now"))
 }
 
-/// Until when the join admits its buyer to shop, if it has been admitted
-/// and its window is not over.
-pub async fn admitted_until(
+/// Whether the join admits `buyer` to claim now: admitted, its window not
+/// over, and not already used by another buyer. The first buyer to claim
+/// with it is bound to it (one statement); `None` (a page view) checks
+/// without binding.
+pub async fn admits(
     client: &impl GenericClient,
     event_id: EventId,
     join_id: Uuid,
-) -> AppResult<Option<OffsetDateTime>> {
+    buyer: Option<crate::domain::ids::BuyerId>,
+) -> AppResult<bool> {
     let statement = client
         .prepare_cached(
-            "SELECT admitted_until FROM queue_joins
-              WHERE id = $1 AND event_id = $2 AND admitted_until > now()",
+            "WITH found AS (
+                SELECT id, buyer_id FROM queue_joins
+                 WHERE id = $1 AND event_id = $2 AND admitted_until > now()),
+             bound AS (
+                UPDATE queue_joins j SET buyer_id = $3
+                  FROM found f
+                 WHERE j.id = f.id AND f.buyer_id IS NULL AND $3::uuid IS NOT NULL
+                RETURNING j.id)
+             SELECT EXISTS (SELECT 1 FROM found
+                             WHERE $3::uuid IS NULL OR buyer_id IS NULL OR buyer_id = $3)",
         )
         .await?;
     Ok(client
-        .query_opt(&statement, &[&join_id, &event_id])
+        .query_one(&statement, &[&join_id, &event_id, &buyer])
         .await?
-        .map(|r| r.get(0)))
+        .get(0))
 }
 
 /// What an instance reads once a second: every queue's state, and the
@@ -306,19 +332,21 @@ pub async fn feed(client: &impl GenericClient, cursor: i64) -> AppResult<FeedRea
     })
 }
 
-/// When the join's shopping window ends (or ended), if it has been admitted.
+/// The join's admission: None if there is no such join (the queue was
+/// turned off and on again), else when its shopping window ends (or
+/// ended), if it has been admitted.
 pub async fn admission_of(
     client: &impl GenericClient,
     event_id: EventId,
     join_id: Uuid,
-) -> AppResult<Option<OffsetDateTime>> {
+) -> AppResult<Option<Option<OffsetDateTime>>> {
     let statement = client
         .prepare_cached("SELECT admitted_until FROM queue_joins WHERE id = $1 AND event_id = $2")
         .await?;
     Ok(client
         .query_opt(&statement, &[&join_id, &event_id])
         .await?
-        .and_then(|r| r.get(0)))
+        .map(|r| r.get(0)))
 }
 
 /// Admitted buyers whose shopping window is not over.

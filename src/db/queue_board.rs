@@ -23,6 +23,9 @@ struct Room {
 pub struct QueueBoard {
     rooms: RwLock<HashMap<EventId, Room>>,
     cursor: RwLock<i64>,
+    /// Whether a read has filled the board yet: until then the gate asks
+    /// PostgreSQL, so an instance that just started lets nobody past a queue.
+    ready: std::sync::atomic::AtomicBool,
 }
 
 /// What a waiting buyer is told.
@@ -39,6 +42,10 @@ impl QueueBoard {
     pub fn queue_of(&self, event_id: EventId) -> Option<QueueState> {
         let rooms = self.rooms.read().expect("queue board lock");
         rooms.get(&event_id).map(|room| room.state.clone())
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(std::sync::atomic::Ordering::Acquire)
     }
 
     pub fn cursor(&self) -> i64 {
@@ -80,6 +87,7 @@ impl QueueBoard {
             }
         }
         *self.cursor.write().expect("queue board lock") = read.next_cursor;
+        self.ready.store(true, std::sync::atomic::Ordering::Release);
     }
 
     fn set_in(rooms: &mut HashMap<EventId, Room>, state: QueueState) {

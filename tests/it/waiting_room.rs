@@ -252,6 +252,12 @@ async fn a_claim_needs_an_admission_while_the_queue_is_on_and_holds_nothing_with
     assert!(standing["until"].is_string());
     let (status, body) = newcomer.hold(event.id, &[second]).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
+    // The admission is the newcomer's now: passed to another buyer, the
+    // same ticket admits nobody else.
+    let ticket = joined["ticket"].as_str().unwrap().to_owned();
+    let (status, body) = with_header(ticket).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a shared admission: {body}");
+    refused(&body);
 
     // Off again: claims need nothing.
     let (status, _) = staff_call(
@@ -376,6 +382,8 @@ async fn waiting_buyers_are_told_their_place_and_bad_settings_are_refused() {
     let event = app.create_event(1, 5).await;
     for bad in [
         json!({"opens_at": "soon", "admit_per_minute": 10, "window_minutes": 10}),
+        // Further than PostgreSQL gives back: refused, not a 500 later.
+        json!({"opens_at": "9999-12-31T23:59:59-12:00", "admit_per_minute": 10, "window_minutes": 10}),
         json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": 0, "window_minutes": 10}),
         json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": "fast", "window_minutes": 10}),
         json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": 10, "window_minutes": 0}),

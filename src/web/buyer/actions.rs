@@ -267,7 +267,8 @@ pub(crate) async fn seat_action(
             hold: Some(seat_id),
             ..
         } => {
-            let gate = crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+            let gate =
+                crate::web::queue::gate::admit(&state, event_id, &pass, Some(buyer.id)).await?;
             let holder = gate.holder(hold_request(&state, buyer.id, None, ip));
             let rules = gate.rules(state.hold_rules());
             let claim =
@@ -484,7 +485,7 @@ pub(crate) async fn hold_ga(
     area_id: AreaId,
     count: i64,
 ) -> AppResult<String> {
-    let gate = crate::web::queue::gate::admit(state, event_id, pass).await?;
+    let gate = crate::web::queue::gate::admit(state, event_id, pass, Some(buyer.id)).await?;
     let hold_rules = gate.rules(state.hold_rules());
     let cart = Cart {
         seat_ids: SeatIds::default(),

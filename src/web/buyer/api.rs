@@ -394,7 +394,7 @@ pub(crate) async fn create_hold(
     pass: crate::web::queue::gate::QueuePass,
     ApiJson(body): ApiJson<CreateHoldBody>,
 ) -> AppResult<Response> {
-    let gate = crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+    let gate = crate::web::queue::gate::admit(&state, event_id, &pass, Some(buyer.id)).await?;
     let rules = gate.rules(state.hold_rules());
     let max_seats = rules.max_seats;
     match body {

@@ -46,7 +46,7 @@ pub(crate) async fn best_available(
     pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<BestAvailableForm>,
 ) -> AppResult<Response> {
-    let gate = crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+    let gate = crate::web::queue::gate::admit(&state, event_id, &pass, Some(buyer.id)).await?;
     let rules = gate.rules(state.hold_rules());
     let max_seats = rules.max_seats;
     // Anything that isn't a number is out of range like 0 is.

@@ -235,6 +235,7 @@ pub(crate) async fn place_action(
     IdPath(season_id): IdPath<SeasonId>,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<PlaceForm>,
 ) -> AppResult<Response> {
     let to = back(season_id, form.event_ids.as_deref());
@@ -243,6 +244,13 @@ pub(crate) async fn place_action(
         match (form.hold, form.release) {
             (Some(place), _) => {
                 let chosen = event_ids(form.event_ids.as_deref())?;
+                crate::web::queue::gate::admit_all(
+                    &state,
+                    &season.nights(chosen.as_deref())?,
+                    &pass,
+                    buyer.id,
+                )
+                .await?;
                 let rules = state.hold_rules();
                 let holder = hold_request(&state, buyer.id, None, ip);
                 db::seasons::claim_places(
@@ -278,6 +286,7 @@ pub(crate) async fn best_available(
     IdPath(season_id): IdPath<SeasonId>,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<BestForm>,
 ) -> AppResult<Response> {
     let to = back(season_id, form.event_ids.as_deref());
@@ -286,6 +295,13 @@ pub(crate) async fn best_available(
         let rules = state.hold_rules();
         let count = input_rules::party_size(form.count, rules.max_seats)?;
         let chosen = event_ids(form.event_ids.as_deref())?;
+        crate::web::queue::gate::admit_all(
+            &state,
+            &season.nights(chosen.as_deref())?,
+            &pass,
+            buyer.id,
+        )
+        .await?;
         let holder = hold_request(&state, buyer.id, None, ip);
         let (_, added) = db::seasons::claim_best(
             &state.pool,

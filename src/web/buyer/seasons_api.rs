@@ -219,12 +219,14 @@ pub(crate) async fn create_season_hold(
     IdPath(season_id): IdPath<SeasonId>,
     ip: ClientIp,
     buyer: ApiBuyer,
+    pass: crate::web::queue::gate::QueuePass,
     ApiJson(body): ApiJson<SeasonHoldBody>,
 ) -> AppResult<(StatusCode, Json<SeasonHoldJson>)> {
     let rules = state.hold_rules();
     let season = visible_season(&state.pool.get().await?, season_id).await?;
     let holder = hold_request(&state, buyer.id, buyer.key, ip);
     let chosen = body.event_ids.as_deref();
+    crate::web::queue::gate::admit_all(&state, &season.nights(chosen)?, &pass, buyer.id).await?;
     let json = match (body.seat_ids, body.best_available) {
         (Some(ids), None) => {
             let places = input_rules::seat_ids_to_claim(&ids, rules.max_seats)?;

@@ -159,7 +159,7 @@ pub(crate) async fn join_json(
     pass: crate::web::queue::gate::QueuePass,
     ApiJson(body): ApiJson<JoinBody>,
 ) -> AppResult<Response> {
-    crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+    crate::web::queue::gate::admit(&state, event_id, &pass, Some(buyer.id)).await?;
     // Joining counts as a hold request: the same limits per buyer, address
     // and key (a flood of entries would be a flood of offers).
     admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
@@ -253,7 +253,7 @@ pub(crate) async fn join_form(
     pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<JoinForm>,
 ) -> AppResult<Response> {
-    crate::web::queue::gate::admit(&state, event_id, &pass).await?;
+    crate::web::queue::gate::admit(&state, event_id, &pass, Some(buyer.id)).await?;
     admit_hold_request(&state, buyer.id, None, ip).await?;
     let count = form.count.trim().parse::<i64>().map_err(|_| {
         AppError::Invalid(Invalid::CountOutOfRange {

@@ -126,13 +126,15 @@ pub(crate) async fn standing_of(
         Some(Standing::Turn) => {
             let client = state.pool.get().await?;
             match db::queue::admission_of(&client, queue.event_id, ticket.join_id).await? {
-                Some(until) if until > OffsetDateTime::now_utc() => {
+                Some(Some(until)) if until > OffsetDateTime::now_utc() => {
                     json.state = "admitted";
                     json.until = Some(rfc3339(until));
                 }
-                Some(_) => json.state = "expired",
+                Some(Some(_)) => json.state = "expired",
+                // The queue was turned off and on again: this place is gone.
+                None => json.state = "not_joined",
                 // Next in line; the next batch is at most a second away.
-                None => {
+                Some(None) => {
                     json.position = Some(queue.admitted.max(0) as u64 + 1);
                     json.ahead = Some(0);
                     json.estimated_wait_secs = Some(1);
@@ -193,8 +195,14 @@ pub(crate) async fn join(
             )))
         })?,
     };
-    Ok(match join_as(&state, event_id, &pass, body).await? {
+    Ok(match join_as(&state, event_id, &pass, body, false).await? {
         Joining::Already(json) => (StatusCode::OK, Json(json)).into_response(),
+        // Only a join asked to be admitted at once is refused for waiting.
+        Joining::WouldWait => {
+            return Err(AppError::Internal(anyhow::anyhow!(
+                "a join that may wait was refused for waiting"
+            )));
+        }
         Joining::New(json, cookie) => (
             StatusCode::CREATED,
             [(header::SET_COOKIE, cookie)],
@@ -210,6 +218,8 @@ pub(crate) enum Joining {
     Already(QueueStandingJson),
     /// A new place, and the cookie that keeps its ticket.
     New(QueueStandingJson, HeaderValue),
+    /// Asked to join only if admitted at once, and there is a line.
+    WouldWait,
 }
 
 /// Joins the event's queue for the request (the API's and the page's
@@ -221,11 +231,12 @@ pub(crate) async fn join_as(
     event_id: EventId,
     pass: &QueuePass,
     body: QueueJoinBody,
+    only_if_admitted: bool,
 ) -> AppResult<Joining> {
     let queue = queue_of(state, event_id)?;
     if let Some(ticket) = pass.ticket(state, event_id) {
         let json = standing_of(state, &queue, &ticket).await?;
-        if json.state != "expired" {
+        if json.state != "expired" && json.state != "not_joined" {
             return Ok(Joining::Already(json));
         }
     }
@@ -245,13 +256,22 @@ pub(crate) async fn join_as(
     let join_id = uuid::Uuid::new_v4();
     let client = state.pool.get().await?;
     let auto_shoppers = state.config.queue.auto_shoppers;
-    let joined = match db::queue::join(&client, event_id, join_id, challenge, auto_shoppers).await?
+    let joined = match db::queue::join(
+        &client,
+        event_id,
+        join_id,
+        challenge,
+        auto_shoppers,
+        only_if_admitted,
+    )
+    .await?
     {
         Ok(joined) => joined,
         Err(JoinRefused::NoQueue) => return Err(AppError::NotFound(Missing::Queue)),
         Err(JoinRefused::ChallengeUsed) => {
             return Err(AppError::Invalid(Invalid::ProofOfWorkReused));
         }
+        Err(JoinRefused::WouldWait) => return Ok(Joining::WouldWait),
     };
     state.queues.joined(event_id, join_id, joined.order_key);
     let ticket = QueueTicket {
@@ -393,8 +413,12 @@ impl From<QueueState> for QueueJson {
 
 fn spec_of(body: QueueBody) -> AppResult<QueueSpec> {
     let invalid = |field| AppError::Invalid(Invalid::QueueSettings(field));
-    let opens_at =
-        OffsetDateTime::parse(&body.opens_at, &Rfc3339).map_err(|_| invalid("opens_at"))?;
+    let opens_at = OffsetDateTime::parse(&body.opens_at, &Rfc3339)
+        .ok()
+        // Within a year either way: a time PostgreSQL stores but can't give
+        // back (past year 9999) would stop every instance reading the queues.
+        .filter(|at| (*at - OffsetDateTime::now_utc()).abs() <= time::Duration::days(366))
+        .ok_or_else(|| invalid("opens_at"))?;
     let admit_per_minute = match &body.admit_per_minute {
         serde_json::Value::String(s) if s == "auto" => None,
         value => Some(
@@ -449,6 +473,15 @@ pub(crate) async fn staff_put(
     crate::web::extract::ApiJson(body): crate::web::extract::ApiJson<QueueBody>,
 ) -> AppResult<Json<QueueJson>> {
     let spec = spec_of(body)?;
+    // Once open with people in line, the opening can't move later: those
+    // who came after the first opening would fall behind later arrivals.
+    if let Some(running) = db::queue::get(&state.pool.get().await?, event_id).await?
+        && running.joined > 0
+        && running.spec.opens_at <= OffsetDateTime::now_utc()
+        && spec.opens_at > running.spec.opens_at
+    {
+        return Err(AppError::Invalid(Invalid::QueueSettings("opens_at")));
+    }
     let queue = db::queue::put(&state.pool, event_id, &spec).await?;
     state.queues.set(queue.clone());
     Ok(Json(queue.into()))

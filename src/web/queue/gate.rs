@@ -10,7 +10,7 @@ use axum::http::request::Parts;
 
 use crate::db::holds::Holder;
 use crate::domain::hold::HoldRules;
-use crate::domain::ids::EventId;
+use crate::domain::ids::{BuyerId, EventId};
 use crate::domain::queue::QueueTicket;
 use crate::domain::refusal::Denied;
 use crate::error::{AppError, AppResult};
@@ -113,17 +113,50 @@ impl Gate {
     }
 }
 
-/// Lets a claim on the event through, or refuses it with `403
-/// queue_required`. Reads nothing when the event has no queue.
-pub async fn admit(state: &AppState, event_id: EventId, pass: &QueuePass) -> AppResult<Gate> {
-    if state.queues.queue_of(event_id).is_none() {
+/// Lets a claim by `buyer` on the event through, or refuses it with `403
+/// queue_required`. Reads nothing when the event has no queue (once this
+/// instance's board has been filled). The first buyer to claim with an
+/// admission is bound to it: the ticket admits nobody else. `None` (a page
+/// view) checks the admission without binding it.
+pub async fn admit(
+    state: &AppState,
+    event_id: EventId,
+    pass: &QueuePass,
+    buyer: Option<BuyerId>,
+) -> AppResult<Gate> {
+    let queued = match state.queues.is_ready() {
+        true => state.queues.queue_of(event_id).is_some(),
+        false => {
+            let client = state.pool.get().await?;
+            crate::db::queue::get(&client, event_id).await?.is_some()
+        }
+    };
+    if !queued {
         return Ok(Gate::Open);
     }
     let refused = || AppError::Forbidden(Denied::QueueRequired { event_id });
     let ticket = pass.ticket(state, event_id).ok_or_else(refused)?;
     let client = state.pool.get().await?;
-    match crate::db::queue::admitted_until(&client, event_id, ticket.join_id).await? {
-        Some(_) => Ok(Gate::Admitted),
-        None => Err(refused()),
+    match crate::db::queue::admits(&client, event_id, ticket.join_id, buyer).await? {
+        true => Ok(Gate::Admitted),
+        false => Err(refused()),
     }
+}
+
+/// Lets a season claim through only if every one of its events that has a
+/// queue on has admitted `buyer` (a season hold must not be a way round
+/// a night's waiting room).
+pub async fn admit_all(
+    state: &AppState,
+    event_ids: &[EventId],
+    pass: &QueuePass,
+    buyer: BuyerId,
+) -> AppResult<Gate> {
+    let mut gate = Gate::Open;
+    for event_id in event_ids {
+        if admit(state, *event_id, pass, Some(buyer)).await? == Gate::Admitted {
+            gate = Gate::Admitted;
+        }
+    }
+    Ok(gate)
 }

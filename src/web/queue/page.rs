@@ -62,7 +62,7 @@ pub async fn waiting_room(
     event_id: EventId,
     pass: &QueuePass,
 ) -> AppResult<Entry> {
-    match super::gate::admit(state, event_id, pass).await {
+    match super::gate::admit(state, event_id, pass, None).await {
         Ok(_) => return Ok(Entry::Show(None)),
         Err(AppError::Forbidden(crate::error::Denied::QueueRequired { .. })) => {}
         Err(err) => return Err(err),
@@ -80,13 +80,14 @@ pub async fn waiting_room(
     if queue.spec.opens_at > OffsetDateTime::now_utc() || queue.spec.proof_of_work {
         return Ok(Entry::Wait(to_wait(None)));
     }
-    Ok(
-        match join_as(state, event_id, pass, QueueJoinBody::default()).await? {
-            Joining::New(json, cookie) if json.state == "admitted" => Entry::Show(Some(cookie)),
-            Joining::New(_, cookie) => Entry::Wait(to_wait(Some(cookie))),
-            Joining::Already(_) => Entry::Wait(to_wait(None)),
-        },
-    )
+    // A page view joins only a line it would not wait in: a crawler must
+    // not fill the line with places nobody asked for.
+    let joined = join_as(state, event_id, pass, QueueJoinBody::default(), true).await?;
+    Ok(match joined {
+        Joining::New(json, cookie) if json.state == "admitted" => Entry::Show(Some(cookie)),
+        Joining::New(_, cookie) => Entry::Wait(to_wait(Some(cookie))),
+        Joining::Already(_) | Joining::WouldWait => Entry::Wait(to_wait(None)),
+    })
 }
 
 /// Shows `page` as [`waiting_room`] decided, with its cookie if any.
@@ -190,8 +191,8 @@ pub(crate) async fn join_form(
         nonce: nonempty(form.nonce),
     };
     let back = Redirect::to(&format!("/events/{event_id}/queue"));
-    Ok(match join_as(&state, event_id, &pass, body).await? {
-        Joining::Already(_) => back.into_response(),
+    Ok(match join_as(&state, event_id, &pass, body, false).await? {
+        Joining::Already(_) | Joining::WouldWait => back.into_response(),
         Joining::New(_, cookie) => ([(header::SET_COOKIE, cookie)], back).into_response(),
     })
 }
