@@ -169,7 +169,7 @@ pub(crate) async fn event_page(
 ) -> AppResult<Response> {
     // While the event's waiting room is on, the map is for those admitted.
     use crate::web::queue::page::{Entry, waiting_room, with_entry_cookie};
-    let cookie = match waiting_room(&state, event_id, &pass).await? {
+    let cookie = match waiting_room(&state, event_id, &pass, viewer.buyer_id).await? {
         Entry::Show(cookie) => cookie,
         Entry::Wait(to) => return Ok(to),
     };
@@ -606,7 +606,7 @@ pub(crate) async fn list_page(
     pass: crate::web::queue::gate::QueuePass,
 ) -> AppResult<Response> {
     use crate::web::queue::page::{Entry, waiting_room, with_entry_cookie};
-    let cookie = match waiting_room(&state, event_id, &pass).await? {
+    let cookie = match waiting_room(&state, event_id, &pass, viewer.buyer_id).await? {
         Entry::Show(cookie) => cookie,
         Entry::Wait(to) => return Ok(to),
     };

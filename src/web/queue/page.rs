@@ -52,7 +52,9 @@ pub enum Entry {
 }
 
 /// Whether a page of the event may be shown while its queue is on: to
-/// a browser with an admission, yes. After the opening, a browser
+/// a browser with an admission, or one holding seats there (an admission
+/// that ran out while its holder was paying, or a waitlist offer taken),
+/// yes: the page is the way to checkout. After the opening, a browser
 /// without a place is given one (a queue with a proof of work needs its
 /// page's puzzle first); an "auto" queue with no line admits it at once,
 /// and the page shows with the new ticket's cookie. Otherwise: the
@@ -61,11 +63,19 @@ pub async fn waiting_room(
     state: &AppState,
     event_id: EventId,
     pass: &QueuePass,
+    viewer: Option<crate::domain::ids::BuyerId>,
 ) -> AppResult<Entry> {
     match super::gate::admit(state, event_id, pass, None).await {
         Ok(_) => return Ok(Entry::Show(None)),
         Err(AppError::Forbidden(crate::error::Denied::QueueRequired { .. })) => {}
         Err(err) => return Err(err),
+    }
+    if let Some(buyer_id) = viewer
+        && db::holds::live_for_buyer(&state.pool.get().await?, event_id, buyer_id)
+            .await?
+            .is_some()
+    {
+        return Ok(Entry::Show(None));
     }
     let to_wait = |cookie: Option<HeaderValue>| {
         let back = Redirect::to(&format!("/events/{event_id}/queue"));
