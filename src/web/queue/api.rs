@@ -26,6 +26,7 @@ use crate::web::auth::{StaffCaller, floor::BoxOffice, floor::Manager};
 use crate::web::error::responses;
 use crate::web::extract::IdPath;
 use crate::web::state::AppState;
+use crate::words::rfc3339;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -83,8 +84,20 @@ pub(crate) struct QueueChallengeJson {
     bits: u32,
 }
 
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&Rfc3339).unwrap_or_default()
+impl QueueStandingJson {
+    /// A state with nothing but the queue's opening and the usual interval.
+    fn bare(state: &'static str, queue: &QueueState) -> QueueStandingJson {
+        QueueStandingJson {
+            state,
+            position: None,
+            ahead: None,
+            estimated_wait_secs: None,
+            until: None,
+            opens_at: rfc3339(queue.spec.opens_at),
+            poll_after_secs: POLL_AFTER_SECS,
+            ticket: None,
+        }
+    }
 }
 
 pub(crate) fn queue_of(state: &AppState, event_id: EventId) -> AppResult<QueueState> {
@@ -101,16 +114,7 @@ pub(crate) async fn standing_of(
     queue: &QueueState,
     ticket: &QueueTicket,
 ) -> AppResult<QueueStandingJson> {
-    let mut json = QueueStandingJson {
-        state: "waiting",
-        position: None,
-        ahead: None,
-        estimated_wait_secs: None,
-        until: None,
-        opens_at: rfc3339(queue.spec.opens_at),
-        poll_after_secs: POLL_AFTER_SECS,
-        ticket: None,
-    };
+    let mut json = QueueStandingJson::bare("waiting", queue);
     let auto_rate = state.config.queue.auto_rate_estimate;
     match state
         .queues
@@ -314,16 +318,7 @@ pub(crate) async fn standing(
     let queue = queue_of(&state, event_id)?;
     let json = match pass.ticket(&state, event_id) {
         Some(ticket) => standing_of(&state, &queue, &ticket).await?,
-        None => QueueStandingJson {
-            state: "not_joined",
-            position: None,
-            ahead: None,
-            estimated_wait_secs: None,
-            until: None,
-            opens_at: rfc3339(queue.spec.opens_at),
-            poll_after_secs: POLL_AFTER_SECS,
-            ticket: None,
-        },
+        None => QueueStandingJson::bare("not_joined", &queue),
     };
     let refresh = json.poll_after_secs;
     let mut response = Json(json).into_response();

@@ -34,9 +34,7 @@ impl Timings {
     pub fn p95_ms(&self) -> f64 {
         let mut sorted = self.latencies.clone();
         sorted.sort();
-        sorted
-            .get((sorted.len() * 95 / 100).min(sorted.len().saturating_sub(1)))
-            .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+        super::report::quantile_ms(&sorted, 0.95)
     }
 
     fn merge(&mut self, other: Timings) {

@@ -83,16 +83,9 @@ impl Report {
     pub(super) fn finish(mut self, started: Instant) -> Report {
         self.wall_secs = started.elapsed().as_secs_f64();
         self.latencies.sort();
-        let at = |q: f64| {
-            if self.latencies.is_empty() {
-                return 0.0;
-            }
-            let i = ((self.latencies.len() as f64 - 1.0) * q).round() as usize;
-            self.latencies[i].as_secs_f64() * 1000.0
-        };
-        self.p50_ms = at(0.50);
-        self.p95_ms = at(0.95);
-        self.p99_ms = at(0.99);
+        self.p50_ms = quantile_ms(&self.latencies, 0.50);
+        self.p95_ms = quantile_ms(&self.latencies, 0.95);
+        self.p99_ms = quantile_ms(&self.latencies, 0.99);
         let created = self.count(201) as f64;
         self.holds_per_sec = created / self.wall_secs.max(1e-9);
         self
@@ -191,4 +184,13 @@ pub async fn verify(pool: &Pool, report: &mut Report, max_seats: u32) -> anyhow:
             .map(|b| format!("{}: {}", b.invariant, b.detail)),
     );
     Ok(())
+}
+
+/// The `q` quantile of sorted latencies, in milliseconds (0 when none).
+pub(super) fn quantile_ms(sorted: &[Duration], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
 }
