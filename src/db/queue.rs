@@ -271,12 +271,15 @@ pub async fn admits(
                 SELECT id, buyer_id FROM queue_joins
                  WHERE id = $1 AND event_id = $2 AND admitted_until > now()),
              bound AS (
+                -- j.buyer_id, not found's copy: a second buyer racing for
+                -- the same admission re-checks it after the first commits
+                -- and binds nothing.
                 UPDATE queue_joins j SET buyer_id = $3
                   FROM found f
-                 WHERE j.id = f.id AND f.buyer_id IS NULL AND $3::uuid IS NOT NULL
+                 WHERE j.id = f.id AND j.buyer_id IS NULL AND $3::uuid IS NOT NULL
                 RETURNING j.id)
-             SELECT EXISTS (SELECT 1 FROM found
-                             WHERE $3::uuid IS NULL OR buyer_id IS NULL OR buyer_id = $3)",
+             SELECT EXISTS (SELECT 1 FROM bound)
+                 OR EXISTS (SELECT 1 FROM found WHERE $3::uuid IS NULL OR buyer_id = $3)",
         )
         .await?;
     Ok(client

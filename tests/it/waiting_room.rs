@@ -598,3 +598,51 @@ async fn two_thousand_buyers_behind_one_address_are_all_admitted_in_turn_and_eac
         2001
     );
 }
+
+#[tokio::test]
+async fn two_buyers_racing_with_one_admission_get_one_hold() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(2, 10).await;
+    let past = OffsetDateTime::now_utc() - time::Duration::minutes(1);
+    put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(past), "admit_per_minute": 600, "window_minutes": 15}),
+    )
+    .await;
+    let (status, joined) = join(&app.buyer(), event.id).await;
+    assert_eq!(status, StatusCode::CREATED);
+    tick(&app).await;
+    let ticket = joined["ticket"].as_str().unwrap().to_owned();
+    // Both buyers read the admission as unbound, then wait on its row;
+    // when it is let go, only one of them may bind it.
+    let mut locker = app.own_connection().await;
+    let tx = locker.transaction().await.unwrap();
+    tx.execute(
+        "SELECT 1 FROM queue_joins WHERE event_id = $1 FOR UPDATE",
+        &[&event.id],
+    )
+    .await
+    .unwrap();
+    let claim = |seat: i64| {
+        let (base, ticket) = (app.base.clone(), ticket.clone());
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .post(format!("{base}/api/events/{}/holds", event.id))
+                .header("Queue-Ticket", ticket)
+                .json(&json!({"seat_ids": [seat]}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    };
+    let (first, second) = (claim(event.seat_ids[0]), claim(event.seat_ids[1]));
+    app.lock_waiters("queue_joins", 2).await;
+    tx.commit().await.unwrap();
+    let mut statuses = vec![first.await.unwrap(), second.await.unwrap()];
+    statuses.sort();
+    assert_eq!(statuses, vec![StatusCode::CREATED, StatusCode::FORBIDDEN]);
+}
