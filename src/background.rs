@@ -81,7 +81,8 @@ impl Background {
                     workers.clone(),
                     queues.clone(),
                     every,
-                    config.queue.auto_shoppers,
+                    config.queue.clone(),
+                    config.db.pool_size,
                 )),
             ));
         }
@@ -197,17 +198,29 @@ async fn offer_to_waitlists(pool: Pool, every: Duration, offer_for: Duration) {
 /// and new joins into the board (what waiting buyers are answered from),
 /// then an admission batch offered for each opened queue (one statement;
 /// the instance that gets the queue's row admits, the others skip it).
+/// "auto" queues move their target by what this instance's claims measured
+/// over the last few seconds (`domain::queue_pace`).
 async fn run_queues(
     pool: Pool,
     board: std::sync::Arc<crate::db::queue_board::QueueBoard>,
     every: Duration,
-    auto_shoppers: i64,
+    settings: crate::config::QueueSettings,
+    pool_size: usize,
 ) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        if let Err(err) = queue_tick(&pool, &board, auto_shoppers).await {
+        let sample = crate::observability::claim_meter().sample(std::time::Instant::now());
+        let auto = db::queue::AutoStep {
+            start_target: settings.auto_start_target,
+            growth: crate::domain::queue_pace::growth(sample, settings.auto_claim_p95, pool_size),
+        };
+        if let Some(sample) = sample {
+            metrics::gauge!(crate::observability::CLAIM_P95).set(sample.p95.as_secs_f64());
+        }
+        metrics::gauge!(crate::observability::QUEUE_AUTO_GROWTH).set(auto.growth);
+        if let Err(err) = queue_tick(&pool, &board, auto).await {
             tracing::warn!(error = %err, "waiting room tick");
         }
     }
@@ -218,7 +231,7 @@ async fn run_queues(
 pub async fn queue_tick(
     pool: &Pool,
     board: &crate::db::queue_board::QueueBoard,
-    auto_shoppers: i64,
+    auto: db::queue::AutoStep,
 ) -> crate::error::AppResult<u64> {
     let read = {
         let client = pool.get().await?;
@@ -235,7 +248,7 @@ pub async fn queue_tick(
     let mut admitted = 0;
     // One queue's failure doesn't hold up the others' batches.
     for event_id in opened {
-        match db::queue::admit_batch(pool, event_id, auto_shoppers).await {
+        match db::queue::admit_batch(pool, event_id, auto).await {
             Ok(n) => {
                 if n > 0 {
                     tracing::debug!(event_id = event_id.0, admitted = n, "queue batch");
@@ -248,9 +261,10 @@ pub async fn queue_tick(
     Ok(admitted)
 }
 
-/// Expired session rows are harmless (loads ignore them) but would pile up.
+/// Expired session rows are harmless (loads ignore them) but would pile
+/// up; so would `Idempotency-Key` answers past their 24 hours.
 async fn sweep_sessions(pool: Pool, every: Duration) {
-    let store = db::sessions::PgSessionStore::new(pool);
+    let store = db::sessions::PgSessionStore::new(pool.clone());
     // The first sweep one period after start, not at once: a test that
     // plants an expired session must find it there.
     let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
@@ -260,6 +274,11 @@ async fn sweep_sessions(pool: Pool, every: Duration) {
         match store.delete_expired().await {
             Ok(deleted) => tracing::debug!(deleted, "expired sessions deleted"),
             Err(err) => tracing::warn!(error = %err, "deleting expired sessions"),
+        }
+        let swept = async { db::idempotency::sweep(&pool.get().await?).await };
+        match swept.await {
+            Ok(deleted) => tracing::debug!(deleted, "idempotency keys past 24 hours deleted"),
+            Err(err) => tracing::warn!(error = %err, "deleting old idempotency keys"),
         }
     }
 }

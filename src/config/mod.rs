@@ -221,6 +221,7 @@ impl Config {
             public_url: s::PUBLIC_URL.read(get)?,
             queue: QueueSettings {
                 demo_opens_in: s::DEMO_QUEUE_OPENS_SECS.read(get)?,
+                auto_claim_p95: s::QUEUE_CLAIM_P95_MS.read(get)?,
                 ..QueueSettings::default()
             },
             waitlist: WaitlistSettings {

@@ -61,8 +61,11 @@ pub struct QueueSettings {
     /// How often this instance reads the queues' figures and offers to
     /// admit a batch; None: no worker (tests that run its steps themselves).
     pub every: Option<Duration>,
-    /// "auto" keeps this many admitted buyers shopping at once.
-    pub auto_shoppers: i64,
+    /// The number of buyers shopping at once an "auto" queue starts from,
+    /// before its worker has measured the house.
+    pub auto_start_target: i64,
+    /// The claims' p95 an "auto" queue paces its admissions to.
+    pub auto_claim_p95: Duration,
     /// The admissions per minute an "auto" queue's waiting times are
     /// estimated with.
     pub auto_rate_estimate: u32,
@@ -74,7 +77,8 @@ impl Default for QueueSettings {
     fn default() -> QueueSettings {
         QueueSettings {
             every: Some(Duration::from_secs(1)),
-            auto_shoppers: 200,
+            auto_start_target: 50,
+            auto_claim_p95: settings::QUEUE_CLAIM_P95_MS.default(),
             auto_rate_estimate: 600,
             demo_opens_in: settings::DEMO_QUEUE_OPENS_SECS.default(),
         }

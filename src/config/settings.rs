@@ -49,6 +49,10 @@ pub const WAITLIST_OFFER_SECS: Secs =
 /// How long after the demo arena is first seeded its waiting room opens.
 pub const DEMO_QUEUE_OPENS_SECS: Secs =
     Secs::within("SEATMAP_DEMO_QUEUE_OPENS_SECS", 60, 0..=86_400);
+/// The claims' p95 an "auto" waiting room admits up to (see
+/// `domain::queue_pace`).
+pub const QUEUE_CLAIM_P95_MS: Millis =
+    Millis::within("SEATMAP_QUEUE_CLAIM_P95_MS", 250, 20..=10_000);
 /// Live places on one event's waitlist per client (address, IPv6 /64, API key).
 pub const WAITLIST_ENTRIES_PER_ADDRESS: Number<u32> =
     Number::within("SEATMAP_WAITLIST_ENTRIES_PER_ADDRESS", 4, 1..=1_000);
@@ -301,6 +305,7 @@ pub const ALL: &[&dyn Described] = &[
     &WAITLIST_OFFER_SECS,
     &WAITLIST_ENTRIES_PER_ADDRESS,
     &DEMO_QUEUE_OPENS_SECS,
+    &QUEUE_CLAIM_P95_MS,
     &MAX_HOLDS_PER_IP,
     &MAX_HOLDS_PER_KEY,
     &HOLD_REQUESTS_PER_MINUTE,

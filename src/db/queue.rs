@@ -29,10 +29,22 @@ pub struct QueueState {
     pub admitted: i64,
     /// Joined so far.
     pub joined: i64,
+    /// An "auto" queue's target of buyers shopping at once, once its worker
+    /// has set one.
+    pub auto_target: Option<i32>,
+}
+
+/// How an "auto" queue's target moves this tick (see `domain::queue_pace`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AutoStep {
+    /// The target a queue starts from.
+    pub start_target: i64,
+    /// The factor it moves by.
+    pub growth: f64,
 }
 
 const STATE_COLUMNS: &str = "q.event_id, q.opens_at, q.admit_per_minute, q.window_minutes,
-       q.proof_of_work, q.pow_bits, q.admitted,
+       q.proof_of_work, q.pow_bits, q.admitted, q.auto_target,
        (SELECT count(*) FROM queue_joins j WHERE j.event_id = q.event_id) AS joined";
 
 fn state_of(row: &tokio_postgres::Row) -> QueueState {
@@ -47,6 +59,7 @@ fn state_of(row: &tokio_postgres::Row) -> QueueState {
         pow_bits: row.get("pow_bits"),
         admitted: row.get("admitted"),
         joined: row.get("joined"),
+        auto_target: row.get("auto_target"),
     }
 }
 
@@ -101,6 +114,21 @@ pub async fn get(client: &impl GenericClient, event_id: EventId) -> AppResult<Op
         .map(|r| state_of(&r)))
 }
 
+/// Which joins (`j`) count as buyers shopping, the load "auto" keeps near
+/// its target: admitted, the window not over, and not done: no claim yet
+/// (still choosing), or a hold on the event still open (checking out). A
+/// buyer who bought, or whose hold ran out or was let go, no longer
+/// loads the house.
+macro_rules! shopping {
+    () => {
+        "j.admitted_until > now()
+         AND (j.buyer_id IS NULL
+              OR EXISTS (SELECT 1 FROM holds h
+                          WHERE h.event_id = j.event_id AND h.buyer_id = j.buyer_id
+                            AND h.state = 'OPEN' AND h.expires_at > now()))"
+    };
+}
+
 /// A join as the queue recorded it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Joined {
@@ -124,7 +152,8 @@ pub enum JoinRefused {
 /// Joins the queue: one statement. Before the opening the join's place
 /// is a random key below every later join's; after it, its sequence
 /// number. An "auto" queue that has opened, with nobody waiting and fewer
-/// than `auto_shoppers` shopping, admits the join at once: with no line
+/// shopping than its target (`start_target` until its worker set one),
+/// admits the join at once: with no line
 /// there is nothing to wait for. `only_if_admitted` (a page view, which
 /// must not fill the line with places nobody asked for) joins only then.
 pub async fn join(
@@ -132,18 +161,19 @@ pub async fn join(
     event_id: EventId,
     join_id: Uuid,
     challenge: Option<Uuid>,
-    auto_shoppers: i64,
+    start_target: i64,
     only_if_admitted: bool,
 ) -> AppResult<Result<Joined, JoinRefused>> {
     let statement = client
-        .prepare_cached(
+        .prepare_cached(concat!(
             "WITH q AS (
                 SELECT event_id, now() < opens_at AS early, window_minutes,
                        opens_at <= now() AND admit_per_minute IS NULL
                        AND NOT EXISTS (SELECT 1 FROM queue_joins w
                                         WHERE w.event_id = $1 AND w.admitted_at IS NULL)
-                       AND (SELECT count(*) FROM queue_joins s
-                             WHERE s.event_id = $1 AND s.admitted_until > now()) < $4 AS at_once
+                       AND (SELECT count(*) FROM queue_joins j WHERE j.event_id = $1 AND ",
+            shopping!(),
+            ") < coalesce(auto_target::bigint, $4::bigint) AS at_once
                   FROM event_queues WHERE event_id = $1),
                   n AS (SELECT nextval('queue_join_seq') AS seq FROM q),
                   joined AS (
@@ -164,8 +194,8 @@ pub async fn join(
                     RETURNING 1)
              SELECT (SELECT count(*) FROM q) AS queues, (SELECT bool_or(at_once) FROM q) AS at_once,
                     j.order_key, j.early, j.admitted
-               FROM (SELECT 1) one LEFT JOIN joined j ON true",
-        )
+               FROM (SELECT 1) one LEFT JOIN joined j ON true"
+        ))
         .await?;
     let row = client
         .query_one(
@@ -174,7 +204,7 @@ pub async fn join(
                 &event_id,
                 &join_id,
                 &challenge,
-                &auto_shoppers,
+                &start_target,
                 &only_if_admitted,
             ],
         )
@@ -201,29 +231,43 @@ pub async fn join(
 /// batch of k moves k minutes / rate on, so a late tick catches up (by up
 /// to two seconds, or one batch at a slow rate: a worker that was down
 /// doesn't come back with a burst); once the line is empty it is set to
-/// now, so time without a line banks nothing. "auto" tops the buyers shopping (admitted, window not over) up
-/// to `auto_shoppers`. Returns how many were admitted.
-pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> AppResult<i64> {
+/// now, so time without a line banks nothing. "auto" first moves its
+/// target by `auto.growth` (down at once when it is below 1; up only while
+/// the target binds, the shoppers within 10 % of it), then tops the buyers
+/// shopping (admitted, window not over) up to it. Returns how many were
+/// admitted.
+pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppResult<i64> {
     let client = pool.get().await?;
     let statement = client
-        .prepare_cached(
+        .prepare_cached(concat!(
             "WITH q AS (
                 SELECT event_id, window_minutes, admit_per_minute,
                        greatest(coalesce(admit_clock, opens_at),
                                 now() - make_interval(secs => greatest(2.0, 60.0 / coalesce(admit_per_minute, 60))))
-                         AS clock
+                         AS clock,
+                       coalesce(auto_target::bigint, $3::bigint)::float8 AS target
                   FROM event_queues
                  WHERE event_id = $1 AND opens_at <= now()
                    FOR UPDATE SKIP LOCKED),
+             paced AS (
+                SELECT q.*, s.n AS shoppers,
+                       CASE WHEN q.admit_per_minute IS NOT NULL THEN NULL
+                            WHEN $2::float8 < 1
+                            THEN greatest($4::bigint, floor(least(q.target, greatest(s.n, 1)) * $2::float8))
+                            WHEN s.n >= 0.9 * q.target THEN least(1000000, ceil(q.target * $2::float8))
+                            ELSE q.target
+                       END::bigint AS new_target
+                  FROM q, LATERAL (SELECT count(*) AS n FROM queue_joins j
+                                    WHERE j.event_id = q.event_id AND ",
+            shopping!(),
+            ") s),
              allowance AS (
-                SELECT q.*,
-                       CASE WHEN q.admit_per_minute IS NULL
-                            THEN greatest(0, $2 - (SELECT count(*) FROM queue_joins j
-                                                     WHERE j.event_id = q.event_id
-                                                       AND j.admitted_until > now()))
-                            ELSE floor(extract(epoch FROM now() - q.clock) * q.admit_per_minute / 60.0)
+                SELECT p.*,
+                       CASE WHEN p.admit_per_minute IS NULL
+                            THEN greatest(0, p.new_target - p.shoppers)
+                            ELSE floor(extract(epoch FROM now() - p.clock) * p.admit_per_minute / 60.0)
                        END::bigint AS k
-                  FROM q),
+                  FROM paced p),
              picked AS (
                 SELECT j.id FROM queue_joins j
                  WHERE j.event_id = $1 AND j.admitted_at IS NULL
@@ -241,16 +285,25 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto_shoppers: i64) -> 
              moved AS (
                 UPDATE event_queues e
                    SET admitted = e.admitted + c.n,
+                       auto_target = a.new_target,
                        admit_clock = CASE WHEN a.admit_per_minute IS NULL OR c.n < a.k THEN now()
                                           ELSE a.clock + make_interval(secs => c.n * 60.0 / a.admit_per_minute) END
                   FROM allowance a, counted c
                  WHERE e.event_id = a.event_id
                 RETURNING e.admitted)
-             SELECT (SELECT n FROM counted) AS admitted_now, (SELECT count(*) FROM moved) AS ran",
-        )
+             SELECT (SELECT n FROM counted) AS admitted_now, (SELECT count(*) FROM moved) AS ran"
+        ))
         .await?;
     let row = client
-        .query_one(&statement, &[&event_id, &auto_shoppers])
+        .query_one(
+            &statement,
+            &[
+                &event_id,
+                &auto.growth,
+                &auto.start_target,
+                &crate::domain::queue_pace::MIN_TARGET,
+            ],
+        )
         .await?;
     Ok(row.get("admitted_now"))
 }
@@ -352,11 +405,14 @@ pub async fn admission_of(
         .map(|r| r.get(0)))
 }
 
-/// Admitted buyers whose shopping window is not over.
+/// Admitted buyers shopping now (see `shopping!`).
 pub async fn shopping(client: &impl GenericClient, event_id: EventId) -> AppResult<i64> {
     Ok(client
         .query_one(
-            "SELECT count(*) FROM queue_joins WHERE event_id = $1 AND admitted_until > now()",
+            concat!(
+                "SELECT count(*) FROM queue_joins j WHERE j.event_id = $1 AND ",
+                shopping!()
+            ),
             &[&event_id],
         )
         .await?

@@ -22,6 +22,7 @@ pub mod price_choice;
 pub mod price_type;
 pub mod promo;
 pub mod queue;
+pub mod queue_pace;
 pub mod refusal;
 pub mod role;
 pub mod rules;

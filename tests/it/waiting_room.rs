@@ -30,7 +30,11 @@ async fn put_queue(app: &TestApp, key: &str, event_id: i64, body: Value) -> (Sta
 
 /// One step of every instance's worker: the figures read, a batch offered.
 async fn tick(app: &TestApp) -> u64 {
-    seatmap::background::queue_tick(&app.pool, &app.state.queues, 200)
+    let auto = seatmap::db::queue::AutoStep {
+        start_target: 200,
+        growth: 1.0,
+    };
+    seatmap::background::queue_tick(&app.pool, &app.state.queues, auto)
         .await
         .expect("a queue tick")
 }
@@ -645,4 +649,116 @@ async fn two_buyers_racing_with_one_admission_get_one_hold() {
     let mut statuses = vec![first.await.unwrap(), second.await.unwrap()];
     statuses.sort();
     assert_eq!(statuses, vec![StatusCode::CREATED, StatusCode::FORBIDDEN]);
+}
+
+/// One tick with the given factor for "auto" targets.
+async fn tick_with(app: &TestApp, growth: f64) -> u64 {
+    let auto = seatmap::db::queue::AutoStep {
+        start_target: 50,
+        growth,
+    };
+    seatmap::background::queue_tick(&app.pool, &app.state.queues, auto)
+        .await
+        .expect("a queue tick")
+}
+
+#[tokio::test]
+async fn an_auto_queue_moves_its_target_with_the_house_and_admits_up_to_it() {
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(1, 5).await;
+    let opens = OffsetDateTime::now_utc() + time::Duration::minutes(30);
+    let put = |at: OffsetDateTime| json!({"opens_at": rfc3339(at), "admit_per_minute": "auto", "window_minutes": 10});
+    assert_eq!(
+        put_queue(&app, &key, event.id, put(opens)).await.0,
+        StatusCode::OK
+    );
+    for _ in 0..150 {
+        let (status, _) = join(&app.buyer(), event.id).await;
+        assert_eq!(status, StatusCode::CREATED);
+    }
+    let now = OffsetDateTime::now_utc();
+    assert_eq!(
+        put_queue(&app, &key, event.id, put(now)).await.0,
+        StatusCode::OK
+    );
+    app.wait_for_database_time(now).await;
+    let path = format!("/api/staff/events/{}/queue", event.id);
+    let target = || async {
+        let (status, body) = staff_call(&app, &key, reqwest::Method::GET, &path, None).await;
+        assert_eq!(status, StatusCode::OK);
+        (
+            body["auto_target"].as_i64(),
+            body["admitted"].as_i64().unwrap(),
+        )
+    };
+
+    // It starts from its starting target, and holds it while the house is at budget.
+    assert_eq!(tick_with(&app, 1.0).await, 50);
+    assert_eq!(target().await, (Some(50), 50));
+    // Claims well within budget: it grows while it binds, and admits the difference.
+    assert_eq!(tick_with(&app, 1.15).await, 8);
+    assert_eq!(target().await, (Some(58), 58));
+    // Over budget: it halves (at most), admitting nobody until shoppers fall below.
+    assert_eq!(tick_with(&app, 0.5).await, 0);
+    assert_eq!(target().await, (Some(29), 58));
+    // However bad it gets, it never goes below its floor.
+    for _ in 0..5 {
+        tick_with(&app, 0.5).await;
+    }
+    assert_eq!(
+        target().await.0,
+        Some(seatmap::domain::queue_pace::MIN_TARGET)
+    );
+    // Good news again: 58 shopping is above the target, so it binds and
+    // grows; nobody is admitted until it passes the shoppers.
+    let mut admitted_on_the_way = 0;
+    let mut ticks = 0;
+    while target().await.0 < Some(58) {
+        admitted_on_the_way += tick_with(&app, 1.15).await;
+        ticks += 1;
+        assert!(ticks < 30, "the target climbs back");
+    }
+    assert_eq!(admitted_on_the_way, 0, "nobody admitted below the shoppers");
+
+    // A fixed rate shows no target.
+    let fixed = json!({"opens_at": rfc3339(now), "admit_per_minute": 60, "window_minutes": 10});
+    assert_eq!(
+        put_queue(&app, &key, event.id, fixed).await.0,
+        StatusCode::OK
+    );
+    tick_with(&app, 1.15).await;
+    let (_, body) = staff_call(&app, &key, reqwest::Method::GET, &path, None).await;
+    assert!(body.get("auto_target").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn claims_are_timed_for_the_auto_pace() {
+    use futures::StreamExt;
+    let app = app().await;
+    let event = app.create_event(1, 30).await;
+    let started = std::time::Instant::now();
+    let statuses: Vec<StatusCode> = futures::stream::iter(event.seat_ids[..25].to_vec())
+        .map(|seat| {
+            let buyer = app.buyer();
+            let event_id = event.id;
+            async move { buyer.hold(event_id, &[seat]).await.0 }
+        })
+        .buffer_unordered(25)
+        .collect()
+        .await;
+    assert!(
+        statuses.iter().all(|s| *s == StatusCode::CREATED),
+        "{statuses:?}"
+    );
+    let sample = seatmap::observability::claim_meter()
+        .sample(std::time::Instant::now())
+        .expect("claims measured");
+    assert!(
+        started.elapsed() < seatmap::observability::CLAIM_WINDOW,
+        "the claims took longer than the meter looks back"
+    );
+    // Other tests in this process claim too: at least ours were counted.
+    assert!(sample.count >= 25, "{}", sample.count);
+    assert!(sample.p95 > std::time::Duration::ZERO && sample.per_second > 0.0);
 }

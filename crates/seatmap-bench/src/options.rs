@@ -24,8 +24,8 @@ pub struct Options {
     /// onsale: buyers who join the queue in all, and of them before the opening.
     pub arrivals: usize,
     pub before_open: usize,
-    /// onsale: the queue's admissions per minute.
-    pub admit_per_minute: i32,
+    /// onsale: the queue's admissions per minute; None: "auto".
+    pub admit_per_minute: Option<i32>,
 }
 
 impl Options {
@@ -46,7 +46,7 @@ impl Options {
             statements: false,
             arrivals: 20_000,
             before_open: 15_000,
-            admit_per_minute: 6_000,
+            admit_per_minute: Some(6_000),
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
@@ -67,7 +67,10 @@ impl Options {
                 "--arrivals" => options.arrivals = value("--arrivals")?.parse()?,
                 "--before-open" => options.before_open = value("--before-open")?.parse()?,
                 "--admit-per-minute" => {
-                    options.admit_per_minute = value("--admit-per-minute")?.parse()?
+                    options.admit_per_minute = match value("--admit-per-minute")?.as_str() {
+                        "auto" => None,
+                        n => Some(n.parse()?),
+                    }
                 }
                 "--seatmap-binary" => {
                     options.seatmap = Some(PathBuf::from(value("--seatmap-binary")?))
@@ -112,8 +115,10 @@ impl Options {
             "--arrivals is capped at 200000, and --before-open is at most --arrivals"
         );
         anyhow::ensure!(
-            (1..=1_000_000).contains(&options.admit_per_minute),
-            "--admit-per-minute is 1..1000000"
+            options
+                .admit_per_minute
+                .is_none_or(|n| (1..=1_000_000).contains(&n)),
+            "--admit-per-minute is 1..1000000 or auto"
         );
         // The waiting room's cost per poll is read from pg_stat_statements.
         if options.scenarios.iter().any(|s| s == "onsale") {

@@ -259,13 +259,13 @@ pub(crate) async fn join_as(
     };
     let join_id = uuid::Uuid::new_v4();
     let client = state.pool.get().await?;
-    let auto_shoppers = state.config.queue.auto_shoppers;
+    let start_target = state.config.queue.auto_start_target;
     let joined = match db::queue::join(
         &client,
         event_id,
         join_id,
         challenge,
-        auto_shoppers,
+        start_target,
         only_if_admitted,
     )
     .await?
@@ -367,6 +367,11 @@ pub(crate) struct QueueJson {
     admitted: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     waiting: Option<i64>,
+    /// An "auto" queue's current target of buyers shopping at once (moved
+    /// each second by the claims' measured latency and throughput); absent
+    /// for a fixed rate, or before its worker's first batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auto_target: Option<i32>,
 }
 
 impl QueueJson {
@@ -382,6 +387,7 @@ impl QueueJson {
             joined: None,
             admitted: None,
             waiting: None,
+            auto_target: None,
         }
     }
 }
@@ -402,6 +408,7 @@ impl From<QueueState> for QueueJson {
             joined: Some(q.joined),
             admitted: Some(q.admitted),
             waiting: Some((q.joined - q.admitted).max(0)),
+            auto_target: q.auto_target.filter(|_| q.spec.admit_per_minute.is_none()),
         }
     }
 }
@@ -413,6 +420,9 @@ fn spec_of(body: QueueBody) -> AppResult<QueueSpec> {
         // Within a year either way: a time PostgreSQL stores but can't give
         // back (past year 9999) would stop every instance reading the queues.
         .filter(|at| (*at - OffsetDateTime::now_utc()).abs() <= time::Duration::days(366))
+        // To the microsecond PostgreSQL keeps, so the same time sent again
+        // compares equal to what was stored, not later.
+        .and_then(|at| at.replace_nanosecond(at.nanosecond() / 1_000 * 1_000).ok())
         .ok_or_else(|| invalid("opens_at"))?;
     let admit_per_minute = match &body.admit_per_minute {
         serde_json::Value::String(s) if s == "auto" => None,

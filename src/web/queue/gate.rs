@@ -29,6 +29,8 @@ pub fn cookie_name(event_id: EventId) -> String {
 #[derive(Debug, Default, Clone)]
 pub struct QueuePass {
     texts: Vec<(Option<EventId>, String)>,
+    /// Marks the request a claim, to be timed for the "auto" queues' pace.
+    claim: Option<crate::observability::ClaimMark>,
 }
 
 impl QueuePass {
@@ -70,7 +72,11 @@ impl FromRequestParts<AppState> for QueuePass {
         }
         // A request carries a handful at most; more is not a buyer.
         texts.truncate(16);
-        Ok(QueuePass { texts })
+        let claim = parts
+            .extensions
+            .get::<crate::observability::ClaimMark>()
+            .cloned();
+        Ok(QueuePass { texts, claim })
     }
 }
 
@@ -124,6 +130,11 @@ pub async fn admit(
     pass: &QueuePass,
     buyer: Option<BuyerId>,
 ) -> AppResult<Gate> {
+    // Every claim is timed, queue or not: they all share the house that
+    // "auto" queues pace themselves by.
+    if let (Some(_), Some(claim)) = (buyer, &pass.claim) {
+        claim.set();
+    }
     let queued = match state.queues.is_ready() {
         true => state.queues.queue_of(event_id).is_some(),
         false => {

@@ -235,9 +235,12 @@ impl QueueSection {
         Ok(Some(QueueSection {
             opens_at: locale.time(queue.spec.opens_at),
             opened: queue.spec.opens_at <= OffsetDateTime::now_utc(),
-            rate: match queue.spec.admit_per_minute {
-                Some(n) => format!("{n} a minute"),
-                None => "auto".into(),
+            rate: match (queue.spec.admit_per_minute, queue.auto_target) {
+                (Some(n), _) => format!("{n} a minute"),
+                (None, Some(target)) => {
+                    format!("auto (keeping up to {target} buyers shopping at once)")
+                }
+                (None, None) => "auto".into(),
             },
             window_minutes: queue.spec.window_minutes,
             proof_of_work: queue.spec.proof_of_work,

@@ -63,12 +63,53 @@ fn ranks(values: &[i64]) -> Vec<f64> {
     ranks
 }
 
+/// "auto" or "600 a minute".
+fn rate(options: &Options) -> String {
+    match options.admit_per_minute {
+        Some(n) => format!("{n} a minute"),
+        None => "auto".into(),
+    }
+}
+
+/// An "auto" queue's target once a second while the sale runs, printed as
+/// its trajectory (every 5 s) with the admitted count beside it.
+fn watch_target(
+    harness: &Harness,
+    event_id: EventId,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> tokio::task::JoinHandle<Vec<(i64, i64)>> {
+    let pool = harness.pool.clone();
+    tokio::spawn(async move {
+        let mut seen = Vec::new();
+        let mut ticks = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            ticks.tick().await;
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return seen;
+            }
+            let Ok(client) = pool.get().await else {
+                continue;
+            };
+            match client
+                .query_opt(
+                    "SELECT coalesce(auto_target, 0)::bigint, admitted FROM event_queues WHERE event_id = $1",
+                    &[&event_id],
+                )
+                .await
+            {
+                Ok(Some(row)) => seen.push((row.get(0), row.get(1))),
+                _ => return seen,
+            }
+        }
+    })
+}
+
 pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> anyhow::Result<bool> {
     let target = harness.target(harness.apps.len());
     let event_id = EventId(harness.event_id);
     let spec = |opens_at| QueueSpec {
         opens_at,
-        admit_per_minute: Some(options.admit_per_minute),
+        admit_per_minute: options.admit_per_minute,
         window_minutes: 15,
         proof_of_work: false,
     };
@@ -77,11 +118,11 @@ pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> any
     // Every instance reads the queues once a second.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     println!(
-        "\nonsale: {} arrivals, {} before the opening, {} instance(s), admitting {} a minute, concurrency {}",
+        "\nonsale: {} arrivals, {} before the opening, {} instance(s), admitting {}, concurrency {}",
         options.arrivals,
         options.before_open,
         harness.apps.len(),
-        options.admit_per_minute,
+        rate(options),
         options.concurrency
     );
     let (early, joins_before) =
@@ -109,6 +150,8 @@ pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> any
 
     let opened = OffsetDateTime::now_utc();
     seatmap::db::queue::put(&harness.pool, event_id, &spec(opened)).await?;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watching = watch_target(harness, event_id, stop.clone());
     let after = loadgen::after_opening(
         &target,
         early,
@@ -117,7 +160,20 @@ pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> any
         options.concurrency,
     )
     .await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let trajectory = watching.await?;
     line("joins after the opening", &after.joins);
+    if options.admit_per_minute.is_none() {
+        let shown: Vec<String> = trajectory
+            .iter()
+            .enumerate()
+            .map(|(i, (target, admitted))| format!("{}s {target}/{admitted}", i * 5))
+            .collect();
+        println!(
+            "  auto target / admitted so far, every 5 s: {}",
+            shown.join(", ")
+        );
+    }
     line("waiting polls, on sale", &after.polls);
     let mut picks = after.picks;
     println!(
@@ -153,8 +209,8 @@ pub async fn run(harness: &Harness, options: &Options, extra: &mut Extra) -> any
         .await?
         .get(0);
     println!(
-        "  admissions: {admitted} in all; the busiest minute {busiest} against a setting of {} a minute",
-        options.admit_per_minute
+        "  admissions: {admitted} in all; the busiest minute {busiest} against a setting of {}",
+        rate(options)
     );
     // Fairness, from the database: the admission order is (admitted_at,
     // order_key); arrival order is the join's sequence number.
