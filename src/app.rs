@@ -53,6 +53,12 @@ pub fn build_router(state: AppState) -> Router {
     let [nosniff, referrer, opener, no_store] = security::header_layers();
     web::router()
         .fallback(web::not_found)
+        // Innermost: only a request every other layer let through takes
+        // its key, and a replay still passes the caller's checks.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::web::idempotency::run_once,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::web::auth::authenticate_bearer,

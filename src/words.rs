@@ -255,6 +255,12 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::ProofOfWorkReused => {
             "That proof of work has been used already: ask for a new challenge.".into()
         }
+        Invalid::IdempotencyKey => {
+            "An Idempotency-Key is 1 to 255 visible ASCII characters (a UUID, say).".into()
+        }
+        Invalid::IdempotencyKeyReused => {
+            "That Idempotency-Key was used with another request (its path or body differ): use a new key for a new request.".into()
+        }
         Invalid::TransfersPerTicket => {
             "A ticket may be passed on 0 to 20 times: give a whole number in that range.".into()
         }
@@ -322,6 +328,9 @@ fn conflict_text(conflict: &Conflict) -> String {
     };
     match conflict {
         Conflict::AlreadyPurchased => t("error-already-purchased"),
+        Conflict::IdempotencyKeyInUse => {
+            "The first request with this Idempotency-Key is still running: try again in a moment for its answer.".into()
+        }
         Conflict::HoldReleased => t("error-hold-released"),
         Conflict::AlreadyExtended => t("error-already-extended"),
         Conflict::TooEarlyToExtend { window_secs } => {
@@ -539,6 +548,9 @@ fn malformed_text(malformed: &Malformed) -> String {
         Malformed::Query(detail) => format!("Invalid query string: {detail}"),
         Malformed::Form(detail) => format!("Invalid form: {detail}"),
         Malformed::FormTooLarge => "The form is too large.".into(),
+        Malformed::BodyTooLarge => {
+            "A request with an Idempotency-Key may have a body of at most 64 KiB.".into()
+        }
         Malformed::FormField(name) => format!("Invalid form field {name:?}."),
         Malformed::Upload(detail) => format!("Invalid upload: {detail}"),
         Malformed::CustomerRef => format!(

@@ -42,6 +42,7 @@ pub mod event_details;
 pub mod events;
 pub mod ga;
 pub mod holds;
+pub mod idempotency;
 mod ids;
 pub mod invariants;
 pub mod live;

@@ -34,6 +34,8 @@ pub enum Malformed {
     Query(String),
     Form(String),
     FormTooLarge,
+    /// A body sent with an `Idempotency-Key` past what is kept to compare.
+    BodyTooLarge,
     /// A form field whose name carries an id that isn't a number.
     FormField(String),
     Upload(String),
@@ -151,6 +153,11 @@ pub enum Invalid {
     ProofOfWork,
     /// A proof of work whose challenge another join already used.
     ProofOfWorkReused,
+    /// An `Idempotency-Key` that is empty, too long or not plain text.
+    IdempotencyKey,
+    /// An `Idempotency-Key` sent again with another request (its method,
+    /// path or body differ from the first's).
+    IdempotencyKeyReused,
     /// How often a ticket may be passed on, out of 0 to 20.
     TransfersPerTicket,
     /// A payment mode that is none of none, online, box_office, or a box
@@ -307,6 +314,8 @@ pub struct Filters {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Conflict {
     AlreadyPurchased,
+    /// The first request with this `Idempotency-Key` is still running.
+    IdempotencyKeyInUse,
     HoldReleased,
     AlreadyExtended,
     TooEarlyToExtend {
@@ -497,6 +506,8 @@ impl Invalid {
             Invalid::QueueSettings(_) => ErrorCode::InvalidQueue,
             Invalid::ProofOfWork => ErrorCode::ProofOfWorkInvalid,
             Invalid::ProofOfWorkReused => ErrorCode::ProofOfWorkReused,
+            Invalid::IdempotencyKey => ErrorCode::InvalidIdempotencyKey,
+            Invalid::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
             Invalid::LocalTimeSkipped { .. } => ErrorCode::NonexistentLocalTime,
             Invalid::LocalTimeTwice { .. } => ErrorCode::AmbiguousLocalTime,
             Invalid::BlockPurpose => ErrorCode::InvalidPurpose,
@@ -544,6 +555,7 @@ impl Conflict {
     pub fn code(&self) -> ErrorCode {
         match self {
             Conflict::AlreadyPurchased => ErrorCode::AlreadyPurchased,
+            Conflict::IdempotencyKeyInUse => ErrorCode::IdempotencyKeyInUse,
             Conflict::HoldReleased => ErrorCode::HoldReleased,
             Conflict::AlreadyExtended => ErrorCode::AlreadyExtended,
             Conflict::TooEarlyToExtend { .. } => ErrorCode::TooEarly,

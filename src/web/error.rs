@@ -309,6 +309,9 @@ impl IntoResponse for AppError {
                 retry_after_secs, ..
             } => Some(retry_after_secs.max(&1).to_string()),
             _ if status == StatusCode::SERVICE_UNAVAILABLE => Some("1".to_string()),
+            AppError::Conflict(crate::error::Conflict::IdempotencyKeyInUse) => {
+                Some("1".to_string())
+            }
             _ => None,
         };
         let message = match status {

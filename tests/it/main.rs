@@ -13,6 +13,7 @@ mod claims;
 mod door_offline;
 mod general_admission;
 mod hostile;
+mod idempotency;
 mod languages;
 mod layout_check;
 mod layout_limits;

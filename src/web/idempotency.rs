@@ -1,0 +1,193 @@
+//! `Idempotency-Key` on every `POST` of the JSON API (issue 53), as
+//! Stripe's API has it: the first answer to a key is kept in PostgreSQL
+//! for 24 hours; the same request sent again with the key gets that answer
+//! (whichever instance it reaches) and runs nothing; another request with
+//! the key is `422 idempotency_key_reused`. While the first still runs, a
+//! second waits for its answer a few seconds, then gets `409
+//! idempotency_key_in_use` with `Retry-After`.
+//!
+//! A key belongs to its caller: the API key and customer, or the session.
+//! Callers with neither (a first request, before its session cookie) share
+//! one scope, so their keys must be unguessable (a UUID, say).
+//! Answers of 500 and 503 are not kept: nothing was done that a retry
+//! would repeat (a purchase whose commit answer was lost finds out what
+//! happened itself; see `db::orders::purchase`), so the retry runs.
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use crate::db;
+use crate::db::idempotency::{Claim, KeptAnswer};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Malformed};
+use crate::web::state::AppState;
+
+pub const HEADER: &str = "idempotency-key";
+/// The largest body a keyed request may have (its digest is what is
+/// compared; the cap keeps the buffering small).
+const MAX_BODY: usize = 64 * 1024;
+/// The largest answer kept; a larger one is given but not kept.
+const MAX_KEPT: usize = 256 * 1024;
+/// How long a run holds its key before a retry may take it over (an
+/// instance that died mid-run never answers).
+const RUN_FOR: Duration = Duration::from_secs(60);
+/// How long a second request waits for the first one's answer.
+const WAIT_FOR_FIRST: Duration = Duration::from_secs(5);
+
+/// The caller a key belongs to: a digest of its API key and customer, or
+/// of its session cookie.
+fn principal(headers: &HeaderMap) -> Vec<u8> {
+    let mut digest = Sha256::new();
+    for name in [header::AUTHORIZATION.as_str(), "x-customer-ref"] {
+        for value in headers.get_all(name) {
+            digest.update(name.as_bytes());
+            digest.update(b"\0");
+            digest.update(value.as_bytes());
+            digest.update(b"\0");
+        }
+    }
+    let session = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|cookies| cookies.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| {
+            *name == crate::web::security::SESSION_COOKIE
+                || *name == crate::web::security::SECURE_SESSION_COOKIE
+        });
+    if let Some((_, session)) = session {
+        digest.update(b"session\0");
+        digest.update(session.as_bytes());
+    }
+    digest.finalize().to_vec()
+}
+
+fn request_hash(method: &Method, uri: &axum::http::Uri, body: &[u8]) -> Vec<u8> {
+    let mut digest = Sha256::new();
+    digest.update(method.as_str().as_bytes());
+    digest.update(b"\0");
+    digest.update(uri.path().as_bytes());
+    digest.update(b"\0");
+    digest.update(uri.query().unwrap_or("").as_bytes());
+    digest.update(b"\0");
+    digest.update(body);
+    digest.finalize().to_vec()
+}
+
+/// A key is 1 to 255 visible ASCII characters.
+fn key_of(value: &HeaderValue) -> AppResult<String> {
+    value
+        .to_str()
+        .ok()
+        .filter(|key| (1..=255).contains(&key.len()))
+        .filter(|key| key.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_owned)
+        .ok_or(AppError::Invalid(Invalid::IdempotencyKey))
+}
+
+fn replay(answer: KeptAnswer) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
+    let mut response = (status, answer.body).into_response();
+    let headers = response.headers_mut();
+    if let Some(value) = answer
+        .content_type
+        .and_then(|v| HeaderValue::from_str(&v).ok())
+    {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    if let Some(value) = answer.location.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        headers.insert(header::LOCATION, value);
+    }
+    headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+}
+
+/// The middleware: keyed `POST`s under `/api/` are run once per key.
+pub async fn run_once(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let keyed = request.method() == Method::POST
+        && request.uri().path().starts_with("/api/")
+        && request.headers().contains_key(HEADER);
+    if !keyed {
+        return next.run(request).await;
+    }
+    match run_keyed(&state, request, next).await {
+        Ok(response) => response,
+        Err(err) => err.into_response(),
+    }
+}
+
+async fn run_keyed(state: &AppState, request: Request, next: Next) -> AppResult<Response> {
+    let key = key_of(&request.headers()[HEADER])?;
+    let principal = principal(request.headers());
+    let (parts, body) = request.into_parts();
+    let body: Bytes = axum::body::to_bytes(body, MAX_BODY)
+        .await
+        .map_err(|_| AppError::BadRequest(Malformed::BodyTooLarge))?;
+    let hash = request_hash(&parts.method, &parts.uri, &body);
+    let started = tokio::time::Instant::now();
+    loop {
+        let claim = {
+            let client = state.pool.get().await?;
+            db::idempotency::claim(&client, &principal, &key, &hash, RUN_FOR).await?
+        };
+        match claim {
+            Claim::Run => break,
+            Claim::Replay(answer) => return Ok(replay(answer)),
+            Claim::Reused => return Err(AppError::Invalid(Invalid::IdempotencyKeyReused)),
+            Claim::Running if started.elapsed() < WAIT_FOR_FIRST => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Claim::Running => return Err(AppError::Conflict(Conflict::IdempotencyKeyInUse)),
+        }
+    }
+    let response = next.run(Request::from_parts(parts, Body::from(body))).await;
+    let status = response.status();
+    let client = state.pool.get().await;
+    if status.is_server_error() {
+        if let Ok(client) = client {
+            db::idempotency::release(&client, &principal, &key).await?;
+        }
+        return Ok(response);
+    }
+    let (parts, body) = response.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .map_err(|err| AppError::Internal(anyhow::anyhow!("reading an answer to keep: {err}")))?;
+    if body.len() > MAX_KEPT {
+        // No create answer is this large; given as it is, not kept.
+        if let Ok(client) = &client {
+            db::idempotency::release(client, &principal, &key).await?;
+        }
+        return Ok(Response::from_parts(parts, Body::from(body)));
+    }
+    let text = |name| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let answer = KeptAnswer {
+        status: status.as_u16(),
+        content_type: text(header::CONTENT_TYPE),
+        location: text(header::LOCATION),
+        body: body.to_vec(),
+    };
+    // Not kept (the database went away after the run): the answer is still
+    // given; a retry after RUN_FOR runs again.
+    match client {
+        Ok(client) => {
+            if let Err(err) = db::idempotency::keep(&client, &principal, &key, &answer).await {
+                tracing::warn!(error = %err, "keeping an idempotent answer");
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "keeping an idempotent answer"),
+    }
+    Ok(Response::from_parts(parts, Body::from(body)))
+}

@@ -1,0 +1,162 @@
+//! `Idempotency-Key` (issue 53): the same request sent again with its key
+//! gets the first answer and runs nothing; another request with the key
+//! is refused; concurrent copies buy once.
+
+use futures::StreamExt;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::support::{Api, id_segment, spawn_app};
+
+async fn keyed(buyer: &Api, path: &str, key: &str, body: &Value) -> (StatusCode, Value, bool) {
+    let response = buyer
+        .http
+        .post(format!("{}{path}", buyer.base))
+        .header("idempotency-key", key)
+        .json(body)
+        .send()
+        .await
+        .expect("POST");
+    let status = response.status();
+    let replayed = response.headers().contains_key("idempotent-replayed");
+    let body = response.json().await.unwrap_or(Value::Null);
+    (status, body, replayed)
+}
+
+#[tokio::test]
+async fn a_hold_sent_again_with_its_key_gets_the_first_answer_and_holds_nothing_more() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    // A key belongs to its caller, here the session: one made first (a
+    // hold on another event), as a browser has one from its first claim.
+    let buyer = app.buyer();
+    let elsewhere = app.create_event(1, 1).await;
+    assert_eq!(
+        buyer.hold(elsewhere.id, &elsewhere.seat_ids).await.0,
+        StatusCode::CREATED
+    );
+    let path = format!("/api/events/{}/holds", event.id);
+    let body = json!({"seat_ids": [event.seat_ids[0]]});
+    let (status, first, replayed) = keyed(&buyer, &path, "hold-1", &body).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    assert!(!replayed);
+    let (status, again, replayed) = keyed(&buyer, &path, "hold-1", &body).await;
+    assert_eq!(status, StatusCode::CREATED, "{again}");
+    assert!(replayed, "the second answer is the kept one");
+    assert_eq!(first, again);
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM holds WHERE event_id = {}",
+            event.id
+        ))
+        .await,
+        1
+    );
+    // The same key with another body: refused, and nothing held.
+    let other = json!({"seat_ids": [event.seat_ids[1]]});
+    let (status, refused, _) = keyed(&buyer, &path, "hold-1", &other).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused["error"], "idempotency_key_reused");
+    // …or another path.
+    let (status, refused, _) = keyed(
+        &buyer,
+        &format!("/api/holds/{}/purchase", id_segment(&first["hold_id"])),
+        "hold-1",
+        &body,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'HELD'",
+            event.id
+        ))
+        .await,
+        1
+    );
+    // A key belongs to its caller: another buyer's same key runs anew.
+    let stranger = app.buyer();
+    let body = json!({"seat_ids": [event.seat_ids[2]]});
+    let (status, theirs, replayed) = keyed(&stranger, &path, "hold-1", &body).await;
+    assert_eq!(status, StatusCode::CREATED, "{theirs}");
+    assert!(!replayed);
+    assert_ne!(theirs["hold_id"], first["hold_id"]);
+}
+
+#[tokio::test]
+async fn twenty_purchases_at_once_with_one_key_buy_once() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &event.seat_ids[..2]).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let path = format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"]));
+    let body = json!({"name": "Ada Lovelace", "email": "ada@example.com"});
+    let answers: Vec<(StatusCode, Value, bool)> = futures::stream::iter(0..20)
+        .map(|_| keyed(&buyer, &path, "buy-once", &body))
+        .buffer_unordered(20)
+        .collect()
+        .await;
+    let bought: Vec<&Value> = answers
+        .iter()
+        .filter(|(status, _, _)| *status == StatusCode::CREATED)
+        .map(|(_, body, _)| body)
+        .collect();
+    assert!(!bought.is_empty(), "{answers:?}");
+    // Every 201 is the one purchase; the rest were told to come back.
+    assert!(
+        bought
+            .iter()
+            .all(|b| b["order_id"] == bought[0]["order_id"])
+    );
+    for (status, body, _) in &answers {
+        assert!(
+            *status == StatusCode::CREATED
+                || (*status == StatusCode::CONFLICT && body["error"] == "idempotency_key_in_use"),
+            "{status}: {body}"
+        );
+    }
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM orders WHERE event_id = {}",
+            event.id
+        ))
+        .await,
+        1
+    );
+    // Later, the same request is answered with the order, not a 409
+    // "already purchased".
+    let (status, again, replayed) = keyed(&buyer, &path, "buy-once", &body).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(replayed);
+    assert_eq!(again["order_id"], bought[0]["order_id"]);
+    // Without the key, buying again is the usual conflict.
+    let (status, plain) = buyer.post(&path, body).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(plain["error"], "already_purchased");
+}
+
+#[tokio::test]
+async fn a_key_must_be_plain_text_of_a_sensible_length() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 3).await;
+    let buyer = app.buyer();
+    let path = format!("/api/events/{}/holds", event.id);
+    let body = json!({"seat_ids": [event.seat_ids[0]]});
+    let (status, refused, _) = keyed(&buyer, &path, &"k".repeat(256), &body).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused["error"], "invalid_idempotency_key");
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM holds WHERE event_id = {}",
+            event.id
+        ))
+        .await,
+        0
+    );
+    // A failure on our side is not kept: the retry runs. (A 4xx is kept.)
+    let (status, _, _) = keyed(&buyer, &path, "k", &json!({"seat_ids": [999_999_999]})).await;
+    assert!(status.is_client_error());
+    let (_, _, replayed) = keyed(&buyer, &path, "k", &json!({"seat_ids": [999_999_999]})).await;
+    assert!(replayed, "a refusal is an answer too");
+}
