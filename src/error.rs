@@ -150,18 +150,49 @@ impl AppError {
             // (transient), or we sent something unencodable (a bug).
             Some(err) => match err.code() {
                 None => err.is_closed() || caused_by_io(err),
-                Some(state) => [
-                    SqlState::T_R_DEADLOCK_DETECTED,
-                    SqlState::T_R_SERIALIZATION_FAILURE,
-                    SqlState::LOCK_NOT_AVAILABLE,
-                    SqlState::QUERY_CANCELED,
-                    SqlState::ADMIN_SHUTDOWN,
-                    SqlState::CANNOT_CONNECT_NOW,
-                    SqlState::TOO_MANY_CONNECTIONS,
-                ]
-                .contains(state),
+                Some(state) => {
+                    [
+                        SqlState::T_R_DEADLOCK_DETECTED,
+                        SqlState::T_R_SERIALIZATION_FAILURE,
+                        SqlState::LOCK_NOT_AVAILABLE,
+                        SqlState::QUERY_CANCELED,
+                        SqlState::TOO_MANY_CONNECTIONS,
+                    ]
+                    .contains(state)
+                        || self.is_connection_lost()
+                }
             },
             None => false,
+        }
+    }
+
+    /// The database went away or can't take writes here: the connection
+    /// broke or could not be made, the server is shutting down or
+    /// starting, or it is a standby now (a failover demoted it). Worth
+    /// retrying once a primary answers again; pooled connections are then
+    /// checked before use (`db::outage`).
+    pub fn is_connection_lost(&self) -> bool {
+        if let AppError::Pool(deadpool_postgres::PoolError::Timeout(
+            deadpool_postgres::TimeoutType::Create,
+        )) = self
+        {
+            return true;
+        }
+        let Some(err) = self.postgres_error() else {
+            return false;
+        };
+        match err.code() {
+            None => err.is_closed() || caused_by_io(err),
+            Some(state) => {
+                state.code().starts_with("08")
+                    || [
+                        SqlState::ADMIN_SHUTDOWN,
+                        SqlState::CRASH_SHUTDOWN,
+                        SqlState::CANNOT_CONNECT_NOW,
+                        SqlState::READ_ONLY_SQL_TRANSACTION,
+                    ]
+                    .contains(state)
+            }
         }
     }
 

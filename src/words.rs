@@ -28,6 +28,8 @@ pub const GENERIC_500: &str =
     "Something went wrong on our side. Nothing you held or bought was lost.";
 pub const GENERIC_503: &str =
     "The box office is very busy right now. Please try again in a moment.";
+/// A 503 because the database went away (a failover under way).
+pub const DATABASE_503: &str = "The box office can't reach its database right now (a switch-over takes seconds), and nothing was left half done. Please try again in a few seconds: sent with the same Idempotency-Key, a retry is never done twice.";
 
 /// What a buyer, a member of staff or an API client is told about a
 /// refusal: every refusal's message is here. Failures of our own get the

@@ -50,11 +50,13 @@ pub mod map;
 mod offer_lines;
 pub mod order_changes;
 pub mod orders;
+pub mod outage;
 pub mod outbox;
 pub mod payments;
 pub mod price_types;
 pub mod promo_codes;
 pub mod publishing;
+mod purchase_landed;
 pub mod queue;
 pub mod queue_board;
 pub mod rate_limits;
@@ -148,6 +150,8 @@ pub fn build_named_pool(
         .wait_timeout(Some(settings.pool_wait))
         .create_timeout(Some(Duration::from_secs(3)))
         .recycle_timeout(Some(Duration::from_secs(1)))
+        .pre_recycle(outage::check_before_use())
+        .post_create(outage::count_new_connection())
         .runtime(Runtime::Tokio1)
         .build()
         .context("building the database pool")
@@ -286,6 +290,15 @@ pub async fn prepare_together(client: &impl GenericClient, statements: &[&str]) 
 
 /// Whether the schema is as this binary expects: every embedded migration
 /// applied. (Readiness: an instance of a newer build waits for its migrations.)
+/// Whether the server takes writes (a primary), not a standby replaying one.
+pub async fn is_primary(client: &impl GenericClient) -> AppResult<bool> {
+    let in_recovery: bool = client
+        .query_one("SELECT pg_is_in_recovery()", &[])
+        .await?
+        .get(0);
+    Ok(!in_recovery)
+}
+
 pub async fn migrations_current(client: &impl GenericClient) -> AppResult<bool> {
     let expected = embedded::migrations::runner()
         .get_migrations()

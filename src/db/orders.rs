@@ -106,6 +106,28 @@ pub async fn purchase(
             outcome = attempt().await;
         }
     }
+    // The connection died: perhaps during COMMIT, so the sale may have
+    // landed with its answer lost. The hold names the order it made, so
+    // once a primary answers, what happened is looked up, not guessed.
+    if let Err(err) = &outcome
+        && err.is_connection_lost()
+        && let Some(landed) = super::purchase_landed::lookup(pool, hold_id, buyer_id).await?
+    {
+        tracing::warn!(%hold_id, "a purchase's commit answer was lost; it had landed");
+        return Ok(match landed {
+            super::purchase_landed::Landed::Pending(order) => Purchased::Pending(order),
+            super::purchase_landed::Landed::Paid {
+                order_id,
+                event_id,
+                tickets,
+            } => Purchased::Paid(OrderCreated {
+                order_id,
+                event_id,
+                seat_ids: tickets.iter().filter_map(|t| t.seat_id).collect(),
+                tickets,
+            }),
+        });
+    }
     if let Ok(Purchased::Paid(_)) = outcome {
         metrics::counter!(crate::observability::PURCHASES).increment(1);
     }

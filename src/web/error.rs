@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::error::{AppError, ErrorCode};
-use crate::words::{GENERIC_500, GENERIC_503, REFUSED_VALUE, message};
+use crate::words::{DATABASE_503, GENERIC_500, GENERIC_503, REFUSED_VALUE, message};
 
 /// The longest an error's words may be.
 const MAX_MESSAGE_CHARS: usize = 1_000;
@@ -325,7 +325,12 @@ impl IntoResponse for AppError {
             }
             StatusCode::SERVICE_UNAVAILABLE => {
                 tracing::warn!(error = %self.for_log(), "request failed (transient)");
-                GENERIC_503.to_string()
+                if self.is_connection_lost() {
+                    crate::db::outage::connection_lost();
+                    DATABASE_503.to_string()
+                } else {
+                    GENERIC_503.to_string()
+                }
             }
             // Words may quote what was sent (a parser's message does):
             // however long that was, the answer stays small.

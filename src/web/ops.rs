@@ -24,23 +24,34 @@ async fn healthz() -> &'static str {
     "ok"
 }
 
-/// The database answers and its schema is what this build expects; 503
-/// otherwise (quickly: the pool's wait is bounded).
+/// A primary answers (not a standby: after a failover the pool's new
+/// connections find the new one) and its schema is what this build
+/// expects; 503 otherwise (quickly: the pool's wait is bounded).
 async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     let check = async {
         let client = state.pool.get().await?;
-        db::migrations_current(&client).await
+        Ok::<_, crate::error::AppError>((
+            db::is_primary(&client).await?,
+            db::migrations_current(&client).await?,
+        ))
     };
     match check.await {
-        Ok(true) => (
-            StatusCode::OK,
-            Json(json!({ "database": "ok", "migrations": "current" })),
+        Ok((false, _)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "database": "standby", "primary": false })),
         ),
-        Ok(false) => (
+        Ok((true, true)) => (
+            StatusCode::OK,
+            Json(json!({ "database": "ok", "primary": true, "migrations": "current" })),
+        ),
+        Ok((true, false)) => (
             StatusCode::SERVICE_UNAVAILABLE,
             Json(json!({ "database": "ok", "migrations": "pending" })),
         ),
         Err(err) => {
+            if err.is_connection_lost() {
+                crate::db::outage::connection_lost();
+            }
             tracing::warn!(error = %err, "not ready");
             (
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -272,6 +272,19 @@ impl PgCluster {
         self.server.is_none()
     }
 
+    /// Kills the postmaster with SIGKILL, as a machine dying would (its
+    /// backends notice and exit; nothing is checkpointed), and waits for it
+    /// to be gone. For failover tests. Blocking.
+    pub fn kill_hard(&self) -> anyhow::Result<()> {
+        let Some(server) = &self.server else {
+            bail!("this cluster was attached to, not started here: not ours to kill");
+        };
+        kill(server.pid, Signal::SIGKILL).context("killing PostgreSQL")?;
+        let exited = server.exited.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = exited.recv_timeout(Duration::from_secs(30));
+        Ok(())
+    }
+
     /// Fast shutdown (SIGINT: roll back open transactions, checkpoint, exit),
     /// waiting up to 30 s. Blocking. A cluster this process only attached
     /// to is left running.
