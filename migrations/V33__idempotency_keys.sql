@@ -14,6 +14,9 @@ CREATE TABLE idempotency_keys (
     -- While the first request runs: until when it counts as running (a
     -- crashed instance's claim on the key lapses, and a retry runs it).
     running_until timestamptz,
+    -- Which run holds the key: only it keeps its answer or lets the key
+    -- go (a run that lapsed and was taken over can't undo its successor).
+    run_id        uuid,
     status        smallint CHECK (status BETWEEN 100 AND 599),
     content_type  text,
     location      text,

@@ -78,7 +78,9 @@ pub async fn track_requests(request: Request, next: Next) -> Response {
     request.extensions_mut().insert(mark.clone());
     let response = next.run(request).await;
     if mark.0.load(Ordering::Relaxed) {
-        claim_meter().record(started, started.elapsed());
+        // Kept by when it finished: a claim slower than the window still
+        // counts (by its start it would fall out, and the tail with it).
+        claim_meter().record(Instant::now(), started.elapsed());
     }
     metrics::histogram!(
         REQUEST_DURATION,
@@ -124,12 +126,13 @@ pub fn claim_meter() -> &'static ClaimMeter {
 }
 
 impl ClaimMeter {
-    pub fn record(&self, started: Instant, took: Duration) {
+    /// A claim that finished at `finished`, having taken `took`.
+    pub fn record(&self, finished: Instant, took: Duration) {
         let mut recent = self.recent.lock().expect("claim meter lock");
         if recent.len() == CLAIM_METER_CAPACITY {
             recent.pop_front();
         }
-        recent.push_back((started, took));
+        recent.push_back((finished, took));
     }
 
     /// The claims of the last [`CLAIM_WINDOW`] before `now`, if any.

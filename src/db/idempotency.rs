@@ -39,15 +39,16 @@ pub async fn claim(
     key: &str,
     request_hash: &[u8],
     run_for: Duration,
+    run_id: uuid::Uuid,
 ) -> AppResult<Claim> {
     let statement = client
         .prepare_cached(
             "WITH took AS (
-                INSERT INTO idempotency_keys (principal, key, request_hash, running_until)
-                VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+                INSERT INTO idempotency_keys (principal, key, request_hash, running_until, run_id)
+                VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5)
                 ON CONFLICT (principal, key) DO UPDATE
                    SET request_hash = EXCLUDED.request_hash, created_at = now(),
-                       running_until = EXCLUDED.running_until,
+                       running_until = EXCLUDED.running_until, run_id = EXCLUDED.run_id,
                        status = NULL, content_type = NULL, location = NULL, body = NULL
                  WHERE idempotency_keys.created_at < now() - interval '24 hours'
                     OR (idempotency_keys.status IS NULL
@@ -63,7 +64,13 @@ pub async fn claim(
     let row = client
         .query_one(
             &statement,
-            &[&principal, &key, &request_hash, &run_for.as_secs_f64()],
+            &[
+                &principal,
+                &key,
+                &request_hash,
+                &run_for.as_secs_f64(),
+                &run_id,
+            ],
         )
         .await?;
     if row.get::<_, bool>("took") {
@@ -88,18 +95,19 @@ pub async fn claim(
     })
 }
 
-/// Keeps the run's answer for the key.
+/// Keeps the run's answer for the key (if the run still holds it).
 pub async fn keep(
     client: &impl GenericClient,
     principal: &[u8],
     key: &str,
+    run_id: uuid::Uuid,
     answer: &KeptAnswer,
 ) -> AppResult<()> {
     let statement = client
         .prepare_cached(
             "UPDATE idempotency_keys
                 SET status = $3, content_type = $4, location = $5, body = $6, running_until = NULL
-              WHERE principal = $1 AND key = $2 AND status IS NULL",
+              WHERE principal = $1 AND key = $2 AND status IS NULL AND run_id = $7",
         )
         .await?;
     client
@@ -112,6 +120,7 @@ pub async fn keep(
                 &answer.content_type,
                 &answer.location,
                 &answer.body,
+                &run_id,
             ],
         )
         .await?;
@@ -120,11 +129,17 @@ pub async fn keep(
 
 /// Lets the key go without an answer (the run failed on our side, so a
 /// retry may run it again).
-pub async fn release(client: &impl GenericClient, principal: &[u8], key: &str) -> AppResult<()> {
+pub async fn release(
+    client: &impl GenericClient,
+    principal: &[u8],
+    key: &str,
+    run_id: uuid::Uuid,
+) -> AppResult<()> {
     client
         .execute(
-            "DELETE FROM idempotency_keys WHERE principal = $1 AND key = $2 AND status IS NULL",
-            &[&principal, &key],
+            "DELETE FROM idempotency_keys
+              WHERE principal = $1 AND key = $2 AND status IS NULL AND run_id = $3",
+            &[&principal, &key, &run_id],
         )
         .await?;
     Ok(())

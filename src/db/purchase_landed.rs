@@ -34,16 +34,26 @@ pub(super) async fn lookup(
     hold_id: HoldId,
     buyer_id: BuyerId,
 ) -> AppResult<Option<Landed>> {
+    // Pooled connections may lead to the old primary: checked before use
+    // from now on (see `outage`).
+    super::outage::connection_lost();
     let started = std::time::Instant::now();
     let mut pause = Duration::from_millis(100);
     loop {
         let looked = async {
             let client = pool.get().await?;
+            // Only a primary's answer counts: a standby may not have the
+            // commit yet, or be a demoted primary that has it alone.
+            if !super::is_primary(&client).await? {
+                return Err(crate::error::AppError::Unavailable(anyhow::anyhow!(
+                    "the database answering is a standby"
+                )));
+            }
             order_of_hold(&client, hold_id, buyer_id).await
         };
         match looked.await {
             Ok(found) => return Ok(found),
-            Err(err) if err.is_connection_lost() && started.elapsed() < LOOKUP_FOR => {
+            Err(err) if err.is_transient() && started.elapsed() < LOOKUP_FOR => {
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(1));
             }

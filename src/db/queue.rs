@@ -245,15 +245,18 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppR
                        greatest(coalesce(admit_clock, opens_at),
                                 now() - make_interval(secs => greatest(2.0, 60.0 / coalesce(admit_per_minute, 60))))
                          AS clock,
-                       coalesce(auto_target::bigint, $3::bigint)::float8 AS target
+                       coalesce(auto_target::bigint, $3::bigint)::float8 AS target,
+                       -- Other instances' workers offer batches too: the
+                       -- target moves once a second, not once per worker.
+                       coalesce(auto_moved_at < now() - interval '900 milliseconds', true) AS may_move
                   FROM event_queues
                  WHERE event_id = $1 AND opens_at <= now()
                    FOR UPDATE SKIP LOCKED),
              paced AS (
                 SELECT q.*, s.n AS shoppers,
                        CASE WHEN q.admit_per_minute IS NOT NULL THEN NULL
-                            WHEN $2::float8 < 1
-                            THEN greatest($4::bigint, floor(least(q.target, greatest(s.n, 1)) * $2::float8))
+                            WHEN NOT q.may_move THEN q.target
+                            WHEN $2::float8 < 1 THEN greatest($4::bigint, floor(q.target * $2::float8))
                             WHEN s.n >= 0.9 * q.target THEN least(1000000, ceil(q.target * $2::float8))
                             ELSE q.target
                        END::bigint AS new_target
@@ -286,6 +289,8 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppR
                 UPDATE event_queues e
                    SET admitted = e.admitted + c.n,
                        auto_target = a.new_target,
+                       auto_moved_at = CASE WHEN a.may_move AND a.admit_per_minute IS NULL THEN now()
+                                            ELSE e.auto_moved_at END,
                        admit_clock = CASE WHEN a.admit_per_minute IS NULL OR c.n < a.k THEN now()
                                           ELSE a.clock + make_interval(secs => c.n * 60.0 / a.admit_per_minute) END
                   FROM allowance a, counted c

@@ -18,9 +18,10 @@
 //! - the smaller of the two moves the target, bounded to [`MAX_CUT`,
 //!   `MAX_GROWTH`] a tick so one noisy second can't swing it.
 //!
-//! With too few claims to judge (shoppers still choosing, or none
-//! admitted since a cut), the target grows by [`PROBE_GROWTH`]: an idle
-//! house costs nothing to probe.
+//! With a few claims, too few to judge, the target grows by
+//! [`PROBE_GROWTH`]; with none it holds (admitted buyers who claim nothing
+//! are no evidence the house can take more). A cut is from the target,
+//! bounded like growth.
 //! The target only grows while it binds (the shoppers are near it); see
 //! `db::queue::admit_batch`, which applies the factor in its statement.
 
@@ -42,9 +43,10 @@ pub const MAX_GROWTH: f64 = 1.15;
 pub const MAX_CUT: f64 = 0.7;
 /// Fewer claims than this in the window say nothing about the house.
 pub const MIN_SAMPLES: usize = 20;
-/// The growth with too few claims to judge: few claims load nothing, and
-/// a target cut below the shoppers admits none until it climbs back.
-pub const PROBE_GROWTH: f64 = MAX_GROWTH;
+/// The growth with some claims but too few to judge: few claims load
+/// little. With none at all the target holds: admitted buyers who claim
+/// nothing are no evidence that the house can take more of them.
+pub const PROBE_GROWTH: f64 = 1.05;
 /// The share of the pool that claims in flight may take: the rest is for
 /// pages, checkout and the workers.
 pub const POOL_SHARE: f64 = 0.8;
@@ -54,9 +56,12 @@ pub const MIN_TARGET: i64 = 10;
 
 /// The factor an auto queue's target moves by this tick.
 pub fn growth(sample: Option<ClaimSample>, p95_budget: Duration, pool_size: usize) -> f64 {
-    let Some(sample) = sample.filter(|s| s.count >= MIN_SAMPLES) else {
-        return PROBE_GROWTH;
+    let Some(sample) = sample else {
+        return 1.0;
     };
+    if sample.count < MIN_SAMPLES {
+        return PROBE_GROWTH;
+    }
     let latency = p95_budget.as_secs_f64() / sample.p95.as_secs_f64().max(1e-4);
     let in_flight = sample.per_second * sample.mean.as_secs_f64();
     let pool = match in_flight > 0.0 {
@@ -115,8 +120,8 @@ mod tests {
     }
 
     #[test]
-    fn too_few_claims_only_probe() {
-        assert_eq!(growth(None, BUDGET, 32), PROBE_GROWTH);
+    fn too_few_claims_only_probe_and_none_hold() {
+        assert_eq!(growth(None, BUDGET, 32), 1.0);
         let few = Some(ClaimSample {
             count: MIN_SAMPLES - 1,
             per_second: 1.0,

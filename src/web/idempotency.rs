@@ -7,11 +7,13 @@
 //! idempotency_key_in_use` with `Retry-After`.
 //!
 //! A key belongs to its caller: the API key and customer, or the session.
-//! Callers with neither (a first request, before its session cookie) share
-//! one scope, so their keys must be unguessable (a UUID, say).
-//! Answers of 500 and 503 are not kept: nothing was done that a retry
-//! would repeat (a purchase whose commit answer was lost finds out what
-//! happened itself; see `db::orders::purchase`), so the retry runs.
+//! A caller with neither (a browser's first request, before it has a
+//! session) has no scope to keep keys in, and its request runs unkeyed.
+//! Kept are successes and refusals the same request would get again
+//! (400, 404, 410, 422); anything else (a 5xx, a 409 from a race, a 429)
+//! lets the key go, so the retry runs. A 503 did nothing a retry would
+//! repeat: a purchase whose commit answer was lost finds out what
+//! happened itself (see `db::purchase_landed`).
 
 use std::time::Duration;
 
@@ -30,21 +32,21 @@ use crate::web::state::AppState;
 pub const HEADER: &str = "idempotency-key";
 /// The largest body a keyed request may have (its digest is what is
 /// compared; the cap keeps the buffering small).
-const MAX_BODY: usize = 64 * 1024;
-/// The largest answer kept; a larger one is given but not kept.
-const MAX_KEPT: usize = 256 * 1024;
-/// How long a run holds its key before a retry may take it over (an
-/// instance that died mid-run never answers).
-const RUN_FOR: Duration = Duration::from_secs(60);
+const MAX_BODY: usize = 1024 * 1024;
+/// How long a run holds its key past the request's own deadline before a
+/// retry may take it over (an instance that died mid-run never answers).
+const RUN_PAST_DEADLINE: Duration = Duration::from_secs(30);
 /// How long a second request waits for the first one's answer.
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(5);
 
 /// The caller a key belongs to: a digest of its API key and customer, or
-/// of its session cookie.
-fn principal(headers: &HeaderMap) -> Vec<u8> {
+/// of its session cookie; None for a caller with neither.
+fn principal(headers: &HeaderMap) -> Option<Vec<u8>> {
     let mut digest = Sha256::new();
+    let mut named = false;
     for name in [header::AUTHORIZATION.as_str(), "x-customer-ref"] {
         for value in headers.get_all(name) {
+            named = true;
             digest.update(name.as_bytes());
             digest.update(b"\0");
             digest.update(value.as_bytes());
@@ -62,10 +64,26 @@ fn principal(headers: &HeaderMap) -> Vec<u8> {
                 || *name == crate::web::security::SECURE_SESSION_COOKIE
         });
     if let Some((_, session)) = session {
+        named = true;
         digest.update(b"session\0");
         digest.update(session.as_bytes());
     }
-    digest.finalize().to_vec()
+    named.then(|| digest.finalize().to_vec())
+}
+
+/// Whether an answer is kept for its key: successes, and refusals that
+/// sending the same request again would get again. A refusal that time
+/// may lift (401, 403 before an admission, 408, 409 in a race, 429) lets
+/// the key go, so the retry runs.
+fn kept(status: StatusCode) -> bool {
+    status.is_success()
+        || [
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::GONE,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ]
+        .contains(&status)
 }
 
 fn request_hash(method: &Method, uri: &axum::http::Uri, body: &[u8]) -> Vec<u8> {
@@ -124,34 +142,42 @@ pub async fn run_once(State(state): State<AppState>, request: Request, next: Nex
 
 async fn run_keyed(state: &AppState, request: Request, next: Next) -> AppResult<Response> {
     let key = key_of(&request.headers()[HEADER])?;
-    let principal = principal(request.headers());
+    // A caller with no session and no API key has no scope to keep its
+    // keys in (any other such caller could replay its answers): its first
+    // request runs as if unkeyed; from its session on, keys hold.
+    let Some(principal) = principal(request.headers()) else {
+        return Ok(next.run(request).await);
+    };
     let (parts, body) = request.into_parts();
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY)
         .await
         .map_err(|_| AppError::BadRequest(Malformed::BodyTooLarge))?;
     let hash = request_hash(&parts.method, &parts.uri, &body);
+    let run_for = state.config.server.request_timeout + RUN_PAST_DEADLINE;
+    let run_id = uuid::Uuid::new_v4();
     let started = tokio::time::Instant::now();
+    let mut pause = Duration::from_millis(50);
     loop {
         let claim = {
             let client = state.pool.get().await?;
-            db::idempotency::claim(&client, &principal, &key, &hash, RUN_FOR).await?
+            db::idempotency::claim(&client, &principal, &key, &hash, run_for, run_id).await?
         };
         match claim {
             Claim::Run => break,
             Claim::Replay(answer) => return Ok(replay(answer)),
             Claim::Reused => return Err(AppError::Invalid(Invalid::IdempotencyKeyReused)),
             Claim::Running if started.elapsed() < WAIT_FOR_FIRST => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(500));
             }
             Claim::Running => return Err(AppError::Conflict(Conflict::IdempotencyKeyInUse)),
         }
     }
     let response = next.run(Request::from_parts(parts, Body::from(body))).await;
     let status = response.status();
-    let client = state.pool.get().await;
-    if status.is_server_error() {
-        if let Ok(client) = client {
-            db::idempotency::release(&client, &principal, &key).await?;
+    if !kept(status) {
+        if let Ok(client) = state.pool.get().await {
+            db::idempotency::release(&client, &principal, &key, run_id).await?;
         }
         return Ok(response);
     }
@@ -159,13 +185,6 @@ async fn run_keyed(state: &AppState, request: Request, next: Next) -> AppResult<
     let body = axum::body::to_bytes(body, usize::MAX)
         .await
         .map_err(|err| AppError::Internal(anyhow::anyhow!("reading an answer to keep: {err}")))?;
-    if body.len() > MAX_KEPT {
-        // No create answer is this large; given as it is, not kept.
-        if let Ok(client) = &client {
-            db::idempotency::release(client, &principal, &key).await?;
-        }
-        return Ok(Response::from_parts(parts, Body::from(body)));
-    }
     let text = |name| {
         parts
             .headers
@@ -180,14 +199,13 @@ async fn run_keyed(state: &AppState, request: Request, next: Next) -> AppResult<
         body: body.to_vec(),
     };
     // Not kept (the database went away after the run): the answer is still
-    // given; a retry after RUN_FOR runs again.
-    match client {
-        Ok(client) => {
-            if let Err(err) = db::idempotency::keep(&client, &principal, &key, &answer).await {
-                tracing::warn!(error = %err, "keeping an idempotent answer");
-            }
-        }
-        Err(err) => tracing::warn!(error = %err, "keeping an idempotent answer"),
+    // given; a retry after the run's time runs again.
+    let kept = async {
+        let client = state.pool.get().await?;
+        db::idempotency::keep(&client, &principal, &key, run_id, &answer).await
+    };
+    if let Err(err) = kept.await {
+        tracing::warn!(error = %err, "keeping an idempotent answer");
     }
     Ok(Response::from_parts(parts, Body::from(body)))
 }

@@ -141,6 +141,11 @@ async fn a_key_must_be_plain_text_of_a_sensible_length() {
     let app = spawn_app().await;
     let event = app.create_event(1, 3).await;
     let buyer = app.buyer();
+    let elsewhere = app.create_event(1, 1).await;
+    assert_eq!(
+        buyer.hold(elsewhere.id, &elsewhere.seat_ids).await.0,
+        StatusCode::CREATED
+    );
     let path = format!("/api/events/{}/holds", event.id);
     let body = json!({"seat_ids": [event.seat_ids[0]]});
     let (status, refused, _) = keyed(&buyer, &path, &"k".repeat(256), &body).await;

@@ -129,10 +129,7 @@ async fn with_the_database_down_requests_get_a_quick_503_and_health_still_answer
     let page = client.http.get(format!("{base}/")).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(
-        page.text()
-            .await
-            .unwrap()
-            .contains("reach its database"),
+        page.text().await.unwrap().contains("reach its database"),
         "a page, not a JSON error, saying what is wrong"
     );
     let health = client

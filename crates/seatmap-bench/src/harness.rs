@@ -74,7 +74,7 @@ pub fn use_seatmap_binary(chosen: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn seatmap_binary() -> anyhow::Result<PathBuf> {
+pub(crate) fn seatmap_binary() -> anyhow::Result<PathBuf> {
     if let Some(chosen) = SEATMAP_BINARY.get() {
         return Ok(chosen.clone());
     }

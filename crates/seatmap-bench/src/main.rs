@@ -32,7 +32,12 @@
 //! waiting room, --before-open of them before the opening, then the rest
 //! over --duration while all poll and those admitted pick a seat; with
 //! the join, poll and pick figures, the statements per poll, the admission
-//! rate against --admit-per-minute, and the order's fairness).
+//! rate against --admit-per-minute, and the order's fairness), failover
+//! (alone: a pg_auto_failover monitor, primary and synchronous standby
+//! made with pg_autoctl, 2 instances given both nodes, buyers at
+//! --concurrency; the primary's machine killed, then on a fresh formation
+//! a planned switchover; acknowledged purchases missing, seats sold twice,
+//! stray answers, and the gap to the first sale after the fault).
 //! --seatmap-binary PATH runs another build;
 //! --statements loads pg_stat_statements and prints where the database's
 //! time went in ratio, sales and best.
@@ -58,6 +63,19 @@ async fn main() -> anyhow::Result<()> {
     let options = Options::from_args()?;
     if let Some(chosen) = &options.seatmap {
         harness::use_seatmap_binary(chosen)?;
+    }
+    // failover builds its own pg_auto_failover formation, not the
+    // harness's one cluster.
+    if options.scenarios.iter().any(|s| s == "failover") {
+        anyhow::ensure!(
+            options.scenarios.len() == 1,
+            "failover runs alone: it brings its own database formation"
+        );
+        if !scenarios::failover::run(&options).await? {
+            bail!("failover: a promise did not hold: see above");
+        }
+        println!("\nall promises held");
+        return Ok(());
     }
     let needs = if options.scenarios.iter().any(|s| s == "scale") {
         options.instances.max(2)

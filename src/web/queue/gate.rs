@@ -130,11 +130,22 @@ pub async fn admit(
     pass: &QueuePass,
     buyer: Option<BuyerId>,
 ) -> AppResult<Gate> {
-    // Every claim is timed, queue or not: they all share the house that
-    // "auto" queues pace themselves by.
+    let gate = gate(state, event_id, pass, buyer).await?;
+    // Every claim let through is timed, queue or not: they all share the
+    // house that "auto" queues pace themselves by. (Refusals are not: fast
+    // 403s would pull the claims' p95 down.)
     if let (Some(_), Some(claim)) = (buyer, &pass.claim) {
         claim.set();
     }
+    Ok(gate)
+}
+
+async fn gate(
+    state: &AppState,
+    event_id: EventId,
+    pass: &QueuePass,
+    buyer: Option<BuyerId>,
+) -> AppResult<Gate> {
     let queued = match state.queues.is_ready() {
         true => state.queues.queue_of(event_id).is_some(),
         false => {

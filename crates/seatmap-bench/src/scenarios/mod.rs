@@ -3,6 +3,7 @@
 //! after every one that ends with a report.
 
 mod door;
+pub mod failover;
 mod faults;
 mod ga;
 mod live;
