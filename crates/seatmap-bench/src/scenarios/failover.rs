@@ -246,13 +246,28 @@ impl Formation {
         }
         let primary =
             connect_when_ready(&formation.node_conninfo(0), Duration::from_secs(30)).await?;
-        wait_for(
-            &primary,
-            "SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum'))",
-            Duration::from_secs(180),
-        )
-        .await
-        .context("the standby becoming synchronous")?;
+        // The standby's pg_basebackup waits for a checkpoint, by default a
+        // spread one (minutes): a CHECKPOINT now and then hurries it.
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            let synchronous = primary
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_stat_replication
+                                     WHERE sync_state IN ('sync', 'quorum'))",
+                    &[],
+                )
+                .await?
+                .get::<_, bool>(0);
+            if synchronous {
+                break;
+            }
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "the standby never became synchronous"
+            );
+            let _ = primary.batch_execute("CHECKPOINT").await;
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
         let names: String = primary
             .query_one("SHOW synchronous_standby_names", &[])
             .await?
@@ -326,7 +341,8 @@ struct Tally {
     /// When each 201 purchase was answered.
     bought_at: Vec<Instant>,
     answers_503: usize,
-    answers_409: usize,
+    /// 409s by error code.
+    answers_409: std::collections::BTreeMap<String, usize>,
     /// Anything else: status and error code.
     other: Vec<String>,
 }
@@ -412,7 +428,7 @@ async fn record(tally: &Mutex<Tally>, status: u16, body: &serde_json::Value) {
     let mut tally = tally.lock().await;
     match status {
         503 => tally.answers_503 += 1,
-        409 => tally.answers_409 += 1,
+        409 => *tally.answers_409.entry(body["error"].to_string()).or_default() += 1,
         _ => tally.other.push(format!("{status} {}", body["error"])),
     }
 }
@@ -592,7 +608,7 @@ async fn run_one(fault: Fault, options: &Options) -> anyhow::Result<bool> {
     println!("  acknowledged purchases missing afterwards: {missing}");
     println!("  seats sold twice: {twice}");
     println!(
-        "  answers 503: {}, 409: {}, other than 2xx/409/503: {}{}",
+        "  answers 503: {}, 409: {:?}, other than 2xx/409/503: {}{}",
         tally.answers_503,
         tally.answers_409,
         tally.other.len(),
@@ -618,6 +634,21 @@ async fn run_one(fault: Fault, options: &Options) -> anyhow::Result<bool> {
         ),
         None => println!("  no purchase was answered 201 within 120 s of the fault"),
     }
+    // The outage as buyers saw it: the longest time without a purchase
+    // answered 201, from the fault on.
+    let mut answered: Vec<Instant> = tally.bought_at.clone();
+    answered.push(faulted_at);
+    answered.sort();
+    let longest = answered
+        .windows(2)
+        .filter(|w| w[1] > faulted_at)
+        .map(|w| w[1].duration_since(w[0]))
+        .max()
+        .unwrap_or_default();
+    println!(
+        "  the longest time without a sale from the fault on: {:.1} s",
+        longest.as_secs_f64()
+    );
     for (mut child, _) in apps {
         let _ = child.kill().await;
     }
