@@ -29,6 +29,9 @@ command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# `seatmap-bench failover` builds a pg_auto_failover formation with
+# Debian's pg_autoctl (the extension is built for Debian's PostgreSQL 15).
+command -v pg_autoctl >/dev/null 2>&1 || missing+=(postgresql-15-auto-failover pg-auto-failover-cli)
 # Schemathesis is installed by pip into a virtualenv (tests/api-fuzz.sh).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -18,10 +18,8 @@
 //! - the smaller of the two moves the target, bounded to [`MAX_CUT`,
 //!   `MAX_GROWTH`] a tick so one noisy second can't swing it.
 //!
-//! With a few claims, too few to judge, the target grows by
-//! [`PROBE_GROWTH`]; with none it holds (admitted buyers who claim nothing
-//! are no evidence the house can take more). A cut is from the target,
-//! bounded like growth.
+//! With too few claims to judge, the target creeps up by
+//! [`PROBE_GROWTH`]. A cut is from the target, bounded like growth.
 //! The target only grows while it binds (the shoppers are near it); see
 //! `db::queue::admit_batch`, which applies the factor in its statement.
 
@@ -43,9 +41,10 @@ pub const MAX_GROWTH: f64 = 1.15;
 pub const MAX_CUT: f64 = 0.7;
 /// Fewer claims than this in the window say nothing about the house.
 pub const MIN_SAMPLES: usize = 20;
-/// The growth with some claims but too few to judge: few claims load
-/// little. With none at all the target holds: admitted buyers who claim
-/// nothing are no evidence that the house can take more of them.
+/// The growth with too few claims to judge: few claims load little, so
+/// the target creeps up (a target cut below the shoppers must climb back
+/// past them before anyone is admitted and claims again), but slowly:
+/// buyers who claim nothing are weak evidence.
 pub const PROBE_GROWTH: f64 = 1.05;
 /// The share of the pool that claims in flight may take: the rest is for
 /// pages, checkout and the workers.
@@ -56,12 +55,9 @@ pub const MIN_TARGET: i64 = 10;
 
 /// The factor an auto queue's target moves by this tick.
 pub fn growth(sample: Option<ClaimSample>, p95_budget: Duration, pool_size: usize) -> f64 {
-    let Some(sample) = sample else {
-        return 1.0;
-    };
-    if sample.count < MIN_SAMPLES {
+    let Some(sample) = sample.filter(|s| s.count >= MIN_SAMPLES) else {
         return PROBE_GROWTH;
-    }
+    };
     let latency = p95_budget.as_secs_f64() / sample.p95.as_secs_f64().max(1e-4);
     let in_flight = sample.per_second * sample.mean.as_secs_f64();
     let pool = match in_flight > 0.0 {
@@ -120,8 +116,8 @@ mod tests {
     }
 
     #[test]
-    fn too_few_claims_only_probe_and_none_hold() {
-        assert_eq!(growth(None, BUDGET, 32), 1.0);
+    fn too_few_claims_only_probe() {
+        assert_eq!(growth(None, BUDGET, 32), PROBE_GROWTH);
         let few = Some(ClaimSample {
             count: MIN_SAMPLES - 1,
             per_second: 1.0,

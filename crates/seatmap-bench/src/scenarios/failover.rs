@@ -428,7 +428,12 @@ async fn record(tally: &Mutex<Tally>, status: u16, body: &serde_json::Value) {
     let mut tally = tally.lock().await;
     match status {
         503 => tally.answers_503 += 1,
-        409 => *tally.answers_409.entry(body["error"].to_string()).or_default() += 1,
+        409 => {
+            *tally
+                .answers_409
+                .entry(body["error"].to_string())
+                .or_default() += 1
+        }
         _ => tally.other.push(format!("{status} {}", body["error"])),
     }
 }
