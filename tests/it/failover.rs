@@ -6,7 +6,7 @@
 //! with its tickets, no seat is sold twice, and every other answer was a
 //! 503 (with Retry-After) or a 409.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -16,21 +16,7 @@ use reqwest::StatusCode;
 use seatmap::config::{Config, DatabaseSource, Secret};
 use serde_json::{Value, json};
 
-use crate::support::{Api, create_event_on, id_segment, scratch_dir, serve_instance};
-
-async fn superuser(dir: &Path, dbname: &str) -> tokio_postgres::Client {
-    let (client, connection) = tokio_postgres::connect(
-        &format!(
-            "host={} port=5432 user={SUPERUSER} dbname={dbname}",
-            dir.display()
-        ),
-        tokio_postgres::NoTls,
-    )
-    .await
-    .expect("connecting to the test's own cluster");
-    tokio::spawn(connection);
-    client
-}
+use crate::support::{Api, create_event_on, id_segment, scratch_dir, serve_instance, superuser_at};
 
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     tokio::task::spawn_blocking(work)
@@ -70,25 +56,8 @@ struct Seen {
 }
 
 async fn post(buyer: &Api, path: &str, body: &Value, key: &str) -> (StatusCode, Value, bool) {
-    match buyer
-        .http
-        .post(format!("{}{path}", buyer.base))
-        .header("idempotency-key", key)
-        .json(body)
-        .send()
-        .await
-    {
-        Ok(response) => {
-            let status = response.status();
-            let retry_after = response.headers().contains_key("retry-after");
-            (
-                status,
-                response.json().await.unwrap_or(Value::Null),
-                retry_after,
-            )
-        }
-        Err(err) => panic!("the app itself stopped answering: {err}"),
-    }
+    let answer = buyer.post_keyed(path, key, body).await;
+    (answer.status, answer.body, answer.retry_after)
 }
 
 /// Holds one seat at a time and buys it, until told to stop. A purchase
@@ -157,7 +126,7 @@ async fn a_sale_survives_the_primary_dying_and_its_synchronous_standby_taking_ov
             .await
             .expect("starting the primary")
     };
-    superuser(&primary_dir, "postgres")
+    superuser_at(&primary_dir, "postgres")
         .await
         .batch_execute("CREATE DATABASE seatmap")
         .await
@@ -178,7 +147,7 @@ async fn a_sale_survives_the_primary_dying_and_its_synchronous_standby_taking_ov
     // commit (synchronous_commit on, the default, and any standby
     // synchronous). Set after the standby exists: until then every commit
     // would wait for one.
-    let sync = superuser(&primary_dir, "postgres").await;
+    let sync = superuser_at(&primary_dir, "postgres").await;
     for statement in [
         "ALTER SYSTEM SET synchronous_standby_names = '*'",
         "SELECT pg_reload_conf()",
@@ -229,7 +198,7 @@ async fn a_sale_survives_the_primary_dying_and_its_synchronous_standby_taking_ov
         .expect("killing the primary");
     // The operator's tool (pg_auto_failover, say) notices and promotes.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let promoted: bool = superuser(&standby_dir, "postgres")
+    let promoted: bool = superuser_at(&standby_dir, "postgres")
         .await
         .query_one("SELECT pg_promote(true, 30)", &[])
         .await
@@ -273,7 +242,7 @@ async fn a_sale_survives_the_primary_dying_and_its_synchronous_standby_taking_ov
     }
     // Every purchase a buyer was told about is on the new primary, with its
     // tickets; no seat is sold twice.
-    let now_primary = superuser(&standby_dir, "seatmap").await;
+    let now_primary = superuser_at(&standby_dir, "seatmap").await;
     for (order_id, seats) in &seen.bought {
         let tickets: i64 = now_primary
             .query_one(

@@ -6,35 +6,30 @@ use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::{Api, id_segment, spawn_app};
+use crate::support::{Api, TestApp, id_segment, spawn_app};
 
 async fn keyed(buyer: &Api, path: &str, key: &str, body: &Value) -> (StatusCode, Value, bool) {
-    let response = buyer
-        .http
-        .post(format!("{}{path}", buyer.base))
-        .header("idempotency-key", key)
-        .json(body)
-        .send()
-        .await
-        .expect("POST");
-    let status = response.status();
-    let replayed = response.headers().contains_key("idempotent-replayed");
-    let body = response.json().await.unwrap_or(Value::Null);
-    (status, body, replayed)
+    let answer = buyer.post_keyed(path, key, body).await;
+    (answer.status, answer.body, answer.replayed)
 }
 
-#[tokio::test]
-async fn a_hold_sent_again_with_its_key_gets_the_first_answer_and_holds_nothing_more() {
-    let app = spawn_app().await;
-    let event = app.create_event(1, 6).await;
-    // A key belongs to its caller, here the session: one made first (a
-    // hold on another event), as a browser has one from its first claim.
+/// A buyer with a session (a hold on an event of its own), as a browser
+/// has one from its first claim: a key belongs to its caller's session.
+async fn buyer_with_session(app: &TestApp) -> Api {
     let buyer = app.buyer();
     let elsewhere = app.create_event(1, 1).await;
     assert_eq!(
         buyer.hold(elsewhere.id, &elsewhere.seat_ids).await.0,
         StatusCode::CREATED
     );
+    buyer
+}
+
+#[tokio::test]
+async fn a_hold_sent_again_with_its_key_gets_the_first_answer_and_holds_nothing_more() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 6).await;
+    let buyer = buyer_with_session(&app).await;
     let path = format!("/api/events/{}/holds", event.id);
     let body = json!({"seat_ids": [event.seat_ids[0]]});
     let (status, first, replayed) = keyed(&buyer, &path, "hold-1", &body).await;
@@ -140,12 +135,7 @@ async fn twenty_purchases_at_once_with_one_key_buy_once() {
 async fn a_key_must_be_plain_text_of_a_sensible_length() {
     let app = spawn_app().await;
     let event = app.create_event(1, 3).await;
-    let buyer = app.buyer();
-    let elsewhere = app.create_event(1, 1).await;
-    assert_eq!(
-        buyer.hold(elsewhere.id, &elsewhere.seat_ids).await.0,
-        StatusCode::CREATED
-    );
+    let buyer = buyer_with_session(&app).await;
     let path = format!("/api/events/{}/holds", event.id);
     let body = json!({"seat_ids": [event.seat_ids[0]]});
     let (status, refused, _) = keyed(&buyer, &path, &"k".repeat(256), &body).await;

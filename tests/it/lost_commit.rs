@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::support::{id_segment, spawn_app_with};
@@ -149,22 +149,10 @@ async fn a_purchase_whose_commit_answer_is_lost_is_answered_as_it_landed_and_a_r
     let path = format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"]));
     let body = json!({"name": "Ada Lovelace", "email": "ada@example.com"});
     let purchase = |key: &'static str| {
-        let buyer = buyer.clone();
-        let (path, body) = (path.clone(), body.clone());
+        let (buyer, path, body) = (buyer.clone(), path.clone(), body.clone());
         async move {
-            let response = buyer
-                .http
-                .post(format!("{}{path}", buyer.base))
-                .header("idempotency-key", key)
-                .json(&body)
-                .send()
-                .await
-                .expect("POST");
-            let status = response.status();
-            (
-                status,
-                response.json::<Value>().await.unwrap_or(Value::Null),
-            )
+            let answer = buyer.post_keyed(&path, key, &body).await;
+            (answer.status, answer.body)
         }
     };
 

@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 use seatmap::config::{Config, DatabaseSource, ReadReplica, Secret};
 use seatmap::db::replica::ReadFrom;
 
-use crate::support::{Api, create_event_on, scratch_dir, serve_instance};
+use crate::support::{Api, create_event_on, scratch_dir, serve_instance, superuser_at};
 
 struct Pair {
     primary_dir: PathBuf,
@@ -52,20 +52,6 @@ fn conninfo(dir: &Path) -> String {
     )
 }
 
-async fn superuser(dir: &Path, dbname: &str) -> tokio_postgres::Client {
-    let (client, connection) = tokio_postgres::connect(
-        &format!(
-            "host={} port=5432 user={SUPERUSER} dbname={dbname}",
-            dir.display()
-        ),
-        tokio_postgres::NoTls,
-    )
-    .await
-    .expect("connecting to the test's own cluster");
-    tokio::spawn(connection);
-    client
-}
-
 /// A primary with the app's database, and a streaming replica of it.
 async fn primary_and_replica(max_lag: Duration) -> Pair {
     let dir = scratch_dir(&format!(
@@ -81,7 +67,7 @@ async fn primary_and_replica(max_lag: Duration) -> Pair {
             .unwrap()
             .expect("starting the primary")
     };
-    superuser(&primary_dir, "postgres")
+    superuser_at(&primary_dir, "postgres")
         .await
         .batch_execute("CREATE DATABASE seatmap")
         .await
@@ -182,7 +168,7 @@ async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_
     .await;
     let replica = state.replica.clone().expect("a replica is configured");
     eventually("a measured lag", async || replica.lag().is_some()).await;
-    let on_replica = superuser(&pair.replica_dir, "seatmap").await;
+    let on_replica = superuser_at(&pair.replica_dir, "seatmap").await;
     has_seats(&on_replica, &s).await;
 
     // Commits here return before their WAL is written out (the test
@@ -190,7 +176,7 @@ async fn anonymous_reads_come_from_the_replica_while_holders_and_claims_use_the_
     // the WAL writer now waits 10 s between rounds: a commit's record
     // stays unwritten, so unsent to the replica, for that long. Once the
     // replica has replayed all that is written, replay stops too.
-    let on_primary = superuser(&pair.primary_dir, "seatmap").await;
+    let on_primary = superuser_at(&pair.primary_dir, "seatmap").await;
     for statement in [
         "ALTER SYSTEM SET wal_writer_delay = '10s'",
         "SELECT pg_reload_conf()",
@@ -317,7 +303,7 @@ async fn a_pages_wal_position_covers_every_commit_its_cursor_sees() {
             .unwrap()
             .expect("starting a cluster")
     };
-    let admin = superuser(&dir, "postgres").await;
+    let admin = superuser_at(&dir, "postgres").await;
     for statement in [
         "ALTER SYSTEM SET wal_writer_delay = '10s'",
         "SELECT pg_reload_conf()",
@@ -332,7 +318,7 @@ async fn a_pages_wal_position_covers_every_commit_its_cursor_sees() {
         .expect("the app's pool")
         .pool;
     let reader = pool.get().await.unwrap();
-    let writer = superuser(&dir, "seatmap").await;
+    let writer = superuser_at(&dir, "seatmap").await;
     writer
         .batch_execute("CREATE TABLE t (n int)")
         .await
@@ -373,7 +359,7 @@ async fn past_the_stated_lag_or_with_the_replica_gone_reads_go_to_the_primary() 
     let anonymous = Api::new(&base);
     let replica = state.replica.clone().expect("a replica is configured");
     eventually("the replica caught up", async || replica.caught_up()).await;
-    let on_replica = superuser(&pair.replica_dir, "seatmap").await;
+    let on_replica = superuser_at(&pair.replica_dir, "seatmap").await;
     has_seats(&on_replica, &s).await;
     on_replica
         .batch_execute("SELECT pg_wal_replay_pause()")
@@ -475,7 +461,7 @@ async fn reports_are_read_from_the_replica_and_a_promoted_replica_gets_no_reads(
         StatusCode::SEE_OTHER
     );
     let replica = state.replica.clone().expect("a replica is configured");
-    let on_replica = superuser(&pair.replica_dir, "seatmap").await;
+    let on_replica = superuser_at(&pair.replica_dir, "seatmap").await;
     has_seats(&on_replica, &event.seat_ids).await;
     eventually("the replica caught up", async || replica.caught_up()).await;
     let report = format!("/staff/events/{}/report", event.id);

@@ -926,6 +926,27 @@ impl Api {
         Self::answer(response).await
     }
 
+    /// A `POST` of `body` with an `Idempotency-Key`.
+    pub async fn post_keyed(&self, path: &str, key: &str, body: &Value) -> KeyedAnswer {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("idempotency-key", key)
+            .json(body)
+            .send()
+            .await
+            .expect("POST: the app answers");
+        let status = response.status();
+        let replayed = response.headers().contains_key("idempotent-replayed");
+        let retry_after = response.headers().contains_key("retry-after");
+        KeyedAnswer {
+            status,
+            body: response.json().await.unwrap_or(Value::Null),
+            replayed,
+            retry_after,
+        }
+    }
+
     pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
         self.post_raw(path, &body.to_string()).await
     }
@@ -1104,4 +1125,29 @@ pub async fn spawn_app_for_forced_races() -> TestApp {
         config.db.statement_timeout = Duration::from_secs(90);
     })
     .await
+}
+
+/// The superuser on a test's own cluster, over its socket in `dir`.
+pub async fn superuser_at(dir: &std::path::Path, dbname: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(
+        &format!(
+            "host={} port=5432 user={} dbname={dbname}",
+            dir.display(),
+            pg_embedded::SUPERUSER
+        ),
+        NoTls,
+    )
+    .await
+    .expect("connecting to the test's own cluster");
+    tokio::spawn(connection);
+    client
+}
+
+/// What a `POST` with an `Idempotency-Key` was answered.
+pub struct KeyedAnswer {
+    pub status: StatusCode,
+    pub body: Value,
+    /// The kept answer given again (`Idempotent-Replayed`).
+    pub replayed: bool,
+    pub retry_after: bool,
 }
