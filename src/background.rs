@@ -220,18 +220,20 @@ async fn run_queues(
             metrics::gauge!(crate::observability::CLAIM_P95).set(sample.p95.as_secs_f64());
         }
         metrics::gauge!(crate::observability::QUEUE_AUTO_GROWTH).set(auto.growth);
-        if let Err(err) = queue_tick(&pool, &board, auto).await {
+        if let Err(err) = queue_tick(&pool, &board, auto, settings.first_claim).await {
             tracing::warn!(error = %err, "waiting room tick");
         }
     }
 }
 
 /// One tick of the queue worker (see [`run_queues`]); public for tests
-/// that step it themselves.
+/// that step it themselves. Admissions wait `first_claim` for their first
+/// claim.
 pub async fn queue_tick(
     pool: &Pool,
     board: &crate::db::queue_board::QueueBoard,
     auto: db::queue::AutoStep,
+    first_claim: Duration,
 ) -> crate::error::AppResult<u64> {
     let read = {
         let client = pool.get().await?;
@@ -248,7 +250,7 @@ pub async fn queue_tick(
     let mut admitted = 0;
     // One queue's failure doesn't hold up the others' batches.
     for event_id in opened {
-        match db::queue::admit_batch(pool, event_id, auto).await {
+        match db::queue::admit_batch(pool, event_id, auto, first_claim).await {
             Ok(n) => {
                 if n > 0 {
                     tracing::debug!(event_id = event_id.0, admitted = n, "queue batch");

@@ -257,6 +257,7 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::ProofOfWorkReused => {
             "That proof of work has been used already: ask for a new challenge.".into()
         }
+        Invalid::ProofOfWorkNeeded { bits } => t1("error-proof-of-work-needed", "bits", bits),
         Invalid::IdempotencyKey => {
             "An Idempotency-Key is 1 to 255 visible ASCII characters (a UUID, say).".into()
         }
@@ -541,6 +542,7 @@ fn limit_text(limit: Limit) -> String {
         Limit::SignIns => "Too many failed sign-ins. Please wait before trying again.".into(),
         Limit::LiveStreams => t("error-live-streams"),
         Limit::WaitlistEntries { max } => t1("error-waitlist-entries", "max", max),
+        Limit::HouseShare { max_seats } => t1("error-house-share", "max", max_seats),
     }
 }
 

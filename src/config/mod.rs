@@ -222,6 +222,10 @@ impl Config {
             queue: QueueSettings {
                 demo_opens_in: s::DEMO_QUEUE_OPENS_SECS.read(get)?,
                 auto_claim_p95: s::QUEUE_CLAIM_P95_MS.read(get)?,
+                free_joins_per_minute: s::QUEUE_FREE_JOINS_PER_MINUTE.read(get)?,
+                share_percent: s::QUEUE_SHARE_PERCENT.read(get)?,
+                share_min_seats: s::QUEUE_SHARE_MIN_SEATS.read(get)?,
+                first_claim: s::QUEUE_FIRST_CLAIM_SECS.read(get)?,
                 ..QueueSettings::default()
             },
             waitlist: WaitlistSettings {

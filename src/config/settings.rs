@@ -53,6 +53,23 @@ pub const DEMO_QUEUE_OPENS_SECS: Secs =
 /// `domain::queue_pace`).
 pub const QUEUE_CLAIM_P95_MS: Millis =
     Millis::within("SEATMAP_QUEUE_CLAIM_P95_MS", 250, 20..=10_000);
+/// Joins of one event's waiting room one client (an address, an IPv6 /64,
+/// an API key) may make in a minute before each further join needs a
+/// proof of work that grows with its count (see `domain::queue::join_bits`).
+pub const QUEUE_FREE_JOINS_PER_MINUTE: Number<u32> =
+    Number::within("SEATMAP_QUEUE_FREE_JOINS_PER_MINUTE", 20, 1..=100_000);
+/// The share of a queued event's seats one client's admitted buyers may
+/// hold together, in percent (at least `SEATMAP_QUEUE_SHARE_MIN_SEATS`).
+pub const QUEUE_SHARE_PERCENT: Number<u32> =
+    Number::within("SEATMAP_QUEUE_SHARE_PERCENT", 5, 1..=100);
+/// The seats one client's admitted buyers may hold together whatever the
+/// house's size.
+pub const QUEUE_SHARE_MIN_SEATS: Number<u32> =
+    Number::within("SEATMAP_QUEUE_SHARE_MIN_SEATS", 200, 1..=1_000_000);
+/// How long an admission waits for its first claim before it lapses (then
+/// the full shopping window runs from the admission).
+pub const QUEUE_FIRST_CLAIM_SECS: Secs =
+    Secs::within("SEATMAP_QUEUE_FIRST_CLAIM_SECS", 180, 10..=86_400);
 /// Live places on one event's waitlist per client (address, IPv6 /64, API key).
 pub const WAITLIST_ENTRIES_PER_ADDRESS: Number<u32> =
     Number::within("SEATMAP_WAITLIST_ENTRIES_PER_ADDRESS", 4, 1..=1_000);
@@ -306,6 +323,10 @@ pub const ALL: &[&dyn Described] = &[
     &WAITLIST_ENTRIES_PER_ADDRESS,
     &DEMO_QUEUE_OPENS_SECS,
     &QUEUE_CLAIM_P95_MS,
+    &QUEUE_FREE_JOINS_PER_MINUTE,
+    &QUEUE_SHARE_PERCENT,
+    &QUEUE_SHARE_MIN_SEATS,
+    &QUEUE_FIRST_CLAIM_SECS,
     &MAX_HOLDS_PER_IP,
     &MAX_HOLDS_PER_KEY,
     &HOLD_REQUESTS_PER_MINUTE,

@@ -349,6 +349,7 @@ pub async fn revive(
             max_seats: u32::MAX,
             max_holds_per_ip: 0,
             max_holds_per_key: 0,
+            share_seats: 0,
         };
         let hold = holds::lock_or_open(&tx, old.event_id, holder, rules).await?;
         let claimed = seats::claim(&tx, old.event_id, hold.id, hold.expires_at, &seat_ids)

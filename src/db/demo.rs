@@ -85,12 +85,13 @@ pub async fn seed_arena(pool: &Pool, queue_opens_in: std::time::Duration) -> App
     };
     let event_id = events::create(pool, &new_event).await?;
     // On-sale day, shown: a waiting room that opens a minute (by default)
-    // after the first start and admits at the rate the house sells ("auto").
+    // after the first start and admits at the rate the house sells ("auto"),
+    // each join paying a small proof of work (the page solves it).
     let queue = super::queue::QueueSpec {
         opens_at: OffsetDateTime::now_utc() + queue_opens_in,
         admit_per_minute: None,
         window_minutes: 15,
-        proof_of_work: false,
+        proof_of_work: true,
     };
     super::queue::put(pool, event_id, &queue).await?;
     Ok(event_id)

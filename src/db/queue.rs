@@ -32,6 +32,9 @@ pub struct QueueState {
     /// An "auto" queue's target of buyers shopping at once, once its worker
     /// has set one.
     pub auto_target: Option<i32>,
+    /// The event's seats and general-admission places: what a client's
+    /// share of the house is a share of.
+    pub house: i64,
 }
 
 /// How an "auto" queue's target moves this tick (see `domain::queue_pace`).
@@ -45,7 +48,10 @@ pub struct AutoStep {
 
 const STATE_COLUMNS: &str = "q.event_id, q.opens_at, q.admit_per_minute, q.window_minutes,
        q.proof_of_work, q.pow_bits, q.admitted, q.auto_target,
-       (SELECT count(*) FROM queue_joins j WHERE j.event_id = q.event_id) AS joined";
+       (SELECT count(*) FROM queue_joins j WHERE j.event_id = q.event_id) AS joined,
+       (SELECT count(*) FROM seats s WHERE s.event_id = q.event_id)
+         + coalesce((SELECT sum(a.capacity) FROM ga_areas a WHERE a.event_id = q.event_id), 0)
+         AS house";
 
 fn state_of(row: &tokio_postgres::Row) -> QueueState {
     QueueState {
@@ -60,6 +66,7 @@ fn state_of(row: &tokio_postgres::Row) -> QueueState {
         admitted: row.get("admitted"),
         joined: row.get("joined"),
         auto_target: row.get("auto_target"),
+        house: row.get::<_, i64>("house"),
     }
 }
 
@@ -138,6 +145,69 @@ pub struct Joined {
     pub admitted: bool,
 }
 
+/// Who joins, as joins are counted: a browser's network (its address, or
+/// its /64 for IPv6), or an API key (all its customers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Joiner {
+    Network(std::net::IpAddr),
+    Key(crate::domain::ids::ApiKeyId),
+}
+
+impl Joiner {
+    fn columns(
+        self,
+    ) -> (
+        Option<std::net::IpAddr>,
+        Option<crate::domain::ids::ApiKeyId>,
+    ) {
+        match self {
+            Joiner::Network(ip) => (Some(ip), None),
+            Joiner::Key(key) => (None, Some(key)),
+        }
+    }
+}
+
+/// Takes the joiner's lock on the event's queue (held to the commit: the
+/// joins of one client are counted and recorded one at a time) and counts
+/// its joins in the last minute. The lock is its own statement, so the
+/// count sees every join that committed while it was awaited.
+async fn lock_and_count_recent_joins(
+    tx: &impl GenericClient,
+    event_id: EventId,
+    joiner: Joiner,
+) -> AppResult<u64> {
+    let (network, key) = joiner.columns();
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(
+                    'queue join ' || $1::bigint || ' ' || coalesce(host($2::inet), 'key ' || $3::bigint), 17))",
+        &[&event_id, &network, &key],
+    )
+    .await?;
+    recent_joins(tx, event_id, joiner).await
+}
+
+/// The joiner's joins of the event's queue in the last minute (a sliding
+/// minute: each join counts for sixty seconds from its own time).
+pub async fn recent_joins(
+    client: &impl GenericClient,
+    event_id: EventId,
+    joiner: Joiner,
+) -> AppResult<u64> {
+    let (network, key) = joiner.columns();
+    let statement = client
+        .prepare_cached(
+            "SELECT count(*) FROM queue_joins
+              WHERE event_id = $1 AND joined_at > now() - interval '1 minute'
+                AND (client_network = $2 OR api_key_id = $3)",
+        )
+        .await?;
+    let n: i64 = client
+        .query_one(&statement, &[&event_id, &network, &key])
+        .await?
+        .get(0);
+    Ok(n.max(0) as u64)
+}
+
 /// Why a join was not recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinRefused {
@@ -147,6 +217,85 @@ pub enum JoinRefused {
     ChallengeUsed,
     /// Asked to join only if admitted at once, and it would have waited.
     WouldWait,
+    /// The joiner has joined often in the last minute: this join needs a
+    /// proof of work of `bits` (it brought none, or an easier one).
+    NeedsWork { bits: u32 },
+}
+
+/// A join as the client asked for it: who, with what proof of work (the
+/// challenge's id and its bits, once checked), and how.
+#[derive(Debug, Clone, Copy)]
+pub struct JoinAsk {
+    pub event_id: EventId,
+    pub join_id: Uuid,
+    pub joiner: Joiner,
+    pub solved: Option<(Uuid, u32)>,
+    pub only_if_admitted: bool,
+}
+
+/// What joining costs, from the settings and the queue's own.
+#[derive(Debug, Clone, Copy)]
+pub struct JoinCost {
+    /// Joins a client makes in a minute before each needs a proof of work.
+    pub free_per_minute: u32,
+    /// The queue's puzzle size (`pow_bits`), and whether it always asks.
+    pub base_bits: u32,
+    pub always: bool,
+    pub start_target: i64,
+    pub first_claim: std::time::Duration,
+}
+
+/// Joins the queue if the joiner's proof of work is enough for its count of
+/// joins in the last minute (`domain::queue::join_bits`): counted and
+/// recorded in one transaction, under the joiner's lock, so a burst of
+/// joins at once can't all pass as the first.
+pub async fn join_counted(
+    pool: &Pool,
+    ask: JoinAsk,
+    cost: JoinCost,
+) -> AppResult<Result<Joined, JoinRefused>> {
+    super::in_transaction(pool, async |tx| {
+        let recent = lock_and_count_recent_joins(tx, ask.event_id, ask.joiner).await?;
+        let bits = crate::domain::queue::join_bits(
+            recent,
+            cost.free_per_minute,
+            cost.base_bits,
+            cost.always,
+        );
+        let brought = ask.solved.map_or(0, |(_, bits)| bits);
+        if bits > 0 && brought < bits {
+            return Ok(Err(JoinRefused::NeedsWork { bits }));
+        }
+        join(
+            tx,
+            ask.event_id,
+            ask.join_id,
+            ask.solved.map(|(id, _)| id),
+            cost.start_target,
+            ask.only_if_admitted,
+            ask.joiner,
+            cost.first_claim,
+        )
+        .await
+    })
+    .await
+}
+
+/// The proof of work the joiner's next join of the event's queue needs now
+/// (0: none), for the challenge it is given.
+pub async fn join_bits_now(
+    client: &impl GenericClient,
+    event_id: EventId,
+    joiner: Joiner,
+    cost: JoinCost,
+) -> AppResult<u32> {
+    let recent = recent_joins(client, event_id, joiner).await?;
+    Ok(crate::domain::queue::join_bits(
+        recent,
+        cost.free_per_minute,
+        cost.base_bits,
+        cost.always,
+    ))
 }
 
 /// Joins the queue: one statement. Before the opening the join's place
@@ -156,14 +305,20 @@ pub enum JoinRefused {
 /// admits the join at once: with no line
 /// there is nothing to wait for. `only_if_admitted` (a page view, which
 /// must not fill the line with places nobody asked for) joins only then.
-pub async fn join(
+/// An admission lasts `first_claim` until its first claim binds it (then
+/// the queue's window, from the admission): one nobody uses lapses soon.
+#[allow(clippy::too_many_arguments)]
+async fn join(
     client: &impl GenericClient,
     event_id: EventId,
     join_id: Uuid,
     challenge: Option<Uuid>,
     start_target: i64,
     only_if_admitted: bool,
+    joiner: Joiner,
+    first_claim: std::time::Duration,
 ) -> AppResult<Result<Joined, JoinRefused>> {
+    let (network, key) = joiner.columns();
     let statement = client
         .prepare_cached(concat!(
             "WITH q AS (
@@ -178,12 +333,15 @@ pub async fn join(
                   n AS (SELECT nextval('queue_join_seq') AS seq FROM q),
                   joined AS (
                     INSERT INTO queue_joins (id, event_id, seq, early, order_key, pow_challenge,
-                                             admitted_at, admitted_until)
+                                             admitted_at, admitted_until, client_network, api_key_id)
                     SELECT $2, q.event_id, n.seq, q.early,
                            CASE WHEN q.early THEN -1 - floor(random() * 9.0e18)::bigint ELSE n.seq END,
                            $3,
                            CASE WHEN q.at_once THEN now() END,
-                           CASE WHEN q.at_once THEN now() + make_interval(mins => q.window_minutes) END
+                           CASE WHEN q.at_once
+                                THEN now() + least(make_interval(mins => q.window_minutes),
+                                                   make_interval(secs => $8)) END,
+                           $6, $7
                       FROM q, n
                      WHERE q.at_once OR NOT $5
                     ON CONFLICT (pow_challenge) DO NOTHING
@@ -206,6 +364,9 @@ pub async fn join(
                 &challenge,
                 &start_target,
                 &only_if_admitted,
+                &network,
+                &key,
+                &first_claim.as_secs_f64(),
             ],
         )
         .await?;
@@ -236,7 +397,15 @@ pub async fn join(
 /// the target binds, the shoppers within 10 % of it), then tops the buyers
 /// shopping (admitted, window not over) up to it. Returns how many were
 /// admitted.
-pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppResult<i64> {
+/// Admissions last `first_claim` until their first claim (see [`join`]),
+/// and the target grows only on buyers who claimed: page views and
+/// admissions nobody used don't make the house look busy.
+pub async fn admit_batch(
+    pool: &Pool,
+    event_id: EventId,
+    auto: AutoStep,
+    first_claim: std::time::Duration,
+) -> AppResult<i64> {
     let client = pool.get().await?;
     let statement = client
         .prepare_cached(concat!(
@@ -257,10 +426,12 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppR
                        CASE WHEN q.admit_per_minute IS NOT NULL THEN NULL
                             WHEN NOT q.may_move THEN q.target
                             WHEN $2::float8 < 1 THEN greatest($4::bigint, floor(q.target * $2::float8))
-                            WHEN s.n >= 0.9 * q.target THEN least(1000000, ceil(q.target * $2::float8))
+                            WHEN s.claimed >= 0.9 * q.target THEN least(1000000, ceil(q.target * $2::float8))
                             ELSE q.target
                        END::bigint AS new_target
-                  FROM q, LATERAL (SELECT count(*) AS n FROM queue_joins j
+                  FROM q, LATERAL (SELECT count(*) AS n,
+                                          count(*) FILTER (WHERE j.buyer_id IS NOT NULL) AS claimed
+                                     FROM queue_joins j
                                     WHERE j.event_id = q.event_id AND ",
             shopping!(),
             ") s),
@@ -280,7 +451,8 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppR
              admitted AS (
                 UPDATE queue_joins j
                    SET admitted_at = now(),
-                       admitted_until = now() + make_interval(mins => a.window_minutes)
+                       admitted_until = now() + least(make_interval(mins => a.window_minutes),
+                                                      make_interval(secs => $5))
                   FROM picked p, allowance a
                  WHERE j.id = p.id
                 RETURNING j.id),
@@ -307,6 +479,7 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppR
                 &auto.growth,
                 &auto.start_target,
                 &crate::domain::queue_pace::MIN_TARGET,
+                &first_claim.as_secs_f64(),
             ],
         )
         .await?;
@@ -315,7 +488,8 @@ pub async fn admit_batch(pool: &Pool, event_id: EventId, auto: AutoStep) -> AppR
 
 /// Whether the join admits `buyer` to claim now: admitted, its window not
 /// over, and not already used by another buyer. The first buyer to claim
-/// with it is bound to it (one statement); `None` (a page view) checks
+/// with it is bound to it (one statement), and its window then runs the
+/// queue's full length from the admission; `None` (a page view) checks
 /// without binding.
 pub async fn admits(
     client: &impl GenericClient,
@@ -332,9 +506,13 @@ pub async fn admits(
                 -- j.buyer_id, not found's copy: a second buyer racing for
                 -- the same admission re-checks it after the first commits
                 -- and binds nothing.
-                UPDATE queue_joins j SET buyer_id = $3
-                  FROM found f
+                UPDATE queue_joins j
+                   SET buyer_id = $3,
+                       admitted_until = greatest(j.admitted_until,
+                                                 j.admitted_at + make_interval(mins => q.window_minutes))
+                  FROM found f, event_queues q
                  WHERE j.id = f.id AND j.buyer_id IS NULL AND $3::uuid IS NOT NULL
+                   AND q.event_id = j.event_id
                 RETURNING j.id)
              SELECT EXISTS (SELECT 1 FROM bound)
                  OR EXISTS (SELECT 1 FROM found WHERE $3::uuid IS NULL OR buyer_id = $3)",

@@ -45,6 +45,10 @@ pub struct HoldRules {
     pub max_holds_per_ip: u32,
     /// Live holds made with one API key, all its customers (0 = no cap).
     pub max_holds_per_key: u32,
+    /// Seats and places the client's admitted buyers (its address's, or its
+    /// key's customers) may hold on the event together (0 = no share: the
+    /// event has no waiting room, whose admissions lift the caps above).
+    pub share_seats: u32,
 }
 
 #[derive(Debug, Clone)]

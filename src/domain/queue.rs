@@ -173,6 +173,35 @@ pub fn solve(challenge: &str, bits: u32) -> String {
         .expect("some nonce solves any puzzle of 32 bits or fewer")
 }
 
+/// The most zero bits a join's puzzle is ever asked for (about 10^9
+/// hashes: minutes of one core's work, which no honest joiner meets).
+pub const MAX_JOIN_BITS: u32 = 30;
+
+/// The proof of work a client's next join of an event's queue needs, when
+/// it has joined `recent` times in the last minute: none within its free
+/// allowance (unless the queue always asks, `always`, for `base` bits);
+/// past it, `base` bits and one more each time the count doubles again.
+/// A real phone behind a carrier address solves its own puzzle (a second
+/// or two at 16–18 bits); one machine minting many identities pays for
+/// each in turn, each dearer than the last (the total grows with the
+/// square of the count).
+pub fn join_bits(recent: u64, free: u32, base: u32, always: bool) -> u32 {
+    let free = u64::from(free.max(1));
+    let bits = match recent.checked_div(free).filter(|times| *times >= 1) {
+        Some(times) => base + times.ilog2(),
+        None if always => base,
+        None => 0,
+    };
+    bits.min(MAX_JOIN_BITS)
+}
+
+/// The seats one client's admitted buyers may hold together on an event
+/// of `house` seats and places: `percent` of it, at least `min_seats`.
+pub fn house_share(house: i64, percent: u32, min_seats: u32) -> u32 {
+    let share = (house.max(0) as u64 * u64::from(percent)).div_ceil(100);
+    share.max(u64::from(min_seats)).min(u64::from(u32::MAX)) as u32
+}
+
 /// Where a waiting buyer stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Place {
@@ -195,6 +224,38 @@ pub fn place(before: u64, admitted: u64, per_minute: u32, opens_in_secs: u64) ->
         // Admissions come once a second in batches: the next one is at most a second away.
         estimated_wait_secs: opens_in_secs + ((ahead + 1) * 60).div_ceil(per_minute).max(1),
     })
+}
+
+#[cfg(test)]
+mod join_cost_tests {
+    use super::*;
+
+    #[test]
+    fn joins_are_free_within_the_allowance_and_dearer_each_doubling_past_it() {
+        assert_eq!(join_bits(0, 20, 16, false), 0);
+        assert_eq!(join_bits(19, 20, 16, false), 0);
+        assert_eq!(join_bits(20, 20, 16, false), 16);
+        assert_eq!(join_bits(39, 20, 16, false), 16);
+        assert_eq!(join_bits(40, 20, 16, false), 17);
+        assert_eq!(join_bits(80, 20, 16, false), 18);
+        assert_eq!(join_bits(1_500, 20, 16, false), 22);
+        assert_eq!(join_bits(u64::MAX, 1, 16, false), MAX_JOIN_BITS);
+    }
+
+    #[test]
+    fn a_queue_that_always_asks_asks_its_base_within_the_allowance() {
+        assert_eq!(join_bits(0, 20, 16, true), 16);
+        assert_eq!(join_bits(40, 20, 16, true), 17);
+        assert_eq!(join_bits(0, 20, 0, true), 0);
+    }
+
+    #[test]
+    fn the_share_is_the_larger_of_the_percent_and_the_floor() {
+        assert_eq!(house_share(20_000, 5, 200), 1_000);
+        assert_eq!(house_share(2_050, 5, 200), 200);
+        assert_eq!(house_share(4_001, 5, 200), 201);
+        assert_eq!(house_share(0, 5, 200), 200);
+    }
 }
 
 #[cfg(test)]

@@ -153,6 +153,11 @@ pub enum Invalid {
     ProofOfWork,
     /// A proof of work whose challenge another join already used.
     ProofOfWorkReused,
+    /// A join with no proof of work, or one too easy, from a client that has
+    /// joined often in the last minute: it needs a puzzle of `bits`.
+    ProofOfWorkNeeded {
+        bits: u32,
+    },
     /// An `Idempotency-Key` that is empty, too long or not plain text.
     IdempotencyKey,
     /// An `Idempotency-Key` sent again with another request (its method,
@@ -485,6 +490,11 @@ pub enum Limit {
     WaitlistEntries {
         max: u32,
     },
+    /// Seats and places a client's admitted buyers (an address's, or a
+    /// key's customers) hold together on a queued event: its share.
+    HouseShare {
+        max_seats: u32,
+    },
 }
 
 impl Invalid {
@@ -506,6 +516,7 @@ impl Invalid {
             Invalid::QueueSettings(_) => ErrorCode::InvalidQueue,
             Invalid::ProofOfWork => ErrorCode::ProofOfWorkInvalid,
             Invalid::ProofOfWorkReused => ErrorCode::ProofOfWorkReused,
+            Invalid::ProofOfWorkNeeded { .. } => ErrorCode::ProofOfWorkRequired,
             Invalid::IdempotencyKey => ErrorCode::InvalidIdempotencyKey,
             Invalid::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
             Invalid::LocalTimeSkipped { .. } => ErrorCode::NonexistentLocalTime,
@@ -624,6 +635,7 @@ impl Limit {
             Limit::SignIns => ErrorCode::TooManyLogins,
             Limit::LiveStreams => ErrorCode::TooManyStreams,
             Limit::WaitlistEntries { .. } => ErrorCode::TooManyEntries,
+            Limit::HouseShare { .. } => ErrorCode::HouseShareReached,
         }
     }
 }

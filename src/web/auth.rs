@@ -282,6 +282,22 @@ pub async fn authenticate_bearer(
     }
 }
 
+/// The id of the API key the request bears, if any: what a limit counts a
+/// key's caller as, where no scope is needed (joining a waiting room).
+#[derive(Debug, Clone, Copy)]
+pub struct BearerKeyId(pub Option<ApiKeyId>);
+
+impl FromRequestParts<AppState> for BearerKeyId {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _state: &AppState,
+    ) -> Result<BearerKeyId, Self::Rejection> {
+        Ok(BearerKeyId(bearer_key(parts).map(|key| key.id)))
+    }
+}
+
 /// The key the request bears, as [`authenticate_bearer`] found it.
 fn bearer_key(parts: &Parts) -> Option<crate::db::api_keys::ApiKey> {
     parts

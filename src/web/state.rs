@@ -56,6 +56,7 @@ impl AppState {
             max_seats: self.config.max_seats_per_hold,
             max_holds_per_ip: self.config.limits.max_holds_per_ip,
             max_holds_per_key: self.config.limits.max_holds_per_key,
+            share_seats: 0,
         }
     }
 

@@ -200,7 +200,7 @@ async fn the_signed_link_opens_the_order_without_a_session_until_it_expires() {
     // Another instance (its own process, the same database) opens it too:
     // the key is shared through the database, not made per process.
     let second = app.second_instance().await;
-    let elsewhere = reqwest::Client::new()
+    let elsewhere = crate::support::http_client()
         .get(format!("{second}{path}"))
         .send()
         .await

@@ -43,7 +43,7 @@ struct Integrator {
 impl Integrator {
     fn new(app: &TestApp, key: &str, customer: Option<&str>) -> Integrator {
         Integrator {
-            http: reqwest::Client::new(),
+            http: crate::support::http_client(),
             base: app.base.clone(),
             key: key.to_string(),
             customer: customer.map(str::to_string),
@@ -166,7 +166,7 @@ async fn the_command_makes_a_key_once_stores_only_its_hash_and_revokes_it() {
         "Bearer nonsense",
         "Basic dXNlcjpwdw==",
     ] {
-        let response = reqwest::Client::new()
+        let response = crate::support::http_client()
             .get(format!("{}/api/events", app.base))
             .header("authorization", header)
             .send()

@@ -582,7 +582,7 @@ async fn repeat_admissions_are_conflicts_whatever_device_they_name_and_times_are
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     for scope in ["read", "sell"] {
         let key = crate::api_keys::make_key(&d.app, &format!("k-{scope}"), scope).await;
-        let response = reqwest::Client::new()
+        let response = crate::support::http_client()
             .get(format!(
                 "{}/api/staff/events/{}/door-list",
                 d.app.base, d.event_id

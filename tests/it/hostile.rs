@@ -38,7 +38,7 @@ async fn closed_by_server(stream: &mut TcpStream, within: Duration) -> bool {
 /// A client whose connections come from another loopback address, so a
 /// per-address cap on 127.0.0.1 doesn't apply to it.
 fn client_from(local: &str) -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::support::client_builder()
         .local_address(local.parse::<IpAddr>().expect("address"))
         .timeout(Duration::from_secs(10))
         .build()
@@ -918,7 +918,7 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
         // can't carry are refused by the client itself).
         if let Ok(header) = reqwest::header::HeaderValue::from_str(&value) {
             let before = written(&app).await;
-            let response = reqwest::Client::new()
+            let response = crate::support::http_client()
                 .post(format!("{}/api/events/{}/holds", app.base, event.id))
                 .bearer_auth(&sell_key)
                 .header("x-customer-ref", header)
@@ -939,7 +939,7 @@ async fn hostile_values_in_any_field_get_a_4xx_never_a_5xx_and_refusals_write_no
                 // A customer ref that is fine: let its seat go again.
                 let hold: serde_json::Value = response.json().await.unwrap();
                 let id = crate::support::id_segment(&hold["hold_id"]);
-                let released = reqwest::Client::new()
+                let released = crate::support::http_client()
                     .delete(format!("{}/api/holds/{id}", app.base))
                     .bearer_auth(&sell_key)
                     .header("x-customer-ref", &value)
@@ -1329,7 +1329,7 @@ async fn hostile_values_on_venues_sections_waitlist_door_and_keys_get_a_4xx_neve
                 } else {
                     reqwest::Method::POST
                 };
-                let response = reqwest::Client::new()
+                let response = crate::support::http_client()
                     .request(method, format!("{}{path}", app.base))
                     .bearer_auth(key)
                     .header("content-type", "application/json")

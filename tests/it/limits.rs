@@ -103,7 +103,7 @@ async fn a_keys_customers_together_get_no_more_live_holds_than_its_cap() {
     )
     .await
     .unwrap();
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let asks = (0..40).map(|customer| {
         let request = http
             .post(format!("{}/api/events/{}/holds", app.base, event.id))

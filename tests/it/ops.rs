@@ -229,7 +229,7 @@ async fn database_errors_are_logged_without_the_rows_they_quote() {
 #[tokio::test]
 async fn every_documented_operation_is_routed() {
     let app = crate::support::spawn_app().await;
-    let client = reqwest::Client::new();
+    let client = crate::support::http_client();
     let document: serde_json::Value = client
         .get(format!("{}/api/openapi.json", app.base))
         .send()

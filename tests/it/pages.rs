@@ -294,7 +294,7 @@ async fn bad_page_requests_get_an_html_error_page_not_a_500() {
 /// GET `path` as raw bytes (this client never decompresses), asking for
 /// `encoding` if given; returns the Content-Encoding and the body's size.
 async fn fetch_encoded(base: &str, path: &str, encoding: Option<&str>) -> (Option<String>, usize) {
-    let client = reqwest::Client::new();
+    let client = crate::support::http_client();
     let mut request = client.get(format!("{base}{path}"));
     if let Some(encoding) = encoding {
         request = request.header("accept-encoding", encoding);
@@ -332,7 +332,7 @@ async fn responses_are_compressed_when_accepted_except_live_streams() {
         );
     }
 
-    let stream = reqwest::Client::new()
+    let stream = crate::support::http_client()
         .get(format!("{}/events/{}/live", app.base, event.id))
         .header("accept-encoding", "gzip, br")
         .timeout(std::time::Duration::from_secs(60))

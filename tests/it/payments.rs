@@ -319,7 +319,7 @@ async fn a_bad_or_stale_signature_is_refused_and_writes_nothing() {
         ("garbage", "nonsense".to_string()),
     ];
     let url = format!("{}/payments/stripe/webhook", app.base);
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     for (what, header) in &cases {
         let response = http
             .post(&url)
@@ -1150,7 +1150,7 @@ async fn an_unpaid_or_unknown_session_sells_nothing_and_a_second_payment_is_refu
     // goes back, the order keeps its one set of tickets.
     let (body, signature) = standin.complete(&session_of(&order)).unwrap();
     assert_eq!(standin.deliver(&body, &signature).await.unwrap(), 200);
-    let second: Value = reqwest::Client::new()
+    let second: Value = crate::support::http_client()
         .post(format!("{}/v1/checkout/sessions", standin.base_url))
         .bearer_auth("sk_test_seatmap")
         .form(&[

@@ -290,7 +290,7 @@ async fn a_ticket_says_its_type_and_a_refund_gives_the_quota_back() {
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
 
     // Refunded, the place comes back, and the second student gets it.
-    let refunded = reqwest::Client::new()
+    let refunded = crate::support::http_client()
         .post(format!(
             "{}/api/staff/events/{}/orders/{order_id}/refund",
             app.base, event.id
@@ -388,7 +388,7 @@ async fn a_walk_up_sale_sells_as_the_default_type_and_counts_its_quota() {
         put_types(&app, &key, event.id, types).await.0,
         StatusCode::OK
     );
-    let response = reqwest::Client::new()
+    let response = crate::support::http_client()
         .post(format!("{}/api/staff/events/{}/sales", app.base, event.id))
         .bearer_auth(&key)
         .json(&json!({"seat_ids": [event.seat_ids[0], event.seat_ids[1]], "name": "Walk Up", "tender": "cash"}))

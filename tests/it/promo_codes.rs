@@ -17,7 +17,7 @@ pub async fn staff_call(
     path: &str,
     body: Option<Value>,
 ) -> (StatusCode, Value) {
-    let mut request = reqwest::Client::new()
+    let mut request = crate::support::http_client()
         .request(method, format!("{}{path}", app.base))
         .bearer_auth(key);
     if let Some(body) = body {

@@ -466,7 +466,7 @@ async fn a_box_office_key_still_reaches_the_staff_api() {
     let app = spawn_app().await;
     let event = app.create_event(1, 4).await;
     let key = crate::api_keys::make_key(&app, "till", "box-office").await;
-    let response = reqwest::Client::new()
+    let response = crate::support::http_client()
         .post(format!(
             "{}/api/staff/events/{}/seats/block",
             app.base, event.id
@@ -776,7 +776,7 @@ async fn every_staff_api_route_answers_a_key_of_every_role_as_the_matrix_says() 
         .collect();
     assert!(matrix.len() > 20, "{} API routes", matrix.len());
     let send = |key: &str, row: &Row| {
-        let request = reqwest::Client::new()
+        let request = crate::support::http_client()
             .request(
                 row.method.parse().unwrap(),
                 format!("{}{}", app.base, walk.path(&row.path)),
@@ -823,7 +823,7 @@ async fn every_staff_api_route_answers_a_key_of_every_role_as_the_matrix_says() 
         path: "/api/staff/events/{event_id}/tiers/std/price".into(),
         allowed: [false, false, true, true],
     };
-    let request = reqwest::Client::new()
+    let request = crate::support::http_client()
         .put(format!("{}{}", app.base, walk.path(&reprice.path)))
         .bearer_auth(&keys[0].1)
         .json(&json!({"price_cents": 4600}));

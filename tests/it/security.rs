@@ -480,7 +480,7 @@ async fn metrics_can_be_restricted_to_a_token() {
     let app =
         spawn_app_with(|c| c.metrics_token = Some(seatmap::config::Secret::new("scrape-me-7")))
             .await;
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let url = format!("{}/metrics", app.base);
     let bare = http.get(&url).send().await.unwrap();
     assert_eq!(bare.status(), StatusCode::UNAUTHORIZED);

@@ -94,7 +94,7 @@ async fn stalled_bodies_from_many_addresses_are_cut_off_while_a_clean_address_is
     lone.write_all(STALLED_HOLD).await.expect("writing");
     let lone_started = tokio::time::Instant::now();
 
-    let clean = reqwest::Client::builder()
+    let clean = crate::support::client_builder()
         .local_address("127.0.0.11".parse::<std::net::IpAddr>().unwrap())
         .pool_max_idle_per_host(0)
         .timeout(Duration::from_secs(5))
@@ -295,7 +295,7 @@ async fn an_event_of_the_largest_venue_a_layout_allows_is_created() {
 #[tokio::test]
 async fn static_files_are_served_precompressed_and_cacheable_for_good() {
     let app = spawn_app_with(|_| {}).await;
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let page = http
         .get(format!("{}/", app.base))
         .send()
@@ -361,7 +361,7 @@ async fn an_anonymous_seat_map_is_made_once_per_cache_age() {
     const AGE: Duration = Duration::from_secs(2);
     let app = spawn_app_with(|config| config.seat_map_cache = AGE).await;
     let event = app.create_event(1, 4).await;
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let url = format!("{}/api/events/{}/seats", app.base, event.id);
     let state_of = |body: &serde_json::Value, seat: i64| {
         body["seats"]
@@ -425,7 +425,7 @@ async fn an_unchanged_seat_map_is_kept_until_the_feed_names_a_change() {
     })
     .await;
     let event = app.create_event(1, 4).await;
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let url = format!("{}/api/events/{}/seats", app.base, event.id);
     let read = || async {
         let response = http.get(&url).send().await.unwrap();
@@ -508,7 +508,7 @@ async fn a_slow_answer_past_the_deadline_is_a_503_not_a_408() {
     lock.batch_execute("LOCK TABLE seats IN ACCESS EXCLUSIVE MODE")
         .await
         .unwrap();
-    let response = reqwest::Client::new()
+    let response = crate::support::http_client()
         .get(format!("{}/api/events/{}/seats", app.base, event.id))
         .send()
         .await

@@ -803,6 +803,25 @@ pub fn frozen_limits_clock() -> seatmap::config::LimitClock {
     seatmap::config::LimitClock::Frozen(OffsetDateTime::now_utc())
 }
 
+/// How long a test client keeps an idle pooled connection: well under the
+/// server's keep-alive idle limit (`SEATMAP_HTTP_HEADER_TIMEOUT_SECS`, 10 s),
+/// so a client never sends a request on a connection the server is about
+/// to close (hyper's default keeps them 90 s, and a request sent as the
+/// server closes comes back as `IncompleteMessage`). docs/api.md tells
+/// integrators the same.
+pub const CLIENT_IDLE: Duration = Duration::from_secs(4);
+
+/// A test's HTTP client builder: every test client idles out before the
+/// server does (see [`CLIENT_IDLE`]).
+pub fn client_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().pool_idle_timeout(CLIENT_IDLE)
+}
+
+/// A plain test client (see [`client_builder`]).
+pub fn http_client() -> reqwest::Client {
+    client_builder().build().expect("http client")
+}
+
 /// A JSON API client with a cookie jar (a clone shares the jar: the same
 /// browser).
 #[derive(Clone)]
@@ -816,7 +835,7 @@ impl Api {
     pub fn new(base: &str) -> Api {
         let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
         Api {
-            http: reqwest::Client::builder()
+            http: client_builder()
                 .cookie_provider(jar.clone())
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(Duration::from_secs(30))
@@ -832,7 +851,7 @@ impl Api {
     pub fn from_address(base: &str, local: &str) -> Api {
         let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
         Api {
-            http: reqwest::Client::builder()
+            http: client_builder()
                 .cookie_provider(jar.clone())
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(Duration::from_secs(30))

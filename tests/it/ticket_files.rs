@@ -508,7 +508,7 @@ async fn add_to_google_wallet_redirects_with_a_jwt_the_public_key_verifies() {
     let event = app.create_event(1, 3).await;
     let (_, order) = buy(&app, event.id, &event.seat_ids[..1], None).await;
     let code = first_code(&order);
-    let client = reqwest::Client::builder()
+    let client = crate::support::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
@@ -615,7 +615,7 @@ async fn making_a_pdf_or_a_pass_writes_nothing_to_the_database() {
             String::from_utf8_lossy(&body)
         );
     }
-    let no_redirect = reqwest::Client::builder()
+    let no_redirect = crate::support::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();

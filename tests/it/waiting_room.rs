@@ -13,7 +13,18 @@ use seatmap::domain::queue::QueueTicket;
 use seatmap::domain::role::Role;
 
 /// An app whose queue worker doesn't run: the tests step it themselves.
+/// Its free joins a minute are raised: these tests join many buyers from
+/// one address (the joins' cost has tests of its own, at the defaults).
 async fn app() -> TestApp {
+    spawn_app_with(|config| {
+        config.queue.every = None;
+        config.queue.free_joins_per_minute = 100_000;
+    })
+    .await
+}
+
+/// An app at the default free joins, whose worker the test steps.
+async fn app_at_default_joins() -> TestApp {
     spawn_app_with(|config| config.queue.every = None).await
 }
 
@@ -34,9 +45,14 @@ async fn tick(app: &TestApp) -> u64 {
         start_target: 200,
         growth: 1.0,
     };
-    seatmap::background::queue_tick(&app.pool, &app.state.queues, auto)
-        .await
-        .expect("a queue tick")
+    seatmap::background::queue_tick(
+        &app.pool,
+        &app.state.queues,
+        auto,
+        app.state.config.queue.first_claim,
+    )
+    .await
+    .expect("a queue tick")
 }
 
 async fn join(buyer: &Api, event_id: i64) -> (StatusCode, Value) {
@@ -187,7 +203,7 @@ async fn a_claim_needs_an_admission_while_the_queue_is_on_and_holds_nothing_with
         let base = app.base.clone();
         let seats = vec![second];
         async move {
-            let response = reqwest::Client::new()
+            let response = crate::support::http_client()
                 .post(format!("{base}/api/events/{}/holds", event.id))
                 .header("Queue-Ticket", text)
                 .json(&json!({"seat_ids": seats}))
@@ -541,19 +557,27 @@ async fn a_browser_waits_on_the_waiting_page_before_the_opening_and_goes_straigh
 }
 
 #[tokio::test]
-async fn two_thousand_buyers_behind_one_address_are_all_admitted_in_turn_and_each_holds_a_seat() {
+async fn two_thousand_buyers_behind_one_address_are_all_admitted_in_turn_and_hold_up_to_its_share()
+{
     use futures::StreamExt;
     // One carrier address: without the queue, its 4th live hold would be
-    // refused (and its 31st request in a minute).
+    // refused (and its 31st request in a minute). With it, every buyer
+    // behind the address gets a turn, and together they hold at most the
+    // address's share of the house: max(5 % of 2,050, 200) = 200 seats.
+    // (The free joins are raised here: each real phone would solve its
+    // own puzzle; the puzzles have tests of their own.)
     let app = spawn_app_with(|config| {
         config.queue.every = None;
+        config.queue.free_joins_per_minute = 100_000;
         config.limits.max_holds_per_ip = 3;
         config.limits.hold_requests_per_ip = 30;
     })
     .await;
     let key = make_staff_key(&app, "queue", Role::Manager).await;
     let event = app.create_event(41, 50).await;
-    let (status, _) = app.buyer().hold(event.id, &[event.seat_ids[0]]).await;
+    // A hold from elsewhere before the queue (the address's share is its own).
+    let elsewhere = Api::from_address(&app.base, "127.0.0.2");
+    let (status, _) = elsewhere.hold(event.id, &[event.seat_ids[0]]).await;
     assert_eq!(status, StatusCode::CREATED);
     let now = OffsetDateTime::now_utc();
     let (status, _) = put_queue(
@@ -583,24 +607,378 @@ async fn two_thousand_buyers_behind_one_address_are_all_admitted_in_turn_and_eac
         assert!(n > 0, "admissions stopped at {admitted}");
         admitted += n;
     }
-    let held: Vec<StatusCode> = futures::stream::iter(&buyers)
-        .map(|(buyer, seat)| async move { buyer.hold(event.id, &[*seat]).await.0 })
+    let held: Vec<(StatusCode, Value)> = futures::stream::iter(&buyers)
+        .map(|(buyer, seat)| async move { buyer.hold(event.id, &[*seat]).await })
         .buffer_unordered(16)
         .collect()
         .await;
-    let refused = held.iter().filter(|s| **s != StatusCode::CREATED).count();
-    assert_eq!(
-        refused, 0,
-        "every admitted buyer holds a seat: {refused} refused"
-    );
+    let holding = held
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::CREATED)
+        .count();
+    assert_eq!(holding, 200, "the address's share, and no more");
+    for (status, body) in held.iter().filter(|(s, _)| *s != StatusCode::CREATED) {
+        assert_eq!(*status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+        assert_eq!(body["error"], "house_share_reached", "{body}");
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("200 seats") && message.contains("network"),
+            "the refusal says why: {message}"
+        );
+    }
     assert_eq!(
         app.count(&format!(
             "SELECT count(*) FROM seats WHERE event_id = {} AND status = 'HELD'",
             event.id
         ))
         .await,
-        2001
+        201
     );
+}
+
+/// The joins of the event's queue admitted so far.
+async fn admitted_joins(app: &TestApp, event_id: i64) -> std::collections::HashSet<uuid::Uuid> {
+    app.own_connection()
+        .await
+        .query(
+            "SELECT id FROM queue_joins WHERE event_id = $1 AND admitted_at IS NOT NULL",
+            &[&event_id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
+}
+
+/// The join id a join's answer carries in its ticket.
+fn join_id_of(joined: &Value) -> uuid::Uuid {
+    let ticket = joined["ticket"].as_str().expect("a ticket");
+    let join = ticket.split('.').nth(1).expect("a join id");
+    uuid::Uuid::try_parse(join).expect("a uuid")
+}
+
+#[tokio::test]
+async fn fifteen_hundred_clients_from_one_address_hold_at_most_its_share_of_an_auto_queued_house() {
+    use futures::StreamExt;
+    // The attack: 1,500 fresh clients from one address join an "auto"
+    // queue and each tries to hold two seats (without the share: 3,000 of
+    // 4,000 seats). The free joins are raised so the share alone is tried.
+    let app = spawn_app_with(|config| {
+        config.queue.every = None;
+        config.queue.free_joins_per_minute = 100_000;
+    })
+    .await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(40, 100).await;
+    let now = OffsetDateTime::now_utc();
+    let (status, _) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(now), "admit_per_minute": "auto", "window_minutes": 15}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    app.wait_for_database_time(now).await;
+    // An honest buyer elsewhere, in line with them.
+    let honest = Api::from_address(&app.base, "127.0.0.2");
+    let (status, _) = join(&honest, event.id).await;
+    assert!(status.is_success());
+
+    let clients: Vec<(Api, [i64; 2])> = (0..1500)
+        .map(|i| {
+            (
+                app.buyer(),
+                [event.seat_ids[2 * i + 10], event.seat_ids[2 * i + 11]],
+            )
+        })
+        .collect();
+    let joins: Vec<uuid::Uuid> = futures::stream::iter(&clients)
+        .map(|(client, _)| async move {
+            let (status, joined) = join(client, event.id).await;
+            assert!(status.is_success(), "{joined}");
+            join_id_of(&joined)
+        })
+        .buffered(16)
+        .collect()
+        .await;
+    // Rounds of the worker (an "auto" target of 400, which may grow by
+    // 1.15 a round while the buyers shopping fill it), each admitted
+    // client claiming once, until every client has had its turn.
+    let mut done = vec![false; clients.len()];
+    let (mut held, mut refused) = (0usize, 0usize);
+    for _round in 0..60 {
+        if done.iter().all(|d| *d) {
+            break;
+        }
+        tick_from(&app, 400, 1.15).await;
+        let admitted = admitted_joins(&app, event.id).await;
+        let turn: Vec<usize> = (0..clients.len())
+            .filter(|i| !done[*i] && admitted.contains(&joins[*i]))
+            .collect();
+        let outcomes: Vec<(usize, StatusCode, Value)> = futures::stream::iter(turn)
+            .map(|i| {
+                let (client, seats) = &clients[i];
+                async move {
+                    let (status, body) = client.hold(event.id, seats).await;
+                    (i, status, body)
+                }
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        for (i, status, body) in outcomes {
+            done[i] = true;
+            match status {
+                StatusCode::CREATED => held += 1,
+                StatusCode::TOO_MANY_REQUESTS => {
+                    assert_eq!(body["error"], "house_share_reached", "{body}");
+                    refused += 1;
+                }
+                other => panic!("an admitted claim answered {other}: {body}"),
+            }
+        }
+    }
+    assert!(done.iter().all(|d| *d), "every client had its turn");
+    let from_address = app
+        .count(&format!(
+            "SELECT count(*) FROM seats s JOIN holds h ON h.id = s.hold_id
+              WHERE s.event_id = {} AND s.status = 'HELD' AND h.client_ip = '127.0.0.1'",
+            event.id
+        ))
+        .await;
+    println!("one address: {held} holds, {from_address} seats, {refused} refused");
+    assert_eq!(
+        from_address, 200,
+        "max(5 % of 4,000, 200) seats, and no more"
+    );
+    assert_eq!((held, refused), (100, 1400));
+    // Refused claims and unclaimed admissions don't make the house look
+    // busy: the target never grew past its start.
+    let target = app
+        .count(&format!(
+            "SELECT coalesce(auto_target, 0)::bigint FROM event_queues WHERE event_id = {}",
+            event.id
+        ))
+        .await;
+    assert!(
+        target <= 400,
+        "the target grew to {target} on refused claims"
+    );
+    // The honest buyer, from another address, still holds.
+    let (status, body) = honest.hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+}
+
+/// 600 joins from one address, then 20 honest buyers from 20 others: the
+/// positions the honest buyers get. Past its free joins the flooding
+/// address is refused without a proof of work.
+async fn honest_positions_after_a_flood(app: &TestApp, event_id: i64) -> Vec<u64> {
+    use futures::StreamExt;
+    let statuses: Vec<(StatusCode, Value)> = futures::stream::iter(0..600)
+        .map(|_| async { join(&app.buyer(), event_id).await })
+        .buffered(16)
+        .collect()
+        .await;
+    let free = statuses.iter().filter(|(s, _)| s.is_success()).count();
+    assert_eq!(free, 20, "the address's free joins a minute");
+    for (status, body) in statuses.iter().filter(|(s, _)| !s.is_success()) {
+        assert_eq!(*status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(body["error"], "proof_of_work_required", "{body}");
+    }
+    let mut positions = Vec::new();
+    for i in 0..20 {
+        let honest = Api::from_address(&app.base, &format!("127.0.0.{}", i + 2));
+        let (status, joined) = join(&honest, event_id).await;
+        assert_eq!(status, StatusCode::CREATED, "{joined}");
+        positions.push(joined["position"].as_u64().expect("a position"));
+    }
+    positions
+}
+
+#[tokio::test]
+async fn twenty_honest_buyers_get_places_ahead_of_an_address_flooding_the_line() {
+    let app = app_at_default_joins().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let (open, early) = (app.create_event(2, 10).await, app.create_event(2, 10).await);
+    let now = OffsetDateTime::now_utc();
+    put_queue(
+        &app,
+        &key,
+        open.id,
+        json!({"opens_at": rfc3339(now - time::Duration::minutes(1)), "admit_per_minute": 1, "window_minutes": 15}),
+    )
+    .await;
+    put_queue(
+        &app,
+        &key,
+        early.id,
+        json!({"opens_at": rfc3339(now + time::Duration::minutes(30)), "admit_per_minute": 1, "window_minutes": 15}),
+    )
+    .await;
+    tick(&app).await;
+    let mut positions = honest_positions_after_a_flood(&app, open.id).await;
+    positions.sort();
+    println!("after the opening, honest positions: {positions:?}");
+    assert_eq!(positions, (21..=40).collect::<Vec<u64>>());
+    // Before an opening everyone in line is placed at random among
+    // themselves: the honest 20 share the line with only 20 of the flood's.
+    tick(&app).await;
+    let mut positions = honest_positions_after_a_flood(&app, early.id).await;
+    positions.sort();
+    let median = positions[positions.len() / 2];
+    println!("before the opening, honest positions: {positions:?}, median {median}");
+    assert!(positions.iter().all(|p| *p <= 40), "{positions:?}");
+}
+
+#[tokio::test]
+async fn past_its_free_joins_an_address_pays_a_puzzle_that_grows_with_its_count() {
+    let app = spawn_app_with(|config| {
+        config.queue.every = None;
+        config.queue.free_joins_per_minute = 4;
+    })
+    .await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(2, 10).await;
+    let past = OffsetDateTime::now_utc() - time::Duration::minutes(1);
+    put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(past), "admit_per_minute": 1, "window_minutes": 15}),
+    )
+    .await;
+    tick(&app).await;
+    let path = format!("/api/events/{}/queue", event.id);
+    let bits_now = |buyer: Api| {
+        let path = path.clone();
+        async move {
+            let (status, challenge) = buyer.get(&format!("{path}/challenge")).await;
+            assert_eq!(status, StatusCode::OK);
+            (challenge["bits"].as_u64().unwrap() as u32, challenge)
+        }
+    };
+    assert_eq!(bits_now(app.buyer()).await.0, 0, "free at first");
+    for _ in 0..4 {
+        assert_eq!(join(&app.buyer(), event.id).await.0, StatusCode::CREATED);
+    }
+    let (status, body) = join(&app.buyer(), event.id).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"], "proof_of_work_required");
+    assert!(
+        body["message"].as_str().unwrap().contains("16 bits"),
+        "{body}"
+    );
+    // Another address is still free.
+    let elsewhere = Api::from_address(&app.base, "127.0.0.9");
+    assert_eq!(bits_now(elsewhere).await.0, 0);
+    // Solved at the asked size, the join goes through; each doubling of
+    // the count asks one bit more (4 free: 4 → 16, 8 → 17).
+    let mut kept = None;
+    for expected in [16, 16, 16, 16, 17] {
+        let buyer = app.buyer();
+        if kept.is_none() {
+            // A puzzle set now, solved, and kept for later.
+            let (_, challenge) = bits_now(buyer.clone()).await;
+            let text = challenge["challenge"].as_str().unwrap().to_owned();
+            let nonce = seatmap::domain::queue::solve(&text, 16);
+            kept = Some((text, nonce));
+        }
+        let (bits, challenge) = bits_now(buyer.clone()).await;
+        assert_eq!(bits, expected);
+        let text = challenge["challenge"].as_str().unwrap();
+        let nonce = seatmap::domain::queue::solve(text, bits);
+        let (status, body) = buyer
+            .post(&path, json!({"challenge": text, "nonce": nonce}))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    // The puzzle set when the address had joined less is too easy now.
+    let (text, nonce) = kept.unwrap();
+    let (status, body) = app
+        .buyer()
+        .post(&path, json!({"challenge": text, "nonce": nonce}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"], "proof_of_work_required");
+    assert!(
+        body["message"].as_str().unwrap().contains("17 bits"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn page_views_mint_only_the_free_joins_and_an_unclaimed_admission_lapses_soon() {
+    use futures::StreamExt;
+    let app = app_at_default_joins().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(2, 10).await;
+    let now = OffsetDateTime::now_utc();
+    put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(now), "admit_per_minute": "auto", "window_minutes": 15}),
+    )
+    .await;
+    app.wait_for_database_time(now).await;
+    tick(&app).await;
+    // 300 cookieless page views of the map from one address.
+    let shown: Vec<StatusCode> = futures::stream::iter(0..300)
+        .map(|_| async {
+            app.buyer()
+                .http
+                .get(format!("{}/events/{}", app.base, event.id))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+        .buffered(16)
+        .collect()
+        .await;
+    let maps = shown.iter().filter(|s| **s == StatusCode::OK).count();
+    let sent_to_wait = shown.iter().filter(|s| s.is_redirection()).count();
+    assert_eq!((maps, sent_to_wait), (20, 280), "{shown:?}");
+    let sql = |what: &str| {
+        format!(
+            "SELECT {what} FROM queue_joins WHERE event_id = {}",
+            event.id
+        )
+    };
+    assert_eq!(app.count(&sql("count(*)")).await, 20);
+    // Admitted for the first-claim time (3 minutes), not the window.
+    let longest = app
+        .count(&sql(
+            "max(extract(epoch FROM admitted_until - admitted_at))::bigint",
+        ))
+        .await;
+    assert_eq!(longest, 180);
+    // A claim binds its admission, and the full window runs from the admission.
+    let buyer = app.buyer();
+    let (status, joined) = Api::from_address(&app.base, "127.0.0.5")
+        .post(&format!("/api/events/{}/queue", event.id), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{joined}");
+    let ticket = joined["ticket"].as_str().unwrap();
+    let response = buyer
+        .http
+        .post(format!("{}/api/events/{}/holds", app.base, event.id))
+        .header("Queue-Ticket", ticket)
+        .json(&json!({"seat_ids": [event.seat_ids[0]]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let bound = app
+        .count(&format!(
+            "SELECT extract(epoch FROM admitted_until - admitted_at)::bigint FROM queue_joins
+              WHERE id = '{}'",
+            join_id_of(&joined)
+        ))
+        .await;
+    assert_eq!(bound, 15 * 60);
 }
 
 #[tokio::test]
@@ -633,7 +1011,7 @@ async fn two_buyers_racing_with_one_admission_get_one_hold() {
     let claim = |seat: i64| {
         let (base, ticket) = (app.base.clone(), ticket.clone());
         tokio::spawn(async move {
-            reqwest::Client::new()
+            crate::support::http_client()
                 .post(format!("{base}/api/events/{}/holds", event.id))
                 .header("Queue-Ticket", ticket)
                 .json(&json!({"seat_ids": [seat]}))
@@ -653,30 +1031,55 @@ async fn two_buyers_racing_with_one_admission_get_one_hold() {
 
 /// One tick with the given factor for "auto" targets.
 async fn tick_with(app: &TestApp, growth: f64) -> u64 {
+    tick_from(app, 50, growth).await
+}
+
+/// One tick, "auto" targets starting at `start_target` and moving by `growth`.
+async fn tick_from(app: &TestApp, start_target: i64, growth: f64) -> u64 {
     let auto = seatmap::db::queue::AutoStep {
-        start_target: 50,
+        start_target,
         growth,
     };
-    seatmap::background::queue_tick(&app.pool, &app.state.queues, auto)
-        .await
-        .expect("a queue tick")
+    seatmap::background::queue_tick(
+        &app.pool,
+        &app.state.queues,
+        auto,
+        app.state.config.queue.first_claim,
+    )
+    .await
+    .expect("a queue tick")
 }
 
 #[tokio::test]
 async fn an_auto_queue_moves_its_target_with_the_house_and_admits_up_to_it() {
     let app = app().await;
     let key = make_staff_key(&app, "queue", Role::Manager).await;
-    let event = app.create_event(1, 5).await;
+    let event = app.create_event(2, 100).await;
     let opens = OffsetDateTime::now_utc() + time::Duration::minutes(30);
     let put = |at: OffsetDateTime| json!({"opens_at": rfc3339(at), "admit_per_minute": "auto", "window_minutes": 10});
     assert_eq!(
         put_queue(&app, &key, event.id, put(opens)).await.0,
         StatusCode::OK
     );
+    let mut buyers = Vec::new();
     for _ in 0..150 {
-        let (status, _) = join(&app.buyer(), event.id).await;
+        let buyer = app.buyer();
+        let (status, joined) = join(&buyer, event.id).await;
         assert_eq!(status, StatusCode::CREATED);
+        buyers.push((buyer, join_id_of(&joined), false));
     }
+    // Only buyers who claimed count towards growing the target (page views
+    // and unused admissions must not): each admitted buyer holds a seat.
+    let claim_admitted = async |buyers: &mut Vec<(Api, uuid::Uuid, bool)>| {
+        let admitted = admitted_joins(&app, event.id).await;
+        for (i, (buyer, join_id, claimed)) in buyers.iter_mut().enumerate() {
+            if !*claimed && admitted.contains(join_id) {
+                let (status, body) = buyer.hold(event.id, &[event.seat_ids[i]]).await;
+                assert_eq!(status, StatusCode::CREATED, "{body}");
+                *claimed = true;
+            }
+        }
+    };
     let now = OffsetDateTime::now_utc();
     assert_eq!(
         put_queue(&app, &key, event.id, put(now)).await.0,
@@ -696,6 +1099,7 @@ async fn an_auto_queue_moves_its_target_with_the_house_and_admits_up_to_it() {
     // It starts from its starting target, and holds it while the house is at budget.
     assert_eq!(tick_with(&app, 1.0).await, 50);
     assert_eq!(target().await, (Some(50), 50));
+    claim_admitted(&mut buyers).await;
     // The target moves once a second, however many workers offer a batch
     // (three instances' workers must not compound their growth).
     assert_eq!(tick_with(&app, 1.15).await, 0);
@@ -708,6 +1112,7 @@ async fn an_auto_queue_moves_its_target_with_the_house_and_admits_up_to_it() {
     };
     assert_eq!(a_second_on(1.15).await, 8);
     assert_eq!(target().await, (Some(58), 58));
+    claim_admitted(&mut buyers).await;
     // Over budget: it shrinks (0.5 here), admitting nobody until shoppers fall below.
     assert_eq!(a_second_on(0.5).await, 0);
     assert_eq!(target().await, (Some(29), 58));

@@ -1012,7 +1012,7 @@ async fn one_address_or_key_waits_a_few_times_and_only_confirmed_parties_get_off
     let key = crate::api_keys::make_key(&app, "reseller", "sell").await;
     let mut created = 0;
     for i in 0..6 {
-        let response = reqwest::Client::builder()
+        let response = crate::support::client_builder()
             .local_address("127.0.0.3".parse::<std::net::IpAddr>().unwrap())
             .build()
             .unwrap()

@@ -276,6 +276,7 @@ pub(crate) async fn offer_to_party(
         max_seats: party.party_size as u32,
         max_holds_per_ip: 0,
         max_holds_per_key: 0,
+        share_seats: 0,
     };
     let hold = holds::open_new(tx, event_id, holder, rules).await?;
     let chosen = SeatIds::new(chosen);

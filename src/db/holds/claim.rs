@@ -264,5 +264,37 @@ async fn claim_in(
         ga,
     };
     summary.refuse_if_over(0, rules.max_seats)?;
+    refuse_past_share(tx, event_id, &holder, rules).await?;
     Ok((summary, claimed.claimed.reclaimed))
+}
+
+/// Refuses a claim that takes its client's admitted buyers past their
+/// share of the house: the SQL function `refuse_past_address_share` (V34),
+/// which the one-statement pick calls too. Last in the claim's
+/// transaction, so its lock is held only to the commit.
+pub(in crate::db) async fn refuse_past_share(
+    client: &impl GenericClient,
+    event_id: EventId,
+    holder: &Holder,
+    rules: HoldRules,
+) -> AppResult<()> {
+    if rules.share_seats == 0 || (holder.client_ip.is_none() && holder.api_key.is_none()) {
+        return Ok(());
+    }
+    let statement = client
+        .prepare_cached("SELECT refuse_past_address_share($1, $2, $3, $4)")
+        .await?;
+    client
+        .execute(
+            &statement,
+            &[
+                &event_id,
+                &holder.client_ip,
+                &holder.api_key,
+                &as_sql_int(rules.share_seats),
+            ],
+        )
+        .await
+        .map_err(refusal)?;
+    Ok(())
 }

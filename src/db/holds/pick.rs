@@ -18,8 +18,9 @@ use crate::domain::ids::{EventId, HoldId, SeatId};
 use crate::domain::sale::SaleStatus;
 use crate::error::{AppError, AppResult, Conflict, Limit, Missing};
 
-const PICK: &str =
-    "SELECT * FROM claim_seats_for_buyer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+/// The pick of V29 with the client's share of the house checked after it
+/// in the same statement (V34; a share of 0 checks nothing).
+const PICK: &str = "SELECT * FROM claim_seats_within_share($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
 
 /// What the statement answered: the hold with its seats (and how many
 /// were taken back from lapsed holds), or a refusal already counted.
@@ -71,6 +72,7 @@ async fn pick_in(
                 &maxes,
                 &clock,
                 &as_sql_int(rules.max_seats),
+                &as_sql_int(rules.share_seats),
             ],
         )
         .await
@@ -169,6 +171,14 @@ pub(super) fn refusal(err: tokio_postgres::Error) -> AppError {
                 live: numbers(0) as i64,
             },
             retry_after_secs: numbers(1),
+        },
+        "SM43S" => AppError::TooManyRequests {
+            limit: Limit::HouseShare {
+                max_seats: detail.trim().parse().unwrap_or(0),
+            },
+            // Seats come back when the network's buyers buy, let go or
+            // lapse: a minute is the soonest worth trying again.
+            retry_after_secs: 60,
         },
         "SM404" => AppError::NotFound(Missing::Event),
         "SM4SE" => AppError::NotFound(Missing::Seats(

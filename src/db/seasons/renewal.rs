@@ -125,6 +125,7 @@ fn renewal_rules() -> HoldRules {
         max_seats: u32::MAX,
         max_holds_per_ip: 0,
         max_holds_per_key: 0,
+        share_seats: 0,
     }
 }
 

@@ -166,10 +166,11 @@ pub(crate) async fn event_page(
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
     pass: crate::web::queue::gate::QueuePass,
+    ip: crate::web::extract::ClientIp,
 ) -> AppResult<Response> {
     // While the event's waiting room is on, the map is for those admitted.
     use crate::web::queue::page::{Entry, waiting_room, with_entry_cookie};
-    let cookie = match waiting_room(&state, event_id, &pass, viewer.buyer_id).await? {
+    let cookie = match waiting_room(&state, event_id, &pass, viewer.buyer_id, ip).await? {
         Entry::Show(cookie) => cookie,
         Entry::Wait(to) => return Ok(to),
     };
@@ -604,9 +605,10 @@ pub(crate) async fn list_page(
     QueryInput(query): QueryInput<MapQuery>,
     viewer: Viewer,
     pass: crate::web::queue::gate::QueuePass,
+    ip: crate::web::extract::ClientIp,
 ) -> AppResult<Response> {
     use crate::web::queue::page::{Entry, waiting_room, with_entry_cookie};
-    let cookie = match waiting_room(&state, event_id, &pass, viewer.buyer_id).await? {
+    let cookie = match waiting_room(&state, event_id, &pass, viewer.buyer_id, ip).await? {
         Entry::Show(cookie) => cookie,
         Entry::Wait(to) => return Ok(to),
     };

@@ -17,13 +17,14 @@ use utoipa_axum::routes;
 
 use super::gate::{QueuePass, cookie_name};
 use crate::db;
-use crate::db::queue::{JoinRefused, QueueSpec, QueueState};
+use crate::db::queue::{JoinAsk, JoinCost, JoinRefused, Joiner, QueueSpec, QueueState};
 use crate::db::queue_board::Standing;
 use crate::domain::ids::EventId;
 use crate::domain::queue::{CHALLENGE_LIFETIME, Challenge, QueueTicket, TICKET_LIFETIME};
 use crate::error::{AppError, AppResult, Invalid, Missing};
-use crate::web::auth::{StaffCaller, floor::BoxOffice, floor::Manager};
+use crate::web::auth::{BearerKeyId, StaffCaller, floor::BoxOffice, floor::Manager};
 use crate::web::error::responses;
+use crate::web::extract::ClientIp;
 use crate::web::extract::IdPath;
 use crate::web::state::AppState;
 use crate::words::rfc3339;
@@ -150,18 +151,51 @@ pub(crate) async fn standing_of(
     Ok(json)
 }
 
+/// Who joins, as joins are counted: the key a request bears (all its
+/// customers together), else the client's network (an IPv6 /64 as one).
+pub(crate) fn joiner_of(ip: ClientIp, key: BearerKeyId) -> Joiner {
+    match key.0 {
+        Some(key) => Joiner::Key(key),
+        None => Joiner::Network(ip.network()),
+    }
+}
+
+/// What joining the queue costs, from the settings and the queue's own.
+fn join_cost(state: &AppState, queue: &QueueState) -> JoinCost {
+    let settings = &state.config.queue;
+    JoinCost {
+        free_per_minute: settings.free_joins_per_minute,
+        base_bits: queue.pow_bits.clamp(0, 32) as u32,
+        always: queue.spec.proof_of_work,
+        start_target: settings.auto_start_target,
+        first_claim: settings.first_claim,
+    }
+}
+
+/// The puzzle the joiner's next join needs now (0 bits: none).
+pub(crate) async fn bits_needed(
+    state: &AppState,
+    queue: &QueueState,
+    joiner: Joiner,
+) -> AppResult<u32> {
+    let client = state.pool.get().await?;
+    db::queue::join_bits_now(&client, queue.event_id, joiner, join_cost(state, queue)).await
+}
+
 #[utoipa::path(get, path = "/api/events/{event_id}/queue/challenge", tag = "buyers",
     params(("event_id" = i64, Path)),
     responses(
-        (status = 200, description = "A proof-of-work puzzle to join with (null when the queue asks for none)", body = QueueChallengeJson),
+        (status = 200, description = "A proof-of-work puzzle to join with (null when this caller's next join needs none: the queue asks for none, and the caller's address or key has joined fewer than the free allowance in the last minute; past it, the puzzle is one bit harder each time the count doubles)", body = QueueChallengeJson),
         responses::NotFound,))]
 pub(crate) async fn challenge(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
+    ip: ClientIp,
+    key: BearerKeyId,
 ) -> AppResult<Json<QueueChallengeJson>> {
     let queue = queue_of(&state, event_id)?;
-    let bits = queue.pow_bits.clamp(0, 32) as u32;
-    let challenge = queue.spec.proof_of_work.then(|| {
+    let bits = bits_needed(&state, &queue, joiner_of(ip, key)).await?;
+    let challenge = (bits > 0).then(|| {
         Challenge {
             event_id,
             id: uuid::Uuid::new_v4(),
@@ -170,10 +204,7 @@ pub(crate) async fn challenge(
         }
         .encode(&state.links.key)
     });
-    Ok(Json(QueueChallengeJson {
-        challenge,
-        bits: if queue.spec.proof_of_work { bits } else { 0 },
-    }))
+    Ok(Json(QueueChallengeJson { challenge, bits }))
 }
 
 #[utoipa::path(post, path = "/api/events/{event_id}/queue", tag = "buyers",
@@ -188,6 +219,8 @@ pub(crate) async fn join(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     pass: QueuePass,
+    ip: ClientIp,
+    key: BearerKeyId,
     body: axum::body::Bytes,
 ) -> AppResult<Response> {
     // No body (or an empty one) is a join without a proof of work.
@@ -199,21 +232,24 @@ pub(crate) async fn join(
             )))
         })?,
     };
-    Ok(match join_as(&state, event_id, &pass, body, false).await? {
-        Joining::Already(json) => (StatusCode::OK, Json(json)).into_response(),
-        // Only a join asked to be admitted at once is refused for waiting.
-        Joining::WouldWait => {
-            return Err(AppError::Internal(anyhow::anyhow!(
-                "a join that may wait was refused for waiting"
-            )));
-        }
-        Joining::New(json, cookie) => (
-            StatusCode::CREATED,
-            [(header::SET_COOKIE, cookie)],
-            Json(json),
-        )
-            .into_response(),
-    })
+    let joiner = joiner_of(ip, key);
+    Ok(
+        match join_as(&state, event_id, &pass, body, false, joiner).await? {
+            Joining::Already(json) => (StatusCode::OK, Json(json)).into_response(),
+            // Only a join asked to be admitted at once is refused for waiting.
+            Joining::WouldWait => {
+                return Err(AppError::Internal(anyhow::anyhow!(
+                    "a join that may wait was refused for waiting"
+                )));
+            }
+            Joining::New(json, cookie) => (
+                StatusCode::CREATED,
+                [(header::SET_COOKIE, cookie)],
+                Json(json),
+            )
+                .into_response(),
+        },
+    )
 }
 
 /// What a join came to.
@@ -229,13 +265,17 @@ pub(crate) enum Joining {
 /// Joins the event's queue for the request (the API's and the page's
 /// form's), unless its ticket already has a place that counts: joining
 /// again gives nothing, so hammering gains nothing. After an admission's
-/// window is over the buyer may join again, at the back.
+/// window is over the buyer may join again, at the back. Past its free
+/// joins in a minute, the joiner brings a proof of work (`422
+/// proof_of_work_required` says how hard); a page view that would need
+/// one doesn't join.
 pub(crate) async fn join_as(
     state: &AppState,
     event_id: EventId,
     pass: &QueuePass,
     body: QueueJoinBody,
     only_if_admitted: bool,
+    joiner: Joiner,
 ) -> AppResult<Joining> {
     let queue = queue_of(state, event_id)?;
     if let Some(ticket) = pass.ticket(state, event_id) {
@@ -244,38 +284,39 @@ pub(crate) async fn join_as(
             return Ok(Joining::Already(json));
         }
     }
-    let challenge = match queue.spec.proof_of_work {
-        false => None,
-        true => {
-            let (Some(text), Some(nonce)) = (body.challenge.as_deref(), body.nonce.as_deref())
-            else {
-                return Err(AppError::Invalid(Invalid::ProofOfWork));
-            };
+    let solved = match (body.challenge.as_deref(), body.nonce.as_deref()) {
+        (Some(text), Some(nonce)) => {
             let now = OffsetDateTime::now_utc();
             let solved = Challenge::check(text, nonce, event_id, &state.links.key, now)
                 .map_err(|_| AppError::Invalid(Invalid::ProofOfWork))?;
-            Some(solved.id)
+            Some((solved.id, solved.bits))
         }
+        // A queue that always asks refuses a join without one as it did.
+        _ if queue.spec.proof_of_work && queue.pow_bits > 0 && !only_if_admitted => {
+            return Err(AppError::Invalid(Invalid::ProofOfWork));
+        }
+        _ => None,
     };
     let join_id = uuid::Uuid::new_v4();
-    let client = state.pool.get().await?;
-    let start_target = state.config.queue.auto_start_target;
-    let joined = match db::queue::join(
-        &client,
+    let ask = JoinAsk {
         event_id,
         join_id,
-        challenge,
-        start_target,
+        joiner,
+        solved,
         only_if_admitted,
-    )
-    .await?
-    {
+    };
+    let joined = match db::queue::join_counted(&state.pool, ask, join_cost(state, &queue)).await? {
         Ok(joined) => joined,
         Err(JoinRefused::NoQueue) => return Err(AppError::NotFound(Missing::Queue)),
         Err(JoinRefused::ChallengeUsed) => {
             return Err(AppError::Invalid(Invalid::ProofOfWorkReused));
         }
         Err(JoinRefused::WouldWait) => return Ok(Joining::WouldWait),
+        // A page view doesn't join a line it would have to pay for.
+        Err(JoinRefused::NeedsWork { .. }) if only_if_admitted => return Ok(Joining::WouldWait),
+        Err(JoinRefused::NeedsWork { bits }) => {
+            return Err(AppError::Invalid(Invalid::ProofOfWorkNeeded { bits }));
+        }
     };
     state.queues.joined(event_id, join_id, joined.order_key);
     let ticket = QueueTicket {
@@ -288,8 +329,11 @@ pub(crate) async fn join_as(
     let mut json = standing_of(state, &queue, &ticket).await?;
     if joined.admitted {
         // Admitted by the join itself; the board learns of it next second.
-        let until = OffsetDateTime::now_utc()
-            + time::Duration::minutes(i64::from(queue.spec.window_minutes));
+        // Until the first claim binds it, it lasts the first-claim time.
+        let window = time::Duration::minutes(i64::from(queue.spec.window_minutes));
+        let first_claim =
+            time::Duration::try_from(state.config.queue.first_claim).unwrap_or(window);
+        let until = OffsetDateTime::now_utc() + window.min(first_claim);
         json.state = "admitted";
         json.until = Some(rfc3339(until));
         (json.position, json.ahead, json.estimated_wait_secs) = (None, None, None);

@@ -1,9 +1,11 @@
 //! The waiting room's gate on every claim: while an event's queue is on,
 //! a claim needs the buyer's queue ticket (a cookie, or the `Queue-Ticket`
 //! header for API clients) and an admission PostgreSQL says has not
-//! lapsed. An admitted buyer's holds are capped by the admission, not by
-//! the address: thousands of phones behind one carrier address each get
-//! their turn.
+//! lapsed. An admitted buyer's live holds are not capped by the address's
+//! count of holds: thousands of phones behind one carrier address each get
+//! their turn. What the address's (or key's) admitted buyers hold together
+//! is capped instead, at a share of the house (`domain::queue::house_share`),
+//! counted by PostgreSQL in the claim (`refuse_past_address_share`, V34).
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -85,29 +87,32 @@ impl FromRequestParts<AppState> for QueuePass {
 pub enum Gate {
     /// The event has no queue: the usual caps.
     Open,
-    /// Admitted by the queue: its own caps.
-    Admitted,
+    /// Admitted by the queue: its own caps, and the client's share of the
+    /// house (seats and places its admitted buyers may hold together).
+    Admitted { share_seats: u32 },
 }
 
 impl Gate {
     /// The hold's rules: an admission lifts the per-address and per-key
-    /// caps on live holds (one hold per buyer and event stays).
+    /// caps on live holds (one hold per buyer and event stays) and puts the
+    /// client's share of the house in their place.
     pub fn rules(self, rules: HoldRules) -> HoldRules {
         match self {
             Gate::Open => rules,
-            Gate::Admitted => HoldRules {
+            Gate::Admitted { share_seats } => HoldRules {
                 max_holds_per_ip: 0,
                 max_holds_per_key: 0,
+                share_seats,
                 ..rules
             },
         }
     }
 
     /// The holder's per-minute limits: an admitted buyer keeps its own, not
-    /// its address's (the queue paces the crowd).
+    /// its address's (the queue paces the crowd; the share bounds it).
     pub fn holder(self, holder: Holder) -> Holder {
         match (self, holder.request) {
-            (Gate::Admitted, Some(mut limits)) => {
+            (Gate::Admitted { .. }, Some(mut limits)) => {
                 limits.per_peer = 0;
                 Holder {
                     request: Some(limits),
@@ -146,21 +151,27 @@ async fn gate(
     pass: &QueuePass,
     buyer: Option<BuyerId>,
 ) -> AppResult<Gate> {
-    let queued = match state.queues.is_ready() {
-        true => state.queues.queue_of(event_id).is_some(),
+    let queue = match state.queues.is_ready() {
+        true => state.queues.queue_of(event_id),
         false => {
             let client = state.pool.get().await?;
-            crate::db::queue::get(&client, event_id).await?.is_some()
+            crate::db::queue::get(&client, event_id).await?
         }
     };
-    if !queued {
+    let Some(queue) = queue else {
         return Ok(Gate::Open);
-    }
+    };
+    let settings = &state.config.queue;
+    let share_seats = crate::domain::queue::house_share(
+        queue.house,
+        settings.share_percent,
+        settings.share_min_seats,
+    );
     let refused = || AppError::Forbidden(Denied::QueueRequired { event_id });
     let ticket = pass.ticket(state, event_id).ok_or_else(refused)?;
     let client = state.pool.get().await?;
     match crate::db::queue::admits(&client, event_id, ticket.join_id, buyer).await? {
-        true => Ok(Gate::Admitted),
+        true => Ok(Gate::Admitted { share_seats }),
         false => Err(refused()),
     }
 }
@@ -176,8 +187,9 @@ pub async fn admit_all(
 ) -> AppResult<Gate> {
     let mut gate = Gate::Open;
     for event_id in event_ids {
-        if admit(state, *event_id, pass, Some(buyer)).await? == Gate::Admitted {
-            gate = Gate::Admitted;
+        let night = admit(state, *event_id, pass, Some(buyer)).await?;
+        if matches!(night, Gate::Admitted { .. }) {
+            gate = night;
         }
     }
     Ok(gate)

@@ -10,13 +10,14 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use time::OffsetDateTime;
 
-use super::api::{Joining, QueueJoinBody, join_as, queue_of, standing_of};
+use super::api::{Joining, QueueJoinBody, bits_needed, join_as, joiner_of, queue_of, standing_of};
 use super::gate::QueuePass;
 use crate::db;
 use crate::domain::ids::EventId;
 use crate::error::{AppError, AppResult, Missing};
 use crate::i18n::{t, t1};
-use crate::web::auth::Viewer;
+use crate::web::auth::{BearerKeyId, Viewer};
+use crate::web::extract::ClientIp;
 use crate::web::extract::IdPath;
 use crate::web::render::render;
 use crate::web::security::CsrfForm;
@@ -64,6 +65,7 @@ pub async fn waiting_room(
     event_id: EventId,
     pass: &QueuePass,
     viewer: Option<crate::domain::ids::BuyerId>,
+    ip: ClientIp,
 ) -> AppResult<Entry> {
     match super::gate::admit(state, event_id, pass, None).await {
         Ok(_) => return Ok(Entry::Show(None)),
@@ -90,9 +92,19 @@ pub async fn waiting_room(
     if queue.spec.opens_at > OffsetDateTime::now_utc() || queue.spec.proof_of_work {
         return Ok(Entry::Wait(to_wait(None)));
     }
-    // A page view joins only a line it would not wait in: a crawler must
-    // not fill the line with places nobody asked for.
-    let joined = join_as(state, event_id, pass, QueueJoinBody::default(), true).await?;
+    // A page view joins only a line it would not wait in, and only within
+    // its address's free joins: a crawler must not fill the line with
+    // places nobody asked for, nor mint admissions by the page.
+    let joiner = joiner_of(ip, BearerKeyId(None));
+    let joined = join_as(
+        state,
+        event_id,
+        pass,
+        QueueJoinBody::default(),
+        true,
+        joiner,
+    )
+    .await?;
     Ok(match joined {
         Joining::New(json, cookie) if json.state == "admitted" => Entry::Show(Some(cookie)),
         Joining::New(_, cookie) => Entry::Wait(to_wait(Some(cookie))),
@@ -122,6 +134,7 @@ pub(crate) async fn queue_page(
     IdPath(event_id): IdPath<EventId>,
     pass: QueuePass,
     viewer: Viewer,
+    ip: ClientIp,
 ) -> AppResult<Response> {
     let queue = queue_of(&state, event_id)?;
     let event = db::events::find(&state.pool.get().await?, event_id)
@@ -161,7 +174,10 @@ pub(crate) async fn queue_page(
             .and_then(|s| s.estimated_wait_secs)
             .map(wait_text)
             .unwrap_or_default(),
-        proof_of_work: queue.spec.proof_of_work,
+        // The join form solves a puzzle when this address's next join needs
+        // one: the queue always asks, or the address joined often.
+        proof_of_work: standing.is_none()
+            && bits_needed(&state, &queue, joiner_of(ip, BearerKeyId(None))).await? > 0,
         poll_after_secs: standing
             .as_ref()
             .map_or(super::api::POLL_AFTER_SECS, |s| s.poll_after_secs),
@@ -193,6 +209,7 @@ pub(crate) async fn join_form(
     State(state): State<AppState>,
     IdPath(event_id): IdPath<EventId>,
     pass: QueuePass,
+    ip: ClientIp,
     CsrfForm(form): CsrfForm<JoinForm>,
 ) -> AppResult<Response> {
     let nonempty = |v: Option<String>| v.filter(|v| !v.trim().is_empty());
@@ -201,10 +218,13 @@ pub(crate) async fn join_form(
         nonce: nonempty(form.nonce),
     };
     let back = Redirect::to(&format!("/events/{event_id}/queue"));
-    Ok(match join_as(&state, event_id, &pass, body, false).await? {
-        Joining::Already(_) | Joining::WouldWait => back.into_response(),
-        Joining::New(_, cookie) => ([(header::SET_COOKIE, cookie)], back).into_response(),
-    })
+    let joiner = joiner_of(ip, BearerKeyId(None));
+    Ok(
+        match join_as(&state, event_id, &pass, body, false, joiner).await? {
+            Joining::Already(_) | Joining::WouldWait => back.into_response(),
+            Joining::New(_, cookie) => ([(header::SET_COOKIE, cookie)], back).into_response(),
+        },
+    )
 }
 
 /// The waiting room on the box office's console: its settings and live
