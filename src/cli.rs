@@ -17,7 +17,7 @@ pub async fn demo(config: Config) -> anyhow::Result<Vec<crate::domain::ids::Even
     let seeded = async {
         Ok::<_, crate::error::AppError>(vec![
             db::demo::seed_demo(pool).await?,
-            db::demo::seed_arena(pool, config.queue.demo_opens_in).await?,
+            db::demo::seed_arena(pool, &config.queue).await?,
             db::demo::seed_offer_demo(pool).await?,
         ])
     }

@@ -93,7 +93,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let database = Database::connect(&config).await?;
     if database.is_embedded() {
         let event_id = db::demo::seed_demo(&database.pool).await?;
-        let arena_id = db::demo::seed_arena(&database.pool, config.queue.demo_opens_in).await?;
+        let arena_id = db::demo::seed_arena(&database.pool, &config.queue).await?;
         let matinee_id = db::demo::seed_offer_demo(&database.pool).await?;
         let season_id = db::demo::seed_season_demo(&database.pool).await?;
         tracing::info!(%event_id, %arena_id, %matinee_id, %season_id, "demo events ready");

@@ -221,6 +221,7 @@ impl Config {
             public_url: s::PUBLIC_URL.read(get)?,
             queue: QueueSettings {
                 demo_opens_in: s::DEMO_QUEUE_OPENS_SECS.read(get)?,
+                demo_proof_of_work: !s::DEMO_QUEUE_WITHOUT_PUZZLE.read(get),
                 auto_claim_p95: s::QUEUE_CLAIM_P95_MS.read(get)?,
                 free_joins_per_minute: s::QUEUE_FREE_JOINS_PER_MINUTE.read(get)?,
                 share_percent: s::QUEUE_SHARE_PERCENT.read(get)?,

@@ -71,6 +71,8 @@ pub struct QueueSettings {
     pub auto_rate_estimate: u32,
     /// How long after the demo arena is first seeded its queue opens.
     pub demo_opens_in: Duration,
+    /// Whether the demo arena's queue asks every join for a proof of work.
+    pub demo_proof_of_work: bool,
     /// Joins per client and event a minute before each needs a proof of work.
     pub free_joins_per_minute: u32,
     /// One client's admitted buyers hold at most this percent of the house…
@@ -89,6 +91,7 @@ impl Default for QueueSettings {
             auto_claim_p95: settings::QUEUE_CLAIM_P95_MS.default(),
             auto_rate_estimate: 600,
             demo_opens_in: settings::DEMO_QUEUE_OPENS_SECS.default(),
+            demo_proof_of_work: true,
             free_joins_per_minute: settings::QUEUE_FREE_JOINS_PER_MINUTE.default,
             share_percent: settings::QUEUE_SHARE_PERCENT.default,
             share_min_seats: settings::QUEUE_SHARE_MIN_SEATS.default,

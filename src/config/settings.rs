@@ -49,6 +49,10 @@ pub const WAITLIST_OFFER_SECS: Secs =
 /// How long after the demo arena is first seeded its waiting room opens.
 pub const DEMO_QUEUE_OPENS_SECS: Secs =
     Secs::within("SEATMAP_DEMO_QUEUE_OPENS_SECS", 60, 0..=86_400);
+/// Seeds the demo arena's waiting room without its always-on proof of work
+/// (the browser tests' arena, and a demo for browsers without JavaScript);
+/// joins past the free allowance still pay one.
+pub const DEMO_QUEUE_WITHOUT_PUZZLE: Flag = Flag("SEATMAP_DEMO_QUEUE_WITHOUT_PUZZLE");
 /// The claims' p95 an "auto" waiting room admits up to (see
 /// `domain::queue_pace`).
 pub const QUEUE_CLAIM_P95_MS: Millis =
@@ -322,6 +326,7 @@ pub const ALL: &[&dyn Described] = &[
     &WAITLIST_OFFER_SECS,
     &WAITLIST_ENTRIES_PER_ADDRESS,
     &DEMO_QUEUE_OPENS_SECS,
+    &DEMO_QUEUE_WITHOUT_PUZZLE,
     &QUEUE_CLAIM_P95_MS,
     &QUEUE_FREE_JOINS_PER_MINUTE,
     &QUEUE_SHARE_PERCENT,

@@ -40,7 +40,10 @@ pub async fn create_event(pool: &Pool, spec: &EventSpec) -> AppResult<EventId> {
 /// and an event of it on sale now, priced in US dollars, and returns the
 /// event's id. A big venue, so the page opens on its overview; its sale
 /// has a waiting room opening a minute after it is seeded.
-pub async fn seed_arena(pool: &Pool, queue_opens_in: std::time::Duration) -> AppResult<EventId> {
+pub async fn seed_arena(
+    pool: &Pool,
+    queue_settings: &crate::config::QueueSettings,
+) -> AppResult<EventId> {
     const SLUG: &str = "arena-demo";
     let seeded = {
         let client = pool.get().await?;
@@ -88,10 +91,10 @@ pub async fn seed_arena(pool: &Pool, queue_opens_in: std::time::Duration) -> App
     // after the first start and admits at the rate the house sells ("auto"),
     // each join paying a small proof of work (the page solves it).
     let queue = super::queue::QueueSpec {
-        opens_at: OffsetDateTime::now_utc() + queue_opens_in,
+        opens_at: OffsetDateTime::now_utc() + queue_settings.demo_opens_in,
         admit_per_minute: None,
         window_minutes: 15,
-        proof_of_work: true,
+        proof_of_work: queue_settings.demo_proof_of_work,
     };
     super::queue::put(pool, event_id, &queue).await?;
     Ok(event_id)

@@ -38,6 +38,10 @@ pub struct UndoSwap {
     pub restore: String,
     pub drop: String,
     pub csrf: String,
+    /// The server's signature over the event, hold, restore and drop: an
+    /// undo gives back only the seats its own swap released.
+    #[serde(default)]
+    pub proof: String,
 }
 
 impl Notice {

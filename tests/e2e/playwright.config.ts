@@ -65,6 +65,10 @@ function server(name: string, port: number, env: Record<string, string>, prelude
       // a browser as it arrives, so the arena's own tests see its map.
       // The waiting room's test puts a queue of its own.
       SEATMAP_DEMO_QUEUE_OPENS_SECS: '0',
+      // Its always-on puzzle is off here: the arena's tests (one without
+      // JavaScript) open its map straight away, as a page view within the
+      // free joins does.
+      SEATMAP_DEMO_QUEUE_WITHOUT_PUZZLE: '1',
       ...env,
     },
     reuseExistingServer: false,

@@ -174,6 +174,8 @@ async fn best_in(
             claimed.claimed.ids
         )));
     }
+    // Last: the client's share of the house, whose lock is held only to the commit.
+    holds::refuse_past_share(tx, event_id, &holder, rules).await?;
     let added: Vec<&Seat> = claimed
         .held
         .iter()
@@ -461,6 +463,7 @@ pub async fn swap_back(
             };
             summary.refuse_if_over(0, rules.max_seats)?;
             holds::count_request(tx, &holder).await?;
+            holds::refuse_past_share(tx, event_id, &holder, rules).await?;
             Ok(summary)
         })
     })

@@ -19,7 +19,7 @@ mod requests;
 mod row;
 
 pub use claim::{claim, claim_seats};
-pub(super) use claim::{open_new, refuse_if_capped};
+pub(super) use claim::{open_new, refuse_if_capped, refuse_past_share};
 pub(super) use requests::counting_request;
 pub use requests::{Holder, count_request, refuse_if_spent};
 pub(super) use row::{CLOSE_LAPSED, LOCK_OPEN};

@@ -93,13 +93,21 @@ pub(crate) async fn best_available(
                 words::best_found(&added, found.together, &found.released, currency),
             );
             if !found.released.is_empty() {
+                let hold = found.hold.hold_id.to_string();
+                let restore = id_list(found.released.iter().map(|s| s.id));
+                // Only the seats that are new: one found again stays.
+                let drop = id_list(found.newly_taken.iter().copied());
+                let proof = state
+                    .links
+                    .key
+                    .sign_text(UNDO_TAG, &undo_fields(event_id, &hold, &restore, &drop));
                 notice.undo = Some(UndoSwap {
                     action: format!("/events/{event_id}/best/undo"),
-                    hold: found.hold.hold_id.to_string(),
-                    restore: id_list(found.released.iter().map(|s| s.id)),
-                    // Only the seats that are new: one found again stays.
-                    drop: id_list(found.newly_taken.iter().copied()),
+                    hold,
+                    restore,
+                    drop,
                     csrf: buyer.csrf.value().to_string(),
+                    proof,
                 });
             }
             let mut changed = added;
@@ -139,6 +147,15 @@ pub(crate) async fn best_available(
     .await
 }
 
+/// What an undo's proof signs: the swap's event, hold and seats, so an undo
+/// can give back only the seats that swap released (a forged `restore`
+/// would be a claim of any seats past every gate).
+const UNDO_TAG: &[u8] = b"seatmap best-available undo v1\0";
+
+fn undo_fields(event_id: EventId, hold: &str, restore: &str, drop: &str) -> String {
+    format!("{event_id}|{hold}|{restore}|{drop}")
+}
+
 fn id_list(ids: impl Iterator<Item = SeatId>) -> String {
     ids.map(|id| id.0.to_string()).collect::<Vec<_>>().join(",")
 }
@@ -171,6 +188,9 @@ pub(crate) struct UndoSwapForm {
     restore: String,
     #[serde(default)]
     drop: String,
+    /// The swap's signature (see [`UNDO_TAG`]).
+    #[serde(default)]
+    proof: String,
 }
 
 /// Undo after best available swapped the buyer's seats: the seats it
@@ -183,15 +203,34 @@ pub(crate) async fn undo_best_available(
     headers: HeaderMap,
     ip: ClientIp,
     buyer: Buyer,
+    pass: crate::web::queue::gate::QueuePass,
     CsrfForm(form): CsrfForm<UndoSwapForm>,
 ) -> AppResult<Response> {
-    let rules = state.hold_rules();
+    // Taking seats back is a claim: the waiting room's gate first.
+    let gate = crate::web::queue::gate::admit(&state, event_id, &pass, Some(buyer.id)).await?;
+    let rules = gate.rules(state.hold_rules());
+    let fields = undo_fields(
+        event_id,
+        form.hold.to_string().as_str(),
+        &form.restore,
+        &form.drop,
+    );
+    if !state
+        .links
+        .key
+        .verify_text(UNDO_TAG, &fields, form.proof.trim())
+    {
+        return Err(AppError::BadRequest(Malformed::Form(
+            "This undo is not one this page offered: only the seats a swap released can come back."
+                .into(),
+        )));
+    }
     let restore = parse_id_list("restore", &form.restore, rules.max_seats)?;
     let found = parse_id_list("drop", &form.drop, rules.max_seats)?;
     if restore.is_empty() {
         return Err(AppError::BadRequest(Malformed::NoSeatInForm));
     }
-    let holder = hold_request(&state, buyer.id, None, ip);
+    let holder = gate.holder(hold_request(&state, buyer.id, None, ip));
     let outcome = db::best_available::swap_back(
         &state.pool,
         event_id,
