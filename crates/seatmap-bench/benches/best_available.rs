@@ -137,6 +137,7 @@ async fn run_level(pool: &Pool, event_id: i64, options: &Options, label: String)
                         max_seats: 10,
                         max_holds_per_ip: 0,
                         max_holds_per_key: 0,
+                        share_seats: 0,
                     },
                 )
                 .await;
