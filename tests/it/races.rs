@@ -831,7 +831,7 @@ async fn revive_and_take(revive_first: bool) {
         tokio::spawn(async move { taker.hold(event.id, &seats).await })
     };
     // The revive's claim, and the buyer's pick (one statement).
-    const CLAIM: &str = "UPDATE seats||claim_seats_for_buyer";
+    const CLAIM: &str = "UPDATE seats||claim_seats_within_share";
     let (revived, taken) = if revive_first {
         let revived = send_revive();
         app.lock_waiters(CLAIM, 1).await;

@@ -279,9 +279,10 @@ impl Drop for TestDb {
 /// Joins statement parts a lock waiter may be in any of.
 pub const ANY_OF: &str = "||";
 
-/// What a buyer's pick waits in: its one statement (migration V29), which
-/// pg_stat_activity shows for every lock the function waits on inside.
-pub const PICK_STATEMENT: &str = "claim_seats_for_buyer";
+/// What a buyer's pick waits in: its one statement (`claim_seats_within_share`,
+/// migration V34, wrapping V29's `claim_seats_for_buyer`), which
+/// pg_stat_activity shows for every lock the functions wait on inside.
+pub const PICK_STATEMENT: &str = "claim_seats_within_share";
 
 pub struct TestApp {
     pub base: String,

@@ -1,5 +1,6 @@
 //! A buyer's pick of seats (no GA in the cart) in one statement: the SQL
-//! function `claim_seats_for_buyer` (migration V29) keeps every rule the
+//! function `claim_seats_within_share` (migration V34, which wraps V29's
+//! `claim_seats_for_buyer` and adds the house share) keeps every rule the
 //! claim of [`super::claim`] keeps, in the same order, and answers with
 //! the hold and its seats. One round trip, no transaction of the app's
 //! own: the statement commits by itself, or fails and rolls back whole.
