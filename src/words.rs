@@ -210,7 +210,10 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::VenueHasNoTier(code) => format!("The venue has no tier {code:?}."),
         Invalid::MissingPrice { tier } => format!("Give a price for the {tier} tier."),
         Invalid::Price { tier, text } => {
-            format!("{text:?} is not a price for {tier}: use an amount like 45 or 45.50.")
+            format!(
+                "{text:?} is not a price for {tier}: use an amount like 45 or 45.50, \
+                 at most 1,000,000 (100,000,000 in minor units)."
+            )
         }
         Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
         Invalid::SeasonEventsDiffer => "A season's events must share a layout: the same venue \
@@ -249,8 +252,12 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::Gate => "Name the gate in 1 to 40 plain characters.".into(),
         Invalid::Language => t("error-language"),
         Invalid::QueueSettings(field) => format!(
-            "The queue's {field} is out of range: opens_at is an RFC 3339 time, admit_per_minute 1 to 1000000 or \"auto\", window_minutes 1 to 1440."
+            "The queue's {field} is out of range: opens_at is an RFC 3339 time within a year of now, admit_per_minute 1 to 1000000 or \"auto\", window_minutes 1 to 1440."
         ),
+        Invalid::QueueOpensLater => "The queue has opened with people in line, so its opening \
+             can't move later: those who came after it would fall behind later arrivals. \
+             Move it earlier, or turn the queue off."
+            .into(),
         Invalid::ProofOfWork => {
             "The proof of work does not solve a challenge set for this queue (or it ran out): ask for a new one.".into()
         }

@@ -238,7 +238,9 @@ pub const RUST_LOG: Text<String> = Text {
     name: "RUST_LOG",
     // tokio_postgres logs the server's NOTICEs at info ("relation
     // refinery_schema_history already exists, skipping" on every start).
-    default: "info,tower_http=warn,tokio_postgres=warn",
+    // tower_sessions_core warns of every session cookie its store doesn't
+    // know: a line per request anyone can send, so errors only.
+    default: "info,tower_http=warn,tokio_postgres=warn,tower_sessions_core=error",
     accepts: "tracing filter directives",
     parse: text,
 };

@@ -95,19 +95,31 @@ pub async fn claim(
     })
 }
 
-/// Keeps the run's answer for the key (if the run still holds it).
+/// Keeps the run's answer for the key (if the run still holds it), and
+/// lets the caller's oldest answered keys go past its newest `allowance`
+/// (migration V35's index finds them): one caller's keys are bounded.
 pub async fn keep(
     client: &impl GenericClient,
     principal: &[u8],
     key: &str,
     run_id: uuid::Uuid,
     answer: &KeptAnswer,
+    allowance: i64,
 ) -> AppResult<()> {
     let statement = client
         .prepare_cached(
-            "UPDATE idempotency_keys
-                SET status = $3, content_type = $4, location = $5, body = $6, running_until = NULL
-              WHERE principal = $1 AND key = $2 AND status IS NULL AND run_id = $7",
+            "WITH kept AS (
+                UPDATE idempotency_keys
+                   SET status = $3, content_type = $4, location = $5, body = $6,
+                       running_until = NULL
+                 WHERE principal = $1 AND key = $2 AND status IS NULL AND run_id = $7
+                RETURNING 1)
+             DELETE FROM idempotency_keys old
+              WHERE old.principal = $1 AND old.status IS NOT NULL AND old.key <> $2
+                AND EXISTS (SELECT 1 FROM kept)
+                AND old.created_at <= (SELECT created_at FROM idempotency_keys
+                                        WHERE principal = $1
+                                        ORDER BY created_at DESC OFFSET $8 LIMIT 1)",
         )
         .await?;
     client
@@ -121,6 +133,7 @@ pub async fn keep(
                 &answer.location,
                 &answer.body,
                 &run_id,
+                &allowance,
             ],
         )
         .await?;

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use super::{GenericClient, Pool, audit, retrying};
 use crate::domain::ids::{Actor, BuyerId, EventId, HoldId, OrderId};
 use crate::domain::price_type::{OnSale, PricedLine};
-use crate::domain::promo::{self, Discount, PromoSpec};
+use crate::domain::promo::{self, Discount, PromoSpec, match_key};
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 /// A code as staff read it back.
@@ -171,10 +171,10 @@ pub async fn set_paused(
                 .query_opt(
                     &format!(
                         "UPDATE promo_codes SET paused = $3
-                          WHERE event_id = $1 AND lower(code) = lower($2)
+                          WHERE event_id = $1 AND lower(code) = $2
                       RETURNING {VIEW_COLUMNS}"
                     ),
-                    &[&event_id, &code, &paused],
+                    &[&event_id, &match_key(code), &paused],
                 )
                 .await?
                 .ok_or(AppError::NotFound(Missing::PromoCode))?;
@@ -227,11 +227,11 @@ pub(super) async fn find_usable(
                     max_uses IS NOT NULL AS limited,
                     NOT paused AND (valid_from IS NULL OR valid_from <= now())
                       AND (valid_until IS NULL OR now() < valid_until) AS valid_now
-               FROM promo_codes WHERE event_id = $1 AND lower(code) = lower($2)",
+               FROM promo_codes WHERE event_id = $1 AND lower(code) = $2",
         )
         .await?;
     let row = tx
-        .query_opt(&statement, &[&event_id, &code.trim()])
+        .query_opt(&statement, &[&event_id, &match_key(code)])
         .await?
         .ok_or(AppError::Invalid(Invalid::PromoCodeUnknown))?;
     if !row.get::<_, bool>("valid_now") {
@@ -329,11 +329,11 @@ pub async fn preview(
                     unlocks AS applied_unlocks,
                     NOT paused AND (valid_from IS NULL OR valid_from <= now())
                       AND (valid_until IS NULL OR now() < valid_until) AS valid_now
-               FROM promo_codes WHERE event_id = $1 AND lower(code) = lower($2)",
+               FROM promo_codes WHERE event_id = $1 AND lower(code) = $2",
         )
         .await?;
     let row = client
-        .query_opt(&statement, &[&event_id, &code.trim()])
+        .query_opt(&statement, &[&event_id, &match_key(code)])
         .await?
         .ok_or(AppError::Invalid(Invalid::PromoCodeUnknown))?;
     if !row.get::<_, bool>("valid_now") {

@@ -237,7 +237,7 @@ pub async fn gross_by_tender(
                                  WHEN o.season_id IS NOT NULL THEN 'season'
                                  ELSE o.tender END AS tender,
                             t.price_cents::bigint + t.fee_cents
-                            + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents + t.fee_tax_cents END
+                            + CASE WHEN o.tax_included THEN 0 ELSE t.tax_cents::bigint + t.fee_tax_cents END
                               AS paid
                        FROM tickets t JOIN orders o ON o.id = t.order_id
                       WHERE t.event_id = $1) AS paid

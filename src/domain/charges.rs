@@ -95,12 +95,12 @@ impl Default for Charges {
 
 /// Checks a booking fee staff ask for.
 pub fn check_fee(cents: i64) -> Result<i32, Invalid> {
-    match cents {
-        0..=100_000_000 => Ok(cents as i32),
-        _ => Err(Invalid::Charges(
-            "booking_fee_cents is 0 to 100000000".into(),
-        )),
-    }
+    super::money::price_cents(cents).ok_or_else(|| {
+        Invalid::Charges(format!(
+            "booking_fee_cents is 0 to {}",
+            super::money::MAX_PRICE_CENTS
+        ))
+    })
 }
 
 /// A receipt's totals: `total = subtotal − discount + fees (+ tax when it

@@ -110,7 +110,7 @@ impl Currency {
 
     /// Reads a price as people type it ("45", "45.5", "€45.50") into the
     /// minor unit; None for anything else, negatives, more decimals than the
-    /// currency has, or over a million.
+    /// currency has, or over [`MAX_PRICE_CENTS`].
     pub fn parse(self, text: &str) -> Option<i32> {
         let text = text
             .trim()
@@ -132,8 +132,21 @@ impl Currency {
             format!("{fraction:0<digits$}").parse().ok()?
         };
         let minor = whole.checked_mul(unit)?.checked_add(fraction)?;
-        (whole <= 1_000_000 && minor <= i64::from(i32::MAX)).then_some(minor as i32)
+        price_cents(minor)
     }
+}
+
+/// The most any one amount of money may be, in minor units: a price, a
+/// fee, a discount, a waiting party's highest price (a million in a
+/// two-decimal currency, far past any seat). Ten tickets at it, with tax,
+/// still sum well inside the bigint sums reports use.
+pub const MAX_PRICE_CENTS: i64 = 100_000_000;
+
+/// An amount of money in minor units, if from 0 to [`MAX_PRICE_CENTS`].
+pub fn price_cents(cents: i64) -> Option<i32> {
+    (0..=MAX_PRICE_CENTS)
+        .contains(&cents)
+        .then_some(cents as i32)
 }
 
 /// "20000" → "20,000".

@@ -12,8 +12,7 @@ use super::refusal::Invalid;
 pub const MAX_PRICE_TYPES: usize = 20;
 /// The longest label, in characters.
 pub const MAX_LABEL_CHARS: usize = 60;
-/// The highest price a type may set, in minor units.
-pub const MAX_PRICE_CENTS: i64 = 100_000_000;
+pub use super::money::MAX_PRICE_CENTS;
 
 /// One type as staff give it, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]

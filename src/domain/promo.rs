@@ -58,7 +58,7 @@ pub fn discount(
         (Some(percent), None) if (1..=100).contains(&percent) => {
             Ok(Discount::Percent(percent as i32))
         }
-        (None, Some(cents)) if (1..=100_000_000).contains(&cents) => {
+        (None, Some(cents)) if (1..=super::money::MAX_PRICE_CENTS).contains(&cents) => {
             Ok(Discount::Amount(cents as i32))
         }
         (Some(_), Some(_)) | (None, None) => Err(invalid(
@@ -68,6 +68,15 @@ pub fn discount(
             "percent_off is 1 to 100; amount_off_cents is 1 to 100000000",
         )),
     }
+}
+
+/// What a code the buyer or staff typed is matched by: ASCII letters
+/// folded to lower case, as `lower(code)` folds the stored code (which
+/// the schema keeps to ASCII letters, digits, `_` and `-`). Anything else
+/// stays as typed and so matches no code: PostgreSQL's `lower()` would
+/// fold a dotted `İ` to `i` under C.UTF-8, and `SPRİNG20` isn't `SPRING20`.
+pub fn match_key(typed: &str) -> String {
+    typed.trim().to_ascii_lowercase()
 }
 
 /// Checks a code: 3 to 40 letters, digits, `_` and `-`; uses 1 or more; a
@@ -165,6 +174,13 @@ mod tests {
                 == Some(9)),
             Err(Invalid::PromoCodeNotApplicable)
         );
+    }
+
+    #[test]
+    fn a_typed_code_folds_ascii_case_only() {
+        assert_eq!(match_key(" Spring20 "), "spring20");
+        assert_ne!(match_key("SPRİNG20"), match_key("SPRING20"));
+        assert_ne!(match_key("ſpring20"), match_key("spring20"));
     }
 
     #[test]

@@ -149,6 +149,8 @@ pub enum Invalid {
     Language,
     /// A waiting room's settings out of range (which field).
     QueueSettings(&'static str),
+    /// A running queue's opening moved later, with people in line.
+    QueueOpensLater,
     /// A proof of work that is forged, lapsed, for another event or short.
     ProofOfWork,
     /// A proof of work whose challenge another join already used.
@@ -513,7 +515,7 @@ impl Invalid {
             Invalid::StartsInPast => ErrorCode::StartsInPast,
             Invalid::OnSaleAfterStart => ErrorCode::OnSaleAfterStart,
             Invalid::Time { .. } => ErrorCode::InvalidTime,
-            Invalid::QueueSettings(_) => ErrorCode::InvalidQueue,
+            Invalid::QueueSettings(_) | Invalid::QueueOpensLater => ErrorCode::InvalidQueue,
             Invalid::ProofOfWork => ErrorCode::ProofOfWorkInvalid,
             Invalid::ProofOfWorkReused => ErrorCode::ProofOfWorkReused,
             Invalid::ProofOfWorkNeeded { .. } => ErrorCode::ProofOfWorkRequired,

@@ -6,9 +6,11 @@
 //! second waits for its answer a few seconds, then gets `409
 //! idempotency_key_in_use` with `Retry-After`.
 //!
-//! A key belongs to its caller: the API key and customer, or the session.
-//! A caller with neither (a browser's first request, before it has a
-//! session) has no scope to keep keys in, and its request runs unkeyed.
+//! A key belongs to its caller: the API key and customer, or the session
+//! the store has (a made-up cookie is no session). A caller with neither
+//! (a browser's first request, before it has a session) has no scope to
+//! keep keys in, and its request runs unkeyed. A caller keeps its newest
+//! keys only ([`KEYS_PER_SESSION`], [`KEYS_PER_API_CALLER`]).
 //! Kept are successes and refusals the same request would get again
 //! (400, 404, 410, 422); anything else (a 5xx, a 409 from a race, a 429)
 //! lets the key go, so the retry runs. A 503 did nothing a retry would
@@ -19,7 +21,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
@@ -39,36 +41,67 @@ const RUN_PAST_DEADLINE: Duration = Duration::from_secs(30);
 /// How long a second request waits for the first one's answer.
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(5);
 
-/// The caller a key belongs to: a digest of its API key and customer, or
-/// of its session cookie; None for a caller with neither.
-fn principal(headers: &HeaderMap) -> Option<Vec<u8>> {
+/// The most keys one caller keeps: a session's newest 1,000, an API key
+/// caller's (the key with its `X-Customer-Ref`) newest 10,000. Past it
+/// the oldest answered keys go first; a retry comes within minutes, long
+/// before a caller has sent that many more.
+pub const KEYS_PER_SESSION: i64 = 1_000;
+pub const KEYS_PER_API_CALLER: i64 = 10_000;
+
+/// The caller a key belongs to, and how many keys it may keep: a digest
+/// of its API key (checked by `authenticate_bearer`, outside this layer)
+/// and customer, or of its session if the store has it. None for a caller
+/// with neither: a made-up session cookie is no caller, and its keys
+/// would be rows anyone could add without end.
+async fn principal(caller: Option<Caller>) -> Option<(Vec<u8>, i64)> {
     let mut digest = Sha256::new();
-    let mut named = false;
-    for name in [header::AUTHORIZATION.as_str(), "x-customer-ref"] {
-        for value in headers.get_all(name) {
-            named = true;
-            digest.update(name.as_bytes());
-            digest.update(b"\0");
-            digest.update(value.as_bytes());
-            digest.update(b"\0");
+    match caller? {
+        Caller::Key { id, customers } => {
+            digest.update(b"api key\0");
+            digest.update(id.0.to_be_bytes());
+            for customer in customers {
+                digest.update(b"\0customer\0");
+                digest.update(customer.as_bytes());
+            }
+            Some((digest.finalize().to_vec(), KEYS_PER_API_CALLER))
+        }
+        Caller::Session(session) => {
+            // Loads the record (the handler's session reads then use it):
+            // a cookie the store doesn't know leaves no id.
+            session.is_empty().await;
+            let id = session.id()?;
+            digest.update(b"session\0");
+            digest.update(id.to_string().as_bytes());
+            Some((digest.finalize().to_vec(), KEYS_PER_SESSION))
         }
     }
-    let session = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|cookies| cookies.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| {
-            *name == crate::web::security::SESSION_COOKIE
-                || *name == crate::web::security::SECURE_SESSION_COOKIE
+}
+
+/// Who a request says it is, taken out of it (its body isn't `Sync`, so
+/// the request can't be held across the session's load).
+enum Caller {
+    Key {
+        id: crate::domain::ids::ApiKeyId,
+        customers: Vec<HeaderValue>,
+    },
+    Session(tower_sessions::Session),
+}
+
+fn caller_of(request: &Request) -> Option<Caller> {
+    if let Some(key) = request.extensions().get::<db::api_keys::ApiKey>() {
+        let customers = request
+            .headers()
+            .get_all("x-customer-ref")
+            .iter()
+            .cloned()
+            .collect();
+        return Some(Caller::Key {
+            id: key.id,
+            customers,
         });
-    if let Some((_, session)) = session {
-        named = true;
-        digest.update(b"session\0");
-        digest.update(session.as_bytes());
     }
-    named.then(|| digest.finalize().to_vec())
+    let session = request.extensions().get::<tower_sessions::Session>()?;
+    Some(Caller::Session(session.clone()))
 }
 
 /// Whether an answer is kept for its key: successes, and refusals that
@@ -145,7 +178,7 @@ async fn run_keyed(state: &AppState, request: Request, next: Next) -> AppResult<
     // A caller with no session and no API key has no scope to keep its
     // keys in (any other such caller could replay its answers): its first
     // request runs as if unkeyed; from its session on, keys hold.
-    let Some(principal) = principal(request.headers()) else {
+    let Some((principal, allowance)) = principal(caller_of(&request)).await else {
         return Ok(next.run(request).await);
     };
     let (parts, body) = request.into_parts();
@@ -202,7 +235,7 @@ async fn run_keyed(state: &AppState, request: Request, next: Next) -> AppResult<
     // given; a retry after the run's time runs again.
     let kept = async {
         let client = state.pool.get().await?;
-        db::idempotency::keep(&client, &principal, &key, run_id, &answer).await
+        db::idempotency::keep(&client, &principal, &key, run_id, &answer, allowance).await
     };
     if let Err(err) = kept.await {
         tracing::warn!(error = %err, "keeping an idempotent answer");

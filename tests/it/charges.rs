@@ -937,3 +937,68 @@ async fn a_walk_up_sale_takes_types_a_code_and_the_fee() {
         .await;
     assert_eq!(total, 9200, "the sale charged what its review said");
 }
+
+#[tokio::test]
+async fn tier_prices_stop_where_price_types_do_and_a_report_of_the_dearest_sale_adds_up() {
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 10).await;
+    let path = format!("/api/staff/events/{}/tiers/std/price", event.id);
+    let price = |cents: i64| {
+        staff_call(
+            &app,
+            &key,
+            Method::PUT,
+            &path,
+            Some(json!({ "price_cents": cents })),
+        )
+    };
+    // Past the cap of every amount (100,000,000 minor units): refused, as
+    // a price type's price is, and the tier keeps its price.
+    for over in [100_000_001_i64, 2_147_483_647] {
+        let (status, body) = price(over).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{over}: {body}");
+        assert_eq!(body["error"], "invalid_price", "{body}");
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("at most 1,000,000"),
+            "the refusal says the limit: {body}"
+        );
+    }
+    let (status, body) = price(100_000_000).await;
+    assert_eq!(status, StatusCode::OK, "the cap itself is a price: {body}");
+
+    // Ten tickets at it with 99.99 % tax added: the report still adds up.
+    let (status, set) = set_event(
+        &app,
+        &key,
+        event.id,
+        json!({"tax": {"rate_percent": "99.99", "included": false}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    let buyer = app.buyer();
+    let (status, hold) = buyer.hold(event.id, &event.seat_ids).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (status, bought) = buy(&buyer, &hold, json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{bought}");
+    let order = order_of(&buyer, &bought).await;
+    let per_ticket = 100_000_000 + tax(9999, false, 100_000_000);
+    assert_eq!(order["total_cents"], 10 * per_ticket, "{order}");
+
+    let clerk = crate::staff::staff(&app, "clerk").await;
+    let report = clerk
+        .http
+        .get(format!("{}/staff/events/{}/report", app.base, event.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(report.status(), StatusCode::OK);
+    let html = report.text().await.unwrap();
+    assert!(
+        html.contains("10,000,000"),
+        "the report shows the gross of ten tickets at a million: {html}"
+    );
+}

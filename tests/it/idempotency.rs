@@ -155,3 +155,62 @@ async fn a_key_must_be_plain_text_of_a_sensible_length() {
     let (_, _, replayed) = keyed(&buyer, &path, "k", &json!({"seat_ids": [999_999_999]})).await;
     assert!(replayed, "a refusal is an answer too");
 }
+
+#[tokio::test]
+async fn made_up_sessions_keep_no_keys_and_a_real_one_keeps_only_its_newest() {
+    let app = spawn_app().await;
+    let keys = || async { app.count("SELECT count(*) FROM idempotency_keys").await };
+    let missing = format!("/api/holds/{}/purchase", uuid::Uuid::new_v4());
+    let body = json!({"name": "Ada", "email": "ada@example.com"});
+    // A made-up session cookie is no caller: its keyed 404s keep nothing
+    // (they were 200 rows, and a warning each, for 200 requests).
+    let made_up: Vec<StatusCode> = futures::stream::iter(0..200)
+        .map(|i| {
+            let (base, path, body) = (app.base.clone(), missing.clone(), body.clone());
+            async move {
+                crate::support::http_client()
+                    .post(format!("{base}{path}"))
+                    .header("cookie", format!("seatmap_session=made-up-{i}"))
+                    .header("idempotency-key", format!("k{i}"))
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+            }
+        })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    assert!(
+        made_up.iter().all(|s| *s == StatusCode::NOT_FOUND),
+        "{made_up:?}"
+    );
+    assert_eq!(keys().await, 0, "no made-up caller's key was kept");
+
+    // A real session keeps its newest keys, as many as its allowance.
+    let buyer = buyer_with_session(&app).await;
+    let allowance = seatmap::web::idempotency::KEYS_PER_SESSION;
+    let sent = allowance + 20;
+    futures::stream::iter(0..sent)
+        .map(|i| {
+            let (buyer, path, body) = (&buyer, missing.clone(), body.clone());
+            async move {
+                let answer = buyer.post_keyed(&path, &format!("key-{i}"), &body).await;
+                assert_eq!(answer.status, StatusCode::NOT_FOUND);
+            }
+        })
+        .buffered(8)
+        .collect::<Vec<_>>()
+        .await;
+    let kept = keys().await;
+    assert!(
+        (allowance..=allowance + 8).contains(&kept),
+        "{kept} kept of {sent} keys: the session's allowance is {allowance}"
+    );
+    // The newest is still answered from what was kept.
+    let newest = buyer
+        .post_keyed(&missing, &format!("key-{}", sent - 1), &body)
+        .await;
+    assert!(newest.replayed, "the newest key is kept");
+}

@@ -48,6 +48,17 @@ pub async fn post_form(
     request.send().await.unwrap()
 }
 
+/// A field of the Undo form in a best-available answer's notice.
+pub fn undo_field(html: &str, name: &str) -> String {
+    let form = &html[html.find("class=\"undo-form\"").expect("an Undo form")..];
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = form
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {name} in {form}"))
+        + marker.len();
+    form[start..start + form[start..].find('"').unwrap()].to_string()
+}
+
 #[tokio::test]
 async fn the_event_list_and_seat_map_render_every_seat_as_a_labelled_button() {
     let app = spawn_app().await;
@@ -703,15 +714,7 @@ async fn undo_gives_up_only_the_new_seats_acts_on_its_own_live_hold_and_never_to
     .await;
     let html = found.text().await.unwrap();
     assert!(html.contains("Released 1 seat: Stalls, row B, seat 1; now holding 3 seats together in Stalls, row A, seats 1–3"), "{html}");
-    let undo_form = &html[html.find("class=\"undo-form\"").expect("an Undo form")..];
-    let field = |name: &str| {
-        let start = undo_form
-            .find(&format!("name=\"{name}\" value=\""))
-            .unwrap()
-            + name.len()
-            + 15;
-        undo_form[start..start + undo_form[start..].find('"').unwrap()].to_string()
-    };
+    let field = |name: &str| undo_field(&html, name);
     assert_eq!(field("restore"), b1.to_string());
     assert_eq!(
         field("drop"),
@@ -719,89 +722,104 @@ async fn undo_gives_up_only_the_new_seats_acts_on_its_own_live_hold_and_never_to
         "A2, found again, is not given up"
     );
     assert_eq!(field("hold"), hold_id);
+    let offered = |hold: &str, restore: &str, drop: &str| {
+        vec![
+            ("hold", hold.to_string()),
+            ("restore", restore.to_string()),
+            ("drop", drop.to_string()),
+            ("proof", field("proof")),
+        ]
+    };
 
-    // Another buyer's seat in `drop`, or another buyer's hold: nothing of theirs moves.
+    // The undo the page offered, altered: another buyer's seat to drop,
+    // seats the swap never released to take back, another buyer's hold.
+    // Each is refused, and nothing of anyone's moves.
     let rival = app.buyer();
     let (status, body) = rival.hold(event.id, &[s[9]]).await;
     assert_eq!(status, StatusCode::CREATED);
     let rival_hold = body["hold_id"].as_str().unwrap().to_string();
     let undo = format!("{event_path}/best/undo");
-    let poached = post_form(
-        &buyer,
-        &undo,
-        &[
-            ("hold", hold_id.clone()),
-            ("restore", b1.to_string()),
-            ("drop", s[9].to_string()),
-        ],
-        true,
-    )
-    .await;
-    assert_eq!(poached.status(), StatusCode::OK);
-    assert_eq!(
-        app.holders(event.id).await[&s[9]],
-        rival_hold,
-        "the rival keeps their seat"
-    );
-    let (status, _) = rival.delete(&format!("/api/holds/{rival_hold}")).await;
-    assert!(status.is_success());
-    let theirs = post_form(
-        &buyer,
-        &undo,
-        &[
-            ("hold", rival_hold.clone()),
-            ("restore", s[9].to_string()),
-            ("drop", String::new()),
-        ],
-        true,
-    )
-    .await;
-    assert_eq!(theirs.status(), StatusCode::OK);
-    assert!(
-        theirs.text().await.unwrap().contains("Hold not found."),
-        "not the buyer's hold"
-    );
-    assert!(
-        !app.holders(event.id).await.contains_key(&s[9]),
-        "and nothing took its seat"
-    );
+    let before = app.holders(event.id).await;
+    let b1s = b1.to_string();
+    let a1a3 = format!("{a1},{a3}");
+    let free_seats = format!("{},{}", s[3], s[4]);
+    for (what, form) in [
+        (
+            "a rival's seat to drop",
+            offered(&hold_id, &b1s, &s[9].to_string()),
+        ),
+        (
+            "seats never released to restore",
+            offered(&hold_id, &free_seats, &a1a3),
+        ),
+        ("the rival's hold", offered(&rival_hold, &b1s, &a1a3)),
+        ("no proof", offered(&hold_id, &b1s, &a1a3)[..3].to_vec()),
+    ] {
+        let forged = post_form(&buyer, &undo, &form, true).await;
+        assert_eq!(forged.status(), StatusCode::BAD_REQUEST, "{what}");
+        let text = forged.text().await.unwrap();
+        assert!(
+            text.contains("This undo is not one this page offered"),
+            "{what}: {text}"
+        );
+        assert_eq!(app.holders(event.id).await, before, "{what}: nothing moved");
+    }
 
-    // The poached undo was an undo all the same: B1 back, nothing of the rival's dropped.
+    // The undo as offered: B1 back, A1 and A3 given up, A2 kept.
+    let undone = post_form(&buyer, &undo, &offered(&hold_id, &b1s, &a1a3), true).await;
+    assert_eq!(undone.status(), StatusCode::OK);
     let held = app.holders(event.id).await;
-    assert_eq!(held[&b1], hold_id, "the poached undo restored B1");
     let mut mine: Vec<i64> = held
         .iter()
         .filter(|(_, h)| **h == hold_id)
         .map(|(s, _)| *s)
         .collect();
     mine.sort_unstable();
-    assert_eq!(
-        mine,
-        vec![a1, a2, a3, b1],
-        "and dropped nothing of the rival's"
-    );
+    assert_eq!(mine, vec![a2, b1], "the swap undone");
+    assert_eq!(held[&s[9]], rival_hold, "the rival keeps their seat");
 
     // Once the hold is bought, an old Undo refuses and opens nothing.
     let (status, body) = buyer
         .purchase(&serde_json::json!(hold_id), "Ada", "ada@example.com")
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let stale = post_form(
-        &buyer,
-        &undo,
-        &[
-            ("hold", hold_id.clone()),
-            ("restore", s[4].to_string()),
-            ("drop", String::new()),
-        ],
-        true,
-    )
-    .await;
+    let stale = post_form(&buyer, &undo, &offered(&hold_id, &b1s, &a1a3), true).await;
     assert_eq!(stale.status(), StatusCode::OK);
     assert!(stale.text().await.unwrap().contains("already been bought"));
     assert!(
-        !app.holders(event.id).await.contains_key(&s[4]),
-        "no new hold took A5"
+        !app.holders(event.id).await.contains_key(&a1),
+        "no new hold took A1"
     );
     app.no_breaches().await;
+}
+
+#[tokio::test]
+async fn best_available_on_a_draft_is_not_found_as_every_buyer_route_answers() {
+    let app = spawn_app().await;
+    let event = app.create_event(1, 5).await;
+    let buyer = app.buyer();
+    let token = csrf_from(&buyer, &format!("/events/{}", event.id)).await;
+    // Back to a draft: buyers are told it doesn't exist.
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET published_at = NULL WHERE id = $1",
+            &[&event.id],
+        )
+        .await
+        .unwrap();
+    for htmx in [true, false] {
+        let mut request = buyer
+            .http
+            .post(format!("{}/events/{}/best", buyer.base, event.id))
+            .form(&[("count", "2".to_string()), ("csrf", token.clone())]);
+        if htmx {
+            request = request.header("HX-Request", "true");
+        }
+        let answer = request.send().await.unwrap();
+        assert_eq!(answer.status(), StatusCode::NOT_FOUND, "htmx: {htmx}");
+    }
+    let (status, _) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "as a pick is");
+    assert_eq!(app.holders(event.id).await.len(), 0, "nothing held");
 }

@@ -187,11 +187,30 @@ async fn unknown_expired_and_inapplicable_codes_are_refused_and_the_hold_stays()
         "invalid_promo_code"
     );
 
+    assert_eq!(
+        make_code(
+            &app,
+            &key,
+            event.id,
+            json!({"code": "SPRING20", "percent_off": 20})
+        )
+        .await
+        .0,
+        StatusCode::CREATED
+    );
+
     let buyer = app.buyer();
     let (_, hold) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
     for (code, status, error) in [
         (
             "NOPE",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "promo_code_unknown",
+        ),
+        // A dotted capital İ is not an I (PostgreSQL's lower() under
+        // C.UTF-8 folded it to i, and this matched SPRING20).
+        (
+            "SPRİNG20",
             StatusCode::UNPROCESSABLE_ENTITY,
             "promo_code_unknown",
         ),

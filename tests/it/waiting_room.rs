@@ -407,6 +407,9 @@ async fn waiting_buyers_are_told_their_place_and_bad_settings_are_refused() {
         json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": 0, "window_minutes": 10}),
         json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": "fast", "window_minutes": 10}),
         json!({"opens_at": "2026-12-01T10:00:00Z", "admit_per_minute": 10, "window_minutes": 0}),
+        // Past a year ahead.
+        json!({"opens_at": rfc3339(OffsetDateTime::now_utc() + time::Duration::days(366)),
+               "admit_per_minute": 10, "window_minutes": 10}),
     ] {
         let (status, body) = put_queue(&app, &key, event.id, bad.clone()).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
@@ -457,6 +460,23 @@ async fn waiting_buyers_are_told_their_place_and_bad_settings_are_refused() {
     assert_eq!(
         (shown["joined"].as_i64(), shown["waiting"].as_i64()),
         (Some(5), Some(5))
+    );
+
+    // Open, with people in line: the opening may come earlier, not later,
+    // and the refusal says why.
+    let opened = OffsetDateTime::now_utc() - time::Duration::minutes(1);
+    let queue_at = |at: OffsetDateTime| json!({"opens_at": rfc3339(at), "admit_per_minute": 60, "window_minutes": 10});
+    let (status, _) = put_queue(&app, &key, event.id, queue_at(opened)).await;
+    assert_eq!(status, StatusCode::OK, "earlier is allowed");
+    let (status, body) = put_queue(&app, &key, event.id, queue_at(opens)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"], "invalid_queue");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("can't move later"),
+        "the reason, not a range: {body}"
     );
 }
 
@@ -1171,4 +1191,54 @@ async fn claims_are_timed_for_the_auto_pace() {
     // Other tests in this process claim too: at least ours were counted.
     assert!(sample.count >= 25, "{}", sample.count);
     assert!(sample.p95 > std::time::Duration::ZERO && sample.per_second > 0.0);
+}
+
+#[tokio::test]
+async fn undoing_best_available_is_a_claim_the_waiting_room_gates() {
+    use crate::pages::{post_form, undo_field};
+    let app = app().await;
+    let key = make_staff_key(&app, "queue", Role::Manager).await;
+    let event = app.create_event(2, 5).await;
+    let s = &event.seat_ids;
+    let buyer = app.buyer();
+    let event_path = format!("/events/{}", event.id);
+    // Before the queue: B1 held, and best available for 2 swaps it for
+    // two seats together, offering an Undo that would take B1 back.
+    let (status, _) = buyer.hold(event.id, &[s[5]]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let found = post_form(
+        &buyer,
+        &format!("{event_path}/best"),
+        &[("count", "2".into())],
+        true,
+    )
+    .await;
+    let html = found.text().await.unwrap();
+    let offered: Vec<(&str, String)> = ["hold", "restore", "drop", "proof"]
+        .map(|name| (name, undo_field(&html, name)))
+        .to_vec();
+    assert_eq!(offered[1].1, s[5].to_string(), "the Undo restores B1");
+
+    // The queue goes on; the buyer has no admission.
+    let past = OffsetDateTime::now_utc() - time::Duration::minutes(1);
+    let (status, queue) = put_queue(
+        &app,
+        &key,
+        event.id,
+        json!({"opens_at": rfc3339(past), "admit_per_minute": 60, "window_minutes": 15}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{queue}");
+    let before = app.holders(event.id).await;
+    let undo = post_form(&buyer, &format!("{event_path}/best/undo"), &offered, true).await;
+    assert_eq!(
+        undo.status(),
+        StatusCode::FORBIDDEN,
+        "the gate, as on every claim"
+    );
+    assert_eq!(
+        app.holders(event.id).await,
+        before,
+        "nothing was taken back past the gate"
+    );
 }

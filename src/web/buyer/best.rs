@@ -123,6 +123,9 @@ pub(crate) async fn best_available(
             let back = Back::Map(shown.changed.first().map(|seat| seat.section_id), None);
             return respond_with(&state, event_id, &buyer, &headers, notice, shown, back).await;
         }
+        // No such event (or a draft, which buyers can't see): the 404
+        // page, as every other buyer route answers.
+        Err(err @ AppError::NotFound(crate::error::Missing::Event)) => return Err(err),
         Err(AppError::Conflict(Conflict::NotEnoughTogether { .. })) => (
             Notice::new(NoticeKind::Error, crate::i18n::t("best-none-together")),
             Vec::new(),

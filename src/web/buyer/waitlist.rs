@@ -36,9 +36,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(leave_json))
 }
 
-/// The most a waiting party's highest price may be (a million in cents is
-/// far past any seat; the cap keeps the number an `int`).
-const MAX_PRICE_CENTS: i64 = 100_000_000;
+use crate::domain::money::MAX_PRICE_CENTS;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct JoinBody {

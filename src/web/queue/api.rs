@@ -463,7 +463,7 @@ fn spec_of(body: QueueBody) -> AppResult<QueueSpec> {
         .ok()
         // Within a year either way: a time PostgreSQL stores but can't give
         // back (past year 9999) would stop every instance reading the queues.
-        .filter(|at| (*at - OffsetDateTime::now_utc()).abs() <= time::Duration::days(366))
+        .filter(|at| (*at - OffsetDateTime::now_utc()).abs() <= time::Duration::days(365))
         // To the microsecond PostgreSQL keeps, so the same time sent again
         // compares equal to what was stored, not later.
         .and_then(|at| at.replace_nanosecond(at.nanosecond() / 1_000 * 1_000).ok())
@@ -529,7 +529,7 @@ pub(crate) async fn staff_put(
         && running.spec.opens_at <= OffsetDateTime::now_utc()
         && spec.opens_at > running.spec.opens_at
     {
-        return Err(AppError::Invalid(Invalid::QueueSettings("opens_at")));
+        return Err(AppError::Invalid(Invalid::QueueOpensLater));
     }
     let queue = db::queue::put(&state.pool, event_id, &spec).await?;
     state.queues.set(queue.clone());

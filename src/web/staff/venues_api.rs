@@ -282,8 +282,7 @@ fn minor_units(prices: &BTreeMap<String, serde_json::Number>) -> AppResult<BTree
                         .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
                         .map(|f| f as i64)
                 })
-                .and_then(|n| i32::try_from(n).ok())
-                .filter(|n| *n >= 0);
+                .and_then(crate::domain::money::price_cents);
             whole.map(|n| (code.clone(), n)).ok_or_else(|| {
                 AppError::Invalid(Invalid::Price {
                     tier: code.clone(),
@@ -432,9 +431,9 @@ pub(crate) async fn add_section(
 #[serde(deny_unknown_fields)]
 pub(crate) struct PriceBody {
     /// In the event currency's minor units.
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 100000000)]
     #[serde(deserialize_with = "crate::web::json_int::one")]
-    price_cents: i32,
+    price_cents: i64,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -459,18 +458,18 @@ pub(crate) async fn set_tier_price(
     staff: StaffCaller<Manager>,
     ApiJson(body): ApiJson<PriceBody>,
 ) -> AppResult<Json<PriceJson>> {
-    if body.price_cents < 0 {
+    let Some(price_cents) = crate::domain::money::price_cents(body.price_cents) else {
         return Err(AppError::Invalid(Invalid::Price {
             tier: code,
             text: body.price_cents.to_string(),
         }));
-    }
+    };
     let was_cents =
-        db::venue_move::set_tier_price(&state.pool, staff.actor, event_id, &code, body.price_cents)
+        db::venue_move::set_tier_price(&state.pool, staff.actor, event_id, &code, price_cents)
             .await?;
     Ok(Json(PriceJson {
         code,
-        price_cents: body.price_cents,
+        price_cents,
         was_cents,
     }))
 }
