@@ -171,7 +171,7 @@ pub async fn set_paused(
                 .query_opt(
                     &format!(
                         "UPDATE promo_codes SET paused = $3
-                          WHERE event_id = $1 AND lower(code) = $2
+                          WHERE event_id = $1 AND lower(code COLLATE \"C\") = $2
                       RETURNING {VIEW_COLUMNS}"
                     ),
                     &[&event_id, &match_key(code), &paused],
@@ -227,7 +227,7 @@ pub(super) async fn find_usable(
                     max_uses IS NOT NULL AS limited,
                     NOT paused AND (valid_from IS NULL OR valid_from <= now())
                       AND (valid_until IS NULL OR now() < valid_until) AS valid_now
-               FROM promo_codes WHERE event_id = $1 AND lower(code) = $2",
+               FROM promo_codes WHERE event_id = $1 AND lower(code COLLATE \"C\") = $2",
         )
         .await?;
     let row = tx
@@ -329,7 +329,7 @@ pub async fn preview(
                     unlocks AS applied_unlocks,
                     NOT paused AND (valid_from IS NULL OR valid_from <= now())
                       AND (valid_until IS NULL OR now() < valid_until) AS valid_now
-               FROM promo_codes WHERE event_id = $1 AND lower(code) = $2",
+               FROM promo_codes WHERE event_id = $1 AND lower(code COLLATE \"C\") = $2",
         )
         .await?;
     let row = client

@@ -71,10 +71,12 @@ pub fn discount(
 }
 
 /// What a code the buyer or staff typed is matched by: ASCII letters
-/// folded to lower case, as `lower(code)` folds the stored code (which
-/// the schema keeps to ASCII letters, digits, `_` and `-`). Anything else
-/// stays as typed and so matches no code: PostgreSQL's `lower()` would
-/// fold a dotted `İ` to `i` under C.UTF-8, and `SPRİNG20` isn't `SPRING20`.
+/// folded to lower case, as `lower(code COLLATE "C")` folds the stored
+/// code (which the schema keeps to ASCII letters, digits, `_` and `-`).
+/// Anything else stays as typed and so matches no code. PostgreSQL's
+/// `lower()` in the database's own collation would fold a dotted `İ` to
+/// `i` under C.UTF-8 (`SPRİNG20` matched `SPRING20`), and an `I` to a
+/// dotless `ı` under a Turkish one; the "C" collation folds ASCII only.
 pub fn match_key(typed: &str) -> String {
     typed.trim().to_ascii_lowercase()
 }

@@ -66,9 +66,10 @@ async fn principal(caller: Option<Caller>) -> Option<(Vec<u8>, i64)> {
             Some((digest.finalize().to_vec(), KEYS_PER_API_CALLER))
         }
         Caller::Session(session) => {
-            // Loads the record (the handler's session reads then use it):
-            // a cookie the store doesn't know leaves no id.
-            session.is_empty().await;
+            // A read loads the record (the handler's own reads then use
+            // it): a cookie the store doesn't know leaves no id. A store
+            // that fails fails the handler's reads too (a 503).
+            session.get_value("").await.ok()?;
             let id = session.id()?;
             digest.update(b"session\0");
             digest.update(id.to_string().as_bytes());

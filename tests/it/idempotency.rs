@@ -162,15 +162,21 @@ async fn made_up_sessions_keep_no_keys_and_a_real_one_keeps_only_its_newest() {
     let keys = || async { app.count("SELECT count(*) FROM idempotency_keys").await };
     let missing = format!("/api/holds/{}/purchase", uuid::Uuid::new_v4());
     let body = json!({"name": "Ada", "email": "ada@example.com"});
-    // A made-up session cookie is no caller: its keyed 404s keep nothing
-    // (they were 200 rows, and a warning each, for 200 requests).
+    // A made-up session cookie is no caller, well formed (a session id
+    // the store never made) or not: its keyed 404s keep nothing (they
+    // were 200 rows, and a warning each, for 200 requests).
     let made_up: Vec<StatusCode> = futures::stream::iter(0..200)
         .map(|i| {
             let (base, path, body) = (app.base.clone(), missing.clone(), body.clone());
+            let cookie = if i % 2 == 0 {
+                tower_sessions::session::Id(rand::random::<i128>()).to_string()
+            } else {
+                format!("made-up-{i}")
+            };
             async move {
                 crate::support::http_client()
                     .post(format!("{base}{path}"))
-                    .header("cookie", format!("seatmap_session=made-up-{i}"))
+                    .header("cookie", format!("seatmap_session={cookie}"))
                     .header("idempotency-key", format!("k{i}"))
                     .json(&body)
                     .send()
