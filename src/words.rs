@@ -168,6 +168,9 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::Email => t("error-email"),
         Invalid::StartsInPast => "The event must start in the future.".into(),
         Invalid::OnSaleAfterStart => "Sales must open before the event starts.".into(),
+        Invalid::TransfersAfterStart => "Passing tickets on closes by the event's start at the \
+             latest: give a time before it, or none (until it starts)."
+            .into(),
         Invalid::Time { field, text } => {
             let field = time_field(*field);
             format!("The {field} {text:?} is not a date and time like 2026-12-01T19:30.")
@@ -227,6 +230,10 @@ fn invalid_text(invalid: &Invalid) -> String {
             format!("Choose exactly {choose} of this season's events, each once.")
         }
         Invalid::Copies => "Give 1 to 100 start times, each in the future and each once.".into(),
+        Invalid::CopiesTooLarge { most, seats } => format!(
+            "That is {seats} seats to copy in one go, and one request copies at most {most}: \
+             ask for fewer start times at a time."
+        ),
         Invalid::SaleChangedSinceReview => {
             "Nothing was sold: the seats, places or payment changed after the review. \
              Check the sale again, then sell."

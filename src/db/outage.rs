@@ -45,9 +45,17 @@ fn suspect() -> bool {
 }
 
 /// Checks a pooled connection before it is handed out, while suspect.
+/// One found closed is lost too: a primary that died between requests
+/// shows only here (its connections' tasks saw the socket close), and
+/// the outage is timed from it as from a request's error.
 pub fn check_before_use() -> Hook {
     Hook::async_fn(|client, _| {
         Box::pin(async move {
+            if client.is_closed() {
+                connection_lost();
+                metrics::counter!(CONNECTIONS_DROPPED).increment(1);
+                return Err(HookError::Message("a pooled connection was closed".into()));
+            }
             if !suspect() {
                 return Ok(());
             }

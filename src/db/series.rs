@@ -11,6 +11,12 @@ use crate::error::{AppError, AppResult, Invalid, Missing};
 
 /// The most copies one request makes.
 pub const MAX_COPIES: usize = 100;
+/// The most seats one request copies, all copies together: a copy's seats
+/// are one statement each (well within the statement timeout: the arena's
+/// 20,000 are about a second), and the request must end within its own
+/// deadline. 100 copies of the 1,038-seat hall are 103,800; 20 of the
+/// arena are 400,000.
+pub const MAX_COPIED_SEATS: i64 = 400_000;
 
 /// Copies the event once per start time; answers the new events' ids in
 /// the order the times were given. Each copy joins the event's series
@@ -50,6 +56,20 @@ pub async fn copy_event(
         if source != 1 {
             return Err(AppError::NotFound(Missing::Event));
         }
+        let seats: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM seats WHERE event_id = $1",
+                &[&event_id],
+            )
+            .await?
+            .get(0);
+        let seats = seats * starts.len() as i64;
+        if seats > MAX_COPIED_SEATS {
+            return Err(AppError::Invalid(Invalid::CopiesTooLarge {
+                most: MAX_COPIED_SEATS,
+                seats,
+            }));
+        }
         let rows = tx
             .query(
                 "INSERT INTO events (name, venue, starts_at, venue_id, venue_version, on_sale_at,
@@ -73,7 +93,15 @@ pub async fn copy_event(
             .await?;
         let new_ids: Vec<EventId> = rows.iter().map(|row| row.get(0)).collect();
         for statement in COPY_CONTENTS {
-            tx.execute(*statement, &[&event_id, &new_ids]).await?;
+            if *statement == COPY_SEATS {
+                // A copy's seats a statement: all copies' in one took past
+                // the statement timeout from three copies of the arena.
+                for new_id in &new_ids {
+                    tx.execute(*statement, &[&event_id, &vec![*new_id]]).await?;
+                }
+            } else {
+                tx.execute(*statement, &[&event_id, &new_ids]).await?;
+            }
         }
         // In the order the times were given.
         Ok(starts
@@ -102,18 +130,7 @@ const COPY_CONTENTS: &[&str] = &[
     "INSERT INTO sections (event_id, name, sort_order, outline)
      SELECT n.id, s.name, s.sort_order, s.outline
        FROM sections s CROSS JOIN unnest($2::bigint[]) AS n(id) WHERE s.event_id = $1",
-    "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label, row_index, position,
-                        x, y, rank, status, accessibility, view_note, blocked_for)
-     SELECT n.id, ns.id, nt.id, s.row_label, s.seat_label, s.row_index, s.position, s.x, s.y,
-            s.rank, CASE WHEN s.status = 'BLOCKED' THEN 'BLOCKED' ELSE 'AVAILABLE' END,
-            s.accessibility, s.view_note, CASE WHEN s.status = 'BLOCKED' THEN s.blocked_for END
-       FROM seats s
-       JOIN sections os ON os.id = s.section_id
-       JOIN price_tiers ot ON ot.id = s.tier_id
-       CROSS JOIN unnest($2::bigint[]) AS n(id)
-       JOIN sections ns ON ns.event_id = n.id AND ns.name = os.name
-       JOIN price_tiers nt ON nt.event_id = n.id AND nt.code = ot.code
-      WHERE s.event_id = $1",
+    COPY_SEATS,
     "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order, outline)
      SELECT n.id, a.name, nt.id, a.capacity, a.sort_order, a.outline
        FROM ga_areas a
@@ -136,3 +153,18 @@ const COPY_CONTENTS: &[&str] = &[
        JOIN price_tiers nt ON nt.event_id = n.id AND nt.code = ot.code
       WHERE pp.event_id = $1",
 ];
+
+/// The seats of the event `$1` for each new event in `$2` (one at a time).
+const COPY_SEATS: &str =
+    "INSERT INTO seats (event_id, section_id, tier_id, row_label, seat_label, row_index, position,
+                        x, y, rank, status, accessibility, view_note, blocked_for)
+     SELECT n.id, ns.id, nt.id, s.row_label, s.seat_label, s.row_index, s.position, s.x, s.y,
+            s.rank, CASE WHEN s.status = 'BLOCKED' THEN 'BLOCKED' ELSE 'AVAILABLE' END,
+            s.accessibility, s.view_note, CASE WHEN s.status = 'BLOCKED' THEN s.blocked_for END
+       FROM seats s
+       JOIN sections os ON os.id = s.section_id
+       JOIN price_tiers ot ON ot.id = s.tier_id
+       CROSS JOIN unnest($2::bigint[]) AS n(id)
+       JOIN sections ns ON ns.event_id = n.id AND ns.name = os.name
+       JOIN price_tiers nt ON nt.event_id = n.id AND nt.code = ot.code
+      WHERE s.event_id = $1";

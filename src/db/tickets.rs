@@ -448,10 +448,14 @@ pub async fn admit(
               RETURNING id, order_id, event_id
              ), hooks AS ({}
              ), doors AS (
-                 -- The first admission opens the doors: passing tickets on
-                 -- closes then, unless staff set another time.
+                 -- The first admission on the event's own day (in the
+                 -- venue's zone) opens the doors: passing tickets on
+                 -- closes then, unless staff set another time. A scan
+                 -- weeks early (a door account trying its phone) doesn't.
                  UPDATE events SET doors_opened_at = now()
                   WHERE id = $2 AND doors_opened_at IS NULL
+                    AND (now() AT TIME ZONE time_zone)::date
+                        >= (starts_at AT TIME ZONE time_zone)::date
                     AND EXISTS (SELECT 1 FROM admitted)
              )
              SELECT count(*) FROM admitted",

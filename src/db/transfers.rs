@@ -12,7 +12,7 @@ use super::audit::{self, Entry};
 use crate::domain::ids::{Actor, EventId, OrderId, TicketId, TransferId};
 use crate::domain::rules::BuyerDetails;
 use crate::domain::ticket::TicketCode;
-use crate::error::{AppError, AppResult, Conflict, Missing};
+use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
 /// A transfer made: the ticket's new code, which only its new holder sees.
 #[derive(Debug, Clone)]
@@ -334,12 +334,14 @@ pub async fn set_rules(
     }
     super::in_transaction(pool, async |tx| {
         let changed = tx
-            .execute(
+            .query_opt(
                 "UPDATE events
                     SET transfers_allowed = coalesce($2, transfers_allowed),
                         transfers_close_at = CASE WHEN $3 THEN $4 ELSE transfers_close_at END,
                         transfers_per_ticket = coalesce($5, transfers_per_ticket)
-                  WHERE id = $1",
+                  WHERE id = $1
+              RETURNING transfers_close_at IS NULL OR transfers_close_at <= starts_at
+                        AS closes_by_start",
                 &[
                     &event_id,
                     &change.allowed,
@@ -348,9 +350,11 @@ pub async fn set_rules(
                     &change.per_ticket,
                 ],
             )
-            .await?;
-        if changed == 0 {
-            return Err(AppError::NotFound(Missing::Event));
+            .await?
+            .ok_or(AppError::NotFound(Missing::Event))?;
+        // Rolled back with the transaction: the rules stay as they were.
+        if !changed.get::<_, bool>("closes_by_start") {
+            return Err(AppError::Invalid(Invalid::TransfersAfterStart));
         }
         audit::record(
             tx,

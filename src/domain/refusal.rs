@@ -192,6 +192,8 @@ pub enum Invalid {
     Email,
     StartsInPast,
     OnSaleAfterStart,
+    /// Passing tickets on asked to close after the event starts.
+    TransfersAfterStart,
     Time {
         field: TimeField,
         text: String,
@@ -237,6 +239,11 @@ pub enum Invalid {
     /// Copies of an event: 1 to 100 start times, each in the future and
     /// named once.
     Copies,
+    /// More seats to copy in one request than it can make in time.
+    CopiesTooLarge {
+        most: i64,
+        seats: i64,
+    },
     /// A change to a whole event (closing sales, cancelling) sent without
     /// its confirmation.
     NotConfirmed,
@@ -514,7 +521,7 @@ impl Invalid {
             Invalid::Email => ErrorCode::InvalidEmail,
             Invalid::StartsInPast => ErrorCode::StartsInPast,
             Invalid::OnSaleAfterStart => ErrorCode::OnSaleAfterStart,
-            Invalid::Time { .. } => ErrorCode::InvalidTime,
+            Invalid::Time { .. } | Invalid::TransfersAfterStart => ErrorCode::InvalidTime,
             Invalid::QueueSettings(_) | Invalid::QueueOpensLater => ErrorCode::InvalidQueue,
             Invalid::ProofOfWork => ErrorCode::ProofOfWorkInvalid,
             Invalid::ProofOfWorkReused => ErrorCode::ProofOfWorkReused,
@@ -539,7 +546,7 @@ impl Invalid {
             Invalid::Payment => ErrorCode::InvalidPayment,
             Invalid::SeasonEventsDiffer => ErrorCode::SeasonEventsDiffer,
             Invalid::Season | Invalid::SeasonChoice { .. } => ErrorCode::InvalidSeason,
-            Invalid::Copies => ErrorCode::InvalidCopies,
+            Invalid::Copies | Invalid::CopiesTooLarge { .. } => ErrorCode::InvalidCopies,
             Invalid::Gate => ErrorCode::InvalidGate,
             Invalid::Language | Invalid::TransfersPerTicket => ErrorCode::InvalidInput,
             Invalid::NothingToSell => ErrorCode::NoSeats,

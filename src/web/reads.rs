@@ -44,8 +44,14 @@ impl ReadGate {
     /// `per_network` 0: no per-network share (behind a proxy that hides
     /// clients' addresses).
     pub fn new(pool_size: usize, per_network: usize) -> ReadGate {
+        ReadGate::with_budget(read_budget(pool_size), per_network)
+    }
+
+    /// A gate for other scarce work (making files: CPU, not connections):
+    /// `all` at once, `per_network` of them one network's.
+    pub fn with_budget(all: usize, per_network: usize) -> ReadGate {
         ReadGate {
-            all: Arc::new(Semaphore::new(read_budget(pool_size))),
+            all: Arc::new(Semaphore::new(all.max(1))),
             per_network: if per_network == 0 {
                 Semaphore::MAX_PERMITS
             } else {
@@ -158,11 +164,36 @@ impl Changes {
 /// map wait for the one that makes it, rather than each reading the
 /// database. So an unchanged map costs the database nothing, and a map
 /// is at most `ttl` plus the feed's delay behind the seats.
-pub struct SeatMapCache {
+pub struct SeatMapCache<K = EventId> {
     ttl: Duration,
     max_age: Duration,
-    slots: Mutex<HashMap<EventId, Slot>>,
+    slots: Mutex<HashMap<K, Slot>>,
     changes: Mutex<Changes>,
+}
+
+/// What a kept map is a map of: one event, or a season's nights. A map is
+/// stale once the feed names any of its events.
+pub trait MapKey: Eq + std::hash::Hash + Clone {
+    fn events(&self) -> &[EventId];
+}
+
+impl MapKey for EventId {
+    fn events(&self) -> &[EventId] {
+        std::slice::from_ref(self)
+    }
+}
+
+/// A season's map for a choice of its nights (as nobody's).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SeasonMapKey {
+    pub season_id: crate::domain::ids::SeasonId,
+    pub nights: Vec<EventId>,
+}
+
+impl MapKey for SeasonMapKey {
+    fn events(&self) -> &[EventId] {
+        &self.nights
+    }
 }
 
 /// Events kept before stale ones are dropped.
@@ -171,10 +202,10 @@ const KEPT_EVENTS: usize = 256;
 /// How long a map no change was heard of is kept, as a multiple of `ttl`.
 const UNCHANGED_TTLS: u32 = 20;
 
-impl SeatMapCache {
+impl<K: MapKey> SeatMapCache<K> {
     /// `ttl` zero: nothing is kept; every read is made fresh. Without a
     /// feed, a map is kept for `ttl` whatever changes.
-    pub fn new(ttl: Duration, feed: Option<&crate::db::live::LiveFeed>) -> SeatMapCache {
+    pub fn new(ttl: Duration, feed: Option<&crate::db::live::LiveFeed>) -> SeatMapCache<K> {
         SeatMapCache::following(
             ttl,
             feed.map(|feed| feed.subscribe()),
@@ -186,7 +217,7 @@ impl SeatMapCache {
         ttl: Duration,
         feed: Option<broadcast::Receiver<Arc<SeatChanges>>>,
         resyncs: Option<watch::Receiver<u64>>,
-    ) -> SeatMapCache {
+    ) -> SeatMapCache<K> {
         SeatMapCache {
             ttl,
             max_age: ttl * UNCHANGED_TTLS,
@@ -201,9 +232,9 @@ impl SeatMapCache {
         }
     }
 
-    /// Where the event's changes stand: a number that grows whenever the
-    /// feed names the event (or may have missed it). None: no feed to ask.
-    fn generation(&self, event_id: EventId) -> Option<u64> {
+    /// Where the events' changes stand: a number that grows whenever the
+    /// feed names one of them (or may have missed it). None: no feed to ask.
+    fn generation(&self, events: &[EventId]) -> Option<u64> {
         let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
         let changes = &mut *changes;
         if let Some(resyncs) = &mut changes.resyncs
@@ -232,21 +263,25 @@ impl SeatMapCache {
         if changes.per_event.len() > 4 * KEPT_EVENTS {
             changes.everything_changed();
         }
-        let named = changes.per_event.get(&event_id).copied().unwrap_or(0);
+        let named = events
+            .iter()
+            .filter_map(|event_id| changes.per_event.get(event_id).copied())
+            .max()
+            .unwrap_or(0);
         Some(changes.everything.max(named))
     }
 
     /// Drops the event's map on this instance, after a change to the event
     /// itself that must show at once (other instances hear of it through
     /// the feed, see `db::publishing`).
-    pub fn forget(&self, event_id: EventId) {
+    pub fn forget(&self, key: K) {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        slots.remove(&event_id);
+        slots.remove(&key);
     }
 
     /// The event's map, made by `make` (its JSON, and where it was read)
     /// when the one kept is stale (see [`SeatMapCache`]).
-    pub async fn get_or_make<F, Fut>(&self, event_id: EventId, make: F) -> AppResult<Arc<Prepared>>
+    pub async fn get_or_make<F, Fut>(&self, key: K, make: F) -> AppResult<Arc<Prepared>>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = AppResult<MadeMap>>,
@@ -266,19 +301,19 @@ impl SeatMapCache {
                         })
                 });
             }
-            slots.entry(event_id).or_default().clone()
+            slots.entry(key.clone()).or_default().clone()
         };
-        if let Some(kept) = self.fresh(event_id, &*slot.read().await) {
+        if let Some(kept) = self.fresh(&key, &*slot.read().await) {
             return kept;
         }
         let mut kept = slot.write().await;
         // Made by the request this one waited for.
-        if let Some(kept) = self.fresh(event_id, &kept) {
+        if let Some(kept) = self.fresh(&key, &kept) {
             return kept;
         }
         // Before the read: a change the feed names while it runs makes
         // this map stale at once (it may or may not show the change).
-        let generation = self.generation(event_id).unwrap_or(0);
+        let generation = self.generation(key.events()).unwrap_or(0);
         match make().await {
             Ok(made) => {
                 let prepared = prepare(made.json).await?;
@@ -307,7 +342,7 @@ impl SeatMapCache {
 
     /// What is kept, if it may still be served: the map, or the failure
     /// that making it met (a failure only for `ttl`).
-    fn fresh(&self, event_id: EventId, kept: &Option<Kept>) -> Option<AppResult<Arc<Prepared>>> {
+    fn fresh(&self, key: &K, kept: &Option<Kept>) -> Option<AppResult<Arc<Prepared>>> {
         let kept = kept.as_ref()?;
         let age = kept.made.elapsed();
         let young = age < self.ttl;
@@ -318,7 +353,7 @@ impl SeatMapCache {
                 && kept
                     .unchanged_until
                     .is_none_or(|until| Instant::now() < until)
-                && self.generation(event_id) == Some(kept.generation)
+                && self.generation(key.events()) == Some(kept.generation)
         };
         if !young && !unchanged() {
             return None;

@@ -25,6 +25,11 @@ pub struct AppState {
     pub reads: Arc<crate::web::reads::ReadGate>,
     /// Hot events' seat maps, as anonymous viewers see them.
     pub seat_maps: Arc<crate::web::reads::SeatMapCache>,
+    /// Seasons' maps as nobody's, per choice of nights, kept as events'
+    /// maps are (40 nights of 1,038 seats cost 0.2–0.6 s a read).
+    pub season_maps: Arc<crate::web::reads::SeatMapCache<crate::web::reads::SeasonMapKey>>,
+    /// Ticket files being made, and order PDFs kept (see `ticket_files`).
+    pub files: Arc<crate::web::buyer::ticket_files::FileWork>,
     /// The payment provider's client, when one is configured.
     pub payments: crate::payments::Payments,
     /// The streaming replica reads may go to, when one is configured.
@@ -73,6 +78,10 @@ impl AppState {
             config.seat_map_cache,
             Some(&live),
         ));
+        let season_maps = Arc::new(crate::web::reads::SeatMapCache::new(
+            config.seat_map_cache,
+            Some(&live),
+        ));
         AppState {
             pool,
             config: Arc::new(config),
@@ -81,6 +90,8 @@ impl AppState {
             links: Arc::new(links),
             reads,
             seat_maps,
+            season_maps,
+            files: Arc::default(),
             payments: crate::payments::Payments::default(),
             replica: None,
             queues: Arc::default(),

@@ -289,7 +289,12 @@ async fn a_sale_survives_the_primary_dying_and_its_synchronous_standby_taking_ov
     let metrics = ops.get_text("/metrics").await;
     assert!(
         metrics.contains("seatmap_db_reconnects_total"),
-        "reconnects are counted"
+        "reconnects are counted: {}",
+        metrics
+            .lines()
+            .filter(|l| l.contains("seatmap_db"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     assert!(metrics.contains("seatmap_db_last_outage_seconds"));
     println!(

@@ -621,6 +621,8 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
     };
     let undo_path = format!("{event_path}/best/undo");
     let drop = format!("{drop_a},{drop_b}");
+    // The page's Undo signs what it gives back.
+    let proof = undo_field(&html, "proof");
 
     // Hostile or broken forms are refused plainly and change nothing.
     for restore in ["abc", "1,,x", ""] {
@@ -653,6 +655,7 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
             ("hold", hold_id.clone()),
             ("restore", format!("{row_b_1},{row_b_2}")),
             ("drop", drop.clone()),
+            ("proof", proof.clone()),
         ],
         true,
     )
@@ -677,6 +680,7 @@ async fn best_available_that_swaps_seats_names_them_and_undo_brings_them_back_al
             ("hold", hold_id.clone()),
             ("restore", format!("{row_b_1},{row_b_2}")),
             ("drop", drop),
+            ("proof", proof),
         ],
         true,
     )

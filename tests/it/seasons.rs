@@ -910,6 +910,33 @@ async fn a_night_given_back_goes_on_sale_alone_and_credit_is_owed_once_it_sells(
         (status, body["error"].as_str()),
         (StatusCode::CONFLICT, Some("not_a_season_ticket"))
     );
+    // A night passed on to a friend: its old code gives nothing back, and
+    // says it was passed on (it was a 404, as if never a ticket).
+    let third: String = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT code FROM tickets WHERE order_id = $1::text::uuid AND event_id = $2",
+            &[&order_id, &season.events[2]],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let (status, body) = buyer
+        .post(
+            &format!("/api/tickets/{third}/transfer"),
+            json!({"name": "Grace Hopper", "email": "grace@example.com"}),
+        )
+        .await;
+    assert!(status.is_success(), "{body}");
+    let (status, body) = buyer
+        .post(&format!("/api/tickets/{third}/release-to-sale"), json!({}))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::CONFLICT, Some("ticket_transferred")),
+        "{body}"
+    );
     no_split_season(&app).await;
 }
 
@@ -1231,4 +1258,216 @@ async fn a_season_order_refunded_from_its_console_is_refunded_in_every_night() {
         0
     );
     no_split_season(&app).await;
+}
+
+/// The season's map as nobody's is kept as an event's is: unchanged, it
+/// costs the database nothing (a rename made straight in the database
+/// doesn't show), and a seat change in any of its nights, which the live
+/// feed names, makes it anew. A buyer holding places sees theirs fresh.
+#[tokio::test]
+async fn a_season_map_is_kept_until_the_feed_names_a_change_in_one_of_its_nights() {
+    let app = spawn_app_with(|config| {
+        roomy(config);
+        config.seat_map_cache = Duration::from_millis(400);
+    })
+    .await;
+    let season = season_of(&app, 1, 4, 3).await;
+    let http = crate::support::http_client();
+    let url = format!("{}/api/seasons/{}/seats", app.base, season.id);
+    let read = || async {
+        let response = http.get(&url).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let etag = response.headers()["etag"].to_str().unwrap().to_string();
+        (etag, response.json::<Value>().await.unwrap())
+    };
+    let (etag, first) = read().await;
+    let name = first["season"]["name"].as_str().unwrap().to_string();
+    app.sql()
+        .await
+        .execute(
+            "UPDATE seasons SET name = 'Renamed Behind The Cache' WHERE id = $1",
+            &[&season.id],
+        )
+        .await
+        .unwrap();
+    // Well past the age, nothing changed: the same map, by its tag too.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let (kept_etag, kept) = read().await;
+    assert_eq!(kept["season"]["name"], name.as_str(), "kept, not made anew");
+    assert_eq!(kept_etag, etag);
+    let revalidated = http
+        .get(&url)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revalidated.status(), StatusCode::NOT_MODIFIED);
+
+    // A single buyer takes the place in the last night alone: the feed
+    // names that event, and the season's map is made anew with it taken.
+    let place = season.places[0];
+    let last_night_seat = *seats_of(&app, &season, place).await.last().unwrap();
+    let single = app.buyer();
+    let (status, body) = single
+        .hold(*season.events.last().unwrap(), &[last_night_seat])
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, map) = read().await;
+        let seat = map["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == place)
+            .unwrap()
+            .clone();
+        if seat["status"] == "held" {
+            assert_eq!(map["season"]["name"], "Renamed Behind The Cache");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the season map was never made anew after a night's seat changed: {seat}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A season holder's own map is fresh: theirs is "mine" at once.
+    let (holder, _) = holding(&season, &app, season.places[1]).await;
+    let (_, own) = holder
+        .get(&format!("/api/seasons/{}/seats", season.id))
+        .await;
+    let mine = own["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == season.places[1])
+        .unwrap();
+    assert_eq!(mine["status"], "mine", "{mine}");
+}
+
+#[tokio::test]
+async fn a_season_hold_is_released_only_under_its_own_season() {
+    let app = spawn_app_with(roomy).await;
+    let season = season_of(&app, 1, 4, 2).await;
+    let (buyer, hold) = holding(&season, &app, season.places[0]).await;
+    let hold_id = hold["hold_id"].as_str().unwrap();
+    let (status, body) = buyer
+        .delete(&format!(
+            "/api/seasons/{}/holds/{hold_id}",
+            season.id + 1000
+        ))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "another season's path: {body}"
+    );
+    for (state, _) in place_states(&app, &season, season.places[0]).await {
+        assert_eq!(state, "HELD", "the hold stays");
+    }
+    let (status, _) = buyer
+        .delete(&format!("/api/seasons/{}/holds/{hold_id}", season.id))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
+async fn a_season_purchase_refuses_ticket_types_and_codes_each_by_its_own_name() {
+    let app = spawn_app_with(roomy).await;
+    let season = season_of(&app, 1, 4, 2).await;
+    let place = season.places[0];
+    let (buyer, hold) = holding(&season, &app, place).await;
+    let path = format!("/api/holds/{}/purchase", id_segment(&hold["hold_id"]));
+    let buyer_fields = json!({"name": "Ada", "email": "ada@example.com"});
+    let with = |extra: Value| {
+        let mut body = buyer_fields.clone();
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        body
+    };
+    let (status, body) = buyer
+        .post(
+            &path,
+            with(json!({"price_types": {place.to_string(): "adult"}})),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("price_type_rule")),
+        "types only are no code's refusal: {body}"
+    );
+    assert!(
+        body["message"].as_str().unwrap().contains("season"),
+        "{body}"
+    );
+    let (status, body) = buyer
+        .post(&path, with(json!({"promo_code": "SPRING20"})))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("promo_code_not_applicable")
+        ),
+        "{body}"
+    );
+    let (status, body) = buyer.post(&path, buyer_fields.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "the hold was kept: {body}");
+}
+
+/// The documented sizes of "add performances" complete: 100 copies of a
+/// hall the demo's size, three of an arena; past what one request can
+/// copy in time, a 422 says how many seats it takes, never a 503 to retry.
+#[tokio::test]
+async fn copies_of_the_documented_sizes_complete_and_larger_ones_are_refused_saying_why() {
+    let app = spawn_app_with(roomy).await;
+    let manager = staff(&app, "manager").await;
+    let starts = |n: usize| -> Vec<String> {
+        (1..=n)
+            .map(|i| rfc3339(OffsetDateTime::now_utc() + time::Duration::days(7 + i as i64)))
+            .collect()
+    };
+    let copies = |event_id: i64, n: usize| {
+        let manager = &manager;
+        let body = json!({ "starts_at": starts(n) });
+        async move {
+            let started = std::time::Instant::now();
+            let (status, body) = manager
+                .post(&format!("/api/staff/events/{event_id}/copies"), body)
+                .await;
+            (status, body, started.elapsed())
+        }
+    };
+    let hall = app.create_event(6, 173).await; // 1,038 seats
+    let (status, body, took) = copies(hall.id, 100).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["event_ids"].as_array().unwrap().len(), 100);
+    println!("100 copies of 1,038 seats: {took:?}");
+    let arena = app.create_event(20, 1000).await; // 20,000 seats
+    let (status, body, took) = copies(arena.id, 3).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    println!("3 copies of 20,000 seats: {took:?}");
+    let copied = app
+        .count(&format!(
+            "SELECT count(*) FROM seats WHERE event_id IN ({})",
+            ids(&body["event_ids"])
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ))
+        .await;
+    assert_eq!(copied, 60_000, "every seat of every copy");
+    let (status, body, _) = copies(arena.id, 21).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_copies")),
+        "{body}"
+    );
+    assert!(
+        body["message"].as_str().unwrap().contains("420000 seats"),
+        "the refusal says why: {body}"
+    );
 }

@@ -663,3 +663,63 @@ async fn the_confirmation_attaches_the_pdf_when_asked_to() {
     assert!(mail.contains("application/pdf"), "{mail}");
     assert!(mail.contains("tickets.pdf"), "{mail}");
 }
+
+#[tokio::test]
+async fn an_order_pdf_is_made_once_for_the_order_as_it_stands_and_anew_when_it_changes() {
+    use crate::api_keys::make_staff_key;
+    use seatmap::domain::role::Role;
+    let app = spawn_app().await;
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 4).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..3], None).await;
+    let order_id = id_segment(&order["order_id"]);
+    let path = format!("/orders/{order_id}/tickets.pdf");
+    let dir = scratch();
+    let pdf = dir.path().join("order.pdf");
+    let pages = |body: &[u8]| {
+        std::fs::write(&pdf, body).unwrap();
+        text(run("pdfinfo", "poppler-utils", &[pdf.to_str().unwrap()]))
+            .lines()
+            .find_map(|line| line.strip_prefix("Pages:").map(|n| n.trim().to_string()))
+            .unwrap()
+    };
+    let made = || app.state.files.made();
+    let before = made();
+    let (status, _, first) = fetch(&buyer, &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(pages(&first), "3");
+    // Asked again (a reload, a second tab, a script): the same file, made
+    // once.
+    for _ in 0..5 {
+        let (status, _, again) = fetch(&buyer, &path).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(again, first);
+    }
+    assert_eq!(made() - before, 1, "made once for six asks");
+
+    // One ticket refunded: the order changed, so its PDF is made anew and
+    // leaves the refunded ticket out.
+    let ticket_id: i64 = app
+        .sql()
+        .await
+        .query_one(
+            "SELECT min(id) FROM tickets WHERE order_id = $1::text::uuid",
+            &[&order["order_id"].as_str().unwrap()],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let (status, refunded) = crate::promo_codes::staff_call(
+        &app,
+        &key,
+        reqwest::Method::POST,
+        &format!("/api/staff/events/{}/orders/{order_id}/refund", event.id),
+        Some(serde_json::json!({"ticket_ids": [ticket_id]})),
+    )
+    .await;
+    assert!(status.is_success(), "{refunded}");
+    let (status, _, after) = fetch(&buyer, &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(pages(&after), "2", "the refunded ticket is not in it");
+    assert_eq!(made() - before, 2);
+}

@@ -178,16 +178,45 @@ async fn a_transfer_and_twenty_scans_of_the_old_code_never_both_win() {
     let app = roomy_app().await;
     let event = app.create_event(6, 10).await;
     let door = staff_as(&app, "door", Role::Door).await;
-    // The doors open with the first round's admission, which would close
-    // transfers by default: staff keep them open past it.
-    let (status, _) = staff(&app, "manager")
+    // Staff set the close (just before the start): the doors opening with
+    // a first admission (the event's day or not) then closes nothing.
+    let until: time::OffsetDateTime = app
+        .sql()
         .await
+        .query_one(
+            "SELECT starts_at - interval '1 minute' FROM events WHERE id = $1",
+            &[&event.id],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let until = until
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let manager = staff(&app, "manager").await;
+    let (status, body) = manager
+        .patch(
+            &format!("/api/staff/events/{}", event.id),
+            json!({ "transfers_until": until }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // Past the start is no close: refused, saying why.
+    let (status, body) = manager
         .patch(
             &format!("/api/staff/events/{}", event.id),
             json!({ "transfers_until": "2099-01-01T00:00:00Z" }),
         )
         .await;
-    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_time")),
+        "{body}"
+    );
+    assert!(
+        body["message"].as_str().unwrap().contains("start"),
+        "{body}"
+    );
     let mut tickets: Vec<(Api, String)> = Vec::new();
     for seats in event.seat_ids.chunks(10) {
         let (buyer, order) = buy(&app, event.id, seats, None).await;
@@ -733,16 +762,40 @@ async fn nothing_of_the_buyers_order_gives_away_a_passed_on_code_or_who_has_it_n
 }
 
 /// The default close is when the doors open: the event's start, or its
-/// first admission if that comes first.
+/// first admission on the event's own day if that comes first. A scan
+/// days early (a door account trying its phone) closes nothing.
 #[tokio::test]
 async fn passing_on_closes_when_the_doors_open() {
     let app = spawn_app().await;
-    let event = app.create_event(1, 3).await;
+    let event = app.create_event(1, 4).await;
     let door = staff_as(&app, "door", Role::Door).await;
-    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..2], None).await;
+    let (buyer, order) = buy(&app, event.id, &event.seat_ids[..3], None).await;
     let codes = codes(&order);
+    // A week before the start.
     assert_eq!(scan(&door, event.id, &codes[0]).await["result"], "admitted");
     let (status, body) = transfer(&buyer, &codes[1], "Friend", "f@example.com").await;
+    assert!(
+        status.is_success(),
+        "an early scan opened the doors: {body}"
+    );
+
+    // The event's day: in an hour, in a zone where it is about noon now
+    // (so the hour can't cross the venue's midnight).
+    let utc_hour = i32::from(time::OffsetDateTime::now_utc().hour());
+    let zone = format!("Etc/GMT{:+}", utc_hour - 12);
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET starts_at = now() + interval '1 hour', time_zone = $2
+              WHERE id = $1",
+            &[&event.id, &zone],
+        )
+        .await
+        .unwrap();
+    let (_, order) = buy(&app, event.id, &event.seat_ids[3..], None).await;
+    let later = self::codes(&order);
+    assert_eq!(scan(&door, event.id, &later[0]).await["result"], "admitted");
+    let (status, body) = transfer(&buyer, &codes[2], "Friend", "f@example.com").await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["error"], "transfers_closed");
 }

@@ -301,8 +301,15 @@ pub(super) async fn release_seats(tx: &impl GenericClient, hold_id: HoldId) -> A
 
 /// Releases the buyer's season hold: its places go back on sale in every
 /// night at once. 404 if it is not theirs; 409 if already closed.
-pub async fn release_hold(pool: &Pool, hold_id: HoldId, buyer_id: BuyerId) -> AppResult<()> {
-    release_whole(pool, hold_id, Some(buyer_id), None).await
+/// The buyer releases their season hold of `season_id` (a hold of
+/// another season, by the path, is not found).
+pub async fn release_hold(
+    pool: &Pool,
+    season_id: crate::domain::ids::SeasonId,
+    hold_id: HoldId,
+    buyer_id: BuyerId,
+) -> AppResult<()> {
+    release_whole(pool, hold_id, Some((season_id, buyer_id)), None).await
 }
 
 /// Staff release a season hold: its places go back on sale in every
@@ -311,22 +318,24 @@ pub async fn release_by_staff(pool: &Pool, hold_id: HoldId, actor: Actor) -> App
     release_whole(pool, hold_id, None, Some(actor)).await
 }
 
-/// The season hold released in every night: its buyer's (when `buyer_id`
-/// is given, it must be theirs), or by staff (`actor`, recorded on its
-/// nights).
+/// The season hold released in every night: its buyer's (when `buyer` is
+/// given, it must be theirs, of that season), or by staff (`actor`,
+/// recorded on its nights).
 async fn release_whole(
     pool: &Pool,
     hold_id: HoldId,
-    buyer_id: Option<BuyerId>,
+    buyer: Option<(crate::domain::ids::SeasonId, BuyerId)>,
     actor: Option<Actor>,
 ) -> AppResult<()> {
+    let (season_id, buyer_id) = buyer.unzip();
     crate::db::retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
             let row = tx
                 .query_opt(
                     "SELECT state FROM season_holds
-                      WHERE id = $1 AND ($2::uuid IS NULL OR buyer_id = $2) FOR UPDATE",
-                    &[&hold_id, &buyer_id],
+                      WHERE id = $1 AND ($2::uuid IS NULL OR buyer_id = $2)
+                        AND ($3::bigint IS NULL OR season_id = $3) FOR UPDATE",
+                    &[&hold_id, &buyer_id, &season_id],
                 )
                 .await?
                 .ok_or(AppError::NotFound(Missing::Hold))?;

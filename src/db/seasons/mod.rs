@@ -20,7 +20,7 @@ pub use hold::{
     SeasonHold, StaffSeasonHold, live_hold, live_holds, refuse_season_night, release_by_staff,
     release_hold, release_place,
 };
-pub use purchase::purchase;
+pub use purchase::{OfferAsked, purchase};
 pub use release::{Released, release_to_sale, released_nights};
 pub use renewal::{RenewalOffer, Renewals, renew, renewal_for_link};
 pub use season::{

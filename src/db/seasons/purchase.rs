@@ -12,6 +12,14 @@ use crate::domain::rules::BuyerDetails;
 use crate::domain::ticket::TicketCode;
 use crate::error::{AppError, AppResult, Conflict, Invalid, Missing};
 
+/// What a season purchase asked for that an event's purchase may: a
+/// season is sold at its own prices, so each is refused, saying which.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OfferAsked {
+    pub price_types: bool,
+    pub promo_code: bool,
+}
+
 /// Buys the buyer's season hold. A lapsed hold is refused with
 /// `HoldExpired` even if nobody has taken its seats yet; fewer seats sold
 /// than the hold had (one lapsed as it was bought, and another buyer took
@@ -21,7 +29,7 @@ pub async fn purchase(
     hold_id: HoldId,
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
-    offer_asked: bool,
+    offer_asked: OfferAsked,
 ) -> AppResult<OrderCreated> {
     let bought = retrying(|| {
         crate::db::in_transaction(pool, async |tx| {
@@ -38,7 +46,7 @@ async fn purchase_in(
     hold_id: HoldId,
     buyer_id: BuyerId,
     buyer: &BuyerDetails,
-    offer_asked: bool,
+    offer_asked: OfferAsked,
 ) -> AppResult<OrderCreated> {
     // Read unlocked first, so the events are locked before the hold, the
     // order claims keep.
@@ -51,7 +59,12 @@ async fn purchase_in(
         .await?
         .ok_or(AppError::NotFound(Missing::Hold))?;
     // A season is sold at its own prices: no price types, no codes.
-    if offer_asked {
+    if offer_asked.price_types {
+        return Err(AppError::Invalid(Invalid::PriceTypeRule(
+            "a season is sold at its own prices, so it takes no ticket types".into(),
+        )));
+    }
+    if offer_asked.promo_code {
         return Err(AppError::Invalid(Invalid::PromoCodeNotApplicable));
     }
     let season_id: SeasonId = found.get("season_id");

@@ -600,7 +600,10 @@ pub(crate) async fn purchase(
     {
         // Not an event's hold: perhaps a season's (one order, every night).
         Err(AppError::NotFound(Missing::Hold)) => {
-            let offer_asked = !choices.types.is_empty() || choices.promo_code.is_some();
+            let offer_asked = db::seasons::OfferAsked {
+                price_types: !choices.types.is_empty(),
+                promo_code: choices.promo_code.is_some(),
+            };
             db::orders::Purchased::Paid(
                 db::seasons::purchase(&state.pool, hold_id, buyer.id, &details, offer_asked)
                     .await?,

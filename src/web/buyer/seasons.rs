@@ -333,7 +333,7 @@ pub(crate) async fn release_all(
         let hold = db::seasons::live_hold(&state.pool.get().await?, season_id, buyer.id)
             .await?
             .ok_or(AppError::NotFound(Missing::Hold))?;
-        db::seasons::release_hold(&state.pool, hold.id, buyer.id).await?;
+        db::seasons::release_hold(&state.pool, season_id, hold.id, buyer.id).await?;
         Ok(crate::i18n::t("season-released"))
     }
     .await;
@@ -361,7 +361,7 @@ pub(crate) async fn buy(
         let hold = db::seasons::live_hold(&state.pool.get().await?, season_id, buyer.id)
             .await?
             .ok_or(AppError::HoldExpired)?;
-        db::seasons::purchase(&state.pool, hold.id, buyer.id, &details, false).await
+        db::seasons::purchase(&state.pool, hold.id, buyer.id, &details, Default::default()).await
     }
     .await;
     match outcome {
@@ -546,7 +546,14 @@ pub(crate) async fn renew(
         let lang =
             crate::domain::lang::Lang::from_tag(&offer.lang).unwrap_or(crate::i18n::current());
         let details = input_rules::buyer_details(&offer.buyer_name, &offer.buyer_email, lang)?;
-        db::seasons::purchase(&state.pool, hold_id, offer.hold.buyer_id, &details, false).await
+        db::seasons::purchase(
+            &state.pool,
+            hold_id,
+            offer.hold.buyer_id,
+            &details,
+            Default::default(),
+        )
+        .await
     }
     .await;
     let outcome = outcome.map(|_| crate::i18n::t("season-renewed"));
@@ -563,7 +570,13 @@ pub(crate) async fn give_up(
     let back = form.verified(&state, hold_id, "/give-up")?;
     let outcome = async {
         let offer = db::seasons::renewal_for_link(&state.pool.get().await?, hold_id).await?;
-        db::seasons::release_hold(&state.pool, hold_id, offer.hold.buyer_id).await?;
+        db::seasons::release_hold(
+            &state.pool,
+            offer.hold.season_id,
+            hold_id,
+            offer.hold.buyer_id,
+        )
+        .await?;
         Ok(crate::i18n::t("season-given-up"))
     }
     .await;

@@ -97,31 +97,78 @@ pub(crate) fn event_ids(text: Option<&str>) -> AppResult<Option<Vec<EventId>>> {
         responses::NotFoundOrNotYours,))]
 pub(crate) async fn season_seats(
     State(state): State<AppState>,
+    // First: whatever the other extractors read (the session) is a read too.
+    _read: crate::web::reads::ReadPermit,
     IdPath(season_id): IdPath<SeasonId>,
     viewer: ApiViewer,
     Query(query): Query<NightsQuery>,
-) -> AppResult<Json<SeasonSeatsJson>> {
-    let client = state.pool.get().await?;
-    let season = visible_season(&client, season_id).await?;
-    let hold = match viewer.buyer_id {
-        Some(buyer_id) => db::seasons::live_hold(&client, season_id, buyer_id).await?,
-        None => None,
-    };
+    headers: axum::http::HeaderMap,
+) -> AppResult<axum::response::Response> {
+    use axum::response::IntoResponse;
     let chosen = event_ids(query.event_ids.as_deref())?;
-    let nights = match (&hold, &chosen) {
-        (Some(hold), None) => hold.nights.clone(),
-        _ => match season.choose_events {
+    // A buyer's own season hold is never shown stale: made fresh.
+    if let Some(buyer_id) = viewer.buyer_id {
+        let client = state.pool.get().await?;
+        if let Some(hold) = db::seasons::live_hold(&client, season_id, buyer_id).await? {
+            let season = visible_season(&client, season_id).await?;
+            let nights = match &chosen {
+                None => hold.nights.clone(),
+                Some(_) => season.nights(chosen.as_deref())?,
+            };
+            let seats = db::seasons::map(&client, season_id, &nights, Some(hold.id)).await?;
+            return Ok(Json(SeasonSeatsJson {
+                season,
+                hold: Some(SeasonHoldJson::new(hold, None)),
+                seats: seats.into_iter().map(SeatJson::from).collect(),
+            })
+            .into_response());
+        }
+    }
+    // Nobody's own places: one map per choice of nights for every such
+    // viewer, kept while the feed names no change to its nights.
+    let nights = {
+        let client = state.pool.get().await?;
+        let season = visible_season(&client, season_id).await?;
+        match season.choose_events {
             // A partial season's map before any choice: free in every event.
             Some(_) if chosen.is_none() => season.event_ids(),
             _ => season.nights(chosen.as_deref())?,
-        },
+        }
     };
-    let seats = db::seasons::map(&client, season_id, &nights, hold.as_ref().map(|h| h.id)).await?;
-    Ok(Json(SeasonSeatsJson {
-        season,
-        hold: hold.map(|hold| SeasonHoldJson::new(hold, None)),
-        seats: seats.into_iter().map(SeatJson::from).collect(),
-    }))
+    let key = crate::web::reads::SeasonMapKey {
+        season_id,
+        nights: nights.clone(),
+    };
+    let map = state
+        .season_maps
+        .get_or_make(key, || async {
+            let client = state.pool.get().await?;
+            let season = visible_season(&client, season_id).await?;
+            let seats = db::seasons::map(&client, season_id, &nights, None).await?;
+            // Until the first held place lapses (lapses write nothing).
+            let now = OffsetDateTime::now_utc();
+            let unchanged_until = seats
+                .iter()
+                .filter_map(|seat| seat.held_until)
+                .min()
+                .map(|at| {
+                    let ahead: std::time::Duration = (at - now).try_into().unwrap_or_default();
+                    std::time::Instant::now() + ahead
+                });
+            let json = serde_json::to_vec(&SeasonSeatsJson {
+                season,
+                hold: None,
+                seats: seats.into_iter().map(SeatJson::from).collect(),
+            })
+            .map_err(|err| AppError::Internal(err.into()))?;
+            Ok(crate::web::reads::MadeMap {
+                json: axum::body::Bytes::from(json),
+                from: db::replica::ReadFrom::Primary,
+                unchanged_until,
+            })
+        })
+        .await?;
+    Ok(map.respond(&headers, "no-cache"))
 }
 
 /// A season buyers may see: one whose events are all published.
@@ -256,10 +303,10 @@ pub(crate) async fn create_season_hold(
         responses::Conflict,))]
 pub(crate) async fn release_season_hold(
     State(state): State<AppState>,
-    IdPath((_season_id, hold_id)): IdPath<(SeasonId, HoldId)>,
+    IdPath((season_id, hold_id)): IdPath<(SeasonId, HoldId)>,
     buyer: ApiBuyer,
 ) -> AppResult<StatusCode> {
-    db::seasons::release_hold(&state.pool, hold_id, buyer.id).await?;
+    db::seasons::release_hold(&state.pool, season_id, hold_id, buyer.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -280,7 +327,19 @@ pub(crate) async fn release_to_sale(
     // As a transfer: the code is the bearer secret, and each try counts.
     let code = TicketCode::parse(&code).map_err(|_| AppError::NotFound(Missing::Ticket))?;
     admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
-    Ok(Json(
-        db::seasons::release_to_sale(&state.pool, &code).await?,
-    ))
+    match db::seasons::release_to_sale(&state.pool, &code).await {
+        Ok(released) => Ok(Json(released)),
+        // A code passed on is no longer a ticket, but it was one: say so,
+        // as the ticket's own page and files do.
+        Err(AppError::NotFound(Missing::Ticket))
+            if db::transfers::given_away(&state.pool.get().await?, &code)
+                .await?
+                .is_some() =>
+        {
+            Err(AppError::Conflict(
+                crate::error::Conflict::TicketTransferred,
+            ))
+        }
+        Err(err) => Err(err),
+    }
 }

@@ -1,7 +1,16 @@
 //! The ticket as a file to take away: a PDF of one ticket (by its code)
 //! or of an order's tickets (by the order page's access), an Apple Wallet
 //! pass, and an "Add to Google Wallet" link. Each is made from a read of
-//! the ticket: no file costs a database write, and none is stored.
+//! the ticket: no file costs a database write, and none is stored in
+//! PostgreSQL. Making files is CPU work (a season order's PDF of 400
+//! tickets is a second of a core), so it is bounded per instance and per
+//! client network ([`FileWork`]), and an order's PDF is kept a while in
+//! memory for the order as it stands (its tickets, their codes, the
+//! language): asked again, it costs nothing.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
@@ -15,7 +24,7 @@ use crate::error::{AppError, AppResult, Missing};
 use crate::ticket_files::facts::{COLOURS, facts, order_ref, paper};
 use crate::ticket_files::{TicketFacts, apple, google, pdf};
 use crate::web::auth::Viewer;
-use crate::web::extract::{IdPath, QueryInput};
+use crate::web::extract::{ClientIp, IdPath, QueryInput};
 use crate::web::order_access::{OrderAccess, order_owner};
 use crate::web::state::AppState;
 
@@ -61,13 +70,20 @@ fn must_be_valid(ticket: &Ticket) -> AppResult<()> {
 }
 
 /// `/tickets/{code}.pdf`: one ticket, A4 or Letter.
-pub(crate) async fn ticket_pdf(state: &AppState, code: &str) -> AppResult<Response> {
+pub(crate) async fn ticket_pdf(
+    state: &AppState,
+    client: ClientIp,
+    code: &str,
+) -> AppResult<Response> {
     let ticket = ticket_by_code(state, code).await?;
     must_be_valid(&ticket)?;
     let title = crate::i18n::t1("ticket-title", "event", &ticket.event_name);
     let paper = paper(&ticket);
     let facts = vec![facts(&ticket)];
-    let body = made_off_runtime(move || pdf::tickets_pdf(&facts, paper, &title)).await?;
+    let body = made_off_runtime(state, client, move || {
+        pdf::tickets_pdf(&facts, paper, &title)
+    })
+    .await?;
     Ok(file(
         "application/pdf",
         format!(
@@ -85,6 +101,7 @@ pub(crate) async fn order_pdf(
     IdPath(order_id): IdPath<OrderId>,
     QueryInput(access): QueryInput<OrderAccess>,
     viewer: Viewer,
+    ip: ClientIp,
 ) -> AppResult<Response> {
     let owner = order_owner(&state, order_id, &access, &viewer)?;
     let client = state.pool.get().await?;
@@ -103,7 +120,23 @@ pub(crate) async fn order_pdf(
     let title = crate::i18n::t1("ticket-title", "event", &first.event_name);
     let paper = paper(first);
     let facts: Vec<TicketFacts> = holding.iter().map(|ticket| facts(ticket)).collect();
-    let body = made_off_runtime(move || pdf::tickets_pdf(&facts, paper, &title)).await?;
+    // The order as it stands, printed: its tickets' every word and code.
+    let key: [u8; 32] = {
+        use sha2::Digest;
+        sha2::Sha256::digest(format!("{title}\0{paper:?}\0{facts:?}").as_bytes()).into()
+    };
+    let body = match state.files.kept(&key) {
+        Some(body) => body,
+        None => {
+            let made =
+                made_off_runtime(&state, ip, move || pdf::tickets_pdf(&facts, paper, &title))
+                    .await?;
+            let made = Arc::new(made);
+            state.files.keep(key, made.clone());
+            made
+        }
+    };
+    let body = Vec::clone(&body);
     Ok(file(
         "application/pdf",
         format!(
@@ -116,7 +149,11 @@ pub(crate) async fn order_pdf(
 
 /// `/tickets/{code}.pkpass`: an Apple Wallet pass, where the site has
 /// Apple's keys (404 `wallet_not_configured` otherwise).
-pub(crate) async fn ticket_pkpass(state: &AppState, code: &str) -> AppResult<Response> {
+pub(crate) async fn ticket_pkpass(
+    state: &AppState,
+    client: ClientIp,
+    code: &str,
+) -> AppResult<Response> {
     let keys = state
         .config
         .ticket_files
@@ -127,8 +164,10 @@ pub(crate) async fn ticket_pkpass(state: &AppState, code: &str) -> AppResult<Res
     must_be_valid(&ticket)?;
     let facts = facts(&ticket);
     let organization = organization(state);
-    let body =
-        made_off_runtime(move || apple::pkpass(&keys, &facts, &organization, COLOURS)).await?;
+    let body = made_off_runtime(state, client, move || {
+        apple::pkpass(&keys, &facts, &organization, COLOURS)
+    })
+    .await?;
     Ok(file(
         "application/vnd.apple.pkpass",
         format!(
@@ -177,11 +216,92 @@ fn organization(state: &AppState) -> String {
         .unwrap_or_else(|| "seatmap".to_string())
 }
 
+/// Files being made at once: one per core of the instance, one of them a
+/// client network's (its others wait their turn, up to [`FILE_WAIT`]).
+pub struct FileWork {
+    gate: crate::web::reads::ReadGate,
+    /// Order PDFs as made, by a digest of everything printed on them.
+    kept: Mutex<HashMap<[u8; 32], KeptFile>>,
+    /// Files this instance has made (what the keeping saved shows here).
+    made: std::sync::atomic::AtomicU64,
+}
+
+/// A file as made, and when.
+type KeptFile = (Instant, Arc<Vec<u8>>);
+
+/// How long a file waits for its turn before a 503 says "busy".
+const FILE_WAIT: Duration = Duration::from_secs(10);
+/// How long an order's PDF is kept, and how many bytes of them at most.
+const KEPT_FOR: Duration = Duration::from_secs(600);
+const KEPT_BYTES: usize = 64 * 1024 * 1024;
+
+impl Default for FileWork {
+    fn default() -> FileWork {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        FileWork {
+            gate: crate::web::reads::ReadGate::with_budget(cores, 1),
+            kept: Mutex::default(),
+            made: Default::default(),
+        }
+    }
+}
+
+impl FileWork {
+    /// How many files this instance has made.
+    pub fn made(&self) -> u64 {
+        self.made.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn kept(&self, key: &[u8; 32]) -> Option<Arc<Vec<u8>>> {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.get(key)
+            .filter(|(made, _)| made.elapsed() < KEPT_FOR)
+            .map(|(_, body)| body.clone())
+    }
+
+    fn keep(&self, key: [u8; 32], body: Arc<Vec<u8>>) {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.retain(|_, (made, _)| made.elapsed() < KEPT_FOR);
+        // The oldest go first while the rest would be past the bytes kept.
+        while !kept.is_empty()
+            && kept.values().map(|(_, b)| b.len()).sum::<usize>() + body.len() > KEPT_BYTES
+        {
+            let oldest = kept
+                .iter()
+                .min_by_key(|(_, (made, _))| *made)
+                .map(|(key, _)| *key);
+            if let Some(oldest) = oldest {
+                kept.remove(&oldest);
+            }
+        }
+        if body.len() <= KEPT_BYTES {
+            kept.insert(key, (Instant::now(), body));
+        }
+    }
+}
+
 /// Makes a file on a blocking thread (PDF layout and RSA signing are CPU
-/// work); its words were chosen before, in the request's language.
+/// work), in its turn of the instance's file work; its words were chosen
+/// before, in the request's language.
 async fn made_off_runtime(
+    state: &AppState,
+    client: ClientIp,
     make: impl FnOnce() -> anyhow::Result<Vec<u8>> + Send + 'static,
 ) -> AppResult<Vec<u8>> {
+    let _turn = state
+        .files
+        .gate
+        .enter(client.network(), FILE_WAIT)
+        .await
+        .map_err(|_| {
+            AppError::Unavailable(anyhow::anyhow!(
+                "every place for making ticket files is busy"
+            ))
+        })?;
+    state
+        .files
+        .made
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     tokio::task::spawn_blocking(make)
         .await
         .map_err(|err| AppError::Internal(err.into()))?

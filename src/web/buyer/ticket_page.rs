@@ -56,10 +56,11 @@ pub(crate) async fn ticket_page(
     State(state): State<AppState>,
     IdPath(code): IdPath<String>,
     csrf: CsrfToken,
+    ip: crate::web::extract::ClientIp,
 ) -> AppResult<Response> {
     match super::ticket_files::is_file_path(&code) {
-        Some((code, "pdf")) => super::ticket_files::ticket_pdf(&state, code).await,
-        Some((code, _)) => super::ticket_files::ticket_pkpass(&state, code).await,
+        Some((code, "pdf")) => super::ticket_files::ticket_pdf(&state, ip, code).await,
+        Some((code, _)) => super::ticket_files::ticket_pkpass(&state, ip, code).await,
         None => ticket_page_with(&state, &code, &csrf, None).await,
     }
 }
