@@ -195,6 +195,7 @@ impl Config {
                 hold_requests_per_session: s::HOLD_REQUESTS_PER_MINUTE.read(get)?,
                 hold_requests_per_ip: s::HOLD_REQUESTS_PER_MINUTE_PER_IP.read(get)?,
                 hold_requests_per_key: s::HOLD_REQUESTS_PER_MINUTE_PER_KEY.read(get)?,
+                code_tries_per_event: s::CODE_TRIES_PER_EVENT_PER_MINUTE.read(get)?,
                 login_failures_per_account: s::LOGIN_FAILURES_PER_ACCOUNT.read(get)?,
                 login_failures_per_ip: s::LOGIN_FAILURES_PER_IP.read(get)?,
                 reads_per_ip: s::READS_PER_IP.read(get)?,

@@ -225,6 +225,8 @@ pub struct AbuseLimits {
     pub hold_requests_per_ip: u32,
     /// Hold requests per minute made with one API key (all its customers).
     pub hold_requests_per_key: u32,
+    /// Promo code tries per minute on one event, all callers together.
+    pub code_tries_per_event: u32,
     /// Failed staff logins per 15 minutes for one account.
     pub login_failures_per_account: u32,
     /// Failed staff logins per 15 minutes from one client address.
@@ -246,6 +248,7 @@ impl AbuseLimits {
             hold_requests_per_session: 0,
             hold_requests_per_ip: 0,
             hold_requests_per_key: 0,
+            code_tries_per_event: 0,
             login_failures_per_account: 0,
             login_failures_per_ip: 0,
             reads_per_ip: 0,

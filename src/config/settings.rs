@@ -91,6 +91,10 @@ pub const HOLD_REQUESTS_PER_MINUTE_PER_IP: Number<u32> =
 /// Hold requests per API key per minute (0: no limit).
 pub const HOLD_REQUESTS_PER_MINUTE_PER_KEY: Number<u32> =
     Number::any("SEATMAP_HOLD_REQUESTS_PER_MINUTE_PER_KEY", 3000);
+/// Promo code tries on one event per minute, from everyone together (0:
+/// no limit): guessing from many addresses and sessions still meets it.
+pub const CODE_TRIES_PER_EVENT_PER_MINUTE: Number<u32> =
+    Number::any("SEATMAP_CODE_TRIES_PER_EVENT_PER_MINUTE", 600);
 /// Failed staff sign-ins per account per 15 minutes (0: no limit).
 pub const LOGIN_FAILURES_PER_ACCOUNT: Number<u32> =
     Number::any("SEATMAP_LOGIN_FAILURES_PER_ACCOUNT", 5);
@@ -339,6 +343,7 @@ pub const ALL: &[&dyn Described] = &[
     &HOLD_REQUESTS_PER_MINUTE,
     &HOLD_REQUESTS_PER_MINUTE_PER_IP,
     &HOLD_REQUESTS_PER_MINUTE_PER_KEY,
+    &CODE_TRIES_PER_EVENT_PER_MINUTE,
     &LOGIN_FAILURES_PER_ACCOUNT,
     &LOGIN_FAILURES_PER_IP,
     &READS_PER_IP,

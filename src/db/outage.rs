@@ -45,14 +45,20 @@ fn suspect() -> bool {
 }
 
 /// Checks a pooled connection before it is handed out, while suspect.
-/// One found closed is lost too: a primary that died between requests
-/// shows only here (its connections' tasks saw the socket close), and
-/// the outage is timed from it as from a request's error.
+/// One found closed starts an outage's timing too: a primary that died
+/// between requests shows only here (its connections' tasks saw the
+/// socket close), so its reconnect is counted. It makes the pool no more
+/// suspect: a closed connection is found without a round trip.
 pub fn check_before_use() -> Hook {
     Hook::async_fn(|client, _| {
         Box::pin(async move {
             if client.is_closed() {
-                connection_lost();
+                let _ = OUTAGE_SINCE.compare_exchange(
+                    0,
+                    now_ms(),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
                 metrics::counter!(CONNECTIONS_DROPPED).increment(1);
                 return Err(HookError::Message("a pooled connection was closed".into()));
             }

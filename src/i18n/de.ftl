@@ -213,6 +213,10 @@ order-find-again = findet diese Bestellung in diesem Browser wieder.
 order-number = Bestellnummer
 order-heading-order = Ihre Bestellung
 order-heading-tickets = Ihre Karten
+order-tickets-shown = Karten { $range } von { $count } stehen auf dieser Seite; das PDF enthält alle.
+order-pages = Seiten mit Karten
+order-page-previous = Vorherige Karten
+order-page-next = Weitere Karten
 order-valid-tickets = { $count ->
     [one] 1 gültige Karte
    *[other] { $count } gültige Karten

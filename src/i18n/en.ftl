@@ -213,6 +213,10 @@ order-find-again = finds this order again in this browser.
 order-number = Order number
 order-heading-order = Your order
 order-heading-tickets = Your tickets
+order-tickets-shown = Tickets { $range } of { $count } are on this page; the PDF has them all.
+order-pages = Pages of tickets
+order-page-previous = Previous tickets
+order-page-next = Next tickets
 order-valid-tickets = { $count ->
     [one] 1 valid ticket
    *[other] { $count } valid tickets

@@ -187,6 +187,10 @@ order-find-again = encuentra este pedido de nuevo en este navegador.
 order-number = Número de pedido
 order-heading-order = Su pedido
 order-heading-tickets = Sus entradas
+order-tickets-shown = Entradas { $range } de { $count } en esta página; el PDF las tiene todas.
+order-pages = Páginas de entradas
+order-page-previous = Entradas anteriores
+order-page-next = Más entradas
 order-valid-tickets = { $count ->
     [one] 1 entrada válida
    *[other] { $count } entradas válidas

@@ -187,6 +187,10 @@ order-find-again = retrouve cette commande dans ce navigateur.
 order-number = Numéro de commande
 order-heading-order = Votre commande
 order-heading-tickets = Vos billets
+order-tickets-shown = Billets { $range } sur { $count } sur cette page ; le PDF les contient tous.
+order-pages = Pages de billets
+order-page-previous = Billets précédents
+order-page-next = Billets suivants
 order-valid-tickets = { $count ->
     [one] { $count } billet valable
    *[other] { $count } billets valables

@@ -35,6 +35,27 @@ pub fn hold_request(
     }
 }
 
+/// Counts a promo code try now: as a hold request of the caller's, and
+/// as one of the event's tries this minute (429 past either), so guessing
+/// spread over many addresses and sessions meets a limit too.
+pub async fn admit_code_try(
+    state: &AppState,
+    buyer_id: BuyerId,
+    key: Option<ApiKeyId>,
+    ip: ClientIp,
+    tried: crate::db::holds::CodeTry,
+) -> Result<(), AppError> {
+    let holder = hold_request(state, buyer_id, key, ip);
+    let client = state.pool.get().await?;
+    crate::db::holds::count_code_try(
+        &client,
+        &holder,
+        tried,
+        state.config.limits.code_tries_per_event,
+    )
+    .await
+}
+
 /// Counts a hold request now, in a transaction of its own (429 when over a
 /// limit), for a request that claims nothing itself (joining a waitlist).
 pub async fn admit_hold_request(

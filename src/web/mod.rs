@@ -10,6 +10,7 @@ pub mod buyer;
 pub mod error;
 pub mod event_header;
 pub mod extract;
+pub mod file_work;
 pub mod idempotency;
 pub mod json_int;
 pub mod lang;

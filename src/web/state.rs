@@ -29,7 +29,7 @@ pub struct AppState {
     /// maps are (40 nights of 1,038 seats cost 0.2–0.6 s a read).
     pub season_maps: Arc<crate::web::reads::SeatMapCache<crate::web::reads::SeasonMapKey>>,
     /// Ticket files being made, and order PDFs kept (see `ticket_files`).
-    pub files: Arc<crate::web::buyer::ticket_files::FileWork>,
+    pub files: Arc<crate::web::file_work::FileWork>,
     /// The payment provider's client, when one is configured.
     pub payments: crate::payments::Payments,
     /// The streaming replica reads may go to, when one is configured.

@@ -551,6 +551,43 @@ async fn wrong_codes_count_against_the_hold_request_limit() {
     );
 }
 
+/// Guessing spread over many sessions and addresses meets the event's own
+/// budget of code tries: each caller is far under its own limits, and the
+/// event's tries a minute stop them together. Another event is untouched.
+#[tokio::test]
+async fn code_guesses_from_many_addresses_meet_the_events_own_budget() {
+    let app = spawn_app_with(|config| config.limits.code_tries_per_event = 5).await;
+    let (event, other) = (app.create_event(1, 8).await, app.create_event(1, 2).await);
+    let buyers: Vec<Api> = (0..6)
+        .map(|i| Api::from_address(&app.base, &format!("127.0.0.{}", i + 2)))
+        .collect();
+    let mut answers = Vec::new();
+    for (buyer, seat) in buyers.iter().zip(&event.seat_ids) {
+        let (status, hold) = buyer.hold(event.id, &[*seat]).await;
+        assert_eq!(status, StatusCode::CREATED, "{hold}");
+        let (status, refused) = buy(buyer, &hold, json!({"promo_code": "GUESS1"})).await;
+        answers.push((status, refused["error"].as_str().unwrap_or("").to_string()));
+    }
+    let unknown = (
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "promo_code_unknown".to_string(),
+    );
+    let limited = (StatusCode::TOO_MANY_REQUESTS, "rate_limited".to_string());
+    assert_eq!(answers[..5], vec![unknown.clone(); 5][..], "{answers:?}");
+    assert_eq!(
+        answers[5], limited,
+        "the sixth try on the event, from a sixth address"
+    );
+    // The event's budget is its own.
+    let elsewhere = Api::from_address(&app.base, "127.0.0.20");
+    let (_, hold) = elsewhere.hold(other.id, &[other.seat_ids[0]]).await;
+    let (status, refused) = buy(&elsewhere, &hold, json!({"promo_code": "GUESS1"})).await;
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (unknown.0, Some("promo_code_unknown"))
+    );
+}
+
 /// A code applied in the hold panel (a form, no JavaScript): the panel
 /// shows its discount and the hidden type it unlocks, the purchase uses it
 /// without naming it, a wrong code is refused there and the hold stays.

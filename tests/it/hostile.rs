@@ -1364,3 +1364,152 @@ fn url_escape(value: &str) -> String {
         })
         .collect()
 }
+
+/// Round four's surfaces (issue 65): the waiting room (joins, puzzles,
+/// tickets, the page a view joins through), idempotency keys, ticket
+/// files and the season map, each with every hostile value: never a 5xx,
+/// and a refusal writes nothing (no join, no kept key, no hold).
+#[tokio::test]
+async fn hostile_values_on_the_waiting_room_keys_files_and_season_maps_get_a_4xx_never_a_5xx() {
+    use seatmap::domain::role::Role;
+    let app = spawn_app_with(|config| {
+        config.limits = seatmap::config::AbuseLimits::off();
+        config.queue.every = None;
+    })
+    .await;
+    let key = crate::api_keys::make_staff_key(&app, "hostile-queue", Role::Manager).await;
+    let manager = crate::staff::staff(&app, "manager").await;
+    let event = app.create_event(1, 4).await;
+    let (_, order) = crate::after_sale::buy(&app, event.id, &event.seat_ids[..1], None).await;
+    let order_id = crate::support::id_segment(&order["order_id"]);
+    // A season over the event and a copy of it.
+    let later = crate::support::rfc3339(time::OffsetDateTime::now_utc() + time::Duration::days(14));
+    let (status, copies) = manager
+        .post(
+            &format!("/api/staff/events/{}/copies", event.id),
+            serde_json::json!({ "starts_at": [later] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{copies}");
+    let mut nights = vec![event.id];
+    nights.extend(crate::support::ids(&copies["event_ids"]));
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET published_at = now() WHERE id = ANY($1)",
+            &[&nights],
+        )
+        .await
+        .unwrap();
+    let (status, season) = manager
+        .post(
+            "/api/staff/seasons",
+            serde_json::json!({ "name": "Hostile Season", "event_ids": nights }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{season}");
+    let season_id = season["season_id"].as_i64().unwrap();
+    // The waiting room on, asking a puzzle of every join.
+    let (status, queue) = crate::promo_codes::staff_call(
+        &app,
+        &key,
+        reqwest::Method::PUT,
+        &format!("/api/staff/events/{}/queue", event.id),
+        Some(
+            serde_json::json!({"opens_at": crate::support::rfc3339(time::OffsetDateTime::now_utc()),
+            "admit_per_minute": "auto", "window_minutes": 15, "proof_of_work": true}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{queue}");
+    let buyer = app.buyer();
+    let (_, challenge) = buyer
+        .get(&format!("/api/events/{}/queue/challenge", event.id))
+        .await;
+    let challenge = challenge["challenge"].as_str().unwrap().to_string();
+    let written = || async {
+        let mut counts = written(&app).await;
+        for table in ["queue_joins", "idempotency_keys"] {
+            counts.push(app.count(&format!("SELECT count(*) FROM {table}")).await);
+        }
+        counts
+    };
+    let queue_path = format!("/api/events/{}/queue", event.id);
+    let mut requests = 0;
+    for value in hostile_values() {
+        let json = serde_json::json!(value);
+        // In a path or query, 500 characters at most: past some 64 KB of
+        // escapes the client can't make a URI of it at all.
+        let escaped = url_escape(&value.chars().take(500).collect::<String>());
+        // Values a header may carry at all (the client refuses the rest).
+        let header = reqwest::header::HeaderValue::from_str(&value).ok();
+        let mut sends: Vec<reqwest::RequestBuilder> = Vec::new();
+        let http = crate::support::http_client();
+        let url = |path: &str| format!("{}{path}", app.base);
+        for body in [
+            value.clone(),
+            format!(r#"{{"challenge": {json}, "nonce": {json}}}"#),
+            format!(r#"{{"challenge": "{challenge}", "nonce": {json}}}"#),
+            format!(r#"{{"challenge": {json}, "nonce": "1"}}"#),
+        ] {
+            sends.push(
+                http.post(url(&queue_path))
+                    .header("content-type", "application/json")
+                    .body(body),
+            );
+        }
+        sends.push(http.get(url(&format!("/api/events/{escaped}/queue"))));
+        sends.push(http.get(url(&format!("/api/events/{escaped}/queue/challenge"))));
+        sends.push(http.get(url(&format!("/events/{}/queue?next={escaped}", event.id))));
+        if let Some(header) = &header {
+            sends.push(
+                http.get(url(&queue_path))
+                    .header("queue-ticket", header.clone()),
+            );
+            sends.push(
+                http.post(url(&format!("/api/events/{}/holds", event.id)))
+                    .header("queue-ticket", header.clone())
+                    .json(&serde_json::json!({"seat_ids": [event.seat_ids[1]]})),
+            );
+            // A made-up session (the value as its cookie) with the value as
+            // its key: refused or run unkeyed, never kept.
+            sends.push(
+                http.post(url(&format!(
+                    "/api/holds/{}/purchase",
+                    uuid::Uuid::new_v4()
+                )))
+                .header("cookie", format!("seatmap_session={value}"))
+                .header("idempotency-key", header.clone())
+                .json(&serde_json::json!({"name": "Ada", "email": "ada@example.com"})),
+            );
+        }
+        sends.push(http.get(url(&format!("/tickets/{escaped}.pdf"))));
+        sends.push(http.get(url(&format!("/tickets/{escaped}.pkpass"))));
+        sends.push(http.get(url(&format!(
+            "/orders/{order_id}/tickets.pdf?until={escaped}&sig={escaped}"
+        ))));
+        sends.push(http.get(url(&format!("/orders/{escaped}/tickets.pdf"))));
+        sends.push(http.get(url(&format!(
+            "/api/seasons/{season_id}/seats?event_ids={escaped}"
+        ))));
+        sends.push(http.get(url(&format!("/api/seasons/{escaped}/seats"))));
+        for send in sends {
+            let request = send.build().unwrap();
+            let what = format!("{} {}", request.method(), request.url());
+            let before = written().await;
+            let response = http.execute(request).await.unwrap();
+            requests += 1;
+            let status = response.status();
+            let answer = response.text().await.unwrap();
+            assert!(
+                !status.is_server_error(),
+                "{status} for {what}: {}",
+                crate::support::short(&answer)
+            );
+            if status.is_client_error() {
+                assert_eq!(written().await, before, "a refused {what} wrote something");
+            }
+        }
+    }
+    eprintln!("{requests} hostile requests on round four's surfaces, no 5xx");
+}

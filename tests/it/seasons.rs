@@ -1418,8 +1418,9 @@ async fn a_season_purchase_refuses_ticket_types_and_codes_each_by_its_own_name()
 }
 
 /// The documented sizes of "add performances" complete: 100 copies of a
-/// hall the demo's size, three of an arena; past what one request can
-/// copy in time, a 422 says how many seats it takes, never a 503 to retry.
+/// hall the demo's size, three of an arena, and a season of 100 of those
+/// events; past what one request can copy in time, a 422 says how many
+/// seats it takes, never a 503 to retry.
 #[tokio::test]
 async fn copies_of_the_documented_sizes_complete_and_larger_ones_are_refused_saying_why() {
     let app = spawn_app_with(roomy).await;
@@ -1445,6 +1446,36 @@ async fn copies_of_the_documented_sizes_complete_and_larger_ones_are_refused_say
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["event_ids"].as_array().unwrap().len(), 100);
     println!("100 copies of 1,038 seats: {took:?}");
+    // A season of the documented most events: the hall and 99 copies.
+    let mut nights = vec![hall.id];
+    nights.extend(ids(&body["event_ids"]).into_iter().take(99));
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET published_at = now() WHERE id = ANY($1)",
+            &[&nights],
+        )
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let (status, season) = manager
+        .post(
+            "/api/staff/seasons",
+            json!({ "name": "A Hundred Nights", "event_ids": nights }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{season}");
+    println!(
+        "a season of 100 events of 1,038 seats: {:?}",
+        started.elapsed()
+    );
+    let places = app
+        .count(&format!(
+            "SELECT count(*) FROM season_places WHERE season_id = {}",
+            season["season_id"]
+        ))
+        .await;
+    assert_eq!(places, 103_800, "every place in every night");
     let arena = app.create_event(20, 1000).await; // 20,000 seats
     let (status, body, took) = copies(arena.id, 3).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
@@ -1469,5 +1500,70 @@ async fn copies_of_the_documented_sizes_complete_and_larger_ones_are_refused_say
     assert!(
         body["message"].as_str().unwrap().contains("420000 seats"),
         "the refusal says why: {body}"
+    );
+}
+
+/// A season order of many tickets is shown 50 at a time, with links to
+/// the rest (the signed link's access kept on them); the PDF has them all.
+#[tokio::test]
+async fn an_order_of_many_tickets_is_shown_a_page_at_a_time() {
+    let app = spawn_app_with(roomy).await;
+    let season = season_of(&app, 1, 10, 6).await;
+    let buyer = app.buyer();
+    let (status, hold) = season_hold(&buyer, &season, json!({ "seat_ids": season.places })).await;
+    assert_eq!(status, StatusCode::CREATED, "{hold}");
+    let (status, order) = buyer
+        .purchase(&hold["hold_id"], "Sub", "sub@example.com")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let order_id = order["order_id"].as_str().unwrap().to_string();
+    let tickets_on = |html: &str| html.matches("<li class=\"ticket ").count();
+    let first = buyer.get_text(&format!("/orders/{order_id}")).await;
+    assert_eq!(tickets_on(&first), 50, "the first 50 of 60");
+    assert!(
+        first.contains("Tickets 1–50 of 60 are on this page"),
+        "{first}"
+    );
+    let next = format!("/orders/{order_id}?page=2");
+    assert!(
+        first.contains(&format!("href=\"{next}\" rel=\"next\"")),
+        "{first}"
+    );
+    assert!(
+        first.contains(&format!("/orders/{order_id}/tickets.pdf")),
+        "the PDF of all"
+    );
+    let second = buyer.get_text(&next).await;
+    assert_eq!(tickets_on(&second), 10);
+    assert!(
+        second.contains("<ol class=\"ticket-list\" start=\"51\">"),
+        "{second}"
+    );
+    assert!(second.contains("rel=\"prev\""), "{second}");
+    assert!(!second.contains("rel=\"next\""), "the last page");
+    // Past the last page: the last; not a number: a 400.
+    assert_eq!(
+        tickets_on(&buyer.get_text(&format!("/orders/{order_id}?page=99")).await),
+        10
+    );
+    let status = buyer
+        .raw_get(&format!("/orders/{order_id}?page=x"))
+        .await
+        .status();
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // In German too.
+    let german = buyer
+        .http
+        .get(format!("{}/orders/{order_id}", app.base))
+        .header("accept-language", "de")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        german.contains("Karten 1–50 von 60 stehen auf dieser Seite"),
+        "{german}"
     );
 }

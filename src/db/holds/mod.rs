@@ -21,7 +21,7 @@ mod row;
 pub use claim::{claim, claim_seats};
 pub(super) use claim::{open_new, refuse_if_capped, refuse_past_share};
 pub(super) use requests::counting_request;
-pub use requests::{Holder, count_request, refuse_if_spent};
+pub use requests::{CodeTry, Holder, count_code_try, count_request, refuse_if_spent};
 pub(super) use row::{CLOSE_LAPSED, LOCK_OPEN};
 use row::{HOLD_COLUMNS, close_lapsed, hold_from_row, lock_open};
 

@@ -72,6 +72,43 @@ pub async fn count_request(client: &impl GenericClient, holder: &Holder) -> AppR
     }
 }
 
+/// Where a promo code is tried: on an event, or on a hold (its event's).
+#[derive(Debug, Clone, Copy)]
+pub enum CodeTry {
+    Event(crate::domain::ids::EventId),
+    Hold(crate::domain::ids::HoldId),
+}
+
+/// Counts a promo code try as the holder's hold request and as one of the
+/// event's tries this minute (`per_event`, 0: no such limit), in one
+/// statement: past either, 429 and nothing counted. A hold no event's
+/// (a season's, which takes no codes) has no event's count.
+pub async fn count_code_try(
+    client: &impl GenericClient,
+    holder: &Holder,
+    tried: CodeTry,
+    per_event: u32,
+) -> AppResult<()> {
+    let Some(limits) = holder.request else {
+        return Ok(());
+    };
+    let event_id = match tried {
+        CodeTry::Event(event_id) => Some(event_id),
+        CodeTry::Hold(hold_id) => client
+            .query_opt("SELECT event_id FROM holds WHERE id = $1", &[&hold_id])
+            .await?
+            .map(|row| row.get(0)),
+    };
+    let mut counters = Vec::from(request_counters(holder, limits));
+    if let Some(event_id) = event_id {
+        counters.push(Counter {
+            key: format!("codes:event:{event_id}"),
+            max: per_event,
+        });
+    }
+    rate_limits::hit(client, limits.clock, 60, &counters, Limit::HoldRequests).await
+}
+
 /// Refuses, writing nothing, a request whose limits are already spent:
 /// sent in a claim's first round trip, so a client over its limit is
 /// turned away before the claim takes any lock.

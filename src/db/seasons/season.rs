@@ -248,20 +248,24 @@ async fn fill(
             .await?;
         }
     }
-    let written = tx
-        .execute(
-            "INSERT INTO season_places (season_id, place_id, event_id, seat_id)
-             SELECT $1, s0.id, s.event_id, s.id
-               FROM seats s0
-               JOIN sections sec0 ON sec0.id = s0.section_id
-               JOIN season_events se ON se.season_id = $1
-               JOIN sections sec ON sec.event_id = se.event_id AND sec.name = sec0.name
-               JOIN seats s ON s.section_id = sec.id AND s.row_label = s0.row_label
-                           AND s.seat_label = s0.seat_label
-              WHERE s0.event_id = $2",
-            &[&season_id, &first],
-        )
-        .await?;
+    // A night's places a statement: all nights' in one passed the
+    // statement timeout for a season of the documented 100 events.
+    let mut written = 0;
+    for night in &ordered {
+        written += tx
+            .execute(
+                "INSERT INTO season_places (season_id, place_id, event_id, seat_id)
+                 SELECT $1, s0.id, s.event_id, s.id
+                   FROM seats s0
+                   JOIN sections sec0 ON sec0.id = s0.section_id
+                   JOIN sections sec ON sec.event_id = $3 AND sec.name = sec0.name
+                   JOIN seats s ON s.section_id = sec.id AND s.row_label = s0.row_label
+                               AND s.seat_label = s0.seat_label
+                  WHERE s0.event_id = $2",
+                &[&season_id, &first, night],
+            )
+            .await?;
+    }
     let places: i64 = tx
         .query_one("SELECT count(*) FROM seats WHERE event_id = $1", &[&first])
         .await?

@@ -586,7 +586,8 @@ pub(crate) async fn purchase(
     // Codes are no guessing oracle: each try counts as a hold request,
     // counted (and refused 429 over the limit) before the code is looked up.
     if choices.promo_code.is_some() {
-        admission::admit_hold_request(&state, buyer.id, buyer.key, ip).await?;
+        let tried = db::holds::CodeTry::Hold(hold_id);
+        admission::admit_code_try(&state, buyer.id, buyer.key, ip, tried).await?;
     }
     let bought = match db::orders::purchase(
         &state.pool,

@@ -93,7 +93,14 @@ pub(crate) async fn purchase(
     // Codes are no guessing oracle: each try counts as a hold request,
     // counted (and refused 429 over the limit) before the code is looked up.
     if choices.promo_code.is_some()
-        && let Err(limited) = admission::admit_hold_request(&state, buyer.id, None, ip).await
+        && let Err(limited) = admission::admit_code_try(
+            &state,
+            buyer.id,
+            None,
+            ip,
+            db::holds::CodeTry::Event(event_id),
+        )
+        .await
     {
         let text = refusal_notice(limited)?;
         push_notice(&buyer.session, &Notice::new(NoticeKind::Error, text)).await?;

@@ -51,8 +51,16 @@ pub(crate) async fn apply_code(
         Some(_) if code.is_empty() || code.len() > 100 => {
             Err(AppError::Invalid(Invalid::PromoCodeUnknown))
         }
-        Some(hold) => match admission::admit_hold_request(&state, buyer.id, None, ip).await {
-            Ok(_) => {
+        Some(hold) => match admission::admit_code_try(
+            &state,
+            buyer.id,
+            None,
+            ip,
+            db::holds::CodeTry::Event(event_id),
+        )
+        .await
+        {
+            Ok(()) => {
                 db::promo_codes::apply_to_hold(&state.pool, event_id, hold.id, buyer.id, Some(code))
                     .await
                     .map(|()| crate::i18n::t1("notice-code-applied", "code", code))

@@ -4,13 +4,11 @@
 //! the ticket: no file costs a database write, and none is stored in
 //! PostgreSQL. Making files is CPU work (a season order's PDF of 400
 //! tickets is a second of a core), so it is bounded per instance and per
-//! client network ([`FileWork`]), and an order's PDF is kept a while in
+//! client network (`web::file_work`), and an order's PDF is kept a while in
 //! memory for the order as it stands (its tickets, their codes, the
 //! language): asked again, it costs nothing.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
@@ -216,96 +214,15 @@ fn organization(state: &AppState) -> String {
         .unwrap_or_else(|| "seatmap".to_string())
 }
 
-/// Files being made at once: one per core of the instance, one of them a
-/// client network's (its others wait their turn, up to [`FILE_WAIT`]).
-pub struct FileWork {
-    gate: crate::web::reads::ReadGate,
-    /// Order PDFs as made, by a digest of everything printed on them.
-    kept: Mutex<HashMap<[u8; 32], KeptFile>>,
-    /// Files this instance has made (what the keeping saved shows here).
-    made: std::sync::atomic::AtomicU64,
-}
-
-/// A file as made, and when.
-type KeptFile = (Instant, Arc<Vec<u8>>);
-
-/// How long a file waits for its turn before a 503 says "busy".
-const FILE_WAIT: Duration = Duration::from_secs(10);
-/// How long an order's PDF is kept, and how many bytes of them at most.
-const KEPT_FOR: Duration = Duration::from_secs(600);
-const KEPT_BYTES: usize = 64 * 1024 * 1024;
-
-impl Default for FileWork {
-    fn default() -> FileWork {
-        let cores = std::thread::available_parallelism().map_or(2, usize::from);
-        FileWork {
-            gate: crate::web::reads::ReadGate::with_budget(cores, 1),
-            kept: Mutex::default(),
-            made: Default::default(),
-        }
-    }
-}
-
-impl FileWork {
-    /// How many files this instance has made.
-    pub fn made(&self) -> u64 {
-        self.made.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    fn kept(&self, key: &[u8; 32]) -> Option<Arc<Vec<u8>>> {
-        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        kept.get(key)
-            .filter(|(made, _)| made.elapsed() < KEPT_FOR)
-            .map(|(_, body)| body.clone())
-    }
-
-    fn keep(&self, key: [u8; 32], body: Arc<Vec<u8>>) {
-        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        kept.retain(|_, (made, _)| made.elapsed() < KEPT_FOR);
-        // The oldest go first while the rest would be past the bytes kept.
-        while !kept.is_empty()
-            && kept.values().map(|(_, b)| b.len()).sum::<usize>() + body.len() > KEPT_BYTES
-        {
-            let oldest = kept
-                .iter()
-                .min_by_key(|(_, (made, _))| *made)
-                .map(|(key, _)| *key);
-            if let Some(oldest) = oldest {
-                kept.remove(&oldest);
-            }
-        }
-        if body.len() <= KEPT_BYTES {
-            kept.insert(key, (Instant::now(), body));
-        }
-    }
-}
-
-/// Makes a file on a blocking thread (PDF layout and RSA signing are CPU
-/// work), in its turn of the instance's file work; its words were chosen
-/// before, in the request's language.
+/// Makes a file in its turn of the instance's file work (PDF layout and
+/// RSA signing are CPU work); its words were chosen before, in the
+/// request's language.
 async fn made_off_runtime(
     state: &AppState,
     client: ClientIp,
     make: impl FnOnce() -> anyhow::Result<Vec<u8>> + Send + 'static,
 ) -> AppResult<Vec<u8>> {
-    let _turn = state
-        .files
-        .gate
-        .enter(client.network(), FILE_WAIT)
-        .await
-        .map_err(|_| {
-            AppError::Unavailable(anyhow::anyhow!(
-                "every place for making ticket files is busy"
-            ))
-        })?;
-    state
-        .files
-        .made
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    tokio::task::spawn_blocking(make)
-        .await
-        .map_err(|err| AppError::Internal(err.into()))?
-        .map_err(AppError::Internal)
+    state.files.make(client.network(), make).await
 }
 
 /// "CODE.pdf" or "CODE.pkpass" as (code, extension): the ticket page's

@@ -162,6 +162,27 @@ pub(crate) struct OrderPage {
     /// What the last action on the page did (a night given back).
     notice: Option<crate::web::notices::Notice>,
     oob: bool,
+    /// The number of the page's first ticket in the order.
+    first_number: usize,
+    /// Where the other pages of tickets are, when the order has more.
+    pager: Option<TicketPager>,
+}
+
+/// An order of many tickets (a season of 40 nights for 10 is 400, each
+/// with its QR code) is shown a page at a time; the PDF has them all.
+pub(crate) const TICKETS_PER_PAGE: usize = 50;
+
+pub(crate) struct TicketPager {
+    /// "Tickets 51–100 of 400 are on this page; the PDF has them all."
+    shown: String,
+    previous: Option<String>,
+    next: Option<String>,
+}
+
+/// Which page of the order's tickets is asked for (1 when not said).
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct TicketsPage {
+    page: Option<u32>,
 }
 
 pub(crate) use crate::web::order_access::{OrderAccess, order_owner};
@@ -191,6 +212,7 @@ pub(crate) async fn order_page(
     State(state): State<AppState>,
     IdPath(order_id): IdPath<OrderId>,
     QueryInput(access): QueryInput<OrderAccess>,
+    QueryInput(asked): QueryInput<TicketsPage>,
     viewer: Viewer,
 ) -> AppResult<Html<String>> {
     let owner = order_owner(&state, order_id, &access, &viewer)?;
@@ -214,17 +236,35 @@ pub(crate) async fn order_page(
     };
     let receipt = &order.receipt;
     let total = receipt.totals.total_cents - receipt.refunded_cents;
-    let views = tickets
+    // A page of the tickets (past the last: the last).
+    let pages = tickets.len().div_ceil(TICKETS_PER_PAGE).max(1);
+    let page = (asked.page.unwrap_or(1).max(1) as usize).min(pages);
+    let first = (page - 1) * TICKETS_PER_PAGE;
+    let on_page = &tickets[first..(first + TICKETS_PER_PAGE).min(tickets.len())];
+    let views = on_page
         .iter()
         .map(|ticket| TicketView::new(ticket, true))
         .collect::<AppResult<Vec<_>>>()?;
-    let pdf_url = views
-        .iter()
-        .any(TicketView::is_valid)
-        .then(|| match access.query() {
-            signed if signed.is_empty() => format!("/orders/{order_id}/tickets.pdf"),
-            signed => format!("/orders/{order_id}/tickets.pdf?{signed}"),
-        });
+    let signed = access.query();
+    let page_url = |n: usize| match signed.as_str() {
+        "" => format!("/orders/{order_id}?page={n}"),
+        signed => format!("/orders/{order_id}?{signed}&page={n}"),
+    };
+    let pager = (pages > 1).then(|| TicketPager {
+        shown: crate::i18n::t2(
+            "order-tickets-shown",
+            "range",
+            format!("{}–{}", first + 1, first + on_page.len()).as_str(),
+            "count",
+            tickets.len(),
+        ),
+        previous: (page > 1).then(|| page_url(page - 1)),
+        next: (page < pages).then(|| page_url(page + 1)),
+    });
+    let pdf_url = (!valid.is_empty()).then(|| match signed.as_str() {
+        "" => format!("/orders/{order_id}/tickets.pdf"),
+        signed => format!("/orders/{order_id}/tickets.pdf?{signed}"),
+    });
     render(&OrderPage {
         notice: crate::web::notices::take_notice(&viewer.session).await?,
         oob: false,
@@ -254,6 +294,8 @@ pub(crate) async fn order_page(
         tickets: views,
         total: order.locale.price(total),
         places,
+        first_number: first + 1,
+        pager,
     })
 }
 
