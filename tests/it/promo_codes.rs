@@ -514,3 +514,48 @@ async fn a_refund_giving_a_use_back_races_a_buyer_taking_the_last_use() {
     println!("the buyer got the use at once in {won_first} rounds, after a 409 in {lost_first}");
     app.no_breaches().await;
 }
+
+/// A code is matched folding ASCII letters only, whatever the database's
+/// locale: under C.UTF-8, PostgreSQL's `lower()` folds a dotted İ to i,
+/// and `SPRİNG20` matched `SPRING20` (the suite's own cluster is C, where
+/// it doesn't, so this test makes a database of that locale).
+#[tokio::test]
+async fn a_typed_code_folds_ascii_only_under_a_c_utf8_database() {
+    let db = crate::support::TestDb::create_in_ctype("C.utf8").await;
+    let app = crate::support::spawn_app_on(db, |_| {}).await;
+    let folds: bool = app
+        .sql()
+        .await
+        .query_one("SELECT lower('SPRİNG20') = 'spring20'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(
+        folds,
+        "the database folds İ to i: the hazard is there to meet"
+    );
+    let key = make_staff_key(&app, "manager-key", Role::Manager).await;
+    let event = app.create_event(1, 2).await;
+    let (status, _) = make_code(
+        &app,
+        &key,
+        event.id,
+        json!({"code": "SPRING20", "percent_off": 20}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let buyer = app.buyer();
+    let (_, hold) = buyer.hold(event.id, &[event.seat_ids[0]]).await;
+    let (status, body) = buy(&buyer, &hold, Some("SPRİNG20")).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("promo_code_unknown")),
+        "{body}"
+    );
+    let (status, body) = buy(&buyer, &hold, Some("spring20")).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "ASCII case still folds: {body}"
+    );
+}

@@ -183,6 +183,40 @@ pub struct TestDb {
 }
 
 impl TestDb {
+    /// A database of its own whose character classes (`LC_CTYPE`) are
+    /// `ctype`'s, migrated afresh (a template copy keeps the template's
+    /// locale): for a rule a database's locale could bend, such as what
+    /// `lower()` folds. The suite's own cluster is initdb'd `--locale=C`.
+    pub async fn create_in_ctype(ctype: &str) -> TestDb {
+        let name = format!(
+            "{TEST_DB_PREFIX}{}_{}",
+            unix_secs(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let admin = connect(&server().admin_config()).await;
+        admin
+            .batch_execute(&format!(
+                "CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE '{}'",
+                db::quote_ident(&name),
+                ctype.replace('\'', "''")
+            ))
+            .await
+            .unwrap_or_else(|err| panic!("creating a database in the {ctype} locale: {err}"));
+        let db = TestDb { name };
+        let (mut client, connection) = server()
+            .config_for(&db.name)
+            .connect(NoTls)
+            .await
+            .expect("connecting to the new database");
+        let connection = tokio::spawn(connection);
+        db::migrate_client(&mut client)
+            .await
+            .expect("migrating the new database");
+        drop(client);
+        let _ = connection.await;
+        db
+    }
+
     pub async fn create() -> TestDb {
         let template = template().await;
         let name = format!(
@@ -299,7 +333,11 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
-    let db = TestDb::create().await;
+    spawn_app_on(TestDb::create().await, adjust).await
+}
+
+/// The app on a database made for the test (see [`TestDb`]).
+pub async fn spawn_app_on(db: TestDb, adjust: impl FnOnce(&mut Config)) -> TestApp {
     let mut config = Config::for_tests(DatabaseSource::Url(Secret::new(db.conninfo())));
     config.db.pool_size = 20;
     adjust(&mut config);
