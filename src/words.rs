@@ -219,6 +219,9 @@ fn invalid_text(invalid: &Invalid) -> String {
             )
         }
         Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),
+        Invalid::SeasonOverDrafts => "A season goes on sale as it is made, and buyers can't \
+             see a draft: publish its events first."
+            .into(),
         Invalid::SeasonEventsDiffer => "A season's events must share a layout: the same venue \
              version, or copies of one event. Move them to one version, or make the \
              performances with \"Add performances\"."

@@ -232,6 +232,8 @@ pub enum Invalid {
     /// A season of fewer than 2 or more than 100 events, one named twice,
     /// a choice count out of range, or a name out of bounds.
     Season,
+    /// A season over events still drafts: it would be on sale to nobody.
+    SeasonOverDrafts,
     /// A partial season's events chosen: not `choose` of the season's.
     SeasonChoice {
         choose: i32,
@@ -545,7 +547,9 @@ impl Invalid {
             Invalid::Tender => ErrorCode::InvalidTender,
             Invalid::Payment => ErrorCode::InvalidPayment,
             Invalid::SeasonEventsDiffer => ErrorCode::SeasonEventsDiffer,
-            Invalid::Season | Invalid::SeasonChoice { .. } => ErrorCode::InvalidSeason,
+            Invalid::Season | Invalid::SeasonOverDrafts | Invalid::SeasonChoice { .. } => {
+                ErrorCode::InvalidSeason
+            }
             Invalid::Copies | Invalid::CopiesTooLarge { .. } => ErrorCode::InvalidCopies,
             Invalid::Gate => ErrorCode::InvalidGate,
             Invalid::Language | Invalid::TransfersPerTicket => ErrorCode::InvalidInput,

@@ -1567,3 +1567,56 @@ async fn an_order_of_many_tickets_is_shown_a_page_at_a_time() {
         "{german}"
     );
 }
+
+/// A season goes on sale as it is made: over drafts (copies start as
+/// drafts) it would be on sale to nobody, so it is refused, saying to
+/// publish first; once they are published it is made.
+#[tokio::test]
+async fn a_season_over_drafts_is_refused_until_they_are_published() {
+    let app = spawn_app_with(roomy).await;
+    let first = app.create_event(1, 4).await;
+    let manager = staff(&app, "manager").await;
+    let starts = vec![rfc3339(
+        OffsetDateTime::now_utc() + time::Duration::days(14),
+    )];
+    let (status, body) = manager
+        .post(
+            &format!("/api/staff/events/{}/copies", first.id),
+            json!({ "starts_at": starts }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let copy = ids(&body["event_ids"])[0];
+    // The first published, its copy a draft; then both drafts.
+    let make = || {
+        manager.post(
+            "/api/staff/seasons",
+            json!({ "name": "Too Soon", "event_ids": [first.id, copy] }),
+        )
+    };
+    let (status, body) = make().await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_season")),
+        "{body}"
+    );
+    assert!(
+        body["message"].as_str().unwrap().contains("publish"),
+        "{body}"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM seasons").await,
+        0,
+        "nothing made"
+    );
+    app.sql()
+        .await
+        .execute(
+            "UPDATE events SET published_at = now() WHERE id = $1",
+            &[&copy],
+        )
+        .await
+        .unwrap();
+    let (status, body) = make().await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+}

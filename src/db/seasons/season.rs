@@ -129,7 +129,8 @@ pub async fn create(pool: &Pool, new: &NewSeason) -> AppResult<SeasonId> {
         // deleted, while its places are written.
         let rows = tx
             .query(
-                "SELECT id, venue_id, venue_version, coalesce(series_id, id) AS series, payment
+                "SELECT id, venue_id, venue_version, coalesce(series_id, id) AS series, payment,
+                        published_at IS NOT NULL AS published
                    FROM events WHERE id = ANY($1) ORDER BY starts_at, id FOR KEY SHARE",
                 &[&ids],
             )
@@ -153,6 +154,11 @@ pub async fn create(pool: &Pool, new: &NewSeason) -> AppResult<SeasonId> {
             .any(|row| row.get::<_, &str>("payment") != "none")
         {
             return Err(AppError::Invalid(Invalid::Payment));
+        }
+        // On sale as it is made (the console says so): not over drafts,
+        // which buyers can't see (the season's map would be a 404).
+        if rows.iter().any(|row| !row.get::<_, bool>("published")) {
+            return Err(AppError::Invalid(Invalid::SeasonOverDrafts));
         }
         let first = layout(&rows[0]);
         if rows.iter().any(|row| layout(row) != first) {
