@@ -276,6 +276,13 @@ impl RealIds {
         )
         .await
         .unwrap();
+        // Copies start as drafts; a season is made over published events.
+        sql.execute(
+            "UPDATE events SET published_at = now() WHERE id = $1",
+            &[&copy[0]],
+        )
+        .await
+        .unwrap();
         let season_id = seatmap::db::seasons::create(
             &app.pool,
             &seatmap::db::seasons::NewSeason {
