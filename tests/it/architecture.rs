@@ -710,3 +710,38 @@ fn every_annotated_handler_is_in_the_document() {
         "documented without an annotation: {unannotated:?}"
     );
 }
+
+/// Every test's HTTP client is made by `support::client_builder`, whose
+/// pooled connections idle out before the server closes an idle one (a
+/// request sent on a connection as the server closes it fails with no
+/// answer: the keep-alive flake of issue 66). A client made elsewhere
+/// would keep reqwest's 90 s default.
+#[test]
+fn test_clients_idle_out_before_the_server_closes_their_connections() {
+    let server_idle = seatmap::config::ServerLimits::default().header_read_timeout;
+    assert!(
+        crate::support::CLIENT_IDLE < server_idle,
+        "the tests' clients idle {:?}, the server closes at {server_idle:?}",
+        crate::support::CLIENT_IDLE
+    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let mut made_elsewhere = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("reading tests/it") {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == "support.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Spelled in pieces, so this file doesn't name what it looks for.
+        for made in [["Client", "::new()"], ["Client", "::builder()"]] {
+            let made = made.concat();
+            if text.contains(&made) {
+                made_elsewhere.push(format!("{}: {made}", path.display()));
+            }
+        }
+    }
+    assert!(
+        made_elsewhere.is_empty(),
+        "HTTP clients made outside support::client_builder: {made_elsewhere:?}"
+    );
+}
