@@ -213,9 +213,12 @@ fn invalid_text(invalid: &Invalid) -> String {
         Invalid::VenueHasNoTier(code) => format!("The venue has no tier {code:?}."),
         Invalid::MissingPrice { tier } => format!("Give a price for the {tier} tier."),
         Invalid::Price { tier, text } => {
+            let most = crate::domain::money::MAX_PRICE_CENTS;
             format!(
                 "{text:?} is not a price for {tier}: use an amount like 45 or 45.50, \
-                 at most 1,000,000 (100,000,000 in minor units)."
+                 at most {} ({} in minor units).",
+                crate::domain::money::group_thousands(most as u64 / 100),
+                crate::domain::money::group_thousands(most as u64)
             )
         }
         Invalid::EmptyHold => "There are no seats or tickets in this hold to buy.".into(),

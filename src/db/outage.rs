@@ -37,6 +37,11 @@ fn now_ms() -> i64 {
 pub fn connection_lost() {
     let now = now_ms();
     SUSPECT_UNTIL.fetch_max(now + SUSPECT_FOR.as_millis() as i64, Ordering::Relaxed);
+    outage_began(now);
+}
+
+/// Starts timing an outage at `now`, unless one is under way.
+fn outage_began(now: i64) {
     let _ = OUTAGE_SINCE.compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
 }
 
@@ -53,12 +58,7 @@ pub fn check_before_use() -> Hook {
     Hook::async_fn(|client, _| {
         Box::pin(async move {
             if client.is_closed() {
-                let _ = OUTAGE_SINCE.compare_exchange(
-                    0,
-                    now_ms(),
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                );
+                outage_began(now_ms());
                 metrics::counter!(CONNECTIONS_DROPPED).increment(1);
                 return Err(HookError::Message("a pooled connection was closed".into()));
             }

@@ -93,15 +93,12 @@ pub async fn copy_event(
             .await?;
         let new_ids: Vec<EventId> = rows.iter().map(|row| row.get(0)).collect();
         for statement in COPY_CONTENTS {
-            if *statement == COPY_SEATS {
-                // A copy's seats a statement: all copies' in one took past
-                // the statement timeout from three copies of the arena.
-                for new_id in &new_ids {
-                    tx.execute(*statement, &[&event_id, &vec![*new_id]]).await?;
-                }
-            } else {
-                tx.execute(*statement, &[&event_id, &new_ids]).await?;
-            }
+            tx.execute(*statement, &[&event_id, &new_ids]).await?;
+        }
+        // A copy's seats a statement: all copies' in one took past the
+        // statement timeout from three copies of the arena.
+        for new_id in &new_ids {
+            tx.execute(COPY_SEATS, &[&event_id, &vec![*new_id]]).await?;
         }
         // In the order the times were given.
         Ok(starts
@@ -120,9 +117,9 @@ pub async fn copy_event(
 }
 
 /// What each copy gets of the event `$1`, for each new event in `$2`, in
-/// the order the foreign keys need: tiers and sections, then seats and
-/// areas (tiers found by code, sections by name), then price types and
-/// their prices.
+/// the order the foreign keys need: tiers and sections, then areas (tiers
+/// found by code), then price types and their prices; its seats after
+/// ([`COPY_SEATS`], sections found by name).
 const COPY_CONTENTS: &[&str] = &[
     "INSERT INTO price_tiers (event_id, code, name, price_cents, sort_order)
      SELECT n.id, t.code, t.name, t.price_cents, t.sort_order
@@ -130,7 +127,6 @@ const COPY_CONTENTS: &[&str] = &[
     "INSERT INTO sections (event_id, name, sort_order, outline)
      SELECT n.id, s.name, s.sort_order, s.outline
        FROM sections s CROSS JOIN unnest($2::bigint[]) AS n(id) WHERE s.event_id = $1",
-    COPY_SEATS,
     "INSERT INTO ga_areas (event_id, name, tier_id, capacity, sort_order, outline)
      SELECT n.id, a.name, nt.id, a.capacity, a.sort_order, a.outline
        FROM ga_areas a

@@ -130,6 +130,21 @@ pub struct MadeMap {
     pub unchanged_until: Option<Instant>,
 }
 
+/// Until when a map of these seats stays true while no seat is written:
+/// the first held seat's lapse (expiry is lazy, so a lapse writes
+/// nothing the feed could name); None when no seat is held.
+pub fn first_lapse(seats: &[crate::domain::seat::Seat]) -> Option<Instant> {
+    let now = time::OffsetDateTime::now_utc();
+    seats
+        .iter()
+        .filter_map(|seat| seat.held_until)
+        .min()
+        .map(|at| {
+            let ahead: Duration = (at - now).try_into().unwrap_or_default();
+            Instant::now() + ahead
+        })
+}
+
 type Slot = Arc<tokio::sync::RwLock<Option<Kept>>>;
 
 /// What the live feed has said changed, drained when a map is asked for.

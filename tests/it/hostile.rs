@@ -1378,43 +1378,17 @@ async fn hostile_values_on_the_waiting_room_keys_files_and_season_maps_get_a_4xx
     })
     .await;
     let key = crate::api_keys::make_staff_key(&app, "hostile-queue", Role::Manager).await;
-    let manager = crate::staff::staff(&app, "manager").await;
-    let event = app.create_event(1, 4).await;
-    let (_, order) = crate::after_sale::buy(&app, event.id, &event.seat_ids[..1], None).await;
+    // A season over an event and a copy of it; the event's first seat sold.
+    let season = crate::seasons::season_of(&app, 1, 4, 2).await;
+    let (season_id, event_id, seats) = (season.id, season.events[0], season.places.clone());
+    let (_, order) = crate::after_sale::buy(&app, event_id, &seats[..1], None).await;
     let order_id = crate::support::id_segment(&order["order_id"]);
-    // A season over the event and a copy of it.
-    let later = crate::support::rfc3339(time::OffsetDateTime::now_utc() + time::Duration::days(14));
-    let (status, copies) = manager
-        .post(
-            &format!("/api/staff/events/{}/copies", event.id),
-            serde_json::json!({ "starts_at": [later] }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{copies}");
-    let mut nights = vec![event.id];
-    nights.extend(crate::support::ids(&copies["event_ids"]));
-    app.sql()
-        .await
-        .execute(
-            "UPDATE events SET published_at = now() WHERE id = ANY($1)",
-            &[&nights],
-        )
-        .await
-        .unwrap();
-    let (status, season) = manager
-        .post(
-            "/api/staff/seasons",
-            serde_json::json!({ "name": "Hostile Season", "event_ids": nights }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{season}");
-    let season_id = season["season_id"].as_i64().unwrap();
     // The waiting room on, asking a puzzle of every join.
     let (status, queue) = crate::promo_codes::staff_call(
         &app,
         &key,
         reqwest::Method::PUT,
-        &format!("/api/staff/events/{}/queue", event.id),
+        &format!("/api/staff/events/{}/queue", event_id),
         Some(
             serde_json::json!({"opens_at": crate::support::rfc3339(time::OffsetDateTime::now_utc()),
             "admit_per_minute": "auto", "window_minutes": 15, "proof_of_work": true}),
@@ -1424,7 +1398,7 @@ async fn hostile_values_on_the_waiting_room_keys_files_and_season_maps_get_a_4xx
     assert_eq!(status, StatusCode::OK, "{queue}");
     let buyer = app.buyer();
     let (_, challenge) = buyer
-        .get(&format!("/api/events/{}/queue/challenge", event.id))
+        .get(&format!("/api/events/{}/queue/challenge", event_id))
         .await;
     let challenge = challenge["challenge"].as_str().unwrap().to_string();
     let written = || async {
@@ -1434,7 +1408,7 @@ async fn hostile_values_on_the_waiting_room_keys_files_and_season_maps_get_a_4xx
         }
         counts
     };
-    let queue_path = format!("/api/events/{}/queue", event.id);
+    let queue_path = format!("/api/events/{}/queue", event_id);
     let mut requests = 0;
     for value in hostile_values() {
         let json = serde_json::json!(value);
@@ -1460,16 +1434,16 @@ async fn hostile_values_on_the_waiting_room_keys_files_and_season_maps_get_a_4xx
         }
         sends.push(http.get(url(&format!("/api/events/{escaped}/queue"))));
         sends.push(http.get(url(&format!("/api/events/{escaped}/queue/challenge"))));
-        sends.push(http.get(url(&format!("/events/{}/queue?next={escaped}", event.id))));
+        sends.push(http.get(url(&format!("/events/{}/queue?next={escaped}", event_id))));
         if let Some(header) = &header {
             sends.push(
                 http.get(url(&queue_path))
                     .header("queue-ticket", header.clone()),
             );
             sends.push(
-                http.post(url(&format!("/api/events/{}/holds", event.id)))
+                http.post(url(&format!("/api/events/{}/holds", event_id)))
                     .header("queue-ticket", header.clone())
-                    .json(&serde_json::json!({"seat_ids": [event.seat_ids[1]]})),
+                    .json(&serde_json::json!({"seat_ids": [seats[1]]})),
             );
             // A made-up session (the value as its cookie) with the value as
             // its key: refused or run unkeyed, never kept.

@@ -33,16 +33,16 @@ fn rfc3339(at: OffsetDateTime) -> String {
 
 /// A season over an event of `rows` × `per_row` seats and `nights - 1`
 /// copies of it (published), made by a manager through the API.
-struct Season {
-    id: i64,
+pub(crate) struct Season {
+    pub(crate) id: i64,
     /// In start order; the first names the places.
-    events: Vec<i64>,
+    pub(crate) events: Vec<i64>,
     /// The first event's seat ids: the season's places.
-    places: Vec<i64>,
+    pub(crate) places: Vec<i64>,
     manager: Api,
 }
 
-async fn season_of(app: &TestApp, rows: usize, per_row: u32, nights: usize) -> Season {
+pub(crate) async fn season_of(app: &TestApp, rows: usize, per_row: u32, nights: usize) -> Season {
     let first = app.create_event(rows, per_row).await;
     let manager = staff(app, "manager").await;
     let starts: Vec<String> = (1..nights)
@@ -95,6 +95,19 @@ async fn seats_of(app: &TestApp, season: &Season, place: i64) -> Vec<i64> {
         .iter()
         .map(|row| row.get(0))
         .collect()
+}
+
+/// The code of the order's ticket for one night.
+async fn night_code(app: &TestApp, order_id: &str, night: i64) -> String {
+    app.sql()
+        .await
+        .query_one(
+            "SELECT code FROM tickets WHERE order_id = $1::text::uuid AND event_id = $2",
+            &[&order_id, &night],
+        )
+        .await
+        .unwrap()
+        .get(0)
 }
 
 /// A new buyer holding `place` in every night of the season.
@@ -860,16 +873,7 @@ async fn a_night_given_back_goes_on_sale_alone_and_credit_is_owed_once_it_sells(
         .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
     let order_id = order["order_id"].as_str().unwrap().to_string();
-    let second: String = app
-        .sql()
-        .await
-        .query_one(
-            "SELECT code FROM tickets WHERE order_id = $1::text::uuid AND event_id = $2",
-            &[&order_id, &season.events[1]],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let second = night_code(&app, &order_id, season.events[1]).await;
     let (status, body) = buyer
         .post(&format!("/api/tickets/{second}/release-to-sale"), json!({}))
         .await;
@@ -912,16 +916,7 @@ async fn a_night_given_back_goes_on_sale_alone_and_credit_is_owed_once_it_sells(
     );
     // A night passed on to a friend: its old code gives nothing back, and
     // says it was passed on (it was a 404, as if never a ticket).
-    let third: String = app
-        .sql()
-        .await
-        .query_one(
-            "SELECT code FROM tickets WHERE order_id = $1::text::uuid AND event_id = $2",
-            &[&order_id, &season.events[2]],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let third = night_code(&app, &order_id, season.events[2]).await;
     let (status, body) = buyer
         .post(
             &format!("/api/tickets/{third}/transfer"),

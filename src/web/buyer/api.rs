@@ -186,15 +186,7 @@ async fn seat_map_lapsing(
     let event_id = event.id;
     let seats = db::seats::for_event(client, event_id, None).await?;
     let ga_areas = db::ga::areas(client, event_id, None).await?;
-    let now = OffsetDateTime::now_utc();
-    let first_lapse = seats
-        .iter()
-        .filter_map(|seat| seat.held_until)
-        .min()
-        .map(|at| {
-            let ahead: std::time::Duration = (at - now).try_into().unwrap_or_default();
-            std::time::Instant::now() + ahead
-        });
+    let first_lapse = crate::web::reads::first_lapse(&seats);
     let unchanged_until = match ga_areas.iter().any(|a| a.available < i64::from(a.capacity)) {
         true => Some(std::time::Instant::now()),
         false => first_lapse,

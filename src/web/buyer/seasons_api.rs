@@ -145,16 +145,7 @@ pub(crate) async fn season_seats(
             let client = state.pool.get().await?;
             let season = visible_season(&client, season_id).await?;
             let seats = db::seasons::map(&client, season_id, &nights, None).await?;
-            // Until the first held place lapses (lapses write nothing).
-            let now = OffsetDateTime::now_utc();
-            let unchanged_until = seats
-                .iter()
-                .filter_map(|seat| seat.held_until)
-                .min()
-                .map(|at| {
-                    let ahead: std::time::Duration = (at - now).try_into().unwrap_or_default();
-                    std::time::Instant::now() + ahead
-                });
+            let unchanged_until = crate::web::reads::first_lapse(&seats);
             let json = serde_json::to_vec(&SeasonSeatsJson {
                 season,
                 hold: None,
